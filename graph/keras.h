@@ -1,0 +1,17 @@
+/*
+ * keras.h - Keras model.to_json() configurations and TF.js model.json
+ * (layers models and graph models), mapped to IR ops.
+ */
+#ifndef DIPPM_KERAS_H
+#define DIPPM_KERAS_H
+
+#include <stddef.h>
+
+#include "ir.h"
+
+/* true if the JSON text looks like a Keras / TF.js model (cheap sniff). */
+bool keras_sniff(const char *text, size_t len);
+/* Loads path into a finalized graph; NULL with diag naming the JSON path. */
+struct graph *keras_load_file(const char *path, struct diag *d);
+
+#endif

@@ -1,0 +1,92 @@
+/* load.c - model format detection and dispatch. */
+#include "load.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "fileio.h"
+#include "json_graph.h"
+#include "keras.h"
+#include "onnx_load.h"
+#include "zoo.h"
+
+/* JSON model files beyond this are refused before parsing (a real Keras or
+ * dippm graph of 100k nodes is well under this). */
+#define JSON_MAX_BYTES ((size_t)512 << 20)
+
+static bool has_ext(const char *path, const char *ext)
+{
+    size_t n = strlen(path), e = strlen(ext);
+    return n >= e && strcasecmp(path + n - e, ext) == 0;
+}
+
+static struct graph *load_json(const char *path, struct diag *d)
+{
+    char *text;
+    size_t len;
+    if (file_read_all(path, JSON_MAX_BYTES, &text, &len, d))
+        return NULL;
+    struct graph *g = NULL;
+    if (json_graph_sniff(text, len)) {
+        g = json_graph_parse(text, len, path, d);
+    } else if (keras_sniff(text, len)) {
+        free(text);
+        return keras_load_file(path, d);
+    } else {
+        diag_set(d, ST_EPARSE,
+                 "%s: JSON file is neither a dippm graph (\"format\": \"dippm-graph\") nor a "
+                 "Keras/TF.js model (\"class_name\"/\"config\" or \"modelTopology\")",
+                 path);
+    }
+    free(text);
+    return g;
+}
+
+struct graph *model_load(const char *spec, struct diag *d)
+{
+    if (!spec || !*spec) {
+        diag_set(d, ST_EUSAGE, "no model given");
+        return NULL;
+    }
+    if (strncmp(spec, "zoo:", 4) == 0)
+        return zoo_build_spec(spec + 4, d);
+    if (has_ext(spec, ".json"))
+        return load_json(spec, d);
+    if (has_ext(spec, ".onnx"))
+        return onnx_load_file(spec, d);
+
+    /* No telling extension: sniff the first bytes. JSON starts with '{'
+     * (after whitespace); anything else is tried as ONNX protobuf. */
+    FILE *f = fopen(spec, "rb");
+    if (!f) {
+        if (!file_exists(spec))
+            diag_set(d, ST_ENOTFOUND, "%s: no such file (and not a zoo: template spec)", spec);
+        else
+            return onnx_load_file(spec, d); /* lets the reader report the exact error */
+        return NULL;
+    }
+    int c;
+    while ((c = fgetc(f)) == ' ' || c == '\n' || c == '\r' || c == '\t')
+        ;
+    fclose(f);
+    if (c == '{')
+        return load_json(spec, d);
+    return onnx_load_file(spec, d);
+}
+
+const char *model_default_path(void)
+{
+    static const char *const candidates[] = {
+        DIPPM_SRCDIR "/samples/resnet50.onnx",
+        DIPPM_DATADIR "/samples/resnet50.onnx",
+    };
+    const char *env = getenv("DIPPM_DEFAULT_MODEL");
+    if (env && *env)
+        return env;
+    for (size_t i = 0; i < sizeof candidates / sizeof candidates[0]; i++)
+        if (file_exists(candidates[i]))
+            return candidates[i];
+    return NULL;
+}

@@ -1,0 +1,59 @@
+/* ops.c - catalogue tables generated from ops.def. */
+#include "ops.h"
+
+#include <string.h>
+
+struct op_info {
+    const char *name;
+    int min_in, max_in;
+    enum op_class cls;
+};
+
+static const struct op_info op_table[] = {
+#define X(name, min_in, max_in, cls) {#name, min_in, max_in, cls},
+#include "ops.def"
+#undef X
+};
+_Static_assert(sizeof op_table / sizeof op_table[0] == OP__COUNT, "ops.def table size");
+
+static const char *const class_names[] = {
+#define X(id, str) str,
+    OP_CLASS_LIST(X)
+#undef X
+};
+_Static_assert(sizeof class_names / sizeof class_names[0] == OPC__COUNT, "op class table");
+
+enum op op_lookup(const char *op_type)
+{
+    /* ~150 entries: a linear scan costs well under a microsecond and runs
+     * only at load time. */
+    for (int i = 0; i < OP__COUNT; i++)
+        if (strcmp(op_table[i].name, op_type) == 0)
+            return (enum op)i;
+    return OP__UNKNOWN;
+}
+
+const char *op_name(enum op op)
+{
+    return (unsigned)op < OP__COUNT ? op_table[op].name : "?";
+}
+
+int op_min_inputs(enum op op)
+{
+    return (unsigned)op < OP__COUNT ? op_table[op].min_in : 0;
+}
+
+int op_max_inputs(enum op op)
+{
+    return (unsigned)op < OP__COUNT ? op_table[op].max_in : -1;
+}
+
+enum op_class op_class_of(enum op op)
+{
+    return (unsigned)op < OP__COUNT ? op_table[op].cls : OPC_OTHER;
+}
+
+const char *op_class_name(enum op_class c)
+{
+    return (unsigned)c < OPC__COUNT ? class_names[c] : "?";
+}

@@ -1,0 +1,52 @@
+/*
+ * ops.h - the op catalogue generated from ops.def: enum op, names, arity and
+ * class. Adding an op is one line in ops.def.
+ */
+#ifndef DIPPM_OPS_H
+#define DIPPM_OPS_H
+
+#include <stdbool.h>
+
+enum op {
+#define X(name, min_in, max_in, cls) OP_##name,
+#include "ops.def"
+#undef X
+    OP__COUNT,
+    OP__UNKNOWN = OP__COUNT
+};
+
+/* Op classes: coarse groups used by features and the cost model. */
+#define OP_CLASS_LIST(X)                       \
+    X(OPC_CONV, "conv")                        \
+    X(OPC_GEMM, "gemm")                        \
+    X(OPC_NORM, "norm")                        \
+    X(OPC_ACT, "elementwise")                  \
+    X(OPC_BINARY, "binary")                    \
+    X(OPC_POOL, "pool")                        \
+    X(OPC_REDUCE, "reduce")                    \
+    X(OPC_SOFTMAX, "softmax")                  \
+    X(OPC_MOVE, "data-movement")               \
+    X(OPC_GATHER, "gather")                    \
+    X(OPC_CONST, "shape/const")                \
+    X(OPC_RNN, "recurrent")                    \
+    X(OPC_ATTENTION, "attention")              \
+    X(OPC_OTHER, "other")
+
+enum op_class {
+#define X(id, str) id,
+    OP_CLASS_LIST(X)
+#undef X
+    OPC__COUNT
+};
+
+/* Catalogue lookup by op_type; OP__UNKNOWN if absent. */
+enum op op_lookup(const char *op_type);
+/* Canonical name ("?" for OP__UNKNOWN). */
+const char *op_name(enum op op);
+int op_min_inputs(enum op op);
+/* -1 = variadic. */
+int op_max_inputs(enum op op);
+enum op_class op_class_of(enum op op);
+const char *op_class_name(enum op_class c);
+
+#endif

@@ -1,0 +1,31 @@
+/*
+ * shape.h - shape inference and cost for a whole graph under the current
+ * symbol bindings.
+ *
+ * graph_infer walks the topological order: resolves graph-input dims from
+ * symbols, folds constant shape subgraphs (Shape -> Gather -> Concat ->
+ * Reshape, Range, Expand, ConstantOfShape), infers every output shape and
+ * dtype, computes each node's cost (ir.h struct node_cost) and the graph
+ * totals including the liveness peak. Re-run after every graph_sym_set.
+ *
+ * An op without shape support marks its node NODE_UNSUPPORTED and the nodes
+ * downstream NODE_UNKNOWN_INPUT; totals count them (n_unsupported, n_unknown)
+ * and are never silently zero. A genuine inconsistency (mismatched dims, a
+ * bound input size that the model cannot take) returns ST_ESHAPE with the
+ * node's name and what was expected.
+ */
+#ifndef DIPPM_SHAPE_H
+#define DIPPM_SHAPE_H
+
+#include "ir.h"
+
+/* Requires graph_finalize. Results stay valid until the next call. */
+enum status graph_infer(struct graph *g, struct diag *d);
+
+/* Formats a shape as "[1, 3, 224, 224]" ("?" for unknown) into buf. */
+const char *shape_str(const struct shape *s, char *buf, int size);
+
+/* Element count of a known shape (1 for rank 0); -1 if unknown. */
+int64_t shape_numel(const struct shape *s);
+
+#endif

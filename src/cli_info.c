@@ -1,0 +1,228 @@
+/* cli_info.c - `dippm info MODEL`: format, counts, inputs and outputs with
+ * shapes, symbols with defaults, op histogram and coverage. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "jsonw.h"
+#include "shape.h"
+#include "xalloc.h"
+
+static void help(void)
+{
+    printf("Usage: dippm info MODEL [--batch N] [--set NAME=VALUE]... [--json]\n\n"
+           "Summary of MODEL: format, node and edge counts, inputs and outputs with their\n"
+           "declared (symbolic) and resolved shapes, symbols with defaults, the op\n"
+           "histogram, and which ops shape inference and the cost model do not cover.\n");
+}
+
+/* "[batch, 3, 224, 224]" from declared dims. */
+static void decl_str(const struct graph *g, const struct value *v, char *buf, size_t size)
+{
+    if (v->rank < 0) {
+        snprintf(buf, size, "?");
+        return;
+    }
+    size_t len = (size_t)snprintf(buf, size, "[");
+    for (int i = 0; i < v->rank && len < size; i++) {
+        const struct dim *dm = &v->dims[i];
+        if (dm->sym >= 0)
+            len += (size_t)snprintf(buf + len, size - len, "%s%s", i ? ", " : "",
+                                    g->syms[dm->sym].name);
+        else if (dm->v < 0)
+            len += (size_t)snprintf(buf + len, size - len, "%s?", i ? ", " : "");
+        else
+            len += (size_t)snprintf(buf + len, size - len, "%s%lld", i ? ", " : "",
+                                    (long long)dm->v);
+    }
+    if (len < size)
+        snprintf(buf + len, size - len, "]");
+}
+
+static void json_io(struct jsonw *w, const struct graph *g, const int *idx, int n)
+{
+    jsonw_arr_begin(w, false);
+    for (int i = 0; i < n; i++) {
+        const struct value *v = &g->values[idx[i]];
+        char decl[256], res[256];
+        decl_str(g, v, decl, sizeof decl);
+        shape_str(&v->shape, res, sizeof res);
+        jsonw_obj_begin(w);
+        jsonw_key(w, "name");
+        jsonw_str(w, v->name);
+        jsonw_key(w, "dtype");
+        jsonw_str(w, dtype_name(v->idtype ? v->idtype : v->dtype));
+        jsonw_key(w, "declared");
+        jsonw_str(w, decl);
+        jsonw_key(w, "shape");
+        if (v->shape.known) {
+            jsonw_arr_begin(w, true);
+            for (int k = 0; k < v->shape.rank; k++)
+                jsonw_int(w, v->shape.d[k]);
+            jsonw_arr_end(w);
+        } else {
+            jsonw_null(w);
+        }
+        jsonw_obj_end(w);
+    }
+    jsonw_arr_end(w);
+}
+
+int cli_info(int argc, char **argv)
+{
+    static const struct option opts[] = {CLI_COMMON_LONGOPTS, {0, 0, 0, 0}};
+    struct cli_common co;
+    cli_common_init(&co);
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
+        if (c == CLI_OPT_HELP || c == 'h') {
+            help();
+            return 0;
+        }
+        int r = cli_common_opt(&co, c, optarg);
+        if (r < 0)
+            return 2;
+        if (r == 0 || c == CLI_OPT_CSV || c == CLI_OPT_GPU || c == CLI_OPT_PRECISION ||
+            c == CLI_OPT_RUNTIME || c == CLI_OPT_WEIGHTS)
+            return cli_usage_error("info", "option not valid for 'info'");
+    }
+    if (optind + 1 != argc)
+        return cli_usage_error("info", "expected exactly one MODEL");
+    int rc;
+    struct graph *g = cli_load_model(argv[optind], &co, &rc);
+    if (!g)
+        return rc;
+    struct diag d = {0};
+    enum status ist = graph_infer(g, &d);
+
+    struct op_count *hist = xcalloc((size_t)g->n_nodes + 1, sizeof *hist);
+    int n_ops = graph_op_histogram(g, hist, g->n_nodes + 1);
+    /* ops not covered: op types with any unsupported node */
+    const char **uncovered = xcalloc((size_t)n_ops + 1, sizeof *uncovered);
+    int n_unc = 0;
+    for (int i = 0; i < n_ops; i++)
+        for (int ni = 0; ni < g->n_nodes; ni++)
+            if (g->nodes[ni].state == NODE_UNSUPPORTED &&
+                !strcmp(g->nodes[ni].op_type, hist[i].op_type)) {
+                uncovered[n_unc++] = hist[i].op_type;
+                break;
+            }
+    const struct graph_totals *t = &g->totals;
+
+    struct jsonw w;
+    jsonw_init(&w, true);
+    if (co.json) {
+        jsonw_obj_begin(&w);
+        jsonw_key(&w, "model");
+        jsonw_str(&w, g->name);
+        jsonw_key(&w, "path");
+        jsonw_str(&w, argv[optind]);
+        jsonw_key(&w, "format");
+        jsonw_str(&w, g->format);
+        jsonw_key(&w, "opset");
+        jsonw_int(&w, g->opset);
+        jsonw_key(&w, "nodes");
+        jsonw_int(&w, g->n_nodes);
+        jsonw_key(&w, "edges");
+        jsonw_int(&w, graph_edge_count(g));
+        jsonw_key(&w, "values");
+        jsonw_int(&w, g->n_values);
+        jsonw_key(&w, "params");
+        jsonw_num(&w, t->params, false);
+        jsonw_key(&w, "param_bytes");
+        jsonw_num(&w, t->param_bytes, false);
+        jsonw_key(&w, "macs");
+        jsonw_num(&w, t->macs, false);
+        jsonw_key(&w, "flops");
+        jsonw_num(&w, t->flops, false);
+        jsonw_key(&w, "inputs");
+        json_io(&w, g, g->inputs, g->n_inputs);
+        jsonw_key(&w, "outputs");
+        json_io(&w, g, g->outputs, g->n_outputs);
+        jsonw_key(&w, "symbols");
+        jsonw_obj_begin(&w);
+        for (int i = 0; i < g->n_syms; i++) {
+            jsonw_key(&w, g->syms[i].name);
+            jsonw_obj_begin(&w);
+            jsonw_key(&w, "default");
+            jsonw_int(&w, g->syms[i].def);
+            jsonw_key(&w, "value");
+            jsonw_int(&w, g->syms[i].val);
+            jsonw_obj_end(&w);
+        }
+        jsonw_obj_end(&w);
+        jsonw_key(&w, "ops");
+        jsonw_obj_begin(&w);
+        for (int i = 0; i < n_ops; i++) {
+            jsonw_key(&w, hist[i].op_type);
+            jsonw_int(&w, hist[i].count);
+        }
+        jsonw_obj_end(&w);
+        jsonw_key(&w, "not_covered");
+        jsonw_arr_begin(&w, true);
+        for (int i = 0; i < n_unc; i++)
+            jsonw_str(&w, uncovered[i]);
+        jsonw_arr_end(&w);
+        jsonw_key(&w, "nodes_not_counted");
+        jsonw_int(&w, t->n_unsupported + t->n_unknown);
+        jsonw_key(&w, "shape_error");
+        jsonw_str(&w, ist ? d.msg : NULL);
+        jsonw_obj_end(&w);
+        rc = cli_emit(&co, w.buf, w.len);
+    } else {
+        FILE *f = stdout;
+        fprintf(f, "model:    %s\n", g->name);
+        fprintf(f, "file:     %s\n", argv[optind]);
+        fprintf(f, "format:   %s", g->format);
+        if (g->opset)
+            fprintf(f, " (opset %d)", g->opset);
+        fprintf(f, "\nnodes:    %d\nedges:    %d\nvalues:   %d\n", g->n_nodes, graph_edge_count(g),
+                g->n_values);
+        fprintf(f, "params:   %.0f (%.2f MiB)\n", t->params, t->param_bytes / 1048576.0);
+        fprintf(f, "MACs:     %.4g G   (multiply-accumulates; FLOPs %.4g G)\n", t->macs / 1e9,
+                t->flops / 1e9);
+        fprintf(f, "\ninputs:\n");
+        for (int i = 0; i < g->n_inputs; i++) {
+            const struct value *v = &g->values[g->inputs[i]];
+            char decl[256], res[256];
+            decl_str(g, v, decl, sizeof decl);
+            fprintf(f, "  %-24s %-8s %-24s = %s\n", v->name, dtype_name(v->dtype), decl,
+                    shape_str(&v->shape, res, sizeof res));
+        }
+        fprintf(f, "outputs:\n");
+        for (int i = 0; i < g->n_outputs; i++) {
+            const struct value *v = &g->values[g->outputs[i]];
+            char decl[256], res[256];
+            decl_str(g, v, decl, sizeof decl);
+            fprintf(f, "  %-24s %-8s %-24s = %s\n", v->name,
+                    dtype_name(v->idtype ? v->idtype : v->dtype), decl,
+                    shape_str(&v->shape, res, sizeof res));
+        }
+        fprintf(f, "symbols:%s\n", g->n_syms ? "" : " none (all dims fixed)");
+        for (int i = 0; i < g->n_syms; i++)
+            fprintf(f, "  %-16s default %-8lld now %lld\n", g->syms[i].name,
+                    (long long)g->syms[i].def, (long long)g->syms[i].val);
+        fprintf(f, "ops (%d types):\n", n_ops);
+        for (int i = 0; i < n_ops; i++)
+            fprintf(f, "  %-24s %d\n", hist[i].op_type, hist[i].count);
+        if (n_unc) {
+            fprintf(f, "not covered by shape inference/cost (%d nodes not counted):",
+                    t->n_unsupported + t->n_unknown);
+            for (int i = 0; i < n_unc; i++)
+                fprintf(f, " %s", uncovered[i]);
+            fputc('\n', f);
+        } else if (!ist) {
+            fprintf(f, "coverage: every op counted\n");
+        }
+        if (ist)
+            fprintf(f, "shape inference failed: %s\n", d.msg);
+        rc = 0;
+    }
+    jsonw_fini(&w);
+    free(uncovered);
+    free(hist);
+    graph_free(g);
+    return rc ? rc : ist ? status_exit_code(ist) : 0;
+}

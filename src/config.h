@@ -1,0 +1,57 @@
+/*
+ * config.h - a prediction configuration: which GPU (or MIG slice), precision,
+ * runtime and batch. Input dims and sequence length are graph symbols
+ * (graph_sym_set); batch is kept here too so it can be applied to any graph.
+ */
+#ifndef DIPPM_CONFIG_H
+#define DIPPM_CONFIG_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "status.h"
+
+#define PRECISION_LIST(X)          \
+    X(PREC_FP32, "fp32", 4)        \
+    X(PREC_TF32, "tf32", 4)        \
+    X(PREC_FP16, "fp16", 2)        \
+    X(PREC_BF16, "bf16", 2)        \
+    X(PREC_INT8, "int8", 1)
+
+enum precision {
+#define X(id, name, bytes) id,
+    PRECISION_LIST(X)
+#undef X
+    PREC__COUNT
+};
+
+/* "pytorch": eager, one kernel per op; "tensorrt": fused engine. */
+#define RUNTIME_LIST(X)                 \
+    X(RT_PYTORCH, "pytorch")            \
+    X(RT_TENSORRT, "tensorrt")
+
+enum runtime {
+#define X(id, name) id,
+    RUNTIME_LIST(X)
+#undef X
+    RT__COUNT
+};
+
+struct config {
+    int gpu;  /* index into the GPU table (gpu.h) */
+    int mig;  /* MIG profile index of that GPU, or -1 for the whole GPU */
+    enum precision prec;
+    enum runtime rt;
+    int64_t batch;
+};
+
+const char *precision_name(enum precision p);
+int precision_bytes(enum precision p);
+bool precision_parse(const char *s, enum precision *out);
+const char *runtime_name(enum runtime r);
+bool runtime_parse(const char *s, enum runtime *out);
+
+/* Defaults: A100-SXM4-40GB (the paper's GPU), whole GPU, fp32, pytorch, batch 1. */
+void config_default(struct config *c);
+
+#endif

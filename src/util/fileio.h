@@ -1,0 +1,26 @@
+/*
+ * fileio.h - reading whole files with a size limit and writing files
+ * atomically (temporary file in the same directory, fsync, rename).
+ */
+#ifndef DIPPM_FILEIO_H
+#define DIPPM_FILEIO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include "status.h"
+
+/* Reads a regular file into a malloc'd buffer (NUL-terminated, *len excludes
+ * the NUL). Refuses directories, devices and files over max_bytes with a diag
+ * naming the path. Caller frees *out. */
+enum status file_read_all(const char *path, size_t max_bytes, char **out, size_t *len,
+                          struct diag *d);
+
+/* Writes len bytes to path atomically. If overwrite is false and path exists,
+ * returns ST_EEXIST without touching it. */
+enum status file_write_atomic(const char *path, const void *data, size_t len, bool overwrite,
+                              struct diag *d);
+
+/* true if path exists (any type). */
+bool file_exists(const char *path);
+
+#endif

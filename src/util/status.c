@@ -1,0 +1,73 @@
+/* status.c - status strings, exit codes and diag formatting. */
+#include "status.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const status_msgs[] = {
+#define X(name, code, msg) msg,
+    STATUS_LIST(X)
+#undef X
+};
+static const int status_codes[] = {
+#define X(name, code, msg) code,
+    STATUS_LIST(X)
+#undef X
+};
+_Static_assert(sizeof status_msgs / sizeof status_msgs[0] == ST__COUNT, "status table");
+
+const char *status_str(enum status st)
+{
+    if ((unsigned)st >= ST__COUNT)
+        return "unknown status";
+    return status_msgs[st];
+}
+
+int status_exit_code(enum status st)
+{
+    if ((unsigned)st >= ST__COUNT)
+        return 70;
+    return status_codes[st];
+}
+
+enum status diag_set(struct diag *d, enum status st, const char *fmt, ...)
+{
+    if (!d || d->code != ST_OK)
+        return st;
+    d->code = st;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(d->msg, sizeof d->msg, fmt, ap);
+    va_end(ap);
+    return st;
+}
+
+void diag_prefix(struct diag *d, const char *fmt, ...)
+{
+    if (!d)
+        return;
+    char pre[DIAG_MSG_MAX], out[2 * DIAG_MSG_MAX + 4];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(pre, sizeof pre, fmt, ap);
+    va_end(ap);
+    snprintf(out, sizeof out, "%s: %s", pre, d->msg);
+    memcpy(d->msg, out, sizeof d->msg - 1);
+    d->msg[sizeof d->msg - 1] = '\0';
+}
+
+void diag_clear(struct diag *d)
+{
+    if (!d)
+        return;
+    d->code = ST_OK;
+    d->msg[0] = '\0';
+}
+
+void check_failed(const char *file, int line, const char *expr)
+{
+    fprintf(stderr, "dippm: internal error at %s:%d: CHECK(%s) failed\n", file, line, expr);
+    abort();
+}

@@ -1,0 +1,22 @@
+/*
+ * strmap.h - open-addressing hash map from borrowed strings to ints.
+ * Keys are not copied: they must outlive the map (arena strings).
+ */
+#ifndef DIPPM_STRMAP_H
+#define DIPPM_STRMAP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct strmap;
+
+struct strmap *strmap_new(void);
+/* NULL is a no-op. Keys are borrowed and not freed. */
+void strmap_free(struct strmap *m);
+/* Inserts or replaces key -> val. */
+void strmap_put(struct strmap *m, const char *key, int val);
+/* true and *val if present. */
+bool strmap_get(const struct strmap *m, const char *key, int *val);
+size_t strmap_count(const struct strmap *m);
+
+#endif
