@@ -65,8 +65,10 @@ static const char *jtype(const cJSON *j)
 
 static bool is_int(const cJSON *j)
 {
+    if (!cJSON_IsNumber(j))
+        return false;
     double v = j->valuedouble;
-    return cJSON_IsNumber(j) && isfinite(v) && v == floor(v) && fabs(v) < 9.007199254740992e15;
+    return isfinite(v) && v == floor(v) && fabs(v) < 9.007199254740992e15;
 }
 
 /* ---- reading -------------------------------------------------------------- */
@@ -437,6 +439,11 @@ static enum status read_nodes(struct jctx *c, const cJSON *root)
         if ((st = read_names(c, sub, jo, out, &n_out, false)))
             return st;
         const char *domain = get_str(e, "domain");
+        /* In our own format a misspelt op is a mistake, not a custom op:
+         * ops outside the catalogue need an explicit domain. */
+        if ((!domain || !*domain) && op_lookup(op) == OP__UNKNOWN)
+            return jerr(c, path, "node '%s': unknown op \"%s\" (not in the op catalogue; give "
+                                 "a \"domain\" for a custom op)", name ? name : "?", op);
         int ni = graph_node_add(c->g, op, domain, name, in, n_in, out, n_out);
         const char *block = get_str(e, "block");
         if (block)

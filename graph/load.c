@@ -5,6 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <errno.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "fileio.h"
 #include "json_graph.h"
@@ -52,6 +55,25 @@ struct graph *model_load(const char *spec, struct diag *d)
     }
     if (strncmp(spec, "zoo:", 4) == 0)
         return zoo_build_spec(spec + 4, d);
+    /* One check for every format: the file must be a readable regular file. */
+    struct stat st;
+    if (stat(spec, &st) != 0) {
+        diag_set(d, errno == ENOENT ? ST_ENOTFOUND : ST_EIO, "%s: %s%s", spec, strerror(errno),
+                 errno == ENOENT ? " (and not a zoo: template spec)" : "");
+        return NULL;
+    }
+    if (S_ISDIR(st.st_mode)) {
+        diag_set(d, ST_EIO, "%s: is a directory, expected a model file", spec);
+        return NULL;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        diag_set(d, ST_EIO, "%s: not a regular file (device, pipe or socket)", spec);
+        return NULL;
+    }
+    if (access(spec, R_OK) != 0) {
+        diag_set(d, ST_EIO, "%s: cannot read: %s", spec, strerror(errno));
+        return NULL;
+    }
     if (has_ext(spec, ".json"))
         return load_json(spec, d);
     if (has_ext(spec, ".onnx"))
@@ -61,10 +83,7 @@ struct graph *model_load(const char *spec, struct diag *d)
      * (after whitespace); anything else is tried as ONNX protobuf. */
     FILE *f = fopen(spec, "rb");
     if (!f) {
-        if (!file_exists(spec))
-            diag_set(d, ST_ENOTFOUND, "%s: no such file (and not a zoo: template spec)", spec);
-        else
-            return onnx_load_file(spec, d); /* lets the reader report the exact error */
+        diag_set(d, ST_EIO, "%s: cannot open: %s", spec, strerror(errno));
         return NULL;
     }
     int c;
