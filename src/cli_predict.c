@@ -1,12 +1,158 @@
-/* cli_predict.c - PLACEHOLDER until its issue lands. */
+/* cli_predict.c - `dippm predict MODEL`: latency, throughput, energy,
+ * memory, the teacher's roofline bound and the MIG suggestion. */
+#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "cli.h"
+#include "cli_pred.h"
+#include "report.h"
+
+static void help(void)
+{
+    printf("Usage: dippm predict MODEL [--batch N] [--gpu NAME[:PROFILE]] [--precision P]\n"
+           "                     [--runtime R] [--set NAME=VALUE]... [--slo-ms X]\n"
+           "                     [--headroom PCT] [--weights FILE] [--json] [-o FILE]\n\n"
+           "Predicts latency (ms), throughput (samples/s), energy (J per batch, mJ per\n"
+           "sample) and peak device memory (MiB) with the GNN, shows the teacher's roofline\n"
+           "bound beside it, and suggests the smallest MIG profile of the GPU that holds the\n"
+           "model with HEADROOM percent to spare (default 10) and, with --slo-ms, meets the\n"
+           "latency target.\n\n"
+           "  --gpu NAME[:PROFILE]  e.g. A100-SXM4-80GB, h100, h200, a100:3g.20gb\n"
+           "  --precision P         fp32 (default), tf32, fp16, bf16, int8\n"
+           "  --runtime R           pytorch (eager, default) or tensorrt (fused engine)\n");
+}
+
+int cli_pred_parse_pct(const char *arg, double *out)
+{
+    char *end;
+    double v = strtod(arg, &end);
+    if (end == arg || (*end && strcmp(end, "%")) || !isfinite(v) || v < 0 || v > 1000)
+        return -1;
+    *out = v / 100.0;
+    return 0;
+}
+
+int cli_pred_parse_ms(const char *arg, double *out)
+{
+    char *end;
+    double v = strtod(arg, &end);
+    if (end == arg || *end || !isfinite(v) || v <= 0 || v > 1e7)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+struct predictor *cli_pred_predictor(const struct cli_common *co, int *rc)
+{
+    struct diag d = {0};
+    struct predictor *p = predictor_new(co->weights, &d);
+    *rc = 0;
+    if (!p && co->weights) {
+        *rc = cli_fail(&d);
+        return NULL;
+    }
+    if (!p)
+        fprintf(stderr, "dippm: note: %s; showing the teacher's analytic estimate instead of "
+                        "the GNN (simulated, not measured)\n", d.msg);
+    return p;
+}
 
 int cli_predict(int argc, char **argv)
 {
-    (void)argc;
-    (void)argv;
-    fprintf(stderr, "dippm: 'predict' is not built yet\n");
-    return 5;
+    enum { OPT_SLO = CLI_OPT__OWN, OPT_HEADROOM };
+    static const struct option opts[] = {CLI_COMMON_LONGOPTS,
+                                         {"slo-ms", required_argument, NULL, OPT_SLO},
+                                         {"headroom", required_argument, NULL, OPT_HEADROOM},
+                                         {0, 0, 0, 0}};
+    struct cli_common co;
+    cli_common_init(&co);
+    double slo = 0, headroom = 0.10;
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
+        if (c == CLI_OPT_HELP || c == 'h') {
+            help();
+            return 0;
+        }
+        if (c == OPT_SLO) {
+            if (cli_pred_parse_ms(optarg, &slo))
+                return cli_usage_error("predict", "--slo-ms '%s': expected milliseconds > 0",
+                                       optarg);
+            continue;
+        }
+        if (c == OPT_HEADROOM) {
+            if (cli_pred_parse_pct(optarg, &headroom))
+                return cli_usage_error("predict", "--headroom '%s': expected a percentage "
+                                       "from 0 to 1000, e.g. 10", optarg);
+            continue;
+        }
+        int r = cli_common_opt(&co, c, optarg);
+        if (r < 0)
+            return 2;
+        if (r == 0 || c == CLI_OPT_CSV || c == CLI_OPT_FORCE)
+            return cli_usage_error("predict", "option not valid for 'predict'");
+    }
+    if (optind + 1 != argc)
+        return cli_usage_error("predict", "expected exactly one MODEL");
+    int rc;
+    struct graph *g = cli_load_model(argv[optind], &co, &rc);
+    if (!g)
+        return rc;
+    struct config cfg;
+    if ((rc = cli_config(&co, g, &cfg))) {
+        graph_free(g);
+        return rc;
+    }
+    struct predictor *p = cli_pred_predictor(&co, &rc);
+    if (rc) {
+        graph_free(g);
+        return rc;
+    }
+    struct diag d = {0};
+    struct mig_advice adv;
+    bool have_mig = false;
+    struct prediction pr;
+    /* MIG advice first: it re-runs the predictor per profile */
+    if (mig_advise(p, g, &cfg, headroom, slo, &adv, &d) == ST_OK) {
+        have_mig = true;
+    } else if (d.code != ST_OK) {
+        rc = cli_fail(&d);
+        goto out;
+    }
+    if (predict_run(p, g, &cfg, &pr, &d)) {
+        prediction_fini(&pr);
+        rc = cli_fail(&d);
+        goto out;
+    }
+    struct report_ctx ctx = {g, &cfg, &pr, have_mig ? &adv : NULL, p, argv[optind]};
+    if (co.json) {
+        struct jsonw w;
+        jsonw_init(&w, true);
+        report_prediction_json(&w, &ctx);
+        rc = cli_emit(&co, w.buf, w.len);
+        jsonw_fini(&w);
+    } else {
+        char *buf = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&buf, &len);
+        if (!f) {
+            rc = 7;
+        } else {
+            report_prediction_text(f, &ctx);
+            if (slo > 0)
+                fprintf(f, "target      %.3f ms: %s\n", slo,
+                        pr.latency_ms <= slo ? "met on the configured GPU"
+                                             : "NOT met on the configured GPU");
+            fclose(f);
+            rc = cli_emit(&co, buf, len);
+            free(buf);
+        }
+    }
+    prediction_fini(&pr);
+out:
+    predictor_free(p);
+    graph_free(g);
+    return rc;
 }

@@ -34,8 +34,8 @@ void predictor_free(struct predictor *p);
 const char *predictor_describe(const struct predictor *p);
 
 /* Applies cfg->batch to g's batch symbol, runs graph_infer, the teacher and
- * the GNN. p may be NULL (teacher only, from_gnn = false). out must be
- * released with prediction_fini. */
+ * the GNN. p may be NULL (teacher only, from_gnn = false). out is always
+ * initialised (also on error) and must be released with prediction_fini. */
 enum status predict_run(struct predictor *p, struct graph *g, const struct config *cfg,
                         struct prediction *out, struct diag *d);
 void prediction_fini(struct prediction *out);
