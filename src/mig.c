@@ -14,7 +14,7 @@
 /* Profile order from smallest to largest: memory slices, then compute
  * slices. "+me" variants duplicate a profile's capacity (they only add media
  * engines), so they are not candidates. */
-static int order_profiles(const struct gpu_spec *gs, int *idx)
+int mig_profile_order(const struct gpu_spec *gs, int *idx)
 {
     int n = 0;
     for (int i = 0; i < gs->n_mig && n < MIG_MAX_PROFILES; i++)
@@ -33,6 +33,23 @@ static int order_profiles(const struct gpu_spec *gs, int *idx)
         idx[j] = k;
     }
     return n;
+}
+
+static void explain(const struct gpu_spec *gs, struct mig_advice *a);
+
+void mig_decide(const struct gpu_spec *gs, struct mig_advice *a)
+{
+    a->best = -1;
+    for (int i = 0; i < a->n; i++) {
+        struct mig_option *o = &a->opts[i];
+        o->usable_mib = gs->mig[o->profile].usable_gib * GIB;
+        o->need_mib = o->memory_mib * (1.0 + a->headroom);
+        o->fits = o->need_mib <= o->usable_mib;
+        o->meets_slo = a->slo_ms <= 0 || o->latency_ms <= a->slo_ms;
+        if (a->best < 0 && o->fits && o->meets_slo)
+            a->best = o->profile;
+    }
+    explain(gs, a);
 }
 
 static size_t appendf(char *buf, size_t size, size_t len, const char *fmt, ...)
@@ -130,7 +147,7 @@ enum status mig_advise(struct predictor *p, struct graph *g, const struct config
         return ST_OK;
     }
     int idx[MIG_MAX_PROFILES];
-    int n = order_profiles(gs, idx);
+    int n = mig_profile_order(gs, idx);
     for (int i = 0; i < n; i++) {
         struct config c = *cfg;
         c.mig = idx[i];
@@ -142,16 +159,10 @@ enum status mig_advise(struct predictor *p, struct graph *g, const struct config
         }
         struct mig_option *o = &out->opts[out->n++];
         o->profile = idx[i];
-        o->usable_mib = gs->mig[idx[i]].usable_gib * GIB;
         o->memory_mib = pr.memory_mib;
-        o->need_mib = pr.memory_mib * (1.0 + headroom);
         o->latency_ms = pr.latency_ms;
-        o->fits = o->need_mib <= o->usable_mib;
-        o->meets_slo = slo_ms <= 0 || o->latency_ms <= slo_ms;
-        if (out->best < 0 && o->fits && o->meets_slo)
-            out->best = idx[i];
         prediction_fini(&pr);
     }
-    explain(gs, out);
+    mig_decide(gs, out);
     return ST_OK;
 }

@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 
+#include "gpu.h"
 #include "predict.h"
 
 #define MIG_MAX_PROFILES 16
@@ -38,5 +39,13 @@ struct mig_advice {
  * g's bindings are left as cfg sets them. */
 enum status mig_advise(struct predictor *p, struct graph *g, const struct config *cfg,
                        double headroom, double slo_ms, struct mig_advice *out, struct diag *d);
+
+/* Candidate profiles of gpu from smallest to largest (memory slices, then
+ * compute slices; "+me" duplicates skipped) into idx; returns the count. */
+int mig_profile_order(const struct gpu_spec *gpu, int *idx);
+
+/* The decision alone: from a->opts[].profile/memory_mib/latency_ms and
+ * a->headroom/slo_ms, fills usable/need/fits/meets_slo, best and reason. */
+void mig_decide(const struct gpu_spec *gpu, struct mig_advice *a);
 
 #endif
