@@ -70,6 +70,10 @@ struct graph *model_load(const char *spec, struct diag *d)
         diag_set(d, ST_EIO, "%s: not a regular file (device, pipe or socket)", spec);
         return NULL;
     }
+    if (st.st_size == 0) {
+        diag_set(d, ST_EPARSE, "%s: file is empty, expected a model", spec);
+        return NULL;
+    }
     if (access(spec, R_OK) != 0) {
         diag_set(d, ST_EIO, "%s: cannot read: %s", spec, strerror(errno));
         return NULL;
