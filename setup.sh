@@ -18,7 +18,8 @@ esac
 
 build_pkgs="build-essential autoconf automake pkg-config libncurses-dev libprotobuf-c-dev
 protobuf-c-compiler libcjson-dev libopenblas-dev libreadline-dev libcmocka-dev"
-test_pkgs="tmux python3 python3-torch python3-torchvision python3-onnx libonnx-testdata"
+test_pkgs="tmux python3 python3-torch python3-torchvision python3-onnx libonnx-testdata clang
+libclang-rt-14-dev valgrind util-linux"
 pkgs=$build_pkgs
 [ "$mode" = check ] && pkgs="$pkgs $test_pkgs"
 
