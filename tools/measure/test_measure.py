@@ -157,18 +157,22 @@ class Strip(unittest.TestCase):
         w = helper.make_tensor("w", TensorProto.FLOAT, [4, 8], [0.5] * 32)
         shape = helper.make_tensor("shape", TensorProto.INT64, [2], [1, -1])
         big = helper.make_tensor("idx", TensorProto.INT64, [5000], list(range(5000)))
-        nodes = [helper.make_node("MatMul", ["x", "w"], ["y"]),
+        eps = helper.make_tensor("eps", TensorProto.FLOAT, [1], [1e-5])
+        cval = helper.make_tensor("cval", TensorProto.FLOAT, [100], [0.25] * 100)
+        nodes = [helper.make_node("Constant", [], ["c"], value=cval),
+                 helper.make_node("MatMul", ["x", "w"], ["y"]),
                  helper.make_node("Reshape", ["y", "shape"], ["z"]),
                  helper.make_node("Gather", ["z", "idx"], ["out"], axis=1)]
         g = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT,
                                                                          ["batch", 4])],
                               [helper.make_tensor_value_info("out", TensorProto.FLOAT, None)],
-                              [w, shape, big])
+                              [w, shape, big, eps])
         m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
         with tempfile.TemporaryDirectory() as d:
             src, dst = os.path.join(d, "a.onnx"), os.path.join(d, "b.onnx")
             onnx.save(m, src)
-            self.assertEqual(onnx_strip.strip_file(src, dst), 2)  # w and the 5000-long idx
+            # w, the 5000-long idx and the Constant's 100 floats; not shape or eps
+            self.assertEqual(onnx_strip.strip_file(src, dst), 3)
             s = onnx.load(dst)
             t = {x.name: x for x in s.graph.initializer}
             self.assertEqual(list(t["w"].dims), [4, 8])
@@ -179,7 +183,198 @@ class Strip(unittest.TestCase):
             self.assertEqual(list(numpy_helper.to_array(t["shape"])), [1, -1])
             self.assertEqual({p.key: p.value for p in s.metadata_props},
                              {"dippm.weightless": "true"})
-            self.assertEqual(len(s.graph.node), 3)
+            self.assertAlmostEqual(float(numpy_helper.to_array(t["eps"])[0]), 1e-5)
+            c = s.graph.node[0].attribute[0].t
+            self.assertEqual((list(c.dims), len(c.float_data) + len(c.raw_data)), ([100], 0))
+            self.assertEqual(len(s.graph.node), 4)
+
+
+# ---- the GPU path with stand-ins for torch.cuda and pynvml --------------------
+
+class _Clock:
+    ms = 0.0
+
+
+class _Event:
+    def __init__(self, enable_timing=False):
+        self.t = None
+
+    def record(self):
+        self.t = _Clock.ms
+
+    def elapsed_time(self, end):
+        return end.t - self.t
+
+
+class _Cuda:
+    Event = _Event
+
+    @staticmethod
+    def synchronize():
+        pass
+
+    @staticmethod
+    def max_memory_allocated(dev):
+        return 300 * 1048576
+
+    @staticmethod
+    def max_memory_reserved(dev):
+        return 512 * 1048576
+
+
+class _Torch:
+    cuda = _Cuda
+
+    @staticmethod
+    def device(kind, idx):
+        return (kind, idx)
+
+
+class _Nvml:
+    """Energy counter that gains 500 mJ per forward pass."""
+    def __init__(self, is_mig, proc_mib=None, device_mib=2000.0):
+        self.is_mig, self.proc_mib, self.device_mib = is_mig, proc_mib, device_mib
+        self.passes = 0
+
+    def energy_mj(self):
+        return 1000000 + 500 * self.passes
+
+    def clocks(self):
+        return {"sm_mhz": 1410}
+
+    def process_used_mib(self, pid):
+        return self.proc_mib
+
+    def device_used_mib(self):
+        return self.device_mib
+
+
+class GpuPath(unittest.TestCase):
+    def run_gpu(self, is_mig):
+        import bench
+        nv = _Nvml(is_mig)
+        durations = [2.0, 1.0, 3.0, 2.0, 4.0]  # ms of successive passes, cycled
+        k = [0]
+
+        def fn():
+            _Clock.ms += durations[k[0] % len(durations)]
+            k[0] += 1
+            nv.passes += 1
+
+        timing, energy = bench.time_gpu(_Torch, fn, warmup=3, runs=10, min_time_s=0, nvml=nv)
+        return timing, energy, k[0]
+
+    def test_timing_and_energy(self):
+        timing, energy, calls = self.run_gpu(False)
+        self.assertEqual(calls, 3 + 3 + 10)  # warm-up, estimate, timed
+        self.assertEqual(timing["runs"], 10)
+        # passes 0-2 warm up, 3-5 estimate; timed passes 6..15 take durations[i % 5]:
+        # 1,3,2,4,2,1,3,2,4,2 -> sorted 1,1,2,2,2,2,3,3,4,4: median 2, p90 at 8.1 -> 4
+        self.assertEqual(timing["median_ms"], 2.0)
+        self.assertAlmostEqual(timing["p90_ms"], 4.0)
+        self.assertEqual(timing["min_ms"], 1.0)
+        self.assertAlmostEqual(energy["energy_j"], 0.5)      # 500 mJ per pass
+        self.assertAlmostEqual(energy["energy_gpu_j"], 0.5)
+        self.assertGreater(energy["power_w"], 0)
+        self.assertEqual(energy["clocks"], {"sm_mhz": 1410})
+
+    def test_mig_energy_is_board_wide(self):
+        _, energy, _ = self.run_gpu(True)
+        self.assertIsNone(energy["energy_j"])
+        self.assertIsNone(energy["power_w"])
+        self.assertAlmostEqual(energy["energy_gpu_j"], 0.5)
+
+    def test_memory(self):
+        import bench
+        m = bench.gpu_memory(_Torch, _Nvml(False, proc_mib=1430.0), 4.0)
+        self.assertEqual((m["used_mib"], m["method"]), (1430.0, "nvml-process"))
+        self.assertEqual((m["alloc_mib"], m["reserved_mib"]), (300.0, 512.0))
+        m = bench.gpu_memory(_Torch, _Nvml(False, proc_mib=None, device_mib=2000.0), 4.0)
+        self.assertEqual((m["used_mib"], m["method"]), (1996.0, "nvml-device-minus-baseline"))
+
+    def test_n_runs(self):
+        import bench
+        self.assertEqual(bench._n_runs(100, 1.0, 0.002), 500)   # 1 s of 2 ms passes
+        self.assertEqual(bench._n_runs(100, 1.0, 0.5), 100)
+        self.assertEqual(bench._n_runs(100, 1.0, 1e-9), bench.MAX_RUNS)
+
+
+class _FakePynvml:
+    class NVMLError(Exception):
+        pass
+
+    NVML_CLOCK_SM, NVML_CLOCK_MEM = 1, 2
+
+    def __init__(self):
+        self.calls = []
+
+    def nvmlInit(self):
+        pass
+
+    def nvmlShutdown(self):
+        pass
+
+    def nvmlDeviceGetHandleByUUID(self, uuid):
+        return "mig:" + uuid
+
+    def nvmlDeviceGetHandleByIndex(self, i):
+        return "gpu%d" % i
+
+    def nvmlDeviceIsMigDeviceHandle(self, h):
+        return h.startswith("mig:")
+
+    def nvmlDeviceGetDeviceHandleFromMigDeviceHandle(self, h):
+        return "gpu0"
+
+    def nvmlDeviceGetName(self, h):
+        return b"NVIDIA A100-SXM4-40GB MIG 3g.20gb" if h.startswith("mig:") else \
+            b"NVIDIA A100-SXM4-40GB"
+
+    def nvmlDeviceGetTotalEnergyConsumption(self, h):
+        self.calls.append(("energy", h))
+        return 42
+
+    def nvmlDeviceGetMemoryInfo(self, h):
+        self.calls.append(("memory", h))
+        return type("M", (), {"used": 3 * 1048576})()
+
+    def nvmlDeviceGetComputeRunningProcesses(self, h):
+        raise self.NVMLError("not supported")
+
+    def nvmlDeviceGetClockInfo(self, h, which):
+        return 1410 if which == 1 else 1215
+
+    def nvmlDeviceGetMaxClockInfo(self, h, which):
+        return 1410
+
+    def nvmlDeviceGetEnforcedPowerLimit(self, h):
+        return 400000
+
+
+class NvmlHandles(unittest.TestCase):
+    def test_mig_slice(self):
+        fake = _FakePynvml()
+        old_env = os.environ.get("CUDA_VISIBLE_DEVICES")
+        sys.modules["pynvml"] = fake
+        os.environ["CUDA_VISIBLE_DEVICES"] = "MIG-1234"
+        try:
+            nv = gpuinfo.Nvml()
+            self.assertTrue(nv.is_mig)
+            self.assertEqual(gpuinfo.dippm_gpu_name(nv.name()), ("A100-SXM4-40GB", "3g.20gb"))
+            self.assertEqual(nv.energy_mj(), 42)
+            self.assertEqual(nv.device_used_mib(), 3.0)
+            self.assertIsNone(nv.process_used_mib(os.getpid()))  # NVMLError -> None
+            self.assertEqual(nv.clocks(), {"sm_mhz": 1410, "mem_mhz": 1215, "sm_max_mhz": 1410,
+                                           "power_limit_w": 400.0})
+            # energy from the board, memory from the slice
+            self.assertIn(("energy", "gpu0"), fake.calls)
+            self.assertIn(("memory", "mig:MIG-1234"), fake.calls)
+        finally:
+            del sys.modules["pynvml"]
+            if old_env is None:
+                del os.environ["CUDA_VISIBLE_DEVICES"]
+            else:
+                os.environ["CUDA_VISIBLE_DEVICES"] = old_env
 
 
 if __name__ == "__main__":
