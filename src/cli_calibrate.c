@@ -1,12 +1,134 @@
-/* cli_calibrate.c - PLACEHOLDER until its issue lands. */
+/* cli_calibrate.c - `dippm calibrate`: fits the teacher's global constants
+ * to the published A100 rows and writes the calibration report. */
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
+#include "calib.h"
 #include "cli.h"
+#include "sim.h"
+
+#define DATA_REL "/../shared/reference/calibration/a100_published_calibration.jsonl"
+
+enum { OPT_DATA = CLI_OPT__OWN, OPT_SAMPLES, OPT_NO_FIT };
+
+static void help(void)
+{
+    printf("Usage: dippm calibrate [--data FILE] [--samples DIR] [--no-fit] [-o REPORT.md] "
+           "[--force]\n\n"
+           "Fits the teacher's global constants (efficiency caps, per-kernel, per-op and\n"
+           "per-call overheads, runtime context memory, activation allocator factor) to the\n"
+           "published A100 measurements and writes the calibration report (markdown):\n"
+           "fitted vs compiled-in constants, MAPE per (runtime, model, precision) and\n"
+           "overall, every modelled row predicted vs published, and the rows not modelled.\n"
+           "Predictions in the report use the compiled-in constants; the fitted values are\n"
+           "printed on stderr as a C initializer for src/sim_params.c.\n\n"
+           "  --data FILE    the JSONL rows (default $TOP_SRCDIR" DATA_REL ")\n"
+           "  --samples DIR  where resnet50.onnx, efficientnet_b0.onnx, bert_base.onnx and\n"
+           "                 gpt2_medium.onnx are (default $SAMPLES_DIR or the source tree)\n"
+           "  --no-fit       only evaluate the compiled-in constants\n"
+           "  -o FILE        write the report to FILE (refuses to overwrite without --force)\n\n"
+           "The committed report is weights/calibration.md:\n"
+           "  dippm calibrate -o weights/calibration.md --force\n");
+}
+
+static void print_params(const struct sim_params *p)
+{
+    fprintf(stderr,
+            "dippm: fitted constants (paste into src/sim_params.c):\n"
+            "    .tc_eff = %.4g,\n    .bw_eff = %.4g,\n    .kernel_us = %.4g,\n"
+            "    .dispatch_us = {[RT_PYTORCH] = %.4g, [RT_TENSORRT] = %.4g},\n"
+            "    .call_us = {[RT_PYTORCH] = %.4g, [RT_TENSORRT] = %.4g},\n"
+            "    .context_mib = {[RT_PYTORCH] = %.4g, [RT_TENSORRT] = %.4g},\n"
+            "    .act_factor = %.4g,\n",
+            p->tc_eff, p->bw_eff, p->kernel_us, p->dispatch_us[RT_PYTORCH],
+            p->dispatch_us[RT_TENSORRT], p->call_us[RT_PYTORCH], p->call_us[RT_TENSORRT],
+            p->context_mib[RT_PYTORCH], p->context_mib[RT_TENSORRT], p->act_factor);
+}
 
 int cli_calibrate(int argc, char **argv)
 {
-    (void)argc;
-    (void)argv;
-    fprintf(stderr, "dippm: 'calibrate' is not built yet\n");
-    return 5;
+    static const struct option opts[] = {
+        CLI_COMMON_LONGOPTS,
+        {"data", required_argument, NULL, OPT_DATA},
+        {"samples", required_argument, NULL, OPT_SAMPLES},
+        {"no-fit", no_argument, NULL, OPT_NO_FIT},
+        {0, 0, 0, 0}};
+    struct cli_common co;
+    cli_common_init(&co);
+    const char *data = NULL, *samples = NULL;
+    bool fit = true;
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
+        if (c == CLI_OPT_HELP || c == 'h') {
+            help();
+            return 0;
+        }
+        if (c == OPT_DATA) { data = optarg; continue; }
+        if (c == OPT_SAMPLES) { samples = optarg; continue; }
+        if (c == OPT_NO_FIT) { fit = false; continue; }
+        int r = cli_common_opt(&co, c, optarg);
+        if (r < 0)
+            return 2;
+        if (r == 0 || (c != 'o' && c != CLI_OPT_FORCE))
+            return cli_usage_error("calibrate", "option not valid for 'calibrate'");
+    }
+    if (optind != argc)
+        return cli_usage_error("calibrate", "unexpected argument '%s'", argv[optind]);
+
+    const char *top = getenv("TOP_SRCDIR");
+    if (!top || !*top)
+        top = DIPPM_SRCDIR;
+    char data_buf[4096], samples_buf[4096];
+    if (!data) {
+        snprintf(data_buf, sizeof data_buf, "%s%s", top, DATA_REL);
+        data = data_buf;
+    }
+    if (!samples) {
+        const char *env = getenv("SAMPLES_DIR");
+        if (env && *env)
+            snprintf(samples_buf, sizeof samples_buf, "%s", env);
+        else
+            snprintf(samples_buf, sizeof samples_buf, "%s/samples", top);
+        samples = samples_buf;
+    }
+
+    struct diag d = {0};
+    struct calib_set set;
+    if (calib_load(data, &set, &d))
+        return cli_fail(&d);
+    int rc = 0;
+    struct calib_graphs *cg = calib_graphs_new(&set, samples, &d);
+    if (!cg) {
+        rc = cli_fail(&d);
+        goto out;
+    }
+    const struct sim_params *used = sim_params_default();
+    struct sim_params fitted = *used;
+    if (fit) {
+        fprintf(stderr, "dippm: fitting %s to %s ...\n", "the teacher's constants", data);
+        if (calib_fit(&set, cg, used, &fitted, &d)) {
+            rc = cli_fail(&d);
+            goto out;
+        }
+        print_params(&fitted);
+    }
+    if (calib_evaluate(&set, cg, used, &d)) {
+        rc = cli_fail(&d);
+        goto out;
+    }
+    char *report = calib_report(&set, cg, &fitted, used,
+                                fit ? "dippm calibrate" : "dippm calibrate --no-fit");
+    if (!report) {
+        fprintf(stderr, "dippm: out of memory writing the report\n");
+        rc = 7;
+        goto out;
+    }
+    rc = cli_emit(&co, report, strlen(report));
+    free(report);
+out:
+    calib_graphs_free(cg);
+    calib_set_fini(&set);
+    return rc;
 }

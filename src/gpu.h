@@ -44,6 +44,8 @@ const struct gpu_spec *gpu_get(int i);
 /* Case-insensitive match on the name or a documented alias ("a100", "a100-40gb",
  * "h100", "h200"...); -1 if unknown. */
 int gpu_find(const char *name);
+/* The k-th short alias of GPU i ("a100", "h100-pcie"...), NULL past the last. */
+const char *gpu_aliases_of(int i, int k);
 /* Profile index of `name` on gpu ("3g.20gb"), -1 if it has no such profile. */
 int gpu_mig_find(const struct gpu_spec *gpu, const char *name);
 
@@ -60,6 +62,8 @@ struct hw {
     double l2_bytes;
     double mem_bytes;      /* usable device memory */
     double tdp_w, idle_w;  /* scaled to the slice */
+    char label_buf[64];    /* storage behind label (label points here after
+                              hw_from_config; re-point it after copying hw) */
 };
 
 /* Fills hw for cfg; returns ST_ERANGE with a diag if gpu or mig index is out

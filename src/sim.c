@@ -1,8 +1,28 @@
-/* sim.c - PLACEHOLDER until the teacher work lands. */
+/*
+ * sim.c - the teacher: walks an inferred graph in topological order, decides
+ * which nodes launch kernels (and, for the fused runtime, which are folded
+ * into a producer's kernel), times each kernel (sim_kernel.c), replays the
+ * host/GPU queue to get latency, then memory and energy.
+ *
+ * Runtimes:
+ *   pytorch  - eager: every op is dispatched from the host (dispatch_us each,
+ *              views at a fraction, shape arithmetic free) and launches one
+ *              kernel; the GPU waits when the host falls behind, so small
+ *              batches sit on a CPU floor.
+ *   tensorrt - fused engine: BatchNorm, activations, elementwise ops and
+ *              elementwise-epilogue reductions fold into the producing
+ *              kernel when the intermediate has no other consumer; views,
+ *              transposes and concats are free (layout is chosen at build
+ *              time); kernels are enqueued back to back.
+ * All figures are simulated, not measured.
+ */
 #include "sim.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "sim_impl.h"
 
 const char *bound_name(enum bound b)
 {
@@ -11,16 +31,367 @@ const char *bound_name(enum bound b)
         BOUND_LIST(X)
 #undef X
     };
+    _Static_assert(sizeof names / sizeof names[0] == BOUND__COUNT, "bound names");
     return (unsigned)b < BOUND__COUNT ? names[b] : "?";
+}
+
+/* ---- node classification -------------------------------------------------- */
+
+enum node_kind {
+    NK_KERNEL,  /* launches a kernel */
+    NK_VIEW,    /* metadata only: eager dispatches it, nothing runs on the GPU */
+    NK_CONST,   /* shape arithmetic / constants: folded before run time */
+};
+
+static bool is_view_op(enum op op)
+{
+    switch (op) {
+    case OP_Reshape: case OP_Flatten: case OP_Squeeze: case OP_Unsqueeze: case OP_Identity:
+    case OP_Dropout:
+        return true;
+    default:
+        return false;
+    }
+}
+
+static enum node_kind node_kind(const struct graph *g, const struct node *n, enum runtime rt)
+{
+    enum op_class c = n->op == OP__UNKNOWN ? OPC_OTHER : op_class_of(n->op);
+    if (c == OPC_CONST)
+        return NK_CONST;
+    /* Outputs the shape engine folded to constants (shape subgraphs) are
+     * computed on the host from Python ints or at engine build time. */
+    if (n->n_out > 0 && n->out[0] >= 0 && g->values[n->out[0]].folded)
+        return NK_CONST;
+    if (is_view_op(n->op))
+        return NK_VIEW;
+    /* The engine picks layouts at build time: transposes become strides of a
+     * neighbouring GEMM, concats are written in place by their producers. */
+    if (rt == RT_TENSORRT && (n->op == OP_Transpose || n->op == OP_Concat))
+        return NK_VIEW;
+    return NK_KERNEL;
+}
+
+/* May node n (class c) be folded into a kernel rooted at a node of class rc
+ * in the fused runtime? */
+static bool fusable(const struct node *n, enum op_class c, enum op_class rc)
+{
+    switch (c) {
+    case OPC_ACT: case OPC_BINARY:
+        return rc != OPC_RNN && rc != OPC_GATHER;
+    case OPC_NORM:
+        if (n->op == OP_BatchNormalization) /* folded into conv weights */
+            return rc == OPC_CONV || rc == OPC_GEMM || rc == OPC_ACT || rc == OPC_BINARY;
+        return rc == OPC_ACT || rc == OPC_BINARY;
+    case OPC_REDUCE:
+        return rc == OPC_ACT || rc == OPC_BINARY;
+    default:
+        return false;
+    }
+}
+
+static double value_numel(const struct value *v)
+{
+    if (!v->shape.known)
+        return -1;
+    double e = 1;
+    for (int i = 0; i < v->shape.rank; i++)
+        e *= (double)v->shape.d[i];
+    return e;
+}
+
+static enum dtype value_dtype(const struct value *v)
+{
+    return v->idtype != DT_UNDEFINED ? v->idtype : v->dtype;
+}
+
+/* Bytes of value v at the configured precision (float tensors take the
+ * precision's size; integer tensors keep theirs); -1 if unknown. */
+static double value_bytes_cfg(const struct value *v, int pb)
+{
+    double e = value_numel(v);
+    if (e < 0)
+        return -1;
+    enum dtype dt = value_dtype(v);
+    if (dt == DT_UNDEFINED || dtype_is_float(dt))
+        return e * pb;
+    return e * dtype_size(dt);
+}
+
+/* Ratio of the node's bytes at the configured precision to its bytes in the
+ * file's dtypes, from the tensors it touches. */
+static double byte_ratio(const struct graph *g, const struct node *n, int pb)
+{
+    double file = 0, cfgb = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        int cnt = pass ? n->n_out : n->n_in;
+        const int *ix = pass ? n->out : n->in;
+        for (int i = 0; i < cnt; i++) {
+            if (ix[i] < 0)
+                continue;
+            const struct value *v = &g->values[ix[i]];
+            double e = value_numel(v);
+            if (e < 0)
+                continue;
+            enum dtype dt = value_dtype(v);
+            double fs = dt == DT_UNDEFINED ? 4 : dtype_size(dt);
+            file += e * fs;
+            cfgb += (dt == DT_UNDEFINED || dtype_is_float(dt)) ? e * pb : e * fs;
+        }
+    }
+    return file > 0 ? cfgb / file : pb / 4.0;
+}
+
+/* GEMM view of a conv or matrix product from its output shape and MACs. */
+static void gemm_view(const struct graph *g, const struct node *n, enum op_class c,
+                      struct sim_kernel_in *k)
+{
+    if ((c != OPC_CONV && c != OPC_GEMM) || n->cost.macs <= 0 || n->n_out < 1 || n->out[0] < 0)
+        return;
+    const struct value *o = &g->values[n->out[0]];
+    if (!o->shape.known || o->shape.rank < 1)
+        return;
+    const struct shape *s = &o->shape;
+    double m = 1, nn = 1, b = 1;
+    if (c == OPC_CONV) {
+        if (s->rank < 2)
+            return;
+        nn = (double)s->d[1];
+        m = (double)s->d[0];
+        for (int i = 2; i < s->rank; i++)
+            m *= (double)s->d[i];
+        int64_t group = node_attr_int(n, "group", 1);
+        int64_t cin = -1;
+        if (n->n_in > 0 && n->in[0] >= 0) {
+            const struct value *x = &g->values[n->in[0]];
+            if (x->shape.known && x->shape.rank >= 2)
+                cin = x->shape.d[1];
+        }
+        k->depthwise = group > 1 && group == cin;
+        k->grouped = group > 1 && !k->depthwise;
+    } else {
+        nn = (double)s->d[s->rank - 1];
+        m = s->rank >= 2 ? (double)s->d[s->rank - 2] : 1;
+        for (int i = 0; i + 2 < s->rank; i++)
+            b *= (double)s->d[i];
+        /* Gemm/MatMul with a 2-D weight: leading dims fold into M. */
+        if (n->op != OP_MatMul || n->n_in < 2 || n->in[1] < 0 ||
+            g->values[n->in[1]].shape.rank <= 2) {
+            m *= b;
+            b = 1;
+        }
+    }
+    if (m <= 0 || nn <= 0 || b <= 0)
+        return;
+    k->gemm = true;
+    k->m = m;
+    k->n = nn;
+    k->batches = b;
+    k->k = n->cost.macs / (m * nn * b);
+    if (k->k < 1)
+        k->k = 1;
+}
+
+/* ---- the run -------------------------------------------------------------- */
+
+static enum status check_config(const struct config *cfg, struct diag *d)
+{
+    if ((unsigned)cfg->rt >= RT__COUNT)
+        return diag_set(d, ST_ERANGE, "runtime %d out of range", (int)cfg->rt);
+    if ((unsigned)cfg->prec >= PREC__COUNT)
+        return diag_set(d, ST_ERANGE, "precision %d out of range", (int)cfg->prec);
+    if (cfg->batch < 1)
+        return diag_set(d, ST_ERANGE, "batch %lld: expected at least 1", (long long)cfg->batch);
+    return ST_OK;
+}
+
+/* Pass 1: own work of each node, kernel roots and fusion. */
+static void pass_fuse(const struct graph *g, const struct config *cfg, struct sim_result *r)
+{
+    int pb = precision_bytes(cfg->prec);
+    for (int t = 0; t < g->n_nodes; t++) {
+        int i = g->topo ? g->topo[t] : t;
+        const struct node *n = &g->nodes[i];
+        struct sim_node *sn = &r->nodes[i];
+        sn->fused_into = -1;
+        sn->bound = BOUND_NONE;
+        enum node_kind kind = node_kind(g, n, cfg->rt);
+        if (n->state != NODE_OK) {
+            r->n_unmodelled++;
+            if (kind == NK_KERNEL)
+                sn->kernel = true;
+            continue;
+        }
+        sn->flops = n->cost.flops;
+        sn->bytes = (n->cost.bytes_read + n->cost.bytes_written) * byte_ratio(g, n, pb);
+        sn->intensity = sn->bytes > 0 ? sn->flops / sn->bytes : 0;
+        if (kind != NK_KERNEL)
+            continue;
+        sn->kernel = true;
+        sn->kflops = sn->flops;
+        sn->kbytes = sn->bytes;
+        if (cfg->rt != RT_TENSORRT)
+            continue;
+        enum op_class c = op_class_of(n->op);
+        for (int k = 0; k < n->n_in; k++) {
+            int vi = n->in[k];
+            if (vi < 0)
+                continue;
+            const struct value *v = &g->values[vi];
+            if (v->producer < 0 || v->n_consumers != 1 || (v->flags & VAL_OUTPUT))
+                continue;
+            int root = v->producer;
+            if (r->nodes[root].fused_into >= 0)
+                root = r->nodes[root].fused_into;
+            if (!r->nodes[root].kernel || g->nodes[root].state != NODE_OK)
+                continue;
+            if (!fusable(n, c, op_class_of(g->nodes[root].op)))
+                continue;
+            double vb = value_bytes_cfg(v, pb);
+            struct sim_node *rs = &r->nodes[root];
+            rs->kflops += sn->flops;
+            rs->kbytes += sn->bytes - (vb > 0 ? 2 * vb : 0);
+            if (rs->kbytes < 0)
+                rs->kbytes = 0;
+            sn->kernel = false;
+            sn->fused = true;
+            sn->fused_into = root;
+            sn->kflops = sn->kbytes = 0;
+            break;
+        }
+    }
+}
+
+enum status sim_run_params(const struct graph *g, const struct config *cfg,
+                           const struct sim_params *p, struct sim_result *r, struct diag *d)
+{
+    memset(r, 0, sizeof *r);
+    if (!p)
+        p = sim_params_default();
+    struct hw hw;
+    enum status st = check_config(cfg, d);
+    if (st || (st = hw_from_config(cfg, &hw, d)))
+        return st;
+    if (!g->finalized)
+        return diag_set(d, ST_EGRAPH, "%s: graph is not finalized", g->name ? g->name : "model");
+    r->n_nodes = g->n_nodes;
+    r->nodes = calloc(g->n_nodes > 0 ? (size_t)g->n_nodes : 1, sizeof *r->nodes);
+    if (!r->nodes)
+        return diag_set(d, ST_ENOMEM, "teacher: no memory for %d nodes", g->n_nodes);
+
+    pass_fuse(g, cfg, r);
+
+    /* Pass 2: time the kernels and replay the host -> GPU queue. The host
+     * issues ops in order (dispatch each); a kernel starts when both the GPU
+     * is free and the host has issued it. */
+    double host = 0, gpu = 0, busy = 0, dyn_energy = 0;
+    double dispatch = p->dispatch_us[cfg->rt] * 1e-6, koh = p->kernel_us * 1e-6;
+    double dyn_w = hw.tdp_w - hw.idle_w;
+    for (int t = 0; t < g->n_nodes; t++) {
+        int i = g->topo ? g->topo[t] : t;
+        const struct node *n = &g->nodes[i];
+        struct sim_node *sn = &r->nodes[i];
+        enum node_kind kind = node_kind(g, n, cfg->rt);
+        if (kind == NK_CONST || sn->fused)
+            continue;
+        if (kind == NK_VIEW && !sn->kernel) {
+            if (cfg->rt == RT_PYTORCH)
+                host += dispatch * sim_fixed.view_dispatch_frac;
+            continue;
+        }
+        host += dispatch;
+        struct sim_kernel_in kin = {
+            .cls = n->op == OP__UNKNOWN ? OPC_OTHER : op_class_of(n->op),
+            .flops = sn->kflops, .bytes = sn->kbytes, .batches = 1};
+        if (n->state == NODE_OK)
+            gemm_view(g, n, kin.cls, &kin);
+        struct sim_kernel_out ko;
+        sim_kernel_time(&hw, cfg, p, &kin, &ko);
+        double work = ko.compute_s > ko.memory_s ? ko.compute_s : ko.memory_s;
+        double kt = work + koh;
+        double start = gpu > host ? gpu : host;
+        double wait = start - gpu;
+        gpu = start + kt;
+        busy += kt;
+        r->n_kernels++;
+        sn->time_s = wait + kt;
+        sn->roofline_s = ko.roofline_s;
+        sn->compute_s = ko.compute_s;
+        sn->memory_s = ko.memory_s;
+        sn->efficiency = ko.eff;
+        sn->tensor_core = ko.tc;
+        if (wait > kt || koh > work)
+            sn->bound = BOUND_OVERHEAD;
+        else
+            sn->bound = ko.compute_s >= ko.memory_s ? BOUND_COMPUTE : BOUND_MEMORY;
+        /* Utilisation against the raw peaks over the kernel's run time. */
+        double peak_used = ko.tc ? hw.peak_flops : hw.peak_fp32_flops;
+        double uc = kt > 0 && peak_used > 0 ? sn->kflops / (peak_used * kt) : 0;
+        double um = kt > 0 ? sn->kbytes / (hw.bw_bytes * kt) : 0;
+        double frac = sim_fixed.p_compute * uc + sim_fixed.p_memory * um;
+        if (frac > 1)
+            frac = 1;
+        double ej = dyn_w * frac * kt;
+        dyn_energy += ej;
+        sn->energy_j = ej + hw.idle_w * sn->time_s;
+        r->roofline_ms += ko.roofline_s * 1e3;
+    }
+    double end = gpu > host ? gpu : host;
+    double lat = end + p->call_us[cfg->rt] * 1e-6;
+    r->latency_ms = lat * 1e3;
+    r->gpu_busy_ms = busy * 1e3;
+    r->host_ms = host * 1e3;
+    r->energy_j = hw.idle_w * lat + dyn_energy;
+    r->avg_power_w = lat > 0 ? r->energy_j / lat : hw.idle_w;
+
+    /* Shares; fused nodes report their kernel's bound. */
+    for (int i = 0; i < g->n_nodes; i++) {
+        struct sim_node *sn = &r->nodes[i];
+        if (sn->fused_into >= 0)
+            sn->bound = r->nodes[sn->fused_into].bound;
+        sn->time_share = lat > 0 ? sn->time_s / lat : 0;
+        sn->energy_share = r->energy_j > 0 ? sn->energy_j / r->energy_j : 0;
+    }
+
+    /* Memory as NVML reports it for the process. */
+    int pb = precision_bytes(cfg->prec);
+    double wbytes = 0;
+    for (int vi = 0; vi < g->n_values; vi++) {
+        const struct value *v = &g->values[vi];
+        if (!(v->flags & VAL_INIT) || v->n_consumers == 0)
+            continue;
+        double b = value_bytes_cfg(v, pb);
+        if (b < 0 && v->rank >= 0) {
+            double e = 1;
+            for (int k = 0; k < v->rank; k++)
+                e *= v->dims[k].v > 0 ? (double)v->dims[k].v : 1;
+            enum dtype dt = v->dtype;
+            b = e * (dt == DT_UNDEFINED || dtype_is_float(dt) ? pb : dtype_size(dt));
+        }
+        if (b > 0)
+            wbytes += b;
+    }
+    /* Activations: the shape engine's liveness peak, scaled from the
+     * graph's float size to the configured precision. */
+    double act_ratio = pb / 4.0;
+    if (g->n_inputs > 0) {
+        enum dtype dt = value_dtype(&g->values[g->inputs[0]]);
+        if (dtype_is_float(dt))
+            act_ratio = (double)pb / dtype_size(dt);
+    }
+    const double mib = 1048576.0;
+    r->context_mib = p->context_mib[cfg->rt];
+    r->workspace_mib = p->workspace_mib[cfg->rt];
+    r->weights_mib = wbytes / mib;
+    r->act_peak_mib = g->totals.peak_act_bytes * act_ratio * p->act_factor / mib;
+    r->memory_mib = r->context_mib + r->weights_mib + r->act_peak_mib + r->workspace_mib;
+    return ST_OK;
 }
 
 enum status sim_run(const struct graph *g, const struct config *cfg, struct sim_result *r,
                     struct diag *d)
 {
-    (void)g;
-    (void)cfg;
-    memset(r, 0, sizeof *r);
-    return diag_set(d, ST_EUNSUPPORTED, "the teacher is not built yet");
+    return sim_run_params(g, cfg, NULL, r, d);
 }
 
 void sim_result_fini(struct sim_result *r)

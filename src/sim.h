@@ -34,7 +34,36 @@ struct sim_node {
     double intensity;    /* FLOPs per byte moved */
     enum bound bound;
     bool fused;          /* folded into a neighbour's kernel (tensorrt runtime) */
+    /* Additive fields (sim engineer). */
+    int fused_into;      /* node index of the kernel this node was folded into, -1 if none */
+    bool kernel;         /* launches a GPU kernel (false: fused, view, constant, folded) */
+    double flops;        /* this node's FLOPs */
+    double bytes;        /* this node's bytes moved, scaled to the configured precision */
+    double kflops, kbytes; /* the whole kernel's work (this node plus what was fused into it) */
+    double compute_s, memory_s; /* the kernel's modelled compute and memory times */
+    double efficiency;   /* fraction of the precision's peak the kernel's GEMM reaches (0 if none) */
+    bool tensor_core;    /* runs on tensor cores */
+    double time_share;   /* time_s / latency */
+    double energy_share; /* energy_j / energy of the batch */
 };
+
+/* The teacher's global constants that `dippm calibrate` fits to published
+ * A100 measurements (calib.h). The values in use are sim_params_default();
+ * each field is documented with its reason and source in sim_params.c. */
+struct sim_params {
+    double tc_eff;               /* fraction of tensor-core peak for a large aligned GEMM */
+    double cuda_eff;             /* fraction of CUDA-core FP32 peak for a large GEMM */
+    double bw_eff;               /* fraction of DRAM bandwidth a streaming kernel sustains */
+    double kernel_us;            /* GPU-side fixed cost of one kernel (launch, ramp, tail) */
+    double dispatch_us[RT__COUNT]; /* host cost to issue one op (eager) or one kernel (engine) */
+    double call_us[RT__COUNT];   /* fixed cost of one inference call (entry, enqueue, sync) */
+    double context_mib[RT__COUNT]; /* CUDA context + libraries as NVML counts them */
+    double workspace_mib[RT__COUNT]; /* cuBLAS/cuDNN/TensorRT scratch */
+    double act_factor;           /* device memory held per byte of peak live activations */
+};
+
+/* The calibrated constants compiled into the program (static, never NULL). */
+const struct sim_params *sim_params_default(void);
 
 struct sim_result {
     double latency_ms;
@@ -45,6 +74,10 @@ struct sim_result {
     double context_mib, weights_mib, act_peak_mib, workspace_mib;
     int n_kernels;
     int n_nodes;
+    /* Additive fields (sim engineer). */
+    double gpu_busy_ms;   /* sum of kernel times */
+    double host_ms;       /* host-side dispatch time (eager: the CPU floor) */
+    int n_unmodelled;     /* nodes without shape/cost (counted as bare kernels) */
     struct sim_node *nodes; /* n_nodes entries, indexed like graph->nodes (malloc'd) */
 };
 
@@ -52,6 +85,9 @@ struct sim_result {
  * Fills r; free with sim_result_fini. Errors: ST_ERANGE for a bad config. */
 enum status sim_run(const struct graph *g, const struct config *cfg, struct sim_result *r,
                     struct diag *d);
+/* sim_run with explicit constants (calibration); params NULL = default. */
+enum status sim_run_params(const struct graph *g, const struct config *cfg,
+                           const struct sim_params *params, struct sim_result *r, struct diag *d);
 /* Frees r->nodes; NULL-safe and idempotent. */
 void sim_result_fini(struct sim_result *r);
 

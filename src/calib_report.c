@@ -1,0 +1,214 @@
+/*
+ * calib_report.c - the calibration report (markdown): fitted constants,
+ * MAPE per (runtime, model, precision) group and overall for latency and
+ * memory, every modelled row predicted vs published, and the rows not
+ * modelled with the reason.
+ */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "calib_impl.h"
+#include "gpu.h"
+
+struct buf {
+    char *s;
+    size_t len, cap;
+};
+
+static void bp(struct buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void bp(struct buf *b, const char *fmt, ...)
+{
+    va_list ap;
+    for (;;) {
+        va_start(ap, fmt);
+        int n = vsnprintf(b->s ? b->s + b->len : NULL, b->s ? b->cap - b->len : 0, fmt, ap);
+        va_end(ap);
+        if (n < 0)
+            return;
+        if (b->s && b->len + (size_t)n < b->cap) {
+            b->len += (size_t)n;
+            return;
+        }
+        size_t nc = (b->cap ? b->cap * 2 : 4096) + (size_t)n;
+        char *ns = realloc(b->s, nc);
+        if (!ns)
+            return;
+        b->s = ns;
+        b->cap = nc;
+    }
+}
+
+static double ape(double pred, double meas)
+{
+    return fabs(pred - meas) / meas * 100.0;
+}
+
+/* MAPE over rows matching the filter; *n gets the count. */
+struct filt {
+    bool memory;
+    int rt, model, prec; /* -1 = any */
+    int64_t min_batch;
+};
+
+static double mape(const struct calib_set *set, struct filt f, int *n)
+{
+    double s = 0;
+    *n = 0;
+    for (int i = 0; i < set->n_rows; i++) {
+        const struct calib_row *r = &set->rows[i];
+        if (f.memory ? !r->use_memory : !r->use_latency)
+            continue;
+        if ((f.rt >= 0 && (int)r->cfg.rt != f.rt) || (f.model >= 0 && r->model != f.model) ||
+            (f.prec >= 0 && (int)r->cfg.prec != f.prec) || r->cfg.batch < f.min_batch)
+            continue;
+        s += f.memory ? ape(r->pred_memory_mib, r->memory_mb)
+                      : ape(r->pred_latency_ms, r->latency_ms);
+        (*n)++;
+    }
+    return *n ? s / *n : 0;
+}
+
+static void summary_line(struct buf *b, const struct calib_set *set, const char *what,
+                         struct filt f, double target)
+{
+    int n;
+    double m = mape(set, f, &n);
+    if (!n) {
+        bp(b, "| %s | 0 | - | %s | - |\n", what, target > 0 ? "" : "-");
+        return;
+    }
+    if (target > 0)
+        bp(b, "| %s | %d | %.1f%% | <= %.0f%% | %s |\n", what, n, m, target,
+           m <= target ? "yes" : "**no**");
+    else
+        bp(b, "| %s | %d | %.1f%% | - | - |\n", what, n, m);
+}
+
+static const char *gpu_label(const struct config *c, char *buf, size_t n)
+{
+    const struct gpu_spec *g = gpu_get(c->gpu);
+    if (c->mig >= 0)
+        snprintf(buf, n, "%s %s", g->name, g->mig[c->mig].name);
+    else
+        snprintf(buf, n, "%s", g->name);
+    return buf;
+}
+
+char *calib_report(const struct calib_set *set, const struct calib_graphs *cg,
+                   const struct sim_params *fitted, const struct sim_params *used,
+                   const char *command)
+{
+    struct buf b = {0};
+    bp(&b, "# Teacher calibration report\n\n");
+    bp(&b, "Written by `%s`. Published A100 measurements: `%s` (%d rows). Every *predicted* "
+           "figure below is **simulated by the teacher** (src/sim*.c), never measured; every "
+           "*published* figure was read from the source cited in the data file.\n\n",
+       command, set->path, set->n_rows);
+    bp(&b, "Calibration graphs (weightless ONNX exports, shapes and costs from graph_infer):\n");
+    for (int m = 0; m < CM__COUNT; m++)
+        bp(&b, "- %s: `%s`\n", calib_model_name(m), strrchr(calib_graphs_spec(cg, m), '/')
+                                                         ? strrchr(calib_graphs_spec(cg, m), '/') + 1
+                                                         : calib_graphs_spec(cg, m));
+    bp(&b, "\nThe fit minimises the mean absolute log error over all modelled latency rows "
+           "(every batch size: small batches pin the overheads) and, separately, over the memory "
+           "rows; it moves only the %d global constants below (a coordinate search on a fixed "
+           "schedule, deterministic). These rows are for calibration; another set of published "
+           "measurements is kept aside to judge the finished predictor.\n\n",
+       calib_knob_count());
+
+    bp(&b, "## Fitted constants\n\n| constant | fitted | compiled in (src/sim_params.c) |\n"
+           "|---|---|---|\n");
+    bool same = true;
+    for (int k = 0; k < calib_knob_count(); k++) {
+        double f = calib_knob_value(fitted, k), u = calib_knob_value(used, k);
+        if (fabs(f - u) > 0.01 * fabs(u) + 1e-9)
+            same = false;
+        bp(&b, "| %s | %.4g | %.4g |\n", calib_knob_name(k), f, u);
+    }
+    bp(&b, "\nReproduced: **%s** (compiled-in constants %s the fit within 1%%). The tables "
+           "below use the compiled-in constants.\n\n",
+       same ? "yes" : "no", same ? "equal" : "differ from");
+
+    bp(&b, "## Summary (MAPE = mean absolute percentage error)\n\n"
+           "| rows | n | MAPE | target | met |\n|---|---|---|---|---|\n");
+    summary_line(&b, set, "latency, pytorch eager, batch >= 8",
+                 (struct filt){false, RT_PYTORCH, -1, -1, 8}, 20);
+    summary_line(&b, set, "latency, tensorrt-style engines, batch >= 8",
+                 (struct filt){false, RT_TENSORRT, -1, -1, 8}, 20);
+    summary_line(&b, set, "memory (all modelled rows)", (struct filt){true, -1, -1, -1, 1}, 15);
+    summary_line(&b, set, "latency, all modelled rows, batch >= 8",
+                 (struct filt){false, -1, -1, -1, 8}, 0);
+    summary_line(&b, set, "latency, all modelled rows, every batch",
+                 (struct filt){false, -1, -1, -1, 1}, 0);
+
+    bp(&b, "\n## MAPE per (runtime, model, precision)\n\n"
+           "| figure | runtime | model | precision | n | MAPE | n (batch >= 8) | MAPE (batch >= 8) |\n"
+           "|---|---|---|---|---|---|---|---|\n");
+    for (int mem = 0; mem < 2; mem++)
+        for (int rt = 0; rt < RT__COUNT; rt++)
+            for (int m = 0; m < CM__COUNT; m++)
+                for (int p = 0; p < PREC__COUNT; p++) {
+                    int n, n8;
+                    double a = mape(set, (struct filt){mem, rt, m, p, 1}, &n);
+                    double a8 = mape(set, (struct filt){mem, rt, m, p, 8}, &n8);
+                    if (!n)
+                        continue;
+                    bp(&b, "| %s | %s | %s | %s | %d | %.1f%% | %d | %s%.1f%% |\n",
+                       mem ? "memory" : "latency", runtime_name(rt), calib_model_name(m),
+                       precision_name(p), n, a, n8, n8 ? "" : "-", n8 ? a8 : 0.0);
+                }
+
+    bp(&b, "\n## Latency rows: predicted (simulated) vs published (measured)\n\n"
+           "| line | model | framework | runtime | prec | GPU | batch | seq | published ms | "
+           "predicted ms | error |\n|---|---|---|---|---|---|---|---|---|---|---|\n");
+    char gl[96];
+    for (int i = 0; i < set->n_rows; i++) {
+        const struct calib_row *r = &set->rows[i];
+        if (!r->use_latency)
+            continue;
+        double e = (r->pred_latency_ms - r->latency_ms) / r->latency_ms * 100;
+        bp(&b, "| %d | %s | %s | %s | %s | %s | %lld | %lld | %.3g | %.3g | %+.0f%% |\n", r->line,
+           calib_model_name(r->model), r->framework, runtime_name(r->cfg.rt),
+           precision_name(r->cfg.prec), gpu_label(&r->cfg, gl, sizeof gl),
+           (long long)r->cfg.batch, (long long)r->seq, r->latency_ms, r->pred_latency_ms, e);
+    }
+    bp(&b, "\n## Memory rows: predicted (simulated) vs published (measured)\n\n"
+           "| line | model | framework | runtime | prec | batch | seq | published MB | "
+           "predicted MiB | error |\n|---|---|---|---|---|---|---|---|---|---|\n");
+    for (int i = 0; i < set->n_rows; i++) {
+        const struct calib_row *r = &set->rows[i];
+        if (!r->use_memory)
+            continue;
+        double e = (r->pred_memory_mib - r->memory_mb) / r->memory_mb * 100;
+        bp(&b, "| %d | %s | %s | %s | %s | %lld | %lld | %.0f | %.0f | %+.0f%% |\n", r->line,
+           calib_model_name(r->model), r->framework, runtime_name(r->cfg.rt),
+           precision_name(r->cfg.prec), (long long)r->cfg.batch, (long long)r->seq, r->memory_mb,
+           r->pred_memory_mib, e);
+    }
+
+    bp(&b, "\n## Rows not modelled\n\n| reason | rows | lines |\n|---|---|---|\n");
+    for (int i = 0; i < set->n_rows; i++) {
+        const char *why = set->rows[i].why_not;
+        bool seen = false;
+        for (int j = 0; j < i && !seen; j++)
+            seen = set->rows[j].why_not && !strcmp(set->rows[j].why_not, why ? why : "");
+        if (!why || seen)
+            continue;
+        int cnt = 0;
+        for (int j = i; j < set->n_rows; j++)
+            cnt += set->rows[j].why_not && !strcmp(set->rows[j].why_not, why);
+        bp(&b, "| %s | %d | ", why, cnt);
+        int shown = 0;
+        for (int j = i; j < set->n_rows; j++)
+            if (set->rows[j].why_not && !strcmp(set->rows[j].why_not, why)) {
+                if (shown < 12)
+                    bp(&b, "%s%d", shown ? ", " : "", set->rows[j].line);
+                shown++;
+            }
+        bp(&b, "%s |\n", shown > 12 ? ", ..." : "");
+    }
+    return b.s;
+}

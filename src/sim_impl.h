@@ -1,0 +1,56 @@
+/*
+ * sim_impl.h - internals of the teacher shared by sim.c, sim_kernel.c and
+ * sim_params.c: the fixed (not fitted) constants and the per-kernel model.
+ */
+#ifndef DIPPM_SIM_IMPL_H
+#define DIPPM_SIM_IMPL_H
+
+#include "sim.h"
+
+#define SIM_N_TILES 4
+
+/* Constants that calibration does not fit (too few rows constrain them);
+ * each is documented where it is defined, in sim_params.c. */
+struct sim_fixed {
+    int tile_m[SIM_N_TILES], tile_n[SIM_N_TILES];
+    double tile_peak[SIM_N_TILES]; /* fraction of peak each tile shape's main loop reaches */
+    double k_half;             /* K at which a tile's prologue/epilogue halves efficiency */
+    int split_k_max;           /* largest split-K factor the GEMM libraries choose */
+    double split_k_min_k;      /* smallest K slice per split */
+    int align_elems[PREC__COUNT]; /* tensor-core alignment of K and N, in elements */
+    double misalign_eff;       /* tensor-core efficiency kept by misaligned K/N */
+    double grouped_eff;        /* tensor-core efficiency kept by grouped (not depthwise) convs */
+    double vec_eff;            /* fraction of CUDA-core peak for elementwise/reduction math */
+    double dw_eff;             /* fraction of CUDA-core peak for depthwise convolution */
+    double reduce_bw_eff;      /* bandwidth kept by reductions, softmax and norms */
+    double gather_bw_eff;      /* bandwidth kept by gathers and scatters (irregular access) */
+    double view_dispatch_frac; /* eager: host cost of a view op relative to a kernel op */
+    double p_compute;          /* dynamic power share at full tensor/CUDA-core utilisation */
+    double p_memory;           /* dynamic power share at full DRAM bandwidth */
+};
+
+extern const struct sim_fixed sim_fixed;
+
+/* One kernel's work and shape as the kernel model sees it. */
+struct sim_kernel_in {
+    enum op_class cls;
+    double flops, bytes;
+    bool gemm;          /* conv or matrix product with known M, N, K */
+    double m, n, k;     /* GEMM view: rows, columns, reduction length */
+    double batches;     /* independent GEMMs (batched MatMul) */
+    bool depthwise;     /* group == input channels > 1 */
+    bool grouped;       /* 1 < group < input channels */
+};
+
+struct sim_kernel_out {
+    double compute_s, memory_s; /* modelled times with efficiencies (no overhead) */
+    double roofline_s;          /* ideal: max(flops / peak, bytes / bandwidth) */
+    double eff;                 /* GEMM efficiency vs the peak used (0 if not a GEMM) */
+    bool tc;                    /* tensor cores */
+};
+
+/* Fills out for one kernel on hw at cfg's precision. Pure, no allocation. */
+void sim_kernel_time(const struct hw *hw, const struct config *cfg, const struct sim_params *p,
+                     const struct sim_kernel_in *in, struct sim_kernel_out *out);
+
+#endif

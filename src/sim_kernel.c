@@ -1,0 +1,93 @@
+/*
+ * sim_kernel.c - the time of one GPU kernel: a roofline with size-dependent
+ * efficiency. Compute time uses the tensor-core peak when the precision and
+ * the op allow it (CUDA cores otherwise), scaled by the best CTA tiling's
+ * tile and wave quantisation over the SMs (with split-K for small outputs),
+ * a K-length term, alignment and grouping penalties. Memory time uses the
+ * DRAM bandwidth with penalties for reductions and gathers. The kernel takes
+ * the larger of the two (overlap); fixed launch costs are added by sim.c.
+ */
+#include <math.h>
+
+#include "sim_impl.h"
+
+/* Best efficiency over the tile shapes and split-K factors for an
+ * M x N x K GEMM repeated `batches` times on `sms` SMs. */
+static double gemm_size_eff(double m, double n, double k, double batches, int sms)
+{
+    const struct sim_fixed *f = &sim_fixed;
+    double best = 0;
+    for (int t = 0; t < SIM_N_TILES; t++) {
+        double tm = f->tile_m[t], tn = f->tile_n[t];
+        double mt = ceil(m / tm), nt = ceil(n / tn);
+        double tile_q = (m * n) / (mt * tm * nt * tn);
+        for (int s = 1; s <= f->split_k_max; s *= 2) {
+            double ks = k / s;
+            if (s > 1 && ks < f->split_k_min_k)
+                break;
+            double tiles = mt * nt * batches * s;
+            double waves = ceil(tiles / sms);
+            double wave_q = tiles / (waves * sms);
+            double k_q = ks / (ks + f->k_half);
+            double e = f->tile_peak[t] * tile_q * wave_q * k_q;
+            if (s > 1)
+                e *= 0.9; /* partial sums are reduced in a second pass */
+            if (e > best)
+                best = e;
+        }
+    }
+    return best;
+}
+
+static bool aligned(double v, int elems)
+{
+    if (elems <= 0)
+        return true;
+    double q = v / elems;
+    return fabs(q - floor(q + 0.5)) < 1e-9;
+}
+
+void sim_kernel_time(const struct hw *hw, const struct config *cfg, const struct sim_params *p,
+                     const struct sim_kernel_in *in, struct sim_kernel_out *out)
+{
+    const struct sim_fixed *f = &sim_fixed;
+    bool half = cfg->prec == PREC_FP16 || cfg->prec == PREC_BF16 || cfg->prec == PREC_INT8;
+    /* CUDA-core vector peak: packed half2 math doubles FP32's rate. */
+    double vec_peak = hw->peak_fp32_flops * (half ? 2.0 : 1.0);
+    double peak = vec_peak, eff = f->vec_eff, bw_eff = p->bw_eff;
+    out->tc = false;
+    out->eff = 0;
+
+    if (in->gemm && in->depthwise) {
+        eff = f->dw_eff;
+    } else if (in->gemm) {
+        double size = gemm_size_eff(in->m, in->n, in->k, in->batches, hw->sms);
+        if (cfg->prec != PREC_FP32) {
+            out->tc = true;
+            peak = hw->peak_flops;
+            eff = p->tc_eff * size;
+            int al = f->align_elems[cfg->prec];
+            if (!aligned(in->k, al) || !aligned(in->n, al))
+                eff *= f->misalign_eff;
+            if (in->grouped)
+                eff *= f->grouped_eff;
+        } else {
+            peak = hw->peak_fp32_flops;
+            eff = p->cuda_eff * size;
+            if (in->grouped)
+                eff *= f->grouped_eff;
+        }
+        out->eff = eff;
+    }
+    switch (in->cls) {
+    case OPC_REDUCE: case OPC_SOFTMAX: case OPC_NORM: bw_eff *= f->reduce_bw_eff; break;
+    case OPC_GATHER: bw_eff *= f->gather_bw_eff; break;
+    default: break;
+    }
+    if (eff < 1e-6)
+        eff = 1e-6;
+    out->compute_s = in->flops / (peak * eff);
+    out->memory_s = in->bytes / (hw->bw_bytes * bw_eff);
+    double ideal_c = in->flops / peak, ideal_m = in->bytes / hw->bw_bytes;
+    out->roofline_s = ideal_c > ideal_m ? ideal_c : ideal_m;
+}

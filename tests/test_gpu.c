@@ -1,0 +1,166 @@
+/* test_gpu.c - the hardware table: consistency, lookups, aliases, MIG
+ * scaling. Expected figures come from ../shared/reference/gpus.md. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+#include <math.h>
+
+/* cmocka compares floats in single precision; compare doubles here. */
+#define assert_near(a, b, eps) assert_true(fabs((double)(a) - (double)(b)) <= (eps))
+
+#include "gpu.h"
+
+static void test_table_consistency(void **state)
+{
+    (void)state;
+    assert_int_equal(gpu_count(), 7);
+    for (int i = 0; i < gpu_count(); i++) {
+        const struct gpu_spec *g = gpu_get(i);
+        assert_non_null(g->source);
+        assert_true(strlen(g->source) > 20);
+        assert_true(g->mig_sms <= g->sms);
+        assert_true(g->usable_gib < g->mem_gib);
+        assert_true(g->idle_w > 0 && g->idle_w < g->tdp_w);
+        /* peaks rise fp32 < tf32 < fp16 = bf16 < int8 */
+        assert_true(g->tflops[PREC_FP32] < g->tflops[PREC_TF32]);
+        assert_true(g->tflops[PREC_TF32] < g->tflops[PREC_FP16]);
+        assert_true(g->tflops[PREC_FP16] == g->tflops[PREC_BF16]);
+        assert_true(g->tflops[PREC_FP16] < g->tflops[PREC_INT8]);
+        assert_int_equal(g->n_mig, 7);
+        int n_media = 0, n_full = 0;
+        for (int m = 0; m < g->n_mig; m++) {
+            const struct mig_profile *p = &g->mig[m];
+            assert_true(p->sms > 0 && p->sms <= g->mig_sms);
+            assert_true(p->mem_eighths >= 1 && p->mem_eighths <= 8);
+            assert_true(p->sm_sevenths >= 1 && p->sm_sevenths <= 7);
+            assert_true(p->usable_gib > 0 && p->usable_gib < g->mem_gib);
+            /* usable GiB below the memory fraction of the whole part */
+            assert_true(p->usable_gib <= g->mem_gib * p->mem_eighths / 8.0);
+            assert_true(p->max_count >= 1 && p->max_count <= 7);
+            /* the name starts with the compute slices: "3g." */
+            assert_int_equal(p->name[0] - '0', p->sm_sevenths);
+            assert_non_null(strstr(p->name, "g."));
+            n_media += p->media;
+            if (p->media)
+                assert_int_equal(p->max_count, 1);
+            n_full += p->sm_sevenths == 7;
+            if (p->sm_sevenths == 7) {
+                assert_int_equal(p->mem_eighths, 8);
+                assert_int_equal(p->sms, g->mig_sms);
+            }
+            /* more compute slices never means fewer SMs, at equal memory */
+            for (int q = 0; q < g->n_mig; q++)
+                if (g->mig[q].mem_eighths == p->mem_eighths && g->mig[q].sm_sevenths > p->sm_sevenths)
+                    assert_true(g->mig[q].sms >= p->sms);
+            assert_int_equal(gpu_mig_find(g, p->name), m);
+        }
+        assert_int_equal(n_media, 1);
+        assert_int_equal(n_full, 1);
+    }
+}
+
+static void test_published_figures(void **state)
+{
+    (void)state;
+    /* gpus.md section 4 */
+    const struct gpu_spec *a = gpu_get(gpu_find("A100-SXM4-40GB"));
+    assert_int_equal(a->sms, 108);
+    assert_int_equal(a->mig_sms, 98);
+    assert_near(a->tflops[PREC_FP16], 312, 1e-9);
+    assert_near(a->bw_gbs, 1555, 1e-9);
+    assert_near(a->tdp_w, 400, 1e-9);
+    const struct gpu_spec *h = gpu_get(gpu_find("H100-SXM5-80GB"));
+    assert_near(h->tflops[PREC_BF16], 989.4, 1e-9);
+    assert_near(h->bw_gbs, 3350, 1e-9);
+    assert_int_equal(h->mig[gpu_mig_find(h, "3g.40gb")].sms, 60);
+    const struct gpu_spec *hp = gpu_get(gpu_find("H100-PCIe-80GB"));
+    assert_int_equal(hp->sms, 114);
+    assert_int_equal(hp->mig[gpu_mig_find(hp, "4g.40gb")].sms, 62);
+    const struct gpu_spec *h2 = gpu_get(gpu_find("H200-SXM-141GB"));
+    assert_near(h2->bw_gbs, 4800, 1e-9);
+    assert_near(h2->mig[gpu_mig_find(h2, "1g.18gb")].usable_gib, 16.0, 1e-9);
+    const struct gpu_spec *a8 = gpu_get(gpu_find("A100-SXM4-80GB"));
+    const struct mig_profile *p = &a8->mig[gpu_mig_find(a8, "1g.20gb")];
+    assert_int_equal(p->mem_eighths, 2);
+    assert_int_equal(p->sm_sevenths, 1);
+    assert_near(p->usable_gib, 19.50, 1e-9);
+    /* A100-40 1g.10gb holds two memory slices (the guide's "1/8" is a typo) */
+    assert_int_equal(a->mig[gpu_mig_find(a, "1g.10gb")].mem_eighths, 2);
+    assert_near(gpu_get(gpu_find("A100-PCIe-40GB"))->tdp_w, 250, 1e-9);
+    assert_near(gpu_get(gpu_find("A100-PCIe-80GB"))->bw_gbs, 1935, 1e-9);
+}
+
+static void test_lookups_and_aliases(void **state)
+{
+    (void)state;
+    assert_int_equal(gpu_find("a100-sxm4-40gb"), gpu_find("A100-SXM4-40GB"));
+    assert_int_equal(gpu_find("A100"), gpu_find("A100-SXM4-40GB"));
+    assert_int_equal(gpu_find("a100-40gb"), gpu_find("A100-SXM4-40GB"));
+    assert_int_equal(gpu_find("a100-80gb"), gpu_find("A100-SXM4-80GB"));
+    assert_int_equal(gpu_find("a100-pcie-80gb"), gpu_find("A100-PCIe-80GB"));
+    assert_int_equal(gpu_find("H100"), gpu_find("H100-SXM5-80GB"));
+    assert_int_equal(gpu_find("h100-pcie"), gpu_find("H100-PCIe-80GB"));
+    assert_int_equal(gpu_find("h200"), gpu_find("H200-SXM-141GB"));
+    assert_true(gpu_find("A100-SXM4-40GB") >= 0);
+    assert_int_equal(gpu_find("v100"), -1);
+    assert_int_equal(gpu_find(""), -1);
+    assert_int_equal(gpu_find(NULL), -1);
+    assert_int_equal(gpu_find("a100 "), -1);
+    assert_null(gpu_get(-1));
+    assert_null(gpu_get(gpu_count()));
+    const struct gpu_spec *a = gpu_get(gpu_find("a100"));
+    assert_int_equal(gpu_mig_find(a, "3G.20GB"), gpu_mig_find(a, "3g.20gb"));
+    assert_int_equal(gpu_mig_find(a, "3g.40gb"), -1);
+    assert_int_equal(gpu_mig_find(a, NULL), -1);
+    assert_string_equal(gpu_aliases_of(gpu_find("h200"), 0), "h200");
+    assert_null(gpu_aliases_of(gpu_find("h200"), 99));
+}
+
+static void test_hw_from_config(void **state)
+{
+    (void)state;
+    struct config c;
+    config_default(&c);
+    struct hw full, slice;
+    c.prec = PREC_FP16;
+    assert_int_equal(hw_from_config(&c, &full, NULL), ST_OK);
+    assert_string_equal(full.label, "A100-SXM4-40GB");
+    assert_near(full.peak_flops, 312e12, 1);
+    assert_near(full.bw_bytes, 1555e9, 1);
+    assert_near(full.mem_bytes, 39.59 * 1073741824.0, 1);
+    const struct gpu_spec *g = gpu_get(c.gpu);
+    c.mig = gpu_mig_find(g, "3g.20gb");
+    assert_int_equal(hw_from_config(&c, &slice, NULL), ST_OK);
+    assert_string_equal(slice.label, "A100-SXM4-40GB 3g.20gb");
+    assert_int_equal(slice.sms, 42);
+    /* 42 of 108 SMs, 4 of 8 memory slices (by hand) */
+    assert_near(slice.peak_flops, 312e12 * 42 / 108, 1);
+    assert_near(slice.bw_bytes, 1555e9 / 2, 1);
+    assert_near(slice.l2_bytes, 40 * 1048576.0 / 2, 1);
+    assert_near(slice.mem_bytes, 19.62 * 1073741824.0, 1);
+    assert_near(slice.tdp_w, 400.0 * 3 / 7, 1e-9);
+    assert_true(slice.idle_w < full.idle_w);
+    struct diag d = {0};
+    c.mig = 7;
+    assert_int_equal(hw_from_config(&c, &slice, &d), ST_ERANGE);
+    assert_non_null(strstr(d.msg, "MIG"));
+    c.mig = -1;
+    c.gpu = gpu_count();
+    diag_clear(&d);
+    assert_int_equal(hw_from_config(&c, &slice, &d), ST_ERANGE);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_table_consistency),
+        cmocka_unit_test(test_published_figures),
+        cmocka_unit_test(test_lookups_and_aliases),
+        cmocka_unit_test(test_hw_from_config),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,368 @@
+/* test_sim.c - the teacher: hand-computed roofline of a big GEMM, and
+ * physical sanity properties over several graphs and configurations. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <time.h>
+
+#include <cmocka.h>
+#include <math.h>
+
+/* cmocka compares floats in single precision; compare doubles here. */
+#define assert_near(a, b, eps) assert_true(fabs((double)(a) - (double)(b)) <= (eps))
+
+#include "gpu.h"
+#include "sim.h"
+#include "sim_graphs.h"
+
+static struct config cfg_of(const char *gpu, enum precision p, enum runtime rt)
+{
+    struct config c;
+    config_default(&c);
+    c.gpu = gpu_find(gpu);
+    c.prec = p;
+    c.rt = rt;
+    return c;
+}
+
+static struct sim_result run(const struct graph *g, const struct config *c)
+{
+    struct sim_result r;
+    struct diag d = {0};
+    enum status st = sim_run(g, c, &r, &d);
+    if (st)
+        fail_msg("sim_run: %s", d.msg);
+    return r;
+}
+
+/* ---- hand-computed roofline of one 8192^3 GEMM ------------------------------ */
+
+static void test_big_gemm_fp16_by_hand(void **state)
+{
+    (void)state;
+    struct graph *g = sg_gemm(8192, 8192, 8192);
+    struct config c = cfg_of("A100-SXM4-40GB", PREC_FP16, RT_TENSORRT);
+    struct sim_result r = run(g, &c);
+    const struct sim_params *p = sim_params_default();
+    double flops = 2.0 * 8192.0 * 8192.0 * 8192.0;
+    /* A100 dense FP16 tensor peak 312 TFLOPS (datasheet). */
+    double roof_s = flops / 312e12;
+    assert_near(r.roofline_ms, roof_s * 1e3, roof_s * 1e3 * 1e-9);
+    /* bytes at fp16: x, W and y are 8192^2 elements each, 2 bytes. */
+    assert_near(r.nodes[0].bytes, 3.0 * 8192 * 8192 * 2, 1.0);
+    assert_int_equal(r.nodes[0].bound, BOUND_COMPUTE);
+    assert_true(r.nodes[0].tensor_core);
+    /* Best tiling 256x128: 32 x 64 = 2048 tiles over 108 SMs = 19 waves;
+     * K term 8192 / (8192 + 32). */
+    double size_eff = (2048.0 / (19 * 108)) * (8192.0 / (8192.0 + 32.0));
+    double kern = flops / (312e12 * p->tc_eff * size_eff);
+    /* the GPU starts once the host has enqueued the kernel (dispatch_us),
+     * then runs it (plus kernel_us); the call adds call_us */
+    double expect = kern + (p->dispatch_us[RT_TENSORRT] + p->kernel_us +
+                            p->call_us[RT_TENSORRT]) * 1e-6;
+    assert_near(r.latency_ms, expect * 1e3, expect * 1e3 * 1e-6);
+    assert_int_equal(r.n_kernels, 1);
+    sim_result_fini(&r);
+    graph_free(g);
+}
+
+static void test_big_gemm_fp32_cuda_cores(void **state)
+{
+    (void)state;
+    struct graph *g = sg_gemm(8192, 8192, 8192);
+    struct config c = cfg_of("A100-SXM4-40GB", PREC_FP32, RT_TENSORRT);
+    struct sim_result r = run(g, &c);
+    double flops = 2.0 * 8192.0 * 8192.0 * 8192.0;
+    /* fp32 without TF32: CUDA cores, 19.5 TFLOPS. */
+    assert_near(r.roofline_ms, flops / 19.5e12 * 1e3, 1e-6);
+    assert_false(r.nodes[0].tensor_core);
+    assert_true(r.latency_ms > flops / 19.5e12 * 1e3);
+    sim_result_fini(&r);
+    graph_free(g);
+}
+
+static void test_memory_parts(void **state)
+{
+    (void)state;
+    /* 1024 x 1024 fp32 weight = 4 MiB; at fp16 2 MiB. */
+    struct graph *g = sg_gemm(64, 1024, 1024);
+    struct config c = cfg_of("a100", PREC_FP16, RT_PYTORCH);
+    struct sim_result r = run(g, &c);
+    const struct sim_params *p = sim_params_default();
+    assert_near(r.weights_mib, 2.0, 1e-9);
+    /* peak live: x (64x1024) + y (64x1024) fp32 = 512 KiB, at fp16 0.25 MiB */
+    assert_near(r.act_peak_mib, 0.25 * p->act_factor, 1e-9);
+    assert_near(r.memory_mib, p->context_mib[RT_PYTORCH] + 2.0 + 0.25 * p->act_factor +
+                                         p->workspace_mib[RT_PYTORCH], 1e-9);
+    sim_result_fini(&r);
+    graph_free(g);
+}
+
+/* ---- properties over graphs x configurations ------------------------------- */
+
+static struct graph *graph_k(int k, int64_t batch)
+{
+    switch (k) {
+    case 0: return sg_cnn(batch, 64, 56, 4);
+    case 1: return sg_mlp(batch, 1024, 6);
+    case 2: return sg_attn(batch, 128, 768);
+    default: return sg_gemm(batch * 64, 1024, 1024);
+    }
+}
+
+static void test_latency_and_energy_bounds(void **state)
+{
+    (void)state;
+    int checked = 0;
+    for (int k = 0; k < 4; k++)
+        for (int64_t b = 1; b <= 64; b *= 8) {
+            struct graph *g = graph_k(k, b);
+            for (int gi = 0; gi < gpu_count(); gi++)
+                for (int p = 0; p < PREC__COUNT; p++)
+                    for (int rt = 0; rt < RT__COUNT; rt++)
+                        for (int mig = -1; mig < gpu_get(gi)->n_mig; mig += 3) {
+                            struct config c = {gi, mig, (enum precision)p, (enum runtime)rt, b};
+                            struct sim_result r = run(g, &c);
+                            struct hw hw;
+                            assert_int_equal(hw_from_config(&c, &hw, NULL), ST_OK);
+                            double lat_s = r.latency_ms * 1e-3;
+                            assert_true(r.latency_ms >= r.roofline_ms);
+                            assert_true(r.energy_j <= hw.tdp_w * lat_s * (1 + 1e-12));
+                            assert_true(r.energy_j >= hw.idle_w * lat_s * (1 - 1e-12));
+                            double sum_t = 0, sum_share = 0;
+                            for (int i = 0; i < r.n_nodes; i++) {
+                                assert_true(r.nodes[i].time_s >= r.nodes[i].roofline_s);
+                                sum_t += r.nodes[i].time_s;
+                                sum_share += r.nodes[i].time_share;
+                            }
+                            assert_true(sum_t <= lat_s * (1 + 1e-9));
+                            assert_true(sum_share <= 1 + 1e-9);
+                            sim_result_fini(&r);
+                            checked++;
+                        }
+            graph_free(g);
+        }
+    assert_true(checked > 500);
+}
+
+static void test_memory_nondecreasing_in_batch(void **state)
+{
+    (void)state;
+    for (int k = 0; k < 4; k++)
+        for (int p = 0; p < PREC__COUNT; p++)
+            for (int rt = 0; rt < RT__COUNT; rt++) {
+                double prev = 0;
+                for (int64_t b = 1; b <= 256; b *= 2) {
+                    struct graph *g = graph_k(k, b);
+                    struct config c = cfg_of("A100-SXM4-80GB", (enum precision)p,
+                                             (enum runtime)rt);
+                    c.batch = b;
+                    struct sim_result r = run(g, &c);
+                    assert_true(r.memory_mib >= prev);
+                    prev = r.memory_mib;
+                    sim_result_fini(&r);
+                    graph_free(g);
+                }
+            }
+}
+
+static void test_mig_never_faster(void **state)
+{
+    (void)state;
+    for (int k = 0; k < 4; k++) {
+        struct graph *g = graph_k(k, 16);
+        for (int gi = 0; gi < gpu_count(); gi++)
+            for (int rt = 0; rt < RT__COUNT; rt++) {
+                struct config full = {gi, -1, PREC_FP16, (enum runtime)rt, 16};
+                struct sim_result rf = run(g, &full);
+                for (int m = 0; m < gpu_get(gi)->n_mig; m++) {
+                    struct config c = full;
+                    c.mig = m;
+                    struct sim_result rm = run(g, &c);
+                    assert_true(rm.latency_ms >= rf.latency_ms * (1 - 1e-12));
+                    sim_result_fini(&rm);
+                }
+                sim_result_fini(&rf);
+            }
+        graph_free(g);
+    }
+}
+
+static void test_fp16_not_slower_than_fp32_gemm(void **state)
+{
+    (void)state;
+    for (int64_t n = 512; n <= 8192; n *= 2) {
+        struct graph *g = sg_gemm(n, n, n);
+        for (int gi = 0; gi < gpu_count(); gi++) {
+            struct config c32 = {gi, -1, PREC_FP32, RT_TENSORRT, 1};
+            struct config c16 = {gi, -1, PREC_FP16, RT_TENSORRT, 1};
+            struct sim_result a = run(g, &c32), b = run(g, &c16);
+            assert_int_equal(a.nodes[0].bound, BOUND_COMPUTE);
+            assert_true(b.latency_ms <= a.latency_ms);
+            sim_result_fini(&a);
+            sim_result_fini(&b);
+        }
+        graph_free(g);
+    }
+}
+
+static void test_tensorrt_not_slower_than_pytorch(void **state)
+{
+    (void)state;
+    for (int k = 0; k < 4; k++)
+        for (int64_t b = 1; b <= 256; b *= 4) {
+            struct graph *g = graph_k(k, b);
+            for (int gi = 0; gi < gpu_count(); gi++)
+                for (int p = 0; p < PREC__COUNT; p++) {
+                    struct config pt = {gi, -1, (enum precision)p, RT_PYTORCH, b};
+                    struct config trt = pt;
+                    trt.rt = RT_TENSORRT;
+                    struct sim_result a = run(g, &pt), c = run(g, &trt);
+                    assert_true(c.latency_ms <= a.latency_ms);
+                    assert_true(c.n_kernels <= a.n_kernels);
+                    sim_result_fini(&a);
+                    sim_result_fini(&c);
+                }
+            graph_free(g);
+        }
+}
+
+/* ---- fusion, views, alignment, errors, determinism, speed ------------------ */
+
+static void test_fusion_rules(void **state)
+{
+    (void)state;
+    struct graph *g = sg_cnn(8, 64, 56, 2);
+    struct config c = cfg_of("a100", PREC_FP16, RT_TENSORRT);
+    struct sim_result r = run(g, &c);
+    int convs = 0;
+    for (int i = 0; i < g->n_nodes; i++) {
+        const struct node *n = &g->nodes[i];
+        const struct sim_node *s = &r.nodes[i];
+        if (n->op == OP_Conv || n->op == OP_Gemm || n->op == OP_GlobalAveragePool) {
+            assert_true(s->kernel);
+            convs += n->op == OP_Conv;
+        } else if (n->op == OP_BatchNormalization || n->op == OP_Relu || n->op == OP_Add) {
+            /* folded into the conv that produces their input chain */
+            assert_true(s->fused);
+            assert_int_equal(g->nodes[s->fused_into].op, OP_Conv);
+            assert_true(s->time_s == 0);
+        } else if (n->op == OP_Flatten) {
+            assert_false(s->kernel);
+        }
+    }
+    /* stem + 2 convs per block; plus pool and gemm */
+    assert_int_equal(convs, 5);
+    assert_int_equal(r.n_kernels, 7);
+    sim_result_fini(&r);
+
+    /* eager: one kernel per op except the Flatten view */
+    c.rt = RT_PYTORCH;
+    r = run(g, &c);
+    assert_int_equal(r.n_kernels, g->n_nodes - 1);
+    sim_result_fini(&r);
+    graph_free(g);
+}
+
+static void test_eager_cpu_floor(void **state)
+{
+    (void)state;
+    /* tiny graph: the host's dispatch, not the GPU, bounds eager latency */
+    struct graph *g = sg_mlp(1, 64, 20);
+    struct config c = cfg_of("h100", PREC_FP16, RT_PYTORCH);
+    struct sim_result r = run(g, &c);
+    const struct sim_params *p = sim_params_default();
+    double floor_ms = (60 * p->dispatch_us[RT_PYTORCH] + p->call_us[RT_PYTORCH]) * 1e-3;
+    assert_true(r.latency_ms >= floor_ms * (1 - 1e-9));
+    assert_true(r.latency_ms > 10 * r.roofline_ms);
+    int overhead = 0;
+    for (int i = 0; i < r.n_nodes; i++)
+        overhead += r.nodes[i].bound == BOUND_OVERHEAD;
+    assert_true(overhead > r.n_nodes / 2);
+    sim_result_fini(&r);
+    graph_free(g);
+}
+
+static void test_misaligned_dims_lose_tensor_cores(void **state)
+{
+    (void)state;
+    struct graph *a = sg_gemm(4096, 4096, 4096), *b = sg_gemm(4096, 4096, 4093);
+    struct config c = cfg_of("a100", PREC_FP16, RT_TENSORRT);
+    struct sim_result ra = run(a, &c), rb = run(b, &c);
+    assert_true(rb.nodes[0].efficiency < 0.6 * ra.nodes[0].efficiency);
+    assert_true(rb.latency_ms > ra.latency_ms);
+    sim_result_fini(&ra);
+    sim_result_fini(&rb);
+    graph_free(a);
+    graph_free(b);
+}
+
+static void test_bad_config(void **state)
+{
+    (void)state;
+    struct graph *g = sg_gemm(64, 64, 64);
+    struct config c = cfg_of("a100", PREC_FP16, RT_TENSORRT);
+    struct sim_result r;
+    struct diag d = {0};
+    c.gpu = 99;
+    assert_int_equal(sim_run(g, &c, &r, &d), ST_ERANGE);
+    assert_non_null(strstr(d.msg, "GPU index 99"));
+    sim_result_fini(&r);
+    c = cfg_of("a100", PREC_FP16, RT_TENSORRT);
+    c.mig = 42;
+    diag_clear(&d);
+    assert_int_equal(sim_run(g, &c, &r, &d), ST_ERANGE);
+    assert_non_null(strstr(d.msg, "MIG"));
+    sim_result_fini(&r);
+    c.mig = -1;
+    c.batch = 0;
+    diag_clear(&d);
+    assert_int_equal(sim_run(g, &c, &r, &d), ST_ERANGE);
+    sim_result_fini(&r);
+    sim_result_fini(NULL);
+    graph_free(g);
+}
+
+static void test_deterministic_and_fast(void **state)
+{
+    (void)state;
+    struct graph *g = sg_cnn(32, 64, 56, 60); /* 423 nodes */
+    struct config c = cfg_of("a100", PREC_TF32, RT_PYTORCH);
+    struct sim_result a = run(g, &c);
+    clock_t t0 = clock();
+    int reps = 200;
+    for (int i = 0; i < reps; i++) {
+        struct sim_result b = run(g, &c);
+        assert_memory_equal(&a.latency_ms, &b.latency_ms, sizeof(double));
+        assert_memory_equal(&a.energy_j, &b.energy_j, sizeof(double));
+        assert_memory_equal(a.nodes, b.nodes, sizeof *a.nodes * (size_t)a.n_nodes);
+        sim_result_fini(&b);
+    }
+    double us_per_node = (double)(clock() - t0) / CLOCKS_PER_SEC * 1e6 / reps / g->n_nodes;
+    /* target ~1 us per node; allow a loaded shared machine 10x */
+    assert_true(us_per_node < 10.0);
+    sim_result_fini(&a);
+    graph_free(g);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_big_gemm_fp16_by_hand),
+        cmocka_unit_test(test_big_gemm_fp32_cuda_cores),
+        cmocka_unit_test(test_memory_parts),
+        cmocka_unit_test(test_latency_and_energy_bounds),
+        cmocka_unit_test(test_memory_nondecreasing_in_batch),
+        cmocka_unit_test(test_mig_never_faster),
+        cmocka_unit_test(test_fp16_not_slower_than_fp32_gemm),
+        cmocka_unit_test(test_tensorrt_not_slower_than_pytorch),
+        cmocka_unit_test(test_fusion_rules),
+        cmocka_unit_test(test_eager_cpu_floor),
+        cmocka_unit_test(test_misaligned_dims_lose_tensor_cores),
+        cmocka_unit_test(test_bad_config),
+        cmocka_unit_test(test_deterministic_and_fast),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
