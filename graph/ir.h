@@ -156,6 +156,7 @@ struct node {
     /* Results of graph_infer. */
     enum node_state state;
     struct node_cost cost;
+    const char *note; /* why the node is not counted (graph_infer, scratch arena) or NULL */
 };
 
 struct graph_totals {

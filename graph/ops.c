@@ -3,6 +3,8 @@
 
 #include <string.h>
 
+#include "ops_impl.h"
+
 struct op_info {
     const char *name;
     int min_in, max_in;
@@ -10,11 +12,19 @@ struct op_info {
 };
 
 static const struct op_info op_table[] = {
-#define X(name, min_in, max_in, cls) {#name, min_in, max_in, cls},
+#define X(name, min_in, max_in, cls, ...) {#name, min_in, max_in, cls},
 #include "ops.def"
 #undef X
 };
 _Static_assert(sizeof op_table / sizeof op_table[0] == OP__COUNT, "ops.def table size");
+
+/* Shape and cost functions and per-element FLOPs (ops_impl.h). */
+static const struct op_impl impl_table[] = {
+#define X(name, min_in, max_in, cls, shape_fn, cost_fn, fl) {shape_fn, cost_fn, fl},
+#include "ops.def"
+#undef X
+};
+_Static_assert(sizeof impl_table / sizeof impl_table[0] == OP__COUNT, "ops.def impl table");
 
 static const char *const class_names[] = {
 #define X(id, str) str,
@@ -56,4 +66,9 @@ enum op_class op_class_of(enum op op)
 const char *op_class_name(enum op_class c)
 {
     return (unsigned)c < OPC__COUNT ? class_names[c] : "?";
+}
+
+const struct op_impl *op_impl_get(enum op op)
+{
+    return (unsigned)op < OP__COUNT ? &impl_table[op] : NULL;
 }

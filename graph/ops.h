@@ -8,7 +8,7 @@
 #include <stdbool.h>
 
 enum op {
-#define X(name, min_in, max_in, cls) OP_##name,
+#define X(name, min_in, max_in, cls, ...) OP_##name,
 #include "ops.def"
 #undef X
     OP__COUNT,

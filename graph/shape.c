@@ -1,34 +1,393 @@
-/* shape.c - PLACEHOLDER until the shape-inference work lands: resolves
- * graph-input shapes and marks every node unsupported. */
+/* shape.c - graph_infer: the driver that walks the topological order, runs
+ * each op's shape function (ops_*.c) and cost function (cost.c), plus the
+ * helpers those functions share (input access, output writing, folding
+ * tensors, broadcasting, axis and attribute-or-input arguments). */
 #include "shape.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "arena.h"
+#include "ops_impl.h"
+
+/* ---- input access ------------------------------------------------------ */
+
+const struct value *in_v(const struct infer_ctx *c, int i)
+{
+    if (i < 0 || i >= c->n->n_in || c->n->in[i] < 0)
+        return NULL;
+    return &c->g->values[c->n->in[i]];
+}
+
+const struct shape *in_s(const struct infer_ctx *c, int i)
+{
+    const struct value *v = in_v(c, i);
+    return v ? &v->shape : NULL;
+}
+
+enum dtype in_dt(const struct infer_ctx *c, int i)
+{
+    const struct value *v = in_v(c, i);
+    return v ? v->idtype : DT_UNDEFINED;
+}
+
+const struct tconst *in_k(const struct infer_ctx *c, int i)
+{
+    const struct value *v = in_v(c, i);
+    return v ? v->folded : NULL;
+}
+
+struct value *out_v(const struct infer_ctx *c, int j)
+{
+    return &c->g->values[c->n->out[j]];
+}
+
+int64_t numel(const struct shape *s)
+{
+    int64_t n = 1;
+    for (int i = 0; i < s->rank; i++)
+        n *= s->d[i];
+    return n;
+}
+
+void unravel(int64_t e, const struct shape *s, int64_t *co)
+{
+    for (int i = s->rank - 1; i >= 0; i--) {
+        co[i] = s->d[i] ? e % s->d[i] : 0;
+        e = s->d[i] ? e / s->d[i] : 0;
+    }
+}
+
+bool dtype_is_int(enum dtype dt)
+{
+    switch (dt) {
+    case DT_UINT8: case DT_INT8: case DT_UINT16: case DT_INT16: case DT_INT32: case DT_INT64:
+    case DT_BOOL: case DT_UINT32: case DT_UINT64: case DT_UINT4: case DT_INT4:
+        return true;
+    default:
+        return false;
+    }
+}
+
+/* ---- output writing ---------------------------------------------------- */
+
+void out_shape(struct infer_ctx *c, int j, int rank, const int64_t *d, enum dtype dt)
+{
+    if (j >= c->n->n_out)
+        return; /* optional output not wired */
+    struct value *v = out_v(c, j);
+    v->shape.known = true;
+    v->shape.rank = rank;
+    for (int i = 0; i < rank; i++)
+        v->shape.d[i] = d[i];
+    v->idtype = dt != DT_UNDEFINED ? dt : v->dtype;
+}
+
+void out_like(struct infer_ctx *c, int j, const struct shape *s, enum dtype dt)
+{
+    out_shape(c, j, s->rank, s->d, dt);
+}
+
+void out_fold(struct infer_ctx *c, int j, struct tconst *k)
+{
+    if (j >= c->n->n_out || !k)
+        return;
+    out_shape(c, j, k->rank, k->dims, k->dt);
+    out_v(c, j)->folded = k;
+}
+
+struct tconst *k_new(struct infer_ctx *c, enum dtype dt, int rank, const int64_t *dims)
+{
+    int64_t n = 1;
+    for (int i = 0; i < rank; i++) {
+        if (dims[i] < 0 || (dims[i] > 0 && n > FOLD_MAX_ELEMS / dims[i] + 1))
+            return NULL;
+        n *= dims[i];
+    }
+    if (n > FOLD_MAX_ELEMS)
+        return NULL;
+    struct tconst *k = arena_alloc(c->a, sizeof *k);
+    k->dt = dt;
+    k->rank = rank;
+    for (int i = 0; i < rank; i++)
+        k->dims[i] = dims[i];
+    k->n = n;
+    if (dtype_is_float(dt))
+        k->f64 = arena_alloc(c->a, sizeof(double) * (size_t)(n ? n : 1));
+    else
+        k->i64 = arena_alloc(c->a, sizeof(int64_t) * (size_t)(n ? n : 1));
+    return k;
+}
+
+double k_getf(const struct tconst *k, int64_t e)
+{
+    return k->f64 ? k->f64[e] : k->i64 ? (double)k->i64[e] : 0.0;
+}
+
+int64_t k_geti(const struct tconst *k, int64_t e)
+{
+    return k->i64 ? k->i64[e] : k->f64 ? (int64_t)k->f64[e] : 0;
+}
+
+void k_set(struct tconst *k, int64_t e, double v)
+{
+    if (k->f64)
+        k->f64[e] = v;
+    else if (k->dt == DT_BOOL)
+        k->i64[e] = v != 0.0;
+    else
+        k->i64[e] = (int64_t)v;
+}
+
+/* ---- errors ------------------------------------------------------------ */
+
+enum status shape_fail(struct infer_ctx *c, const char *fmt, ...)
+{
+    char msg[DIAG_MSG_MAX];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    c->note = arena_strdup(c->a, msg);
+    return diag_set(c->d, ST_ESHAPE, "node '%s' (%s): %s", c->n->name, c->n->op_type, msg);
+}
+
+enum status shape_unsupported(struct infer_ctx *c, const char *fmt, ...)
+{
+    char msg[DIAG_MSG_MAX];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    c->note = arena_strdup(c->a, msg);
+    return ST_EUNSUPPORTED;
+}
+
+/* ---- shared helpers ---------------------------------------------------- */
+
+enum status norm_axis(struct infer_ctx *c, int64_t axis, int rank, int *out)
+{
+    if (axis < -rank || axis >= (rank ? rank : 1))
+        return shape_fail(c, "axis %lld out of range for rank %d, expected %d to %d",
+                          (long long)axis, rank, -rank, rank ? rank - 1 : 0);
+    *out = (int)(axis < 0 ? axis + rank : axis);
+    return ST_OK;
+}
+
+enum status broadcast(struct infer_ctx *c, const struct shape *a, const struct shape *b,
+                      struct shape *out)
+{
+    int r = a->rank > b->rank ? a->rank : b->rank;
+    struct shape o = {.known = true, .rank = r}; /* out may alias a or b */
+    for (int i = 0; i < r; i++) {
+        int ia = i - (r - a->rank), ib = i - (r - b->rank);
+        int64_t x = ia >= 0 ? a->d[ia] : 1, y = ib >= 0 ? b->d[ib] : 1;
+        if (x == y || y == 1)
+            o.d[i] = x;
+        else if (x == 1)
+            o.d[i] = y;
+        else {
+            char sa[160], sb[160];
+            return shape_fail(c, "cannot broadcast %s with %s: dim %d is %lld vs %lld, expected "
+                              "equal sizes or 1", shape_str(a, sa, sizeof sa),
+                              shape_str(b, sb, sizeof sb), i, (long long)x, (long long)y);
+        }
+    }
+    *out = o;
+    return ST_OK;
+}
+
+int attr_ints(const struct node *n, const char *name, int64_t *buf, int max)
+{
+    const int64_t *v;
+    int k = node_attr_ints(n, name, &v);
+    if (k > max)
+        k = max;
+    for (int i = 0; i < k; i++)
+        buf[i] = v[i];
+    if (k == 0) {
+        /* a single int attribute where a list is expected */
+        const struct attr *a = node_attr(n, name);
+        if (a && a->type == ATTR_INT && max > 0) {
+            buf[0] = a->i;
+            return 1;
+        }
+    }
+    return k;
+}
+
+enum status const_ints(struct infer_ctx *c, int i, const char *what, int64_t *buf, int max,
+                       int *n)
+{
+    const struct tconst *k = in_k(c, i);
+    if (!k)
+        return shape_unsupported(c, "input %d (%s) '%s' is computed at run time and could not "
+                                 "be folded to a constant", i, what, in_v(c, i)->name);
+    if (k->rank > 1)
+        return shape_fail(c, "input %d (%s) has rank %d, expected a 1-D tensor", i, what,
+                          k->rank);
+    if (k->n > max)
+        return shape_fail(c, "input %d (%s) has %lld elements, expected at most %d", i, what,
+                          (long long)k->n, max);
+    for (int64_t e = 0; e < k->n; e++)
+        buf[e] = k_geti(k, e);
+    *n = (int)k->n;
+    return ST_OK;
+}
+
+enum status ints_arg(struct infer_ctx *c, int in_idx, const char *attr, int64_t *buf, int max,
+                     int *n)
+{
+    if (in_v(c, in_idx))
+        return const_ints(c, in_idx, attr, buf, max, n);
+    const struct attr *a = node_attr(c->n, attr);
+    if (!a) {
+        *n = -1;
+        return ST_OK;
+    }
+    *n = attr_ints(c->n, attr, buf, max);
+    return ST_OK;
+}
+
+enum status need_rank(struct infer_ctx *c, int i, int lo, int hi)
+{
+    const struct shape *s = in_s(c, i);
+    if (s->rank < lo || s->rank > hi) {
+        if (lo == hi)
+            return shape_fail(c, "input %d '%s' has rank %d, expected %d", i, in_v(c, i)->name,
+                              s->rank, lo);
+        return shape_fail(c, "input %d '%s' has rank %d, expected %d to %d", i,
+                          in_v(c, i)->name, s->rank, lo, hi);
+    }
+    return ST_OK;
+}
+
+/* ---- the driver -------------------------------------------------------- */
+
+/* Shape of a declared value under the current bindings; false if any dim
+ * is unknown. */
+static bool declared_shape(const struct graph *g, const struct value *v, struct shape *s)
+{
+    if (v->rank < 0)
+        return false;
+    s->rank = v->rank;
+    for (int i = 0; i < v->rank; i++) {
+        s->d[i] = graph_dim_value(g, &v->dims[i]);
+        if (s->d[i] < 0)
+            return false;
+    }
+    s->known = true;
+    return true;
+}
+
+static void reset_values(struct graph *g)
+{
+    for (int vi = 0; vi < g->n_values; vi++) {
+        struct value *v = &g->values[vi];
+        memset(&v->shape, 0, sizeof v->shape);
+        v->idtype = v->dtype;
+        v->folded = NULL;
+        if (v->producer >= 0)
+            continue;
+        if (v->data) {
+            v->shape.known = true;
+            v->shape.rank = v->data->rank;
+            for (int i = 0; i < v->data->rank; i++)
+                v->shape.d[i] = v->data->dims[i];
+            if (v->idtype == DT_UNDEFINED)
+                v->idtype = v->data->dt;
+            if (v->data->i64 || v->data->f64 || v->data->n == 0)
+                v->folded = v->data;
+        } else {
+            declared_shape(g, v, &v->shape);
+        }
+    }
+}
+
+/* An unsupported node whose outputs all carry declared concrete shapes
+ * (ONNX value_info) still lets downstream nodes infer. */
+static void use_declared_outputs(struct graph *g, const struct node *n)
+{
+    struct shape s[16];
+    if (n->n_out > 16)
+        return;
+    for (int j = 0; j < n->n_out; j++)
+        if (!declared_shape(g, &g->values[n->out[j]], &s[j]))
+            return;
+    for (int j = 0; j < n->n_out; j++)
+        g->values[n->out[j]].shape = s[j];
+}
+
+static void infer_node(struct infer_ctx *c, enum status *first_err)
+{
+    struct graph *g = c->g;
+    struct node *n = c->n;
+    memset(&n->cost, 0, sizeof n->cost);
+    n->note = NULL;
+    c->note = NULL;
+    cost_params(c); /* parameters are known from declarations, whatever the state */
+    for (int i = 0; i < n->n_in; i++) {
+        const struct value *v = in_v(c, i);
+        if (v && !v->shape.known) {
+            n->state = NODE_UNKNOWN_INPUT;
+            n->note = arena_printf(c->a, "input %d '%s' has an unknown shape", i, v->name);
+            use_declared_outputs(g, n);
+            return;
+        }
+    }
+    const struct op_impl *im = op_impl_get(n->op);
+    if (!im || !im->shape) {
+        n->state = NODE_UNSUPPORTED;
+        n->note = arena_printf(c->a, "op %s%s%s is not in the catalogue", n->domain,
+                               *n->domain ? "." : "", n->op_type);
+        use_declared_outputs(g, n);
+        return;
+    }
+    enum status st = im->shape(c);
+    if (st == ST_OK) {
+        for (int j = 0; j < n->n_out; j++)
+            if (!out_v(c, j)->shape.known) {
+                st = shape_unsupported(c, "output %d '%s' is not produced by this op's shape "
+                                       "function", j, out_v(c, j)->name);
+                break;
+            }
+    }
+    if (st != ST_OK) {
+        if (st != ST_EUNSUPPORTED && *first_err == ST_OK)
+            *first_err = st;
+        n->state = NODE_UNSUPPORTED;
+        n->note = c->note ? c->note : status_str(st);
+        for (int j = 0; j < n->n_out; j++) {
+            out_v(c, j)->shape.known = false;
+            out_v(c, j)->folded = NULL;
+        }
+        use_declared_outputs(g, n);
+        return;
+    }
+    n->state = NODE_OK;
+    n->note = c->note; /* caveats such as data-dependent upper bounds */
+    cost_node(c, im);
+}
 
 enum status graph_infer(struct graph *g, struct diag *d)
 {
-    (void)d;
-    for (int vi = 0; vi < g->n_values; vi++) {
-        struct value *v = &g->values[vi];
-        v->shape.known = false;
-        if ((v->flags & (VAL_INPUT | VAL_INIT)) && v->rank >= 0) {
-            v->shape.known = true;
-            v->shape.rank = v->rank;
-            for (int i = 0; i < v->rank; i++)
-                v->shape.d[i] = graph_dim_value(g, &v->dims[i]);
-        }
+    CHECK(g->finalized);
+    arena_free(g->scratch);
+    g->scratch = arena_new();
+    reset_values(g);
+    struct infer_ctx c = {.g = g, .d = d, .a = g->scratch, .opset = g->opset ? g->opset : 21};
+    enum status first_err = ST_OK;
+    for (int t = 0; t < g->n_nodes; t++) {
+        c.n = &g->nodes[g->topo[t]];
+        infer_node(&c, &first_err);
     }
-    memset(&g->totals, 0, sizeof g->totals);
-    for (int i = 0; i < g->n_nodes; i++) {
-        g->nodes[i].state = NODE_UNSUPPORTED;
-        memset(&g->nodes[i].cost, 0, sizeof g->nodes[i].cost);
-    }
-    g->totals.n_unsupported = g->n_nodes;
+    cost_totals(g);
     g->inferred = true;
-    return ST_OK;
+    return first_err;
 }
+
+/* ---- public helpers ---------------------------------------------------- */
 
 const char *shape_str(const struct shape *s, char *buf, int size)
 {
@@ -49,8 +408,5 @@ int64_t shape_numel(const struct shape *s)
 {
     if (!s->known)
         return -1;
-    int64_t n = 1;
-    for (int i = 0; i < s->rank; i++)
-        n *= s->d[i];
-    return n;
+    return numel(s);
 }
