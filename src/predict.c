@@ -1,50 +1,167 @@
-/* predict.c - PLACEHOLDER predictor (teacher only) until the GNN lands. */
+/* predict.c - the predictor: graph + configuration + weights -> prediction. */
 #include "predict.h"
 
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "fileio.h"
+#include "gnn.h"
+#include "gnn_features.h"
+#include "gpu.h"
 #include "shape.h"
+#include "weights.h"
+#include "xalloc.h"
+
+#define PREDICT_WEIGHTS_FILE "dippm-gnn.dpw"
 
 struct predictor {
-    int unused;
+    struct gnn_model m;
+    char path[1024];
+    char desc[WEIGHTS_DESC_MAX];
+    char describe[WEIGHTS_DESC_MAX + 1100];
+    /* Scratch reused across calls. */
+    struct gnn_work w;
+    struct gnn_features_adj adj;
+    float *xn;
+    size_t cap_nodes;
+    float xg[FEAT_GRAPH_DIM];
 };
+
+/* First existing default weight file, written into buf; NULL if none. */
+static const char *default_weights(char *buf, size_t size)
+{
+    const char *env = getenv("DIPPM_WEIGHTS");
+    if (env && *env) {
+        snprintf(buf, size, "%s", env);
+        return buf;
+    }
+    const char *dir = getenv("DIPPM_WEIGHTS_DIR");
+    const char *dirs[3] = {dir && *dir ? dir : NULL, DIPPM_SRCDIR "/weights",
+                           DIPPM_DATADIR "/weights"};
+    for (int i = 0; i < 3; i++) {
+        if (!dirs[i])
+            continue;
+        snprintf(buf, size, "%s/%s", dirs[i], PREDICT_WEIGHTS_FILE);
+        if (file_exists(buf))
+            return buf;
+    }
+    return NULL;
+}
 
 struct predictor *predictor_new(const char *weights_path, struct diag *d)
 {
-    (void)weights_path;
-    diag_set(d, ST_EWEIGHTS, "no GNN weights yet");
-    return NULL;
+    char buf[1024];
+    const char *path = weights_path ? weights_path : default_weights(buf, sizeof buf);
+    if (!path) {
+        diag_set(d, ST_ENOTFOUND,
+                 "no GNN weights found (looked for $DIPPM_WEIGHTS, %s/weights/%s and "
+                 "%s/weights/%s); run 'make weights' or pass --weights FILE",
+                 DIPPM_SRCDIR, PREDICT_WEIGHTS_FILE, DIPPM_DATADIR, PREDICT_WEIGHTS_FILE);
+        return NULL;
+    }
+    struct predictor *p = xcalloc(1, sizeof *p);
+    if (weights_load(path, gnn_features_schema_id(), &p->m, p->desc, sizeof p->desc, d)) {
+        free(p);
+        return NULL;
+    }
+    if (p->m.arch.fn != FEAT_NODE_DIM || p->m.arch.fg != FEAT_GRAPH_DIM) {
+        diag_set(d, ST_EWEIGHTS, "%s: %d node / %d graph features, this dippm computes %d / %d",
+                 path, p->m.arch.fn, p->m.arch.fg, FEAT_NODE_DIM, FEAT_GRAPH_DIM);
+        gnn_model_fini(&p->m);
+        free(p);
+        return NULL;
+    }
+    snprintf(p->path, sizeof p->path, "%s", path);
+    snprintf(p->describe, sizeof p->describe, "%s (%s)", p->path,
+             p->desc[0] ? p->desc : "no description");
+    gnn_work_init(&p->w);
+    return p;
 }
 
 void predictor_free(struct predictor *p)
 {
+    if (!p)
+        return;
+    gnn_model_fini(&p->m);
+    gnn_work_fini(&p->w);
+    gnn_features_adj_fini(&p->adj);
+    free(p->xn);
     free(p);
 }
 
 const char *predictor_describe(const struct predictor *p)
 {
-    (void)p;
-    return "no weights";
+    return p ? p->describe : "no weights: teacher figures (analytic model, not measured)";
+}
+
+/* Runs the GNN on the inferred graph; fills out's GNN fields. */
+static void run_gnn(struct predictor *p, const struct graph *g, const struct config *cfg,
+                    const struct hw *hw, struct prediction *out)
+{
+    int n = g->n_nodes;
+    if ((size_t)n > p->cap_nodes) {
+        p->cap_nodes = (size_t)n + (size_t)n / 2 + 16;
+        free(p->xn);
+        p->xn = xmalloc(sizeof(float) * p->cap_nodes * FEAT_NODE_DIM);
+    }
+    for (int i = 0; i < n; i++)
+        gnn_features_node(g, i, cfg, hw, p->xn + (size_t)i * FEAT_NODE_DIM);
+    gnn_features_graph(g, cfg, hw, p->xg);
+    gnn_normalize_nodes(&p->m, p->xn, (size_t)n);
+    gnn_normalize_graph(&p->m, p->xg, 1);
+    gnn_features_adj_build(g, &p->adj);
+    int goff[2] = {0, n};
+    struct gnn_batch b = {1, n, goff, p->xn, p->xg, p->adj.pred_off, p->adj.pred,
+                          p->adj.succ_off, p->adj.succ};
+    gnn_forward(&p->m, &b, &p->w);
+    double v[GNN_T__COUNT];
+    for (int t = 0; t < GNN_T__COUNT; t++)
+        v[t] = exp(p->w.out[t] * p->m.tgt_std[t] + p->m.tgt_mean[t]);
+    out->latency_ms = v[GNN_T_LATENCY];
+    out->energy_j = v[GNN_T_ENERGY];
+    out->memory_mib = v[GNN_T_MEMORY];
+    for (int i = 0; i < n; i++)
+        out->node_share[i] = p->w.p[i];
+    out->from_gnn = true;
 }
 
 enum status predict_run(struct predictor *p, struct graph *g, const struct config *cfg,
                         struct prediction *out, struct diag *d)
 {
-    (void)p;
     memset(out, 0, sizeof *out);
+    enum status st;
     int bs = graph_batch_sym(g);
-    if (bs >= 0)
-        g->syms[bs].val = cfg->batch;
-    enum status st = graph_infer(g, d);
-    if (st)
+    if (bs >= 0 && g->syms[bs].val != cfg->batch &&
+        (st = graph_sym_set(g, g->syms[bs].name, cfg->batch, d)))
+        return st;
+    if ((st = graph_infer(g, d)))
+        return st;
+    struct hw hw;
+    if ((st = hw_from_config(cfg, &hw, d)))
         return st;
     if ((st = sim_run(g, cfg, &out->sim, d)))
         return st;
-    out->latency_ms = out->sim.latency_ms;
-    out->energy_j = out->sim.energy_j;
-    out->memory_mib = out->sim.memory_mib;
-    out->throughput = out->latency_ms > 0 ? cfg->batch * 1000.0 / out->latency_ms : 0;
+    out->n_nodes = g->n_nodes;
+    out->node_share = xcalloc((size_t)(g->n_nodes > 0 ? g->n_nodes : 1), sizeof(double));
+    int64_t batch = bs >= 0 ? cfg->batch : 1;
+    if (p && g->n_nodes > 0) {
+        run_gnn(p, g, cfg, &hw, out);
+    } else {
+        out->latency_ms = out->sim.latency_ms;
+        out->energy_j = out->sim.energy_j;
+        out->memory_mib = out->sim.memory_mib;
+        double tot = 0;
+        for (int i = 0; i < out->sim.n_nodes; i++)
+            tot += out->sim.nodes[i].time_s;
+        for (int i = 0; i < out->sim.n_nodes && i < g->n_nodes && tot > 0; i++)
+            out->node_share[i] = out->sim.nodes[i].time_s / tot;
+    }
+    out->throughput = out->latency_ms > 0 ? (double)batch * 1000.0 / out->latency_ms : 0;
+    out->energy_mj_per_sample = batch > 0 ? out->energy_j * 1000.0 / (double)batch : 0;
+    out->capacity_mib = hw.mem_bytes / (1024.0 * 1024.0);
+    out->fits = out->memory_mib <= out->capacity_mib;
     return ST_OK;
 }
 

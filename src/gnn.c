@@ -1,0 +1,566 @@
+/* gnn.c - model layout, forward pass and loss with backward (see gnn.h). */
+#include "gnn.h"
+
+#include <cblas.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "xalloc.h"
+
+const char *gnn_target_name(int t)
+{
+    static const char *const names[GNN_T__COUNT] = {"latency", "energy", "memory"};
+    return t >= 0 && t < GNN_T__COUNT ? names[t] : "?";
+}
+
+/* Tensor order (fixed; the weight file stores them in this order). */
+enum { T_EMB_W, T_EMB_B, T_L0 }; /* then 2 per layer, then the heads */
+enum { H_N1W, H_N1B, H_N2W, H_N2B, H_1W, H_1B, H_2W, H_2B, H_3W, H_3B, H__COUNT };
+
+static int head_idx(const struct gnn_model *m, int h)
+{
+    return T_L0 + 2 * m->arch.layers + h;
+}
+
+static const float *P(const struct gnn_model *m, int ti)
+{
+    return m->w + m->t[ti].off;
+}
+
+static void add_tensor(struct gnn_model *m, const char *name, int rows, int cols)
+{
+    struct gnn_tensor *t = &m->t[m->n_tensors++];
+    snprintf(t->name, sizeof t->name, "%s", name);
+    t->rows = rows;
+    t->cols = cols;
+    t->off = m->n_params;
+    m->n_params += (size_t)rows * (size_t)cols;
+}
+
+/* Readout width: mean, max, logsumexp, graph features. */
+static int readout_dim(const struct gnn_arch *a)
+{
+    return 2 * a->hidden + 1 + a->fg;
+}
+
+static enum status layout(struct gnn_model *m, const struct gnn_arch *a, struct diag *d)
+{
+    memset(m, 0, sizeof *m);
+    if (a->fn < 1 || a->fn > GNN_MAX_FEATURES || a->fg < 1 || a->fg > GNN_MAX_FEATURES)
+        return diag_set(d, ST_ERANGE, "feature counts %d/%d outside 1..%d", a->fn, a->fg,
+                        GNN_MAX_FEATURES);
+    if (a->hidden < 1 || a->hidden > GNN_MAX_WIDTH || a->head_hidden < 1 ||
+        a->head_hidden > GNN_MAX_WIDTH)
+        return diag_set(d, ST_ERANGE, "layer widths %d/%d outside 1..%d", a->hidden,
+                        a->head_hidden, GNN_MAX_WIDTH);
+    if (a->layers < 0 || a->layers > GNN_MAX_LAYERS)
+        return diag_set(d, ST_ERANGE, "%d message-passing layers, expected 0..%d", a->layers,
+                        GNN_MAX_LAYERS);
+    m->arch = *a;
+    int H = a->hidden, F = a->fn + a->fg, Hh = a->head_hidden;
+    add_tensor(m, "emb.w", F, H);
+    add_tensor(m, "emb.b", 1, H);
+    for (int l = 0; l < a->layers; l++) {
+        char nm[16];
+        snprintf(nm, sizeof nm, "mp%d.w", l);
+        add_tensor(m, nm, 3 * H, H);
+        snprintf(nm, sizeof nm, "mp%d.b", l);
+        add_tensor(m, nm, 1, H);
+    }
+    add_tensor(m, "node1.w", H, H);
+    add_tensor(m, "node1.b", 1, H);
+    add_tensor(m, "node2.w", H, 1);
+    add_tensor(m, "node2.b", 1, 1);
+    add_tensor(m, "head1.w", readout_dim(a), Hh);
+    add_tensor(m, "head1.b", 1, Hh);
+    add_tensor(m, "head2.w", Hh, Hh);
+    add_tensor(m, "head2.b", 1, Hh);
+    add_tensor(m, "head3.w", Hh, GNN_T__COUNT);
+    add_tensor(m, "head3.b", 1, GNN_T__COUNT);
+    return ST_OK;
+}
+
+size_t gnn_arch_params(const struct gnn_arch *a)
+{
+    struct gnn_model m;
+    return layout(&m, a, NULL) ? 0 : m.n_params;
+}
+
+enum status gnn_model_alloc(struct gnn_model *m, const struct gnn_arch *a, struct diag *d)
+{
+    enum status st = layout(m, a, d);
+    if (st)
+        return st;
+    m->w = xcalloc(m->n_params, sizeof(float));
+    m->node_mean = xcalloc((size_t)a->fn, sizeof(float));
+    m->node_std = xmalloc(sizeof(float) * (size_t)a->fn);
+    m->graph_mean = xcalloc((size_t)a->fg, sizeof(float));
+    m->graph_std = xmalloc(sizeof(float) * (size_t)a->fg);
+    for (int i = 0; i < a->fn; i++)
+        m->node_std[i] = 1;
+    for (int i = 0; i < a->fg; i++)
+        m->graph_std[i] = 1;
+    for (int t = 0; t < GNN_T__COUNT; t++) {
+        m->tgt_mean[t] = 0;
+        m->tgt_std[t] = 1;
+    }
+    return ST_OK;
+}
+
+/* splitmix64: small, seedable, identical on every platform. */
+static uint64_t rng_next(uint64_t *s)
+{
+    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+static double rng_unit(uint64_t *s)
+{
+    return (double)(rng_next(s) >> 11) * (1.0 / 9007199254740992.0);
+}
+
+void gnn_model_init(struct gnn_model *m, uint64_t seed)
+{
+    uint64_t s = seed ^ 0x6a09e667f3bcc908ull;
+    for (int i = 0; i < m->n_tensors; i++) {
+        struct gnn_tensor *t = &m->t[i];
+        float *w = m->w + t->off;
+        size_t n = (size_t)t->rows * (size_t)t->cols;
+        if (t->rows == 1) { /* biases */
+            memset(w, 0, n * sizeof(float));
+            continue;
+        }
+        double lim = sqrt(6.0 / t->rows); /* He uniform for relu layers */
+        if (t->cols == GNN_T__COUNT || t->cols == 1)
+            lim = sqrt(3.0 / t->rows); /* linear outputs */
+        for (size_t k = 0; k < n; k++)
+            w[k] = (float)((2 * rng_unit(&s) - 1) * lim);
+    }
+}
+
+void gnn_model_fini(struct gnn_model *m)
+{
+    if (!m)
+        return;
+    free(m->w);
+    free(m->node_mean);
+    free(m->node_std);
+    free(m->graph_mean);
+    free(m->graph_std);
+    memset(m, 0, sizeof *m);
+}
+
+void gnn_model_copy(struct gnn_model *dst, const struct gnn_model *src)
+{
+    *dst = *src;
+    dst->w = xmalloc(sizeof(float) * src->n_params);
+    memcpy(dst->w, src->w, sizeof(float) * src->n_params);
+    size_t fn = (size_t)src->arch.fn, fg = (size_t)src->arch.fg;
+    dst->node_mean = xmalloc(sizeof(float) * fn);
+    dst->node_std = xmalloc(sizeof(float) * fn);
+    dst->graph_mean = xmalloc(sizeof(float) * fg);
+    dst->graph_std = xmalloc(sizeof(float) * fg);
+    memcpy(dst->node_mean, src->node_mean, sizeof(float) * fn);
+    memcpy(dst->node_std, src->node_std, sizeof(float) * fn);
+    memcpy(dst->graph_mean, src->graph_mean, sizeof(float) * fg);
+    memcpy(dst->graph_std, src->graph_std, sizeof(float) * fg);
+}
+
+void gnn_normalize_nodes(const struct gnn_model *m, float *x, size_t n)
+{
+    int f = m->arch.fn;
+    for (size_t i = 0; i < n; i++)
+        for (int k = 0; k < f; k++)
+            x[i * f + k] = (x[i * f + k] - m->node_mean[k]) / m->node_std[k];
+}
+
+void gnn_normalize_graph(const struct gnn_model *m, float *x, size_t n)
+{
+    int f = m->arch.fg;
+    for (size_t i = 0; i < n; i++)
+        for (int k = 0; k < f; k++)
+            x[i * f + k] = (x[i * f + k] - m->graph_mean[k]) / m->graph_std[k];
+}
+
+/* ---- scratch --------------------------------------------------------- */
+
+void gnn_work_init(struct gnn_work *w)
+{
+    memset(w, 0, sizeof *w);
+}
+
+void gnn_work_fini(struct gnn_work *w)
+{
+    if (!w)
+        return;
+    float **fs[] = {&w->x, &w->a0, &w->h, &w->m, &w->z, &w->u, &w->s, &w->r, &w->z1, &w->z2,
+                    &w->a1, &w->a2, &w->out, &w->p, &w->dh, &w->dhp, &w->dm, &w->dz, &w->du,
+                    &w->ds, &w->dr, &w->dz1, &w->dz2, &w->da, &w->dout};
+    for (size_t i = 0; i < sizeof fs / sizeof fs[0]; i++)
+        free(*fs[i]);
+    free(w->amax);
+    memset(w, 0, sizeof *w);
+}
+
+static void grow(float **p, size_t n)
+{
+    free(*p);
+    *p = xmalloc(sizeof(float) * (n ? n : 1));
+}
+
+static void work_reserve(struct gnn_work *w, const struct gnn_arch *a, size_t n, size_t g)
+{
+    size_t H = (size_t)a->hidden, L = (size_t)a->layers, F = (size_t)(a->fn + a->fg);
+    size_t Hh = (size_t)a->head_hidden, R = (size_t)readout_dim(a);
+    if (n > w->cap_n) {
+        n = n + n / 2;
+        grow(&w->x, n * F);
+        grow(&w->a0, n * H);
+        grow(&w->h, (L + 1) * n * H);
+        grow(&w->m, (L ? L : 1) * n * 3 * H);
+        grow(&w->z, (L ? L : 1) * n * H);
+        grow(&w->u, n * H);
+        grow(&w->s, n);
+        grow(&w->p, n);
+        grow(&w->dh, n * H);
+        grow(&w->dhp, n * H);
+        grow(&w->dm, n * 3 * H);
+        grow(&w->dz, n * H);
+        grow(&w->du, n * H);
+        grow(&w->ds, n);
+        w->cap_n = n;
+    }
+    if (g > w->cap_g) {
+        g = g + g / 2;
+        grow(&w->r, g * R);
+        grow(&w->z1, g * Hh);
+        grow(&w->z2, g * Hh);
+        grow(&w->a1, g * Hh);
+        grow(&w->a2, g * Hh);
+        grow(&w->out, g * GNN_T__COUNT);
+        grow(&w->dr, g * R);
+        grow(&w->dz1, g * Hh);
+        grow(&w->dz2, g * Hh);
+        grow(&w->da, g * Hh);
+        grow(&w->dout, g * GNN_T__COUNT);
+        free(w->amax);
+        w->amax = xmalloc(sizeof(int) * g * H);
+        w->cap_g = g;
+    }
+}
+
+/* ---- dense helpers (row-major) --------------------------------------- */
+
+/* C[m x n] = A[m x k] B[k x n] + bias (broadcast rows; bias may be NULL). */
+static void dense(int m, int n, int k, const float *A, const float *B, const float *bias,
+                  float *C)
+{
+    if (m == 0)
+        return;
+    for (int i = 0; i < m; i++)
+        if (bias)
+            memcpy(C + (size_t)i * n, bias, sizeof(float) * (size_t)n);
+        else
+            memset(C + (size_t)i * n, 0, sizeof(float) * (size_t)n);
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, k, 1.0f, A, k, B, n, 1.0f, C, n);
+}
+
+/* dW[k x n] += A^T dC; db[n] += colsum(dC); dA[m x k] = dC W^T (if dA). */
+static void dense_back(int m, int n, int k, const float *A, const float *W, const float *dC,
+                       float *dW, float *db, float *dA)
+{
+    if (m == 0)
+        return;
+    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, k, n, m, 1.0f, A, k, dC, n, 1.0f, dW, n);
+    for (int i = 0; i < m; i++)
+        for (int j = 0; j < n; j++)
+            db[j] += dC[(size_t)i * n + j];
+    if (dA)
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, m, k, n, 1.0f, dC, n, W, n, 0.0f, dA,
+                    k);
+}
+
+static void relu_to(const float *in, float *out, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        out[i] = in[i] > 0 ? in[i] : 0;
+}
+
+/* ---- forward ----------------------------------------------------------- */
+
+void gnn_forward(const struct gnn_model *m, const struct gnn_batch *b, struct gnn_work *w)
+{
+    const struct gnn_arch *a = &m->arch;
+    int N = b->n_nodes, G = b->n_graphs, H = a->hidden, F = a->fn + a->fg;
+    int Hh = a->head_hidden, R = readout_dim(a), L = a->layers;
+    work_reserve(w, a, (size_t)N, (size_t)G);
+    size_t NH = (size_t)N * H;
+
+    for (int g = 0; g < G; g++)
+        for (int i = b->goff[g]; i < b->goff[g + 1]; i++) {
+            float *x = w->x + (size_t)i * F;
+            memcpy(x, b->xn + (size_t)i * a->fn, sizeof(float) * (size_t)a->fn);
+            memcpy(x + a->fn, b->xg + (size_t)g * a->fg, sizeof(float) * (size_t)a->fg);
+        }
+    dense(N, H, F, w->x, P(m, T_EMB_W), P(m, T_EMB_B), w->a0);
+    relu_to(w->a0, w->h, NH);
+
+    for (int l = 0; l < L; l++) {
+        const float *hp = w->h + (size_t)l * NH;
+        float *mm = w->m + (size_t)l * NH * 3, *z = w->z + (size_t)l * NH;
+        float *hn = w->h + (size_t)(l + 1) * NH;
+        for (int i = 0; i < N; i++) {
+            float *row = mm + (size_t)i * 3 * H;
+            memcpy(row, hp + (size_t)i * H, sizeof(float) * (size_t)H);
+            for (int side = 0; side < 2; side++) {
+                const int *off = side ? b->succ_off : b->pred_off;
+                const int *idx = side ? b->succ : b->pred;
+                float *agg = row + (size_t)(1 + side) * H;
+                memset(agg, 0, sizeof(float) * (size_t)H);
+                int deg = off[i + 1] - off[i];
+                if (!deg)
+                    continue;
+                for (int e = off[i]; e < off[i + 1]; e++) {
+                    const float *hj = hp + (size_t)idx[e] * H;
+                    for (int k = 0; k < H; k++)
+                        agg[k] += hj[k];
+                }
+                float inv = 1.0f / (float)deg;
+                for (int k = 0; k < H; k++)
+                    agg[k] *= inv;
+            }
+        }
+        dense(N, H, 3 * H, mm, P(m, T_L0 + 2 * l), P(m, T_L0 + 2 * l + 1), z);
+        for (size_t k = 0; k < NH; k++)
+            hn[k] = (z[k] > 0 ? z[k] : 0) + hp[k];
+    }
+    const float *hL = w->h + (size_t)L * NH;
+
+    /* Node head: s = relu(hL Wn1 + bn1) wn2 + bn2. */
+    dense(N, H, H, hL, P(m, head_idx(m, H_N1W)), P(m, head_idx(m, H_N1B)), w->u);
+    const float *wn2 = P(m, head_idx(m, H_N2W));
+    float bn2 = P(m, head_idx(m, H_N2B))[0];
+    for (int i = 0; i < N; i++) {
+        const float *u = w->u + (size_t)i * H;
+        double s = bn2;
+        for (int k = 0; k < H; k++)
+            s += (u[k] > 0 ? u[k] : 0) * wn2[k];
+        w->s[i] = (float)s;
+    }
+
+    /* Readout and softmax shares per graph. */
+    for (int g = 0; g < G; g++) {
+        int b0 = b->goff[g], b1 = b->goff[g + 1], n = b1 - b0;
+        float *r = w->r + (size_t)g * R;
+        int *am = w->amax + (size_t)g * H;
+        memset(r, 0, sizeof(float) * (size_t)R);
+        for (int k = 0; k < H; k++)
+            am[k] = -1;
+        double mx = -INFINITY;
+        for (int i = b0; i < b1; i++)
+            if (w->s[i] > mx)
+                mx = w->s[i];
+        double sum = 0;
+        for (int i = b0; i < b1; i++) {
+            double e = exp(w->s[i] - mx);
+            w->p[i] = (float)e;
+            sum += e;
+        }
+        for (int i = b0; i < b1; i++)
+            w->p[i] = (float)(w->p[i] / sum);
+        for (int i = b0; i < b1; i++) {
+            const float *h = hL + (size_t)i * H;
+            for (int k = 0; k < H; k++) {
+                r[k] += h[k];
+                if (am[k] < 0 || h[k] > r[H + k]) {
+                    r[H + k] = h[k];
+                    am[k] = i;
+                }
+            }
+        }
+        if (n > 0) {
+            for (int k = 0; k < H; k++)
+                r[k] /= (float)n;
+            r[2 * H] = (float)(mx + log(sum));
+        }
+        memcpy(r + 2 * H + 1, b->xg + (size_t)g * a->fg, sizeof(float) * (size_t)a->fg);
+    }
+
+    dense(G, Hh, R, w->r, P(m, head_idx(m, H_1W)), P(m, head_idx(m, H_1B)), w->z1);
+    relu_to(w->z1, w->a1, (size_t)G * Hh);
+    dense(G, Hh, Hh, w->a1, P(m, head_idx(m, H_2W)), P(m, head_idx(m, H_2B)), w->z2);
+    relu_to(w->z2, w->a2, (size_t)G * Hh);
+    dense(G, GNN_T__COUNT, Hh, w->a2, P(m, head_idx(m, H_3W)), P(m, head_idx(m, H_3B)), w->out);
+}
+
+/* ---- loss and backward ------------------------------------------------- */
+
+double gnn_loss(const struct gnn_model *m, const struct gnn_batch *b,
+                const struct gnn_targets *tg, struct gnn_work *w, float *grad,
+                double *reg_loss, double *share_loss)
+{
+    const struct gnn_arch *a = &m->arch;
+    int N = b->n_nodes, G = b->n_graphs, H = a->hidden, F = a->fn + a->fg;
+    int Hh = a->head_hidden, R = readout_dim(a), L = a->layers;
+    gnn_forward(m, b, w);
+    if (G == 0)
+        return 0;
+    double invG = 1.0 / G, lreg = 0, lsh = 0;
+    for (int g = 0; g < G; g++)
+        for (int t = 0; t < GNN_T__COUNT; t++) {
+            float y = tg->y[g * GNN_T__COUNT + t];
+            double e = isnan(y) ? 0 : w->out[g * GNN_T__COUNT + t] - y;
+            lreg += e * e * invG;
+            w->dout[g * GNN_T__COUNT + t] = (float)(2 * e * invG);
+        }
+    /* Share cross-entropy: -sum p_i log q_i, q = softmax(s). */
+    for (int i = 0; i < N; i++)
+        w->ds[i] = 0;
+    if (tg->share && tg->share_weight > 0)
+        for (int g = 0; g < G; g++) {
+            if (tg->has_share && !tg->has_share[g])
+                continue;
+            for (int i = b->goff[g]; i < b->goff[g + 1]; i++) {
+                double q = w->p[i] > 1e-30f ? w->p[i] : 1e-30;
+                lsh -= tg->share[i] * log(q) * invG * tg->share_weight;
+                w->ds[i] += (float)((w->p[i] - tg->share[i]) * invG * tg->share_weight);
+            }
+        }
+    if (reg_loss)
+        *reg_loss = lreg;
+    if (share_loss)
+        *share_loss = lsh;
+    if (!grad)
+        return lreg + lsh;
+
+    size_t NH = (size_t)N * H;
+#define GP(ti) (grad + m->t[(ti)].off)
+    /* Head MLP. */
+    dense_back(G, GNN_T__COUNT, Hh, w->a2, P(m, head_idx(m, H_3W)), w->dout,
+               GP(head_idx(m, H_3W)), GP(head_idx(m, H_3B)), w->da);
+    for (size_t k = 0; k < (size_t)G * Hh; k++)
+        w->dz2[k] = w->z2[k] > 0 ? w->da[k] : 0;
+    dense_back(G, Hh, Hh, w->a1, P(m, head_idx(m, H_2W)), w->dz2, GP(head_idx(m, H_2W)),
+               GP(head_idx(m, H_2B)), w->da);
+    for (size_t k = 0; k < (size_t)G * Hh; k++)
+        w->dz1[k] = w->z1[k] > 0 ? w->da[k] : 0;
+    dense_back(G, Hh, R, w->r, P(m, head_idx(m, H_1W)), w->dz1, GP(head_idx(m, H_1W)),
+               GP(head_idx(m, H_1B)), w->dr);
+
+    /* Readout back to node embeddings and scores. */
+    float *dh = w->dh;
+    memset(dh, 0, sizeof(float) * NH);
+    for (int g = 0; g < G; g++) {
+        int b0 = b->goff[g], b1 = b->goff[g + 1], n = b1 - b0;
+        if (n == 0)
+            continue;
+        const float *dr = w->dr + (size_t)g * R;
+        const int *am = w->amax + (size_t)g * H;
+        float inv = 1.0f / (float)n;
+        for (int i = b0; i < b1; i++) {
+            float *d = dh + (size_t)i * H;
+            for (int k = 0; k < H; k++)
+                d[k] += dr[k] * inv;
+            w->ds[i] += dr[2 * H] * w->p[i];
+        }
+        for (int k = 0; k < H; k++)
+            dh[(size_t)am[k] * H + k] += dr[H + k];
+    }
+    /* Node head. */
+    const float *hL = w->h + (size_t)L * NH;
+    const float *wn2 = P(m, head_idx(m, H_N2W));
+    float *gwn2 = GP(head_idx(m, H_N2W));
+    for (int i = 0; i < N; i++) {
+        const float *u = w->u + (size_t)i * H;
+        float *du = w->du + (size_t)i * H;
+        float ds = w->ds[i];
+        GP(head_idx(m, H_N2B))[0] += ds;
+        for (int k = 0; k < H; k++) {
+            gwn2[k] += ds * (u[k] > 0 ? u[k] : 0);
+            du[k] = u[k] > 0 ? ds * wn2[k] : 0;
+        }
+    }
+    dense_back(N, H, H, hL, P(m, head_idx(m, H_N1W)), w->du, GP(head_idx(m, H_N1W)),
+               GP(head_idx(m, H_N1B)), w->dhp);
+    for (size_t k = 0; k < NH; k++)
+        dh[k] += w->dhp[k];
+
+    /* Message-passing layers, last to first; dh holds dL/dh_{l+1}. */
+    for (int l = L - 1; l >= 0; l--) {
+        const float *z = w->z + (size_t)l * NH, *mm = w->m + (size_t)l * NH * 3;
+        for (size_t k = 0; k < NH; k++)
+            w->dz[k] = z[k] > 0 ? dh[k] : 0;
+        dense_back(N, H, 3 * H, mm, P(m, T_L0 + 2 * l), w->dz, GP(T_L0 + 2 * l),
+                   GP(T_L0 + 2 * l + 1), w->dm);
+        /* dh stays as the residual path; add the self and neighbour parts. */
+        for (int i = 0; i < N; i++) {
+            const float *row = w->dm + (size_t)i * 3 * H;
+            float *d = dh + (size_t)i * H;
+            for (int k = 0; k < H; k++)
+                d[k] += row[k];
+        }
+        for (int i = 0; i < N; i++) {
+            const float *row = w->dm + (size_t)i * 3 * H;
+            for (int side = 0; side < 2; side++) {
+                const int *off = side ? b->succ_off : b->pred_off;
+                const int *idx = side ? b->succ : b->pred;
+                int deg = off[i + 1] - off[i];
+                if (!deg)
+                    continue;
+                float inv = 1.0f / (float)deg;
+                const float *src = row + (size_t)(1 + side) * H;
+                for (int e = off[i]; e < off[i + 1]; e++) {
+                    float *d = dh + (size_t)idx[e] * H;
+                    for (int k = 0; k < H; k++)
+                        d[k] += src[k] * inv;
+                }
+            }
+        }
+    }
+    /* Embedding. */
+    for (size_t k = 0; k < NH; k++)
+        w->dz[k] = w->a0[k] > 0 ? dh[k] : 0;
+    dense_back(N, H, F, w->x, P(m, T_EMB_W), w->dz, GP(T_EMB_W), GP(T_EMB_B), NULL);
+#undef GP
+    return lreg + lsh;
+}
+
+/* ---- Adam ---------------------------------------------------------------- */
+
+void gnn_adam_init(struct gnn_adam *a, size_t n, float lr)
+{
+    memset(a, 0, sizeof *a);
+    a->n = n;
+    a->mom = xcalloc(n, sizeof(float));
+    a->vel = xcalloc(n, sizeof(float));
+    a->lr = lr;
+    a->beta1 = 0.9f;
+    a->beta2 = 0.999f;
+    a->eps = 1e-8f;
+    a->wd = 0;
+}
+
+void gnn_adam_step(struct gnn_adam *a, float *w, const float *g)
+{
+    a->t++;
+    double c1 = 1 - pow(a->beta1, (double)a->t), c2 = 1 - pow(a->beta2, (double)a->t);
+    float lr = (float)(a->lr * sqrt(c2) / c1);
+    for (size_t i = 0; i < a->n; i++) {
+        a->mom[i] = a->beta1 * a->mom[i] + (1 - a->beta1) * g[i];
+        a->vel[i] = a->beta2 * a->vel[i] + (1 - a->beta2) * g[i] * g[i];
+        w[i] -= lr * a->mom[i] / (sqrtf(a->vel[i]) + a->eps) + a->lr * a->wd * w[i];
+    }
+}
+
+void gnn_adam_fini(struct gnn_adam *a)
+{
+    if (!a)
+        return;
+    free(a->mom);
+    free(a->vel);
+    memset(a, 0, sizeof *a);
+}

@@ -1,0 +1,132 @@
+/*
+ * gnn.h - the graph neural network: forward, backward and Adam, on OpenBLAS.
+ *
+ * Input per node: x_i = [normalised node features, normalised graph features].
+ *   h0_i  = relu(x_i We + be)
+ *   hl_i  = relu([h_i, mean_{j in pred(i)} h_j, mean_{j in succ(i)} h_j] Wl + bl) + h_i
+ *           (GraphSAGE-style mean aggregation along edges in both directions,
+ *            residual; `layers` such layers)
+ *   s_i   = relu(hL_i Wn1 + bn1) wn2 + bn2        node score; share_i = softmax_g(s)_i
+ *   r_g   = [mean_i hL_i, max_i hL_i, logsumexp_i s_i, graph features]
+ *   y_g   = MLP(r_g): two relu layers of head_hidden, then 3 outputs
+ * Outputs are standardised log targets (log latency ms, log energy J,
+ * log memory MiB); the model's tgt_mean/tgt_std undo the standardisation.
+ * Because exp(s_i) is trained to be proportional to node i's time, the
+ * logsumexp readout gives the head the log of the summed node times.
+ *
+ * Loss: mean over graphs of the squared error on present (non-NaN) targets
+ * plus share_weight * cross-entropy between the teacher's node shares and
+ * softmax(s). Everything is deterministic given the seed of gnn_model_init.
+ *
+ * Ownership: a model owns its parameter and normalisation arrays; a work
+ * struct owns grow-only scratch buffers reused across calls (no per-call
+ * allocation once it has grown to the largest batch).
+ */
+#ifndef DIPPM_GNN_H
+#define DIPPM_GNN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "status.h"
+
+enum gnn_target { GNN_T_LATENCY, GNN_T_ENERGY, GNN_T_MEMORY, GNN_T__COUNT };
+/* "latency", "energy", "memory". */
+const char *gnn_target_name(int t);
+
+struct gnn_arch {
+    int fn, fg;      /* node and graph feature counts */
+    int hidden;      /* node embedding width */
+    int layers;      /* message-passing layers */
+    int head_hidden; /* width of the head MLP */
+};
+
+#define GNN_MAX_LAYERS 16
+#define GNN_MAX_TENSORS (8 + 2 * GNN_MAX_LAYERS + 8)
+#define GNN_MAX_WIDTH 4096
+#define GNN_MAX_FEATURES 4096
+
+struct gnn_tensor {
+    char name[16];
+    int rows, cols;
+    size_t off; /* into gnn_model.w */
+};
+
+struct gnn_model {
+    struct gnn_arch arch;
+    int n_tensors;
+    struct gnn_tensor t[GNN_MAX_TENSORS];
+    size_t n_params;
+    float *w;                       /* n_params */
+    float *node_mean, *node_std;    /* fn each */
+    float *graph_mean, *graph_std;  /* fg each */
+    float tgt_mean[GNN_T__COUNT], tgt_std[GNN_T__COUNT];
+};
+
+/* Checks arch limits (ST_ERANGE with diag otherwise), lays out the tensors,
+ * allocates parameters (zeroed) and identity normalisation. */
+enum status gnn_model_alloc(struct gnn_model *m, const struct gnn_arch *a, struct diag *d);
+/* He-uniform initialisation from seed (deterministic). */
+void gnn_model_init(struct gnn_model *m, uint64_t seed);
+/* Parameter count of an architecture without allocating; 0 if invalid. */
+size_t gnn_arch_params(const struct gnn_arch *a);
+void gnn_model_fini(struct gnn_model *m);
+/* Deep copy of src into dst (dst uninitialised). */
+void gnn_model_copy(struct gnn_model *dst, const struct gnn_model *src);
+
+/* A mini-batch of graphs; node arrays are concatenated, indices global. */
+struct gnn_batch {
+    int n_graphs, n_nodes;
+    const int *goff;             /* n_graphs + 1 node offsets */
+    const float *xn;             /* n_nodes x fn, normalised */
+    const float *xg;             /* n_graphs x fg, normalised */
+    const int *pred_off, *pred;  /* CSR, n_nodes + 1 */
+    const int *succ_off, *succ;
+};
+
+/* Training targets for a batch (standardised log targets). */
+struct gnn_targets {
+    const float *y;          /* n_graphs x GNN_T__COUNT; NaN = missing */
+    const float *share;      /* n_nodes teacher shares, or NULL */
+    const unsigned char *has_share; /* n_graphs flags, or NULL = all (if share) */
+    float share_weight;
+};
+
+struct gnn_work {
+    size_t cap_n, cap_g;
+    float *x, *a0, *h, *m, *z, *u, *s, *r, *z1, *z2, *a1, *a2, *out, *p;
+    int *amax;
+    float *dh, *dhp, *dm, *dz, *du, *ds, *dr, *dz1, *dz2, *da, *dout;
+};
+
+void gnn_work_init(struct gnn_work *w);
+void gnn_work_fini(struct gnn_work *w);
+
+/* Forward pass. Afterwards w->out holds n_graphs x 3 standardised outputs and
+ * w->p the per-node softmax shares. */
+void gnn_forward(const struct gnn_model *m, const struct gnn_batch *b, struct gnn_work *w);
+
+/* Forward + loss; if grad != NULL (n_params floats) also backward, with the
+ * gradient ADDED to grad. Returns the loss (mean over graphs). Parts of the
+ * loss go to *reg_loss and *share_loss when not NULL. */
+double gnn_loss(const struct gnn_model *m, const struct gnn_batch *b,
+                const struct gnn_targets *tg, struct gnn_work *w, float *grad,
+                double *reg_loss, double *share_loss);
+
+/* Normalises raw features in place: (x - mean) / std for n rows. */
+void gnn_normalize_nodes(const struct gnn_model *m, float *x, size_t n);
+void gnn_normalize_graph(const struct gnn_model *m, float *x, size_t n);
+
+/* Adam with decoupled weight decay. */
+struct gnn_adam {
+    float *mom, *vel;
+    size_t n;
+    long t;
+    float lr, beta1, beta2, eps, wd;
+};
+void gnn_adam_init(struct gnn_adam *a, size_t n, float lr);
+void gnn_adam_step(struct gnn_adam *a, float *w, const float *g);
+void gnn_adam_fini(struct gnn_adam *a);
+
+#endif

@@ -1,0 +1,218 @@
+/* test_weights.c - weight file round trip and rejection of corrupt,
+ * truncated, mismatched and hostile files (always ST_EWEIGHTS, never garbage). */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "gnn.h"
+#include "weights.h"
+
+#define SCHEMA 0x1234567890abcdefull
+
+static void make_model(struct gnn_model *m)
+{
+    struct gnn_arch a = {5, 4, 8, 2, 6};
+    assert_int_equal(gnn_model_alloc(m, &a, NULL), ST_OK);
+    gnn_model_init(m, 1);
+    for (int i = 0; i < 5; i++) {
+        m->node_mean[i] = (float)i;
+        m->node_std[i] = 1.5f + (float)i;
+    }
+    m->tgt_mean[2] = 7.25f;
+    m->tgt_std[2] = 0.5f;
+}
+
+/* Rewrites the trailing checksum so a deliberate field change is what the
+ * loader sees (not just the checksum). */
+static void reseal(unsigned char *buf, size_t len)
+{
+    uint64_t h = weights_fnv64(buf, len - 8);
+    for (int i = 0; i < 8; i++)
+        buf[len - 8 + i] = (unsigned char)(h >> (8 * i));
+}
+
+static void test_round_trip(void **state)
+{
+    (void)state;
+    struct gnn_model m, r;
+    make_model(&m);
+    unsigned char *buf;
+    size_t len;
+    weights_encode(&m, SCHEMA, "teacher labels, test", &buf, &len);
+    /* header 8+4+8+24+4, data 4 bytes per param, checksum 8 */
+    assert_true(len > m.n_params * 4 + 56);
+    char desc[WEIGHTS_DESC_MAX];
+    struct diag d = {0};
+    assert_int_equal(weights_decode(buf, len, "x.dpw", SCHEMA, &r, desc, sizeof desc, &d), ST_OK);
+    assert_string_equal(desc, "teacher labels, test");
+    assert_int_equal(r.n_params, m.n_params);
+    assert_memory_equal(r.w, m.w, m.n_params * sizeof(float));
+    assert_memory_equal(r.node_std, m.node_std, 5 * sizeof(float));
+    assert_true(r.tgt_mean[2] == 7.25f && r.tgt_std[2] == 0.5f);
+    assert_int_equal(r.arch.hidden, 8);
+    assert_int_equal(r.arch.layers, 2);
+    gnn_model_fini(&r);
+    free(buf);
+    gnn_model_fini(&m);
+}
+
+static void test_bit_flips(void **state)
+{
+    (void)state;
+    struct gnn_model m, r;
+    make_model(&m);
+    unsigned char *buf;
+    size_t len;
+    weights_encode(&m, SCHEMA, "desc", &buf, &len);
+    /* Flip one bit at many positions: header, table, norm, data, checksum. */
+    for (size_t pos = 0; pos < len; pos += (pos < 200 ? 1 : 97)) {
+        for (int bit = 0; bit < 8; bit += 3) {
+            buf[pos] ^= (unsigned char)(1u << bit);
+            struct diag d = {0};
+            enum status st = weights_decode(buf, len, "flip.dpw", SCHEMA, &r, NULL, 0, &d);
+            assert_int_equal(st, ST_EWEIGHTS);
+            assert_non_null(strstr(d.msg, "flip.dpw"));
+            assert_null(r.w);
+            buf[pos] ^= (unsigned char)(1u << bit);
+        }
+    }
+    free(buf);
+    gnn_model_fini(&m);
+}
+
+static void test_truncated(void **state)
+{
+    (void)state;
+    struct gnn_model m, r;
+    make_model(&m);
+    unsigned char *buf;
+    size_t len;
+    weights_encode(&m, SCHEMA, "desc", &buf, &len);
+    size_t cuts[] = {0, 1, 7, 8, 12, 20, 40, 100, len / 2, len - 9, len - 8, len - 1};
+    for (size_t i = 0; i < sizeof cuts / sizeof cuts[0]; i++) {
+        struct diag d = {0};
+        assert_int_equal(weights_decode(buf, cuts[i], "cut.dpw", SCHEMA, &r, NULL, 0, &d),
+                         ST_EWEIGHTS);
+        assert_true(strlen(d.msg) > 10);
+    }
+    /* Truncated but resealed: the structure check must catch it. */
+    size_t cut = len - 40;
+    unsigned char *c = malloc(cut);
+    memcpy(c, buf, cut - 8);
+    reseal(c, cut);
+    struct diag d = {0};
+    assert_int_equal(weights_decode(c, cut, "cut.dpw", SCHEMA, &r, NULL, 0, &d), ST_EWEIGHTS);
+    assert_non_null(strstr(d.msg, "truncated"));
+    free(c);
+    free(buf);
+    gnn_model_fini(&m);
+}
+
+static void test_schema_and_version(void **state)
+{
+    (void)state;
+    struct gnn_model m, r;
+    make_model(&m);
+    unsigned char *buf;
+    size_t len;
+    weights_encode(&m, SCHEMA, "desc", &buf, &len);
+    struct diag d = {0};
+    assert_int_equal(weights_decode(buf, len, "s.dpw", SCHEMA + 1, &r, NULL, 0, &d), ST_EWEIGHTS);
+    assert_non_null(strstr(d.msg, "feature schema"));
+    buf[8] = 99; /* version */
+    reseal(buf, len);
+    diag_clear(&d);
+    assert_int_equal(weights_decode(buf, len, "s.dpw", SCHEMA, &r, NULL, 0, &d), ST_EWEIGHTS);
+    assert_non_null(strstr(d.msg, "version 99"));
+    free(buf);
+    gnn_model_fini(&m);
+}
+
+static void test_hostile_fields(void **state)
+{
+    (void)state;
+    struct gnn_model m, r;
+    make_model(&m);
+    unsigned char *buf;
+    size_t len;
+    weights_encode(&m, SCHEMA, "desc", &buf, &len);
+    unsigned char *c = malloc(len);
+    /* hidden width = 4000 (valid limit) but far more parameters than the file. */
+    memcpy(c, buf, len);
+    c[28] = 0xa0;
+    c[29] = 0x0f;
+    reseal(c, len);
+    struct diag d = {0};
+    assert_int_equal(weights_decode(c, len, "h.dpw", SCHEMA, &r, NULL, 0, &d), ST_EWEIGHTS);
+    /* hidden width = 2^31-1: architecture limit. */
+    memcpy(c, buf, len);
+    c[28] = c[29] = c[30] = 0xff;
+    c[31] = 0x7f;
+    reseal(c, len);
+    diag_clear(&d);
+    assert_int_equal(weights_decode(c, len, "h.dpw", SCHEMA, &r, NULL, 0, &d), ST_EWEIGHTS);
+    assert_non_null(strstr(d.msg, "architecture"));
+    /* A NaN in the last parameter. */
+    memcpy(c, buf, len);
+    uint32_t nan = 0x7fc00000u;
+    memcpy(c + len - 12, &nan, 4);
+    reseal(c, len);
+    diag_clear(&d);
+    assert_int_equal(weights_decode(c, len, "h.dpw", SCHEMA, &r, NULL, 0, &d), ST_EWEIGHTS);
+    assert_non_null(strstr(d.msg, "finite"));
+    /* A zero std (first node_std comes right after the tensor table). */
+    memcpy(c, buf, len);
+    size_t pos = 8 + 4 + 8 + 24 + 4;
+    for (int i = 0; i < m.n_tensors; i++)
+        pos += 1 + strlen(m.t[i].name) + 8;
+    pos += 4 * 5; /* node_mean */
+    memset(c + pos, 0, 4);
+    reseal(c, len);
+    diag_clear(&d);
+    assert_int_equal(weights_decode(c, len, "h.dpw", SCHEMA, &r, NULL, 0, &d), ST_EWEIGHTS);
+    assert_non_null(strstr(d.msg, "std"));
+    free(c);
+    free(buf);
+    gnn_model_fini(&m);
+}
+
+static void test_files(void **state)
+{
+    (void)state;
+    struct gnn_model m, r;
+    make_model(&m);
+    char path[] = "/tmp/test_weights_XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    close(fd);
+    struct diag d = {0};
+    assert_int_equal(weights_save(path, &m, SCHEMA, "d", false, &d), ST_EEXIST);
+    diag_clear(&d);
+    assert_int_equal(weights_save(path, &m, SCHEMA, "d", true, &d), ST_OK);
+    assert_int_equal(weights_load(path, SCHEMA, &r, NULL, 0, &d), ST_OK);
+    assert_memory_equal(r.w, m.w, m.n_params * sizeof(float));
+    gnn_model_fini(&r);
+    unlink(path);
+    diag_clear(&d);
+    assert_int_not_equal(weights_load(path, SCHEMA, &r, NULL, 0, &d), ST_OK);
+    assert_non_null(strstr(d.msg, "test_weights_"));
+    gnn_model_fini(&m);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_round_trip),      cmocka_unit_test(test_bit_flips),
+        cmocka_unit_test(test_truncated),       cmocka_unit_test(test_schema_and_version),
+        cmocka_unit_test(test_hostile_fields),  cmocka_unit_test(test_files),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
