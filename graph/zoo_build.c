@@ -1,0 +1,454 @@
+/* zoo_build.c - the zoo's graph builder: scoped names, weightless
+ * initializers, cached constants and the layer helpers the families share. */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "arena.h"
+#include "strmap.h"
+#include "zoo_impl.h"
+
+void zb_init(struct zoo_build *b, const char *name)
+{
+    memset(b, 0, sizeof *b);
+    b->g = graph_new(name);
+    b->used = strmap_new();
+    b->consts = strmap_new();
+    graph_sym_add(b->g, "batch", 1);
+}
+
+void zb_fini(struct zoo_build *b)
+{
+    strmap_free(b->used);
+    strmap_free(b->consts);
+    graph_free(b->g);
+    memset(b, 0, sizeof *b);
+}
+
+void zb_scope(struct zoo_build *b, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(b->scope, sizeof b->scope, fmt, ap);
+    va_end(ap);
+    b->block = b->scope[0] ? graph_strdup(b->g, b->scope) : NULL;
+}
+
+/* "<scope>.<local>" (or local alone), made unique among node names. */
+static const char *unique_name(struct zoo_build *b, const char *local)
+{
+    char base[256];
+    if (b->scope[0])
+        snprintf(base, sizeof base, "%s.%s", b->scope, local);
+    else
+        snprintf(base, sizeof base, "%s", local);
+    int dummy;
+    const char *name = graph_strdup(b->g, base);
+    for (int k = 1; strmap_get(b->used, name, &dummy) || graph_value_find(b->g, name) >= 0; k++)
+        name = arena_printf(b->g->arena, "%s_%d", base, k);
+    strmap_put(b->used, name, 1);
+    return name;
+}
+
+int zb_input(struct zoo_build *b, const char *name, enum dtype dt, int rank, const int64_t *dims,
+             const char *const *sym_names)
+{
+    struct dim d[IR_MAX_RANK];
+    CHECK(rank <= IR_MAX_RANK);
+    for (int i = 0; i < rank; i++) {
+        d[i].v = dims[i];
+        d[i].sym = sym_names && sym_names[i] ? graph_sym_add(b->g, sym_names[i], dims[i]) : -1;
+        if (d[i].sym >= 0)
+            d[i].v = -1;
+    }
+    int vi = graph_value_get(b->g, name);
+    graph_value_set_type(b->g, vi, dt, rank, d);
+    graph_input_add(b->g, vi);
+    return vi;
+}
+
+int zb_image_input(struct zoo_build *b, int c, int res)
+{
+    const int64_t dims[4] = {1, c, res, res};
+    const char *const syms[4] = {"batch", NULL, "height", "width"};
+    return zb_input(b, "input", DT_FLOAT, 4, dims, syms);
+}
+
+int zb_weight(struct zoo_build *b, const char *local, int rank, const int64_t *dims)
+{
+    char name[256];
+    if (b->scope[0])
+        snprintf(name, sizeof name, "%s.%s", b->scope, local);
+    else
+        snprintf(name, sizeof name, "%s", local);
+    CHECK(graph_value_find(b->g, name) < 0);
+    struct dim d[IR_MAX_RANK];
+    for (int i = 0; i < rank; i++)
+        d[i] = (struct dim){dims[i], -1};
+    int vi = graph_value_get(b->g, name);
+    graph_value_set_type(b->g, vi, DT_FLOAT, rank, d);
+    graph_init_add(b->g, vi);
+    return vi;
+}
+
+int zb_node_multi(struct zoo_build *b, const char *op, const char *local, const int *in, int n_in,
+                  int *out, int n_out)
+{
+    const char *name = unique_name(b, local ? local : op);
+    for (int i = 0; i < n_out; i++) {
+        const char *vn = i == 0 ? name : arena_printf(b->g->arena, "%s:%d", name, i);
+        out[i] = graph_value_get(b->g, vn);
+    }
+    int ni = graph_node_add(b->g, op, "", name, in, n_in, out, n_out);
+    b->g->nodes[ni].block = b->block;
+    return ni;
+}
+
+int zb_node(struct zoo_build *b, const char *op, const char *local, const int *in, int n_in)
+{
+    int out;
+    zb_node_multi(b, op, local, in, n_in, &out, 1);
+    return out;
+}
+
+int zb_last(const struct zoo_build *b)
+{
+    return b->g->n_nodes - 1;
+}
+
+/* Constants are emitted outside any block so they are shared. */
+static int const_node(struct zoo_build *b, const char *key, const struct tconst *t)
+{
+    int vi;
+    const char *k = graph_strdup(b->g, key);
+    if (strmap_get(b->consts, k, &vi))
+        return vi;
+    char saved[sizeof b->scope];
+    const char *saved_block = b->block;
+    memcpy(saved, b->scope, sizeof saved);
+    b->scope[0] = '\0';
+    b->block = NULL;
+    vi = zb_node(b, "Constant", "const", NULL, 0);
+    graph_attr_tensor(b->g, zb_last(b), "value", t);
+    memcpy(b->scope, saved, sizeof saved);
+    b->block = saved_block;
+    strmap_put(b->consts, k, vi);
+    return vi;
+}
+
+int zb_const_ints(struct zoo_build *b, const int64_t *v, int n, bool rank0)
+{
+    char key[512];
+    int off = snprintf(key, sizeof key, "i%d:", rank0 ? 0 : 1);
+    for (int i = 0; i < n && off < (int)sizeof key - 24; i++)
+        off += snprintf(key + off, sizeof key - (size_t)off, "%lld,", (long long)v[i]);
+    CHECK(off < (int)sizeof key - 24);
+    struct tconst t = {.dt = DT_INT64, .rank = rank0 ? 0 : 1, .n = n, .i64 = (int64_t *)v};
+    t.dims[0] = n;
+    return const_node(b, key, &t);
+}
+
+int zb_const_nodata(struct zoo_build *b, const char *key, int rank, const int64_t *dims)
+{
+    char k[160];
+    snprintf(k, sizeof k, "n:%s", key);
+    struct tconst t = {.dt = DT_INT64, .rank = rank, .n = 1};
+    for (int i = 0; i < rank; i++) {
+        t.dims[i] = dims[i];
+        t.n *= dims[i];
+    }
+    return const_node(b, k, &t);
+}
+
+int zb_const_float(struct zoo_build *b, double v)
+{
+    char key[64];
+    snprintf(key, sizeof key, "f:%.17g", v);
+    struct tconst t = {.dt = DT_FLOAT, .rank = 0, .n = 1, .f64 = &v};
+    return const_node(b, key, &t);
+}
+
+/* ---- layers ------------------------------------------------------------ */
+
+int zb_conv(struct zoo_build *b, int x, const char *local, int cin, int cout, int k, int stride,
+            int pad, int groups, bool bias)
+{
+    char wn[128];
+    snprintf(wn, sizeof wn, "%s.weight", local);
+    const int64_t wd[4] = {cout, cin / groups, k, k};
+    int in[3] = {x, zb_weight(b, wn, 4, wd), -1};
+    if (bias) {
+        snprintf(wn, sizeof wn, "%s.bias", local);
+        const int64_t bd[1] = {cout};
+        in[2] = zb_weight(b, wn, 1, bd);
+    }
+    int y = zb_node(b, "Conv", local, in, bias ? 3 : 2);
+    int ni = zb_last(b);
+    const int64_t ks[2] = {k, k}, st[2] = {stride, stride}, pd[4] = {pad, pad, pad, pad};
+    const int64_t dil[2] = {1, 1};
+    graph_attr_ints(b->g, ni, "dilations", dil, 2);
+    graph_attr_int(b->g, ni, "group", groups);
+    graph_attr_ints(b->g, ni, "kernel_shape", ks, 2);
+    graph_attr_ints(b->g, ni, "pads", pd, 4);
+    graph_attr_ints(b->g, ni, "strides", st, 2);
+    return y;
+}
+
+int zb_bn(struct zoo_build *b, int x, const char *local, int c)
+{
+    static const char *const parts[4] = {"weight", "bias", "running_mean", "running_var"};
+    int in[5] = {x};
+    const int64_t d[1] = {c};
+    for (int i = 0; i < 4; i++) {
+        char wn[128];
+        snprintf(wn, sizeof wn, "%s.%s", local, parts[i]);
+        in[i + 1] = zb_weight(b, wn, 1, d);
+    }
+    int y = zb_node(b, "BatchNormalization", local, in, 5);
+    graph_attr_float(b->g, zb_last(b), "epsilon", 1e-5);
+    return y;
+}
+
+int zb_act(struct zoo_build *b, int x, const char *op)
+{
+    if (strcmp(op, "Relu6") == 0) {
+        int in[3] = {x, zb_const_float(b, 0.0), zb_const_float(b, 6.0)};
+        return zb_node(b, "Clip", "relu6", in, 3);
+    }
+    if (strcmp(op, "Silu") == 0) {
+        int s = zb_node(b, "Sigmoid", "silu.sigmoid", &x, 1);
+        int in[2] = {x, s};
+        return zb_node(b, "Mul", "silu", in, 2);
+    }
+    char local[32];
+    snprintf(local, sizeof local, "%s", op);
+    for (char *p = local; *p; p++)
+        if (*p >= 'A' && *p <= 'Z')
+            *p = (char)(*p - 'A' + 'a');
+    return zb_node(b, op, local, &x, 1);
+}
+
+int zb_binary(struct zoo_build *b, const char *op, int x, int y)
+{
+    int in[2] = {x, y};
+    char local[32];
+    snprintf(local, sizeof local, "%s", op);
+    local[0] = (char)(local[0] - 'A' + 'a');
+    return zb_node(b, op, local, in, 2);
+}
+
+int zb_maxpool(struct zoo_build *b, int x, int k, int stride, int pad)
+{
+    int y = zb_node(b, "MaxPool", "maxpool", &x, 1);
+    const int64_t ks[2] = {k, k}, st[2] = {stride, stride}, pd[4] = {pad, pad, pad, pad};
+    graph_attr_ints(b->g, zb_last(b), "kernel_shape", ks, 2);
+    graph_attr_ints(b->g, zb_last(b), "pads", pd, 4);
+    graph_attr_ints(b->g, zb_last(b), "strides", st, 2);
+    return y;
+}
+
+int zb_avgpool(struct zoo_build *b, int x, int k, int stride)
+{
+    int y = zb_node(b, "AveragePool", "avgpool", &x, 1);
+    const int64_t ks[2] = {k, k}, st[2] = {stride, stride}, pd[4] = {0, 0, 0, 0};
+    graph_attr_ints(b->g, zb_last(b), "kernel_shape", ks, 2);
+    graph_attr_ints(b->g, zb_last(b), "pads", pd, 4);
+    graph_attr_ints(b->g, zb_last(b), "strides", st, 2);
+    return y;
+}
+
+int zb_gap(struct zoo_build *b, int x)
+{
+    return zb_node(b, "GlobalAveragePool", "avgpool", &x, 1);
+}
+
+int zb_flatten(struct zoo_build *b, int x)
+{
+    int y = zb_node(b, "Flatten", "flatten", &x, 1);
+    graph_attr_int(b->g, zb_last(b), "axis", 1);
+    return y;
+}
+
+int zb_gemm(struct zoo_build *b, int x, const char *local, int in, int out, bool bias)
+{
+    char wn[128];
+    snprintf(wn, sizeof wn, "%s.weight", local);
+    const int64_t wd[2] = {out, in};
+    int ins[3] = {x, zb_weight(b, wn, 2, wd), -1};
+    if (bias) {
+        snprintf(wn, sizeof wn, "%s.bias", local);
+        const int64_t bd[1] = {out};
+        ins[2] = zb_weight(b, wn, 1, bd);
+    }
+    int y = zb_node(b, "Gemm", local, ins, bias ? 3 : 2);
+    graph_attr_float(b->g, zb_last(b), "alpha", 1.0);
+    graph_attr_float(b->g, zb_last(b), "beta", 1.0);
+    graph_attr_int(b->g, zb_last(b), "transB", 1);
+    return y;
+}
+
+int zb_linear(struct zoo_build *b, int x, const char *local, int in, int out, bool bias)
+{
+    char wn[128];
+    snprintf(wn, sizeof wn, "%s.weight", local);
+    const int64_t wd[2] = {in, out};
+    int ins[2] = {x, zb_weight(b, wn, 2, wd)};
+    int y = zb_node(b, "MatMul", local, ins, 2);
+    if (!bias)
+        return y;
+    snprintf(wn, sizeof wn, "%s.bias", local);
+    const int64_t bd[1] = {out};
+    int bi = zb_weight(b, wn, 1, bd);
+    char an[128];
+    snprintf(an, sizeof an, "%s.add", local);
+    int ai[2] = {y, bi};
+    return zb_node(b, "Add", an, ai, 2);
+}
+
+int zb_layernorm(struct zoo_build *b, int x, const char *local, int c, double eps)
+{
+    char wn[128];
+    const int64_t d[1] = {c};
+    snprintf(wn, sizeof wn, "%s.weight", local);
+    int in[3] = {x, zb_weight(b, wn, 1, d), -1};
+    snprintf(wn, sizeof wn, "%s.bias", local);
+    in[2] = zb_weight(b, wn, 1, d);
+    int y = zb_node(b, "LayerNormalization", local, in, 3);
+    graph_attr_int(b->g, zb_last(b), "axis", -1);
+    graph_attr_float(b->g, zb_last(b), "epsilon", eps);
+    return y;
+}
+
+int zb_reshape(struct zoo_build *b, int x, const int64_t *shape, int n)
+{
+    int in[2] = {x, zb_const_ints(b, shape, n, false)};
+    return zb_node(b, "Reshape", "reshape", in, 2);
+}
+
+int zb_transpose(struct zoo_build *b, int x, const int64_t *perm, int n)
+{
+    int y = zb_node(b, "Transpose", "transpose", &x, 1);
+    graph_attr_ints(b->g, zb_last(b), "perm", perm, n);
+    return y;
+}
+
+int zb_concat(struct zoo_build *b, const int *xs, int n, int axis)
+{
+    int y = zb_node(b, "Concat", "concat", xs, n);
+    graph_attr_int(b->g, zb_last(b), "axis", axis);
+    return y;
+}
+
+int zb_softmax(struct zoo_build *b, int x, int axis)
+{
+    int y = zb_node(b, "Softmax", "softmax", &x, 1);
+    graph_attr_int(b->g, zb_last(b), "axis", axis);
+    return y;
+}
+
+int zb_take(struct zoo_build *b, int x, int axis, int64_t index)
+{
+    int in[2] = {x, zb_const_ints(b, &index, 1, true)};
+    int y = zb_node(b, "Gather", "gather", in, 2);
+    graph_attr_int(b->g, zb_last(b), "axis", axis);
+    return y;
+}
+
+int zb_slice(struct zoo_build *b, int x, const int64_t *starts, const int64_t *ends,
+             const int64_t *axes, const int64_t *steps, int n)
+{
+    int in[5] = {x, zb_const_ints(b, starts, n, false), zb_const_ints(b, ends, n, false),
+                 zb_const_ints(b, axes, n, false), -1};
+    if (steps)
+        in[4] = zb_const_ints(b, steps, n, false);
+    return zb_node(b, "Slice", "slice", in, steps ? 5 : 4);
+}
+
+int zb_se(struct zoo_build *b, int x, int c, int sq, const char *act, const char *gate)
+{
+    int s = zb_gap(b, x);
+    s = zb_conv(b, s, "fc1", c, sq, 1, 1, 0, 1, true);
+    s = zb_act(b, s, act);
+    s = zb_conv(b, s, "fc2", sq, c, 1, 1, 0, 1, true);
+    s = zb_act(b, s, gate);
+    return zb_binary(b, "Mul", s, x);
+}
+
+/* [B, S, D] -> [B, heads, S, hd] (perm 0,2,1,3) or, for keys, [B, heads, hd, S]. */
+static int split_heads(struct zoo_build *b, int x, int heads, int hd, bool key_t)
+{
+    const int64_t shape[4] = {0, 0, heads, hd};
+    static const int64_t perm_q[4] = {0, 2, 1, 3}, perm_k[4] = {0, 2, 3, 1};
+    return zb_transpose(b, zb_reshape(b, x, shape, 4), key_t ? perm_k : perm_q, 4);
+}
+
+int zb_attention(struct zoo_build *b, int x, int dim, int heads, const char *qkv, int mask,
+                 int causal, int past_k, int past_v, int *present_k, int *present_v)
+{
+    int hd = dim / heads, q, k, v;
+    if (qkv) {
+        int y = zb_linear(b, x, qkv, dim, 3 * dim, true);
+        const int64_t sizes[3] = {dim, dim, dim};
+        int in[2] = {y, zb_const_ints(b, sizes, 3, false)}, out[3];
+        zb_node_multi(b, "Split", "split", in, 2, out, 3);
+        graph_attr_int(b->g, zb_last(b), "axis", -1);
+        q = out[0], k = out[1], v = out[2];
+    } else {
+        q = zb_linear(b, x, "query", dim, dim, true);
+        k = zb_linear(b, x, "key", dim, dim, true);
+        v = zb_linear(b, x, "value", dim, dim, true);
+    }
+    q = split_heads(b, q, heads, hd, false);
+    v = split_heads(b, v, heads, hd, false);
+    if (past_k >= 0 || present_k) {
+        /* the cache holds [B, heads, P, hd]: append, then transpose the keys */
+        k = split_heads(b, k, heads, hd, false);
+        if (past_k >= 0) {
+            int ck[2] = {past_k, k}, cv[2] = {past_v, v};
+            k = zb_concat(b, ck, 2, 2);
+            v = zb_concat(b, cv, 2, 2);
+        }
+        if (present_k)
+            *present_k = k;
+        if (present_v)
+            *present_v = v;
+        static const int64_t perm[4] = {0, 1, 3, 2};
+        k = zb_transpose(b, k, perm, 4);
+    } else {
+        k = split_heads(b, k, heads, hd, true);
+    }
+    int s = zb_binary(b, "MatMul", q, k);
+    s = zb_binary(b, "Div", s, zb_const_float(b, sqrt((double)hd)));
+    if (mask >= 0)
+        s = zb_binary(b, "Add", s, mask);
+    if (causal >= 0) {
+        int in[3] = {causal, s, zb_const_float(b, -3.4028234663852886e38)};
+        s = zb_node(b, "Where", "where", in, 3);
+    }
+    s = zb_softmax(b, s, -1);
+    int c = zb_binary(b, "MatMul", s, v);
+    static const int64_t perm_back[4] = {0, 2, 1, 3};
+    c = zb_transpose(b, c, perm_back, 4);
+    const int64_t merged[3] = {0, 0, dim};
+    return zb_reshape(b, c, merged, 3);
+}
+
+void zb_output(struct zoo_build *b, int v)
+{
+    graph_output_add(b->g, v);
+}
+
+struct graph *zb_finish(struct zoo_build *b, const char *spec, struct diag *d)
+{
+    struct graph *g = b->g;
+    g->format = graph_strdup(g, "zoo");
+    g->path = graph_strdup(g, spec);
+    g->opset = 20; /* Gelu */
+    if (graph_finalize(g, d) != ST_OK) {
+        diag_prefix(d, "%s", spec);
+        return NULL;
+    }
+    b->g = NULL;
+    return g;
+}
