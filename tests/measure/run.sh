@@ -8,8 +8,8 @@
 #   4. the weightless graph keeps squeezenet1_1's 1,235,496 parameters
 #      (torchvision's documented count) in a file of a few KB;
 #   5. a cut last line (interrupted write) is reported by the reader and
-#      dropped by the harness, which then resumes: it skips the 4 rows it has
-#      and adds only batch 4.
+#      dropped by the harness, which then resumes (in a child process, as
+#      GPU runs do): it skips the 4 rows it has and adds only batch 4.
 # Needs python3-torch, python3-torchvision, python3-onnx; skips (77) without them.
 set -u
 top=${TOP_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
@@ -95,8 +95,9 @@ if "$reader" --validate "$out" --allow-dry-run >/dev/null 2>"$tmp/v2.err"; then
     fail "cut last line accepted"
 fi
 grep -q "measured.jsonl:5: bad JSON.*not terminated" "$tmp/v2.err" || { cat "$tmp/v2.err"; fail "message"; }
+# --isolate: the resumed run measures the model in a child process, as GPU runs do.
 "$py" "$harness" squeezenet1_1 --batch 1,2,4 --precision fp32,bf16 --input 3x64x64 \
-    --warmup 1 --runs 3 --dry-run -o "$out" 2>"$tmp/run2.log" ||
+    --warmup 1 --runs 3 --dry-run --isolate -o "$out" 2>"$tmp/run2.log" ||
     { cat "$tmp/run2.log"; fail "resumed run exited with $?"; }
 cat "$tmp/run2.log"
 grep -q "dropping an incomplete last line" "$tmp/run2.log" || fail "cut line not reported"

@@ -204,7 +204,7 @@ def run_torch_config(torch, base_model, dims, batch, prec, opts, nvml, baseline_
         timing, energy = time_gpu(torch, fn, opts.warmup, opts.runs, opts.min_time, nvml)
         return timing, gpu_memory(torch, nvml, baseline_mib), energy
     finally:
-        del model, x
+        model = x = None  # also clears the closure's references
         if not dry:
             torch.cuda.synchronize()
             torch.cuda.empty_cache()

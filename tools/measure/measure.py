@@ -21,7 +21,6 @@ import argparse
 import datetime
 import gc
 import json
-import math
 import os
 import sys
 import time
@@ -224,7 +223,14 @@ def parse_args(argv):
                     help="start no new configuration after this many seconds (0: no limit)")
     ap.add_argument("--dry-run", action="store_true",
                     help="run on the CPU without NVML; rows are marked source dry-run")
+    ap.add_argument("--isolate", dest="isolate", action="store_true", default=None,
+                    help="measure each model in a fresh process (default on GPU runs)")
+    ap.add_argument("--no-isolate", dest="isolate", action="store_false",
+                    help="measure all models in this process (default with --dry-run)")
+    ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     o = ap.parse_args(argv)
+    if o.isolate is None:
+        o.isolate = not o.dry_run
     o.batches = sorted(parse_list(o.batch, "batch size", conv=int))
     o.precisions = parse_list(o.precision, "precision", allowed=PRECISIONS)
     o.input_dims = parse_input(o.input) if o.input else None
@@ -301,27 +307,6 @@ def ort_dims(path, opts):
     return tuple(dims[1:])
 
 
-def plan_models(torch, opts, graphs_dir, out_dir):
-    """Yields (name, kind, payload, dims, graph_rel) per model, exporting graphs."""
-    for spec in opts.models:
-        if spec.endswith(".onnx"):
-            if not os.path.isfile(spec):
-                raise SystemExit("measure.py: %s: no such file" % spec)
-            name = os.path.splitext(os.path.basename(spec))[0]
-            dims = ort_dims(spec, opts)
-            graph = os.path.join(graphs_dir, "%s_%s.onnx" % (name, dims_str(dims)))
-            os.makedirs(graphs_dir, exist_ok=True)
-            if not os.path.exists(graph):
-                onnx_strip.strip_file(spec, graph)
-            yield name, "onnx", spec, dims, os.path.relpath(graph, out_dir)
-            continue
-        import bench
-        model = bench.load_torch_model(torch, spec)
-        dims = opts.input_dims or DEFAULT_INPUT.get(spec, (3, 224, 224))
-        graph = bench.export_graph(torch, model, spec, dims, graphs_dir, opts.opset)
-        yield spec, "torch", model, dims, os.path.relpath(graph, out_dir)
-
-
 def runtime_of(kind, opts):
     if kind == "torch":
         return "pytorch"
@@ -332,91 +317,184 @@ class _BudgetSpent(Exception):
     pass
 
 
+class Run:
+    """State of one measuring process: output, resume set, NVML, counters."""
+
+    def __init__(self, torch, opts):
+        self.torch, self.opts = torch, opts
+        self.out = os.path.abspath(opts.output)
+        self.out_dir = os.path.dirname(self.out)
+        os.makedirs(self.out_dir, exist_ok=True)
+        self.graphs_dir = (os.path.abspath(opts.graphs) if opts.graphs
+                           else os.path.join(self.out_dir, "graphs"))
+        self.done = load_done(self.out, opts.retry_failed)
+        self.nvml, self.baseline, self.env = gpu_env(torch, opts)
+        self.t_start = time.time()
+        self.n_new = self.n_skip = self.n_fail = 0
+
+    def key(self, name, dims, batch, prec, runtime):
+        return row_key({"model": name, "input": dims_str(dims), "batch": batch,
+                        "precision": prec, "runtime": runtime, "gpu": self.env["gpu"],
+                        "mig": self.env.get("mig"), "source": self.env["source"]})
+
+    def all_done(self, name, dims, runtime):
+        return all(self.key(name, dims, b, p, runtime) in self.done
+                   for p in self.opts.precisions for b in self.opts.batches)
+
+    def measure_one(self, name, kind, payload, dims, batch, prec):
+        """Runs one configuration; returns (status or None, error, (timing, mem, energy)),
+        or None when it cannot run here (and says why)."""
+        import bench
+        torch, opts = self.torch, self.opts
+        try:
+            if kind == "torch":
+                return None, None, bench.run_torch_config(torch, payload, dims, batch, prec,
+                                                          opts, self.nvml, self.baseline)
+            if prec in ("fp16", "bf16") and opts.ort_provider != "tensorrt":
+                print("measure.py: %s batch %d %s: skipped, %s of an ONNX file needs a torch "
+                      "model (give its torchvision name)" % (name, batch, prec, prec),
+                      file=sys.stderr)
+                return None
+            ort, sess = ort_session(payload, prec, opts)
+            return None, None, bench.run_ort_config(ort, sess, dims, batch, prec, opts,
+                                                    self.nvml, self.baseline)
+        except Exception as e:  # recorded per configuration; Ctrl-C still stops the run
+            status, err = ("oom" if is_oom(e) else "error"), first_line(e)
+        gc.collect()
+        if not opts.dry_run:
+            torch.cuda.empty_cache()
+        return status, err, (None, None, None)
+
+    def measure_model(self, name, kind, payload, dims, graph):
+        opts, runtime = self.opts, runtime_of(kind, self.opts)
+        for prec in opts.precisions:
+            oom_at = None
+            for batch in opts.batches:
+                label = "%s batch %d %s" % (name, batch, prec)
+                key = self.key(name, dims, batch, prec, runtime)
+                if key in self.done:
+                    self.n_skip += 1
+                    continue
+                if oom_at is not None:
+                    print("measure.py: %s: skipped, batch %d already ran out of memory"
+                          % (label, oom_at), file=sys.stderr)
+                    continue
+                if opts.time_budget and time.time() - self.t_start > opts.time_budget:
+                    raise _BudgetSpent()
+                r = self.measure_one(name, kind, payload, dims, batch, prec)
+                if r is None:
+                    continue
+                status, err, res = r
+                if status == "oom":
+                    oom_at = batch
+                self.n_fail += status is not None
+                row = make_row(name, graph, dims, batch, prec, runtime, self.env,
+                               status=status or "ok", error=err, timing=res[0], mem=res[1],
+                               energy=res[2])
+                append_row(self.out, row)
+                self.done.add(key)
+                self.n_new += 1
+                if status:
+                    print("measure.py: %s: %s (%s)" % (label, status, err), file=sys.stderr)
+                    continue
+                mem, energy = row["memory_mib"], row["energy_j"]
+                print("measure.py: %s: %.3f ms (p90 %.3f)%s%s" % (
+                    label, row["latency_ms"], row["latency_p90_ms"],
+                    "" if mem is None else ", %.0f MiB" % mem,
+                    "" if energy is None else ", %.4f J" % energy), file=sys.stderr)
+
+    def run(self):
+        try:
+            for spec in self.opts.models:
+                self.run_spec(spec)
+        except _BudgetSpent:
+            print("measure.py: time budget of %gs spent; stopping (re-run to resume)"
+                  % self.opts.time_budget, file=sys.stderr)
+        finally:
+            if self.nvml is not None:
+                self.nvml.close()
+        print("measure.py: %d rows written to %s (%d failed), %d already there"
+              % (self.n_new, self.opts.output, self.n_fail, self.n_skip), file=sys.stderr)
+        return 0
+
+    def run_spec(self, spec):
+        """Exports (once) and measures one model given as a name or ONNX file."""
+        opts = self.opts
+        if spec.endswith(".onnx"):
+            if not os.path.isfile(spec):
+                raise SystemExit("measure.py: %s: no such file" % spec)
+            name = os.path.splitext(os.path.basename(spec))[0]
+            dims = ort_dims(spec, opts)
+            if self.all_done(name, dims, runtime_of("onnx", opts)):
+                self.n_skip += len(opts.precisions) * len(opts.batches)
+                return
+            graph = os.path.join(self.graphs_dir, "%s_%s.onnx" % (name, dims_str(dims)))
+            os.makedirs(self.graphs_dir, exist_ok=True)
+            if not os.path.exists(graph):
+                onnx_strip.strip_file(spec, graph)
+            self.measure_model(name, "onnx", spec, dims, os.path.relpath(graph, self.out_dir))
+            return
+        import bench
+        dims = opts.input_dims or DEFAULT_INPUT.get(spec, (3, 224, 224))
+        if self.all_done(spec, dims, "pytorch"):  # resuming: no need to build it
+            self.n_skip += len(opts.precisions) * len(opts.batches)
+            return
+        model = bench.load_torch_model(self.torch, spec)
+        graph = bench.export_graph(self.torch, model, spec, dims, self.graphs_dir, opts.opset)
+        self.measure_model(spec, "torch", model, dims, os.path.relpath(graph, self.out_dir))
+
+
+def child_argv(opts, spec, budget):
+    """Command line that measures one model in a fresh process with these options."""
+    a = [sys.executable, os.path.abspath(__file__), spec, "--child",
+         "--batch", ",".join(map(str, opts.batches)), "--precision", ",".join(opts.precisions),
+         "-o", opts.output, "--warmup", str(opts.warmup), "--runs", str(opts.runs),
+         "--min-time", repr(opts.min_time), "--opset", str(opts.opset),
+         "--ort-provider", opts.ort_provider]
+    for flag, val in (("--input", opts.input), ("--graphs", opts.graphs),
+                      ("--gpu-name", opts.gpu_name)):
+        if val:
+            a += [flag, val]
+    for flag, on in (("--cudnn-benchmark", opts.cudnn_benchmark),
+                     ("--retry-failed", opts.retry_failed), ("--dry-run", opts.dry_run)):
+        if on:
+            a.append(flag)
+    if budget is not None:
+        a += ["--time-budget", repr(budget)]
+    return a
+
+
+def run_isolated(opts):
+    """One process per model: memory figures then hold only that model's context,
+    kernels and caches, and a crash (a sticky CUDA error) loses one model."""
+    import subprocess
+    t0, rc = time.time(), 0
+    for spec in opts.models:
+        budget = None
+        if opts.time_budget:
+            budget = opts.time_budget - (time.time() - t0)
+            if budget <= 0:
+                print("measure.py: time budget of %gs spent; stopping (re-run to resume)"
+                      % opts.time_budget, file=sys.stderr)
+                break
+        r = subprocess.run(child_argv(opts, spec, budget))
+        if r.returncode != 0:
+            print("measure.py: %s: measuring process exited with %d; going on"
+                  % (spec, r.returncode), file=sys.stderr)
+            rc = 1
+    return rc
+
+
 def main(argv=None):
     opts = parse_args(sys.argv[1:] if argv is None else argv)
-    import bench
+    if opts.isolate and not opts.child:
+        return run_isolated(opts)
     try:
         import torch
     except ImportError:
         raise SystemExit("measure.py: needs PyTorch (Debian: apt-get install python3-torch "
                          "python3-torchvision python3-onnx; run with /usr/bin/python3)")
-    out = os.path.abspath(opts.output)
-    out_dir = os.path.dirname(out)
-    os.makedirs(out_dir, exist_ok=True)
-    graphs_dir = os.path.abspath(opts.graphs) if opts.graphs else os.path.join(out_dir, "graphs")
-    done = load_done(out, opts.retry_failed)
-    nvml, baseline, env = gpu_env(torch, opts)
-    t_start = time.time()
-    n_new = n_skip = n_fail = 0
-    try:
-        for name, kind, payload, dims, graph in plan_models(torch, opts, graphs_dir, out_dir):
-            runtime = runtime_of(kind, opts)
-            for prec in opts.precisions:
-                oom_at = None
-                for batch in opts.batches:
-                    row0 = {"model": name, "input": dims_str(dims), "batch": batch,
-                            "precision": prec, "runtime": runtime, "gpu": env["gpu"],
-                            "mig": env.get("mig"), "source": env["source"]}
-                    label = "%s batch %d %s" % (name, batch, prec)
-                    if row_key(row0) in done:
-                        n_skip += 1
-                        continue
-                    if oom_at is not None:
-                        print("measure.py: %s: skipped, batch %d already ran out of memory"
-                              % (label, oom_at), file=sys.stderr)
-                        continue
-                    if opts.time_budget and time.time() - t_start > opts.time_budget:
-                        raise _BudgetSpent()
-                    err = status = None
-                    res = (None, None, None)
-                    try:
-                        if kind == "torch":
-                            res = bench.run_torch_config(torch, payload, dims, batch, prec, opts,
-                                                         nvml, baseline)
-                        elif prec in ("fp16", "bf16") and opts.ort_provider != "tensorrt":
-                            print("measure.py: %s: skipped, %s of an ONNX file needs a torch "
-                                  "model (give its torchvision name)" % (label, prec),
-                                  file=sys.stderr)
-                            continue
-                        else:
-                            ort, sess = ort_session(payload, prec, opts)
-                            res = bench.run_ort_config(ort, sess, dims, batch, prec, opts,
-                                                       nvml, baseline)
-                            del sess
-                    except Exception as e:  # recorded per configuration; Ctrl-C still stops
-                        status = "oom" if is_oom(e) else "error"
-                        err = first_line(e)
-                    if status:
-                        gc.collect()
-                        if not opts.dry_run:
-                            torch.cuda.empty_cache()
-                        if status == "oom":
-                            oom_at = batch
-                        n_fail += 1
-                    row = make_row(name, graph, dims, batch, prec, runtime, env,
-                                   status=status or "ok", error=err, timing=res[0], mem=res[1],
-                                   energy=res[2])
-                    append_row(out, row)
-                    done.add(row_key(row0))
-                    n_new += 1
-                    if status:
-                        print("measure.py: %s: %s (%s)" % (label, status, err), file=sys.stderr)
-                    else:
-                        mem = row["memory_mib"]
-                        print("measure.py: %s: %.3f ms (p90 %.3f)%s%s" % (
-                            label, row["latency_ms"], row["latency_p90_ms"],
-                            "" if mem is None else ", %.0f MiB" % mem,
-                            "" if row["energy_j"] is None else ", %.4f J" % row["energy_j"]),
-                            file=sys.stderr)
-    except _BudgetSpent:
-        print("measure.py: time budget of %gs spent; stopping (re-run to resume)"
-              % opts.time_budget, file=sys.stderr)
-    finally:
-        if nvml is not None:
-            nvml.close()
-    print("measure.py: %d rows written to %s (%d failed), %d already there"
-          % (n_new, opts.output, n_fail, n_skip), file=sys.stderr)
-    return 0
+    return Run(torch, opts).run()
 
 
 if __name__ == "__main__":

@@ -63,6 +63,23 @@ class Args(unittest.TestCase):
         self.assertEqual(o.precisions, ["fp16", "fp32"])
         self.assertEqual(o.input_dims, (3, 64, 64))
 
+    def test_isolation_default_and_child_argv(self):
+        self.assertTrue(measure.parse_args(["m"]).isolate)             # GPU runs
+        self.assertFalse(measure.parse_args(["m", "--dry-run"]).isolate)
+        self.assertFalse(measure.parse_args(["m", "--no-isolate"]).isolate)
+        o = measure.parse_args(["a", "b", "-b", "4,1", "-p", "bf16", "--input", "3x32x32",
+                                "--runs", "7", "--min-time", "0.25", "--gpu-name", "H200",
+                                "--cudnn-benchmark", "--dry-run", "--isolate",
+                                "--time-budget", "60", "-o", "x/m.jsonl"])
+        argv = measure.child_argv(o, "b", 42.5)
+        c = measure.parse_args(argv[2:])
+        self.assertEqual(c.models, ["b"])
+        self.assertTrue(c.child)
+        for k in ("batches", "precisions", "input_dims", "runs", "warmup", "min_time",
+                  "gpu_name", "cudnn_benchmark", "dry_run", "output", "opset"):
+            self.assertEqual(getattr(c, k), getattr(o, k), k)
+        self.assertEqual(c.time_budget, 42.5)
+
     def test_bad(self):
         for argv in (["m", "-p", "fp8"], ["m", "-b", "0"], ["m", "-b", "x"],
                      ["m", "--input", "3x0x4"], ["m", "--input", "abc"]):
