@@ -1,0 +1,60 @@
+/*
+ * onnx_impl.h - internals shared by the ONNX reader's files (not public).
+ *
+ * Reading is two passes over the caller's bytes (usually an mmap of the file):
+ *
+ *   1. onnx_wire_compact walks the protobuf wire format of ModelProto with a
+ *      table of the schema subset in onnx.proto. It validates every field it
+ *      meets (wire types, varints, lengths against the enclosing message,
+ *      nesting depth) and copies into a new, small buffer only the fields
+ *      onnx.proto declares, leaving out tensor payloads (raw_data and the
+ *      typed *_data fields) except those of small tensors whose contents
+ *      shape inference folds, and leaving out the contents of subgraph
+ *      attributes. Payload bytes are skipped by length, never read, so the
+ *      pages holding weights are not even faulted in.
+ *   2. protobuf-c unpacks the compact buffer (a few hundred KB for a 100 MB
+ *      model) and onnx_load.c copies the tree into the IR, then frees it.
+ *
+ * Layout (protobuf wire format): a message is a sequence of fields, each a
+ * varint key (field_number << 3 | wire_type) followed by a varint (type 0),
+ * 8 bytes (type 1), a varint length and that many bytes (type 2), or 4 bytes
+ * (type 5). Types 3 and 4 (groups) are not used by ONNX and are rejected.
+ */
+#ifndef DIPPM_ONNX_IMPL_H
+#define DIPPM_ONNX_IMPL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "status.h"
+
+/* Tensors up to these element counts keep their contents (integer tensors:
+ * Reshape targets, Slice starts, axes; float tensors: scalars and scales). */
+#define ONNX_KEEP_INT_MAX 4096
+#define ONNX_KEEP_FLOAT_MAX 16
+
+/* Messages nested deeper than this are refused (protobuf-c recurses). */
+#define ONNX_MAX_DEPTH 64
+
+/* Dims and element counts above this are refused as absurd (2^40). */
+#define ONNX_MAX_ELEMENTS ((int64_t)1 << 40)
+
+struct onnx_compact {
+    uint8_t *buf; /* malloc'd compact ModelProto; caller frees */
+    size_t len;
+    size_t skipped_payload; /* tensor payload bytes left out */
+    int n_subgraphs;        /* subgraph attributes whose contents were dropped */
+};
+
+/* Validates the ModelProto in buf[0..len) and writes its compact form to
+ * out. name is used in messages ("model.onnx: truncated at byte 1234: ...").
+ * Errors: ST_EPARSE (malformed wire data, with byte offset and field path),
+ * ST_ENOMEM. On error out->buf is NULL. */
+enum status onnx_wire_compact(const uint8_t *buf, size_t len, const char *name,
+                              struct onnx_compact *out, struct diag *d);
+
+/* true if data_type (TensorProto.DataType) is an integer or bool type whose
+ * contents are kept when small. */
+int onnx_dtype_is_int(int32_t data_type);
+
+#endif

@@ -1,0 +1,479 @@
+/*
+ * onnx_wire.c - validating walk over the protobuf wire format of an ONNX
+ * ModelProto that writes a compact copy without tensor payloads (see
+ * onnx_impl.h for why and for the wire layout).
+ *
+ * The schema subset below mirrors graph/onnx.proto: a field listed here is
+ * checked against its declared wire type and copied; any other field is
+ * checked structurally (its length must fit) and dropped.
+ */
+#include "onnx_impl.h"
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- schema subset ------------------------------------------------------ */
+
+enum kind { K_VARINT, K_FIXED32, K_FIXED64, K_BYTES, K_MSG };
+
+enum msg {
+    M_MODEL, M_GRAPH, M_NODE, M_ATTR, M_TENSOR, M_SPARSE, M_VALUEINFO, M_TYPE, M_TYPE_TENSOR,
+    M_TYPE_SEQ, M_TYPE_MAP, M_SHAPE, M_DIM, M_OPSET, M__COUNT
+};
+
+struct fdesc {
+    unsigned num;
+    const char *name;
+    unsigned char kind, sub, repeated;
+};
+
+static const struct fdesc f_model[] = {
+    {1, "ir_version", K_VARINT, 0, 0},     {2, "producer_name", K_BYTES, 0, 0},
+    {3, "producer_version", K_BYTES, 0, 0}, {7, "graph", K_MSG, M_GRAPH, 0},
+    {8, "opset_import", K_MSG, M_OPSET, 1},
+};
+static const struct fdesc f_graph[] = {
+    {1, "node", K_MSG, M_NODE, 1},          {2, "name", K_BYTES, 0, 0},
+    {5, "initializer", K_MSG, M_TENSOR, 1}, {11, "input", K_MSG, M_VALUEINFO, 1},
+    {12, "output", K_MSG, M_VALUEINFO, 1},  {13, "value_info", K_MSG, M_VALUEINFO, 1},
+    {15, "sparse_initializer", K_MSG, M_SPARSE, 1},
+};
+static const struct fdesc f_node[] = {
+    {1, "input", K_BYTES, 0, 1},   {2, "output", K_BYTES, 0, 1},
+    {3, "name", K_BYTES, 0, 0},    {4, "op_type", K_BYTES, 0, 0},
+    {5, "attribute", K_MSG, M_ATTR, 1}, {7, "domain", K_BYTES, 0, 0},
+};
+static const struct fdesc f_attr[] = {
+    {1, "name", K_BYTES, 0, 0},          {2, "f", K_FIXED32, 0, 0},
+    {3, "i", K_VARINT, 0, 0},            {4, "s", K_BYTES, 0, 0},
+    {5, "t", K_MSG, M_TENSOR, 0},        {6, "g", K_MSG, M_GRAPH, 0},
+    {7, "floats", K_FIXED32, 0, 1},      {8, "ints", K_VARINT, 0, 1},
+    {9, "strings", K_BYTES, 0, 1},       {10, "tensors", K_MSG, M_TENSOR, 1},
+    {11, "graphs", K_MSG, M_GRAPH, 1},   {20, "type", K_VARINT, 0, 0},
+    {21, "ref_attr_name", K_BYTES, 0, 0},
+};
+static const struct fdesc f_tensor[] = {
+    {1, "dims", K_VARINT, 0, 1},         {2, "data_type", K_VARINT, 0, 0},
+    {4, "float_data", K_FIXED32, 0, 1},  {5, "int32_data", K_VARINT, 0, 1},
+    {7, "int64_data", K_VARINT, 0, 1},   {8, "name", K_BYTES, 0, 0},
+    {9, "raw_data", K_BYTES, 0, 0},      {10, "double_data", K_FIXED64, 0, 1},
+    {11, "uint64_data", K_VARINT, 0, 1}, {14, "data_location", K_VARINT, 0, 0},
+};
+static const struct fdesc f_sparse[] = {
+    {1, "values", K_MSG, M_TENSOR, 0}, {2, "indices", K_MSG, M_TENSOR, 0},
+    {3, "dims", K_VARINT, 0, 1},
+};
+static const struct fdesc f_valueinfo[] = {
+    {1, "name", K_BYTES, 0, 0}, {2, "type", K_MSG, M_TYPE, 0},
+};
+static const struct fdesc f_type[] = {
+    {1, "tensor_type", K_MSG, M_TYPE_TENSOR, 0}, {4, "sequence_type", K_MSG, M_TYPE_SEQ, 0},
+    {5, "map_type", K_MSG, M_TYPE_MAP, 0},       {8, "sparse_tensor_type", K_MSG, M_TYPE_TENSOR, 0},
+    {9, "optional_type", K_MSG, M_TYPE_SEQ, 0},
+};
+static const struct fdesc f_type_tensor[] = {
+    {1, "elem_type", K_VARINT, 0, 0}, {2, "shape", K_MSG, M_SHAPE, 0},
+};
+static const struct fdesc f_type_seq[] = {{1, "elem_type", K_MSG, M_TYPE, 0}};
+static const struct fdesc f_type_map[] = {
+    {1, "key_type", K_VARINT, 0, 0}, {2, "value_type", K_MSG, M_TYPE, 0},
+};
+static const struct fdesc f_shape[] = {{1, "dim", K_MSG, M_DIM, 1}};
+static const struct fdesc f_dim[] = {
+    {1, "dim_value", K_VARINT, 0, 0}, {2, "dim_param", K_BYTES, 0, 0},
+};
+static const struct fdesc f_opset[] = {
+    {1, "domain", K_BYTES, 0, 0}, {2, "version", K_VARINT, 0, 0},
+};
+
+#define MSG(name, f) {name, f, (int)(sizeof f / sizeof f[0])}
+static const struct mdesc {
+    const char *name;
+    const struct fdesc *f;
+    int n;
+} msgs[M__COUNT] = {
+    [M_MODEL] = MSG("ModelProto", f_model),
+    [M_GRAPH] = MSG("GraphProto", f_graph),
+    [M_NODE] = MSG("NodeProto", f_node),
+    [M_ATTR] = MSG("AttributeProto", f_attr),
+    [M_TENSOR] = MSG("TensorProto", f_tensor),
+    [M_SPARSE] = MSG("SparseTensorProto", f_sparse),
+    [M_VALUEINFO] = MSG("ValueInfoProto", f_valueinfo),
+    [M_TYPE] = MSG("TypeProto", f_type),
+    [M_TYPE_TENSOR] = MSG("TypeProto.Tensor", f_type_tensor),
+    [M_TYPE_SEQ] = MSG("TypeProto.Sequence", f_type_seq),
+    [M_TYPE_MAP] = MSG("TypeProto.Map", f_type_map),
+    [M_SHAPE] = MSG("TensorShapeProto", f_shape),
+    [M_DIM] = MSG("TensorShapeProto.Dimension", f_dim),
+    [M_OPSET] = MSG("OperatorSetIdProto", f_opset),
+};
+#undef MSG
+_Static_assert(sizeof msgs / sizeof msgs[0] == M__COUNT, "message table");
+
+#define MAX_FIELDS 16 /* most fields any message above lists */
+
+/* ---- walk state --------------------------------------------------------- */
+
+struct frame {
+    const char *field;
+    long idx; /* occurrence of a repeated field, -1 for singular */
+};
+
+struct wctx {
+    const uint8_t *base;
+    const char *name;
+    struct diag *d;
+    uint8_t *out;
+    size_t n, cap;
+    bool oom;
+    size_t skipped;
+    int n_sub;
+    int depth;
+    struct frame path[ONNX_MAX_DEPTH + 1];
+};
+
+static enum status werr(struct wctx *c, const uint8_t *at, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static enum status werr(struct wctx *c, const uint8_t *at, const char *fmt, ...)
+{
+    char what[256], where[200] = "ModelProto";
+    size_t len = strlen(where);
+    for (int i = 0; i < c->depth && len < sizeof where - 1; i++) {
+        int w = c->path[i].idx >= 0
+                    ? snprintf(where + len, sizeof where - len, ".%s[%ld]", c->path[i].field,
+                               c->path[i].idx)
+                    : snprintf(where + len, sizeof where - len, ".%s", c->path[i].field);
+        if (w < 0)
+            break;
+        len += (size_t)w;
+    }
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    return diag_set(c->d, ST_EPARSE, "%s: byte %zu (in %s): %s%s", c->name,
+                    (size_t)(at - c->base), where, what,
+                    c->depth == 0 ? " (is this an ONNX model file?)" : "");
+}
+
+/* 0 ok, -1 runs past end, -2 longer than 10 bytes. */
+static int rd_varint(const uint8_t **pp, const uint8_t *end, uint64_t *v)
+{
+    const uint8_t *p = *pp;
+    uint64_t r = 0;
+    for (int shift = 0; shift < 70; shift += 7) {
+        if (p >= end)
+            return -1;
+        uint8_t b = *p++;
+        r |= (uint64_t)(b & 0x7f) << shift;
+        if (!(b & 0x80)) {
+            *pp = p;
+            *v = r;
+            return 0;
+        }
+    }
+    return -2;
+}
+
+static bool reserve(struct wctx *c, size_t extra)
+{
+    if (c->oom)
+        return false;
+    if (c->n + extra <= c->cap)
+        return true;
+    size_t cap = c->cap ? c->cap : 4096;
+    while (cap < c->n + extra) {
+        if (cap > SIZE_MAX / 2) {
+            c->oom = true;
+            return false;
+        }
+        cap *= 2;
+    }
+    uint8_t *p = realloc(c->out, cap);
+    if (!p) {
+        c->oom = true;
+        return false;
+    }
+    c->out = p;
+    c->cap = cap;
+    return true;
+}
+
+static void put_bytes(struct wctx *c, const uint8_t *p, size_t n)
+{
+    if (reserve(c, n)) {
+        memcpy(c->out + c->n, p, n);
+        c->n += n;
+    }
+}
+
+static int enc_varint(uint64_t v, uint8_t *buf)
+{
+    int k = 0;
+    do {
+        buf[k++] = (uint8_t)((v & 0x7f) | (v >= 0x80 ? 0x80 : 0));
+        v >>= 7;
+    } while (v);
+    return k;
+}
+
+static void put_varint(struct wctx *c, uint64_t v)
+{
+    uint8_t tmp[10];
+    put_bytes(c, tmp, (size_t)enc_varint(v, tmp));
+}
+
+/* Inserts the length prefix for the submessage written since mark. */
+static void insert_len(struct wctx *c, size_t mark)
+{
+    uint8_t tmp[10];
+    size_t body = c->n - mark;
+    int k = enc_varint(body, tmp);
+    if (!reserve(c, (size_t)k))
+        return;
+    memmove(c->out + mark + k, c->out + mark, body);
+    memcpy(c->out + mark, tmp, (size_t)k);
+    c->n += (size_t)k;
+}
+
+/* ---- tensors ------------------------------------------------------------ */
+
+int onnx_dtype_is_int(int32_t dt)
+{
+    /* INT8..INT64, BOOL, UINT32, UINT64, UINT8, UINT16 (TensorProto.DataType) */
+    return (dt >= 2 && dt <= 7) || dt == 9 || dt == 12 || dt == 13;
+}
+
+static bool dtype_is_float_code(int32_t dt)
+{
+    return dt == 1 || dt == 10 || dt == 11 || dt == 16;
+}
+
+static bool is_payload_field(unsigned num)
+{
+    return num == 4 || num == 5 || num == 6 || num == 7 || num == 9 || num == 10 || num == 11;
+}
+
+/* Reads data_type and the element count of the TensorProto in [p, end) to
+ * decide whether its payload is kept. Malformed bytes end the scan quietly:
+ * the main walk reports them precisely. *max_bytes bounds a kept payload. */
+static bool tensor_keep(const uint8_t *p, const uint8_t *end, uint64_t *max_bytes)
+{
+    int64_t dt = 0, n = 1;
+    bool bad = false;
+    while (p < end) {
+        uint64_t key, v;
+        if (rd_varint(&p, end, &key))
+            break;
+        unsigned wt = key & 7, num = (unsigned)(key >> 3);
+        if (wt == 0) {
+            if (rd_varint(&p, end, &v))
+                break;
+            if (num == 2)
+                dt = (int64_t)v;
+            if (num == 1) {
+                if ((int64_t)v < 0 || (int64_t)v > ONNX_MAX_ELEMENTS)
+                    bad = true;
+                else if (n <= ONNX_MAX_ELEMENTS)
+                    n *= (int64_t)v;
+            }
+        } else if (wt == 2) {
+            if (rd_varint(&p, end, &v) || v > (uint64_t)(end - p))
+                break;
+            const uint8_t *q = p, *qe = p + v;
+            p = qe;
+            while (num == 1 && q < qe) { /* packed dims */
+                uint64_t dv;
+                if (rd_varint(&q, qe, &dv))
+                    break;
+                if ((int64_t)dv < 0 || (int64_t)dv > ONNX_MAX_ELEMENTS)
+                    bad = true;
+                else if (n <= ONNX_MAX_ELEMENTS)
+                    n *= (int64_t)dv;
+            }
+        } else if (wt == 1 || wt == 5) {
+            size_t k = wt == 1 ? 8 : 4;
+            if ((size_t)(end - p) < k)
+                break;
+            p += k;
+        } else {
+            break;
+        }
+    }
+    if (bad || n > ONNX_MAX_ELEMENTS)
+        return false;
+    *max_bytes = (uint64_t)n * 16 + 16;
+    return (onnx_dtype_is_int((int32_t)dt) && n <= ONNX_KEEP_INT_MAX) ||
+           (dtype_is_float_code((int32_t)dt) && n <= ONNX_KEEP_FLOAT_MAX);
+}
+
+/* ---- the walk ----------------------------------------------------------- */
+
+static const char *const wt_names[8] = {"varint", "64-bit", "length-delimited", "group start",
+                                        "group end", "32-bit", "invalid (6)", "invalid (7)"};
+
+static unsigned kind_wt(unsigned kind)
+{
+    return kind == K_VARINT ? 0 : kind == K_FIXED64 ? 1 : kind == K_FIXED32 ? 5 : 2;
+}
+
+static enum status check_packed(struct wctx *c, const struct fdesc *f, const uint8_t *p,
+                                const uint8_t *end)
+{
+    if (f->kind == K_FIXED32 && (end - p) % 4)
+        return werr(c, p, "packed field '%s' holds %td bytes, not a multiple of 4", f->name,
+                    end - p);
+    if (f->kind == K_FIXED64 && (end - p) % 8)
+        return werr(c, p, "packed field '%s' holds %td bytes, not a multiple of 8", f->name,
+                    end - p);
+    while (f->kind == K_VARINT && p < end) {
+        uint64_t v;
+        const uint8_t *at = p;
+        if (rd_varint(&p, end, &v))
+            return werr(c, at, "packed field '%s': varint runs past the field's end", f->name);
+    }
+    return ST_OK;
+}
+
+static enum status walk(struct wctx *c, const uint8_t *p, const uint8_t *end, int msg,
+                        bool emit)
+{
+    const struct mdesc *m = &msgs[msg];
+    long counts[MAX_FIELDS] = {0};
+    uint64_t max_payload = 0;
+    bool keep_payload = msg != M_TENSOR || tensor_keep(p, end, &max_payload);
+
+    while (p < end) {
+        const uint8_t *fstart = p, *vstart;
+        uint64_t key, v = 0;
+        int r = rd_varint(&p, end, &key);
+        if (r)
+            return werr(c, fstart, r == -1 ? "truncated: field key runs past the end of %s"
+                                            : "malformed field key in %s (varint over 10 bytes)",
+                        m->name);
+        unsigned wt = key & 7;
+        uint64_t num = key >> 3;
+        if (num == 0 || num > 536870911u)
+            return werr(c, fstart, "invalid field number %llu in %s", (unsigned long long)num,
+                        m->name);
+        int fi = -1;
+        for (int i = 0; i < m->n; i++)
+            if (m->f[i].num == num)
+                fi = i;
+        const struct fdesc *f = fi >= 0 ? &m->f[fi] : NULL;
+        char fname[64];
+        if (f)
+            snprintf(fname, sizeof fname, "%s.%s (field %u)", m->name, f->name, f->num);
+        else
+            snprintf(fname, sizeof fname, "%s field %llu", m->name, (unsigned long long)num);
+
+        vstart = p;
+        switch (wt) {
+        case 0:
+            r = rd_varint(&p, end, &v);
+            if (r)
+                return werr(c, vstart, r == -1 ? "truncated: varint of %s runs past the end"
+                                                : "malformed varint in %s (over 10 bytes)",
+                            fname);
+            break;
+        case 1:
+        case 5: {
+            size_t k = wt == 1 ? 8 : 4;
+            if ((size_t)(end - p) < k)
+                return werr(c, vstart, "truncated: %s needs %zu bytes, %td left", fname, k,
+                            end - p);
+            p += k;
+            break;
+        }
+        case 2:
+            r = rd_varint(&p, end, &v);
+            if (r)
+                return werr(c, vstart, "truncated: length of %s runs past the end", fname);
+            if (v > (uint64_t)(end - p))
+                return werr(c, fstart,
+                            "%s declares %llu bytes but only %td remain in the enclosing %s "
+                            "(truncated or corrupt file)",
+                            fname, (unsigned long long)v, end - p, m->name);
+            vstart = p;
+            p += v;
+            break;
+        default:
+            return werr(c, fstart, "%s has wire type %u (%s), which ONNX never uses", fname,
+                        wt, wt_names[wt]);
+        }
+        if (!f)
+            continue; /* validated; not needed */
+
+        bool packed = wt == 2 && f->repeated && f->kind != K_BYTES && f->kind != K_MSG;
+        if (wt != kind_wt(f->kind) && !packed)
+            return werr(c, fstart, "%s has wire type %u (%s), expected %s", fname, wt,
+                        wt_names[wt], wt_names[kind_wt(f->kind)]);
+        if (packed) {
+            enum status st = check_packed(c, f, vstart, p);
+            if (st)
+                return st;
+        }
+        long idx = f->repeated ? counts[fi]++ : -1;
+
+        if (f->kind == K_MSG) {
+            if (c->depth >= ONNX_MAX_DEPTH)
+                return werr(c, fstart, "messages nested deeper than %d levels", ONNX_MAX_DEPTH);
+            bool drop = msg == M_ATTR && (num == 6 || num == 11); /* subgraph contents */
+            size_t mark = 0;
+            if (emit) {
+                put_varint(c, key);
+                mark = c->n;
+                c->n_sub += drop;
+            }
+            c->path[c->depth].field = f->name;
+            c->path[c->depth].idx = idx;
+            c->depth++;
+            enum status st = walk(c, vstart, p, f->sub, emit && !drop);
+            c->depth--;
+            if (st)
+                return st;
+            if (emit)
+                insert_len(c, mark);
+        } else if (emit) {
+            if (msg == M_TENSOR && is_payload_field(f->num)) {
+                if (!keep_payload) {
+                    c->skipped += (size_t)(p - vstart);
+                    continue;
+                }
+                if ((uint64_t)(p - vstart) > max_payload)
+                    return werr(c, vstart, "%s holds %td bytes, more than the tensor's dims "
+                                           "allow", fname, p - vstart);
+            }
+            put_bytes(c, fstart, (size_t)(p - fstart));
+        }
+        if (c->oom)
+            return diag_set(c->d, ST_ENOMEM, "%s: out of memory while reading the model",
+                            c->name);
+    }
+    return ST_OK;
+}
+
+enum status onnx_wire_compact(const uint8_t *buf, size_t len, const char *name,
+                              struct onnx_compact *out, struct diag *d)
+{
+    memset(out, 0, sizeof *out);
+    if (len == 0)
+        return diag_set(d, ST_EPARSE, "%s: empty file (0 bytes), not an ONNX model", name);
+    struct wctx c = {.base = buf, .name = name, .d = d};
+    enum status st = walk(&c, buf, buf + len, M_MODEL, true);
+    if (!st && c.oom)
+        st = diag_set(d, ST_ENOMEM, "%s: out of memory while reading the model", name);
+    if (st) {
+        free(c.out);
+        return st;
+    }
+    out->buf = c.out;
+    out->len = c.n;
+    out->skipped_payload = c.skipped;
+    out->n_subgraphs = c.n_sub;
+    return ST_OK;
+}
