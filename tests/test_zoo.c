@@ -10,6 +10,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "load.h"
@@ -508,6 +510,124 @@ static void test_symbols(void **state)
     graph_free(g);
 }
 
+/* ViT's position embedding is made for one image size: other sizes are
+ * rejected by shape inference, as torchvision rejects them. */
+static void test_vit_fixed_size(void **state)
+{
+    (void)state;
+    struct graph *g = build("vit:preset=b_32");
+    if (infer_real(g)) {
+        struct diag d = {0};
+        assert_int_equal(graph_sym_set(g, "height", 256, &d), ST_OK);
+        assert_int_equal(graph_sym_set(g, "width", 256, &d), ST_OK);
+        assert_int_equal(graph_infer(g, &d), ST_ESHAPE);
+    }
+    graph_free(g);
+    g = build("vit:preset=b_32:image=256");
+    if (infer_real(g))
+        assert_int_equal(g->totals.n_unknown, 0);
+    graph_free(g);
+}
+
+/* ---- the CLI (when the built binary is available) ---------------------------- */
+
+/* Runs cmd with stdout+stderr into out (malloc'd); returns the exit status. */
+static int run(const char *cmd, char **out)
+{
+    char full[2048];
+    snprintf(full, sizeof full, "%s 2>&1", cmd);
+    FILE *p = popen(full, "r");
+    assert_non_null(p);
+    size_t cap = 1 << 16, len = 0;
+    *out = malloc(cap);
+    size_t n;
+    while ((n = fread(*out + len, 1, cap - len - 1, p)) > 0) {
+        len += n;
+        if (len + 1 == cap)
+            *out = realloc(*out, cap *= 2);
+    }
+    (*out)[len] = '\0';
+    int st = pclose(p);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static void test_cli(void **state)
+{
+    (void)state;
+    const char *dippm = getenv("DIPPM");
+    FILE *f = dippm ? fopen(dippm, "rb") : NULL;
+    if (!f) {
+        printf("# DIPPM binary not available, CLI checks skipped\n");
+        return;
+    }
+    fclose(f);
+    char cmd[1536], *out;
+    char dir[] = "/tmp/test_zoo.XXXXXX";
+    assert_non_null(mkdtemp(dir));
+
+    snprintf(cmd, sizeof cmd, "%s zoo list", dippm);
+    assert_int_equal(run(cmd, &out), 0);
+    for (int fam = 0; fam < zoo_family_count(); fam++)
+        assert_non_null(strstr(out, zoo_family_name(fam)));
+    free(out);
+
+    snprintf(cmd, sizeof cmd, "%s zoo show swin --json", dippm);
+    assert_int_equal(run(cmd, &out), 0);
+    assert_non_null(strstr(out, "\"name\": \"window\""));
+    free(out);
+
+    snprintf(cmd, sizeof cmd, "%s zoo resnet depth=20", dippm);
+    assert_int_equal(run(cmd, &out), 2);
+    assert_non_null(strstr(out, "dippm: zoo:resnet: depth=20 is not one of 18, 34, 50, 101, 152"));
+    free(out);
+
+    snprintf(cmd, sizeof cmd, "%s zoo nosuch", dippm);
+    assert_int_equal(run(cmd, &out), 3);
+    assert_non_null(strstr(out, "known: resnet"));
+    free(out);
+
+    /* -o writes a dippm JSON graph, refuses to overwrite without --force */
+    char path[512];
+    snprintf(path, sizeof path, "%s/mlp.json", dir);
+    snprintf(cmd, sizeof cmd, "%s zoo mlp layers=4 width=256 -o %s", dippm, path);
+    assert_int_equal(run(cmd, &out), 0);
+    free(out);
+    assert_int_equal(run(cmd, &out), 9);
+    assert_non_null(strstr(out, "already exists"));
+    free(out);
+    snprintf(cmd, sizeof cmd, "%s zoo mlp layers=4 width=256 -o %s --force", dippm, path);
+    assert_int_equal(run(cmd, &out), 0);
+    free(out);
+    struct diag d = {0};
+    struct graph *back = model_load(path, &d);
+    if (!back)
+        fail_msg("%s: %s", path, d.msg);
+    struct graph *g = build("mlp:layers=4:width=256");
+    assert_int_equal(back->n_nodes, g->n_nodes);
+    assert_true(count_params(back) == count_params(g));
+    assert_true(count_params(g) == 784.0 * 256 + 256 + 3 * (256.0 * 256 + 256) + 256 * 10 + 10);
+    graph_free(g);
+    graph_free(back);
+    remove(path);
+
+    /* the same seed gives the same samples */
+    char *again;
+    snprintf(cmd, sizeof cmd, "%s zoo sample all --seed 5 --count 2", dippm);
+    assert_int_equal(run(cmd, &out), 0);
+    assert_int_equal(run(cmd, &again), 0);
+    assert_string_equal(out, again);
+    assert_true(strlen(out) > 200);
+    free(out);
+    free(again);
+
+    /* a template spec is a MODEL for every command */
+    snprintf(cmd, sizeof cmd, "%s info zoo:densenet:preset=densenet169", dippm);
+    assert_int_equal(run(cmd, &out), 0);
+    assert_non_null(strstr(out, "densenet169"));
+    free(out);
+    rmdir(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -515,6 +635,7 @@ int main(void)
         cmocka_unit_test(test_onnx_macs),          cmocka_unit_test(test_corners),
         cmocka_unit_test(test_errors),             cmocka_unit_test(test_presets),
         cmocka_unit_test(test_sampler),            cmocka_unit_test(test_symbols),
+        cmocka_unit_test(test_vit_fixed_size),     cmocka_unit_test(test_cli),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
