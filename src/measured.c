@@ -280,6 +280,12 @@ static enum status parse_row(const struct line_ctx *c, const cJSON *obj, const c
         free(path);
         return st;
     }
+    /* Absolute, so rows copied into a dataset still name the file from any directory. */
+    char *abs = realpath(path, NULL);
+    if (abs) {
+        free(path);
+        path = abs;
+    }
 
     memset(r, 0, sizeof *r);
     r->model = xstrdup(model);

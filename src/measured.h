@@ -58,7 +58,7 @@ const char *measured_source_name(enum measured_source s);
 struct measured_row {
     char *model;          /* owned; the harness's model name ("resnet50") */
     char *graph;          /* owned; the weightless ONNX, resolved against the JSONL's
-                             directory (an absolute path in the file is kept as is) */
+                             directory and made absolute (realpath) when it exists */
     char *input;          /* owned; input dims "3x224x224" or NULL if absent */
     int64_t batch;        /* >= 1 */
     enum precision prec;

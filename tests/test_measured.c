@@ -198,6 +198,24 @@ static void test_absolute_graph_and_no_check(void **state)
     measured_set_fini(&s);
 }
 
+static void test_relative_file_name(void **state)
+{
+    struct fx *f = *state;
+    write_file(f, ROW(""));
+    char cwd[4096];
+    assert_non_null(getcwd(cwd, sizeof cwd));
+    assert_int_equal(chdir(f->dir), 0);
+    struct measured_set s;
+    struct diag d;
+    diag_clear(&d);
+    enum status st = measured_set_load("measured.jsonl", NULL, &s, &d);
+    assert_int_equal(chdir(cwd), 0);
+    assert_int_equal(st, ST_OK);
+    /* "graphs/resnet18.onnx" next to a relative JSONL name comes back absolute */
+    assert_string_equal(s.rows[0].graph, f->graph);
+    measured_set_fini(&s);
+}
+
 /* ---- dry-run rows ---------------------------------------------------------- */
 
 #define DRY ROW("\"source\":\"dry-run\",\"gpu\":\"cpu-dry-run\",\"memory_mib\":null,")
@@ -425,6 +443,7 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup_teardown(test_valid_rows, setup, teardown),
         cmocka_unit_test_setup_teardown(test_empty_file, setup, teardown),
         cmocka_unit_test_setup_teardown(test_absolute_graph_and_no_check, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_relative_file_name, setup, teardown),
         cmocka_unit_test_setup_teardown(test_dry_run_refused, setup, teardown),
         cmocka_unit_test_setup_teardown(test_dry_run_allowed, setup, teardown),
         cmocka_unit_test_setup_teardown(test_dry_run_gpu_in_measured_row, setup, teardown),
