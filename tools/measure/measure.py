@@ -262,6 +262,10 @@ def gpu_env(torch, opts):
     if nvml.is_mig and not mig:
         raise SystemExit("measure.py: CUDA device 0 is a MIG slice but its profile could not "
                          "be read from '%s'" % nvml_name)
+    if cuda_mig and not nvml.is_mig:
+        # NVML would read the whole board's memory, not the slice's.
+        raise SystemExit("measure.py: CUDA device 0 is a MIG slice (%s); select it with "
+                         "CUDA_VISIBLE_DEVICES=MIG-<uuid> (nvidia-smi -L lists them)" % cuda_mig)
     env = {"gpu": opts.gpu_name or gpu, "gpu_nvml": nvml_name, "mig": mig, "source": "measured",
            "driver": nvml.driver(), "cuda": torch.version.cuda,
            "cudnn": str(torch.backends.cudnn.version()), "torch": torch.__version__,
