@@ -367,6 +367,75 @@ class _FakePynvml:
     def nvmlDeviceGetEnforcedPowerLimit(self, h):
         return 400000
 
+    def nvmlSystemGetDriverVersion(self):
+        return b"535.104.05"
+
+
+class _EnvTorch:
+    __version__ = "2.1.0"
+
+    class version:
+        cuda = "12.1"
+
+    class backends:
+        class cudnn:
+            @staticmethod
+            def version():
+                return 8902
+
+    def __init__(self, name, log):
+        self.name, self.log = name, log
+        outer = self
+
+        class cuda:
+            @staticmethod
+            def is_available():
+                outer.log.append("cuda")
+                return True
+
+            @staticmethod
+            def get_device_name(i):
+                return outer.name
+        self.cuda = cuda
+
+
+class GpuEnv(unittest.TestCase):
+    def env(self, visible, cuda_name):
+        fake = _FakePynvml()
+        log = fake.calls
+        old_env = os.environ.get("CUDA_VISIBLE_DEVICES")
+        sys.modules["pynvml"] = fake
+        os.environ["CUDA_VISIBLE_DEVICES"] = visible
+        try:
+            opts = measure.parse_args(["resnet18"])
+            return measure.gpu_env(_EnvTorch(cuda_name, log), opts), log
+        finally:
+            del sys.modules["pynvml"]
+            if old_env is None:
+                del os.environ["CUDA_VISIBLE_DEVICES"]
+            else:
+                os.environ["CUDA_VISIBLE_DEVICES"] = old_env
+
+    def test_mig_slice_by_uuid(self):
+        (nvml, baseline, env), log = self.env("MIG-1234", "NVIDIA A100-SXM4-40GB MIG 3g.20gb")
+        self.assertEqual((env["gpu"], env["mig"], env["source"]),
+                         ("A100-SXM4-40GB", "3g.20gb", "measured"))
+        self.assertEqual((env["driver"], env["cuda"], env["cudnn"], env["torch"]),
+                         ("535.104.05", "12.1", "8902", "2.1.0"))
+        self.assertEqual(baseline, 3.0)
+        # the baseline is read from NVML before torch starts CUDA
+        self.assertLess(log.index(("memory", "mig:MIG-1234")), log.index("cuda"))
+
+    def test_whole_gpu(self):
+        (nvml, _, env), _ = self.env("0", "NVIDIA A100-SXM4-40GB")
+        self.assertEqual((env["gpu"], env["mig"]), ("A100-SXM4-40GB", None))
+        self.assertFalse(nvml.is_mig)
+
+    def test_mig_slice_by_index_refused(self):
+        with self.assertRaises(SystemExit) as cm:
+            self.env("0", "NVIDIA A100-SXM4-40GB MIG 1g.5gb")
+        self.assertIn("CUDA_VISIBLE_DEVICES=MIG-", str(cm.exception))
+
 
 class NvmlHandles(unittest.TestCase):
     def test_mig_slice(self):
