@@ -1,0 +1,439 @@
+/* app.c - the controller: model, configuration, prediction; every change
+ * re-runs inference and the predictor and keeps the last good state. */
+#include "app.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#include "gpu.h"
+#include "load.h"
+#include "shape.h"
+#include "xalloc.h"
+#include "zoo.h"
+
+/* ================================================================== */
+/* helpers                                                             */
+/* ================================================================== */
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+bool app_teacher_only(const struct app *a)
+{
+    return !a->have_pred || !a->pred.from_gnn;
+}
+
+const char *app_config_label(const struct app *a, const struct config *cfg, char *buf, int size)
+{
+    const struct gpu_spec *gpu = gpu_get(cfg->gpu);
+    int len = snprintf(buf, (size_t)size, "%s%s%s, %s, %s, batch %lld", gpu ? gpu->name : "?",
+                       gpu && cfg->mig >= 0 && cfg->mig < gpu->n_mig ? " " : "",
+                       gpu && cfg->mig >= 0 && cfg->mig < gpu->n_mig ? gpu->mig[cfg->mig].name
+                                                                      : "",
+                       precision_name(cfg->prec), runtime_name(cfg->rt), (long long)cfg->batch);
+    if (a->g) {
+        int bs = graph_batch_sym(a->g);
+        for (int i = 0; i < a->g->n_syms && len > 0 && len < size; i++) {
+            if (i == bs)
+                continue;
+            len += snprintf(buf + len, (size_t)(size - len), ", %s=%lld", a->g->syms[i].name,
+                            (long long)a->g->syms[i].val);
+        }
+    }
+    return buf;
+}
+
+int app_node_find(const struct app *a, const char *name)
+{
+    if (!a->g || !name)
+        return -1;
+    for (int i = 0; i < a->g->n_nodes; i++)
+        if (!strcmp(a->g->nodes[i].name, name))
+            return i;
+    for (int i = 0; i < a->g->n_nodes; i++)
+        if (!strcasecmp(a->g->nodes[i].name, name))
+            return i;
+    return -1;
+}
+
+/* Template hyperparameters: every parameter of the family with its current
+ * value and range (graph/zoo.h descriptors). */
+static void parse_tparams(struct app *a)
+{
+    a->is_template = false;
+    a->n_tparams = 0;
+    a->family[0] = 0;
+    if (strncmp(a->spec, "zoo:", 4) != 0)
+        return;
+    struct zoo_args za;
+    if (zoo_args_parse(a->spec, &za, NULL) != ST_OK)
+        return;
+    a->is_template = true;
+    snprintf(a->family, sizeof a->family, "%s", zoo_family_name(za.fam));
+    for (int i = 0; i < zoo_param_count(za.fam) && a->n_tparams < APP_MAX_TPARAMS; i++) {
+        const struct zoo_param *zp = zoo_param_get(za.fam, i);
+        struct app_tparam *t = &a->tparams[a->n_tparams++];
+        memset(t, 0, sizeof *t);
+        t->zp = zp;
+        t->help = zp->help;
+        snprintf(t->name, sizeof t->name, "%s", zp->name);
+        zoo_args_value(&za, i, t->value, sizeof t->value);
+        zoo_param_range(zp, t->range, sizeof t->range);
+    }
+}
+
+/* ================================================================== */
+/* lifecycle                                                           */
+/* ================================================================== */
+
+static void clear_prediction(struct app *a)
+{
+    if (a->have_pred)
+        prediction_fini(&a->pred);
+    memset(&a->pred, 0, sizeof a->pred);
+    a->have_pred = false;
+}
+
+enum status app_init(struct app *a, const char *spec, struct diag *d)
+{
+    memset(a, 0, sizeof *a);
+    ui_state_init(&a->st);
+    config_default(&a->cfg);
+    a->headroom = 0.10;
+    a->rows_dirty = true;
+    if (!spec)
+        spec = model_default_path();
+    if (!spec)
+        return diag_set(d, ST_ENOTFOUND,
+                        "no model given and the bundled default (samples/resnet50.onnx) is not "
+                        "installed; run 'dippm MODEL'");
+    struct diag wd = {0};
+    a->p = predictor_new(NULL, &wd);
+    if (a->p)
+        snprintf(a->weights_note, sizeof a->weights_note, "%s", predictor_describe(a->p));
+    else
+        snprintf(a->weights_note, sizeof a->weights_note, "%s", wd.msg);
+    return app_open(a, spec, d);
+}
+
+void app_fini(struct app *a)
+{
+    clear_prediction(a);
+    graph_free(a->g);
+    a->g = NULL;
+    predictor_free(a->p);
+    a->p = NULL;
+    free(a->rows);
+    a->rows = NULL;
+}
+
+/* ================================================================== */
+/* recompute                                                           */
+/* ================================================================== */
+
+enum status app_recompute(struct app *a, struct diag *d)
+{
+    if (!a->g)
+        return diag_set(d, ST_EUSAGE, "no model loaded");
+    double t0 = now_ms();
+    const struct gpu_spec *gpu = gpu_get(a->cfg.gpu);
+    a->have_mig = false;
+    a->mig_err[0] = 0;
+    if (gpu && gpu->n_mig > 0) {
+        struct diag md = {0};
+        if (mig_advise(a->p, a->g, &a->cfg, a->headroom, a->slo_ms, &a->mig, &md) == ST_OK)
+            a->have_mig = true;
+        else
+            snprintf(a->mig_err, sizeof a->mig_err, "%s", md.msg);
+    } else if (gpu) {
+        snprintf(a->mig_err, sizeof a->mig_err, "%s has no MIG profiles", gpu->name);
+    }
+    /* The configuration last, so the graph's shapes and costs are its own. */
+    struct prediction pr;
+    memset(&pr, 0, sizeof pr);
+    double t1 = now_ms();
+    enum status st = predict_run(a->p, a->g, &a->cfg, &pr, d);
+    double t2 = now_ms();
+    if (st) {
+        prediction_fini(&pr);
+        return st;
+    }
+    clear_prediction(a);
+    a->pred = pr;
+    a->have_pred = true;
+    a->predict_ms = t2 - t1;
+    a->recompute_ms = t2 - t0;
+    a->gen++;
+    a->rows_dirty = true;
+    return ST_OK;
+}
+
+/* Re-runs after a failed change so the graph's inferred state matches the
+ * restored configuration again. */
+static void restore(struct app *a)
+{
+    struct diag ignore = {0};
+    if (app_recompute(a, &ignore) != ST_OK)
+        clear_prediction(a);
+}
+
+enum status app_set_config(struct app *a, const struct config *cfg, struct diag *d)
+{
+    struct config old = a->cfg;
+    struct hw hw;
+    enum status st = hw_from_config(cfg, &hw, d);
+    if (st)
+        return st;
+    if (cfg->batch < 1 || cfg->batch > APP_BATCH_MAX)
+        return diag_set(d, ST_ERANGE, "batch %lld out of range 1..%lld", (long long)cfg->batch,
+                        (long long)APP_BATCH_MAX);
+    a->cfg = *cfg;
+    st = app_recompute(a, d);
+    if (st) {
+        a->cfg = old;
+        restore(a);
+    }
+    return st;
+}
+
+enum status app_set_batch(struct app *a, int64_t batch, struct diag *d)
+{
+    struct config c = a->cfg;
+    c.batch = batch;
+    return app_set_config(a, &c, d);
+}
+
+enum status app_set_slo(struct app *a, double ms, struct diag *d)
+{
+    if (!(ms >= 0) || ms > 1e7)
+        return diag_set(d, ST_ERANGE, "slo %g ms: expected 0 (none) to 10000000 ms", ms);
+    double old = a->slo_ms;
+    a->slo_ms = ms;
+    enum status st = app_recompute(a, d);
+    if (st) {
+        a->slo_ms = old;
+        restore(a);
+    }
+    return st;
+}
+
+enum status app_set_gpu(struct app *a, const char *spec, struct diag *d)
+{
+    struct config c = a->cfg;
+    char name[96];
+    snprintf(name, sizeof name, "%s", spec);
+    char *colon = strchr(name, ':');
+    const char *profile = NULL;
+    if (colon) {
+        *colon = 0;
+        profile = colon + 1;
+    }
+    if (*name) {
+        int gi = gpu_find(name);
+        if (gi < 0) {
+            int len = 0;
+            char known[400];
+            known[0] = 0;
+            for (int i = 0; i < gpu_count() && len < (int)sizeof known - 40; i++)
+                len += snprintf(known + len, sizeof known - (size_t)len, "%s%s", i ? ", " : "",
+                                gpu_get(i)->name);
+            return diag_set(d, ST_ENOTFOUND, "unknown GPU '%s' (known: %s)", name, known);
+        }
+        if (gi != c.gpu)
+            c.mig = -1;
+        c.gpu = gi;
+    }
+    if (profile) {
+        const struct gpu_spec *gpu = gpu_get(c.gpu);
+        if (!*profile || !strcasecmp(profile, "full") || !strcasecmp(profile, "none")) {
+            c.mig = -1;
+        } else {
+            int mi = gpu_mig_find(gpu, profile);
+            if (mi < 0) {
+                int len = 0;
+                char known[300];
+                known[0] = 0;
+                for (int i = 0; i < gpu->n_mig && len < (int)sizeof known - 20; i++)
+                    len += snprintf(known + len, sizeof known - (size_t)len, "%s%s",
+                                    i ? ", " : "", gpu->mig[i].name);
+                return diag_set(d, ST_ENOTFOUND, "%s has no MIG profile '%s' (profiles: %s)",
+                                gpu->name, profile, gpu->n_mig ? known : "none");
+            }
+            c.mig = mi;
+        }
+    }
+    return app_set_config(a, &c, d);
+}
+
+/* ================================================================== */
+/* symbols and template hyperparameters                                */
+/* ================================================================== */
+
+static bool parse_i64(const char *s, int64_t *out)
+{
+    char *end;
+    errno = 0;
+    long long v = strtoll(s, &end, 10);
+    if (errno || end == s || *end)
+        return false;
+    *out = v;
+    return true;
+}
+
+enum status app_set_param(struct app *a, const char *name, const char *value, struct diag *d)
+{
+    if (!a->g)
+        return diag_set(d, ST_EUSAGE, "no model loaded");
+    int si = graph_sym_find(a->g, name);
+    int bs = graph_batch_sym(a->g);
+    if (si >= 0 || !strcmp(name, "batch")) {
+        int64_t v;
+        if (!parse_i64(value, &v))
+            return diag_set(d, ST_ERANGE, "%s=%s: expected an integer", name, value);
+        if (si < 0 || si == bs)
+            return app_set_batch(a, v, d);
+        int64_t old = a->g->syms[si].val;
+        enum status st = graph_sym_set(a->g, name, v, d);
+        if (st)
+            return st;
+        st = app_recompute(a, d);
+        if (st) {
+            a->g->syms[si].val = old;
+            restore(a);
+        }
+        return st;
+    }
+    if (!a->is_template) {
+        char known[300];
+        int len = snprintf(known, sizeof known, "batch");
+        for (int i = 0; i < a->g->n_syms && len < (int)sizeof known - 40; i++)
+            if (i != bs)
+                len += snprintf(known + len, sizeof known - (size_t)len, ", %s",
+                                a->g->syms[i].name);
+        return diag_set(d, ST_ENOTFOUND, "'%s' is not a symbol of %s (symbols: %s)", name,
+                        a->g->name ? a->g->name : "the model", known);
+    }
+    struct zoo_args za;
+    enum status st = zoo_args_parse(a->spec, &za, d);
+    if (st)
+        return st;
+    int pi = zoo_param_find(za.fam, name);
+    const struct zoo_param *zp = pi >= 0 ? zoo_param_get(za.fam, pi) : NULL;
+    char spec[APP_SPEC_MAX];
+    if (zp && zp->type == ZOO_PT_ENUM && zp->presets) {
+        /* a preset replaces the parameters it names: start from it alone */
+        snprintf(spec, sizeof spec, "zoo:%s:%s=%s", zoo_family_name(za.fam), name, value);
+    } else {
+        if ((st = zoo_args_set(&za, name, value, d)) || (st = zoo_args_check(&za, d)))
+            return st;
+        if (zoo_args_spec(&za, spec, sizeof spec) >= (int)sizeof spec)
+            return diag_set(d, ST_ERANGE, "template spec too long");
+    }
+    return app_open(a, spec, d);
+}
+
+enum status app_open(struct app *a, const char *spec, struct diag *d)
+{
+    if (strlen(spec) >= sizeof a->spec)
+        return diag_set(d, ST_ERANGE, "model spec longer than %zu bytes", sizeof a->spec - 1);
+    struct graph *g = model_load(spec, d);
+    if (!g)
+        return d ? d->code : ST_EPARSE;
+    /* Keep symbol values the user set when the new model has the same names
+     * (a template rebuilt with another depth keeps seq=512). */
+    if (a->g)
+        for (int i = 0; i < a->g->n_syms; i++) {
+            int j = graph_sym_find(g, a->g->syms[i].name);
+            if (j >= 0 && a->g->syms[i].val != a->g->syms[i].def)
+                graph_sym_set(g, a->g->syms[i].name, a->g->syms[i].val, NULL);
+        }
+    struct graph *old_g = a->g;
+    char old_spec[APP_SPEC_MAX];
+    struct config old_cfg = a->cfg;
+    snprintf(old_spec, sizeof old_spec, "%s", a->spec);
+    a->g = g;
+    snprintf(a->spec, sizeof a->spec, "%s", spec);
+    if (!old_g) {
+        int bs = graph_batch_sym(g);
+        if (bs >= 0 && g->syms[bs].def >= 1 && g->syms[bs].def <= APP_BATCH_MAX)
+            a->cfg.batch = g->syms[bs].def;
+    }
+    enum status st = app_recompute(a, d);
+    if (st) {
+        diag_prefix(d, "%s", spec);
+        graph_free(g);
+        a->g = old_g;
+        a->cfg = old_cfg;
+        snprintf(a->spec, sizeof a->spec, "%s", old_spec);
+        if (old_g)
+            restore(a);
+        return st;
+    }
+    graph_free(old_g);
+    parse_tparams(a);
+    a->st.detail_node = -1;
+    a->sweep.valid = false;
+    for (int t = 0; t < UI_TAB__COUNT; t++)
+        a->st.list[t] = (struct ui_list){0, 0};
+    return ST_OK;
+}
+
+/* ================================================================== */
+/* pin, sweep                                                          */
+/* ================================================================== */
+
+void app_pin(struct app *a)
+{
+    struct app_snapshot *s = &a->pinned;
+    s->valid = a->have_pred;
+    s->cfg = a->cfg;
+    s->latency_ms = a->pred.latency_ms;
+    s->throughput = a->pred.throughput;
+    s->energy_j = a->pred.energy_j;
+    s->memory_mib = a->pred.memory_mib;
+    app_config_label(a, &a->cfg, s->label, sizeof s->label);
+}
+
+void app_sweep_ensure(struct app *a)
+{
+    struct app_sweep *sw = &a->sweep;
+    if (sw->valid && sw->gen == a->gen)
+        return;
+    memset(sw, 0, sizeof *sw);
+    sw->gen = a->gen;
+    sw->valid = true;
+    if (!a->g)
+        return;
+    struct config c = a->cfg;
+    for (int i = 0; i < APP_SWEEP_MAX; i++) {
+        c.batch = (int64_t)1 << i;
+        struct prediction pr;
+        struct diag d = {0};
+        memset(&pr, 0, sizeof pr);
+        sw->batch[i] = c.batch;
+        if (predict_run(a->p, a->g, &c, &pr, &d) == ST_OK) {
+            sw->ok[i] = true;
+            sw->latency_ms[i] = pr.latency_ms;
+            sw->throughput[i] = pr.throughput;
+            sw->memory_mib[i] = pr.memory_mib;
+        } else if (!sw->err[0]) {
+            snprintf(sw->err, sizeof sw->err, "batch %lld: %s", (long long)c.batch, d.msg);
+        }
+        prediction_fini(&pr);
+        sw->n = i + 1;
+    }
+    /* Put the graph back to the configuration's own shapes. */
+    struct prediction pr;
+    struct diag d = {0};
+    memset(&pr, 0, sizeof pr);
+    predict_run(a->p, a->g, &a->cfg, &pr, &d);
+    prediction_fini(&pr);
+}

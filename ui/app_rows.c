@@ -1,0 +1,352 @@
+/* app_rows.c - the layer table's rows (filter, stable sort), cell text and
+ * the csv/json export of the same table. */
+#include "app.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fileio.h"
+#include "fmt.h"
+#include "gpu.h"
+#include "jsonw.h"
+#include "shape.h"
+#include "xalloc.h"
+
+double app_node_share(const struct app *a, int i)
+{
+    if (!a->have_pred || i < 0 || !a->g || i >= a->g->n_nodes)
+        return 0;
+    if (a->pred.from_gnn && a->pred.node_share && i < a->pred.n_nodes)
+        return a->pred.node_share[i];
+    const struct sim_result *s = &a->pred.sim;
+    if (!s->nodes || i >= s->n_nodes || s->latency_ms <= 0)
+        return 0;
+    return s->nodes[i].time_s * 1e3 / s->latency_ms;
+}
+
+static enum bound node_bound(const struct app *a, int i)
+{
+    const struct sim_result *s = &a->pred.sim;
+    if (!a->have_pred || !s->nodes || i >= s->n_nodes)
+        return BOUND_NONE;
+    return s->nodes[i].bound;
+}
+
+static const char *first_out_shape(const struct app *a, int ni, char *buf, int size)
+{
+    const struct node *n = &a->g->nodes[ni];
+    if (n->n_out < 1 || n->out[0] < 0)
+        return snprintf(buf, (size_t)size, "-"), buf;
+    return shape_str(&a->g->values[n->out[0]].shape, buf, size);
+}
+
+const char *app_cell_text(const struct app *a, int ni, enum ui_col c, char *buf, int size)
+{
+    const struct node *n = &a->g->nodes[ni];
+    bool covered = n->state == NODE_OK;
+    buf[0] = 0;
+    switch (c) {
+    case UI_COL_INDEX:
+        snprintf(buf, (size_t)size, "%d", ni);
+        break;
+    case UI_COL_NAME:
+        snprintf(buf, (size_t)size, "%s", n->name);
+        break;
+    case UI_COL_OP:
+        snprintf(buf, (size_t)size, "%s", n->op_type);
+        break;
+    case UI_COL_SHAPE:
+        if (!covered)
+            snprintf(buf, (size_t)size, "%s",
+                     n->state == NODE_UNSUPPORTED ? "n/a (op not covered)" : "n/a (input unknown)");
+        else {
+            /* "[1,64,112,112]": the table is narrow, drop shape_str's spaces */
+            first_out_shape(a, ni, buf, size);
+            char *w = buf;
+            for (char *r = buf; *r; r++)
+                if (*r != ' ')
+                    *w++ = *r;
+            *w = 0;
+        }
+        break;
+    case UI_COL_PARAMS:
+        if (covered)
+            fmt_si(n->cost.params, buf, size);
+        else
+            snprintf(buf, (size_t)size, "n/a");
+        break;
+    case UI_COL_MACS:
+        if (covered)
+            fmt_si(n->cost.macs, buf, size);
+        else
+            snprintf(buf, (size_t)size, "n/a");
+        break;
+    case UI_COL_MEM:
+        if (covered)
+            fmt_bytes(n->cost.out_bytes, buf, size);
+        else
+            snprintf(buf, (size_t)size, "n/a");
+        break;
+    case UI_COL_SHARE:
+        snprintf(buf, (size_t)size, "%.1f%%", app_node_share(a, ni) * 100);
+        break;
+    case UI_COL_BOUND: {
+        const struct sim_result *s = &a->pred.sim;
+        if (a->have_pred && s->nodes && ni < s->n_nodes && s->nodes[ni].fused)
+            snprintf(buf, (size_t)size, "fused");
+        else
+            snprintf(buf, (size_t)size, "%s", bound_name(node_bound(a, ni)));
+        break;
+    }
+    default:
+        break;
+    }
+    return buf;
+}
+
+/* ---- sorting ---------------------------------------------------------- */
+
+static double num_key(const struct app *a, int ni, enum ui_col c)
+{
+    const struct node *n = &a->g->nodes[ni];
+    switch (c) {
+    case UI_COL_PARAMS: return n->state == NODE_OK ? n->cost.params : -1;
+    case UI_COL_MACS: return n->state == NODE_OK ? n->cost.macs : -1;
+    case UI_COL_MEM: return n->state == NODE_OK ? n->cost.out_bytes : -1;
+    case UI_COL_SHARE: return app_node_share(a, ni);
+    case UI_COL_SHAPE: {
+        if (n->n_out < 1 || n->out[0] < 0)
+            return -1;
+        int64_t e = shape_numel(&a->g->values[n->out[0]].shape);
+        return (double)e;
+    }
+    default: return ni;
+    }
+}
+
+static int cmp_nodes(const struct app *a, int x, int y)
+{
+    enum ui_col c = a->st.sort_col;
+    int r = 0;
+    if (c == UI_COL_NAME)
+        r = strcmp(a->g->nodes[x].name, a->g->nodes[y].name);
+    else if (c == UI_COL_OP)
+        r = strcmp(a->g->nodes[x].op_type, a->g->nodes[y].op_type);
+    else if (c == UI_COL_BOUND)
+        r = (int)node_bound(a, x) - (int)node_bound(a, y);
+    else {
+        double kx = num_key(a, x, c), ky = num_key(a, y, c);
+        r = kx < ky ? -1 : kx > ky;
+    }
+    if (a->st.sort_desc)
+        r = -r;
+    /* ties keep graph order, whichever direction */
+    return r ? r : (x < y ? -1 : x > y);
+}
+
+static void merge_sort(const struct app *a, int *v, int *tmp, int n)
+{
+    if (n < 2)
+        return;
+    int h = n / 2;
+    merge_sort(a, v, tmp, h);
+    merge_sort(a, v + h, tmp, n - h);
+    int i = 0, j = h, k = 0;
+    while (i < h && j < n)
+        tmp[k++] = cmp_nodes(a, v[i], v[j]) <= 0 ? v[i++] : v[j++];
+    while (i < h)
+        tmp[k++] = v[i++];
+    while (j < n)
+        tmp[k++] = v[j++];
+    memcpy(v, tmp, sizeof *v * (size_t)n);
+}
+
+void app_rows_update(struct app *a)
+{
+    if (!a->rows_dirty || !a->g)
+        return;
+    a->rows_dirty = false;
+    free(a->rows);
+    int n = a->g->n_nodes;
+    a->rows = xmalloc(sizeof *a->rows * (size_t)(n ? n : 1));
+    a->n_rows = 0;
+    /* graph order = topological order, so the table reads like the model */
+    for (int k = 0; k < n; k++) {
+        int i = a->g->topo ? a->g->topo[k] : k;
+        const struct node *nd = &a->g->nodes[i];
+        if (ui_filter_match(a->st.filter, nd->name, nd->op_type))
+            a->rows[a->n_rows++] = i;
+    }
+    if (a->st.sort_col != UI_COL_INDEX || a->st.sort_desc) {
+        int *tmp = xmalloc(sizeof *tmp * (size_t)(a->n_rows ? a->n_rows : 1));
+        merge_sort(a, a->rows, tmp, a->n_rows);
+        free(tmp);
+    }
+}
+
+int app_row_of_node(const struct app *a, int ni)
+{
+    for (int r = 0; r < a->n_rows; r++)
+        if (a->rows[r] == ni)
+            return r;
+    return -1;
+}
+
+/* ---- export ----------------------------------------------------------- */
+
+static void csv_field(char **buf, size_t *len, size_t *cap, const char *s, bool last)
+{
+    bool quote = strpbrk(s, ",\"\n") != NULL;
+    size_t need = strlen(s) * 2 + 4;
+    if (*len + need >= *cap) {
+        *cap = (*cap + need) * 2;
+        *buf = xrealloc(*buf, *cap);
+    }
+    char *p = *buf + *len;
+    if (quote)
+        *p++ = '"';
+    for (; *s; s++) {
+        if (*s == '"')
+            *p++ = '"';
+        *p++ = *s;
+    }
+    if (quote)
+        *p++ = '"';
+    *p++ = last ? '\n' : ',';
+    *len = (size_t)(p - *buf);
+}
+
+static char *export_csv(const struct app *a, size_t *len)
+{
+    size_t cap = 4096;
+    char *buf = xmalloc(cap);
+    *len = 0;
+    static const char *const hdr[] = {"index", "name", "op", "output_shape", "params", "macs",
+                                      "flops", "out_bytes", "time_share", "bound", "state"};
+    for (size_t i = 0; i < sizeof hdr / sizeof hdr[0]; i++)
+        csv_field(&buf, len, &cap, hdr[i], i + 1 == sizeof hdr / sizeof hdr[0]);
+    for (int r = 0; r < a->n_rows; r++) {
+        int ni = a->rows[r];
+        const struct node *n = &a->g->nodes[ni];
+        char t[128];
+        bool ok = n->state == NODE_OK;
+        csv_field(&buf, len, &cap, app_cell_text(a, ni, UI_COL_INDEX, t, sizeof t), false);
+        csv_field(&buf, len, &cap, n->name, false);
+        csv_field(&buf, len, &cap, n->op_type, false);
+        csv_field(&buf, len, &cap, ok ? app_cell_text(a, ni, UI_COL_SHAPE, t, sizeof t) : "",
+                  false);
+        snprintf(t, sizeof t, ok ? "%.0f" : "", n->cost.params);
+        csv_field(&buf, len, &cap, t, false);
+        snprintf(t, sizeof t, ok ? "%.0f" : "", n->cost.macs);
+        csv_field(&buf, len, &cap, t, false);
+        snprintf(t, sizeof t, ok ? "%.0f" : "", n->cost.flops);
+        csv_field(&buf, len, &cap, t, false);
+        snprintf(t, sizeof t, ok ? "%.0f" : "", n->cost.out_bytes);
+        csv_field(&buf, len, &cap, t, false);
+        snprintf(t, sizeof t, "%.6f", app_node_share(a, ni));
+        csv_field(&buf, len, &cap, t, false);
+        csv_field(&buf, len, &cap, app_cell_text(a, ni, UI_COL_BOUND, t, sizeof t), false);
+        csv_field(&buf, len, &cap,
+                  n->state == NODE_OK ? "ok" : n->state == NODE_UNSUPPORTED ? "unsupported"
+                                                                            : "unknown-input",
+                  true);
+    }
+    buf[*len] = 0;
+    return buf;
+}
+
+static char *export_json(const struct app *a, size_t *len)
+{
+    struct jsonw w;
+    char t[256];
+    jsonw_init(&w, true);
+    jsonw_obj_begin(&w);
+    jsonw_key(&w, "model");
+    jsonw_str(&w, a->spec);
+    jsonw_key(&w, "configuration");
+    jsonw_str(&w, app_config_label(a, &a->cfg, t, sizeof t));
+    jsonw_key(&w, "source");
+    jsonw_str(&w, app_teacher_only(a) ? "teacher (analytic GPU model, simulated; no GNN weights)"
+                                      : "gnn (trained on simulated teacher labels)");
+    jsonw_key(&w, "latency_ms");
+    jsonw_num(&w, a->pred.latency_ms, false);
+    jsonw_key(&w, "throughput_per_s");
+    jsonw_num(&w, a->pred.throughput, false);
+    jsonw_key(&w, "energy_j_per_batch");
+    jsonw_num(&w, a->pred.energy_j, false);
+    jsonw_key(&w, "memory_mib");
+    jsonw_num(&w, a->pred.memory_mib, false);
+    jsonw_key(&w, "roofline_ms");
+    jsonw_num(&w, a->pred.sim.roofline_ms, false);
+    if (a->have_mig) {
+        jsonw_key(&w, "mig_suggestion");
+        const struct gpu_spec *gpu = gpu_get(a->mig.gpu);
+        if (a->mig.best >= 0 && gpu && a->mig.best < gpu->n_mig)
+            jsonw_str(&w, gpu->mig[a->mig.best].name);
+        else
+            jsonw_null(&w);
+        jsonw_key(&w, "mig_reason");
+        jsonw_str(&w, a->mig.reason);
+    }
+    jsonw_key(&w, "filter");
+    jsonw_str(&w, a->st.filter);
+    jsonw_key(&w, "layers");
+    jsonw_arr_begin(&w, false);
+    for (int r = 0; r < a->n_rows; r++) {
+        int ni = a->rows[r];
+        const struct node *n = &a->g->nodes[ni];
+        bool ok = n->state == NODE_OK;
+        jsonw_obj_begin(&w);
+        jsonw_key(&w, "index");
+        jsonw_int(&w, ni);
+        jsonw_key(&w, "name");
+        jsonw_str(&w, n->name);
+        jsonw_key(&w, "op");
+        jsonw_str(&w, n->op_type);
+        jsonw_key(&w, "output_shape");
+        if (ok)
+            jsonw_str(&w, app_cell_text(a, ni, UI_COL_SHAPE, t, sizeof t));
+        else
+            jsonw_null(&w);
+        jsonw_key(&w, "params");
+        ok ? jsonw_num(&w, n->cost.params, false) : jsonw_null(&w);
+        jsonw_key(&w, "macs");
+        ok ? jsonw_num(&w, n->cost.macs, false) : jsonw_null(&w);
+        jsonw_key(&w, "flops");
+        ok ? jsonw_num(&w, n->cost.flops, false) : jsonw_null(&w);
+        jsonw_key(&w, "out_bytes");
+        ok ? jsonw_num(&w, n->cost.out_bytes, false) : jsonw_null(&w);
+        jsonw_key(&w, "time_share");
+        jsonw_num(&w, app_node_share(a, ni), false);
+        jsonw_key(&w, "bound");
+        jsonw_str(&w, app_cell_text(a, ni, UI_COL_BOUND, t, sizeof t));
+        jsonw_obj_end(&w);
+    }
+    jsonw_arr_end(&w);
+    jsonw_obj_end(&w);
+    return jsonw_take(&w, len);
+}
+
+enum status app_export(struct app *a, const char *format, const char *path, bool force,
+                       struct diag *d)
+{
+    if (!a->g || !a->have_pred)
+        return diag_set(d, ST_EUSAGE, "nothing to export: no prediction");
+    app_rows_update(a);
+    size_t len;
+    char *text;
+    if (!strcmp(format, "csv"))
+        text = export_csv(a, &len);
+    else if (!strcmp(format, "json"))
+        text = export_json(a, &len);
+    else
+        return diag_set(d, ST_EUSAGE, "export %s: expected csv or json", format);
+    enum status st = file_write_atomic(path, text, len, force, d);
+    free(text);
+    if (st == ST_EEXIST) {
+        diag_clear(d);
+        diag_set(d, st, "%s exists; use 'export! %s %s' to overwrite", path, format, path);
+    }
+    return st;
+}

@@ -1,0 +1,388 @@
+/* commands.c - parsing, running and completing `:` commands. */
+#include "commands.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "gpu.h"
+
+typedef enum status (*cmd_fn)(struct app *a, int argc, char **argv, bool bang,
+                              struct cmd_out *out, struct diag *d);
+
+struct cmd {
+    struct cmd_info info;
+    int min_args, max_args;
+    cmd_fn fn;
+};
+
+static bool parse_int(const char *s, long long lo, long long hi, long long *out)
+{
+    char *end;
+    errno = 0;
+    long long v = strtoll(s, &end, 10);
+    if (errno || end == s || *end || v < lo || v > hi)
+        return false;
+    *out = v;
+    return true;
+}
+
+static enum status do_batch(struct app *a, int argc, char **argv, bool bang, struct cmd_out *out,
+                            struct diag *d)
+{
+    long long v;
+    if (!parse_int(argv[1], 1, APP_BATCH_MAX, &v))
+        return diag_set(d, ST_ERANGE, "batch %s: expected an integer 1..%lld", argv[1],
+                        (long long)APP_BATCH_MAX);
+    return app_set_batch(a, v, d);
+}
+
+static enum status do_set(struct app *a, int argc, char **argv, bool bang, struct cmd_out *out,
+                          struct diag *d)
+{
+    for (int i = 1; i < argc; i++) {
+        char *eq = strchr(argv[i], '=');
+        if (!eq || eq == argv[i] || !eq[1])
+            return diag_set(d, ST_EUSAGE, "set %s: expected NAME=VALUE", argv[i]);
+        *eq = 0;
+        enum status st = app_set_param(a, argv[i], eq + 1, d);
+        *eq = '=';
+        if (st)
+            return st;
+    }
+    return ST_OK;
+}
+
+static enum status do_gpu(struct app *a, int argc, char **argv, bool bang, struct cmd_out *out,
+                          struct diag *d)
+{
+    return app_set_gpu(a, argv[1], d);
+}
+
+static enum status do_mig(struct app *a, int argc, char **argv, bool bang, struct cmd_out *out,
+                          struct diag *d)
+{
+    char spec[96];
+    snprintf(spec, sizeof spec, ":%s", argv[1]);
+    return app_set_gpu(a, spec, d);
+}
+
+static enum status do_precision(struct app *a, int argc, char **argv, bool bang,
+                                struct cmd_out *out, struct diag *d)
+{
+    struct config c = a->cfg;
+    if (!precision_parse(argv[1], &c.prec))
+        return diag_set(d, ST_ERANGE, "precision %s: expected fp32, tf32, fp16, bf16 or int8",
+                        argv[1]);
+    return app_set_config(a, &c, d);
+}
+
+static enum status do_runtime(struct app *a, int argc, char **argv, bool bang,
+                              struct cmd_out *out, struct diag *d)
+{
+    struct config c = a->cfg;
+    if (!runtime_parse(argv[1], &c.rt))
+        return diag_set(d, ST_ERANGE, "runtime %s: expected pytorch or tensorrt", argv[1]);
+    return app_set_config(a, &c, d);
+}
+
+static enum status do_slo(struct app *a, int argc, char **argv, bool bang, struct cmd_out *out,
+                          struct diag *d)
+{
+    char *end;
+    errno = 0;
+    double ms = strtod(argv[1], &end);
+    if (errno || end == argv[1] || (*end && strcmp(end, "ms")))
+        return diag_set(d, ST_ERANGE, "slo %s: expected milliseconds (0 = no target)", argv[1]);
+    return app_set_slo(a, ms, d);
+}
+
+static enum status do_export(struct app *a, int argc, char **argv, bool bang,
+                             struct cmd_out *out, struct diag *d)
+{
+    if (strcmp(argv[1], "csv") && strcmp(argv[1], "json"))
+        return diag_set(d, ST_EUSAGE, "export %s: expected csv or json", argv[1]);
+    enum status st = app_export(a, argv[1], argv[2], bang, d);
+    if (!st)
+        ui_state_message(&a->st, false, "wrote %d layers to %s", a->n_rows, argv[2]);
+    return st;
+}
+
+static enum status do_open(struct app *a, int argc, char **argv, bool bang, struct cmd_out *out,
+                           struct diag *d)
+{
+    enum status st = app_open(a, argv[1], d);
+    if (!st)
+        ui_state_message(&a->st, false, "opened %s: %d nodes", argv[1], a->g->n_nodes);
+    return st;
+}
+
+static enum status do_pin(struct app *a, int argc, char **argv, bool bang, struct cmd_out *out,
+                          struct diag *d)
+{
+    if (!a->have_pred)
+        return diag_set(d, ST_EUSAGE, "pin: no prediction to pin");
+    app_pin(a);
+    ui_state_message(&a->st, false, "pinned: %s ('compare' shows deltas)", a->pinned.label);
+    return ST_OK;
+}
+
+static enum status do_compare(struct app *a, int argc, char **argv, bool bang,
+                              struct cmd_out *out, struct diag *d)
+{
+    if (!a->pinned.valid)
+        return diag_set(d, ST_EUSAGE, "compare: nothing pinned yet (use 'pin' or P first)");
+    a->st.compare = !a->st.compare;
+    ui_state_message(&a->st, false, "compare %s (pinned: %s)", a->st.compare ? "on" : "off",
+                     a->pinned.label);
+    return ST_OK;
+}
+
+static enum status do_goto(struct app *a, int argc, char **argv, bool bang, struct cmd_out *out,
+                           struct diag *d)
+{
+    int ni = app_node_find(a, argv[1]);
+    if (ni < 0)
+        return diag_set(d, ST_ENOTFOUND, "goto: no node named '%s'", argv[1]);
+    a->st.detail_node = ni;
+    if (app_row_of_node(a, ni) < 0 && a->st.filter[0]) {
+        a->st.filter[0] = 0; /* the node was filtered out: show everything again */
+        a->rows_dirty = true;
+        app_rows_update(a);
+    }
+    int r = app_row_of_node(a, ni);
+    if (r >= 0)
+        a->st.list[UI_TAB_LAYERS].sel = r;
+    ui_state_message(&a->st, false, "node %d: %s (%s)", ni, a->g->nodes[ni].name,
+                     a->g->nodes[ni].op_type);
+    return ST_OK;
+}
+
+static enum status do_filter(struct app *a, int argc, char **argv, bool bang,
+                             struct cmd_out *out, struct diag *d)
+{
+    a->st.filter[0] = 0;
+    for (int i = 1; i < argc; i++)
+        snprintf(a->st.filter + strlen(a->st.filter), sizeof a->st.filter - strlen(a->st.filter),
+                 "%s%s", i > 1 ? " " : "", argv[i]);
+    a->rows_dirty = true;
+    return ST_OK;
+}
+
+static enum status do_sort(struct app *a, int argc, char **argv, bool bang, struct cmd_out *out,
+                           struct diag *d)
+{
+    for (int c = 0; c < UI_COL__COUNT; c++) {
+        const char *t = ui_col_title((enum ui_col)c);
+        if (!strcasecmp(argv[1], t) || !strncasecmp(argv[1], t, strlen(argv[1]))) {
+            a->st.sort_col = (enum ui_col)c;
+            a->st.sort_desc = argc > 2 ? !strcasecmp(argv[2], "desc")
+                                       : ui_col_numeric(a->st.sort_col) && c != UI_COL_INDEX;
+            a->rows_dirty = true;
+            return ST_OK;
+        }
+    }
+    return diag_set(d, ST_ENOTFOUND,
+                    "sort %s: expected a column (#, name, op, output, params, macs, memory, "
+                    "time, bound)",
+                    argv[1]);
+}
+
+static enum status do_dump(struct app *a, int argc, char **argv, bool bang, struct cmd_out *out,
+                           struct diag *d)
+{
+    out->flags |= CMD_DUMP;
+    snprintf(out->path, sizeof out->path, "%s", argv[1]);
+    return ST_OK;
+}
+
+static enum status do_help(struct app *a, int argc, char **argv, bool bang, struct cmd_out *out,
+                           struct diag *d)
+{
+    out->flags |= CMD_HELP;
+    return ST_OK;
+}
+
+static enum status do_quit(struct app *a, int argc, char **argv, bool bang, struct cmd_out *out,
+                           struct diag *d)
+{
+    out->flags |= CMD_QUIT;
+    return ST_OK;
+}
+
+static const struct cmd cmds[] = {
+    {{"batch", "batch N", "Set the batch size (1..1048576); + and - double and halve it"}, 1, 1,
+     do_batch},
+    {{"set", "set NAME=VALUE ...", "Set a model symbol (seq, height, width, ...) or a template "
+                                   "hyperparameter (depth=101)"}, 1, 8, do_set},
+    {{"gpu", "gpu NAME[:PROFILE]", "Choose the GPU, optionally a MIG slice: gpu h100, "
+                                   "gpu a100:3g.20gb, gpu :full"}, 1, 1, do_gpu},
+    {{"mig", "mig PROFILE|full", "Run on a MIG slice of the current GPU, or the whole GPU"}, 1, 1,
+     do_mig},
+    {{"precision", "precision P", "fp32, tf32, fp16, bf16 or int8"}, 1, 1, do_precision},
+    {{"runtime", "runtime R", "pytorch (eager, a kernel per op) or tensorrt (fused engine)"}, 1,
+     1, do_runtime},
+    {{"slo", "slo MS", "Latency target the MIG suggestion must meet (0 = none)"}, 1, 1, do_slo},
+    {{"export", "export[!] csv|json FILE", "Write the (filtered) layer table and the figures "
+                                           "atomically; export! overwrites"}, 2, 2, do_export},
+    {{"open", "open MODEL", "Open another model: a file or zoo:FAMILY[:k=v...]"}, 1, 1, do_open},
+    {{"pin", "pin", "Pin the current configuration and its figures"}, 0, 0, do_pin},
+    {{"compare", "compare", "Show or hide deltas against the pinned configuration"}, 0, 0,
+     do_compare},
+    {{"goto", "goto NODE", "Select a node by name (table, graph and detail)"}, 1, 1, do_goto},
+    {{"filter", "filter [TEXT]", "Filter layers by op or name; no text clears"}, 0, 8, do_filter},
+    {{"sort", "sort COLUMN [asc|desc]", "Sort the layer table by a column"}, 1, 2, do_sort},
+    {{"dump-screen", "dump-screen FILE", "Write the screen as text to FILE"}, 1, 1, do_dump},
+    {{"help", "help", "Show the help tab"}, 0, 0, do_help},
+    {{"quit", "quit", "Quit the explorer (also q, F10)"}, 0, 0, do_quit},
+};
+#define N_CMDS ((int)(sizeof cmds / sizeof cmds[0]))
+
+int cmd_count(void)
+{
+    return N_CMDS;
+}
+
+const struct cmd_info *cmd_get(int i)
+{
+    return i >= 0 && i < N_CMDS ? &cmds[i].info : NULL;
+}
+
+#define CMD_MAX_ARGS 10
+
+enum status cmd_execute(struct app *a, const char *line, struct cmd_out *out, struct diag *d)
+{
+    char buf[1024];
+    char *argv[CMD_MAX_ARGS];
+    int argc = 0;
+    memset(out, 0, sizeof *out);
+    if (strlen(line) >= sizeof buf)
+        return diag_set(d, ST_EUSAGE, "command line too long");
+    snprintf(buf, sizeof buf, "%s", line);
+    for (char *p = buf; *p;) {
+        while (isspace((unsigned char)*p))
+            *p++ = 0;
+        if (!*p)
+            break;
+        if (argc == CMD_MAX_ARGS)
+            return diag_set(d, ST_EUSAGE, "too many words (at most %d)", CMD_MAX_ARGS);
+        argv[argc++] = p;
+        while (*p && !isspace((unsigned char)*p))
+            p++;
+    }
+    if (argc == 0)
+        return ST_OK;
+    bool bang = false;
+    size_t nl = strlen(argv[0]);
+    if (nl > 1 && argv[0][nl - 1] == '!') {
+        argv[0][nl - 1] = 0;
+        bang = true;
+    }
+    /* a unique prefix is enough: "prec fp16", "q" */
+    const struct cmd *c = NULL;
+    int n_match = 0;
+    for (int i = 0; i < N_CMDS; i++) {
+        if (!strcmp(cmds[i].info.name, argv[0])) {
+            c = &cmds[i];
+            n_match = 1;
+            break;
+        }
+        if (!strncmp(cmds[i].info.name, argv[0], strlen(argv[0]))) {
+            c = &cmds[i];
+            n_match++;
+        }
+    }
+    if (n_match != 1)
+        return diag_set(d, ST_EUSAGE, "%s command '%s' (try :help)",
+                        n_match ? "ambiguous" : "unknown", argv[0]);
+    if (argc - 1 < c->min_args || argc - 1 > c->max_args)
+        return diag_set(d, ST_EUSAGE, "usage: %s", c->info.usage);
+    return c->fn(a, argc, argv, bang, out, d);
+}
+
+/* ---- completion ------------------------------------------------------- */
+
+bool cmd_complete(const struct app *a, const char *line, int start,
+                  void (*add)(void *ctx, const char *cand), void *ctx)
+{
+    while (isspace((unsigned char)*line) && start > 0) {
+        line++;
+        start--;
+    }
+    if (start == 0) {
+        for (int i = 0; i < N_CMDS; i++)
+            add(ctx, cmds[i].info.name);
+        return true;
+    }
+    char cmd[32];
+    int n = 0;
+    while (line[n] && !isspace((unsigned char)line[n]) && n < (int)sizeof cmd - 1) {
+        cmd[n] = line[n];
+        n++;
+    }
+    cmd[n] = 0;
+    if (n && cmd[n - 1] == '!')
+        cmd[n - 1] = 0;
+    char buf[160];
+    if (!strcmp(cmd, "gpu")) {
+        for (int i = 0; i < gpu_count(); i++) {
+            const struct gpu_spec *g = gpu_get(i);
+            add(ctx, g->name);
+            for (int m = 0; m < g->n_mig; m++) {
+                snprintf(buf, sizeof buf, "%s:%s", g->name, g->mig[m].name);
+                add(ctx, buf);
+            }
+        }
+        const struct gpu_spec *cur = gpu_get(a->cfg.gpu);
+        for (int m = 0; cur && m < cur->n_mig; m++) {
+            snprintf(buf, sizeof buf, ":%s", cur->mig[m].name);
+            add(ctx, buf);
+        }
+        add(ctx, ":full");
+    } else if (!strcmp(cmd, "mig")) {
+        const struct gpu_spec *cur = gpu_get(a->cfg.gpu);
+        for (int m = 0; cur && m < cur->n_mig; m++)
+            add(ctx, cur->mig[m].name);
+        add(ctx, "full");
+    } else if (!strcmp(cmd, "precision")) {
+        for (int p = 0; p < PREC__COUNT; p++)
+            add(ctx, precision_name((enum precision)p));
+    } else if (!strcmp(cmd, "runtime")) {
+        for (int r = 0; r < RT__COUNT; r++)
+            add(ctx, runtime_name((enum runtime)r));
+    } else if (!strcmp(cmd, "set")) {
+        add(ctx, "batch=");
+        for (int i = 0; a->g && i < a->g->n_syms; i++) {
+            snprintf(buf, sizeof buf, "%s=", a->g->syms[i].name);
+            add(ctx, buf);
+        }
+        for (int i = 0; i < a->n_tparams; i++) {
+            snprintf(buf, sizeof buf, "%s=", a->tparams[i].name);
+            add(ctx, buf);
+        }
+    } else if (!strcmp(cmd, "goto")) {
+        for (int i = 0; a->g && i < a->g->n_nodes; i++)
+            add(ctx, a->g->nodes[i].name);
+    } else if (!strcmp(cmd, "export")) {
+        /* second word: the format; third: a file */
+        int words = 0;
+        for (int i = 0; i < start; i++)
+            if (!isspace((unsigned char)line[i]) && (i == 0 || isspace((unsigned char)line[i - 1])))
+                words++;
+        if (words >= 2)
+            return false;
+        add(ctx, "csv");
+        add(ctx, "json");
+    } else if (!strcmp(cmd, "sort")) {
+        for (int c = 0; c < UI_COL__COUNT; c++)
+            add(ctx, ui_col_title((enum ui_col)c));
+    } else if (!strcmp(cmd, "open") || !strcmp(cmd, "dump-screen")) {
+        if (!strcmp(cmd, "open"))
+            add(ctx, "zoo:");
+        return false;
+    }
+    return true;
+}

@@ -1,0 +1,171 @@
+/* graph_lanes.c - DAG rows with edge lanes. */
+#include "graph_lanes.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "xalloc.h"
+
+static bool is_activation(const struct graph *g, int vi)
+{
+    return vi >= 0 && !(g->values[vi].flags & VAL_INIT) &&
+           (g->values[vi].producer >= 0 || (g->values[vi].flags & VAL_INPUT));
+}
+
+static int free_lane(const int *lane, const bool *reserved)
+{
+    for (int l = 0; l < GRAPH_MAX_LANES; l++)
+        if (lane[l] < 0 && !reserved[l])
+            return l;
+    return -1;
+}
+
+/* Horizontal connector from the node column to lane l (exclusive of both
+ * ends), crossing pass-through lanes. */
+static void span(struct graph_row *row, const int *lane, int col, int l)
+{
+    int a = col < l ? col : l, b = col < l ? l : col;
+    for (int k = 2 * a + 1; k < 2 * b; k++) {
+        bool lane_cell = k % 2 == 0;
+        if (lane_cell && lane[k / 2] >= 0 && row->glyph[k] == G_VLINE)
+            row->glyph[k] = G_CROSS;
+        else if (row->glyph[k] == G__COUNT)
+            row->glyph[k] = G_HLINE;
+    }
+}
+
+void graph_rows_build(const struct graph *g, bool collapse, struct graph_rows *out)
+{
+    memset(out, 0, sizeof *out);
+    int n = g->n_nodes;
+    out->rows = xcalloc((size_t)(n ? n : 1), sizeof *out->rows);
+    out->row_of_node = xmalloc(sizeof(int) * (size_t)(n ? n : 1));
+    int *remaining = xcalloc((size_t)(g->n_values ? g->n_values : 1), sizeof(int));
+    int *lane_of = xmalloc(sizeof(int) * (size_t)(g->n_values ? g->n_values : 1));
+    int lane[GRAPH_MAX_LANES];
+    for (int l = 0; l < GRAPH_MAX_LANES; l++)
+        lane[l] = -1;
+    for (int v = 0; v < g->n_values; v++) {
+        lane_of[v] = -1;
+        /* distinct consumer nodes */
+        const struct value *val = &g->values[v];
+        for (int k = 0; k < val->n_consumers; k++) {
+            bool dup = false;
+            for (int j = 0; j < k; j++)
+                dup |= val->consumers[j] == val->consumers[k];
+            remaining[v] += !dup;
+        }
+    }
+    for (int i = 0; i < g->n_inputs; i++) {
+        int v = g->inputs[i];
+        if (!is_activation(g, v) || remaining[v] == 0)
+            continue;
+        bool none[GRAPH_MAX_LANES] = {0};
+        int l = free_lane(lane, none);
+        if (l >= 0) {
+            lane[l] = v;
+            lane_of[v] = l;
+        }
+    }
+    const char *cur_block = NULL;
+    for (int k = 0; k < n; k++) {
+        int ni = g->topo ? g->topo[k] : k;
+        const struct node *nd = &g->nodes[ni];
+        bool merge = collapse && nd->block && cur_block && !strcmp(nd->block, cur_block) &&
+                     out->n > 0;
+        cur_block = nd->block;
+        struct graph_row tmp, *row = merge ? &tmp : &out->rows[out->n];
+        for (int c = 0; c < GRAPH_LANE_COLS; c++)
+            row->glyph[c] = G__COUNT;
+        /* distinct activation inputs that sit in lanes */
+        int ins[16], n_ins = 0;
+        for (int j = 0; j < nd->n_in && n_ins < 16; j++) {
+            int v = nd->in[j];
+            if (!is_activation(g, v) || lane_of[v] < 0)
+                continue;
+            bool dup = false;
+            for (int q = 0; q < n_ins; q++)
+                dup |= ins[q] == v;
+            if (!dup)
+                ins[n_ins++] = v;
+        }
+        int col = -1;
+        for (int q = 0; q < n_ins; q++)
+            if (remaining[ins[q]] <= 1 && (col < 0 || lane_of[ins[q]] < col))
+                col = lane_of[ins[q]];
+        bool reserved[GRAPH_MAX_LANES] = {0};
+        if (col < 0)
+            col = free_lane(lane, reserved);
+        for (int l = 0; l < GRAPH_MAX_LANES; l++)
+            if (lane[l] >= 0)
+                row->glyph[2 * l] = G_VLINE;
+        row->overflow = col < 0;
+        if (col >= 0) {
+            row->glyph[2 * col] = nd->block && collapse ? G_BLOCK : G_NODE;
+            reserved[col] = true;
+        }
+        for (int q = 0; q < n_ins && col >= 0; q++) {
+            int l = lane_of[ins[q]];
+            if (l == col)
+                continue;
+            bool ends = remaining[ins[q]] <= 1;
+            span(row, lane, col, l);
+            row->glyph[2 * l] = ends ? (l > col ? G_BR : G_BL) : (l > col ? G_TEE_R : G_TEE_L);
+        }
+        /* consume the inputs */
+        for (int q = 0; q < n_ins; q++) {
+            int v = ins[q];
+            if (--remaining[v] <= 0 && lane_of[v] >= 0) {
+                lane[lane_of[v]] = -1;
+                lane_of[v] = -1;
+            }
+        }
+        /* place the outputs that have consumers */
+        bool first = true;
+        for (int j = 0; j < nd->n_out; j++) {
+            int v = nd->out[j];
+            if (v < 0 || remaining[v] == 0)
+                continue;
+            int l = -1;
+            if (first && col >= 0 && lane[col] < 0)
+                l = col;
+            else
+                l = free_lane(lane, reserved);
+            first = false;
+            if (l < 0) {
+                row->overflow = true;
+                continue;
+            }
+            lane[l] = v;
+            lane_of[v] = l;
+            reserved[l] = true;
+            if (l != col && col >= 0) {
+                span(row, lane, col, l);
+                row->glyph[2 * l] = l > col ? G_TR : G_TL;
+            }
+        }
+        for (int l = 0; l < GRAPH_MAX_LANES; l++)
+            if ((lane[l] >= 0 || row->glyph[2 * l] != G__COUNT) && l + 1 > out->lanes_used)
+                out->lanes_used = l + 1;
+        if (merge) {
+            out->rows[out->n - 1].n_nodes++;
+            out->rows[out->n - 1].overflow |= row->overflow;
+        } else {
+            row->node = ni;
+            row->n_nodes = 1;
+            out->n++;
+        }
+        out->row_of_node[ni] = out->n - 1;
+    }
+    free(remaining);
+    free(lane_of);
+}
+
+void graph_rows_fini(struct graph_rows *r)
+{
+    if (!r)
+        return;
+    free(r->rows);
+    free(r->row_of_node);
+    memset(r, 0, sizeof *r);
+}

@@ -1,0 +1,118 @@
+/* screen_about.c - where the figures come from: the weights (or their
+ * absence), how their labels were made (the calibrated analytic teacher,
+ * simulated, not measured) and their measured accuracy against those
+ * labels, from predictor_describe and the weights' manifest file. */
+#include "screen.h"
+
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fileio.h"
+
+#ifndef DIPPM_SRCDIR
+#define DIPPM_SRCDIR "."
+#endif
+#ifndef DIPPM_DATADIR
+#define DIPPM_DATADIR "/usr/local/share/dippm"
+#endif
+
+/* Reads the first manifest found next to the weights into a malloc'd
+ * string (or NULL): files named *manifest* in $DIPPM_WEIGHTS's directory,
+ * $DIPPM_WEIGHTS_DIR, the source tree's weights/ and the data directory. */
+static char *read_manifest(char *path, int size)
+{
+    const char *dirs[4] = {NULL, getenv("DIPPM_WEIGHTS_DIR"), DIPPM_SRCDIR "/weights",
+                           DIPPM_DATADIR};
+    char wdir[512];
+    const char *w = getenv("DIPPM_WEIGHTS");
+    if (w && strrchr(w, '/')) {
+        snprintf(wdir, sizeof wdir, "%.*s", (int)(strrchr(w, '/') - w), w);
+        dirs[0] = wdir;
+    }
+    for (int i = 0; i < 4; i++) {
+        if (!dirs[i])
+            continue;
+        DIR *d = opendir(dirs[i]);
+        if (!d)
+            continue;
+        struct dirent *e;
+        char *text = NULL;
+        while (!text && (e = readdir(d))) {
+            if (!strstr(e->d_name, "manifest") || e->d_name[0] == '.')
+                continue;
+            snprintf(path, (size_t)size, "%s/%s", dirs[i], e->d_name);
+            size_t len;
+            if (file_read_all(path, 1 << 16, &text, &len, NULL) != ST_OK)
+                text = NULL;
+        }
+        closedir(d);
+        if (text)
+            return text;
+    }
+    return NULL;
+}
+
+static void draw(struct app *a, struct ui_canvas *c, struct ui_rect r)
+{
+    draw_clear(c, r, UI_STYLE_NORMAL);
+    int y = r.y - a->st.list[UI_TAB_ABOUT].top, yend = r.y + r.h;
+#define LINE(st, ...)                                                   \
+    do {                                                                \
+        if (y >= r.y && y < yend)                                       \
+            draw_textf(c, y, r.x, r.w, st, __VA_ARGS__);                \
+        y++;                                                            \
+    } while (0)
+    LINE(UI_STYLE_TITLE, "Where the numbers come from");
+    if (app_teacher_only(a)) {
+        LINE(UI_STYLE_WARN, "No GNN weights are loaded: every figure is the teacher's estimate.");
+        LINE(UI_STYLE_DIM, "  (%s)", a->weights_note);
+    } else {
+        LINE(UI_STYLE_GOOD, "GNN weights: %s", a->weights_note);
+    }
+    LINE(UI_STYLE_NORMAL, " ");
+    LINE(UI_STYLE_NORMAL, "Labels: the GNN is trained on labels simulated by the teacher, an analytic");
+    LINE(UI_STYLE_NORMAL, "GPU model (roofline with size-dependent efficiency, launch overhead, fusion,");
+    LINE(UI_STYLE_NORMAL, "memory = context + weights + peak activations + workspace) whose constants");
+    LINE(UI_STYLE_NORMAL, "are calibrated against published measurements. The labels are simulated,");
+    LINE(UI_STYLE_NORMAL, "not measured on a GPU; the accuracy below is against those labels.");
+    LINE(UI_STYLE_NORMAL, "The roofline bound beside the latency is the sum of per-layer ideal times.");
+    LINE(UI_STYLE_NORMAL, " ");
+    char path[600];
+    char *m = read_manifest(path, sizeof path);
+    if (m) {
+        LINE(UI_STYLE_TITLE, "Weights manifest: %s", path);
+        for (char *p = m; *p;) {
+            char *nl = strchr(p, '\n');
+            if (nl)
+                *nl = 0;
+            LINE(UI_STYLE_NORMAL, "  %s", p);
+            if (!nl)
+                break;
+            p = nl + 1;
+        }
+        free(m);
+    } else {
+        LINE(UI_STYLE_DIM, "No weights manifest found (weights/*manifest*), so no accuracy to show.");
+    }
+#undef LINE
+}
+
+static unsigned on_action(struct app *a, enum ui_action act, struct ui_rect r)
+{
+    struct ui_list *l = &a->st.list[UI_TAB_ABOUT];
+    if (act == UI_ACT_UP && l->top > 0)
+        l->top--;
+    else if (act == UI_ACT_DOWN && l->top < 200)
+        l->top++;
+    else if (act == UI_ACT_HOME)
+        l->top = 0;
+    else
+        return 0;
+    return UI_HANDLED | UI_REDRAW;
+}
+
+const struct screen_ops screen_about_ops = {
+    .name = "about", .draw = draw, .on_action = on_action,
+};

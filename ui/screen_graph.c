@@ -1,0 +1,212 @@
+/* screen_graph.c - the DAG drawn with box characters: one row per node (or
+ * per collapsed block), edges in lanes; p/c follow edges, z collapses
+ * repeated blocks, g jumps to a node. */
+#include "screen.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "fmt.h"
+#include "graph_lanes.h"
+#include "shape.h"
+
+static int visible(struct ui_rect r)
+{
+    return r.h > 1 ? r.h - 1 : 1;
+}
+
+static void select_node(struct app *a, const struct graph_rows *gr, struct ui_rect r)
+{
+    int ni = a->st.detail_node;
+    if (ni >= 0 && ni < a->g->n_nodes)
+        ui_list_select(&a->st.list[UI_TAB_GRAPH], gr->row_of_node[ni], gr->n, visible(r));
+    else
+        ui_list_clamp(&a->st.list[UI_TAB_GRAPH], gr->n, visible(r));
+}
+
+static void draw(struct app *a, struct ui_canvas *c, struct ui_rect r)
+{
+    draw_clear(c, r, UI_STYLE_NORMAL);
+    if (!a->g || r.h < 2)
+        return;
+    struct graph_rows gr;
+    graph_rows_build(a->g, a->st.collapse, &gr);
+    select_node(a, &gr, r);
+    int n_blocks = 0;
+    for (int i = 0; i < a->g->n_nodes; i++)
+        n_blocks += a->g->nodes[i].block != NULL;
+    char t[256];
+    snprintf(t, sizeof t, "%d nodes, %d edges%s   p producer  c consumer  g jump  %s", a->g->n_nodes,
+             graph_edge_count(a->g), a->st.collapse ? ", blocks collapsed" : "",
+             n_blocks ? "z collapse blocks" : "(no repeated blocks)");
+    draw_text(c, r.y, r.x, r.w, UI_STYLE_HEADING, t);
+    const struct ui_list *l = &a->st.list[UI_TAB_GRAPH];
+    int lane_w = 2 * gr.lanes_used + 1;
+    if (lane_w > r.w / 2)
+        lane_w = r.w / 2;
+    for (int k = 0; k < visible(r) && l->top + k < gr.n; k++) {
+        const struct graph_row *row = &gr.rows[l->top + k];
+        int y = r.y + 1 + k;
+        for (int cx = 0; cx < GRAPH_LANE_COLS && cx < lane_w - 1; cx++)
+            if (row->glyph[cx] != G__COUNT)
+                draw_put_glyph(c, y, r.x + cx, row->glyph[cx],
+                               row->glyph[cx] == G_NODE || row->glyph[cx] == G_BLOCK
+                                   ? UI_STYLE_TITLE
+                                   : UI_STYLE_EDGE);
+        if (row->overflow)
+            draw_put_glyph(c, y, r.x + lane_w - 1, G_ELLIPSIS, UI_STYLE_WARN);
+        const struct node *nd = &a->g->nodes[row->node];
+        int x = r.x + lane_w, xend = r.x + r.w;
+        if (row->n_nodes > 1) {
+            double macs = 0;
+            for (int q = 0; q < a->g->n_nodes; q++)
+                if (gr.row_of_node[q] == l->top + k)
+                    macs += a->g->nodes[q].cost.macs;
+            char m[32];
+            snprintf(t, sizeof t, "%s  [%d nodes, %s MACs]", nd->block, row->n_nodes,
+                     fmt_si(macs, m, sizeof m));
+            draw_text(c, y, x, xend - x, UI_STYLE_VALUE, t);
+        } else {
+            x += draw_text(c, y, x, xend - x, UI_STYLE_VALUE, nd->op_type);
+            x += draw_text(c, y, x, xend - x, UI_STYLE_NORMAL, " ");
+            x += draw_text(c, y, x, xend - x, UI_STYLE_NORMAL, nd->name);
+            char sh[96] = "";
+            if (nd->state != NODE_OK)
+                snprintf(sh, sizeof sh, "  (not covered)");
+            else if (nd->n_out > 0 && nd->out[0] >= 0) {
+                char s2[80];
+                snprintf(sh, sizeof sh, "  %s",
+                         shape_str(&a->g->values[nd->out[0]].shape, s2, sizeof s2));
+            }
+            x += draw_text(c, y, x, xend - x, nd->state == NODE_OK ? UI_STYLE_DIM : UI_STYLE_WARN,
+                           sh);
+            if (nd->block && !a->st.collapse)
+                draw_textf(c, y, x, xend - x, UI_STYLE_DIM, "  {%s}", nd->block);
+        }
+        if (l->top + k == l->sel)
+            draw_restyle(c, y, r.x + lane_w, r.w - lane_w, UI_STYLE_SELECTED);
+    }
+    graph_rows_fini(&gr);
+}
+
+/* Producers of node ni's inputs (dir < 0) or consumers of its outputs. */
+static int neighbours(const struct graph *g, int ni, int dir, int *cand, int max)
+{
+    const struct node *nd = &g->nodes[ni];
+    int n = 0;
+    if (dir < 0) {
+        for (int j = 0; j < nd->n_in && n < max; j++)
+            if (nd->in[j] >= 0 && g->values[nd->in[j]].producer >= 0)
+                cand[n++] = g->values[nd->in[j]].producer;
+    } else {
+        for (int j = 0; j < nd->n_out; j++) {
+            const struct value *v = nd->out[j] >= 0 ? &g->values[nd->out[j]] : NULL;
+            for (int q = 0; v && q < v->n_consumers && n < max; q++)
+                cand[n++] = v->consumers[q];
+        }
+    }
+    return n;
+}
+
+/* p/c (cycle = false): follow an edge from the current node to its first
+ * producer/consumer. Left/Right (cycle = true): the next/previous
+ * alternative of the last p/c from the same origin. */
+static unsigned follow(struct app *a, int dir, bool cycle)
+{
+    int cand[64], ni = a->st.detail_node;
+    if (!a->g || ni < 0 || ni >= a->g->n_nodes)
+        return UI_HANDLED;
+    struct ui_state *s = &a->st;
+    int origin = ni, k = 0;
+    if (cycle) {
+        if (s->follow_origin < 0) {
+            ui_state_message(s, false, "press p or c first, then Left/Right to pick among them");
+            return UI_HANDLED | UI_REDRAW;
+        }
+        origin = s->follow_origin;
+        k = s->follow + dir;
+        dir = s->follow_dir;
+    }
+    int n = neighbours(a->g, origin, dir, cand, 64);
+    const struct node *nd = &a->g->nodes[origin];
+    if (n == 0) {
+        ui_state_message(s, false, "%s has no %s", nd->name,
+                         dir < 0 ? "producer (its inputs are graph inputs or weights)"
+                                 : "consumer (it feeds a graph output)");
+        return UI_HANDLED | UI_REDRAW;
+    }
+    k = ((k % n) + n) % n;
+    s->follow_origin = origin;
+    s->follow_dir = dir;
+    s->follow = k;
+    s->detail_node = cand[k];
+    ui_state_message(s, false, "%s %d of %d of %s: %s (%s)%s", dir < 0 ? "producer" : "consumer",
+                     k + 1, n, nd->name, a->g->nodes[cand[k]].name, a->g->nodes[cand[k]].op_type,
+                     n > 1 ? "   Left/Right: the others" : "");
+    return UI_HANDLED | UI_REDRAW;
+}
+
+static unsigned on_action(struct app *a, enum ui_action act, struct ui_rect r)
+{
+    if (!a->g)
+        return 0;
+    struct graph_rows gr;
+    graph_rows_build(a->g, a->st.collapse, &gr);
+    select_node(a, &gr, r);
+    struct ui_list *l = &a->st.list[UI_TAB_GRAPH];
+    unsigned f = screen_list_move(l, act, gr.n, visible(r));
+    if (f && gr.n > 0) {
+        a->st.detail_node = gr.rows[l->sel].node;
+        a->st.follow_origin = -1;
+    }
+    graph_rows_fini(&gr);
+    if (f)
+        return f;
+    switch (act) {
+    case UI_ACT_PRODUCER:
+        return follow(a, -1, false);
+    case UI_ACT_CONSUMER:
+        return follow(a, 1, false);
+    case UI_ACT_LEFT:
+        return follow(a, -1, true);
+    case UI_ACT_RIGHT:
+        return follow(a, 1, true);
+    case UI_ACT_COLLAPSE:
+        a->st.collapse = !a->st.collapse;
+        ui_state_message(&a->st, false, "repeated blocks %s",
+                         a->st.collapse ? "collapsed" : "expanded");
+        return UI_HANDLED | UI_REDRAW;
+    case UI_ACT_ENTER:
+        if (a->st.detail_node >= 0)
+            ui_state_tab_set(&a->st, UI_TAB_DETAIL);
+        return UI_HANDLED | UI_REDRAW;
+    case UI_ACT_JUMP:
+        return UI_HANDLED | UI_PROMPT_JUMP;
+    default:
+        return 0;
+    }
+}
+
+static unsigned on_click(struct app *a, struct ui_rect r, int y, int x, bool dbl)
+{
+    if (!a->g || y <= r.y)
+        return 0;
+    struct graph_rows gr;
+    graph_rows_build(a->g, a->st.collapse, &gr);
+    select_node(a, &gr, r);
+    int row = a->st.list[UI_TAB_GRAPH].top + (y - r.y - 1);
+    unsigned f = 0;
+    if (row < gr.n) {
+        ui_list_select(&a->st.list[UI_TAB_GRAPH], row, gr.n, visible(r));
+        a->st.detail_node = gr.rows[row].node;
+        if (dbl)
+            ui_state_tab_set(&a->st, UI_TAB_DETAIL);
+        f = UI_HANDLED | UI_REDRAW;
+    }
+    graph_rows_fini(&gr);
+    return f;
+}
+
+const struct screen_ops screen_graph_ops = {
+    .name = "graph", .draw = draw, .on_action = on_action, .on_click = on_click,
+};

@@ -1,0 +1,292 @@
+/* screen_params.c - the Setup tab: configuration (GPU, MIG slice, precision,
+ * runtime, batch, latency target), the model's symbols and, for zoo
+ * templates, every hyperparameter with its range. Left/Right step a value,
+ * Enter edits it on the command line; each change re-runs everything. */
+#include "screen.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpu.h"
+#include "zoo.h"
+
+enum field_kind { F_SECTION, F_GPU, F_MIG, F_PREC, F_RT, F_BATCH, F_SLO, F_SYM, F_TPARAM };
+
+struct field {
+    enum field_kind kind;
+    int index; /* symbol or template parameter index */
+    const char *section;
+};
+
+#define MAX_FIELDS (16 + APP_MAX_TPARAMS + 64)
+
+static int fields(const struct app *a, struct field *f)
+{
+    int n = 0;
+    f[n++] = (struct field){F_SECTION, 0, "Configuration"};
+    f[n++] = (struct field){F_GPU, 0, NULL};
+    f[n++] = (struct field){F_MIG, 0, NULL};
+    f[n++] = (struct field){F_PREC, 0, NULL};
+    f[n++] = (struct field){F_RT, 0, NULL};
+    f[n++] = (struct field){F_BATCH, 0, NULL};
+    f[n++] = (struct field){F_SLO, 0, NULL};
+    int bs = a->g ? graph_batch_sym(a->g) : -1;
+    bool sec = false;
+    for (int i = 0; a->g && i < a->g->n_syms && n < MAX_FIELDS - APP_MAX_TPARAMS - 1; i++) {
+        if (i == bs)
+            continue;
+        if (!sec) {
+            f[n++] = (struct field){F_SECTION, 0, "Model symbols (input sizes)"};
+            sec = true;
+        }
+        f[n++] = (struct field){F_SYM, i, NULL};
+    }
+    if (a->is_template) {
+        f[n++] = (struct field){F_SECTION, 0, "Template hyperparameters"};
+        for (int i = 0; i < a->n_tparams; i++)
+            f[n++] = (struct field){F_TPARAM, i, NULL};
+    }
+    return n;
+}
+
+/* name, value and range text of a field */
+static void describe(const struct app *a, const struct field *f, char *name, char *val,
+                     char *range, const char **help)
+{
+    const struct gpu_spec *gpu = gpu_get(a->cfg.gpu);
+    *help = NULL;
+    name[0] = val[0] = range[0] = 0;
+    switch (f->kind) {
+    case F_SECTION:
+        snprintf(name, 64, "%s", f->section);
+        break;
+    case F_GPU: {
+        snprintf(name, 64, "gpu");
+        snprintf(val, 64, "%s", gpu ? gpu->name : "?");
+        int len = 0;
+        for (int i = 0; i < gpu_count() && len < 200; i++)
+            len += snprintf(range + len, (size_t)(256 - len), "%s%s", i ? ", " : "",
+                            gpu_get(i)->family);
+        break;
+    }
+    case F_MIG: {
+        snprintf(name, 64, "mig");
+        snprintf(val, 64, "%s", a->cfg.mig >= 0 && gpu ? gpu->mig[a->cfg.mig].name : "full GPU");
+        int len = snprintf(range, 256, "full");
+        for (int i = 0; gpu && i < gpu->n_mig && len < 220; i++)
+            len += snprintf(range + len, (size_t)(256 - len), ", %s", gpu->mig[i].name);
+        break;
+    }
+    case F_PREC:
+        snprintf(name, 64, "precision");
+        snprintf(val, 64, "%s", precision_name(a->cfg.prec));
+        snprintf(range, 256, "fp32, tf32, fp16, bf16, int8");
+        break;
+    case F_RT:
+        snprintf(name, 64, "runtime");
+        snprintf(val, 64, "%s", runtime_name(a->cfg.rt));
+        snprintf(range, 256, "pytorch (a kernel per op), tensorrt (fused)");
+        break;
+    case F_BATCH:
+        snprintf(name, 64, "batch");
+        snprintf(val, 64, "%lld", (long long)a->cfg.batch);
+        snprintf(range, 256, "1 to %lld (+/- double and halve)", (long long)APP_BATCH_MAX);
+        break;
+    case F_SLO:
+        snprintf(name, 64, "slo");
+        snprintf(val, 64, a->slo_ms > 0 ? "%g ms" : "none", a->slo_ms);
+        snprintf(range, 256, "latency target for the MIG suggestion, ms (0 = none)");
+        break;
+    case F_SYM: {
+        const struct symbol *s = &a->g->syms[f->index];
+        snprintf(name, 64, "%s", s->name);
+        snprintf(val, 64, "%lld", (long long)s->val);
+        snprintf(range, 256, "1 to 2147483648, model default %lld", (long long)s->def);
+        break;
+    }
+    case F_TPARAM: {
+        const struct app_tparam *t = &a->tparams[f->index];
+        snprintf(name, 64, "%s", t->name);
+        snprintf(val, 64, "%s", t->value);
+        snprintf(range, 256, "%s", t->range);
+        *help = t->help;
+        break;
+    }
+    }
+}
+
+static void draw(struct app *a, struct ui_canvas *c, struct ui_rect r)
+{
+    struct field f[MAX_FIELDS];
+    int n = fields(a, f);
+    draw_clear(c, r, UI_STYLE_NORMAL);
+    struct ui_list *l = &a->st.list[UI_TAB_PARAMS];
+    if (f[l->sel].kind == F_SECTION && l->sel + 1 < n)
+        l->sel++;
+    int vis = r.h - 1;
+    ui_list_clamp(l, n, vis);
+    draw_text(c, r.y, r.x, r.w, UI_STYLE_HEADING,
+              "Left/Right: step the value   Enter: type a value   every change re-predicts");
+    int name_w = 16, val_w = r.w >= 100 ? 24 : 18;
+    for (int k = 0; k < vis && l->top + k < n; k++) {
+        int i = l->top + k, y = r.y + 1 + k;
+        char name[64], val[64], range[256];
+        const char *help;
+        describe(a, &f[i], name, val, range, &help);
+        if (f[i].kind == F_SECTION) {
+            draw_text(c, y, r.x, r.w, UI_STYLE_TITLE, name);
+            continue;
+        }
+        draw_text(c, y, r.x + 2, name_w - 2, UI_STYLE_LABEL, name);
+        draw_text(c, y, r.x + name_w, val_w - 1, UI_STYLE_VALUE, val);
+        char rest[400];
+        snprintf(rest, sizeof rest, "%s%s%s", range, help ? "  " : "", help ? help : "");
+        draw_text(c, y, r.x + name_w + val_w, r.w - name_w - val_w, UI_STYLE_DIM, rest);
+        if (i == l->sel)
+            draw_restyle(c, y, r.x, r.w, UI_STYLE_SELECTED);
+    }
+}
+
+/* The next/previous allowed value of a template parameter as text, or
+ * false if it has no discrete steps (floats, lists). */
+static bool tparam_step(const struct app_tparam *t, int dir, char *out, int size)
+{
+    const struct zoo_param *zp = t->zp;
+    if (!zp)
+        return false;
+    if (zp->n_choices > 0 && zp->choices) {
+        int cur = 0;
+        for (int i = 0; i < zp->n_choices; i++)
+            if (!strcmp(zp->choices[i], t->value))
+                cur = i;
+        cur = (cur + dir + zp->n_choices) % zp->n_choices;
+        snprintf(out, (size_t)size, "%s", zp->choices[cur]);
+        return true;
+    }
+    if (zp->type == ZOO_PT_INT) {
+        long long v = atoll(t->value), step = zp->step > 0 ? zp->step : 1;
+        v += dir * step;
+        if (v < zp->min || v > zp->max)
+            return false;
+        snprintf(out, (size_t)size, "%lld", v);
+        return true;
+    }
+    return false;
+}
+
+static void report(struct app *a, enum status st, const struct diag *d, const char *what)
+{
+    if (st)
+        ui_state_message(&a->st, true, "%s", d->msg);
+    else
+        ui_state_message(&a->st, false, "%s: updated in %.1f ms", what, a->recompute_ms);
+}
+
+static unsigned step(struct app *a, const struct field *f, int dir)
+{
+    struct config c = a->cfg;
+    struct diag d = {0};
+    enum status st = ST_OK;
+    const struct gpu_spec *gpu = gpu_get(c.gpu);
+    char name[64], val[64], range[256], buf[64];
+    const char *help;
+    describe(a, f, name, val, range, &help);
+    switch (f->kind) {
+    case F_GPU:
+        c.gpu = (c.gpu + dir + gpu_count()) % gpu_count();
+        c.mig = -1;
+        st = app_set_config(a, &c, &d);
+        break;
+    case F_MIG: {
+        int n = gpu ? gpu->n_mig : 0;
+        c.mig = ((c.mig + 1 + dir + n + 1) % (n + 1)) - 1;
+        st = app_set_config(a, &c, &d);
+        break;
+    }
+    case F_PREC:
+        c.prec = (enum precision)((c.prec + dir + PREC__COUNT) % PREC__COUNT);
+        st = app_set_config(a, &c, &d);
+        break;
+    case F_RT:
+        c.rt = (enum runtime)((c.rt + dir + RT__COUNT) % RT__COUNT);
+        st = app_set_config(a, &c, &d);
+        break;
+    case F_BATCH:
+        st = app_set_batch(a, dir > 0 ? c.batch * 2 : (c.batch > 1 ? c.batch / 2 : 1), &d);
+        break;
+    case F_SLO:
+        st = app_set_slo(a, dir > 0 ? (a->slo_ms > 0 ? a->slo_ms * 2 : 1) : a->slo_ms / 2, &d);
+        break;
+    case F_SYM: {
+        long long v = a->g->syms[f->index].val;
+        snprintf(buf, sizeof buf, "%lld", dir > 0 ? v * 2 : (v > 1 ? v / 2 : 1));
+        st = app_set_param(a, name, buf, &d);
+        break;
+    }
+    case F_TPARAM:
+        if (!tparam_step(&a->tparams[f->index], dir, buf, sizeof buf)) {
+            ui_state_message(&a->st, false, "%s: press Enter to type a value (%s)", name, range);
+            return UI_HANDLED | UI_REDRAW;
+        }
+        st = app_set_param(a, name, buf, &d);
+        break;
+    default:
+        return UI_HANDLED;
+    }
+    report(a, st, &d, name);
+    return UI_HANDLED | UI_REDRAW;
+}
+
+static unsigned on_action(struct app *a, enum ui_action act, struct ui_rect r)
+{
+    struct field f[MAX_FIELDS];
+    int n = fields(a, f);
+    struct ui_list *l = &a->st.list[UI_TAB_PARAMS];
+    int before = l->sel;
+    unsigned fl = screen_list_move(l, act, n, r.h - 1);
+    if (fl) {
+        /* skip section titles in the direction of travel */
+        int dir = l->sel >= before ? 1 : -1;
+        while (f[l->sel].kind == F_SECTION && l->sel + dir >= 0 && l->sel + dir < n)
+            l->sel += dir;
+        if (f[l->sel].kind == F_SECTION)
+            l->sel = before;
+        ui_list_clamp(l, n, r.h - 1);
+        return fl;
+    }
+    if (l->sel >= n)
+        return 0;
+    const struct field *cur = &f[l->sel];
+    if (act == UI_ACT_LEFT || act == UI_ACT_RIGHT)
+        return step(a, cur, act == UI_ACT_RIGHT ? 1 : -1);
+    if (act == UI_ACT_ENTER && cur->kind != F_SECTION) {
+        char name[64], val[64], range[256];
+        const char *help;
+        describe(a, cur, name, val, range, &help);
+        /* the controller opens the command line with this text */
+        if (cur->kind == F_GPU || cur->kind == F_MIG || cur->kind == F_PREC ||
+            cur->kind == F_RT || cur->kind == F_BATCH || cur->kind == F_SLO)
+            snprintf(a->st.status, sizeof a->st.status, "%s ", name);
+        else
+            snprintf(a->st.status, sizeof a->st.status, "set %s=", name);
+        return UI_HANDLED | UI_PROMPT_EDIT;
+    }
+    return 0;
+}
+
+static unsigned on_click(struct app *a, struct ui_rect r, int y, int x, bool dbl)
+{
+    struct field f[MAX_FIELDS];
+    int n = fields(a, f);
+    struct ui_list *l = &a->st.list[UI_TAB_PARAMS];
+    int row = l->top + y - r.y - 1;
+    if (y <= r.y || row >= n || f[row].kind == F_SECTION)
+        return 0;
+    ui_list_select(l, row, n, r.h - 1);
+    return dbl ? on_action(a, UI_ACT_ENTER, r) : UI_HANDLED | UI_REDRAW;
+}
+
+const struct screen_ops screen_params_ops = {
+    .name = "setup", .draw = draw, .on_action = on_action, .on_click = on_click,
+};

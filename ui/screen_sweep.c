@@ -1,0 +1,173 @@
+/* screen_sweep.c - latency, throughput and memory against batch 1..1024,
+ * with the GPU's MIG capacities as reference lines; computed only while
+ * this tab is visible and only when the configuration changed. */
+#include "screen.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "fmt.h"
+#include "gpu.h"
+#include "w_plot.h"
+
+static const char *const metric_names[UI_METRIC__COUNT] = {"latency", "throughput", "memory"};
+
+static const char *fmt_tput(double v, char *buf, int size)
+{
+    char t[32];
+    snprintf(buf, (size_t)size, "%s/s", fmt_si(v, t, sizeof t));
+    return buf;
+}
+
+static const char *fmt_mib(double v, char *buf, int size)
+{
+    return fmt_bytes(v * 1048576.0, buf, size);
+}
+
+/* The smallest MIG profile of the GPU whose usable memory holds mib. */
+static const char *smallest_fit(const struct gpu_spec *gpu, double mib)
+{
+    const char *best = NULL;
+    double best_gib = INFINITY;
+    for (int i = 0; gpu && i < gpu->n_mig; i++)
+        if (gpu->mig[i].usable_gib * 1024 >= mib && gpu->mig[i].usable_gib < best_gib) {
+            best_gib = gpu->mig[i].usable_gib;
+            best = gpu->mig[i].name;
+        }
+    return best ? best : (gpu && gpu->usable_gib * 1024 >= mib ? "full GPU" : "none");
+}
+
+static int table_w(struct ui_rect r)
+{
+    return r.w >= 70 ? 38 : 0;
+}
+
+static void draw(struct app *a, struct ui_canvas *c, struct ui_rect r)
+{
+    draw_clear(c, r, UI_STYLE_NORMAL);
+    app_sweep_ensure(a);
+    const struct app_sweep *sw = &a->sweep;
+    const struct gpu_spec *gpu = gpu_get(a->cfg.gpu);
+    double xs[APP_SWEEP_MAX];
+    for (int i = 0; i < sw->n; i++)
+        xs[i] = (double)sw->batch[i];
+    struct w_plot p;
+    memset(&p, 0, sizeof p);
+    char title[160], labels[W_PLOT_MAX_HLINES][48];
+    enum ui_sweep_metric m = a->st.metric;
+    snprintf(title, sizeof title, "%s vs batch (%s%s)  m: next metric  Enter: use batch",
+             m == UI_METRIC_LATENCY ? "Latency" : m == UI_METRIC_THROUGHPUT ? "Throughput"
+                                                                            : "Peak memory",
+             app_teacher_only(a) ? "teacher estimate" : "GNN",
+             m == UI_METRIC_MEMORY ? ", MIG capacities dashed" : "");
+    p.title = title;
+    p.xlabel = "batch";
+    p.logx = true;
+    p.logy = m != UI_METRIC_MEMORY;
+    p.xmark = (double)a->cfg.batch;
+    p.ymin_hint = m == UI_METRIC_MEMORY ? 0 : NAN;
+    p.fmt_y = m == UI_METRIC_LATENCY ? fmt_ms : m == UI_METRIC_THROUGHPUT ? fmt_tput : fmt_mib;
+    p.series[0] = (struct w_plot_series){
+        xs,
+        m == UI_METRIC_LATENCY ? sw->latency_ms : m == UI_METRIC_THROUGHPUT ? sw->throughput
+                                                                            : sw->memory_mib,
+        sw->ok, sw->n, UI_STYLE_SERIES1, c->utf8 ? 0x25CF : '*', true, metric_names[m]};
+    p.n_series = 1;
+    if (m == UI_METRIC_MEMORY && gpu) {
+        /* one line per distinct capacity, smallest profile name for each */
+        for (int i = 0; i < gpu->n_mig && p.n_hlines < W_PLOT_MAX_HLINES - 1; i++) {
+            bool dup = false;
+            for (int h = 0; h < p.n_hlines; h++)
+                dup |= fabs(p.hlines[h].y - gpu->mig[i].usable_gib * 1024) < 1;
+            if (dup || gpu->mig[i].media)
+                continue;
+            snprintf(labels[p.n_hlines], sizeof labels[0], "%s", gpu->mig[i].name);
+            p.hlines[p.n_hlines] = (struct w_plot_hline){gpu->mig[i].usable_gib * 1024,
+                                                         labels[p.n_hlines], UI_STYLE_LIMIT};
+            p.n_hlines++;
+        }
+        snprintf(labels[p.n_hlines], sizeof labels[0], "%s", "full GPU");
+        p.hlines[p.n_hlines] = (struct w_plot_hline){gpu->usable_gib * 1024, labels[p.n_hlines],
+                                                     UI_STYLE_LIMIT};
+        p.n_hlines++;
+    }
+    int tw = table_w(r);
+    struct ui_rect pr = {r.y, r.x, r.h - (sw->err[0] ? 1 : 0), r.w - tw};
+    w_plot_draw(&p, c, pr);
+    if (sw->err[0])
+        draw_text(c, r.y + r.h - 1, r.x, r.w, UI_STYLE_ERROR, sw->err);
+    if (!tw)
+        return;
+    int x = r.x + r.w - tw + 1;
+    draw_textf(c, r.y, x, tw - 1, UI_STYLE_HEADING, "%5s %8s %9s %9s", "batch", "latency", "per s",
+               "memory");
+    struct ui_list *l = &a->st.list[UI_TAB_SWEEP];
+    ui_list_clamp(l, sw->n, r.h - 3);
+    for (int k = 0; k + l->top < sw->n && k < r.h - 3; k++) {
+        int i = k + l->top, y = r.y + 1 + k;
+        char b1[24], b2[24], b3[24];
+        if (!sw->ok[i]) {
+            draw_textf(c, y, x, tw - 1, UI_STYLE_ERROR, "%5lld %s", (long long)sw->batch[i],
+                       "failed");
+            continue;
+        }
+        draw_textf(c, y, x, tw - 1, sw->batch[i] == a->cfg.batch ? UI_STYLE_VALUE : UI_STYLE_NORMAL,
+                   "%5lld %8s %9s %9s", (long long)sw->batch[i],
+                   fmt_ms(sw->latency_ms[i], b1, sizeof b1), fmt_si(sw->throughput[i], b2, sizeof b2),
+                   fmt_mib(sw->memory_mib[i], b3, sizeof b3));
+        if (i == l->sel)
+            draw_restyle(c, y, x, tw - 1, UI_STYLE_SELECTED);
+    }
+    if (l->sel < sw->n && sw->ok[l->sel] && r.h >= 4) {
+        char b[48];
+        snprintf(b, sizeof b, "fits: %s", smallest_fit(gpu, sw->memory_mib[l->sel]));
+        draw_text(c, r.y + r.h - 2, x, tw - 1, UI_STYLE_DIM, b);
+    }
+}
+
+static unsigned on_action(struct app *a, enum ui_action act, struct ui_rect r)
+{
+    struct ui_list *l = &a->st.list[UI_TAB_SWEEP];
+    unsigned f = screen_list_move(l, act, a->sweep.n, r.h - 3);
+    if (f)
+        return f;
+    switch (act) {
+    case UI_ACT_METRIC:
+    case UI_ACT_RIGHT:
+        a->st.metric = (enum ui_sweep_metric)((a->st.metric + 1) % UI_METRIC__COUNT);
+        return UI_HANDLED | UI_REDRAW;
+    case UI_ACT_LEFT:
+        a->st.metric = (enum ui_sweep_metric)((a->st.metric + UI_METRIC__COUNT - 1) %
+                                              UI_METRIC__COUNT);
+        return UI_HANDLED | UI_REDRAW;
+    case UI_ACT_ENTER:
+        if (l->sel < a->sweep.n) {
+            struct diag d = {0};
+            if (app_set_batch(a, a->sweep.batch[l->sel], &d))
+                ui_state_message(&a->st, true, "%s", d.msg);
+            else
+                ui_state_message(&a->st, false, "batch %lld", (long long)a->cfg.batch);
+        }
+        return UI_HANDLED | UI_REDRAW;
+    default:
+        return 0;
+    }
+}
+
+static unsigned on_click(struct app *a, struct ui_rect r, int y, int x, bool dbl)
+{
+    int tw = table_w(r);
+    if (!tw || x < r.x + r.w - tw || y <= r.y)
+        return 0;
+    struct ui_list *l = &a->st.list[UI_TAB_SWEEP];
+    int row = l->top + y - r.y - 1;
+    if (row >= a->sweep.n)
+        return 0;
+    ui_list_select(l, row, a->sweep.n, r.h - 3);
+    return dbl ? on_action(a, UI_ACT_ENTER, r) : UI_HANDLED | UI_REDRAW;
+}
+
+const struct screen_ops screen_sweep_ops = {
+    .name = "sweep", .draw = draw, .on_action = on_action, .on_click = on_click,
+};
