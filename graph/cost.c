@@ -415,6 +415,25 @@ void cost_sdpa(const struct infer_ctx *c, struct node_cost *nc)
     nc->flops = 2 * nc->macs + scores * (FL_SOFTMAX + FL_MUL + (in_v(c, 3) ? FL_ADD : 0));
 }
 
+void cost_dft(const struct infer_ctx *c, struct node_cost *nc)
+{
+    /* radix-2 FFT: 5 N log2 N FLOPs per complex transform of length N */
+    const struct shape *o = &out_v(c, 0)->shape;
+    double total = onumel(c, 0) / 2, n = 1;
+    for (int i = 1; i < o->rank - 1; i++)
+        n = (double)o->d[i] > n ? (double)o->d[i] : n;
+    nc->flops = 5 * total * log2(n + 1.0);
+}
+
+void cost_det(const struct infer_ctx *c, struct node_cost *nc)
+{
+    /* LU factorisation: n^3 / 3 multiply-accumulates per matrix */
+    const struct shape *x = in_s(c, 0);
+    double n = (double)x->d[x->rank - 1];
+    nc->macs = onumel(c, 0) * n * n * n / 3;
+    nc->flops = 2 * nc->macs;
+}
+
 /* ---- graph totals and liveness --------------------------------------------- */
 
 static bool is_activation(const struct graph *g, const struct value *v)

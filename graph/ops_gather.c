@@ -100,7 +100,7 @@ enum status shape_gathernd(struct infer_ctx *c)
 enum status shape_scatter(struct infer_ctx *c)
 {
     const struct shape *x = in_s(c, 0), *idx = in_s(c, 1), *u = in_s(c, 2);
-    if (c->n->op == OP_ScatterElements) {
+    if (c->n->op == OP_ScatterElements || c->n->op == OP_Scatter) {
         if (idx->rank != x->rank || u->rank != x->rank)
             return shape_fail(c, "data, indices, updates have ranks %d, %d, %d, expected equal",
                               x->rank, idx->rank, u->rank);
