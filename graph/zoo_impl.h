@@ -120,7 +120,10 @@ int zb_concat(struct zoo_build *b, const int *xs, int n, int axis);
 int zb_softmax(struct zoo_build *b, int x, int axis);
 /* Gather along axis with constant scalar index (drops that axis). */
 int zb_take(struct zoo_build *b, int x, int axis, int64_t index);
-/* Slice x along the given axes (ends may be INT64_MAX; steps may be NULL). */
+/* "to the end" for Slice ends: clamped to the dim like INT64_MAX, but exact
+ * in a double so dippm JSON (cJSON numbers) round-trips it. */
+#define ZB_SLICE_END ((int64_t)1 << 40)
+/* Slice x along the given axes (ends may be ZB_SLICE_END; steps may be NULL). */
 int zb_slice(struct zoo_build *b, int x, const int64_t *starts, const int64_t *ends,
              const int64_t *axes, const int64_t *steps, int n);
 /* Squeeze-and-excitation (torchvision SqueezeExcitation): GAP, 1x1 conv

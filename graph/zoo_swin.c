@@ -70,7 +70,7 @@ static int roll(struct zoo_build *b, int x, int64_t shift)
 {
     for (int64_t axis = 1; axis <= 2; axis++) {
         /* roll by -s: x[s:] ++ x[:s]; roll by +s: x[-s:] ++ x[:-s] */
-        int64_t k = -shift, e_all = INT64_MAX, zero = 0;
+        int64_t k = -shift, e_all = ZB_SLICE_END, zero = 0;
         int hi = zb_slice(b, x, &k, &e_all, &axis, NULL, 1);
         int lo = zb_slice(b, x, &zero, &k, &axis, NULL, 1);
         int parts[2] = {hi, lo};
@@ -131,7 +131,7 @@ static int window_attention(struct zoo_build *b, int x, int c, int heads, int ws
 static int patch_merging(struct zoo_build *b, int x, int c)
 {
     static const int64_t axes[2] = {1, 2}, steps[2] = {2, 2};
-    static const int64_t ends[2] = {INT64_MAX, INT64_MAX};
+    static const int64_t ends[2] = {ZB_SLICE_END, ZB_SLICE_END};
     static const int64_t starts[4][2] = {{0, 0}, {1, 0}, {0, 1}, {1, 1}};
     int parts[4];
     for (int i = 0; i < 4; i++)

@@ -14,6 +14,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "json_graph.h"
 #include "load.h"
 #include "shape.h"
 #include "zoo.h"
@@ -510,6 +511,29 @@ static void test_symbols(void **state)
     graph_free(g);
 }
 
+/* Every family's default graph survives a dippm JSON write/read unchanged. */
+static void test_json_roundtrip(void **state)
+{
+    (void)state;
+    for (int f = 0; f < zoo_family_count(); f++) {
+        struct graph *g = build(zoo_family_name(f));
+        size_t len;
+        char *text = json_graph_write(g, &len);
+        struct diag d = {0};
+        struct graph *h = json_graph_parse(text, len, zoo_family_name(f), &d);
+        if (!h)
+            fail_msg("%s: JSON round trip: %s", zoo_family_name(f), d.msg);
+        assert_int_equal(h->n_nodes, g->n_nodes);
+        assert_int_equal(h->n_syms, g->n_syms);
+        assert_true(count_params(h) == count_params(g));
+        if (infer_real(g) && infer_real(h))
+            assert_true(h->totals.macs == g->totals.macs);
+        free(text);
+        graph_free(h);
+        graph_free(g);
+    }
+}
+
 /* ViT's position embedding is made for one image size: other sizes are
  * rejected by shape inference, as torchvision rejects them. */
 static void test_vit_fixed_size(void **state)
@@ -635,7 +659,8 @@ int main(void)
         cmocka_unit_test(test_onnx_macs),          cmocka_unit_test(test_corners),
         cmocka_unit_test(test_errors),             cmocka_unit_test(test_presets),
         cmocka_unit_test(test_sampler),            cmocka_unit_test(test_symbols),
-        cmocka_unit_test(test_vit_fixed_size),     cmocka_unit_test(test_cli),
+        cmocka_unit_test(test_vit_fixed_size),     cmocka_unit_test(test_json_roundtrip),
+        cmocka_unit_test(test_cli),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
