@@ -194,8 +194,8 @@ static enum status parse_row(const struct line_ctx *c, const cJSON *obj, const c
         return FIELD_ERR(c, ST_EPARSE, "source", "'%s' is not one of 'measured', 'dry-run'", s);
     if (src == MEASURED_SOURCE_DRY_RUN && !o->allow_dry_run)
         return FIELD_ERR(c, ST_EUNSUPPORTED, "source",
-                         "'dry-run' row (CPU timings from measure.py --dry-run, not a GPU "
-                         "measurement) refused; allow dry-run rows explicitly to use them");
+                         "'dry-run' row refused: its numbers are CPU timings from "
+                         "measure.py --dry-run, not GPU measurements");
 
     if ((st = get_str(c, obj, "status", true, 32, &s)))
         return st;

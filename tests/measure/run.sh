@@ -5,8 +5,9 @@
 #      3x64x64 input) with Debian's /usr/bin/python3 and torch;
 #   3. the rows are read back with dippm's own reader (tests/test_measured
 #      --validate): refused without --allow-dry-run, accepted with it;
-#   4. the weightless graph keeps squeezenet1_1's 1,235,496 parameters
-#      (torchvision's documented count) in a file of a few KB;
+#   4. dippm eval and dippm train refuse them as well, and dippm info loads the
+#      weightless graph with squeezenet1_1's 1,235,496 parameters (torchvision's
+#      documented count), which onnx confirms in a file of a few KB;
 #   5. a cut last line (interrupted write) is reported by the reader and
 #      dropped by the harness, which then resumes (in a child process, as
 #      GPU runs do): it skips the 4 rows it has and adds only batch 4.
@@ -63,6 +64,25 @@ awk -F'\t' -v g="$tmp/run/graphs/squeezenet1_1_3x64x64.onnx" '
         if (seen["1/fp32"] != 1 || seen["2/fp32"] != 1 || seen["1/bf16"] != 1 ||
             seen["2/bf16"] != 1) exit 1
     }' "$tmp/v1.out" || fail "rows read back differ from the configurations run"
+
+if [ -n "${DIPPM:-}" ]; then
+    echo "== dippm eval and train refuse them too"
+    [ -x "$DIPPM" ] || fail "DIPPM=$DIPPM is not executable"
+    for sub in eval train; do
+        if "$DIPPM" $sub --data "$out" -o "$tmp/w.dpw" >"$tmp/$sub.out" 2>"$tmp/$sub.err"; then
+            fail "dippm $sub accepted dry-run rows"
+        fi
+        grep -q "measured.jsonl:1: field 'source': 'dry-run' row refused" "$tmp/$sub.err" ||
+            { cat "$tmp/$sub.err"; fail "dippm $sub message"; }
+    done
+    [ ! -e "$tmp/w.dpw" ] || fail "dippm train wrote weights from dry-run rows"
+    echo "== dippm loads the weightless graph"
+    "$DIPPM" info "$tmp/run/graphs/squeezenet1_1_3x64x64.onnx" >"$tmp/info.out" 2>&1 ||
+        { cat "$tmp/info.out"; fail "dippm info on the exported graph"; }
+    grep -E "^params: +1235496 " "$tmp/info.out" || { cat "$tmp/info.out"; fail "params"; }
+else
+    echo "(DIPPM not set: dippm eval/train/info checks skipped; make check sets it)"
+fi
 
 echo "== the weightless graph"
 "$py" - "$tmp/run/graphs/squeezenet1_1_3x64x64.onnx" <<'EOF' || fail "graph check"
