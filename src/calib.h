@@ -57,8 +57,10 @@ void calib_set_fini(struct calib_set *set);
 /* Graph sources: model specs per calib_model (ONNX samples in samples_dir). */
 struct calib_graphs;
 /* Loads one graph per distinct (model, batch, seq) of the modelled rows, each
- * inferred with its bindings. NULL on error with a diag naming the model. */
-struct calib_graphs *calib_graphs_new(const struct calib_set *set, const char *samples_dir,
+ * inferred with its bindings. A model whose graph fails to load or infer has
+ * its rows marked not modelled (why_not gives the loader's message); NULL with
+ * a diag only when no graph at all is usable. */
+struct calib_graphs *calib_graphs_new(struct calib_set *set, const char *samples_dir,
                                       struct diag *d);
 void calib_graphs_free(struct calib_graphs *cg);
 /* The spec used for model m ("samples/resnet50.onnx"). */

@@ -13,11 +13,13 @@
 struct calib_graph {
     int model;
     int64_t batch, seq;
-    struct graph *g;
+    struct graph *g; /* NULL if this binding was rejected (err says why) */
+    char err[600];
 };
 
 struct calib_graphs {
     char spec[CM__COUNT][1024];
+    char err[CM__COUNT][600]; /* why a model's graph is unusable, "" if fine */
     int n;
     struct calib_graph g[CALIB_MAX_GRAPHS];
 };

@@ -6,9 +6,10 @@
  *
  * Runtimes:
  *   pytorch  - eager: every op is dispatched from the host (dispatch_us each,
- *              views at a fraction, shape arithmetic free) and launches one
- *              kernel; the GPU waits when the host falls behind, so small
- *              batches sit on a CPU floor.
+ *              views - reshapes and permute/transpose - at a fraction, shape
+ *              arithmetic free) and launches one kernel, except the bias Add
+ *              of an exported nn.Linear (one addmm); the GPU waits when the
+ *              host falls behind, so small batches sit on a CPU floor.
  *   tensorrt - fused engine: BatchNorm, activations, elementwise ops and
  *              elementwise-epilogue reductions fold into the producing
  *              kernel when the intermediate has no other consumer; views,
@@ -69,7 +70,22 @@ static enum node_kind node_kind(const struct graph *g, const struct node *n, enu
      * neighbouring GEMM, concats are written in place by their producers. */
     if (rt == RT_TENSORRT && (n->op == OP_Transpose || n->op == OP_Concat))
         return NK_VIEW;
+    /* Eager PyTorch transposes are permute() views; GEMMs read them strided. */
+    if (rt == RT_PYTORCH && n->op == OP_Transpose)
+        return NK_VIEW;
     return NK_KERNEL;
+}
+
+/* Eager: is n the bias Add of an exported nn.Linear (MatMul + Add of a
+ * weight)? PyTorch runs it as one addmm, so it folds into the MatMul. */
+static bool eager_bias_add(const struct graph *g, const struct node *n, const struct node *root)
+{
+    if (n->op != OP_Add || (root->op != OP_MatMul && root->op != OP_Gemm) || n->n_in != 2)
+        return false;
+    for (int k = 0; k < 2; k++)
+        if (n->in[k] >= 0 && (g->values[n->in[k]].flags & VAL_INIT))
+            return true;
+    return false;
 }
 
 /* May node n (class c) be folded into a kernel rooted at a node of class rc
@@ -230,7 +246,7 @@ static void pass_fuse(const struct graph *g, const struct config *cfg, struct si
         sn->kernel = true;
         sn->kflops = sn->flops;
         sn->kbytes = sn->bytes;
-        if (cfg->rt != RT_TENSORRT)
+        if (cfg->rt != RT_TENSORRT && n->op != OP_Add)
             continue;
         enum op_class c = op_class_of(n->op);
         for (int k = 0; k < n->n_in; k++) {
@@ -245,7 +261,8 @@ static void pass_fuse(const struct graph *g, const struct config *cfg, struct si
                 root = r->nodes[root].fused_into;
             if (!r->nodes[root].kernel || g->nodes[root].state != NODE_OK)
                 continue;
-            if (!fusable(n, c, op_class_of(g->nodes[root].op)))
+            if (cfg->rt == RT_TENSORRT ? !fusable(n, c, op_class_of(g->nodes[root].op))
+                                       : !eager_bias_add(g, n, &g->nodes[root]))
                 continue;
             double vb = value_bytes_cfg(v, pb);
             struct sim_node *rs = &r->nodes[root];

@@ -274,13 +274,16 @@ static void test_eager_cpu_floor(void **state)
     struct config c = cfg_of("h100", PREC_FP16, RT_PYTORCH);
     struct sim_result r = run(g, &c);
     const struct sim_params *p = sim_params_default();
-    double floor_ms = (60 * p->dispatch_us[RT_PYTORCH] + p->call_us[RT_PYTORCH]) * 1e-3;
+    /* 20 layers of MatMul, bias Add, Relu: the bias Add of a Linear runs in
+     * the same addmm, so 40 ops are dispatched */
+    double floor_ms = (40 * p->dispatch_us[RT_PYTORCH] + p->call_us[RT_PYTORCH]) * 1e-3;
+    assert_int_equal(r.n_kernels, 40);
     assert_true(r.latency_ms >= floor_ms * (1 - 1e-9));
     assert_true(r.latency_ms > 10 * r.roofline_ms);
     int overhead = 0;
     for (int i = 0; i < r.n_nodes; i++)
         overhead += r.nodes[i].bound == BOUND_OVERHEAD;
-    assert_true(overhead > r.n_nodes / 2);
+    assert_true(overhead >= 40);
     sim_result_fini(&r);
     graph_free(g);
 }
