@@ -47,13 +47,16 @@ const char *report_source_line(const struct predictor *p)
     return predictor_describe(p);
 }
 
+/* "seq=384 height=224": the symbols other than batch (shown on its own). */
 static void symbols_str(const struct graph *g, char *buf, size_t size)
 {
     size_t len = 0;
+    int bs = graph_batch_sym(g);
     buf[0] = '\0';
     for (int i = 0; i < g->n_syms && len < size; i++)
-        len += (size_t)snprintf(buf + len, size - len, "%s%s=%lld", i ? " " : "",
-                                g->syms[i].name, (long long)g->syms[i].val);
+        if (i != bs)
+            len += (size_t)snprintf(buf + len, size - len, "%s%s=%lld", len ? " " : "",
+                                    g->syms[i].name, (long long)g->syms[i].val);
 }
 
 void report_prediction_text(FILE *f, const struct report_ctx *rc)
@@ -62,7 +65,7 @@ void report_prediction_text(FILE *f, const struct report_ctx *rc)
     const struct prediction *pr = rc->pred;
     const struct config *cfg = rc->cfg;
     char a[32], b[32], hw[128], syms[256];
-    fprintf(f, "model       %s (%s, %d nodes, %s params, %s MACs)\n", g->name, g->format,
+    fprintf(f, "model       %s (%s, %d nodes, %s params, %s MACs per batch)\n", g->name, g->format,
             g->n_nodes, report_si(g->totals.params, a, sizeof a),
             report_si(g->totals.macs, b, sizeof b));
     if (g->totals.n_unsupported + g->totals.n_unknown)
