@@ -22,9 +22,13 @@
  * (prefill: tokens processed; decode: tokens already in the KV cache). Nodes
  * of repeated blocks carry block labels ("layer1.0", "features.3.1",
  * "encoder.layer.5"). Initializers have dtype and dims, never data.
- * Position-embedding models (vit, bert's max_position, gpt's context) reject
- * sizes beyond what their embedding tables allow in shape inference, just as
- * the real model would.
+ *
+ * Sizes a model cannot take: ViT's position embedding is made for its
+ * `image` parameter and VGG's classifier for 224x224 (torchvision's adaptive
+ * pool is the identity there), so other height/width bindings fail shape
+ * inference with ST_ESHAPE, as the real model would; Swin needs every
+ * stage's map to be a multiple of its window. BERT and GPT read position
+ * ids from an input, so a seq beyond max_position/context is not caught.
  */
 #ifndef DIPPM_ZOO_H
 #define DIPPM_ZOO_H

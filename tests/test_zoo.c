@@ -536,7 +536,7 @@ static void test_json_roundtrip(void **state)
 
 /* ViT's position embedding is made for one image size: other sizes are
  * rejected by shape inference, as torchvision rejects them. */
-static void test_vit_fixed_size(void **state)
+static void test_fixed_sizes(void **state)
 {
     (void)state;
     struct graph *g = build("vit:preset=b_32");
@@ -547,6 +547,18 @@ static void test_vit_fixed_size(void **state)
         assert_int_equal(graph_infer(g, &d), ST_ESHAPE);
     }
     graph_free(g);
+    /* VGG's classifier is made for 224x224; Swin's windows must tile each map */
+    const char *fixed[] = {"vgg", "swin"};
+    for (int i = 0; i < 2; i++) {
+        g = build(fixed[i]);
+        if (infer_real(g)) {
+            struct diag d = {0};
+            assert_int_equal(graph_sym_set(g, "height", 256, &d), ST_OK);
+            assert_int_equal(graph_sym_set(g, "width", 256, &d), ST_OK);
+            assert_int_equal(graph_infer(g, &d), ST_ESHAPE);
+        }
+        graph_free(g);
+    }
     g = build("vit:preset=b_32:image=256");
     if (infer_real(g))
         assert_int_equal(g->totals.n_unknown, 0);
@@ -659,7 +671,7 @@ int main(void)
         cmocka_unit_test(test_onnx_macs),          cmocka_unit_test(test_corners),
         cmocka_unit_test(test_errors),             cmocka_unit_test(test_presets),
         cmocka_unit_test(test_sampler),            cmocka_unit_test(test_symbols),
-        cmocka_unit_test(test_vit_fixed_size),     cmocka_unit_test(test_json_roundtrip),
+        cmocka_unit_test(test_fixed_sizes),     cmocka_unit_test(test_json_roundtrip),
         cmocka_unit_test(test_cli),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
