@@ -64,12 +64,12 @@ static int64_t sym_default(const char *s)
 
 /* Fills dims from a TensorShapeProto. is_input: symbols may be created. */
 static enum status shape_dims(struct lctx *c, const char *what, const char *vname,
-                              const Onnx__TensorShapeProto *sp, bool is_input,
-                              struct dim *dims, int *rank)
+                              const Onnx__TensorShapeProto *sp, bool is_input, struct dim *dims,
+                              int *rank)
 {
     if (sp->n_dim > IR_MAX_RANK)
-        return diag_set(c->d, ST_EUNSUPPORTED, "%s: %s '%s' has rank %zu, more than %d",
-                        c->name, what, vname, sp->n_dim, IR_MAX_RANK);
+        return diag_set(c->d, ST_EUNSUPPORTED, "%s: %s '%s' has rank %zu, more than %d", c->name,
+                        what, vname, sp->n_dim, IR_MAX_RANK);
     double numel = 1;
     for (size_t i = 0; i < sp->n_dim; i++) {
         const Onnx__TensorShapeProto__Dimension *dm = sp->dim[i];
@@ -86,8 +86,7 @@ static enum status shape_dims(struct lctx *c, const char *what, const char *vnam
                 numel *= (double)v;
         } else if (dm->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM &&
                    dm->dim_param[0]) {
-            dims[i].sym = is_input ? graph_sym_add(c->g, dm->dim_param,
-                                                   sym_default(dm->dim_param))
+            dims[i].sym = is_input ? graph_sym_add(c->g, dm->dim_param, sym_default(dm->dim_param))
                                    : graph_sym_find(c->g, dm->dim_param);
         } else if (is_input) {
             char *s = arena_printf(c->g->arena, "%s.%zu", vname, i);
@@ -132,8 +131,9 @@ static double half_to_double(uint16_t h, bool bf16)
         return f;
     }
     int e = (h >> 10) & 0x1f, m = h & 0x3ff;
-    double v = e == 0 ? m / 1024.0 / 16384.0 : e == 31 ? (m ? 0.0 / 0.0 : 1.0 / 0.0)
-                                                       : (1 + m / 1024.0) * (double)(1 << e) / 32768.0;
+    double v = e == 0    ? m / 1024.0 / 16384.0
+               : e == 31 ? (m ? 0.0 / 0.0 : 1.0 / 0.0)
+                         : (1 + m / 1024.0) * (double)(1 << e) / 32768.0;
     return (h & 0x8000) ? -v : v;
 }
 
@@ -156,17 +156,19 @@ static enum status tensor_to_tconst(struct lctx *c, const char *what, const char
     memset(out, 0, sizeof *out);
     int32_t dt = t->has_data_type ? t->data_type : 0;
     if (dt <= 0 || dt >= DT__COUNT)
-        return diag_set(c->d, ST_EPARSE, "%s: %s '%s': data_type %d is not a known ONNX "
-                        "element type", c->name, what, tname, (int)dt);
+        return diag_set(c->d, ST_EPARSE,
+                        "%s: %s '%s': data_type %d is not a known ONNX "
+                        "element type",
+                        c->name, what, tname, (int)dt);
     if (t->n_dims > IR_MAX_RANK)
-        return diag_set(c->d, ST_EUNSUPPORTED, "%s: %s '%s' has rank %zu, more than %d",
-                        c->name, what, tname, t->n_dims, IR_MAX_RANK);
+        return diag_set(c->d, ST_EUNSUPPORTED, "%s: %s '%s' has rank %zu, more than %d", c->name,
+                        what, tname, t->n_dims, IR_MAX_RANK);
     int64_t n = 1;
     for (size_t i = 0; i < t->n_dims; i++) {
         int64_t v = t->dims[i];
         if (v < 0 || v > ONNX_MAX_ELEMENTS || (v && n > ONNX_MAX_ELEMENTS / v))
-            return diag_set(c->d, ST_EPARSE, "%s: %s '%s': dim %zu = %lld%s", c->name, what,
-                            tname, i, (long long)v,
+            return diag_set(c->d, ST_EPARSE, "%s: %s '%s': dim %zu = %lld%s", c->name, what, tname,
+                            i, (long long)v,
                             v < 0 ? ", expected >= 0"
                                   : ": more than 2^40 elements in all, not a real tensor");
         out->dims[i] = v;
@@ -179,11 +181,12 @@ static enum status tensor_to_tconst(struct lctx *c, const char *what, const char
     int esize = dtype_size(out->dt);
     bool is_int = onnx_dtype_is_int(dt);
     bool is_half = dt == DT_FLOAT16 || dt == DT_BFLOAT16;
-    size_t have = t->has_raw_data ? t->raw_data.len
-                : t->n_int64_data ? t->n_int64_data
-                : t->n_int32_data ? t->n_int32_data
-                : t->n_float_data ? t->n_float_data
-                : t->n_double_data ? t->n_double_data : t->n_uint64_data;
+    size_t have = t->has_raw_data    ? t->raw_data.len
+                  : t->n_int64_data  ? t->n_int64_data
+                  : t->n_int32_data  ? t->n_int32_data
+                  : t->n_float_data  ? t->n_float_data
+                  : t->n_double_data ? t->n_double_data
+                                     : t->n_uint64_data;
     if (have == 0 || n == 0)
         return ST_OK; /* payload stripped, external, or empty */
     if (is_int ? n > ONNX_KEEP_INT_MAX : n > ONNX_KEEP_FLOAT_MAX)
@@ -191,19 +194,23 @@ static enum status tensor_to_tconst(struct lctx *c, const char *what, const char
     if (!is_int && dt != DT_FLOAT && dt != DT_DOUBLE && !is_half)
         return ST_OK; /* complex, string, float8: contents never folded */
 
-    const char *field = t->has_raw_data ? "raw_data" : t->n_int64_data ? "int64_data"
-                      : t->n_int32_data ? "int32_data" : t->n_float_data ? "float_data"
-                      : t->n_double_data ? "double_data" : "uint64_data";
+    const char *field = t->has_raw_data    ? "raw_data"
+                        : t->n_int64_data  ? "int64_data"
+                        : t->n_int32_data  ? "int32_data"
+                        : t->n_float_data  ? "float_data"
+                        : t->n_double_data ? "double_data"
+                                           : "uint64_data";
     size_t want = t->has_raw_data ? (size_t)n * (size_t)esize : (size_t)n;
     if (have != want)
-        return diag_set(c->d, ST_EPARSE, "%s: %s '%s': %s holds %zu %s, expected %zu for %lld "
-                        "%s element(s)", c->name, what, tname, field, have,
-                        t->has_raw_data ? "bytes" : "values", want, (long long)n,
-                        dtype_name(out->dt));
+        return diag_set(c->d, ST_EPARSE,
+                        "%s: %s '%s': %s holds %zu %s, expected %zu for %lld "
+                        "%s element(s)",
+                        c->name, what, tname, field, have, t->has_raw_data ? "bytes" : "values",
+                        want, (long long)n, dtype_name(out->dt));
     int64_t *iv = is_int ? arena_alloc(c->g->arena, sizeof(int64_t) * (size_t)n) : NULL;
     double *fv = is_int ? NULL : arena_alloc(c->g->arena, sizeof(double) * (size_t)n);
-    bool is_signed = dt != DT_UINT8 && dt != DT_UINT16 && dt != DT_UINT32 && dt != DT_UINT64 &&
-                     dt != DT_BOOL;
+    bool is_signed =
+        dt != DT_UINT8 && dt != DT_UINT16 && dt != DT_UINT32 && dt != DT_UINT64 && dt != DT_BOOL;
     for (int64_t i = 0; i < n; i++) {
         if (t->has_raw_data) {
             const uint8_t *p = t->raw_data.data + (size_t)i * (size_t)esize;
@@ -268,8 +275,8 @@ static enum status add_initializer(struct lctx *c, const Onnx__TensorProto *t,
         dense.n_float_data = dense.n_int32_data = dense.n_int64_data = 0;
         dense.n_double_data = dense.n_uint64_data = 0;
     }
-    enum status st = tensor_to_tconst(c, sparse_dims ? "sparse initializer" : "initializer",
-                                      tname, &dense, &tc);
+    enum status st =
+        tensor_to_tconst(c, sparse_dims ? "sparse initializer" : "initializer", tname, &dense, &tc);
     if (st)
         return st;
     int vi = graph_value_get(c->g, tname);
@@ -323,19 +330,30 @@ static enum status add_attr(struct lctx *c, int ni, const char *nname,
     struct graph *g = c->g;
     const char *an = a->name ? a->name : "";
     if (!an[0])
-        return diag_set(c->d, ST_EPARSE, "%s: node '%s': attribute without a name", c->name,
-                        nname);
+        return diag_set(c->d, ST_EPARSE, "%s: node '%s': attribute without a name", c->name, nname);
     int type = a->has_type ? (int)a->type : 0;
     if (!type) /* IR < 3 files may omit the type: use the field that is set */
-        type = a->has_f ? 1 : a->has_i ? 2 : a->has_s ? 3 : a->t ? 4 : a->g ? 5
-             : a->n_floats ? 6 : a->n_ints ? 7 : a->n_strings ? 8 : a->n_tensors ? 9
-             : a->n_graphs ? 10 : 0;
+        type = a->has_f       ? 1
+               : a->has_i     ? 2
+               : a->has_s     ? 3
+               : a->t         ? 4
+               : a->g         ? 5
+               : a->n_floats  ? 6
+               : a->n_ints    ? 7
+               : a->n_strings ? 8
+               : a->n_tensors ? 9
+               : a->n_graphs  ? 10
+                              : 0;
     if (a->n_ints > INT32_MAX || a->n_floats > INT32_MAX || a->n_strings > INT32_MAX)
         return diag_set(c->d, ST_EPARSE, "%s: node '%s': attribute '%s' is too long", c->name,
                         nname, an);
     switch (type) {
-    case 1: graph_attr_float(g, ni, an, a->f); break;
-    case 2: graph_attr_int(g, ni, an, a->i); break;
+    case 1:
+        graph_attr_float(g, ni, an, a->f);
+        break;
+    case 2:
+        graph_attr_int(g, ni, an, a->i);
+        break;
     case 3: {
         char *s = arena_strndup(g->arena, a->has_s ? (const char *)a->s.data : "",
                                 a->has_s ? a->s.len : 0);
@@ -344,8 +362,10 @@ static enum status add_attr(struct lctx *c, int ni, const char *nname,
     }
     case 4: {
         if (!a->t)
-            return diag_set(c->d, ST_EPARSE, "%s: node '%s': tensor attribute '%s' has no "
-                            "tensor", c->name, nname, an);
+            return diag_set(c->d, ST_EPARSE,
+                            "%s: node '%s': tensor attribute '%s' has no "
+                            "tensor",
+                            c->name, nname, an);
         struct tconst tc;
         enum status st = tensor_to_tconst(c, "tensor attribute of node", nname, a->t, &tc);
         if (st)
@@ -353,7 +373,10 @@ static enum status add_attr(struct lctx *c, int ni, const char *nname,
         graph_attr_tensor(g, ni, an, &tc);
         break;
     }
-    case 5: case 10: graph_attr_graph(g, ni, an); break;
+    case 5:
+    case 10:
+        graph_attr_graph(g, ni, an);
+        break;
     case 6: {
         double *f = arena_alloc(g->arena, sizeof(double) * (a->n_floats + 1));
         for (size_t i = 0; i < a->n_floats; i++)
@@ -361,7 +384,9 @@ static enum status add_attr(struct lctx *c, int ni, const char *nname,
         graph_attr_floats(g, ni, an, f, (int)a->n_floats);
         break;
     }
-    case 7: graph_attr_ints(g, ni, an, a->ints, (int)a->n_ints); break;
+    case 7:
+        graph_attr_ints(g, ni, an, a->ints, (int)a->n_ints);
+        break;
     case 8: {
         const char **s = arena_alloc(g->arena, sizeof(char *) * (a->n_strings + 1));
         for (size_t i = 0; i < a->n_strings; i++)
@@ -385,9 +410,10 @@ static enum status add_node(struct lctx *c, const Onnx__NodeProto *np, int idx)
                         np->name && np->name[0] ? " ('" : "", np->name ? np->name : "",
                         np->name && np->name[0] ? "')" : "");
     if (np->n_input > 4096 || np->n_output > 4096)
-        return diag_set(c->d, ST_EUNSUPPORTED, "%s: node #%d (%s) has %zu inputs and %zu "
-                        "outputs, more than 4096", c->name, idx, np->op_type, np->n_input,
-                        np->n_output);
+        return diag_set(c->d, ST_EUNSUPPORTED,
+                        "%s: node #%d (%s) has %zu inputs and %zu "
+                        "outputs, more than 4096",
+                        c->name, idx, np->op_type, np->n_input, np->n_output);
     const char *nname = unique_node_name(c, np->name, np->op_type, idx);
     int *in = xmalloc(sizeof(int) * (np->n_input + 1));
     int *out = xmalloc(sizeof(int) * (np->n_output + 1));
@@ -395,8 +421,8 @@ static enum status add_node(struct lctx *c, const Onnx__NodeProto *np, int idx)
         in[i] = np->input[i][0] ? graph_value_get(g, np->input[i]) : -1;
     for (size_t i = 0; i < np->n_output; i++) {
         /* An omitted optional output still needs a value of its own. */
-        const char *on = np->output[i][0] ? np->output[i]
-                                          : arena_printf(g->arena, "%s:unused%zu", nname, i);
+        const char *on =
+            np->output[i][0] ? np->output[i] : arena_printf(g->arena, "%s:unused%zu", nname, i);
         out[i] = graph_value_get(g, on);
     }
     int ni = graph_node_add(g, np->op_type, np->domain, nname, in, (int)np->n_input, out,
@@ -423,11 +449,15 @@ static enum status read_opset(struct lctx *c, const Onnx__ModelProto *m)
             v = o->has_version ? o->version : -1;
     }
     if (v < 0)
-        return diag_set(c->d, ST_EPARSE, "%s: no opset_import for the default ONNX domain "
-                        "(ModelProto field 8 missing: truncated file?)", c->name);
+        return diag_set(c->d, ST_EPARSE,
+                        "%s: no opset_import for the default ONNX domain "
+                        "(ModelProto field 8 missing: truncated file?)",
+                        c->name);
     if (v < MIN_OPSET || v > MAX_OPSET)
-        return diag_set(c->d, ST_EUNSUPPORTED, "%s: opset %lld is not supported (dippm reads "
-                        "opsets %d to %d)", c->name, (long long)v, MIN_OPSET, MAX_OPSET);
+        return diag_set(c->d, ST_EUNSUPPORTED,
+                        "%s: opset %lld is not supported (dippm reads "
+                        "opsets %d to %d)",
+                        c->name, (long long)v, MIN_OPSET, MAX_OPSET);
     c->g->opset = (int)v;
     return ST_OK;
 }
@@ -437,8 +467,10 @@ static enum status convert(struct lctx *c, const Onnx__ModelProto *m)
     const Onnx__GraphProto *gp = m->graph;
     enum status st;
     if (!gp)
-        return diag_set(c->d, ST_EPARSE, "%s: no graph (ModelProto field 7 missing: not an "
-                        "ONNX model, or a truncated file)", c->name);
+        return diag_set(c->d, ST_EPARSE,
+                        "%s: no graph (ModelProto field 7 missing: not an "
+                        "ONNX model, or a truncated file)",
+                        c->name);
     if ((st = read_opset(c, m)))
         return st;
     for (size_t i = 0; i < gp->n_initializer; i++)
@@ -499,6 +531,58 @@ static const char *stem(struct arena *a, const char *path)
     return arena_strndup(a, b, n ? n : strlen(b));
 }
 
+/* ---- protobuf-c allocator ------------------------------------------------ */
+
+/* protobuf-c makes several small allocations per node; a bump pool makes them
+ * cheap and frees the whole tree at once. */
+struct bump_chunk {
+    struct bump_chunk *next;
+    size_t used, cap;
+    _Alignas(16) unsigned char data[];
+};
+
+struct bump {
+    struct bump_chunk *head;
+    bool oom;
+};
+
+static void *bump_alloc(void *pool_data, size_t size)
+{
+    struct bump *b = pool_data;
+    size = (size + 15) & ~(size_t)15;
+    struct bump_chunk *c = b->head;
+    if (!c || c->cap - c->used < size) {
+        size_t cap = size > ((size_t)1 << 16) ? size : (size_t)1 << 16;
+        c = malloc(sizeof *c + cap);
+        if (!c) {
+            b->oom = true;
+            return NULL;
+        }
+        c->cap = cap;
+        c->used = 0;
+        c->next = b->head;
+        b->head = c;
+    }
+    void *p = c->data + c->used;
+    c->used += size;
+    return p;
+}
+
+static void bump_free(void *pool_data, void *p)
+{
+    (void)pool_data;
+    (void)p; /* released with the pool */
+}
+
+static void bump_release(struct bump *b)
+{
+    while (b->head) {
+        struct bump_chunk *n = b->head->next;
+        free(b->head);
+        b->head = n;
+    }
+}
+
 struct graph *onnx_load_buffer(const void *buf, size_t len, const char *name, struct diag *d)
 {
     if (!name)
@@ -507,11 +591,15 @@ struct graph *onnx_load_buffer(const void *buf, size_t len, const char *name, st
     if (onnx_wire_compact(buf, len, name, &cp, d))
         return NULL;
     static const uint8_t empty[1];
-    Onnx__ModelProto *m = onnx__model_proto__unpack(NULL, cp.len, cp.buf ? cp.buf : empty);
+    struct bump pool = {0};
+    ProtobufCAllocator alloc = {.alloc = bump_alloc, .free = bump_free, .allocator_data = &pool};
+    Onnx__ModelProto *m = onnx__model_proto__unpack(&alloc, cp.len, cp.buf ? cp.buf : empty);
     free(cp.buf);
     if (!m) {
-        diag_set(d, ST_EPARSE, "%s: protobuf-c could not decode the model after validation "
-                 "(a field holds a value of the wrong form)", name);
+        bump_release(&pool);
+        diag_set(d, pool.oom ? ST_ENOMEM : ST_EPARSE,
+                 "%s: protobuf-c could not decode the model after validation (%s)", name,
+                 pool.oom ? "out of memory" : "a field holds a value of the wrong form");
         return NULL;
     }
     struct graph *g = graph_new(NULL);
@@ -521,7 +609,7 @@ struct graph *onnx_load_buffer(const void *buf, size_t len, const char *name, st
     struct lctx c = {.g = g, .name = name, .d = d, .node_names = strmap_new()};
     enum status st = convert(&c, m);
     strmap_free(c.node_names);
-    onnx__model_proto__free_unpacked(m, NULL);
+    bump_release(&pool); /* frees the whole protobuf-c tree at once */
     if (!st && (st = graph_finalize(g, d)))
         diag_prefix(d, "%s", name);
     if (st) {

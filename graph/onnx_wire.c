@@ -20,8 +20,21 @@
 enum kind { K_VARINT, K_FIXED32, K_FIXED64, K_BYTES, K_MSG };
 
 enum msg {
-    M_MODEL, M_GRAPH, M_NODE, M_ATTR, M_TENSOR, M_SPARSE, M_VALUEINFO, M_TYPE, M_TYPE_TENSOR,
-    M_TYPE_SEQ, M_TYPE_MAP, M_SHAPE, M_DIM, M_OPSET, M__COUNT
+    M_MODEL,
+    M_GRAPH,
+    M_NODE,
+    M_ATTR,
+    M_TENSOR,
+    M_SPARSE,
+    M_VALUEINFO,
+    M_TYPE,
+    M_TYPE_TENSOR,
+    M_TYPE_SEQ,
+    M_TYPE_MAP,
+    M_SHAPE,
+    M_DIM,
+    M_OPSET,
+    M__COUNT
 };
 
 struct fdesc {
@@ -31,28 +44,36 @@ struct fdesc {
 };
 
 static const struct fdesc f_model[] = {
-    {1, "ir_version", K_VARINT, 0, 0},     {2, "producer_name", K_BYTES, 0, 0},
+    {1, "ir_version", K_VARINT, 0, 0},      {2, "producer_name", K_BYTES, 0, 0},
     {3, "producer_version", K_BYTES, 0, 0}, {7, "graph", K_MSG, M_GRAPH, 0},
     {8, "opset_import", K_MSG, M_OPSET, 1},
 };
 static const struct fdesc f_graph[] = {
-    {1, "node", K_MSG, M_NODE, 1},          {2, "name", K_BYTES, 0, 0},
-    {5, "initializer", K_MSG, M_TENSOR, 1}, {11, "input", K_MSG, M_VALUEINFO, 1},
-    {12, "output", K_MSG, M_VALUEINFO, 1},  {13, "value_info", K_MSG, M_VALUEINFO, 1},
+    {1, "node", K_MSG, M_NODE, 1},
+    {2, "name", K_BYTES, 0, 0},
+    {5, "initializer", K_MSG, M_TENSOR, 1},
+    {11, "input", K_MSG, M_VALUEINFO, 1},
+    {12, "output", K_MSG, M_VALUEINFO, 1},
+    {13, "value_info", K_MSG, M_VALUEINFO, 1},
     {15, "sparse_initializer", K_MSG, M_SPARSE, 1},
 };
 static const struct fdesc f_node[] = {
-    {1, "input", K_BYTES, 0, 1},   {2, "output", K_BYTES, 0, 1},
-    {3, "name", K_BYTES, 0, 0},    {4, "op_type", K_BYTES, 0, 0},
-    {5, "attribute", K_MSG, M_ATTR, 1}, {7, "domain", K_BYTES, 0, 0},
+    {1, "input", K_BYTES, 0, 1},   {2, "output", K_BYTES, 0, 1},       {3, "name", K_BYTES, 0, 0},
+    {4, "op_type", K_BYTES, 0, 0}, {5, "attribute", K_MSG, M_ATTR, 1}, {7, "domain", K_BYTES, 0, 0},
 };
 static const struct fdesc f_attr[] = {
-    {1, "name", K_BYTES, 0, 0},          {2, "f", K_FIXED32, 0, 0},
-    {3, "i", K_VARINT, 0, 0},            {4, "s", K_BYTES, 0, 0},
-    {5, "t", K_MSG, M_TENSOR, 0},        {6, "g", K_MSG, M_GRAPH, 0},
-    {7, "floats", K_FIXED32, 0, 1},      {8, "ints", K_VARINT, 0, 1},
-    {9, "strings", K_BYTES, 0, 1},       {10, "tensors", K_MSG, M_TENSOR, 1},
-    {11, "graphs", K_MSG, M_GRAPH, 1},   {20, "type", K_VARINT, 0, 0},
+    {1, "name", K_BYTES, 0, 0},
+    {2, "f", K_FIXED32, 0, 0},
+    {3, "i", K_VARINT, 0, 0},
+    {4, "s", K_BYTES, 0, 0},
+    {5, "t", K_MSG, M_TENSOR, 0},
+    {6, "g", K_MSG, M_GRAPH, 0},
+    {7, "floats", K_FIXED32, 0, 1},
+    {8, "ints", K_VARINT, 0, 1},
+    {9, "strings", K_BYTES, 0, 1},
+    {10, "tensors", K_MSG, M_TENSOR, 1},
+    {11, "graphs", K_MSG, M_GRAPH, 1},
+    {20, "type", K_VARINT, 0, 0},
     {21, "ref_attr_name", K_BYTES, 0, 0},
 };
 static const struct fdesc f_tensor[] = {
@@ -63,11 +84,13 @@ static const struct fdesc f_tensor[] = {
     {11, "uint64_data", K_VARINT, 0, 1}, {14, "data_location", K_VARINT, 0, 0},
 };
 static const struct fdesc f_sparse[] = {
-    {1, "values", K_MSG, M_TENSOR, 0}, {2, "indices", K_MSG, M_TENSOR, 0},
+    {1, "values", K_MSG, M_TENSOR, 0},
+    {2, "indices", K_MSG, M_TENSOR, 0},
     {3, "dims", K_VARINT, 0, 1},
 };
 static const struct fdesc f_valueinfo[] = {
-    {1, "name", K_BYTES, 0, 0}, {2, "type", K_MSG, M_TYPE, 0},
+    {1, "name", K_BYTES, 0, 0},
+    {2, "type", K_MSG, M_TYPE, 0},
 };
 static const struct fdesc f_type[] = {
     {1, "tensor_type", K_MSG, M_TYPE_TENSOR, 0}, {4, "sequence_type", K_MSG, M_TYPE_SEQ, 0},
@@ -75,21 +98,28 @@ static const struct fdesc f_type[] = {
     {9, "optional_type", K_MSG, M_TYPE_SEQ, 0},
 };
 static const struct fdesc f_type_tensor[] = {
-    {1, "elem_type", K_VARINT, 0, 0}, {2, "shape", K_MSG, M_SHAPE, 0},
+    {1, "elem_type", K_VARINT, 0, 0},
+    {2, "shape", K_MSG, M_SHAPE, 0},
 };
 static const struct fdesc f_type_seq[] = {{1, "elem_type", K_MSG, M_TYPE, 0}};
 static const struct fdesc f_type_map[] = {
-    {1, "key_type", K_VARINT, 0, 0}, {2, "value_type", K_MSG, M_TYPE, 0},
+    {1, "key_type", K_VARINT, 0, 0},
+    {2, "value_type", K_MSG, M_TYPE, 0},
 };
 static const struct fdesc f_shape[] = {{1, "dim", K_MSG, M_DIM, 1}};
 static const struct fdesc f_dim[] = {
-    {1, "dim_value", K_VARINT, 0, 0}, {2, "dim_param", K_BYTES, 0, 0},
+    {1, "dim_value", K_VARINT, 0, 0},
+    {2, "dim_param", K_BYTES, 0, 0},
 };
 static const struct fdesc f_opset[] = {
-    {1, "domain", K_BYTES, 0, 0}, {2, "version", K_VARINT, 0, 0},
+    {1, "domain", K_BYTES, 0, 0},
+    {2, "version", K_VARINT, 0, 0},
 };
 
-#define MSG(name, f) {name, f, (int)(sizeof f / sizeof f[0])}
+#define MSG(name, f)                                                                               \
+    {                                                                                              \
+        name, f, (int)(sizeof f / sizeof f[0])                                                     \
+    }
 static const struct mdesc {
     const char *name;
     const struct fdesc *f;
@@ -155,9 +185,8 @@ static enum status werr(struct wctx *c, const uint8_t *at, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(what, sizeof what, fmt, ap);
     va_end(ap);
-    return diag_set(c->d, ST_EPARSE, "%s: byte %zu (in %s): %s%s", c->name,
-                    (size_t)(at - c->base), where, what,
-                    c->depth == 0 ? " (is this an ONNX model file?)" : "");
+    return diag_set(c->d, ST_EPARSE, "%s: byte %zu (in %s): %s%s", c->name, (size_t)(at - c->base),
+                    where, what, at == c->base ? " (is this an ONNX model file?)" : "");
 }
 
 /* 0 ok, -1 runs past end, -2 longer than 10 bytes. */
@@ -313,8 +342,8 @@ static bool tensor_keep(const uint8_t *p, const uint8_t *end, uint64_t *max_byte
 
 /* ---- the walk ----------------------------------------------------------- */
 
-static const char *const wt_names[8] = {"varint", "64-bit", "length-delimited", "group start",
-                                        "group end", "32-bit", "invalid (6)", "invalid (7)"};
+static const char *const wt_names[8] = {"varint",    "64-bit", "length-delimited", "group start",
+                                        "group end", "32-bit", "invalid (6)",      "invalid (7)"};
 
 static unsigned kind_wt(unsigned kind)
 {
@@ -339,8 +368,18 @@ static enum status check_packed(struct wctx *c, const struct fdesc *f, const uin
     return ST_OK;
 }
 
-static enum status walk(struct wctx *c, const uint8_t *p, const uint8_t *end, int msg,
-                        bool emit)
+/* "GraphProto.node (field 1)" or "GraphProto field 99", for messages. */
+static const char *fld(char buf[static 80], const struct mdesc *m, const struct fdesc *f,
+                       uint64_t num)
+{
+    if (f)
+        snprintf(buf, 80, "%s.%s (field %u)", m->name, f->name, f->num);
+    else
+        snprintf(buf, 80, "%s field %llu", m->name, (unsigned long long)num);
+    return buf;
+}
+
+static enum status walk(struct wctx *c, const uint8_t *p, const uint8_t *end, int msg, bool emit)
 {
     const struct mdesc *m = &msgs[msg];
     long counts[MAX_FIELDS] = {0};
@@ -352,8 +391,9 @@ static enum status walk(struct wctx *c, const uint8_t *p, const uint8_t *end, in
         uint64_t key, v = 0;
         int r = rd_varint(&p, end, &key);
         if (r)
-            return werr(c, fstart, r == -1 ? "truncated: field key runs past the end of %s"
-                                            : "malformed field key in %s (varint over 10 bytes)",
+            return werr(c, fstart,
+                        r == -1 ? "truncated: field key runs past the end of %s"
+                                : "malformed field key in %s (varint over 10 bytes)",
                         m->name);
         unsigned wt = key & 7;
         uint64_t num = key >> 3;
@@ -365,53 +405,51 @@ static enum status walk(struct wctx *c, const uint8_t *p, const uint8_t *end, in
             if (m->f[i].num == num)
                 fi = i;
         const struct fdesc *f = fi >= 0 ? &m->f[fi] : NULL;
-        char fname[64];
-        if (f)
-            snprintf(fname, sizeof fname, "%s.%s (field %u)", m->name, f->name, f->num);
-        else
-            snprintf(fname, sizeof fname, "%s field %llu", m->name, (unsigned long long)num);
+        char fname[80]; /* formatted only for a message */
 
         vstart = p;
         switch (wt) {
         case 0:
             r = rd_varint(&p, end, &v);
             if (r)
-                return werr(c, vstart, r == -1 ? "truncated: varint of %s runs past the end"
-                                                : "malformed varint in %s (over 10 bytes)",
-                            fname);
+                return werr(c, vstart,
+                            r == -1 ? "truncated: varint of %s runs past the end"
+                                    : "malformed varint in %s (over 10 bytes)",
+                            fld(fname, m, f, num));
             break;
         case 1:
         case 5: {
             size_t k = wt == 1 ? 8 : 4;
             if ((size_t)(end - p) < k)
-                return werr(c, vstart, "truncated: %s needs %zu bytes, %td left", fname, k,
-                            end - p);
+                return werr(c, vstart, "truncated: %s needs %zu bytes, %td left",
+                            fld(fname, m, f, num), k, end - p);
             p += k;
             break;
         }
         case 2:
             r = rd_varint(&p, end, &v);
             if (r)
-                return werr(c, vstart, "truncated: length of %s runs past the end", fname);
+                return werr(c, vstart, "truncated: length of %s runs past the end",
+                            fld(fname, m, f, num));
             if (v > (uint64_t)(end - p))
                 return werr(c, fstart,
                             "%s declares %llu bytes but only %td remain in the enclosing %s "
                             "(truncated or corrupt file)",
-                            fname, (unsigned long long)v, end - p, m->name);
+                            fld(fname, m, f, num), (unsigned long long)v, end - p, m->name);
             vstart = p;
             p += v;
             break;
         default:
-            return werr(c, fstart, "%s has wire type %u (%s), which ONNX never uses", fname,
-                        wt, wt_names[wt]);
+            return werr(c, fstart, "%s has wire type %u (%s), which ONNX never uses",
+                        fld(fname, m, f, num), wt, wt_names[wt]);
         }
         if (!f)
             continue; /* validated; not needed */
 
         bool packed = wt == 2 && f->repeated && f->kind != K_BYTES && f->kind != K_MSG;
         if (wt != kind_wt(f->kind) && !packed)
-            return werr(c, fstart, "%s has wire type %u (%s), expected %s", fname, wt,
-                        wt_names[wt], wt_names[kind_wt(f->kind)]);
+            return werr(c, fstart, "%s has wire type %u (%s), expected %s", fld(fname, m, f, num),
+                        wt, wt_names[wt], wt_names[kind_wt(f->kind)]);
         if (packed) {
             enum status st = check_packed(c, f, vstart, p);
             if (st)
@@ -445,14 +483,15 @@ static enum status walk(struct wctx *c, const uint8_t *p, const uint8_t *end, in
                     continue;
                 }
                 if ((uint64_t)(p - vstart) > max_payload)
-                    return werr(c, vstart, "%s holds %td bytes, more than the tensor's dims "
-                                           "allow", fname, p - vstart);
+                    return werr(c, vstart,
+                                "%s holds %td bytes, more than the tensor's dims "
+                                "allow",
+                                fld(fname, m, f, num), p - vstart);
             }
             put_bytes(c, fstart, (size_t)(p - fstart));
         }
         if (c->oom)
-            return diag_set(c->d, ST_ENOMEM, "%s: out of memory while reading the model",
-                            c->name);
+            return diag_set(c->d, ST_ENOMEM, "%s: out of memory while reading the model", c->name);
     }
     return ST_OK;
 }

@@ -576,7 +576,8 @@ static void test_samples_load(void **state)
     cJSON *root = samples_meta();
     const cJSON *s;
     int n = 0;
-    cJSON_ArrayForEach(s, cJSON_GetObjectItem(root, "samples")) {
+    cJSON_ArrayForEach(s, cJSON_GetObjectItem(root, "samples"))
+    {
         const char *name = cJSON_GetObjectItem(s, "name")->valuestring;
         struct graph *g = load_sample(s);
         n++;
@@ -587,7 +588,8 @@ static void test_samples_load(void **state)
             n_init += (g->values[i].flags & VAL_INIT) != 0;
         assert_int_equal(n_init, cJSON_GetObjectItem(s, "initializers")->valueint);
         const cJSON *ops = cJSON_GetObjectItem(s, "op_counts"), *op;
-        cJSON_ArrayForEach(op, ops) {
+        cJSON_ArrayForEach(op, ops)
+        {
             if (count_op(g, op->string) != op->valueint)
                 fail_msg("%s: %d %s nodes, export recorded %d", name, count_op(g, op->string),
                          op->string, op->valueint);
@@ -596,13 +598,15 @@ static void test_samples_load(void **state)
         const cJSON *ins = cJSON_GetObjectItem(s, "inputs"), *in;
         assert_int_equal(g->n_inputs, cJSON_GetArraySize(ins));
         int k = 0;
-        cJSON_ArrayForEach(in, ins) {
+        cJSON_ArrayForEach(in, ins)
+        {
             const struct value *v = &g->values[g->inputs[k++]];
             assert_string_equal(v->name, cJSON_GetObjectItem(in, "name")->valuestring);
             const cJSON *shape = cJSON_GetObjectItem(in, "shape"), *dm;
             assert_int_equal(v->rank, cJSON_GetArraySize(shape));
             int j = 0;
-            cJSON_ArrayForEach(dm, shape) {
+            cJSON_ArrayForEach(dm, shape)
+            {
                 if (cJSON_IsString(dm)) {
                     assert_true(v->dims[j].sym >= 0);
                     assert_string_equal(g->syms[v->dims[j].sym].name, dm->valuestring);
@@ -634,11 +638,12 @@ static void test_samples_load(void **state)
         }
         double want = cJSON_GetObjectItem(s, "torch_params")->valuedouble;
         if (params != want)
-            fail_msg("%s: %.0f parameters from initializer dims, torch counted %.0f", name,
-                     params, want);
+            fail_msg("%s: %.0f parameters from initializer dims, torch counted %.0f", name, params,
+                     want);
         /* small integer initializers and small Constant tensors keep contents */
         const cJSON *kept = cJSON_GetObjectItem(s, "kept_int_initializers"), *kn;
-        cJSON_ArrayForEach(kn, kept) {
+        cJSON_ArrayForEach(kn, kept)
+        {
             int vi = graph_value_find(g, kn->valuestring);
             assert_true(vi >= 0);
             assert_non_null(g->values[vi].data);
@@ -664,7 +669,8 @@ static void test_samples_infer(void **state)
     (void)state;
     cJSON *root = samples_meta();
     const cJSON *s;
-    cJSON_ArrayForEach(s, cJSON_GetObjectItem(root, "samples")) {
+    cJSON_ArrayForEach(s, cJSON_GetObjectItem(root, "samples"))
+    {
         const char *name = cJSON_GetObjectItem(s, "name")->valuestring;
         struct graph *g = load_sample(s);
         struct diag d;
@@ -693,8 +699,7 @@ static void test_samples_infer(void **state)
                 fail_msg("%s: %.4g MACs at batch 1, torchvision publishes %.4g (over 3%% off)",
                          name, got, want);
             print_message("%-20s params %.0f  MACs %.4g G (published %.3f G, %+.2f%%)\n", name,
-                          g->totals.params, got / 1e9, gf->valuedouble,
-                          100 * (got - want) / want);
+                          g->totals.params, got / 1e9, gf->valuedouble, 100 * (got - want) / want);
         }
         graph_free(g);
     }

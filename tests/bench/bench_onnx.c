@@ -59,8 +59,10 @@ static int bench_full(const char *path)
 {
     struct stat sb;
     if (stat(path, &sb) < 0) {
-        fprintf(stderr, "bench_onnx: %s: not found (make one with tools/export_samples.py "
-                "--full resnet50 -o %s)\n", path, path);
+        fprintf(stderr,
+                "bench_onnx: %s: not found (make one with tools/export_samples.py "
+                "--full resnet50 -o %s)\n",
+                path, path);
         return 1;
     }
     long base = maxrss_kb();
@@ -78,7 +80,8 @@ static int bench_full(const char *path)
     printf("full model %s: %.1f MB, %d nodes\n", path, mb, nodes);
     printf("  load time: first %.4f s, best of 5 %.4f s (target < 0.3 s)\n", first, best);
     printf("  peak RSS: %.1f MB (process baseline before loading %.1f MB) = %.3fx file size "
-           "(target < 1.5x)\n", (double)peak * 1024 / 1e6, (double)base * 1024 / 1e6,
+           "(target < 1.5x)\n",
+           (double)peak * 1024 / 1e6, (double)base * 1024 / 1e6,
            (double)peak * 1024 / (double)sb.st_size);
     return first < 0.3 && (double)peak * 1024 < 1.5 * (double)sb.st_size ? 0 : 1;
 }
@@ -138,8 +141,7 @@ int main(int argc, char **argv)
             _exit(bench_full(argv[2])); /* no /proc: run here (RSS then includes the above) */
         }
         int status = 0;
-        if (pid < 0 || waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) ||
-            WEXITSTATUS(status))
+        if (pid < 0 || waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status))
             rc = 1;
     }
     return rc;
