@@ -1,0 +1,322 @@
+/*
+ * keras_layers_seq.c - Keras sequence and attention layers mapped to IR ops:
+ * Embedding (Gather), LSTM / GRU / SimpleRNN (ONNX LSTM / GRU / RNN with
+ * time-major Transposes, as tf2onnx emits them) and MultiHeadAttention
+ * (projections, scaled dot-product attention and output projection written
+ * out as MatMul / Softmax so MACs match the ONNX export).
+ *
+ * Parameters: ONNX recurrent ops take two bias vectors (input and recurrent,
+ * [1, 2*gates*units]) where Keras keeps one ([gates*units]; GRU with
+ * reset_after keeps two). The Keras bias is declared as the initializer and
+ * zero-padded to the ONNX layout by a Pad node, so summed initializer
+ * elements equal count_params(), and the zero half (a constant) is not a
+ * parameter, just as tf2onnx fills it with zeros.
+ */
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "keras_impl.h"
+
+static int64_t dimv(const struct dim *d)
+{
+    return d->sym < 0 ? d->v : -1;
+}
+
+static enum status emit_embedding(struct kctx *c, const struct klayer *L, struct ktensor *x,
+                                  struct ktensor *o)
+{
+    int64_t vocab, dim;
+    enum status st = kcfg_int(c, L, "input_dim", true, 0, &vocab);
+    if (!st)
+        st = kcfg_int(c, L, "output_dim", true, 0, &dim);
+    if (st)
+        return st;
+    if (vocab < 1 || dim < 1)
+        return kerr(c, L->path, "config: input_dim and output_dim must be positive");
+    int64_t wd[2] = {vocab, dim};
+    int in[2] = {kx_weight(c, L, "embeddings", 2, wd, DT_FLOAT),
+                 kx_val(c, x, false, kx_name(c, L, NULL))};
+    if (in[0] < 0)
+        return c->d->code;
+    int v = kx_op(c, "Gather", kx_name(c, L, NULL), in, 2);
+    struct ktensor t = *x;
+    kx_tensor(o, t.rank + 1, v, false);
+    memcpy(o->dims, t.dims, sizeof t.dims[0] * (size_t)t.rank);
+    o->dims[t.rank] = (struct dim){dim, -1};
+    return ST_OK;
+}
+
+static const char *onnx_act(const char *keras)
+{
+    if (!keras || !strcmp(keras, "tanh")) return "Tanh";
+    if (!strcmp(keras, "sigmoid")) return "Sigmoid";
+    if (!strcmp(keras, "hard_sigmoid") || !strcmp(keras, "hardSigmoid")) return "HardSigmoid";
+    if (!strcmp(keras, "relu")) return "Relu";
+    if (!strcmp(keras, "linear")) return "Affine";
+    return NULL;
+}
+
+static enum status act_cfg(struct kctx *c, const struct klayer *L, const char *key,
+                           const char *def, const char **out)
+{
+    const cJSON *j = cJSON_GetObjectItemCaseSensitive(L->cfg, key);
+    const char *name = def;
+    if (cJSON_IsString(j))
+        name = j->valuestring;
+    else if (cJSON_IsObject(j) && cJSON_IsString(cJSON_GetObjectItemCaseSensitive(j, "config")))
+        name = cJSON_GetObjectItemCaseSensitive(j, "config")->valuestring;
+    else if (j && !cJSON_IsNull(j))
+        return kerr(c, L->path, "config.%s: expected an activation name, got %s", key,
+                    kjtype(j));
+    *out = onnx_act(name);
+    if (!*out)
+        return klerr(c, L, ST_EUNSUPPORTED, "%s \"%s\" has no ONNX recurrent equivalent", key,
+                     name);
+    return ST_OK;
+}
+
+static int squeeze(struct kctx *c, const struct klayer *L, int v, int64_t axis, const char *sfx)
+{
+    char nm[64];
+    snprintf(nm, sizeof nm, "%s_axes", sfx);
+    int in[2] = {v, kx_const_i64(c, kx_name(c, L, nm), &axis, 1)};
+    return kx_op(c, "Squeeze", kx_name(c, L, sfx), in, 2);
+}
+
+/* kind: 0 LSTM (4 gates), 1 GRU (3), 2 SimpleRNN (1). */
+static enum status emit_rnn(struct kctx *c, const struct klayer *L, struct ktensor *x, int kind,
+                            struct ktensor *out, int *n_out)
+{
+    static const char *const ops[] = {"LSTM", "GRU", "RNN"};
+    static const int gates[] = {4, 3, 1};
+    int64_t units;
+    bool seq, state, back, bias, reset_after = false;
+    const char *act, *ract = NULL;
+    enum status st = kcfg_int(c, L, "units", true, 0, &units);
+    if (!st)
+        st = kcfg_bool(c, L, "return_sequences", false, &seq);
+    if (!st)
+        st = kcfg_bool(c, L, "return_state", false, &state);
+    if (!st)
+        st = kcfg_bool(c, L, "go_backwards", false, &back);
+    if (!st)
+        st = kcfg_bool(c, L, "use_bias", true, &bias);
+    if (!st && kind == 1)
+        st = kcfg_bool(c, L, "reset_after", true, &reset_after);
+    if (!st)
+        st = act_cfg(c, L, "activation", "tanh", &act);
+    if (!st && kind != 2)
+        st = act_cfg(c, L, "recurrent_activation", "sigmoid", &ract);
+    if (st)
+        return st;
+    if (units < 1)
+        return kerr(c, L->path, "config.units: must be positive");
+    if (x->rank != 3)
+        return klerr(c, L, ST_EPARSE, "expects a rank-3 input (batch, time, features), got "
+                                      "rank %d", x->rank);
+    bool stateful;
+    if (!kcfg_bool(c, L, "stateful", false, &stateful) && stateful)
+        return klerr(c, L, ST_EUNSUPPORTED, "stateful recurrent layers are not supported");
+    int64_t f = dimv(&x->dims[2]), g = gates[kind];
+    int64_t wd[3] = {1, g * units, f}, rd[3] = {1, g * units, units};
+    int xv = kx_val(c, x, false, kx_name(c, L, NULL));
+    int64_t perm[3] = {1, 0, 2};
+    int xt = kx_op(c, "Transpose", kx_name(c, L, "time_major"), &xv, 1);
+    graph_attr_ints(c->g, kx_producer(c, xt), "perm", perm, 3);
+    int in[4] = {xt, kx_weight(c, L, "kernel", 3, wd, DT_FLOAT), -1, -1};
+    if (in[1] < 0 || (in[2] = kx_weight(c, L, "recurrent_kernel", 3, rd, DT_FLOAT)) < 0)
+        return c->d->code;
+    int n_in = 3;
+    if (bias) {
+        int64_t bd[2] = {1, reset_after ? 2 * g * units : g * units};
+        int b = kx_weight(c, L, "bias", 2, bd, DT_FLOAT);
+        if (b < 0)
+            return c->d->code;
+        if (!reset_after) {
+            int64_t pads[4] = {0, 0, 0, g * units};
+            int pin[2] = {b, kx_const_i64(c, kx_name(c, L, "bias_pads"), pads, 4)};
+            b = kx_op(c, "Pad", kx_name(c, L, "bias_onnx"), pin, 2);
+        }
+        in[3] = b;
+        n_in = 4;
+    }
+    int outs[3];
+    const char *sfx[3] = {"Y", "Y_h", "Y_c"};
+    int n_o = kind == 0 ? 3 : 2;
+    for (int i = 0; i < n_o; i++)
+        outs[i] = graph_value_get(c->g, kx_name(c, L, sfx[i]));
+    int ni = graph_node_add(c->g, ops[kind], "", kx_name(c, L, ops[kind]), in, n_in, outs, n_o);
+    graph_attr_int(c->g, ni, "hidden_size", units);
+    graph_attr_string(c->g, ni, "direction", back ? "reverse" : "forward");
+    const char *acts[3] = {ract, act, act};
+    if (kind == 2)
+        graph_attr_strings(c->g, ni, "activations", &act, 1);
+    else
+        graph_attr_strings(c->g, ni, "activations", acts, kind == 0 ? 3 : 2);
+    if (kind == 1 && reset_after)
+        graph_attr_int(c->g, ni, "linear_before_reset", 1);
+    struct dim b = x->dims[0], t = x->dims[1];
+    int y;
+    if (seq) {
+        y = squeeze(c, L, outs[0], 1, "Y_squeezed");
+        y = kx_op(c, "Transpose", kx_name(c, L, NULL), &y, 1);
+        graph_attr_ints(c->g, kx_producer(c, y), "perm", perm, 3);
+        kx_tensor(&out[0], 3, y, false);
+        out[0].dims[0] = b;
+        out[0].dims[1] = t;
+        out[0].dims[2] = (struct dim){units, -1};
+    } else {
+        y = squeeze(c, L, outs[1], 0, "last");
+        kx_tensor(&out[0], 2, y, false);
+        out[0].dims[0] = b;
+        out[0].dims[1] = (struct dim){units, -1};
+    }
+    *n_out = 1;
+    if (state) {
+        for (int i = 1; i < n_o; i++) {
+            int h = squeeze(c, L, outs[i], 0, i == 1 ? "state_h" : "state_c");
+            kx_tensor(&out[i], 2, h, false);
+            out[i].dims[0] = b;
+            out[i].dims[1] = (struct dim){units, -1};
+        }
+        *n_out = n_o;
+    }
+    return ST_OK;
+}
+
+/* ---- MultiHeadAttention ------------------------------------------------------ */
+
+static struct ktensor *mha_arg(const char *name, int pos, struct ktensor *in, int n_in,
+                               const struct kkwargs *kw)
+{
+    for (int i = 0; i < kw->n; i++)
+        if (!strcmp(kw->name[i], name))
+            return kw->t[i];
+    return pos < n_in ? &in[pos] : NULL;
+}
+
+/* x [b, T, D] -> projection to [b, heads, T, dh] (or [b, heads, dh, T] when
+ * keyT), with weights "<which>/kernel" [D, heads*dh] and "<which>/bias". */
+static int mha_proj(struct kctx *c, const struct klayer *L, struct ktensor *x, const char *which,
+                    int64_t heads, int64_t dh, bool bias, bool keyT)
+{
+    char wn[64], nm[64];
+    int64_t d = dimv(&x->dims[2]);
+    int64_t wd[2] = {d, heads * dh}, bd = heads * dh;
+    snprintf(wn, sizeof wn, "%s/kernel", which);
+    int in[2] = {kx_val(c, x, false, kx_name(c, L, NULL)), kx_weight(c, L, wn, 2, wd, DT_FLOAT)};
+    if (in[1] < 0)
+        return -1;
+    snprintf(nm, sizeof nm, "%s", which);
+    int v = kx_op(c, "MatMul", kx_name(c, L, nm), in, 2);
+    if (bias) {
+        snprintf(wn, sizeof wn, "%s/bias", which);
+        int in2[2] = {v, kx_weight(c, L, wn, 1, &bd, DT_FLOAT)};
+        if (in2[1] < 0)
+            return -1;
+        snprintf(nm, sizeof nm, "%s_bias", which);
+        v = kx_op(c, "Add", kx_name(c, L, nm), in2, 2);
+    }
+    int64_t shp[4] = {0, 0, heads, dh};
+    snprintf(nm, sizeof nm, "%s_split_shape", which);
+    int in3[2] = {v, kx_const_i64(c, kx_name(c, L, nm), shp, 4)};
+    snprintf(nm, sizeof nm, "%s_split", which);
+    v = kx_op(c, "Reshape", kx_name(c, L, nm), in3, 2);
+    int64_t perm[4] = {0, 2, keyT ? 3 : 1, keyT ? 1 : 3};
+    snprintf(nm, sizeof nm, "%s_heads", which);
+    v = kx_op(c, "Transpose", kx_name(c, L, nm), &v, 1);
+    graph_attr_ints(c->g, kx_producer(c, v), "perm", perm, 4);
+    return v;
+}
+
+static enum status emit_mha(struct kctx *c, const struct klayer *L, struct ktensor *in, int n_in,
+                            const struct kkwargs *kw, struct ktensor *o)
+{
+    int64_t heads, kd, vd, outd[IR_MAX_RANK];
+    int n_outd;
+    bool bias;
+    enum status st = kcfg_int(c, L, "num_heads", true, 0, &heads);
+    if (!st)
+        st = kcfg_int(c, L, "key_dim", true, 0, &kd);
+    if (!st)
+        st = kcfg_int(c, L, "value_dim", false, kd, &vd);
+    if (!st)
+        st = kcfg_bool(c, L, "use_bias", true, &bias);
+    if (!st)
+        st = kcfg_intlist(c, L, "output_shape", IR_MAX_RANK, outd, &n_outd);
+    if (st)
+        return st;
+    if (cJSON_GetObjectItemCaseSensitive(L->cfg, "attention_axes") &&
+        !cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(L->cfg, "attention_axes")))
+        return klerr(c, L, ST_EUNSUPPORTED, "custom attention_axes are not supported");
+    if (heads < 1 || kd < 1 || vd < 1)
+        return kerr(c, L->path, "config: num_heads, key_dim and value_dim must be positive");
+    struct ktensor *q = mha_arg("query", 0, in, n_in, kw), *v = mha_arg("value", 1, in, n_in, kw);
+    struct ktensor *k = mha_arg("key", 2, in, n_in, kw);
+    if (!q || !v)
+        return klerr(c, L, ST_EPARSE, "needs query and value tensors");
+    if (!k)
+        k = v;
+    if (q->rank != 3 || v->rank != 3 || k->rank != 3)
+        return klerr(c, L, ST_EUNSUPPORTED, "only rank-3 (batch, seq, features) inputs are "
+                                            "supported");
+    int64_t dout = n_outd ? outd[0] : dimv(&q->dims[2]);
+    if (n_outd > 1)
+        return klerr(c, L, ST_EUNSUPPORTED, "a multi-dimensional output_shape is not supported");
+    int qh = mha_proj(c, L, q, "query", heads, kd, bias, false);
+    int kh = qh < 0 ? -1 : mha_proj(c, L, k, "key", heads, kd, bias, true);
+    int vh = kh < 0 ? -1 : mha_proj(c, L, v, "value", heads, vd, bias, false);
+    if (vh < 0)
+        return c->d->code;
+    int64_t none = 0;
+    double scale = 1.0 / sqrt((double)kd);
+    int in1[2] = {qh, kx_const_f(c, kx_name(c, L, "scale"), &scale, 0, &none)};
+    qh = kx_op(c, "Mul", kx_name(c, L, "query_scaled"), in1, 2);
+    int in2[2] = {qh, kh};
+    int s = kx_op(c, "MatMul", kx_name(c, L, "scores"), in2, 2);
+    s = kx_op(c, "Softmax", kx_name(c, L, "probs"), &s, 1);
+    graph_attr_int(c->g, kx_producer(c, s), "axis", -1);
+    int in3[2] = {s, vh};
+    int ctx = kx_op(c, "MatMul", kx_name(c, L, "context"), in3, 2);
+    int64_t perm[4] = {0, 2, 1, 3}, shp[3] = {0, 0, heads * vd};
+    ctx = kx_op(c, "Transpose", kx_name(c, L, "context_merge"), &ctx, 1);
+    graph_attr_ints(c->g, kx_producer(c, ctx), "perm", perm, 4);
+    int in4[2] = {ctx, kx_const_i64(c, kx_name(c, L, "merge_shape"), shp, 3)};
+    ctx = kx_op(c, "Reshape", kx_name(c, L, "context_flat"), in4, 2);
+    int64_t wd[2] = {heads * vd, dout};
+    int in5[2] = {ctx, kx_weight(c, L, "attention_output/kernel", 2, wd, DT_FLOAT)};
+    if (in5[1] < 0)
+        return c->d->code;
+    int y = kx_op(c, "MatMul", kx_name(c, L, bias ? "output" : NULL), in5, 2);
+    if (bias) {
+        int in6[2] = {y, kx_weight(c, L, "attention_output/bias", 1, &dout, DT_FLOAT)};
+        if (in6[1] < 0)
+            return c->d->code;
+        y = kx_op(c, "Add", kx_name(c, L, NULL), in6, 2);
+    }
+    struct dim b = q->dims[0], t = q->dims[1];
+    kx_tensor(o, 3, y, false);
+    o->dims[0] = b;
+    o->dims[1] = t;
+    o->dims[2] = (struct dim){dout, -1};
+    return ST_OK;
+}
+
+enum status keras_layer_emit_seq(struct kctx *c, const struct klayer *L, struct ktensor *in,
+                                 int n_in, const struct kkwargs *kw, struct ktensor *out,
+                                 int *n_out)
+{
+    const char *k = L->cls;
+    int kind = !strcmp(k, "LSTM") ? 0 : !strcmp(k, "GRU") ? 1 : !strcmp(k, "SimpleRNN") ? 2 : -1;
+    if (!strcmp(k, "MultiHeadAttention"))
+        return emit_mha(c, L, in, n_in, kw, out);
+    if (kind < 0 && strcmp(k, "Embedding"))
+        return ST_ENOTFOUND;
+    if (n_in != 1)
+        return klerr(c, L, ST_EPARSE, "expects one input tensor, got %d", n_in);
+    if (kind < 0)
+        return emit_embedding(c, L, in, out);
+    return emit_rnn(c, L, in, kind, out, n_out);
+}

@@ -1,0 +1,297 @@
+/*
+ * test_keras.c - Keras / TF.js loader tests.
+ *
+ * Truths are independent of the loader: samples/keras/params.json holds
+ * countParams() as @tensorflow/tfjs reported it when tools/keras/gen.js built
+ * each model; samples/tfjs/real_params.json holds, for the real npm files,
+ * tf.models.modelFromJSON(topology).countParams() (layers models) or the
+ * float elements of the weightsManifest (graph models); the hand-written
+ * Keras 2 / Keras 3 configs carry their hand-derived count in
+ * samples/keras/hand_params.json. MACs of tiny_cnn are computed by hand.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+#include <cmocka.h>
+
+#include "fileio.h"
+#include "ir.h"
+#include "keras.h"
+#include "load.h"
+#include "shape.h"
+
+static char samples[1024];
+
+static const char *sample(const char *rel)
+{
+    static char buf[2048];
+    snprintf(buf, sizeof buf, "%s/%s", samples, rel);
+    return buf;
+}
+
+/* Sum of initializer elements (Keras's count_params convention). */
+static double init_elems(const struct graph *g, bool float_only)
+{
+    double n = 0;
+    for (int i = 0; i < g->n_values; i++) {
+        const struct value *v = &g->values[i];
+        if (!(v->flags & VAL_INIT) || (float_only && !dtype_is_float(v->dtype)))
+            continue;
+        double e = 1;
+        for (int k = 0; k < v->rank; k++)
+            e *= (double)v->dims[k].v;
+        n += e;
+    }
+    return n;
+}
+
+static cJSON *read_json(const char *path)
+{
+    char *text;
+    size_t len;
+    struct diag d = {0};
+    if (file_read_all(path, 1 << 24, &text, &len, &d)) {
+        fail_msg("%s", d.msg);
+        return NULL;
+    }
+    cJSON *j = cJSON_Parse(text);
+    free(text);
+    assert_non_null(j);
+    return j;
+}
+
+/* Loads every model listed in a truth file and compares parameters. */
+static void check_truth_file(const char *truth, const char *dir, int min_models)
+{
+    cJSON *root = read_json(sample(truth));
+    const cJSON *models = cJSON_GetObjectItem(root, "models");
+    int n = 0;
+    for (const cJSON *m = models->child; m; m = m->next) {
+        double want = cJSON_GetObjectItem(m, "params")->valuedouble;
+        const cJSON *files = cJSON_GetObjectItem(m, "files");
+        const cJSON *kind = cJSON_GetObjectItem(m, "kind");
+        char rel[600];
+        for (int k = 0; k < (files ? cJSON_GetArraySize(files) : 1); k++) {
+            if (files)
+                snprintf(rel, sizeof rel, "%s", cJSON_GetArrayItem(files, k)->valuestring);
+            else
+                snprintf(rel, sizeof rel, "%s/%s", dir, m->string);
+            struct diag d = {0};
+            struct graph *g = model_load(sample(rel), &d);
+            if (!g)
+                fail_msg("%s: %s", rel, d.msg);
+            assert_true(g->finalized);
+            bool graph_model = kind && !strcmp(kind->valuestring, "graph-model");
+            double got = init_elems(g, graph_model);
+            if (got != want)
+                fail_msg("%s: initializer elements %.0f, countParams %.0f", rel, got, want);
+            assert_int_equal(graph_infer(g, &d), ST_OK);
+            graph_free(g);
+            n++;
+        }
+    }
+    assert_true(n >= min_models);
+    cJSON_Delete(root);
+}
+
+static void test_generated_params(void **state)
+{
+    (void)state;
+    check_truth_file("keras/params.json", NULL, 10);
+}
+
+static void test_real_tfjs_params(void **state)
+{
+    (void)state;
+    check_truth_file("tfjs/real_params.json", "tfjs", 7);
+}
+
+static void test_hand_written_params(void **state)
+{
+    (void)state;
+    check_truth_file("keras/hand_params.json", NULL, 2);
+}
+
+/* tiny_cnn: input 8x8x3, Conv2D(4, 3x3, valid) + ReLU, Flatten, Dense(10).
+ * By hand: conv 6*6*4 outputs * 3*3*3 MACs = 3888; dense 144*10 = 1440. */
+static void test_tiny_cnn_macs(void **state)
+{
+    (void)state;
+    const char *files[] = {"keras/tiny_cnn.json", "tfjs/tiny_cnn.model.json"};
+    for (int f = 0; f < 2; f++) {
+        struct diag d = {0};
+        struct graph *g = model_load(sample(files[f]), &d);
+        assert_non_null(g);
+        assert_int_equal(graph_infer(g, &d), ST_OK);
+        assert_int_equal(g->totals.n_unsupported + g->totals.n_unknown, 0);
+        assert_true(g->totals.macs == 3888.0 + 1440.0);
+        const struct value *o = &g->values[g->outputs[0]];
+        assert_true(o->shape.known);
+        assert_int_equal(o->shape.rank, 2);
+        assert_int_equal(o->shape.d[0], 1);
+        assert_int_equal(o->shape.d[1], 10);
+        /* cost.c leaves BN statistics out; here there is no BN: equal */
+        assert_true(g->totals.params == 112.0 + 1450.0);
+        assert_int_equal(graph_sym_set(g, "batch", 4, &d), ST_OK);
+        assert_int_equal(graph_infer(g, &d), ST_OK);
+        assert_true(g->totals.macs == 4 * (3888.0 + 1440.0));
+        assert_int_equal(g->values[g->outputs[0]].shape.d[0], 4);
+        graph_free(g);
+    }
+}
+
+/* BatchNormalization: Keras counts moving mean/variance; the shared cost
+ * model does not (graph totals = count_params - 2 * channels of every BN). */
+static void test_bn_convention(void **state)
+{
+    (void)state;
+    struct diag d = {0};
+    struct graph *g = model_load(sample("keras/resnet_ish.json"), &d);
+    assert_non_null(g);
+    assert_int_equal(graph_infer(g, &d), ST_OK);
+    double bn_stats = 0;
+    for (int i = 0; i < g->n_nodes; i++) {
+        const struct node *n = &g->nodes[i];
+        if (n->op != OP_BatchNormalization)
+            continue;
+        bn_stats += 2.0 * (double)g->values[n->in[3]].dims[0].v;
+    }
+    /* resnet_ish BN channels by hand: bn1 32; res0,res1: 2x32 each; res2: 3x64
+     * (a, b, proj); res3: 2x64; res4: 3x128 -> 32+128+192+128+384 = 864 */
+    assert_true(bn_stats == 2.0 * 864);
+    assert_true(g->totals.params == init_elems(g, false) - bn_stats);
+    graph_free(g);
+}
+
+/* LSTM text model with a None sequence length: "seq" is a symbol. */
+static void test_seq_symbol(void **state)
+{
+    (void)state;
+    struct diag d = {0};
+    struct graph *g = model_load(sample("keras/lstm_text.json"), &d);
+    assert_non_null(g);
+    assert_true(graph_sym_find(g, "seq") >= 0);
+    assert_int_equal(graph_sym_set(g, "seq", 10, &d), ST_OK);
+    assert_int_equal(graph_infer(g, &d), ST_OK);
+    double m10 = g->totals.macs;
+    assert_int_equal(graph_sym_set(g, "seq", 20, &d), ST_OK);
+    assert_int_equal(graph_infer(g, &d), ST_OK);
+    /* Per step: LSTM 4*96*(64+96), GRU 3*48*(96+48); head 48*32 + 32 once. */
+    double step = 4.0 * 96 * (64 + 96) + 3.0 * 48 * (96 + 48);
+    assert_true(g->totals.macs - m10 == 10 * step);
+    graph_free(g);
+}
+
+/* ---- malformed inputs ---------------------------------------------------------- */
+
+static const char *write_tmp(const char *text)
+{
+    static char path[256];
+    snprintf(path, sizeof path, "test_keras_tmp_%d.json", (int)getpid());
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+    return path;
+}
+
+static void expect_error(const char *text, enum status st, const char *needle)
+{
+    struct diag d = {0};
+    const char *p = write_tmp(text);
+    struct graph *g = keras_load_file(p, &d);
+    remove(p);
+    if (g) {
+        graph_free(g);
+        fail_msg("loaded, expected an error containing \"%s\"", needle);
+    }
+    if (d.code != st || !strstr(d.msg, needle))
+        fail_msg("got [%s] \"%s\", expected [%s] containing \"%s\"", status_str(d.code), d.msg,
+                 status_str(st), needle);
+}
+
+#define SEQ_HEAD "{\"class_name\":\"Sequential\",\"config\":{\"name\":\"m\",\"layers\":["
+#define IN_LAYER "{\"class_name\":\"InputLayer\",\"config\":{\"batch_input_shape\":[null,8,8,3],\"name\":\"in\"}}"
+
+static void test_errors(void **state)
+{
+    (void)state;
+    expect_error(SEQ_HEAD IN_LAYER ",{\"class_name\":\"Conv2D\",\"config\":{\"name\":\"c\","
+                 "\"filters\":\"8\",\"kernel_size\":3}}]}}",
+                 ST_EPARSE, "config.layers[1]: config.filters: expected an integer, got a string");
+    expect_error(SEQ_HEAD IN_LAYER ",{\"class_name\":\"Conv2D\",\"config\":{\"name\":\"c\","
+                 "\"kernel_size\":3}}]}}",
+                 ST_EPARSE, "config.layers[1]: config.filters: missing");
+    expect_error(SEQ_HEAD IN_LAYER ",{\"class_name\":\"CustomAttention\",\"config\":{\"name\":"
+                 "\"block_3\"}}]}}",
+                 ST_EUNSUPPORTED, "layer 'block_3' (class CustomAttention) is not supported");
+    expect_error(SEQ_HEAD IN_LAYER ",{\"class_name\":\"Dense\",\"config\":{\"name\":\"d\","
+                 "\"units\":4}", ST_EPARSE, "invalid JSON at line 1");
+    expect_error(SEQ_HEAD "{\"class_name\":\"Dense\"}]}}", ST_EPARSE,
+                 "config.layers[0]: config: expected an object, got missing");
+    expect_error("{\"modelTopology\":{\"model_config\":{\"class_name\":\"Model\",\"config\":{"
+                 "\"layers\":[{\"name\":\"in\",\"class_name\":\"InputLayer\",\"config\":"
+                 "{\"batch_input_shape\":[null,4]},\"inbound_nodes\":[]},"
+                 "{\"name\":\"a\",\"class_name\":\"Dense\",\"config\":{\"units\":4},"
+                 "\"inbound_nodes\":[[[\"b\",0,0,{}]]]},"
+                 "{\"name\":\"b\",\"class_name\":\"Dense\",\"config\":{\"units\":4},"
+                 "\"inbound_nodes\":[[[\"a\",0,0,{}]]]}],"
+                 "\"input_layers\":[[\"in\",0,0]],\"output_layers\":[[\"b\",0,0]]}}}}",
+                 ST_EPARSE, "form a cycle");
+    expect_error("{\"class_name\":\"Functional\",\"config\":{\"layers\":["
+                 "{\"name\":\"in\",\"class_name\":\"InputLayer\",\"config\":"
+                 "{\"batch_shape\":[null,4]},\"inbound_nodes\":[]},"
+                 "{\"name\":\"a\",\"class_name\":\"Dense\",\"config\":{\"units\":4},"
+                 "\"inbound_nodes\":[[[\"nope\",0,0,{}]]]}],"
+                 "\"input_layers\":[[\"in\",0,0]],\"output_layers\":[[\"a\",0,0]]}}",
+                 ST_EPARSE, "config.layers[1].inbound_nodes[0][0]: refers to layer 'nope'");
+    /* manifest disagreeing with the config */
+    expect_error("{\"modelTopology\":" SEQ_HEAD "{\"class_name\":\"Dense\",\"config\":{"
+                 "\"name\":\"d\",\"units\":4,\"batch_input_shape\":[null,3]}}]}},"
+                 "\"weightsManifest\":[{\"paths\":[\"x.bin\"],\"weights\":["
+                 "{\"name\":\"d/kernel\",\"shape\":[5,4],\"dtype\":\"float32\"},"
+                 "{\"name\":\"d/bias\",\"shape\":[4],\"dtype\":\"float32\"}]}]}",
+                 ST_EPARSE, "'d/kernel' with shape [5, 4] (20 elements)");
+    expect_error("{\"modelTopology\":{\"node\":[{\"name\":\"x\",\"op\":\"Placeholder\","
+                 "\"attr\":{\"shape\":{\"shape\":{\"dim\":[{\"size\":\"-1\"},{\"size\":\"4\"}]}}}},"
+                 "{\"name\":\"y\",\"op\":\"Cumprod\",\"input\":[\"x\"]}]},"
+                 "\"weightsManifest\":[]}",
+                 ST_EUNSUPPORTED, "node 'y' (op Cumprod) is not supported");
+    expect_error("{\"modelTopology\":{\"node\":[{\"name\":\"x\",\"op\":\"Placeholder\","
+                 "\"attr\":{\"shape\":{\"shape\":{\"dim\":[{\"size\":\"-1\"},{\"size\":\"4\"}]}}}},"
+                 "{\"name\":\"y\",\"op\":\"Relu\",\"input\":[\"z\"]},"
+                 "{\"name\":\"z\",\"op\":\"Relu\",\"input\":[\"y\"]}]},\"weightsManifest\":[]}",
+                 ST_EPARSE, "modelTopology.node[1]: node 'y' can never run");
+    expect_error("{\"modelTopology\":{\"node\":[{\"name\":\"x\",\"op\":\"Placeholder\"}]},"
+                 "\"weightsManifest\":[]}",
+                 ST_EPARSE, "modelTopology.node[0]: attr.shape.shape.dim: expected an array");
+}
+
+static void test_sniff(void **state)
+{
+    (void)state;
+    const char *a = "{\"class_name\": \"Sequential\"}", *b = "{\"modelTopology\": {}}";
+    assert_true(keras_sniff(a, strlen(a)));
+    assert_true(keras_sniff(b, strlen(b)));
+    assert_false(keras_sniff("{\"format\": \"dippm-graph\"}", 24));
+}
+
+int main(void)
+{
+    const char *s = getenv("SAMPLES_DIR");
+    snprintf(samples, sizeof samples, "%s", s ? s : "samples");
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_generated_params),  cmocka_unit_test(test_real_tfjs_params),
+        cmocka_unit_test(test_hand_written_params), cmocka_unit_test(test_tiny_cnn_macs),
+        cmocka_unit_test(test_bn_convention),     cmocka_unit_test(test_seq_symbol),
+        cmocka_unit_test(test_errors),            cmocka_unit_test(test_sniff),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
