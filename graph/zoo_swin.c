@@ -5,9 +5,10 @@
  * and width symbols change to other multiples of patch x 8 x window: windows
  * are kept as [B, H/ws, W/ws, ws*ws, C] (MatMul broadcasts over the window
  * grid) instead of being folded into the batch. The cyclic shift is
- * Slice + Concat as in the ONNX export. Not modelled: the additive mask of
- * shifted windows (an elementwise add on the scores, no MACs) and padding of
- * feature maps that are not window multiples (rejected instead).
+ * Slice + Concat as in the ONNX export; the shifted-window mask is computed
+ * from the runtime shape (Shape, Range, Equal ...) once per stage. Not
+ * modelled: padding of feature maps that are not window multiples (such
+ * sizes are rejected instead).
  */
 #include <math.h>
 #include <stdint.h>
@@ -79,7 +80,57 @@ static int roll(struct zoo_build *b, int x, int64_t shift)
     return x;
 }
 
-static int window_attention(struct zoo_build *b, int x, int c, int heads, int ws, int shift)
+/* Region labels of one axis for the shifted-window mask: [n, ws] where only
+ * the last window (index n - 1) is split into regions 1 (first ws - shift
+ * positions) and 2 (the rest), as torchvision's h_slices/w_slices.
+ * axis_len is the scalar length of the axis. */
+static int axis_labels(struct zoo_build *b, int axis_len, int ws, int shift)
+{
+    int64_t one = 1, zero = 0, w = ws;
+    int n = zb_binary(b, "Div", axis_len, zb_const_ints(b, &w, 1, true));
+    int ri[3] = {zb_const_ints(b, &zero, 1, true), n, zb_const_ints(b, &one, 1, true)};
+    int idx = zb_node(b, "Range", "range", ri, 3);
+    int last = zb_binary(b, "Equal", idx, zb_binary(b, "Sub", n, ri[2]));
+    last = zb_node(b, "Cast", "cast", &last, 1);
+    graph_attr_int(b->g, zb_last(b), "to", DT_INT64);
+    int64_t pattern[16];
+    for (int i = 0; i < ws; i++)
+        pattern[i] = i < ws - shift ? 1 : 2;
+    static const int64_t ax1[1] = {1};
+    int ui[2] = {last, zb_const_ints(b, ax1, 1, false)};
+    last = zb_node(b, "Unsqueeze", "unsqueeze", ui, 2);
+    return zb_binary(b, "Mul", last, zb_const_ints(b, pattern, ws, false));
+}
+
+static int unsqueeze(struct zoo_build *b, int x, const int64_t *axes, int n)
+{
+    int in[2] = {x, zb_const_ints(b, axes, n, false)};
+    return zb_node(b, "Unsqueeze", "unsqueeze", in, 2);
+}
+
+/* torchvision's attention mask for shifted windows, built from the runtime
+ * shape of x [B, H, W, C] so it follows the height and width symbols:
+ * [H/ws, W/ws, 1, N, N] with -100 between tokens of different regions. */
+static int shift_mask(struct zoo_build *b, int x, int ws, int shift)
+{
+    int shp = zb_node(b, "Shape", "mask.shape", &x, 1);
+    int lh = axis_labels(b, zb_take(b, shp, 0, 1), ws, shift);
+    int lw = axis_labels(b, zb_take(b, shp, 0, 2), ws, shift);
+    static const int64_t ax13[2] = {1, 3}, ax02[2] = {0, 2}, ax2[1] = {2}, ax3[1] = {3};
+    lh = zb_binary(b, "Mul", unsqueeze(b, lh, ax13, 2), zb_const_ints(b, (int64_t[]){3}, 1, true));
+    int label = zb_binary(b, "Add", lh, unsqueeze(b, lw, ax02, 2)); /* [Hn, Wn, ws, ws] */
+    const int64_t flat[3] = {0, 0, (int64_t)ws * ws};
+    label = zb_reshape(b, label, flat, 3);
+    int diff = zb_binary(b, "Sub", unsqueeze(b, label, ax3, 1), unsqueeze(b, label, ax2, 1));
+    int64_t zero = 0;
+    int same = zb_binary(b, "Equal", diff, zb_const_ints(b, &zero, 1, true));
+    int wi[3] = {same, zb_const_float(b, 0.0), zb_const_float(b, -100.0)};
+    int mask = zb_node(b, "Where", "mask", wi, 3);
+    return unsqueeze(b, mask, ax2, 1);
+}
+
+static int window_attention(struct zoo_build *b, int x, int c, int heads, int ws, int shift,
+                            int mask)
 {
     int64_t n = (int64_t)ws * ws, hd = c / heads;
     if (shift)
@@ -109,7 +160,10 @@ static int window_attention(struct zoo_build *b, int x, int c, int heads, int ws
     int bias = zb_node(b, "Gather", "attn.relative_position_bias", gi, 2);
     const int64_t rb[3] = {n, n, heads}, pb[3] = {2, 0, 1};
     bias = zb_transpose(b, zb_reshape(b, bias, rb, 3), pb, 3);
-    s = zb_softmax(b, zb_binary(b, "Add", s, bias), -1);
+    s = zb_binary(b, "Add", s, bias);
+    if (mask >= 0)
+        s = zb_binary(b, "Add", s, mask);
+    s = zb_softmax(b, s, -1);
     y = zb_binary(b, "MatMul", s, v);
     static const int64_t pc[6] = {0, 1, 2, 4, 3, 5};
     const int64_t rc[5] = {0, 0, 0, 0, c};
@@ -156,13 +210,15 @@ static enum status swin_build(struct zoo_build *b, const struct zoo_args *a, str
     x = zb_layernorm(b, x, "2", c, 1e-5);
     int feat = res / patch;
     for (int s = 0; s < 4; s++) {
-        int hidden = (int)(c * ratio);
+        int hidden = (int)(c * ratio), mask = -1;
         for (int i = 0; i < depths[s]; i++) {
             zb_scope(b, "features.%d.%d", 2 * s + 1, i);
             /* torchvision: no shift when the window covers the whole map */
             int shift = (i % 2 && ws < feat) ? ws / 2 : 0;
+            if (shift && mask < 0)
+                mask = shift_mask(b, x, ws, shift); /* shared by the stage's shifted blocks */
             int y = zb_layernorm(b, x, "norm1", c, 1e-5);
-            y = window_attention(b, y, c, heads[s], ws, shift);
+            y = window_attention(b, y, c, heads[s], ws, shift, shift ? mask : -1);
             x = zb_binary(b, "Add", x, y);
             y = zb_layernorm(b, x, "norm2", c, 1e-5);
             y = zb_act(b, zb_linear(b, y, "mlp.0", c, hidden, true), "Gelu");
