@@ -17,6 +17,7 @@ top=${TOP_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 py=${PYTHON:-/usr/bin/python3}
 reader=${MEASURED_READER:-./tests/test_measured}
 harness="$top/tools/measure/measure.py"
+export PYTHONDONTWRITEBYTECODE=1  # leave no __pycache__ in the source tree
 
 fail() { echo "FAIL: $*"; exit 1; }
 
