@@ -320,6 +320,57 @@ static void test_subgraph_attr(void **state)
     pb_free(&m);
 }
 
+static void test_opset_range_and_forms(void **state)
+{
+    (void)state;
+    for (int opset = 7; opset <= 21; opset += 14) {
+        struct pb m = ref_model(opset);
+        struct diag d;
+        struct graph *g = load(&m, &d);
+        if (!g)
+            fail_msg("opset %d: %s", opset, d.msg);
+        assert_int_equal(g->opset, opset);
+        graph_free(g);
+        pb_free(&m);
+    }
+    /* packed dims, external data, and a sparse initializer */
+    struct pb g = {0}, t = {0}, m = {0}, packed = {0}, ext = {0}, sp = {0}, vals = {0};
+    pb_varint(&packed, 64);
+    pb_varint(&packed, 32);
+    pb_msg(&t, 1, &packed);
+    pb_int(&t, 2, 1);
+    pb_str(&t, 8, "ext_w");
+    pb_str(&ext, 1, "location");
+    pb_str(&ext, 2, "weights.bin");
+    pb_msg(&t, 13, &ext);
+    pb_int(&t, 14, 1);
+    pb_msg(&g, 5, &t);
+    int64_t nnz[] = {5};
+    tensor(&vals, "sp_w", 1, nnz, 1, NULL, 0);
+    pb_msg(&sp, 1, &vals);
+    pb_int(&sp, 3, 100);
+    pb_int(&sp, 3, 10);
+    pb_msg(&g, 15, &sp);
+    model(&m, &g, 13);
+    struct diag d;
+    struct graph *gr = load(&m, &d);
+    if (!gr)
+        fail_msg("%s", d.msg);
+    const struct value *w = &gr->values[graph_value_find(gr, "ext_w")];
+    assert_true(w->flags & VAL_INIT);
+    assert_int_equal(w->rank, 2);
+    assert_int_equal(w->dims[0].v, 64);
+    assert_int_equal(w->dims[1].v, 32);
+    assert_null(w->data);
+    const struct value *s = &gr->values[graph_value_find(gr, "sp_w")];
+    assert_true(s->flags & VAL_INIT);
+    assert_int_equal(s->rank, 2); /* the dense shape */
+    assert_int_equal(s->dims[0].v, 100);
+    assert_int_equal(s->dims[1].v, 10);
+    graph_free(gr);
+    pb_free(&m);
+}
+
 /* ---- corrupted inputs ---------------------------------------------------- */
 
 static void test_truncation_every_offset(void **state)
@@ -711,6 +762,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_reference_model),
         cmocka_unit_test(test_subgraph_attr),
+        cmocka_unit_test(test_opset_range_and_forms),
         cmocka_unit_test(test_truncation_every_offset),
         cmocka_unit_test(test_wire_types),
         cmocka_unit_test(test_huge_length),
