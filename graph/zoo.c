@@ -411,6 +411,11 @@ enum status zoo_args_parse(const char *spec, struct zoo_args *a, struct diag *d)
     if (rest)
         *rest++ = '\0';
     int fam = zoo_family_find(buf);
+    if (!buf[0]) {
+        char list[256];
+        return diag_set(d, ST_EUSAGE, "zoo: no template family given; known: %s",
+                        zoo_family_list(list, sizeof list));
+    }
     if (fam < 0) {
         char list[256];
         return diag_set(d, ST_ENOTFOUND, "zoo:%s: unknown template family; known: %s", buf,

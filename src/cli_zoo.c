@@ -102,6 +102,12 @@ static void show_json(struct jsonw *w, int f)
                 jsonw_key(w, "step");
                 jsonw_int(w, p->step);
             }
+            if (p->smin || p->smax) {
+                jsonw_key(w, "sample_min");
+                jsonw_num(w, p->smin, false);
+                jsonw_key(w, "sample_max");
+                jsonw_num(w, p->smax, false);
+            }
             if (p->type == ZOO_PT_INTS) {
                 jsonw_key(w, "items");
                 jsonw_int(w, p->n_items);

@@ -344,6 +344,7 @@ static void test_errors(void **state)
     expect_error("resnet:depth=", ST_ERANGE, "depth= is not one of");
     expect_error("zoo:resnet:depth=18:groups=32", ST_ERANGE, "basic blocks");
     expect_error("zoo:rsenet", ST_ENOTFOUND, "known: resnet, vgg, mobilenet_v2");
+    expect_error("zoo:", ST_EUSAGE, "no template family given; known: resnet");
     expect_error("zoo:resnet:colour=red", ST_ENOTFOUND,
                  "unknown parameter 'colour'; parameters: preset, depth, width");
     expect_error("zoo:resnet:depth", ST_EUSAGE, "'depth' is not KEY=VALUE");
