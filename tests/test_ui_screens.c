@@ -1,0 +1,322 @@
+/* test_ui_screens.c - the controller and screens without curses: live
+ * what-if changes on samples/tiny_cnn.json (expected shapes and MACs worked
+ * out by hand from the file), last-good-configuration on errors, sorting,
+ * filtering, commands, export, the graph lanes of the skip connection, and
+ * a headless run of the whole explorer with a key script and :dump-screen. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "app.h"
+#include "commands.h"
+#include "draw.h"
+#include "fileio.h"
+#include "graph_lanes.h"
+#include "screen.h"
+#include "shape.h"
+#include "ui.h"
+
+static char tiny[1024];
+
+static int setup(void **state)
+{
+    const char *dir = getenv("SAMPLES_DIR");
+    snprintf(tiny, sizeof tiny, "%s/tiny_cnn.json", dir ? dir : "../samples");
+    struct app *a = calloc(1, sizeof *a);
+    struct diag d = {0};
+    if (app_init(a, tiny, &d) != ST_OK) {
+        fprintf(stderr, "app_init: %s\n", d.msg);
+        app_fini(a);
+        free(a);
+        return -1;
+    }
+    *state = a;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    app_fini(*state);
+    free(*state);
+    return 0;
+}
+
+static const char *out_shape(struct app *a, const char *node, char *buf)
+{
+    int ni = app_node_find(a, node);
+    assert_true(ni >= 0);
+    return shape_str(&a->g->values[a->g->nodes[ni].out[0]].shape, buf, 64);
+}
+
+static void test_what_if(void **state)
+{
+    struct app *a = *state;
+    char b[64];
+    assert_int_equal(a->g->n_nodes, 8);
+    assert_true(a->have_pred);
+    assert_int_equal(a->cfg.batch, 1);
+    assert_string_equal(out_shape(a, "conv1", b), "[1, 16, 32, 32]");
+    /* conv1: 16 out channels * 32*32 positions * 3 in channels * 3*3 kernel */
+    int c1 = app_node_find(a, "conv1");
+    assert_true(a->g->nodes[c1].cost.macs == 16.0 * 32 * 32 * 3 * 3 * 3);
+    unsigned gen = a->gen;
+    struct diag d = {0};
+    assert_int_equal(app_set_batch(a, 2, &d), ST_OK);
+    assert_true(a->gen > gen);
+    assert_string_equal(out_shape(a, "conv1", b), "[2, 16, 32, 32]");
+    assert_true(a->g->nodes[c1].cost.macs == 2 * 16.0 * 32 * 32 * 3 * 3 * 3);
+    /* invalid values keep the last good configuration */
+    assert_int_not_equal(app_set_batch(a, 0, &d), ST_OK);
+    assert_true(strstr(d.msg, "batch") != NULL);
+    assert_int_equal(a->cfg.batch, 2);
+    assert_string_equal(out_shape(a, "conv1", b), "[2, 16, 32, 32]");
+    diag_clear(&d);
+    assert_int_equal(app_set_param(a, "height", "64", &d), ST_OK);
+    assert_string_equal(out_shape(a, "relu2", b), "[2, 16, 64, 32]");
+    diag_clear(&d);
+    assert_int_equal(app_set_param(a, "depth", "3", &d), ST_ENOTFOUND);
+    assert_true(strstr(d.msg, "height") && strstr(d.msg, "width")); /* lists the symbols */
+    diag_clear(&d);
+    assert_int_not_equal(app_set_param(a, "width", "abc", &d), ST_OK);
+    assert_true(strstr(d.msg, "integer") != NULL);
+    diag_clear(&d);
+    int gpu = a->cfg.gpu;
+    assert_int_equal(app_set_gpu(a, "no-such-gpu", &d), ST_ENOTFOUND);
+    assert_true(strstr(d.msg, "no-such-gpu") != NULL);
+    assert_int_equal(a->cfg.gpu, gpu);
+    diag_clear(&d);
+    assert_int_equal(app_set_gpu(a, ":3g.20gb", &d), ST_OK);
+    assert_true(a->cfg.mig >= 0);
+    assert_int_equal(app_set_gpu(a, ":full", &d), ST_OK);
+    assert_int_equal(a->cfg.mig, -1);
+}
+
+static void test_rows(void **state)
+{
+    struct app *a = *state;
+    app_rows_update(a);
+    assert_int_equal(a->n_rows, 8);
+    assert_string_equal(a->g->nodes[a->rows[0]].name, "conv1"); /* graph order */
+    /* MACs at batch 1: conv2 16*16*9*1024 = 2359296 > conv1 442368 > fc 160 */
+    ui_state_sort_by(&a->st, UI_COL_MACS);
+    a->rows_dirty = true;
+    app_rows_update(a);
+    assert_string_equal(a->g->nodes[a->rows[0]].name, "conv2");
+    assert_string_equal(a->g->nodes[a->rows[1]].name, "conv1");
+    assert_string_equal(a->g->nodes[a->rows[2]].name, "fc");
+    ui_state_sort_by(&a->st, UI_COL_MACS); /* inverted: smallest first, ties in graph order */
+    a->rows_dirty = true;
+    app_rows_update(a);
+    assert_string_equal(a->g->nodes[a->rows[7]].name, "conv2");
+    snprintf(a->st.filter, sizeof a->st.filter, "relu");
+    a->rows_dirty = true;
+    app_rows_update(a);
+    assert_int_equal(a->n_rows, 2);
+    snprintf(a->st.filter, sizeof a->st.filter, "conv|FC");
+    a->rows_dirty = true;
+    app_rows_update(a);
+    assert_int_equal(a->n_rows, 3);
+    a->st.filter[0] = 0;
+    a->rows_dirty = true;
+    app_rows_update(a);
+    char b[64];
+    assert_string_equal(app_cell_text(a, app_node_find(a, "conv2"), UI_COL_PARAMS, b, 64),
+                        "2.32 k"); /* 16*16*9 + 16 = 2320 */
+    assert_string_equal(app_cell_text(a, app_node_find(a, "fc"), UI_COL_SHAPE, b, 64), "[2,10]"); /* batch 2 from test_what_if */
+}
+
+static void test_commands(void **state)
+{
+    struct app *a = *state;
+    struct cmd_out out;
+    struct diag d = {0};
+    assert_int_equal(cmd_execute(a, "batch 4", &out, &d), ST_OK);
+    assert_int_equal(a->cfg.batch, 4);
+    assert_int_equal(cmd_execute(a, "prec fp16", &out, &d), ST_OK); /* unique prefix */
+    assert_int_equal(a->cfg.prec, PREC_FP16);
+    assert_int_not_equal(cmd_execute(a, "precision fp64", &out, &d), ST_OK);
+    assert_int_equal(a->cfg.prec, PREC_FP16);
+    diag_clear(&d);
+    assert_int_not_equal(cmd_execute(a, "batch", &out, &d), ST_OK);
+    assert_true(strstr(d.msg, "usage: batch N") != NULL);
+    diag_clear(&d);
+    assert_int_not_equal(cmd_execute(a, "frobnicate", &out, &d), ST_OK);
+    assert_true(strstr(d.msg, "unknown command") != NULL);
+    diag_clear(&d);
+    assert_int_equal(cmd_execute(a, "set height=16 width=8", &out, &d), ST_OK);
+    assert_int_equal(a->g->syms[graph_sym_find(a->g, "width")].val, 8);
+    assert_int_equal(cmd_execute(a, "runtime tensorrt", &out, &d), ST_OK);
+    assert_int_equal(a->cfg.rt, RT_TENSORRT);
+    assert_int_equal(cmd_execute(a, "goto relu2", &out, &d), ST_OK);
+    assert_int_equal(a->st.detail_node, app_node_find(a, "relu2"));
+    assert_int_equal(cmd_execute(a, "q", &out, &d), ST_OK);
+    assert_true(out.flags & CMD_QUIT);
+    assert_int_not_equal(cmd_execute(a, "compare", &out, &d), ST_OK); /* nothing pinned */
+    diag_clear(&d);
+    assert_int_equal(cmd_execute(a, "pin", &out, &d), ST_OK);
+    assert_int_equal(cmd_execute(a, "compare", &out, &d), ST_OK);
+    assert_true(a->st.compare);
+    /* export: atomic, refuses to overwrite without '!' */
+    char path[] = "/tmp/dippm-ui-test-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    close(fd);
+    unlink(path);
+    char line[128];
+    snprintf(line, sizeof line, "export csv %s", path);
+    assert_int_equal(cmd_execute(a, line, &out, &d), ST_OK);
+    assert_int_equal(cmd_execute(a, line, &out, &d), ST_EEXIST);
+    assert_true(strstr(d.msg, "export!") != NULL);
+    diag_clear(&d);
+    snprintf(line, sizeof line, "export! json %s", path);
+    assert_int_equal(cmd_execute(a, line, &out, &d), ST_OK);
+    char *text;
+    size_t len;
+    assert_int_equal(file_read_all(path, 1 << 20, &text, &len, NULL), ST_OK);
+    assert_true(strstr(text, "\"name\": \"conv2\"") != NULL);
+    assert_true(strstr(text, "teacher") || strstr(text, "gnn"));
+    free(text);
+    unlink(path);
+}
+
+static void cand(void *ctx, const char *s)
+{
+    int *n = ctx;
+    if (!strcmp(s, "relu1") || !strcmp(s, "height=") || !strcmp(s, "fp16") ||
+        !strcmp(s, "export"))
+        (*n)++;
+}
+
+static void test_complete(void **state)
+{
+    struct app *a = *state;
+    int n = 0;
+    cmd_complete(a, "goto re", 5, cand, &n);
+    assert_int_equal(n, 1);
+    n = 0;
+    cmd_complete(a, "set h", 4, cand, &n);
+    assert_int_equal(n, 1);
+    n = 0;
+    cmd_complete(a, "precision ", 10, cand, &n);
+    assert_int_equal(n, 1);
+    n = 0;
+    cmd_complete(a, "ex", 0, cand, &n);
+    assert_int_equal(n, 1);
+    n = 0;
+    assert_false(cmd_complete(a, "export csv ", 11, cand, &n)); /* a file name */
+}
+
+static void test_graph_lanes(void **state)
+{
+    struct app *a = *state;
+    struct graph_rows gr;
+    graph_rows_build(a->g, false, &gr);
+    assert_int_equal(gr.n, 8);
+    struct ui_canvas c;
+    draw_canvas_init(&c, 1, 8, true);
+    char text[64];
+    /* relu1's output feeds conv2 and the residual add: conv2 branches off
+     * into a new lane, add merges that lane back */
+    int conv2 = gr.row_of_node[app_node_find(a, "conv2")];
+    int add = gr.row_of_node[app_node_find(a, "add")];
+    for (int k = 0; k < 3; k++)
+        draw_put_glyph(&c, 0, k, gr.rows[conv2].glyph[k], UI_STYLE_NORMAL);
+    assert_string_equal(draw_row_text(&c, 0, text, sizeof text), "\u251c\u2500\u25cf");
+    for (int k = 0; k < 3; k++)
+        draw_put_glyph(&c, 0, k, gr.rows[add].glyph[k], UI_STYLE_NORMAL);
+    assert_string_equal(draw_row_text(&c, 0, text, sizeof text), "\u25cf\u2500\u2518");
+    graph_rows_fini(&gr);
+    /* collapsed: conv2, add, relu2 share block "body" -> one row */
+    graph_rows_build(a->g, true, &gr);
+    assert_int_equal(gr.n, 6);
+    assert_int_equal(gr.rows[gr.row_of_node[app_node_find(a, "add")]].n_nodes, 3);
+    graph_rows_fini(&gr);
+    draw_canvas_fini(&c);
+}
+
+static bool canvas_has(const struct ui_canvas *c, const char *s)
+{
+    char *t = draw_canvas_text(c);
+    bool r = strstr(t, s) != NULL;
+    free(t);
+    return r;
+}
+
+static void test_screens_draw(void **state)
+{
+    struct app *a = *state;
+    struct ui_canvas c;
+    struct ui_rect r = {0, 0, 20, 100};
+    draw_canvas_init(&c, 20, 100, false); /* ASCII fallback */
+    for (int t = 0; t < UI_TAB__COUNT; t++) {
+        a->st.detail_node = app_node_find(a, "conv1");
+        draw_clear(&c, r, UI_STYLE_NORMAL);
+        screen_get((enum ui_tab)t)->draw(a, &c, r);
+        for (int y = 0; y < c.rows; y++)
+            for (int x = 0; x < c.cols; x++)
+                assert_true(c.cells[y * c.cols + x].ch < 127); /* ASCII only */
+    }
+    draw_clear(&c, r, UI_STYLE_NORMAL);
+    screen_get(UI_TAB_LAYERS)->draw(a, &c, r);
+    assert_true(canvas_has(&c, "conv1"));
+    assert_true(canvas_has(&c, "GlobalAveragePool") || canvas_has(&c, "GlobalAv"));
+    draw_clear(&c, r, UI_STYLE_NORMAL);
+    a->st.detail_node = app_node_find(a, "conv1"); /* the table drives the current node */
+    screen_get(UI_TAB_DETAIL)->draw(a, &c, r);
+    /* conv1 at the configuration of the earlier tests: the formula shows
+     * its factors: N, Cout=16, H, W, Cin=3, groups=1, kH=kW=3 */
+    assert_true(canvas_has(&c, "MACs = N*Cout*Hout*Wout*(Cin/groups)*kH*kW"));
+    assert_true(canvas_has(&c, "*16*") && canvas_has(&c, "(3/1)*3*3"));
+    assert_true(canvas_has(&c, "intensity"));
+    draw_clear(&c, r, UI_STYLE_NORMAL);
+    screen_get(UI_TAB_HELP)->draw(a, &c, r);
+    assert_true(canvas_has(&c, "F10, q"));
+    assert_true(canvas_has(&c, "Quit the explorer"));
+    draw_canvas_fini(&c);
+}
+
+static void test_headless_run(void **state)
+{
+    (void)state;
+    char keys[] = "/tmp/dippm-ui-keys-XXXXXX", dump[] = "/tmp/dippm-ui-dump-XXXXXX";
+    int fd = mkstemp(keys), fd2 = mkstemp(dump);
+    assert_true(fd >= 0 && fd2 >= 0);
+    close(fd2);
+    char script[512];
+    int n = snprintf(script, sizeof script, "++<F6>:dump-screen %s<Enter>q", dump);
+    assert_int_equal(write(fd, script, (size_t)n), n);
+    close(fd);
+    setenv("DIPPM_NO_DISPLAY", "1", 1);
+    setenv("DIPPM_SCRIPT", keys, 1);
+    setenv("DIPPM_COLS", "80", 1);
+    setenv("DIPPM_ROWS", "24", 1);
+    setenv("XDG_STATE_HOME", "/tmp/dippm-ui-test-state", 1);
+    assert_int_equal(ui_main(tiny), 0);
+    char *text;
+    size_t len;
+    assert_int_equal(file_read_all(dump, 1 << 20, &text, &len, NULL), ST_OK);
+    assert_true(strstr(text, "batch 4") != NULL);       /* two doublings */
+    assert_true(strstr(text, "[4,16,32,32]") != NULL);  /* shapes follow */
+    assert_true(strstr(text, "F10Quit") != NULL);       /* F-key bar at 80x24 */
+    assert_true(strstr(text, "Name\u25b2") || strstr(text, "Name^")); /* F6: sorted by name */
+    free(text);
+    unlink(keys);
+    unlink(dump);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_what_if),     cmocka_unit_test(test_rows),
+        cmocka_unit_test(test_commands),    cmocka_unit_test(test_complete),
+        cmocka_unit_test(test_graph_lanes), cmocka_unit_test(test_screens_draw),
+        cmocka_unit_test(test_headless_run),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
