@@ -267,7 +267,7 @@ static enum status parse_inbound(struct kctx *c, struct kfun *f, int li)
 {
     struct kl *l = &f->l[li];
     const cJSON *ib = cJSON_GetObjectItemCaseSensitive(l->obj, "inbound_nodes");
-    char p[160];
+    char p[320];
     snprintf(p, sizeof p, "%s.inbound_nodes", l->path);
     if (!ib || cJSON_IsNull(ib))
         return ST_OK;
@@ -279,12 +279,12 @@ static enum status parse_inbound(struct kctx *c, struct kfun *f, int li)
     for (const cJSON *nd = ib->child; nd; nd = nd->next, k++) {
         struct kcall *call = &l->calls[l->n_calls++];
         call->pos = xcalloc(KMAX_IO, sizeof *call->pos);
-        char pk[192];
+        char pk[352];
         snprintf(pk, sizeof pk, "%s[%d]", p, k);
         enum status st = ST_OK;
         if (cJSON_IsObject(nd)) { /* Keras 3 */
             c->keras3 = true;
-            char pa[224];
+            char pa[384];
             snprintf(pa, sizeof pa, "%s.args", pk);
             st = collect_args(c, f, call, pa, cJSON_GetObjectItemCaseSensitive(nd, "args"), 0);
             if (!st) {
@@ -295,7 +295,7 @@ static enum status parse_inbound(struct kctx *c, struct kfun *f, int li)
         } else if (cJSON_IsArray(nd)) { /* Keras 2 / TF.js */
             int i = 0;
             for (const cJSON *r = nd->child; r && !st; r = r->next, i++) {
-                char pr[224];
+                char pr[384];
                 snprintf(pr, sizeof pr, "%s[%d]", pk, i);
                 st = add_pos(c, f, call, pr, r);
                 if (!st && cJSON_GetArraySize(r) >= 4) {
@@ -381,7 +381,7 @@ static enum status run_call(struct kctx *c, struct kfun *f, int li, int k, const
     struct ktensor *in[KMAX_IO];
     struct kkwargs kw = {0};
     *ran = false;
-    char p[192];
+    char p[320];
     snprintf(p, sizeof p, "%s.inbound_nodes[%d]", l->path, k);
     for (int i = 0; i < call->n_pos; i++) {
         bool pending;
