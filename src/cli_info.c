@@ -171,6 +171,8 @@ int cli_info(int argc, char **argv)
         jsonw_str(&w, ist ? d.msg : NULL);
         jsonw_obj_end(&w);
         rc = cli_emit(&co, w.buf, w.len);
+        if (ist)
+            fprintf(stderr, "dippm: %s: shape inference failed: %s\n", argv[optind], d.msg);
     } else {
         FILE *f = stdout;
         fprintf(f, "model:    %s\n", g->name);
@@ -207,17 +209,17 @@ int cli_info(int argc, char **argv)
         fprintf(f, "ops (%d types):\n", n_ops);
         for (int i = 0; i < n_ops; i++)
             fprintf(f, "  %-24s %d\n", hist[i].op_type, hist[i].count);
-        if (n_unc) {
+        if (ist) {
+            fprintf(stderr, "dippm: %s: shape inference failed: %s\n", argv[optind], d.msg);
+        } else if (n_unc) {
             fprintf(f, "not covered by shape inference/cost (%d nodes not counted):",
                     t->n_unsupported + t->n_unknown);
             for (int i = 0; i < n_unc; i++)
                 fprintf(f, " %s", uncovered[i]);
             fputc('\n', f);
-        } else if (!ist) {
+        } else {
             fprintf(f, "coverage: every op counted\n");
         }
-        if (ist)
-            fprintf(f, "shape inference failed: %s\n", d.msg);
         rc = 0;
     }
     jsonw_fini(&w);

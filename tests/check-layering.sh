@@ -17,7 +17,9 @@ check() { # header-regex allowed-path-regex what
 check 'n?curses(w)?\.h|ncursesw/|term\.h|panel\.h' '^ui/' 'curses'
 check 'readline/' '^ui/prompt\.c$' 'readline'
 check 'protobuf-c/' '^graph/onnx' 'protobuf-c'
-check 'cjson/' '^graph/(json_graph|keras[a-z_]*)\.c$|^src/(jsonl|measured|weights_meta)[a-z_]*\.c$|^tests/' 'cJSON'
+# cJSON belongs to the JSON file readers: dippm graphs, Keras/TF.js, measured
+# rows, dataset JSONL and the calibration data.
+check 'cjson/' '^graph/(json_graph|keras[a-z_]*)\.c$|^src/(measured|dataset|calib)\.c$|^tests/' 'cJSON'
 # core tests must not link curses: no tests/test_*.c outside test_ui* includes ui headers
 bad=$(grep -lE '#include "(ui|screen|term|theme)[a-z_]*\.h"' tests/test_*.c 2>/dev/null | grep -v 'tests/test_ui')
 if [ -n "$bad" ]; then echo "FAIL: core tests include ui headers: $bad"; fail=1; else echo "ok: core tests curses-free"; fi
