@@ -188,6 +188,41 @@ static void test_transformer_params(void **state)
     graph_free(g);
 }
 
+/* Transformer MACs by hand: per layer the four H x H projections, the
+ * feed-forward pair and the two attention products (scores and context). */
+static void test_transformer_macs(void **state)
+{
+    (void)state;
+    struct {
+        const char *spec;
+        const char *sym;
+        int64_t seq;
+        double expect;
+    } cases[] = {
+        /* bert: L * (S * (4H^2 + 2HI) + 2 S^2 H) + pooler H^2 */
+        {"bert", "seq", 128, 12 * (128.0 * (4 * 768.0 * 768 + 2 * 768.0 * 3072) +
+                                   2 * 128.0 * 128 * 768) + 768.0 * 768},
+        {"bert:preset=bert-large", "seq", 384,
+         24 * (384.0 * (4 * 1024.0 * 1024 + 2 * 1024.0 * 4096) + 2 * 384.0 * 384 * 1024) +
+             1024.0 * 1024},
+        /* gpt prefill: L * (S * (4H^2 + 2H * 4H) + 2 S^2 H) + LM head S H V */
+        {"gpt", "seq", 1024, 12 * (1024.0 * (4 * 768.0 * 768 + 8 * 768.0 * 768) +
+                                   2 * 1024.0 * 1024 * 768) + 1024.0 * 768 * 50257},
+        /* gpt decode with 300 cached tokens: one token over 301 keys */
+        {"gpt:phase=decode", "seq", 300, 12 * ((4 * 768.0 * 768 + 8 * 768.0 * 768) +
+                                               2 * 301.0 * 768) + 768.0 * 50257},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        struct graph *g = build(cases[i].spec);
+        struct diag d = {0};
+        assert_int_equal(graph_sym_set(g, cases[i].sym, cases[i].seq, &d), ST_OK);
+        if (infer_real(g) && fabs(g->totals.macs - cases[i].expect) > 1e-9 * cases[i].expect)
+            fail_msg("%s at %s=%lld: %.0f MACs, expected %.0f", cases[i].spec, cases[i].sym,
+                     (long long)cases[i].seq, g->totals.macs, cases[i].expect);
+        graph_free(g);
+    }
+}
+
 /* ---- MACs against the ONNX exports in samples/ ----------------------------- */
 
 static void test_onnx_macs(void **state)
@@ -669,6 +704,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_torchvision_params), cmocka_unit_test(test_transformer_params),
+        cmocka_unit_test(test_transformer_macs),
         cmocka_unit_test(test_onnx_macs),          cmocka_unit_test(test_corners),
         cmocka_unit_test(test_errors),             cmocka_unit_test(test_presets),
         cmocka_unit_test(test_sampler),            cmocka_unit_test(test_symbols),
