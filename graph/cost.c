@@ -37,11 +37,16 @@
  *        nothing: 0 bytes. Gather reads the rows it gathers (output size)
  *        plus the indices, not the whole table. Shape, Size and Constant are
  *        metadata: 0 bytes. A node whose outputs are all constant-folded
- *        costs nothing (runtimes fold it at load time).
+ *        costs nothing, and so does a node fed only by initializers and
+ *        constants (a transposed or cast weight): runtimes fold both at load
+ *        time. Such a weight counts as a parameter of the node that consumes
+ *        it (the per-node params column), while graph totals count each
+ *        initializer once.
  * Peak   live activation bytes over the topological order: a tensor is live
  *        from its producer until its last consumer (graph inputs from the
  *        start, graph outputs until the end); a view shares its input's
- *        storage; initializers and Constant outputs are not activations.
+ *        storage; initializers, Constant outputs and tensors computed from
+ *        them alone (folded at load) are not activations.
  *        The peak is taken while a node runs (its inputs and outputs live).
  */
 #include <math.h>
@@ -71,10 +76,14 @@ static bool op_is_config_only(enum op op)
     }
 }
 
-/* Is input i of node n a parameter (see the conventions above)? */
-static bool input_is_param(const struct node *n, int i, const struct value *v)
+/* Is input i of node n a parameter (see the conventions above)? strict:
+ * only initializers themselves (graph totals); otherwise also weights
+ * derived from them by constant nodes (a transposed or cast weight feeding
+ * a MatMul is that MatMul's parameter in the per-node column). */
+static bool input_is_param(const struct node *n, int i, const struct value *v, bool strict)
 {
-    if (!(v->flags & VAL_INIT) || !v->shape.known)
+    if (!v->shape.known || !(strict ? (v->flags & VAL_INIT) != 0 : v->is_const) ||
+        (v->folded && v->producer >= 0))
         return false;
     switch (n->op) {
     case OP_BatchNormalization: return i == 1 || i == 2;
@@ -110,9 +119,15 @@ static double vbytes(const struct value *v)
 void cost_params(struct infer_ctx *c)
 {
     struct node_cost *nc = &c->n->cost;
+    bool const_node = c->n->n_in > 0;
+    for (int i = 0; i < c->n->n_in; i++)
+        if (in_v(c, i) && !in_v(c, i)->is_const)
+            const_node = false;
+    if (const_node)
+        return; /* the consumers of its outputs show these parameters */
     for (int i = 0; i < c->n->n_in; i++) {
         const struct value *v = in_v(c, i);
-        if (v && input_is_param(c->n, i, v)) {
+        if (v && input_is_param(c->n, i, v, false)) {
             nc->params += (double)numel(&v->shape);
             nc->param_bytes += vbytes(v);
         }
@@ -140,6 +155,15 @@ void cost_node(struct infer_ctx *c, const struct op_impl *im)
         all_folded &= v->folded != NULL;
     }
     nc->out_bytes = nc->bytes_written;
+    bool const_node = c->n->n_in > 0 || c->n->op == OP_Constant;
+    for (int i = 0; i < c->n->n_in; i++)
+        if (in_v(c, i) && !in_v(c, i)->is_const)
+            const_node = false;
+    if (const_node) {
+        /* weights prepared from initializers: done once at load time */
+        nc->bytes_read = nc->bytes_written = nc->out_bytes = 0;
+        return;
+    }
     if (all_folded) {
         nc->bytes_read = nc->bytes_written = 0;
         return;
@@ -226,8 +250,10 @@ void cost_norm(const struct infer_ctx *c, struct node_cost *nc)
 {
     const struct shape *x = in_s(c, 0);
     double groups = 1;
-    if (c->n->op == OP_LayerNormalization) {
-        int64_t axis = node_attr_int(c->n, "axis", -1);
+    enum op op = c->n->op;
+    if (op == OP_LayerNormalization || op == OP_SkipLayerNormalization ||
+        op == OP_SimplifiedLayerNormalization || op == OP_RMSNormalization) {
+        int64_t axis = op == OP_SkipLayerNormalization ? -1 : node_attr_int(c->n, "axis", -1);
         if (axis < 0)
             axis += x->rank;
         for (int i = 0; i < axis && i < x->rank; i++)
@@ -403,6 +429,17 @@ void cost_attention(const struct infer_ctx *c, struct node_cost *nc)
     nc->flops = 2 * nc->macs + scores * (FL_SOFTMAX + FL_MUL);
 }
 
+void cost_mha(const struct infer_ctx *c, struct node_cost *nc)
+{
+    /* scores B*heads*S*L, each with a head_size dot product and a weighted
+     * sum over head_size_v; projections are separate MatMuls */
+    const struct shape *q = in_s(c, 0), *k = in_s(c, 1), *v = in_s(c, 2);
+    double heads = (double)node_attr_int(c->n, "num_heads", 1);
+    double scores = (double)q->d[0] * heads * (double)q->d[1] * (double)k->d[1];
+    nc->macs = scores * ((double)q->d[2] / heads + (double)v->d[2] / heads);
+    nc->flops = 2 * nc->macs + scores * (FL_SOFTMAX + FL_MUL);
+}
+
 void cost_sdpa(const struct infer_ctx *c, struct node_cost *nc)
 {
     const struct shape *q = in_s(c, 0), *k = in_s(c, 1);
@@ -438,11 +475,10 @@ void cost_det(const struct infer_ctx *c, struct node_cost *nc)
 
 static bool is_activation(const struct graph *g, const struct value *v)
 {
-    if (v->flags & VAL_INIT || !v->shape.known)
+    (void)g;
+    if (v->flags & VAL_INIT || !v->shape.known || v->is_const)
         return false;
-    if (v->producer < 0)
-        return (v->flags & VAL_INPUT) != 0;
-    return g->nodes[v->producer].op != OP_Constant;
+    return v->producer >= 0 || (v->flags & VAL_INPUT);
 }
 
 void cost_totals(struct graph *g)
@@ -461,7 +497,7 @@ void cost_totals(struct graph *g)
         const struct node *n = &g->nodes[g->topo[p]];
         for (int i = 0; i < n->n_in; i++) {
             int vi = n->in[i];
-            if (vi >= 0 && !counted[vi] && input_is_param(n, i, &g->values[vi])) {
+            if (vi >= 0 && !counted[vi] && input_is_param(n, i, &g->values[vi], true)) {
                 counted[vi] = true;
                 t->params += (double)numel(&g->values[vi].shape);
                 t->param_bytes += vbytes(&g->values[vi]);

@@ -120,6 +120,8 @@ struct value {
     struct shape shape;
     enum dtype idtype;     /* inferred element type */
     struct tconst *folded; /* constant-folded contents (scratch arena) or NULL */
+    bool is_const; /* computed from initializers/constants only: runtimes fold it at load, so
+                      it is a weight, not an activation (graph_infer) */
 };
 
 /* Per-node cost for the current bindings (graph_infer). Conventions:

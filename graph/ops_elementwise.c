@@ -145,8 +145,15 @@ enum status shape_cast(struct infer_ctx *c)
 {
     int64_t to = node_attr_int(c->n, "to", -1);
     const struct attr *sat = node_attr(c->n, "to");
-    if (sat && sat->type == ATTR_STRING) /* opset 1-5 wrote the type name */
-        to = dtype_from_name(sat->s, (enum dtype *)&to) ? to : -1;
+    if (sat && sat->type == ATTR_STRING) { /* opset 1-5 wrote the type name */
+        enum dtype named;
+        char low[32];
+        size_t i = 0;
+        for (; sat->s[i] && i < sizeof low - 1; i++)
+            low[i] = (char)(sat->s[i] >= 'A' && sat->s[i] <= 'Z' ? sat->s[i] + 32 : sat->s[i]);
+        low[i] = 0;
+        to = dtype_from_name(low, &named) ? (int64_t)named : -1;
+    }
     if (to <= 0 || to >= DT__COUNT)
         return shape_fail(c, "attribute 'to' is %lld, expected an ONNX data type code",
                           (long long)to);
@@ -360,5 +367,57 @@ enum status shape_cumsum(struct infer_ctx *c)
         return shape_fail(c, "input 1 (axis) has %lld elements, expected a scalar",
                           (long long)numel(a));
     out_like(c, 0, in_s(c, 0), in_dt(c, 0));
+    return ST_OK;
+}
+
+/* ---- fused activations and norms ---------------------------------------- */
+
+/* FastGelu / BiasGelu: X plus an optional bias broadcast along the last dim. */
+enum status shape_biasact(struct infer_ctx *c)
+{
+    struct shape o = *in_s(c, 0);
+    if (in_v(c, 1)) {
+        enum status st = broadcast(c, in_s(c, 0), in_s(c, 1), &o);
+        if (st)
+            return st;
+    }
+    out_like(c, 0, &o, in_dt(c, 0));
+    return ST_OK;
+}
+
+/* GeGelu: the last dim holds [a, b]; out = gelu(a) * b, half as wide. */
+enum status shape_geglu(struct infer_ctx *c)
+{
+    struct shape o = *in_s(c, 0);
+    if (o.rank < 1 || o.d[o.rank - 1] % 2)
+        return shape_fail(c, "last dim %lld is not even (gate and value halves)",
+                          (long long)(o.rank ? o.d[o.rank - 1] : 0));
+    o.d[o.rank - 1] /= 2;
+    out_like(c, 0, &o, in_dt(c, 0));
+    return ST_OK;
+}
+
+/* SkipLayerNormalization: input + skip (+ bias), normalised over the last
+ * dim; optional outputs mean, inv_std_var, input_skip_bias_sum. */
+enum status shape_skipln(struct infer_ctx *c)
+{
+    const struct shape *x = in_s(c, 0);
+    struct shape o;
+    enum status st = broadcast(c, x, in_s(c, 1), &o);
+    if (st)
+        return st;
+    if (o.rank != x->rank)
+        return shape_fail(c, "skip does not broadcast to the input");
+    int64_t hidden = x->rank ? x->d[x->rank - 1] : 1;
+    if (numel(in_s(c, 2)) != hidden)
+        return shape_fail(c, "gamma has %lld elements, expected %lld (hidden size)",
+                          (long long)numel(in_s(c, 2)), (long long)hidden);
+    out_like(c, 0, x, in_dt(c, 0));
+    int64_t md[IR_MAX_RANK];
+    for (int i = 0; i < x->rank; i++)
+        md[i] = i < x->rank - 1 ? x->d[i] : 1;
+    out_shape(c, 1, x->rank, md, DT_FLOAT);
+    out_shape(c, 2, x->rank, md, DT_FLOAT);
+    out_like(c, 3, x, in_dt(c, 0));
     return ST_OK;
 }

@@ -364,6 +364,12 @@ enum status shape_sdpa(struct infer_ctx *c)
     memcpy(bq.d, q->d, sizeof(int64_t) * (r - 2));
     memcpy(bk.d, k->d, sizeof(int64_t) * (r - 2));
     memcpy(bv.d, v->d, sizeof(int64_t) * (r - 2));
+    if (r >= 3 && k->d[r - 3] == v->d[r - 3] && k->d[r - 3] > 0 &&
+        q->d[r - 3] % k->d[r - 3] == 0) {
+        /* grouped-query (GQA) and multi-query (MQA) attention: each K/V
+         * head serves q_heads / kv_heads query heads */
+        bk.d[r - 3] = bv.d[r - 3] = q->d[r - 3];
+    }
     enum status st = broadcast(c, &bq, &bk, &o);
     if (!st)
         st = broadcast(c, &o, &bv, &o);
@@ -378,5 +384,31 @@ enum status shape_sdpa(struct infer_ctx *c)
             return st;
     }
     out_like(c, 0, &o, in_dt(c, 0));
+    return ST_OK;
+}
+
+/* Microsoft contrib MultiHeadAttention: query [B,S,D], key/value [B,L,D]
+ * (or packed / pre-split forms, which are not supported), num_heads. */
+enum status shape_mha(struct infer_ctx *c)
+{
+    const struct shape *q = in_s(c, 0);
+    int64_t heads = node_attr_int(c->n, "num_heads", 0);
+    if (heads < 1)
+        return shape_fail(c, "attribute num_heads is missing or < 1");
+    if (q->rank != 3 || !in_v(c, 1) || !in_v(c, 2) || in_s(c, 1)->rank != 3 ||
+        in_s(c, 2)->rank != 3)
+        return shape_unsupported(c, "only the unpacked form (query, key, value of rank 3) is "
+                                 "supported");
+    const struct shape *k = in_s(c, 1), *v = in_s(c, 2);
+    if (k->d[1] != v->d[1] || q->d[2] != k->d[2] || q->d[2] % heads || v->d[2] % heads)
+        return shape_fail(c, "query/key/value hidden sizes %lld/%lld/%lld and lengths do not "
+                          "match %lld heads", (long long)q->d[2], (long long)k->d[2],
+                          (long long)v->d[2], (long long)heads);
+    int64_t od[3] = {q->d[0], q->d[1], v->d[2]};
+    out_shape(c, 0, 3, od, in_dt(c, 0));
+    int64_t pk[4] = {q->d[0], heads, k->d[1], k->d[2] / heads};
+    int64_t pv[4] = {q->d[0], heads, v->d[1], v->d[2] / heads};
+    out_shape(c, 1, 4, pk, in_dt(c, 0));
+    out_shape(c, 2, 4, pv, in_dt(c, 0));
     return ST_OK;
 }

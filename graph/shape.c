@@ -288,8 +288,10 @@ static void reset_values(struct graph *g)
         memset(&v->shape, 0, sizeof v->shape);
         v->idtype = v->dtype;
         v->folded = NULL;
+        v->is_const = false;
         if (v->producer >= 0)
             continue;
+        v->is_const = (v->flags & VAL_INIT) || (v->data && !(v->flags & VAL_INPUT));
         if (v->data) {
             v->shape.known = true;
             v->shape.rank = v->data->rank;
@@ -327,6 +329,13 @@ static void infer_node(struct infer_ctx *c, enum status *first_err)
     n->note = NULL;
     c->note = NULL;
     cost_params(c); /* parameters are known from declarations, whatever the state */
+    /* a node fed only by initializers and constants is folded by runtimes */
+    bool all_const = true;
+    for (int i = 0; i < n->n_in; i++)
+        if (in_v(c, i) && !in_v(c, i)->is_const)
+            all_const = false;
+    for (int j = 0; j < n->n_out; j++)
+        out_v(c, j)->is_const = all_const;
     for (int i = 0; i < n->n_in; i++) {
         const struct value *v = in_v(c, i);
         if (v && !v->shape.known) {

@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "json_graph.h"
+#include "load.h"
 #include "shape.h"
 
 /* ---- JSON helpers -------------------------------------------------------- */
@@ -278,6 +279,23 @@ static const struct shape_case cases[] = {
      I64("d", "[]", "[10]") "," F32D("vals", "[2]", "[0,1]"),
      NODE("o", "OneHot", "[\"i\",\"d\",\"vals\"]", "[\"y\"]", "{}"), "y", "[3, 10]", 0, 0, -1,
      ST_OK, NULL},
+    /* GQA: 8 query heads share 2 K/V heads; scores 1*8*4*6 = 192, MACs
+     * 192 * (16 + 16) = 6144 */
+    {"gqa grouped heads", 17,
+     F32("q", "[1,8,4,16]") "," F32("k", "[1,2,6,16]") "," F32("v", "[1,2,6,16]"), "",
+     NODE("a", "GQA", "[\"q\",\"k\",\"v\"]", "[\"y\"]", "{}"), "y", "[1, 8, 4, 16]", 6144,
+     -1, 0, ST_OK, NULL},
+    {"sdpa head mismatch", 17,
+     F32("q", "[1,8,4,16]") "," F32("k", "[1,3,6,16]") "," F32("v", "[1,3,6,16]"), "",
+     NODE("att", "SDPA", "[\"q\",\"k\",\"v\"]", "[\"y\"]", "{}"), NULL, NULL, -1, -1, -1,
+     ST_ESHAPE, "node 'att' (SDPA): cannot broadcast"},
+    /* contrib Attention: projections 2*5*32*96 = 30720 MACs; scores
+     * 2*4*5*5 = 200, each 8 + 8 -> 3200 */
+    {"attention contrib", 17, F32("x", "[2,5,32]"), F32("w", "[32,96]") "," F32("b", "[96]"),
+     NODE("a", "Attention", "[\"x\",\"w\",\"b\"]", "[\"y\"]", "{\"num_heads\":4}"), "y",
+     "[2, 5, 32]", 30720 + 3200, -1, 96 * 33, ST_OK, NULL},
+    {"geglu", 17, F32("x", "[2,3,8]"), "", NODE("g", "GeGelu", "[\"x\"]", "[\"y\"]", "{}"), "y",
+     "[2, 3, 4]", 0, -1, 0, ST_OK, NULL},
     {"gelu fused", 17, F32("x", "[4,8]"), "", NODE("g", "Gelu", "[\"x\"]", "[\"y\"]", "{}"), "y",
      "[4, 8]", 0, 32 * 42, 0, ST_OK, NULL},
 };
@@ -528,6 +546,78 @@ static void test_liveness_views(void **state)
     graph_free(g);
 }
 
+/* A weight prepared by a constant node (Transpose of an initializer) is
+ * folded at load: no cost, not an activation, and a parameter of the
+ * MatMul that consumes it; the totals count the initializer once. */
+static void test_constant_weight_prep(void **state)
+{
+    (void)state;
+    const char *nodes =
+        NODE("wt", "Transpose", "[\"w\"]", "[\"wT\"]", "{}") ","
+        NODE("mm", "MatMul", "[\"x\",\"wT\"]", "[\"y\"]", "{}") ","
+        NODE("mm2", "MatMul", "[\"y\",\"w\"]", "[\"z\"]", "{}");
+    struct graph *g = parse(17, F32("x", "[4,16]"), F32("w", "[16,16]"), nodes, NULL);
+    assert_non_null(g);
+    struct diag d = {0};
+    assert_int_equal(graph_infer(g, &d), ST_OK);
+    assert_true(g->nodes[0].cost.bytes_read == 0 && g->nodes[0].cost.params == 0);
+    assert_true(g->nodes[1].cost.params == 256);
+    assert_true(g->nodes[2].cost.params == 256);
+    assert_true(g->totals.params == 256); /* one initializer */
+    /* MACs: 4*16*16 twice */
+    assert_true(g->totals.macs == 2 * 1024);
+    /* peak: x (256 B) + y (256 B) while mm runs, y + z while mm2 runs; the
+     * 1 KiB transposed weight is not an activation */
+    assert_true(g->totals.peak_act_bytes == 512);
+    graph_free(g);
+}
+
+/* The exported torchvision samples against torchvision's documented
+ * parameter counts (exact) and GFLOPS (= G multiply-accumulates, within 3%
+ * at 224x224). Skipped for samples that are absent. */
+static void test_torchvision_samples(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *file;
+        double params, gmacs;
+    } ref[] = {
+        {"resnet50.onnx", 25557032, 4.09},      {"mobilenet_v2.onnx", 3504872, 0.30},
+        {"efficientnet_b0.onnx", 5288548, 0.39}, {"vit_b_16.onnx", 86567656, 17.56},
+        {"densenet121.onnx", 7978856, 2.83},    {"convnext_tiny.onnx", 28589128, 4.46},
+        {"swin_t.onnx", 28288354, 4.49},        {"vgg16.onnx", 138357544, 15.47},
+        {"mobilenet_v3_large.onnx", 5483032, 0.22},
+    };
+    int checked = 0;
+    for (size_t i = 0; i < sizeof ref / sizeof ref[0]; i++) {
+        const char *path = sample_path(ref[i].file);
+        FILE *f = fopen(path, "rb");
+        if (!f)
+            continue;
+        fclose(f);
+        struct diag d = {0};
+        struct graph *g = model_load(path, &d);
+        if (!g)
+            fail_msg("%s: %s", ref[i].file, d.msg);
+        if (graph_infer(g, &d))
+            fail_msg("%s: %s", ref[i].file, d.msg);
+        if (g->totals.n_unsupported || g->totals.n_unknown)
+            fail_msg("%s: %d nodes not counted", ref[i].file,
+                     g->totals.n_unsupported + g->totals.n_unknown);
+        if (g->totals.params != ref[i].params)
+            fail_msg("%s: params %.0f, torchvision %.0f", ref[i].file, g->totals.params,
+                     ref[i].params);
+        double rel = g->totals.macs / 1e9 / ref[i].gmacs - 1;
+        if (rel > 0.03 || rel < -0.03)
+            fail_msg("%s: %.3f GMACs, torchvision %.2f", ref[i].file, g->totals.macs / 1e9,
+                     ref[i].gmacs);
+        graph_free(g);
+        checked++;
+    }
+    if (!checked)
+        skip();
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -538,6 +628,8 @@ int main(void)
         cmocka_unit_test(test_runtime_reshape_is_not_covered),
         cmocka_unit_test(test_tiny_cnn),
         cmocka_unit_test(test_liveness_views),
+        cmocka_unit_test(test_constant_weight_prep),
+        cmocka_unit_test(test_torchvision_samples),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
