@@ -234,6 +234,7 @@ static void test_onnx_macs(void **state)
         {"efficientnet", "efficientnet_b0.onnx"}, {"densenet", "densenet121.onnx"},
         {"convnext", "convnext_tiny.onnx"},  {"vit", "vit_b_16.onnx"},
         {"swin", "swin_t.onnx"},             {"bert", "bert_base.onnx"},
+        {"gpt:preset=gpt2-medium", "gpt2_medium.onnx"},
     };
     const char *dir = getenv("SAMPLES_DIR");
     if (!dir)
@@ -256,6 +257,14 @@ static void test_onnx_macs(void **state)
         }
         if (!ref)
             fail_msg("%s: %s", path, d.msg);
+        /* a reference the shape engine cannot infer says nothing about the
+         * template: report it and go on */
+        if (graph_infer(ref, &d) != ST_OK || ref->totals.n_unknown) {
+            printf("# %s: reference not inferable (%s), skipped\n", path,
+                   d.msg[0] ? d.msg : "unknown shapes");
+            graph_free(ref);
+            continue;
+        }
         struct graph *g = build(pairs[i][0]);
         /* compare at the export's batch and sequence length */
         for (int s = 0; s < ref->n_syms; s++)
