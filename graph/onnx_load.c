@@ -440,24 +440,41 @@ static enum status add_node(struct lctx *c, const Onnx__NodeProto *np, int idx)
 
 /* ---- model --------------------------------------------------------------- */
 
+static bool default_domain(const char *dom)
+{
+    return !dom || !dom[0] || strcmp(dom, "ai.onnx") == 0;
+}
+
 static enum status read_opset(struct lctx *c, const Onnx__ModelProto *m)
 {
     int64_t v = -1;
     for (size_t i = 0; i < m->n_opset_import; i++) {
         const Onnx__OperatorSetIdProto *o = m->opset_import[i];
-        if (!o->domain || !o->domain[0] || strcmp(o->domain, "ai.onnx") == 0)
+        if (default_domain(o->domain))
             v = o->has_version ? o->version : -1;
     }
-    if (v < 0)
+    if (m->n_opset_import == 0)
         return diag_set(c->d, ST_EPARSE,
-                        "%s: no opset_import for the default ONNX domain "
-                        "(ModelProto field 8 missing: truncated file?)",
+                        "%s: no opset_import (ModelProto field 8): a model from before ONNX "
+                        "IR version 3, or a truncated file",
                         c->name);
+    if (v < 0) {
+        /* Only other domains imported (e.g. ai.onnx.preview.training): fine as
+         * long as no node uses the default domain. */
+        const Onnx__GraphProto *gp = m->graph;
+        for (size_t i = 0; gp && i < gp->n_node; i++)
+            if (default_domain(gp->node[i]->domain))
+                return diag_set(c->d, ST_EPARSE,
+                                "%s: node #%zu (%s) is in the default ONNX domain but the "
+                                "model imports no opset for it",
+                                c->name, i, gp->node[i]->op_type ? gp->node[i]->op_type : "?");
+        c->g->opset = 0;
+        return ST_OK;
+    }
     if (v < MIN_OPSET || v > MAX_OPSET)
         return diag_set(c->d, ST_EUNSUPPORTED,
-                        "%s: opset %lld is not supported (dippm reads "
-                        "opsets %d to %d)",
-                        c->name, (long long)v, MIN_OPSET, MAX_OPSET);
+                        "%s: opset %lld is not supported (dippm reads opsets %d to %d)", c->name,
+                        (long long)v, MIN_OPSET, MAX_OPSET);
     c->g->opset = (int)v;
     return ST_OK;
 }
