@@ -371,6 +371,42 @@ static void test_opset_range_and_forms(void **state)
     pb_free(&m);
 }
 
+static void test_field_order_and_names(void **state)
+{
+    (void)state;
+    /* raw_data before dims and data_type: the contents are still kept */
+    struct pb g = {0}, t = {0}, m = {0}, vi = {0};
+    int64_t vals[] = {7, 8, 9};
+    pb_bytes(&t, 9, vals, sizeof vals);
+    pb_str(&t, 8, "axes");
+    pb_int(&t, 1, 3);
+    pb_int(&t, 2, 7);
+    pb_msg(&g, 5, &t);
+    /* two nodes with the same name (ONNX does not require unique names) */
+    const char *in1[] = {"x"}, *out1[] = {"a"}, *in2[] = {"a"}, *out2[] = {"b"};
+    node(&g, "Relu", "same", in1, 1, out1, 1, NULL, 0);
+    node(&g, "Relu", "same", in2, 1, out2, 1, NULL, 0);
+    const char *xd[] = {"N", "4"};
+    value_info(&vi, "x", xd, 2);
+    pb_msg(&g, 11, &vi);
+    value_info(&vi, "b", xd, 2);
+    pb_msg(&g, 12, &vi);
+    model(&m, &g, 11);
+    struct diag d;
+    struct graph *gr = load(&m, &d);
+    if (!gr)
+        fail_msg("%s", d.msg);
+    const struct value *a = &gr->values[graph_value_find(gr, "axes")];
+    assert_non_null(a->data);
+    assert_non_null(a->data->i64);
+    assert_int_equal(a->data->i64[2], 9);
+    assert_string_equal(gr->nodes[0].name, "same");
+    assert_string_equal(gr->nodes[1].name, "same#2");
+    assert_int_equal(graph_batch_sym(gr), graph_sym_find(gr, "N"));
+    graph_free(gr);
+    pb_free(&m);
+}
+
 /* ---- corrupted inputs ---------------------------------------------------- */
 
 static void test_truncation_every_offset(void **state)
@@ -763,6 +799,7 @@ int main(void)
         cmocka_unit_test(test_reference_model),
         cmocka_unit_test(test_subgraph_attr),
         cmocka_unit_test(test_opset_range_and_forms),
+        cmocka_unit_test(test_field_order_and_names),
         cmocka_unit_test(test_truncation_every_offset),
         cmocka_unit_test(test_wire_types),
         cmocka_unit_test(test_huge_length),
