@@ -1,5 +1,6 @@
 #!/bin/sh
 # tests/measure/run.sh - the measurement harness end to end on the CPU:
+#   0. the example rows of man/dippm-measured.5 read back as documented;
 #   1. its unit tests (tools/measure/test_measure.py);
 #   2. measure.py --dry-run on torchvision squeezenet1_1 (batch 1,2; fp32, bf16;
 #      3x64x64 input) with Debian's /usr/bin/python3 and torch;
@@ -28,7 +29,18 @@ fail() { echo "FAIL: $*"; exit 1; }
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/measure-test.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT INT TERM
+tmp=$(cd "$tmp" && pwd -P)  # the reader returns graph paths through realpath
 out="$tmp/run/measured.jsonl"
+
+echo "== the example in dippm-measured(5) is accepted as documented"
+mkdir -p "$tmp/man/graphs" && : >"$tmp/man/graphs/resnet50.onnx" && : >"$tmp/man/graphs/vgg16.onnx"
+grep '^{"schema"' "$top/man/dippm-measured.5" >"$tmp/man/measured.jsonl"
+"$reader" --validate "$tmp/man/measured.jsonl" >"$tmp/man.out" 2>&1 || { cat "$tmp/man.out"; fail "man example"; }
+printf 'resnet50\t32\tfp16\tpytorch\tA100-SXM4-40GB\t-\t11.84\t12.02\t1890\t3.41\tmeasured\t%s\n' \
+    "$tmp/man/graphs/resnet50.onnx" >"$tmp/man.exp"
+printf 'resnet50\t8\tfp32\tpytorch\tA100-SXM4-40GB\t1g.5gb\t9.02\t9.3\t1342\tnull\tmeasured\t%s\nfailed\t1\n' \
+    "$tmp/man/graphs/resnet50.onnx" >>"$tmp/man.exp"
+diff "$tmp/man.exp" "$tmp/man.out" || fail "man example read back differently"
 
 echo "== harness unit tests"
 "$py" "$top/tools/measure/test_measure.py" >"$tmp/unit.log" 2>&1 ||
@@ -40,6 +52,7 @@ echo "== dry run: squeezenet1_1, batch 1,2, fp32,bf16"
     --warmup 1 --runs 3 --dry-run -o "$out" 2>"$tmp/run1.log" ||
     { cat "$tmp/run1.log"; fail "measure.py --dry-run exited with $?"; }
 [ "$(wc -l <"$out")" -eq 4 ] || { cat "$out"; fail "expected 4 rows"; }
+[ "$(grep -c '"params": 1235496,' "$out")" -eq 4 ] || fail "params of squeezenet1_1 in rows"
 
 echo "== the reader refuses dry-run rows by default"
 if "$reader" --validate "$out" >"$tmp/v0.out" 2>"$tmp/v0.err"; then

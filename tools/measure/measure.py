@@ -156,7 +156,7 @@ def make_row(model, graph, dims, batch, prec, runtime, env, status="ok", error=N
     t, m, e = timing or {}, mem or {}, energy or {}
     row = {
         "schema": SCHEMA, "model": model, "graph": graph, "input": dims_str(dims),
-        "batch": batch, "precision": prec, "runtime": runtime,
+        "batch": batch, "precision": prec, "runtime": runtime, "params": env.get("params"),
         "gpu": env["gpu"], "gpu_nvml": env.get("gpu_nvml"), "mig": env.get("mig"),
         "status": status,
         "latency_ms": rnd(t.get("median_ms")), "latency_p90_ms": rnd(t.get("p90_ms")),
@@ -334,7 +334,7 @@ class Run:
         self.done = load_done(self.out, opts.retry_failed)
         self.nvml, self.baseline, self.env = gpu_env(torch, opts)
         self.t_start = time.time()
-        self.n_new = self.n_skip = self.n_fail = 0
+        self.n_new = self.n_skip = self.n_fail = self.n_export_fail = 0
 
     def key(self, name, dims, batch, prec, runtime):
         return row_key({"model": name, "input": dims_str(dims), "batch": batch,
@@ -419,7 +419,7 @@ class Run:
                 self.nvml.close()
         print("measure.py: %d rows written to %s (%d failed), %d already there"
               % (self.n_new, self.opts.output, self.n_fail, self.n_skip), file=sys.stderr)
-        return 0
+        return 1 if self.n_export_fail else 0
 
     def run_spec(self, spec):
         """Exports (once) and measures one model given as a name or ONNX file."""
@@ -444,8 +444,17 @@ class Run:
             self.n_skip += len(opts.precisions) * len(opts.batches)
             return
         model = bench.load_torch_model(self.torch, spec)
-        graph = bench.export_graph(self.torch, model, spec, dims, self.graphs_dir, opts.opset)
+        try:
+            graph = bench.export_graph(self.torch, model, spec, dims, self.graphs_dir,
+                                       opts.opset)
+        except Exception as e:  # nothing measured: no rows, but the other models go on
+            print("measure.py: %s: ONNX export failed, model skipped (%s)"
+                  % (spec, first_line(e)), file=sys.stderr)
+            self.n_export_fail += 1
+            return
+        self.env["params"] = sum(p.numel() for p in model.parameters())
         self.measure_model(spec, "torch", model, dims, os.path.relpath(graph, self.out_dir))
+        self.env.pop("params", None)
 
 
 def child_argv(opts, spec, budget):
