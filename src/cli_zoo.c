@@ -17,14 +17,15 @@ static void help(void)
 {
     printf("Usage: dippm zoo list [--json]\n"
            "       dippm zoo show FAMILY [--json]\n"
-           "       dippm zoo FAMILY [KEY=VALUE]... [-o OUT.json [--force]] [--batch N]\n"
-           "                 [--set NAME=VALUE]...\n"
+           "       dippm zoo FAMILY [KEY=VALUE]... [--json | -o OUT.json [--force]]\n"
+           "                 [--batch N] [--set NAME=VALUE]...\n"
            "       dippm zoo sample FAMILY|all [--seed N] [--count N]\n\n"
            "Architecture templates with hyperparameters. 'list' names the families, 'show'\n"
            "gives each parameter's type, valid values, default and meaning. 'FAMILY k=v...'\n"
            "builds that configuration and prints its canonical spec, size, parameters and\n"
-           "MACs; with -o it writes the dippm JSON graph instead (atomically, never over an\n"
-           "existing file without --force; --set/--batch change the symbol defaults).\n"
+           "MACs (--json: as a JSON object); with -o it writes the dippm JSON graph instead\n"
+           "(atomically, never over an existing file without --force; --set/--batch\n"
+           "change the symbol defaults).\n"
            "Every command that takes a MODEL also takes a spec: zoo:resnet:depth=101.\n"
            "'sample' prints COUNT (default 10) random valid specs drawn uniformly over the\n"
            "family's parameter space from SEED (default 1); the same seed gives the same\n"
@@ -228,17 +229,52 @@ static int cmd_build(const struct cli_common *co, int argc, char **argv)
     }
     struct diag d = {0};
     enum status st = graph_infer(g, &d);
+    if (st != ST_OK) {
+        rc = cli_fail(&d);
+        graph_free(g);
+        return rc;
+    }
+    if (co->json) {
+        struct jsonw w;
+        char fam[64];
+        jsonw_init(&w, true);
+        jsonw_obj_begin(&w);
+        jsonw_key(&w, "name");
+        jsonw_str(&w, g->name);
+        jsonw_key(&w, "family");
+        jsonw_str(&w, zoo_graph_family(g, fam, sizeof fam));
+        jsonw_key(&w, "spec");
+        jsonw_str(&w, g->path);
+        jsonw_key(&w, "nodes");
+        jsonw_int(&w, g->n_nodes);
+        jsonw_key(&w, "symbols");
+        jsonw_obj_begin(&w);
+        for (int i = 0; i < g->n_syms; i++) {
+            jsonw_key(&w, g->syms[i].name);
+            jsonw_int(&w, g->syms[i].val);
+        }
+        jsonw_obj_end(&w);
+        jsonw_key(&w, "params");
+        jsonw_num(&w, g->totals.params, false);
+        jsonw_key(&w, "macs");
+        jsonw_num(&w, g->totals.macs, false);
+        jsonw_key(&w, "flops");
+        jsonw_num(&w, g->totals.flops, false);
+        jsonw_obj_end(&w);
+        size_t len;
+        char *text = jsonw_take(&w, &len);
+        rc = cli_emit(co, text, len);
+        free(text);
+        graph_free(g);
+        return rc;
+    }
     printf("name:    %s\nspec:    %s\nnodes:   %d\n", g->name, g->path, g->n_nodes);
     printf("symbols:");
     for (int i = 0; i < g->n_syms; i++)
         printf(" %s=%lld", g->syms[i].name, (long long)g->syms[i].val);
     printf("\n");
-    if (st == ST_OK) {
-        printf("params:  %.0f\nMACs:    %.0f (%.3f G)\n", g->totals.params, g->totals.macs,
-               g->totals.macs / 1e9);
-    } else {
-        rc = cli_fail(&d);
-    }
+    printf("params:  %.0f\nMACs:    %.0f (%.3f G)\n", g->totals.params, g->totals.macs,
+           g->totals.macs / 1e9);
     graph_free(g);
     return rc;
 }

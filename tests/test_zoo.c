@@ -701,6 +701,13 @@ static void test_cli(void **state)
     free(out);
     free(again);
 
+    snprintf(cmd, sizeof cmd, "%s zoo gpt phase=decode --batch 2 --json", dippm);
+    assert_int_equal(run(cmd, &out), 0);
+    assert_non_null(strstr(out, "\"params\": 124439808"));
+    assert_non_null(strstr(out, "\"batch\": 2"));
+    assert_non_null(strstr(out, "\"family\": \"gpt\""));
+    free(out);
+
     /* a template spec is a MODEL for every command */
     snprintf(cmd, sizeof cmd, "%s info zoo:densenet:preset=densenet169", dippm);
     assert_int_equal(run(cmd, &out), 0);
