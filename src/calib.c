@@ -474,6 +474,8 @@ FIELD(f_call_pt, p->call_us[RT_PYTORCH])
 FIELD(f_call_trt, p->call_us[RT_TENSORRT])
 FIELD(f_ctx_trt, p->context_mib[RT_TENSORRT])
 FIELD(f_act, p->act_factor)
+FIELD(f_conv_pt, p->conv_eff[RT_PYTORCH])
+FIELD(f_conv_trt, p->conv_eff[RT_TENSORRT])
 #undef FIELD
 
 /* Starting points are the documented a-priori values (sim_params.c
@@ -489,6 +491,8 @@ static const struct knob knobs[] = {
     {"dispatch_us[tensorrt]", 1.5, 0.2, 10, false, f_disp_trt},
     {"call_us[pytorch]", 100, 5, 2000, false, f_call_pt},
     {"call_us[tensorrt]", 30, 2, 500, false, f_call_trt},
+    {"conv_eff[pytorch]", 0.8, 0.3, 1.0, false, f_conv_pt},
+    {"conv_eff[tensorrt]", 0.8, 0.3, 1.0, false, f_conv_trt},
     {"context_mib[tensorrt]", 1200, 300, 4000, true, f_ctx_trt},
     {"act_factor", 1.3, 1.0, 3.0, true, f_act},
 };
@@ -501,6 +505,12 @@ int calib_knob_count(void)
 const char *calib_knob_name(int k)
 {
     return knobs[k].name;
+}
+
+void calib_knob_range(int k, double *lo, double *hi)
+{
+    *lo = knobs[k].lo;
+    *hi = knobs[k].hi;
 }
 
 double calib_knob_value(const struct sim_params *p, int k)

@@ -30,5 +30,6 @@ const char *calib_model_name(int m);
 int calib_knob_count(void);
 const char *calib_knob_name(int k);
 double calib_knob_value(const struct sim_params *p, int k);
+void calib_knob_range(int k, double *lo, double *hi);
 
 #endif

@@ -40,10 +40,12 @@ static void print_params(const struct sim_params *p)
             "    .dispatch_us = {[RT_PYTORCH] = %.4g, [RT_TENSORRT] = %.4g},\n"
             "    .call_us = {[RT_PYTORCH] = %.4g, [RT_TENSORRT] = %.4g},\n"
             "    .context_mib = {[RT_PYTORCH] = %.4g, [RT_TENSORRT] = %.4g},\n"
-            "    .act_factor = %.4g,\n",
+            "    .act_factor = %.4g,\n"
+            "    .conv_eff = {[RT_PYTORCH] = %.4g, [RT_TENSORRT] = %.4g},\n",
             p->tc_eff, p->bw_eff, p->kernel_us, p->dispatch_us[RT_PYTORCH],
             p->dispatch_us[RT_TENSORRT], p->call_us[RT_PYTORCH], p->call_us[RT_TENSORRT],
-            p->context_mib[RT_PYTORCH], p->context_mib[RT_TENSORRT], p->act_factor);
+            p->context_mib[RT_PYTORCH], p->context_mib[RT_TENSORRT], p->act_factor,
+            p->conv_eff[RT_PYTORCH], p->conv_eff[RT_TENSORRT]);
 }
 
 int cli_calibrate(int argc, char **argv)

@@ -12,9 +12,11 @@
  *              host falls behind, so small batches sit on a CPU floor.
  *   tensorrt - fused engine: BatchNorm, activations, elementwise ops and
  *              elementwise-epilogue reductions fold into the producing
- *              kernel when the intermediate has no other consumer; views,
- *              transposes and concats are free (layout is chosen at build
- *              time); kernels are enqueued back to back.
+ *              kernel when the intermediate has no other consumer; Linear
+ *              layers reading the same input merge into one GEMM (QKV);
+ *              attention (scores MatMul, Softmax, context MatMul) is one
+ *              kernel; views, transposes and concats are free (layout is
+ *              chosen at build time); kernels are enqueued back to back.
  * All figures are simulated, not measured.
  */
 #include "sim.h"
@@ -221,6 +223,94 @@ static enum status check_config(const struct config *cfg, struct diag *d)
     return ST_OK;
 }
 
+/* A MatMul/Gemm whose second input is a weight (a Linear layer). */
+static bool weight_gemm(const struct graph *g, const struct node *n)
+{
+    return (n->op == OP_MatMul || n->op == OP_Gemm) && n->n_in >= 2 && n->in[1] >= 0 &&
+           (g->values[n->in[1]].flags & VAL_INIT);
+}
+
+/* A MatMul of two activations (attention scores or context). */
+static bool act_matmul(const struct graph *g, const struct node *n)
+{
+    if (n->op != OP_MatMul)
+        return false;
+    for (int k = 0; k < n->n_in; k++)
+        if (n->in[k] >= 0 && (g->values[n->in[k]].flags & VAL_INIT))
+            return false;
+    return true;
+}
+
+/* Fused runtime: an earlier Linear reading the same input that this one can
+ * be merged with (engines concatenate Q, K and V projections into one
+ * GEMM); -1 if none. */
+static int sibling_gemm(const struct graph *g, const struct sim_result *r, const struct node *n,
+                        int self)
+{
+    if (!weight_gemm(g, n) || n->in[0] < 0)
+        return -1;
+    const struct value *x = &g->values[n->in[0]];
+    for (int c = 0; c < x->n_consumers; c++) {
+        int m = x->consumers[c];
+        const struct sim_node *ms = &r->nodes[m];
+        if (m != self && ms->kernel && ms->fused_into < 0 && g->nodes[m].op == n->op &&
+            g->nodes[m].state == NODE_OK && weight_gemm(g, &g->nodes[m]))
+            return m;
+    }
+    return -1;
+}
+
+/* Fused runtime: attention. Softmax folds into the score MatMul and the
+ * context MatMul into that kernel (fused multi-head attention: the scores
+ * stay on chip, as TensorRT's MHA plugin, FasterTransformer and
+ * AITemplate do). */
+static bool mha_fusable(const struct graph *g, const struct node *n, const struct value *v,
+                        const struct node *root)
+{
+    if (!act_matmul(g, root))
+        return false;
+    if (n->op == OP_Softmax)
+        return true;
+    return act_matmul(g, n) && g->nodes[v->producer].op == OP_Softmax;
+}
+
+/* Fused runtime: x -> n -> m <- x (Swish/SiLU x * sigmoid(x), HardSwish):
+ * every other consumer of v also consumes n's output, so the whole diamond
+ * stays in the producer's epilogue. */
+static bool diamond(const struct graph *g, const struct value *v, const struct node *n)
+{
+    if (n->n_out < 1 || n->out[0] < 0)
+        return false;
+    enum op_class c = op_class_of(n->op);
+    if (c != OPC_ACT && c != OPC_BINARY)
+        return false;
+    const struct value *o = &g->values[n->out[0]];
+    for (int k = 0; k < v->n_consumers; k++) {
+        const struct node *m = &g->nodes[v->consumers[k]];
+        if (m == n)
+            continue;
+        bool uses = false;
+        for (int j = 0; j < o->n_consumers && !uses; j++)
+            uses = &g->nodes[o->consumers[j]] == m;
+        if (!uses)
+            return false;
+    }
+    return true;
+}
+
+static void fuse_into(struct sim_result *r, int self, int root, double saved_bytes)
+{
+    struct sim_node *sn = &r->nodes[self], *rs = &r->nodes[root];
+    rs->kflops += sn->flops;
+    rs->kbytes += sn->bytes - saved_bytes;
+    if (rs->kbytes < 0)
+        rs->kbytes = 0;
+    sn->kernel = false;
+    sn->fused = true;
+    sn->fused_into = root;
+    sn->kflops = sn->kbytes = 0;
+}
+
 /* Pass 1: own work of each node, kernel roots and fusion. */
 static void pass_fuse(const struct graph *g, const struct config *cfg, struct sim_result *r)
 {
@@ -248,32 +338,39 @@ static void pass_fuse(const struct graph *g, const struct config *cfg, struct si
         sn->kbytes = sn->bytes;
         if (cfg->rt != RT_TENSORRT && n->op != OP_Add)
             continue;
+        if (cfg->rt == RT_TENSORRT) {
+            int sib = sibling_gemm(g, r, n, i);
+            if (sib >= 0) {
+                /* the shared input is read once */
+                double xb = value_bytes_cfg(&g->values[n->in[0]], pb);
+                fuse_into(r, i, sib, xb > 0 ? xb : 0);
+                r->nodes[sib].merged++;
+                continue;
+            }
+        }
         enum op_class c = op_class_of(n->op);
         for (int k = 0; k < n->n_in; k++) {
             int vi = n->in[k];
             if (vi < 0)
                 continue;
             const struct value *v = &g->values[vi];
-            if (v->producer < 0 || v->n_consumers != 1 || (v->flags & VAL_OUTPUT))
+            if (v->producer < 0 || (v->flags & VAL_OUTPUT))
+                continue;
+            if (v->n_consumers != 1 && !(cfg->rt == RT_TENSORRT && diamond(g, v, n)))
                 continue;
             int root = v->producer;
             if (r->nodes[root].fused_into >= 0)
                 root = r->nodes[root].fused_into;
             if (!r->nodes[root].kernel || g->nodes[root].state != NODE_OK)
                 continue;
-            if (cfg->rt == RT_TENSORRT ? !fusable(n, c, op_class_of(g->nodes[root].op))
-                                       : !eager_bias_add(g, n, &g->nodes[root]))
+            const struct node *rn = &g->nodes[root];
+            bool ok = cfg->rt == RT_TENSORRT
+                          ? fusable(n, c, op_class_of(rn->op)) || mha_fusable(g, n, v, rn)
+                          : eager_bias_add(g, n, rn);
+            if (!ok)
                 continue;
             double vb = value_bytes_cfg(v, pb);
-            struct sim_node *rs = &r->nodes[root];
-            rs->kflops += sn->flops;
-            rs->kbytes += sn->bytes - (vb > 0 ? 2 * vb : 0);
-            if (rs->kbytes < 0)
-                rs->kbytes = 0;
-            sn->kernel = false;
-            sn->fused = true;
-            sn->fused_into = root;
-            sn->kflops = sn->kbytes = 0;
+            fuse_into(r, i, root, vb > 0 ? 2 * vb : 0);
             break;
         }
     }
@@ -322,6 +419,8 @@ enum status sim_run_params(const struct graph *g, const struct config *cfg,
             .flops = sn->kflops, .bytes = sn->kbytes, .batches = 1};
         if (n->state == NODE_OK)
             gemm_view(g, n, kin.cls, &kin);
+        if (kin.gemm && sn->merged > 0)
+            kin.n *= sn->merged + 1; /* merged siblings: one wider GEMM */
         struct sim_kernel_out ko;
         sim_kernel_time(&hw, cfg, p, &kin, &ko);
         double work = ko.compute_s > ko.memory_s ? ko.compute_s : ko.memory_s;

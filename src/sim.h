@@ -43,6 +43,7 @@ struct sim_node {
     double compute_s, memory_s; /* the kernel's modelled compute and memory times */
     double efficiency;   /* fraction of the precision's peak the kernel's GEMM reaches (0 if none) */
     bool tensor_core;    /* runs on tensor cores */
+    int merged;          /* sibling GEMMs merged into this kernel (tensorrt QKV) */
     double time_share;   /* time_s / latency */
     double energy_share; /* energy_j / energy of the batch */
 };
@@ -60,6 +61,7 @@ struct sim_params {
     double context_mib[RT__COUNT]; /* CUDA context + libraries as NVML counts them */
     double workspace_mib[RT__COUNT]; /* cuBLAS/cuDNN/TensorRT scratch */
     double act_factor;           /* device memory held per byte of peak live activations */
+    double conv_eff[RT__COUNT];  /* implicit-GEMM convolution efficiency relative to a GEMM */
 };
 
 /* The calibrated constants compiled into the program (static, never NULL). */

@@ -60,6 +60,7 @@ void sim_kernel_time(const struct hw *hw, const struct config *cfg, const struct
 
     if (in->gemm && in->depthwise) {
         eff = f->dw_eff;
+        bw_eff *= f->dw_bw_eff;
     } else if (in->gemm) {
         double size = gemm_size_eff(in->m, in->n, in->k, in->batches, hw->sms);
         if (cfg->prec != PREC_FP32) {
@@ -71,11 +72,15 @@ void sim_kernel_time(const struct hw *hw, const struct config *cfg, const struct
                 eff *= f->misalign_eff;
             if (in->grouped)
                 eff *= f->grouped_eff;
+            if (in->cls == OPC_CONV)
+                eff *= p->conv_eff[cfg->rt];
         } else {
             peak = hw->peak_fp32_flops;
             eff = p->cuda_eff * size;
             if (in->grouped)
                 eff *= f->grouped_eff;
+            if (in->cls == OPC_CONV)
+                eff *= p->conv_eff[cfg->rt];
         }
         out->eff = eff;
     }
