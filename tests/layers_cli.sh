@@ -1,0 +1,67 @@
+#!/bin/sh
+# layers_cli.sh - end-to-end checks of `dippm layers` on tiny_cnn, whose
+# numbers are computed by hand in tests/test_shape.c (conv1: 16*32*32 outputs
+# x 3*3*3 = 442368 MACs; reads 3*32*32*4 + 432*4 + 16*4 = 14080 bytes).
+set -u
+DIPPM=${DIPPM:-./dippm}
+SAMPLES_DIR=${SAMPLES_DIR:-samples}
+tmp=$(mktemp -d) || exit 99
+trap 'rm -rf "$tmp"' EXIT
+fails=0
+check() { # name, expected substring, file
+    if grep -qF -- "$2" "$3"; then :; else
+        echo "FAIL: $1: expected '$2' in:"; sed 's/^/  /' "$3" | head -20; fails=$((fails + 1))
+    fi
+}
+m="$SAMPLES_DIR/tiny_cnn.json"
+
+"$DIPPM" layers "$m" --csv > "$tmp/csv" 2>&1 || { echo "FAIL: --csv exit $?"; fails=$((fails + 1)); }
+check "csv header" "index,name,op,outputs,params,macs,flops,bytes_read,bytes_written" "$tmp/csv"
+check "csv conv1" '0,conv1,Conv,"[1, 16, 32, 32]",448,442368,901120,14080,65536,65536,' "$tmp/csv"
+check "csv fc" '7,fc,Gemm,"[1, 10]",170,160,330,' "$tmp/csv"
+
+"$DIPPM" layers "$m" --batch 2 --csv > "$tmp/csv2" 2>&1
+check "batch 2 doubles conv1" '0,conv1,Conv,"[2, 16, 32, 32]",448,884736,' "$tmp/csv2"
+
+"$DIPPM" layers "$m" --json > "$tmp/json" 2>&1
+check "json total macs" '"macs": 2801824' "$tmp/json"
+check "json total params" '"params": 2938' "$tmp/json"
+check "json peak" '"peak_act_bytes": 196608' "$tmp/json"
+
+"$DIPPM" layers "$m" > "$tmp/table" 2>&1
+check "table totals" "8 counted, 0 not covered, 0 with unknown inputs (0 not counted)" "$tmp/table"
+check "table units" "2.80M" "$tmp/table"
+
+cat > "$tmp/odd.json" <<'JSON'
+{"format": "dippm-graph", "version": 1, "name": "odd",
+ "inputs": [{"name": "x", "dtype": "float32", "shape": [2, 3]}],
+ "nodes": [
+  {"name": "r", "op": "Relu", "inputs": ["x"], "outputs": ["a"]},
+  {"name": "f", "op": "Frob", "domain": "org.example", "inputs": ["a"], "outputs": ["b"]},
+  {"name": "r2", "op": "Relu", "inputs": ["b"], "outputs": ["c"]}],
+ "outputs": [{"name": "c"}]}
+JSON
+"$DIPPM" layers "$tmp/odd.json" > "$tmp/odd" 2>&1
+check "not covered" "not covered" "$tmp/odd"
+check "unknown input" "unknown input" "$tmp/odd"
+check "not counted total" "(2 not counted)" "$tmp/odd"
+
+"$DIPPM" layers "$m" --csv --json > "$tmp/usage" 2>&1
+rc=$?
+[ "$rc" -eq 2 ] || { echo "FAIL: --csv --json exit $rc, expected 2"; fails=$((fails + 1)); }
+check "usage message" "exclusive" "$tmp/usage"
+
+cat > "$tmp/bad.json" <<'JSON'
+{"format": "dippm-graph", "version": 1, "name": "bad",
+ "inputs": [{"name": "x", "dtype": "float32", "shape": [1, 4, 8, 8]}],
+ "initializers": [{"name": "w", "dtype": "float32", "shape": [8, 3, 3, 3]}],
+ "nodes": [{"name": "conv_bad", "op": "Conv", "inputs": ["x", "w"], "outputs": ["y"]}],
+ "outputs": [{"name": "y"}]}
+JSON
+"$DIPPM" layers "$tmp/bad.json" > "$tmp/bad" 2>&1
+rc=$?
+[ "$rc" -eq 6 ] || { echo "FAIL: shape error exit $rc, expected 6"; fails=$((fails + 1)); }
+check "shape error names node" "node 'conv_bad' (Conv): input has 4 channels" "$tmp/bad"
+
+[ "$fails" -eq 0 ] && echo "layers CLI: all checks passed"
+exit $((fails > 0))
