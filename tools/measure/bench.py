@@ -66,19 +66,42 @@ def export_graph(torch, model, name, dims, graphs_dir, opset):
     full = os.path.join(graphs_dir, ".%s.full.%d.onnx" % (stem, os.getpid()))
     x = torch.randn(1, *dims)
     try:
-        # Exported with autograd enabled: vit_b_16 fails under no_grad.
-        # PRESERVE + no constant folding keeps BatchNormalization nodes, as eager
-        # PyTorch runs them, and the initializers match torchvision's parameter counts.
-        torch.onnx.export(model, x, full, opset_version=opset, input_names=["input"],
-                          output_names=["output"],
-                          dynamic_axes={"input": {0: "batch"}, "output": {0: "batch"}},
-                          training=torch.onnx.TrainingMode.PRESERVE,
-                          do_constant_folding=False)
+        _export(torch, model, x, full, opset)
         onnx_strip.strip_file(full, path)
     finally:
         if os.path.exists(full):
             os.unlink(full)
     return path
+
+
+def _export(torch, model, x, path, opset):
+    """torch.onnx.export with the TorchScript exporter, as samples/ were made.
+    Autograd stays enabled (vit_b_16 fails to export under no_grad). PRESERVE and
+    no constant folding keep BatchNormalization nodes, as eager PyTorch runs them,
+    and the initializers then match torchvision's parameter counts. torch >= 2.9
+    defaults to the dynamo exporter: dynamo=False asks for the TorchScript one, and
+    where that is gone the dynamo exporter is used instead (said on stderr)."""
+    import inspect
+    import sys
+    kw = {"opset_version": opset, "input_names": ["input"], "output_names": ["output"],
+          "dynamic_axes": {"input": {0: "batch"}, "output": {0: "batch"}}}
+    try:
+        has_dynamo = "dynamo" in inspect.signature(torch.onnx.export).parameters
+    except (TypeError, ValueError):
+        has_dynamo = False
+    legacy = dict(kw, do_constant_folding=False)
+    mode = getattr(getattr(torch.onnx, "TrainingMode", None), "PRESERVE", None)
+    if mode is not None:
+        legacy["training"] = mode
+    if not has_dynamo:
+        torch.onnx.export(model, x, path, **legacy)
+        return
+    try:
+        torch.onnx.export(model, x, path, dynamo=False, **legacy)
+    except Exception as e:  # the TorchScript exporter may be removed in later torch
+        print("measure.py: TorchScript ONNX exporter failed (%s: %s); using dynamo=True"
+              % (type(e).__name__, str(e).splitlines()[0] if str(e) else ""), file=sys.stderr)
+        torch.onnx.export(model, x, path, dynamo=True, **kw)
 
 
 # ---- one configuration -------------------------------------------------------
