@@ -70,7 +70,16 @@ static void render(struct ui *u)
             side.w -= 2;
             screen_detail_draw_node(&u->a, u->a.st.detail_node, &u->canvas, side);
         }
-        cx = frame_draw(&u->a, &u->canvas, &u->layout, &u->input);
+        struct frame_input in = u->input;
+        const struct ui_state *st = &u->a.st;
+        if (!in.active && st->input != UI_INPUT_NONE) {
+            const char *text = st->input == UI_INPUT_SEARCH ? st->search : st->filter;
+            in = (struct frame_input){true,
+                                      st->input == UI_INPUT_SEARCH ? "Search: " : "Filter: ",
+                                      text, (int)strlen(text),
+                                      st->status[0] ? st->status : NULL};
+        }
+        cx = frame_draw(&u->a, &u->canvas, &u->layout, &in);
         if (cx >= 0)
             cy = u->layout.r[UI_R_STATUS].y;
     }
