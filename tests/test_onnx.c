@@ -26,189 +26,7 @@
 #include "ir.h"
 #include "onnx_load.h"
 #include "shape.h"
-
-/* ---- a tiny protobuf encoder (independent of the reader) ---------------- */
-
-struct pb {
-    uint8_t *p;
-    size_t n, cap;
-};
-
-static void pb_raw(struct pb *b, const void *data, size_t n)
-{
-    if (b->n + n > b->cap) {
-        b->cap = (b->n + n) * 2 + 64;
-        b->p = realloc(b->p, b->cap);
-        assert_non_null(b->p);
-    }
-    if (n)
-        memcpy(b->p + b->n, data, n);
-    b->n += n;
-}
-
-static void pb_free(struct pb *b)
-{
-    free(b->p);
-    memset(b, 0, sizeof *b);
-}
-
-static void pb_varint(struct pb *b, uint64_t v)
-{
-    uint8_t t[10];
-    int k = 0;
-    do {
-        t[k++] = (uint8_t)((v & 0x7f) | (v >= 0x80 ? 0x80 : 0));
-        v >>= 7;
-    } while (v);
-    pb_raw(b, t, (size_t)k);
-}
-
-static void pb_key(struct pb *b, unsigned field, unsigned wt)
-{
-    pb_varint(b, (uint64_t)field << 3 | wt);
-}
-
-static void pb_int(struct pb *b, unsigned field, int64_t v)
-{
-    pb_key(b, field, 0);
-    pb_varint(b, (uint64_t)v);
-}
-
-static void pb_bytes(struct pb *b, unsigned field, const void *data, size_t n)
-{
-    pb_key(b, field, 2);
-    pb_varint(b, n);
-    pb_raw(b, data, n);
-}
-
-static void pb_str(struct pb *b, unsigned field, const char *s)
-{
-    pb_bytes(b, field, s, strlen(s));
-}
-
-/* Appends child as a length-delimited field and frees it. */
-static void pb_msg(struct pb *b, unsigned field, struct pb *child)
-{
-    pb_bytes(b, field, child->p, child->n);
-    free(child->p);
-    memset(child, 0, sizeof *child);
-}
-
-/* TensorProto with dims, data_type, name and optional raw payload. */
-static void tensor(struct pb *t, const char *name, int dt, const int64_t *dims, int rank,
-                   const void *raw, size_t raw_n)
-{
-    for (int i = 0; i < rank; i++)
-        pb_int(t, 1, dims[i]);
-    pb_int(t, 2, dt);
-    pb_str(t, 8, name);
-    if (raw)
-        pb_bytes(t, 9, raw, raw_n);
-}
-
-/* ValueInfoProto name: float tensor of the given dims ("" = neither value nor
- * param, a non-digit string = dim_param). */
-static void value_info(struct pb *vi, const char *name, const char *const *dims, int rank)
-{
-    struct pb shape = {0}, tt = {0}, type = {0};
-    for (int i = 0; i < rank; i++) {
-        struct pb dm = {0};
-        if (dims[i][0] == '-' || (dims[i][0] >= '0' && dims[i][0] <= '9'))
-            pb_int(&dm, 1, strtoll(dims[i], NULL, 10));
-        else if (dims[i][0])
-            pb_str(&dm, 2, dims[i]);
-        pb_msg(&shape, 1, &dm);
-    }
-    pb_int(&tt, 1, 1);
-    pb_msg(&tt, 2, &shape);
-    pb_msg(&type, 1, &tt);
-    pb_str(vi, 1, name);
-    pb_msg(vi, 2, &type);
-}
-
-static void node(struct pb *g, const char *op, const char *name, const char *const *in, int n_in,
-                 const char *const *out, int n_out, struct pb *attrs, int n_attr)
-{
-    struct pb nd = {0};
-    for (int i = 0; i < n_in; i++)
-        pb_str(&nd, 1, in[i]);
-    for (int i = 0; i < n_out; i++)
-        pb_str(&nd, 2, out[i]);
-    if (name)
-        pb_str(&nd, 3, name);
-    pb_str(&nd, 4, op);
-    for (int i = 0; i < n_attr; i++)
-        pb_msg(&nd, 5, &attrs[i]);
-    pb_msg(g, 1, &nd);
-}
-
-static void model(struct pb *m, struct pb *graph, int opset)
-{
-    struct pb os = {0};
-    pb_int(m, 1, 8);
-    pb_str(m, 2, "test_onnx");
-    if (graph)
-        pb_msg(m, 7, graph);
-    pb_str(&os, 1, "");
-    pb_int(&os, 2, opset);
-    pb_msg(m, 8, &os);
-}
-
-/* The reference model: x[batch, 12, ?] -> Reshape(x, shape) -> r -> MatMul(r, w)
- * -> y, plus a Constant with int64_data; "shape" (old IR) also listed as an
- * input; w carries a full 48 KB payload the reader must skip. */
-static struct pb ref_model_ex(int opset, bool payload)
-{
-    struct pb g = {0}, t = {0}, vi = {0}, a = {0}, m = {0};
-    const char *xin[] = {"x", "shape"}, *rout[] = {"r"};
-    node(&g, "Reshape", "/block/layer.3/Reshape", xin, 2, rout, 1, NULL, 0);
-    const char *min[] = {"r", "w"}, *yout[] = {"y"};
-    node(&g, "MatMul", NULL, min, 2, yout, 1, NULL, 0);
-    /* Constant with value = int64 [3] {4, -5, 6} given as packed int64_data */
-    struct pb ct = {0}, packed = {0};
-    pb_int(&ct, 1, 3);
-    pb_int(&ct, 2, 7);
-    pb_varint(&packed, 4);
-    pb_varint(&packed, (uint64_t)-5);
-    pb_varint(&packed, 6);
-    pb_msg(&ct, 7, &packed);
-    pb_str(&a, 1, "value");
-    pb_int(&a, 20, 4);
-    pb_msg(&a, 5, &ct);
-    const char *cout[] = {"k"};
-    node(&g, "Constant", "c0", NULL, 0, cout, 1, &a, 1);
-    pb_str(&g, 2, "ref");
-    int64_t shape_dims[] = {2}, shape_val[] = {-1, 12};
-    tensor(&t, "shape", 7, shape_dims, 1, shape_val, sizeof shape_val);
-    pb_msg(&g, 5, &t);
-    int64_t wd[] = {12, 1000};
-    float *w = calloc(12000, sizeof *w);
-    tensor(&t, "w", 1, wd, 2, payload ? w : NULL, 12000 * sizeof *w);
-    free(w);
-    pb_msg(&g, 5, &t);
-    const char *xd[] = {"batch", "12", ""};
-    value_info(&vi, "x", xd, 3);
-    pb_msg(&g, 11, &vi);
-    const char *sd[] = {"2"};
-    value_info(&vi, "shape", sd, 1);
-    pb_msg(&g, 11, &vi);
-    const char *yd[] = {"batch", "1000"};
-    value_info(&vi, "y", yd, 2);
-    pb_msg(&g, 12, &vi);
-    const char *kd[] = {"3"};
-    value_info(&vi, "k", kd, 1);
-    pb_msg(&g, 12, &vi);
-    const char *rd[] = {"batch", "12"};
-    value_info(&vi, "r", rd, 2);
-    pb_msg(&g, 13, &vi);
-    model(&m, &g, opset);
-    return m;
-}
-
-static struct pb ref_model(int opset)
-{
-    return ref_model_ex(opset, true);
-}
+#include "pb.h"
 
 static struct graph *load(const struct pb *b, struct diag *d)
 {
@@ -231,7 +49,7 @@ static void expect_fail(const struct pb *b, enum status st, const char *needle)
 static void test_reference_model(void **state)
 {
     (void)state;
-    struct pb m = ref_model(13);
+    struct pb m = pb_ref_model(13);
     struct diag d;
     struct graph *g = load(&m, &d);
     if (!g)
@@ -297,18 +115,18 @@ static void test_subgraph_attr(void **state)
     (void)state;
     struct pb g = {0}, body = {0}, a = {0}, m = {0}, vi = {0};
     const char *bin[] = {"x"}, *bout[] = {"z"};
-    node(&body, "Relu", NULL, bin, 1, bout, 1, NULL, 0);
+    pb_node(&body, "Relu", NULL, bin, 1, bout, 1, NULL, 0);
     pb_str(&a, 1, "then_branch");
     pb_int(&a, 20, 5);
     pb_msg(&a, 6, &body);
     const char *in[] = {"c"}, *out[] = {"y"};
-    node(&g, "If", "if0", in, 1, out, 1, &a, 1);
+    pb_node(&g, "If", "if0", in, 1, out, 1, &a, 1);
     const char *cd[] = {"1"};
-    value_info(&vi, "c", cd, 1);
+    pb_value_info(&vi, "c", cd, 1);
     pb_msg(&g, 11, &vi);
-    value_info(&vi, "y", cd, 1);
+    pb_value_info(&vi, "y", cd, 1);
     pb_msg(&g, 12, &vi);
-    model(&m, &g, 17);
+    pb_model(&m, &g, 17);
     struct diag d;
     struct graph *gr = load(&m, &d);
     if (!gr)
@@ -324,7 +142,7 @@ static void test_opset_range_and_forms(void **state)
 {
     (void)state;
     for (int opset = 7; opset <= 21; opset += 14) {
-        struct pb m = ref_model(opset);
+        struct pb m = pb_ref_model(opset);
         struct diag d;
         struct graph *g = load(&m, &d);
         if (!g)
@@ -346,12 +164,12 @@ static void test_opset_range_and_forms(void **state)
     pb_int(&t, 14, 1);
     pb_msg(&g, 5, &t);
     int64_t nnz[] = {5};
-    tensor(&vals, "sp_w", 1, nnz, 1, NULL, 0);
+    pb_tensor(&vals, "sp_w", 1, nnz, 1, NULL, 0);
     pb_msg(&sp, 1, &vals);
     pb_int(&sp, 3, 100);
     pb_int(&sp, 3, 10);
     pb_msg(&g, 15, &sp);
-    model(&m, &g, 13);
+    pb_model(&m, &g, 13);
     struct diag d;
     struct graph *gr = load(&m, &d);
     if (!gr)
@@ -384,14 +202,14 @@ static void test_field_order_and_names(void **state)
     pb_msg(&g, 5, &t);
     /* two nodes with the same name (ONNX does not require unique names) */
     const char *in1[] = {"x"}, *out1[] = {"a"}, *in2[] = {"a"}, *out2[] = {"b"};
-    node(&g, "Relu", "same", in1, 1, out1, 1, NULL, 0);
-    node(&g, "Relu", "same", in2, 1, out2, 1, NULL, 0);
+    pb_node(&g, "Relu", "same", in1, 1, out1, 1, NULL, 0);
+    pb_node(&g, "Relu", "same", in2, 1, out2, 1, NULL, 0);
     const char *xd[] = {"N", "4"};
-    value_info(&vi, "x", xd, 2);
+    pb_value_info(&vi, "x", xd, 2);
     pb_msg(&g, 11, &vi);
-    value_info(&vi, "b", xd, 2);
+    pb_value_info(&vi, "b", xd, 2);
     pb_msg(&g, 12, &vi);
-    model(&m, &g, 11);
+    pb_model(&m, &g, 11);
     struct diag d;
     struct graph *gr = load(&m, &d);
     if (!gr)
@@ -412,7 +230,7 @@ static void test_field_order_and_names(void **state)
 static void test_truncation_every_offset(void **state)
 {
     (void)state;
-    struct pb m = ref_model(13);
+    struct pb m = pb_ref_model(13);
     for (size_t cut = 0; cut < m.n; cut++) {
         struct diag d;
         diag_clear(&d);
@@ -430,7 +248,7 @@ static void test_truncation_every_offset(void **state)
 static void test_wire_types(void **state)
 {
     (void)state;
-    struct pb m = ref_model(13);
+    struct pb m = pb_ref_model(13);
     /* ModelProto field 7 (graph) key is 0x3a; make it 32-bit, then a group. */
     uint8_t *k = memchr(m.p, 0x3a, m.n);
     assert_non_null(k);
@@ -471,9 +289,9 @@ static struct pb one_init_model(const int64_t *dims, int rank, int dt, const voi
                                 size_t raw_n)
 {
     struct pb g = {0}, t = {0}, m = {0};
-    tensor(&t, "t0", dt, dims, rank, raw, raw_n);
+    pb_tensor(&t, "t0", dt, dims, rank, raw, raw_n);
     pb_msg(&g, 5, &t);
-    model(&m, &g, 13);
+    pb_model(&m, &g, 13);
     return m;
 }
 
@@ -499,9 +317,9 @@ static void test_bad_dims(void **state)
 
     struct pb g = {0}, vi = {0};
     const char *xd[] = {"1", "-7"};
-    value_info(&vi, "x", xd, 2);
+    pb_value_info(&vi, "x", xd, 2);
     pb_msg(&g, 11, &vi);
-    model(&m, &g, 13);
+    pb_model(&m, &g, 13);
     expect_fail(&m, ST_EPARSE, "dim 1 = -7");
     pb_free(&m);
 }
@@ -510,33 +328,33 @@ static void test_structure_errors(void **state)
 {
     (void)state;
     struct pb m = {0}, g = {0};
-    model(&m, NULL, 13);
+    pb_model(&m, NULL, 13);
     expect_fail(&m, ST_EPARSE, "no graph");
     pb_free(&m);
 
     const char *in[] = {"x"}, *out[] = {"y"};
-    node(&g, "", "n0", in, 1, out, 1, NULL, 0);
-    model(&m, &g, 13);
+    pb_node(&g, "", "n0", in, 1, out, 1, NULL, 0);
+    pb_model(&m, &g, 13);
     expect_fail(&m, ST_EPARSE, "empty op_type");
     pb_free(&m);
 
-    m = ref_model(5);
+    m = pb_ref_model(5);
     expect_fail(&m, ST_EUNSUPPORTED, "opset 5");
     pb_free(&m);
-    m = ref_model(22);
+    m = pb_ref_model(22);
     expect_fail(&m, ST_EUNSUPPORTED, "opset 22");
     pb_free(&m);
 
     /* graph without opset_import */
     struct pb g2 = {0};
-    node(&g2, "Relu", NULL, in, 1, out, 1, NULL, 0);
+    pb_node(&g2, "Relu", NULL, in, 1, out, 1, NULL, 0);
     pb_msg(&m, 7, &g2);
     expect_fail(&m, ST_EPARSE, "opset_import");
     pb_free(&m);
 
     /* a dangling node input is the IR's error, prefixed with the file */
-    node(&g, "Relu", "r0", in, 1, out, 1, NULL, 0);
-    model(&m, &g, 13);
+    pb_node(&g, "Relu", "r0", in, 1, out, 1, NULL, 0);
+    pb_model(&m, &g, 13);
     expect_fail(&m, ST_EGRAPH, "t.onnx");
     pb_free(&m);
 }
@@ -552,11 +370,11 @@ static void test_deep_nesting(void **state)
         pb_int(&a, 20, 5);
         pb_msg(&a, 6, &inner);
         const char *in[] = {"x"}, *out[] = {"y"};
-        node(&g, "Loop", NULL, in, 1, out, 1, &a, 1);
+        pb_node(&g, "Loop", NULL, in, 1, out, 1, &a, 1);
         inner = g;
     }
     struct pb m = {0};
-    model(&m, &inner, 13);
+    pb_model(&m, &inner, 13);
     expect_fail(&m, ST_EPARSE, "nested deeper than 64");
     pb_free(&m);
 }
@@ -588,7 +406,7 @@ static void test_not_onnx(void **state)
 static void test_random_flips(void **state)
 {
     (void)state;
-    struct pb m = ref_model_ex(13, false); /* flips land in structure, not payload */
+    struct pb m = pb_ref_model_ex(13, false); /* flips land in structure, not payload */
     uint8_t *copy = malloc(m.n);
     uint32_t seed = 12345;
     int loaded = 0;
