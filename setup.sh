@@ -35,7 +35,7 @@ if [ -n "$missing" ]; then
         apt-get update -q
         # shellcheck disable=SC2086
         apt-get install -y -q --no-install-recommends $missing
-    elif command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
+    elif command -v sudo >/dev/null 2>&1; then
         echo "setup: installing with sudo:$missing"
         sudo apt-get update -q
         # shellcheck disable=SC2086
