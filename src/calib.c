@@ -201,7 +201,10 @@ enum status calib_load(const char *path, struct calib_set *set, struct diag *d)
     int cap = 16;
     set->rows = calloc((size_t)cap, sizeof *set->rows);
     set->path = path;
-    char *save = NULL;
+    if (!set->rows) {
+        free(text);
+        return diag_set(d, ST_ENOMEM, "%s: out of memory", path);
+    }
     int line = 0;
     for (char *p = text, *nl; p && *p; p = nl ? nl + 1 : NULL) {
         nl = strchr(p, '\n');
@@ -235,11 +238,12 @@ enum status calib_load(const char *path, struct calib_set *set, struct diag *d)
             goto fail;
         set->n_rows++;
     }
-    (void)save;
     set->n_lines = line;
     free(text);
-    if (set->n_rows == 0)
-        return diag_set(d, ST_EPARSE, "%s: no rows", path);
+    if (set->n_rows == 0) {
+        calib_set_fini(set);
+        return diag_set(d, ST_EPARSE, "%s: no rows (expected one JSON object per line)", path);
+    }
     return ST_OK;
 fail:
     free(text);
