@@ -378,6 +378,9 @@ struct graph *keras_load_file(const char *path, struct diag *d)
     free(text);
     struct kctx c = {.g = graph_new(NULL), .file = path, .d = d};
     c.g->path = graph_strdup(c.g, path);
+    /* The ONNX semantics the emitted ops follow: LayerNormalization, inputs-form
+     * Squeeze/Pad/Clip/Resize/ReduceSum, attribute-form ReduceMean. */
+    c.g->opset = 17;
     enum status st = build(&c, root);
     cJSON_Delete(root);
     if (!st)

@@ -661,6 +661,28 @@ enum status keras_layer_emit(struct kctx *c, const struct klayer *L, struct kten
             return emit_batchnorm(c, L, in, out);
         return emit_layernorm(c, L, in, out);
     }
+    if (!strcmp(L->cls, "TimeDistributed")) {
+        /* Layers acting on the last axis apply to every time step as they are. */
+        static const char *const per_step[] = {"Dense", "Activation", "Dropout", "ReLU",
+                                               "LeakyReLU", "ELU", "LayerNormalization"};
+        const cJSON *l = cJSON_GetObjectItemCaseSensitive(L->cfg, "layer");
+        const cJSON *cn = cJSON_GetObjectItemCaseSensitive(l, "class_name");
+        const cJSON *cf = cJSON_GetObjectItemCaseSensitive(l, "config");
+        if (!cJSON_IsString(cn) || !cJSON_IsObject(cf))
+            return kerr(c, L->path, "config.layer: expected {\"class_name\", \"config\"}, got %s",
+                        kjtype(l));
+        for (size_t i = 0; i < sizeof per_step / sizeof per_step[0]; i++)
+            if (!strcmp(cn->valuestring, per_step[i])) {
+                char p[320];
+                snprintf(p, sizeof p, "%s.config.layer", L->path);
+                struct klayer I = *L;
+                I.cls = cn->valuestring;
+                I.cfg = cf;
+                I.path = graph_strdup(c->g, p);
+                return keras_layer_emit(c, &I, in, n_in, kw, out, n_out);
+            }
+        return klerr(c, L, ST_EUNSUPPORTED, "wrapping a %s is not supported", cn->valuestring);
+    }
     enum status st = keras_layer_emit_seq(c, L, in, n_in, kw, out, n_out);
     if (st != ST_ENOTFOUND)
         return st;

@@ -5,6 +5,7 @@
  */
 #include <cjson/cJSON.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -296,10 +297,10 @@ static enum status emit_permute(struct kctx *c, const struct klayer *L, struct k
 /* ---- padding and resizing ----------------------------------------------------------- */
 
 /* ZeroPadding: int, tuple of nsp ints (symmetric), or tuple of (begin, end). */
-static enum status read_pads(struct kctx *c, const struct klayer *L, int nsp, int64_t *b,
-                             int64_t *e)
+static enum status read_pads(struct kctx *c, const struct klayer *L, const char *key, int nsp,
+                             int64_t *b, int64_t *e)
 {
-    const cJSON *j = cJSON_GetObjectItemCaseSensitive(L->cfg, "padding");
+    const cJSON *j = cJSON_GetObjectItemCaseSensitive(L->cfg, key);
     for (int i = 0; i < nsp; i++)
         b[i] = e[i] = 1;
     if (!j || cJSON_IsNull(j))
@@ -310,12 +311,12 @@ static enum status read_pads(struct kctx *c, const struct klayer *L, int nsp, in
         return ST_OK;
     }
     if (!cJSON_IsArray(j) || cJSON_GetArraySize(j) != (nsp == 1 ? 2 : nsp))
-        return kerr(c, L->path, "config.padding: expected an integer or %d entries, got %s",
+        return kerr(c, L->path, "config.%s: expected an integer or %d entries, got %s", key,
                     nsp == 1 ? 2 : nsp, kjtype(j));
     if (nsp == 1 && kj_is_int(j->child)) { /* ZeroPadding1D (left, right) */
         b[0] = (int64_t)j->child->valuedouble;
         if (!kj_is_int(j->child->next))
-            return kerr(c, L->path, "config.padding[1]: expected an integer");
+            return kerr(c, L->path, "config.%s[1]: expected an integer", key);
         e[0] = (int64_t)j->child->next->valuedouble;
         return ST_OK;
     }
@@ -328,8 +329,8 @@ static enum status read_pads(struct kctx *c, const struct klayer *L, int nsp, in
             b[i] = (int64_t)p->child->valuedouble;
             e[i] = (int64_t)p->child->next->valuedouble;
         } else {
-            return kerr(c, L->path, "config.padding[%d]: expected an integer or [begin, end], "
-                                    "got %s", i, kjtype(p));
+            return kerr(c, L->path, "config.%s[%d]: expected an integer or [begin, end], "
+                                    "got %s", key, i, kjtype(p));
         }
     }
     return ST_OK;
@@ -341,7 +342,7 @@ static enum status emit_zeropad(struct kctx *c, const struct klayer *L, struct k
     int64_t b[3], e[3];
     bool cfirst = false;
     const char *df;
-    enum status st = read_pads(c, L, nsp, b, e);
+    enum status st = read_pads(c, L, "padding", nsp, b, e);
     if (!st)
         st = kcfg_str(c, L, "data_format", "channels_last", &df);
     if (st)
@@ -418,6 +419,71 @@ static enum status emit_upsample(struct kctx *c, const struct klayer *L, struct 
         int64_t d = dimv(&t.dims[sp0 + i]);
         o->dims[sp0 + i] = (struct dim){d < 0 ? -1 : d * size[i], -1};
     }
+    return ST_OK;
+}
+
+/* Cropping1D/2D/3D: Slice of the spatial axes (channels-first for 2D/3D). */
+static enum status emit_cropping(struct kctx *c, const struct klayer *L, struct ktensor *x,
+                                 int nsp, struct ktensor *o)
+{
+    int64_t b[3], e[3];
+    const char *df;
+    enum status st = read_pads(c, L, "cropping", nsp, b, e);
+    if (!st)
+        st = kcfg_str(c, L, "data_format", "channels_last", &df);
+    if (st)
+        return st;
+    if (x->rank != nsp + 2)
+        return klerr(c, L, ST_EPARSE, "expects a rank-%d input, got rank %d", nsp + 2, x->rank);
+    bool cfirst = !strcmp(df, "channels_first");
+    bool cf = nsp > 1 && !cfirst; /* Cropping1D crops axis 1 of (batch, steps, channels) */
+    int sp0 = cfirst ? 2 : 1, ir0 = (cf || cfirst) ? 2 : 1;
+    int64_t starts[3], ends[3], axes[3];
+    for (int i = 0; i < nsp; i++) {
+        if (b[i] < 0 || e[i] < 0)
+            return kerr(c, L->path, "config.cropping: negative cropping");
+        starts[i] = b[i];
+        ends[i] = e[i] ? -e[i] : INT64_MAX;
+        axes[i] = ir0 + i;
+    }
+    int in[4] = {kx_val(c, x, cf, kx_name(c, L, NULL)),
+                 kx_const_i64(c, kx_name(c, L, "starts"), starts, nsp),
+                 kx_const_i64(c, kx_name(c, L, "ends"), ends, nsp),
+                 kx_const_i64(c, kx_name(c, L, "axes"), axes, nsp)};
+    int v = kx_op(c, "Slice", kx_name(c, L, NULL), in, 4);
+    struct ktensor t = *x;
+    kx_tensor(o, t.rank, v, cf);
+    memcpy(o->dims, t.dims, sizeof o->dims);
+    for (int i = 0; i < nsp; i++) {
+        int64_t d = dimv(&t.dims[sp0 + i]);
+        o->dims[sp0 + i] = (struct dim){d < 0 ? -1 : d - b[i] - e[i], -1};
+    }
+    return ST_OK;
+}
+
+/* RepeatVector(n): (batch, f) -> (batch, n, f) as Unsqueeze + Tile. */
+static enum status emit_repeat(struct kctx *c, const struct klayer *L, struct ktensor *x,
+                               struct ktensor *o)
+{
+    int64_t n;
+    enum status st = kcfg_int(c, L, "n", true, 0, &n);
+    if (st)
+        return st;
+    if (n < 1)
+        return kerr(c, L->path, "config.n: must be positive");
+    if (x->rank != 2)
+        return klerr(c, L, ST_EPARSE, "expects a rank-2 input, got rank %d", x->rank);
+    int64_t ax = 1, reps[3] = {1, n, 1};
+    int in[2] = {kx_val(c, x, false, kx_name(c, L, NULL)),
+                 kx_const_i64(c, kx_name(c, L, "axes"), &ax, 1)};
+    int v = kx_op(c, "Unsqueeze", kx_name(c, L, "unsqueeze"), in, 2);
+    int in2[2] = {v, kx_const_i64(c, kx_name(c, L, "repeats"), reps, 3)};
+    v = kx_op(c, "Tile", kx_name(c, L, NULL), in2, 2);
+    struct ktensor t = *x;
+    kx_tensor(o, 3, v, false);
+    o->dims[0] = t.dims[0];
+    o->dims[1] = (struct dim){n, -1};
+    o->dims[2] = t.dims[1];
     return ST_OK;
 }
 
@@ -573,6 +639,11 @@ enum status keras_layer_emit_misc(struct kctx *c, const struct klayer *L, struct
     if (!strncmp(k, "UpSampling", 10) && strlen(k) == 12 && k[11] == 'D' && k[10] >= '1' &&
         k[10] <= '3')
         return emit_upsample(c, L, in, k[10] - '0', out);
+    if (!strncmp(k, "Cropping", 8) && strlen(k) == 10 && k[9] == 'D' && k[8] >= '1' &&
+        k[8] <= '3')
+        return emit_cropping(c, L, in, k[8] - '0', out);
+    if (!strcmp(k, "RepeatVector"))
+        return emit_repeat(c, L, in, out);
     if (!strcmp(k, "Rescaling"))
         return emit_rescaling(c, L, in, out);
     if (!strcmp(k, "Normalization"))

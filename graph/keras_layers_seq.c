@@ -85,9 +85,70 @@ static int squeeze(struct kctx *c, const struct klayer *L, int v, int64_t axis, 
     return kx_op(c, "Squeeze", kx_name(c, L, sfx), in, 2);
 }
 
-/* kind: 0 LSTM (4 gates), 1 GRU (3), 2 SimpleRNN (1). */
+/* Weights of one direction: W [1, g*u, F], R [1, g*u, u], B [1, 2*g*u] (the
+ * Keras bias zero-padded unless GRU reset_after already has both halves). */
+static enum status rnn_weights(struct kctx *c, const struct klayer *Lw, int64_t g, int64_t units,
+                               int64_t f, bool bias, bool reset_after, int *w, int *r, int *b)
+{
+    int64_t wd[3] = {1, g * units, f}, rd[3] = {1, g * units, units};
+    *b = -1;
+    if ((*w = kx_weight(c, Lw, "kernel", 3, wd, DT_FLOAT)) < 0 ||
+        (*r = kx_weight(c, Lw, "recurrent_kernel", 3, rd, DT_FLOAT)) < 0)
+        return c->d->code;
+    if (!bias)
+        return ST_OK;
+    int64_t bd[2] = {1, reset_after ? 2 * g * units : g * units};
+    if ((*b = kx_weight(c, Lw, "bias", 2, bd, DT_FLOAT)) < 0)
+        return c->d->code;
+    if (!reset_after) {
+        int64_t pads[4] = {0, 0, 0, g * units};
+        int pin[2] = {*b, kx_const_i64(c, kx_name(c, Lw, "bias_pads"), pads, 4)};
+        *b = kx_op(c, "Pad", kx_name(c, Lw, "bias_onnx"), pin, 2);
+    }
+    return ST_OK;
+}
+
+static int concat0(struct kctx *c, const struct klayer *L, int a, int b, const char *what)
+{
+    int in[2] = {a, b};
+    int v = kx_op(c, "Concat", kx_name(c, L, what), in, 2);
+    graph_attr_int(c->g, kx_producer(c, v), "axis", 0);
+    return v;
+}
+
+/* Bidirectional outputs [.., 2, ..] at axis `ax` after the transpose:
+ * merge_mode concat -> Reshape to 2*units, sum/ave -> ReduceSum/ReduceMean. */
+static int merge_dirs(struct kctx *c, const struct klayer *L, int v, int ax, int rank,
+                      const char *merge, int64_t units, const char *sfx)
+{
+    char nm[64];
+    snprintf(nm, sizeof nm, "%s_merge", sfx);
+    if (!strcmp(merge, "concat")) {
+        int64_t shp[3] = {0, 0, 2 * units};
+        if (rank == 2)
+            shp[1] = 2 * units;
+        snprintf(nm, sizeof nm, "%s_shape", sfx);
+        int in[2] = {v, kx_const_i64(c, kx_name(c, L, nm), shp, rank)};
+        return kx_op(c, "Reshape", kx_name(c, L, sfx), in, 2);
+    }
+    int64_t axes = ax;
+    if (!strcmp(merge, "sum")) {
+        snprintf(nm, sizeof nm, "%s_axes", sfx);
+        int in[2] = {v, kx_const_i64(c, kx_name(c, L, nm), &axes, 1)};
+        v = kx_op(c, "ReduceSum", kx_name(c, L, sfx), in, 2);
+    } else {
+        v = kx_op(c, "ReduceMean", kx_name(c, L, sfx), &v, 1);
+        graph_attr_ints(c->g, kx_producer(c, v), "axes", &axes, 1);
+    }
+    graph_attr_int(c->g, kx_producer(c, v), "keepdims", 0);
+    return v;
+}
+
+/* kind: 0 LSTM (4 gates), 1 GRU (3), 2 SimpleRNN (1). L carries the config
+ * (the inner layer's for Bidirectional, whose name then is bidir->name). */
 static enum status emit_rnn(struct kctx *c, const struct klayer *L, struct ktensor *x, int kind,
-                            struct ktensor *out, int *n_out)
+                            const struct klayer *bidir, const char *merge, struct ktensor *out,
+                            int *n_out)
 {
     static const char *const ops[] = {"LSTM", "GRU", "RNN"};
     static const int gates[] = {4, 3, 1};
@@ -119,64 +180,87 @@ static enum status emit_rnn(struct kctx *c, const struct klayer *L, struct ktens
     bool stateful;
     if (!kcfg_bool(c, L, "stateful", false, &stateful) && stateful)
         return klerr(c, L, ST_EUNSUPPORTED, "stateful recurrent layers are not supported");
+    if (bidir && state)
+        return klerr(c, bidir, ST_EUNSUPPORTED, "return_state of a Bidirectional layer is not "
+                                                "supported");
+    const struct klayer *N = bidir ? bidir : L; /* node names */
     int64_t f = dimv(&x->dims[2]), g = gates[kind];
-    int64_t wd[3] = {1, g * units, f}, rd[3] = {1, g * units, units};
-    int xv = kx_val(c, x, false, kx_name(c, L, NULL));
+    int xv = kx_val(c, x, false, kx_name(c, N, NULL));
     int64_t perm[3] = {1, 0, 2};
-    int xt = kx_op(c, "Transpose", kx_name(c, L, "time_major"), &xv, 1);
+    int xt = kx_op(c, "Transpose", kx_name(c, N, "time_major"), &xv, 1);
     graph_attr_ints(c->g, kx_producer(c, xt), "perm", perm, 3);
-    int in[4] = {xt, kx_weight(c, L, "kernel", 3, wd, DT_FLOAT), -1, -1};
-    if (in[1] < 0 || (in[2] = kx_weight(c, L, "recurrent_kernel", 3, rd, DT_FLOAT)) < 0)
-        return c->d->code;
-    int n_in = 3;
-    if (bias) {
-        int64_t bd[2] = {1, reset_after ? 2 * g * units : g * units};
-        int b = kx_weight(c, L, "bias", 2, bd, DT_FLOAT);
-        if (b < 0)
-            return c->d->code;
-        if (!reset_after) {
-            int64_t pads[4] = {0, 0, 0, g * units};
-            int pin[2] = {b, kx_const_i64(c, kx_name(c, L, "bias_pads"), pads, 4)};
-            b = kx_op(c, "Pad", kx_name(c, L, "bias_onnx"), pin, 2);
+    int in[4] = {xt, -1, -1, -1};
+    if (!bidir) {
+        st = rnn_weights(c, L, g, units, f, bias, reset_after, &in[1], &in[2], &in[3]);
+    } else {
+        int wf, rf, bf, wb, rb, bb;
+        char fw[300], bw[300];
+        snprintf(fw, sizeof fw, "%s/forward_%s", bidir->name, L->name);
+        snprintf(bw, sizeof bw, "%s/backward_%s", bidir->name, L->name);
+        struct klayer Lf = *bidir, Lb = *bidir;
+        Lf.name = graph_strdup(c->g, fw);
+        Lb.name = graph_strdup(c->g, bw);
+        st = rnn_weights(c, &Lf, g, units, f, bias, reset_after, &wf, &rf, &bf);
+        if (!st)
+            st = rnn_weights(c, &Lb, g, units, f, bias, reset_after, &wb, &rb, &bb);
+        if (!st) {
+            in[1] = concat0(c, N, wf, wb, "W");
+            in[2] = concat0(c, N, rf, rb, "R");
+            in[3] = bias ? concat0(c, N, bf, bb, "B") : -1;
         }
-        in[3] = b;
-        n_in = 4;
     }
+    if (st)
+        return st;
     int outs[3];
     const char *sfx[3] = {"Y", "Y_h", "Y_c"};
     int n_o = kind == 0 ? 3 : 2;
     for (int i = 0; i < n_o; i++)
-        outs[i] = graph_value_get(c->g, kx_name(c, L, sfx[i]));
-    int ni = graph_node_add(c->g, ops[kind], "", kx_name(c, L, ops[kind]), in, n_in, outs, n_o);
+        outs[i] = graph_value_get(c->g, kx_name(c, N, sfx[i]));
+    int ni = graph_node_add(c->g, ops[kind], "", kx_name(c, N, ops[kind]), in, bias ? 4 : 3,
+                            outs, n_o);
     graph_attr_int(c->g, ni, "hidden_size", units);
-    graph_attr_string(c->g, ni, "direction", back ? "reverse" : "forward");
-    const char *acts[3] = {ract, act, act};
+    graph_attr_string(c->g, ni, "direction", bidir ? "bidirectional" : back ? "reverse" : "forward");
+    const char *acts[6] = {ract, act, act, ract, act, act};
+    const char *racts[2] = {act, act};
+    int dirs = bidir ? 2 : 1;
     if (kind == 2)
-        graph_attr_strings(c->g, ni, "activations", &act, 1);
-    else
-        graph_attr_strings(c->g, ni, "activations", acts, kind == 0 ? 3 : 2);
+        graph_attr_strings(c->g, ni, "activations", racts, dirs);
+    else if (kind == 0)
+        graph_attr_strings(c->g, ni, "activations", acts, 3 * dirs);
+    else {
+        const char *gacts[4] = {ract, act, ract, act};
+        graph_attr_strings(c->g, ni, "activations", gacts, 2 * dirs);
+    }
     if (kind == 1 && reset_after)
         graph_attr_int(c->g, ni, "linear_before_reset", 1);
     struct dim b = x->dims[0], t = x->dims[1];
+    int64_t width = bidir && !strcmp(merge, "concat") ? 2 * units : units;
     int y;
-    if (seq) {
-        y = squeeze(c, L, outs[0], 1, "Y_squeezed");
-        y = kx_op(c, "Transpose", kx_name(c, L, NULL), &y, 1);
+    if (seq && bidir) { /* Y [T, 2, b, u] -> [b, T, 2, u] */
+        int64_t p4[4] = {2, 0, 1, 3};
+        y = kx_op(c, "Transpose", kx_name(c, N, "Y_batch_major"), &outs[0], 1);
+        graph_attr_ints(c->g, kx_producer(c, y), "perm", p4, 4);
+        y = merge_dirs(c, N, y, 2, 3, merge, units, "output");
+    } else if (seq) {
+        y = squeeze(c, N, outs[0], 1, "Y_squeezed");
+        y = kx_op(c, "Transpose", kx_name(c, N, NULL), &y, 1);
         graph_attr_ints(c->g, kx_producer(c, y), "perm", perm, 3);
-        kx_tensor(&out[0], 3, y, false);
-        out[0].dims[0] = b;
-        out[0].dims[1] = t;
-        out[0].dims[2] = (struct dim){units, -1};
+    } else if (bidir) { /* Y_h [2, b, u] -> [b, 2, u] */
+        y = kx_op(c, "Transpose", kx_name(c, N, "last_batch_major"), &outs[1], 1);
+        graph_attr_ints(c->g, kx_producer(c, y), "perm", perm, 3);
+        y = merge_dirs(c, N, y, 1, 2, merge, units, "output");
     } else {
-        y = squeeze(c, L, outs[1], 0, "last");
-        kx_tensor(&out[0], 2, y, false);
-        out[0].dims[0] = b;
-        out[0].dims[1] = (struct dim){units, -1};
+        y = squeeze(c, N, outs[1], 0, "last");
     }
+    kx_tensor(&out[0], seq ? 3 : 2, y, false);
+    out[0].dims[0] = b;
+    out[0].dims[1] = seq ? t : (struct dim){width, -1};
+    if (seq)
+        out[0].dims[2] = (struct dim){width, -1};
     *n_out = 1;
     if (state) {
         for (int i = 1; i < n_o; i++) {
-            int h = squeeze(c, L, outs[i], 0, i == 1 ? "state_h" : "state_c");
+            int h = squeeze(c, N, outs[i], 0, i == 1 ? "state_h" : "state_c");
             kx_tensor(&out[i], 2, h, false);
             out[i].dims[0] = b;
             out[i].dims[1] = (struct dim){units, -1};
@@ -184,6 +268,51 @@ static enum status emit_rnn(struct kctx *c, const struct klayer *L, struct ktens
         *n_out = n_o;
     }
     return ST_OK;
+}
+
+static int rnn_kind(const char *k)
+{
+    return !strcmp(k, "LSTM") ? 0 : !strcmp(k, "GRU") ? 1 : !strcmp(k, "SimpleRNN") ? 2 : -1;
+}
+
+/* A wrapper's inner layer: {"class_name", "config"} under config.layer. */
+static enum status inner_layer(struct kctx *c, const struct klayer *L, struct klayer *I)
+{
+    const cJSON *l = cJSON_GetObjectItemCaseSensitive(L->cfg, "layer");
+    const cJSON *cn = cJSON_GetObjectItemCaseSensitive(l, "class_name");
+    const cJSON *cf = cJSON_GetObjectItemCaseSensitive(l, "config");
+    if (!cJSON_IsObject(l) || !cJSON_IsString(cn) || !cJSON_IsObject(cf))
+        return kerr(c, L->path, "config.layer: expected {\"class_name\", \"config\"}, got %s",
+                    kjtype(l));
+    const cJSON *nm = cJSON_GetObjectItemCaseSensitive(cf, "name");
+    char p[320];
+    snprintf(p, sizeof p, "%s.config.layer", L->path);
+    *I = *L;
+    I->cls = cn->valuestring;
+    I->cfg = cf;
+    I->name = cJSON_IsString(nm) ? nm->valuestring : L->name;
+    I->path = graph_strdup(c->g, p);
+    return ST_OK;
+}
+
+static enum status emit_bidirectional(struct kctx *c, const struct klayer *L, struct ktensor *x,
+                                      struct ktensor *out, int *n_out)
+{
+    struct klayer I;
+    const char *merge;
+    enum status st = inner_layer(c, L, &I);
+    if (!st)
+        st = kcfg_str(c, L, "merge_mode", "concat", &merge);
+    if (st)
+        return st;
+    int kind = rnn_kind(I.cls);
+    if (kind < 0)
+        return klerr(c, L, ST_EUNSUPPORTED, "wrapping a %s is not supported (LSTM, GRU or "
+                                            "SimpleRNN)", I.cls);
+    if (strcmp(merge, "concat") && strcmp(merge, "sum") && strcmp(merge, "ave"))
+        return klerr(c, L, ST_EUNSUPPORTED, "merge_mode \"%s\" is not supported (concat, sum, "
+                                            "ave)", merge);
+    return emit_rnn(c, &I, x, kind, L, merge, out, n_out);
 }
 
 /* ---- MultiHeadAttention ------------------------------------------------------ */
@@ -309,14 +438,16 @@ enum status keras_layer_emit_seq(struct kctx *c, const struct klayer *L, struct 
                                  int *n_out)
 {
     const char *k = L->cls;
-    int kind = !strcmp(k, "LSTM") ? 0 : !strcmp(k, "GRU") ? 1 : !strcmp(k, "SimpleRNN") ? 2 : -1;
+    int kind = rnn_kind(k);
     if (!strcmp(k, "MultiHeadAttention"))
         return emit_mha(c, L, in, n_in, kw, out);
-    if (kind < 0 && strcmp(k, "Embedding"))
+    if (kind < 0 && strcmp(k, "Embedding") && strcmp(k, "Bidirectional"))
         return ST_ENOTFOUND;
     if (n_in != 1)
         return klerr(c, L, ST_EPARSE, "expects one input tensor, got %d", n_in);
+    if (!strcmp(k, "Bidirectional"))
+        return emit_bidirectional(c, L, in, out, n_out);
     if (kind < 0)
         return emit_embedding(c, L, in, out);
-    return emit_rnn(c, L, in, kind, out, n_out);
+    return emit_rnn(c, L, in, kind, NULL, NULL, out, n_out);
 }

@@ -104,7 +104,7 @@ static void check_truth_file(const char *truth, const char *dir, int min_models)
 static void test_generated_params(void **state)
 {
     (void)state;
-    check_truth_file("keras/params.json", NULL, 10);
+    check_truth_file("keras/params.json", NULL, 14);
 }
 
 static void test_real_tfjs_params(void **state)
@@ -186,6 +186,58 @@ static void test_seq_symbol(void **state)
     /* Per step: LSTM 4*96*(64+96), GRU 3*48*(96+48); head 48*32 + 32 once. */
     double step = 4.0 * 96 * (64 + 96) + 3.0 * 48 * (96 + 48);
     assert_true(g->totals.macs - m10 == 10 * step);
+    graph_free(g);
+}
+
+/* resnet_ish MACs by hand (conv and dense only; BN, ReLU, Add, pooling count
+ * no MACs): stem 7x7/2 on 64x64x3 -> 32x32x32, max pool /2 -> 16x16, then
+ * basic blocks (3x3 convs, 1x1 stride-2 projection when the width changes),
+ * Dense 128 -> 10. */
+static void test_resnet_ish_macs(void **state)
+{
+    (void)state;
+    double macs = 32.0 * 32 * 32 * 7 * 7 * 3;
+    int h = 16, cin = 32;
+    const int blocks[][2] = {{32, 1}, {32, 1}, {64, 2}, {64, 1}, {128, 2}};
+    for (int i = 0; i < 5; i++) {
+        int c = blocks[i][0], s = blocks[i][1];
+        h /= s;
+        macs += (double)h * h * c * 9 * cin + (double)h * h * c * 9 * c;
+        if (s != 1 || cin != c)
+            macs += (double)h * h * c * cin;
+        cin = c;
+    }
+    macs += 128.0 * 10;
+    struct diag d = {0};
+    struct graph *g = model_load(sample("tfjs/resnet_ish.model.json"), &d);
+    assert_non_null(g);
+    assert_int_equal(graph_infer(g, &d), ST_OK);
+    assert_int_equal(g->totals.n_unsupported + g->totals.n_unknown, 0);
+    if (g->totals.macs != macs)
+        fail_msg("MACs %.0f, by hand %.0f", g->totals.macs, macs);
+    graph_free(g);
+}
+
+/* seq_wrappers at seq = T: Bidirectional LSTM(16) on 32 features: 2*T*4*16*(32+16);
+ * TimeDistributed Dense 32->8: T*32*8; RepeatVector(4) then Bidirectional
+ * GRU(8, ave) on 8: 2*4*3*8*(8+8); SimpleRNN(6) on 8: 4*6*(8+6); Dense 6->3. */
+static void test_bidirectional_macs(void **state)
+{
+    (void)state;
+    struct diag d = {0};
+    struct graph *g = model_load(sample("keras/seq_wrappers.json"), &d);
+    if (!g)
+        fail_msg("%s", d.msg);
+    for (int t = 16; t <= 64; t *= 4) {
+        assert_int_equal(graph_sym_set(g, "seq", t, &d), ST_OK);
+        assert_int_equal(graph_infer(g, &d), ST_OK);
+        double want = 2.0 * t * 4 * 16 * 48 + t * 32.0 * 8 + 2.0 * 4 * 3 * 8 * 16 +
+                      4.0 * 6 * 14 + 18;
+        if (g->totals.macs != want)
+            fail_msg("seq %d: MACs %.0f, by hand %.0f", t, g->totals.macs, want);
+        const struct value *o = &g->values[g->outputs[0]];
+        assert_true(o->shape.known && o->shape.rank == 2 && o->shape.d[1] == 3);
+    }
     graph_free(g);
 }
 
@@ -291,6 +343,7 @@ int main(void)
         cmocka_unit_test(test_generated_params),  cmocka_unit_test(test_real_tfjs_params),
         cmocka_unit_test(test_hand_written_params), cmocka_unit_test(test_tiny_cnn_macs),
         cmocka_unit_test(test_bn_convention),     cmocka_unit_test(test_seq_symbol),
+        cmocka_unit_test(test_resnet_ish_macs),   cmocka_unit_test(test_bidirectional_macs),
         cmocka_unit_test(test_errors),            cmocka_unit_test(test_sniff),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -152,6 +152,31 @@ function layerZoo() {
     return tf.model({inputs: [img, vol], outputs: y, name: 'layer_zoo'});
 }
 
+// Recurrent wrappers: Bidirectional LSTM (concat) and GRU (ave), TimeDistributed
+// Dense, RepeatVector, SimpleRNN over a variable-length sequence; Cropping2D.
+function seqWrappers() {
+    const inp = tf.input({shape: [null, 32], name: 'frames'});
+    let x = L.bidirectional({layer: L.lstm({units: 16, returnSequences: true, name: 'enc'}),
+                             name: 'bi_enc'}).apply(inp);
+    x = L.timeDistributed({layer: L.dense({units: 8, activation: 'relu', name: 'proj'}),
+                           name: 'td_proj'}).apply(x);
+    x = L.globalAveragePooling1d({name: 'pool'}).apply(x);
+    x = L.repeatVector({n: 4, name: 'repeat'}).apply(x);
+    x = L.bidirectional({layer: L.gru({units: 8, returnSequences: true, name: 'dec'}),
+                         mergeMode: 'ave', name: 'bi_dec'}).apply(x);
+    x = L.simpleRNN({units: 6, name: 'rnn'}).apply(x);
+    x = L.dense({units: 3, activation: 'softmax', name: 'cls'}).apply(x);
+    return tf.model({inputs: inp, outputs: x, name: 'seq_wrappers'});
+}
+
+function cropNet() {
+    const m = tf.sequential({name: 'crop_net'});
+    m.add(L.cropping2D({inputShape: [20, 20, 3], cropping: [[1, 2], [3, 0]], name: 'crop'}));
+    m.add(L.conv2d({filters: 4, kernelSize: 3, name: 'conv'}));
+    m.add(L.globalAveragePooling2d({name: 'gap'}));
+    return m;
+}
+
 // The small model whose MACs tests/test_keras.c computes by hand.
 function tinyCnn() {
     const m = tf.sequential({name: 'tiny_cnn'});
@@ -181,7 +206,8 @@ async function layersModelJson(model) {
 }
 
 async function main() {
-    const models = [mobilenetV2Like(), resnetIsh(), lstmText(), layerZoo(), tinyCnn()];
+    const models = [mobilenetV2Like(), resnetIsh(), lstmText(), layerZoo(), tinyCnn(),
+                    seqWrappers(), cropNet()];
     fs.mkdirSync(path.join(out, 'keras'), {recursive: true});
     fs.mkdirSync(path.join(out, 'tfjs'), {recursive: true});
     const truth = {
