@@ -149,6 +149,21 @@ static void test_torchvision_params(void **state)
     }
 }
 
+/* SE-ResNet-50: torchvision's resnet50 plus per block 1x1 convs C -> C/16 ->
+ * C with biases; timm's seresnet50 has the same 28,088,024. */
+static void test_se_resnet(void **state)
+{
+    (void)state;
+    static const double c[4] = {256, 512, 1024, 2048}, n[4] = {3, 4, 6, 3};
+    double se = 0;
+    for (int i = 0; i < 4; i++)
+        se += n[i] * (2 * c[i] * c[i] / 16 + c[i] / 16 + c[i]);
+    assert_true(25557032 + se == 28088024.0);
+    struct graph *g = build("resnet:se=1");
+    assert_true(count_params(g) == 28088024.0);
+    graph_free(g);
+}
+
 /* BERT and GPT-2 counted by formula (embeddings + per-layer weights + head),
  * checked against the published Hugging Face totals for the base models. */
 static double bert_formula(double L, double H, double I, double V, double P, double T)
@@ -720,7 +735,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_torchvision_params), cmocka_unit_test(test_transformer_params),
-        cmocka_unit_test(test_transformer_macs),
+        cmocka_unit_test(test_transformer_macs),   cmocka_unit_test(test_se_resnet),
         cmocka_unit_test(test_onnx_macs),          cmocka_unit_test(test_corners),
         cmocka_unit_test(test_errors),             cmocka_unit_test(test_presets),
         cmocka_unit_test(test_sampler),            cmocka_unit_test(test_symbols),
