@@ -125,6 +125,40 @@ static const struct expect tv[] = {
     {"swin:preset=b", 87768224, 15.43},
 };
 
+/* Non-default configurations, counted with torchvision 0.14.1's own builders
+ * (e.g. mobilenetv3._mobilenet_v3_conf(..., width_mult=0.75), ResNet(Bottleneck,
+ * [3, 4, 6, 3], groups=8, width_per_group=16), SwinTransformer([4, 4], 64, ...)). */
+static const struct expect tv_custom[] = {
+    {"mobilenet_v2:width=0.75:classes=100", 1483524, 0},
+    {"mobilenet_v2:width=1.4", 6108776, 0},
+    {"mobilenet_v3:width=0.75", 3377576, 0},
+    {"mobilenet_v3:variant=small:width=1.25:classes=10", 2376722, 0},
+    {"efficientnet:width_mult=1.3:depth_mult=1.7", 15505724, 0},
+    {"resnet:depth=50:groups=8:width_per_group=16", 29272872, 0},
+    {"resnet:depth=152:groups=4:width_per_group=24:classes=200", 58432904, 0},
+    {"densenet:growth=24:blocks=4,8,16,8:init_features=48:bn_size=2", 1481548, 0},
+    {"convnext:depths=2,2,6,2:dim=64", 9045672, 0},
+    {"vit:patch=8:dim=256:depth=6:heads=8:mlp_ratio=4:image=160", 5148392, 0},
+    {"swin:embed_dim=64:depths=2,2,4,2:heads=2,4,8,16:window=8:resolution=256", 11186420, 0},
+    {"vgg:depth=13:bn=1:classes=10", 128997706, 0},
+};
+
+static void test_torchvision_custom(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < sizeof tv_custom / sizeof tv_custom[0]; i++) {
+        struct graph *g = build(tv_custom[i].spec);
+        double p = count_params(g);
+        if (p != tv_custom[i].params)
+            fail_msg("%s: %.0f parameters, torchvision has %.0f", tv_custom[i].spec, p,
+                     tv_custom[i].params);
+        if (infer_real(g) && (g->totals.n_unknown || g->totals.params != p))
+            fail_msg("%s: inference left %d unknown nodes, counted %.0f parameters",
+                     tv_custom[i].spec, g->totals.n_unknown, g->totals.params);
+        graph_free(g);
+    }
+}
+
 static void test_torchvision_params(void **state)
 {
     (void)state;
@@ -734,7 +768,8 @@ static void test_cli(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_torchvision_params), cmocka_unit_test(test_transformer_params),
+        cmocka_unit_test(test_torchvision_params), cmocka_unit_test(test_torchvision_custom),
+        cmocka_unit_test(test_transformer_params),
         cmocka_unit_test(test_transformer_macs),   cmocka_unit_test(test_se_resnet),
         cmocka_unit_test(test_onnx_macs),          cmocka_unit_test(test_corners),
         cmocka_unit_test(test_errors),             cmocka_unit_test(test_presets),
