@@ -253,7 +253,14 @@ const char *zoo_args_value(const struct zoo_args *a, int i, char *buf, size_t si
     const struct zoo_param *p = zoo_param_get(a->fam, i);
     switch (p->type) {
     case ZOO_PT_INT: snprintf(buf, size, "%ld", (long)a->num[i]); break;
-    case ZOO_PT_FLOAT: snprintf(buf, size, "%g", a->num[i]); break;
+    case ZOO_PT_FLOAT:
+        /* shortest text that reads back as the same double */
+        for (int prec = 6; prec <= 17; prec++) {
+            snprintf(buf, size, "%.*g", prec, a->num[i]);
+            if (strtod(buf, NULL) == a->num[i])
+                break;
+        }
+        break;
     case ZOO_PT_ENUM: snprintf(buf, size, "%s", p->choices[(int)a->num[i]]); break;
     case ZOO_PT_INTS: {
         size_t off = 0;

@@ -478,6 +478,13 @@ static void test_presets(void **state)
     assert_true(count_params(g2) == count_params(g));
     graph_free(g2);
     graph_free(g);
+    /* floats keep every digit they need, and no more */
+    g = build("resnet:width=1.2345678:preset=custom");
+    assert_non_null(strstr(g->path, ":width=1.2345678:"));
+    graph_free(g);
+    g = build("resnet:width=0.5");
+    assert_non_null(strstr(g->path, ":width=0.5:"));
+    graph_free(g);
     g = build("efficientnet:variant=b3");
     assert_string_equal(g->name, "efficientnet_b3");
     char fam[32];
