@@ -8,6 +8,11 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "commands.h"
+#include "fileio.h"
 #include "keymap.h"
 
 static void test_conventions(void **state)
@@ -94,6 +99,32 @@ static void test_script(void **state)
     assert_int_equal(keymap_parse_script("abcdef", keys, 4, &bad), 4);
 }
 
+/* ui/README-keys.md (folded into dippm(1)) documents every action and
+ * command with the same text the help screen shows. */
+static void test_docs_in_sync(void **state)
+{
+    (void)state;
+    const char *top = getenv("TOP_SRCDIR");
+    char path[1024], *text;
+    size_t len;
+    snprintf(path, sizeof path, "%s/ui/README-keys.md", top ? top : "..");
+    assert_int_equal(file_read_all(path, 1 << 20, &text, &len, NULL), ST_OK);
+    for (int a = 1; a < UI_ACT__COUNT; a++) {
+        char want[256];
+        snprintf(want, sizeof want, "`%s` | %s |", keymap_action_name((enum ui_action)a),
+                 keymap_action_help((enum ui_action)a));
+        if (!strstr(text, want))
+            fail_msg("README-keys.md lacks the row for action %s", want);
+    }
+    for (int i = 0; i < cmd_count(); i++) {
+        char want[256];
+        snprintf(want, sizeof want, "`:%s` | %s |", cmd_get(i)->usage, cmd_get(i)->help);
+        if (!strstr(text, want))
+            fail_msg("README-keys.md lacks the row for command %s", want);
+    }
+    free(text);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -101,6 +132,7 @@ int main(void)
         cmocka_unit_test(test_table_consistent),
         cmocka_unit_test(test_names),
         cmocka_unit_test(test_script),
+        cmocka_unit_test(test_docs_in_sync),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
