@@ -201,8 +201,9 @@ static int cmd_build(const struct cli_common *co, int argc, char **argv)
         if (strchr(argv[i], ':') || !strchr(argv[i], '='))
             return cli_usage_error("zoo", "'%s': expected KEY=VALUE (see 'dippm zoo show %s')",
                                    argv[i], argv[0]);
-        off += (size_t)snprintf(spec + off, off < sizeof spec ? sizeof spec - off : 0, ":%s",
-                                argv[i]);
+        if (off >= sizeof spec)
+            break;
+        off += (size_t)snprintf(spec + off, sizeof spec - off, ":%s", argv[i]);
     }
     if (off >= sizeof spec)
         return cli_usage_error("zoo", "template spec longer than %zu characters",
