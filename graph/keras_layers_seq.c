@@ -377,9 +377,15 @@ static enum status emit_mha(struct kctx *c, const struct klayer *L, struct ktens
         st = kcfg_intlist(c, L, "output_shape", IR_MAX_RANK, outd, &n_outd);
     if (st)
         return st;
-    if (cJSON_GetObjectItemCaseSensitive(L->cfg, "attention_axes") &&
-        !cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(L->cfg, "attention_axes")))
-        return klerr(c, L, ST_EUNSUPPORTED, "custom attention_axes are not supported");
+    /* Keras 2 saves the built default, (1,) for rank-3 inputs: the sequence axis. */
+    int64_t axes[IR_MAX_RANK];
+    int n_axes;
+    st = kcfg_intlist(c, L, "attention_axes", IR_MAX_RANK, axes, &n_axes);
+    if (st)
+        return st;
+    if (n_axes > 1 || (n_axes == 1 && axes[0] != 1 && axes[0] != -2))
+        return klerr(c, L, ST_EUNSUPPORTED, "attention over axes other than the sequence axis "
+                                            "is not supported");
     if (heads < 1 || kd < 1 || vd < 1)
         return kerr(c, L->path, "config: num_heads, key_dim and value_dim must be positive");
     struct ktensor *q = mha_arg("query", 0, in, n_in, kw), *v = mha_arg("value", 1, in, n_in, kw);

@@ -93,6 +93,9 @@ static void check_truth_file(const char *truth, const char *dir, int min_models)
             if (got != want)
                 fail_msg("%s: initializer elements %.0f, countParams %.0f", rel, got, want);
             assert_int_equal(graph_infer(g, &d), ST_OK);
+            const cJSON *macs = cJSON_GetObjectItem(m, "macs");
+            if (macs && g->totals.macs != macs->valuedouble)
+                fail_msg("%s: MACs %.0f, by hand %.0f", rel, g->totals.macs, macs->valuedouble);
             graph_free(g);
             n++;
         }
@@ -116,7 +119,7 @@ static void test_real_tfjs_params(void **state)
 static void test_hand_written_params(void **state)
 {
     (void)state;
-    check_truth_file("keras/hand_params.json", NULL, 2);
+    check_truth_file("keras/hand_params.json", NULL, 3);
 }
 
 /* tiny_cnn: input 8x8x3, Conv2D(4, 3x3, valid) + ReLU, Flatten, Dense(10).
