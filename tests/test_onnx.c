@@ -134,6 +134,12 @@ static void test_subgraph_attr(void **state)
     const struct attr *at = node_attr(&gr->nodes[0], "then_branch");
     assert_non_null(at);
     assert_int_equal(at->type, ATTR_GRAPH);
+    /* the body was not kept, so shape inference must not claim the node */
+    struct diag e;
+    diag_clear(&e);
+    graph_infer(gr, &e);
+    assert_int_not_equal(gr->nodes[0].state, NODE_OK);
+    assert_true(gr->totals.n_unsupported + gr->totals.n_unknown >= 1);
     graph_free(gr);
     pb_free(&m);
 }
