@@ -298,10 +298,15 @@ static bool diamond(const struct graph *g, const struct value *v, const struct n
     return true;
 }
 
-static void fuse_into(struct sim_result *r, int self, int root, double saved_bytes)
+/* Folds node self into kernel root. gemm: self is a matrix product (merged
+ * QKV sibling or attention context) whose FLOPs run on the root's tensor
+ * cores; otherwise its FLOPs are an elementwise epilogue on CUDA cores. */
+static void fuse_into(struct sim_result *r, int self, int root, double saved_bytes, bool gemm)
 {
     struct sim_node *sn = &r->nodes[self], *rs = &r->nodes[root];
     rs->kflops += sn->flops;
+    if (!gemm)
+        rs->kflops_vec += sn->flops;
     rs->kbytes += sn->bytes - saved_bytes;
     if (rs->kbytes < 0)
         rs->kbytes = 0;
@@ -343,7 +348,7 @@ static void pass_fuse(const struct graph *g, const struct config *cfg, struct si
             if (sib >= 0) {
                 /* the shared input is read once */
                 double xb = value_bytes_cfg(&g->values[n->in[0]], pb);
-                fuse_into(r, i, sib, xb > 0 ? xb : 0);
+                fuse_into(r, i, sib, xb > 0 ? xb : 0, true);
                 r->nodes[sib].merged++;
                 continue;
             }
@@ -370,7 +375,7 @@ static void pass_fuse(const struct graph *g, const struct config *cfg, struct si
             if (!ok)
                 continue;
             double vb = value_bytes_cfg(v, pb);
-            fuse_into(r, i, root, vb > 0 ? 2 * vb : 0);
+            fuse_into(r, i, root, vb > 0 ? 2 * vb : 0, c == OPC_GEMM);
             break;
         }
     }
@@ -416,7 +421,8 @@ enum status sim_run_params(const struct graph *g, const struct config *cfg,
         host += dispatch;
         struct sim_kernel_in kin = {
             .cls = n->op == OP__UNKNOWN ? OPC_OTHER : op_class_of(n->op),
-            .flops = sn->kflops, .bytes = sn->kbytes, .batches = 1};
+            .flops = sn->kflops - sn->kflops_vec, .vec_flops = sn->kflops_vec,
+            .bytes = sn->kbytes, .batches = 1};
         if (n->state == NODE_OK)
             gemm_view(g, n, kin.cls, &kin);
         if (kin.gemm && sn->merged > 0)

@@ -40,6 +40,7 @@ struct sim_node {
     double flops;        /* this node's FLOPs */
     double bytes;        /* this node's bytes moved, scaled to the configured precision */
     double kflops, kbytes; /* the whole kernel's work (this node plus what was fused into it) */
+    double kflops_vec;   /* part of kflops that fused elementwise epilogues do on CUDA cores */
     double compute_s, memory_s; /* the kernel's modelled compute and memory times */
     double efficiency;   /* fraction of the precision's peak the kernel's GEMM reaches (0 if none) */
     bool tensor_core;    /* runs on tensor cores */

@@ -36,6 +36,7 @@ extern const struct sim_fixed sim_fixed;
 struct sim_kernel_in {
     enum op_class cls;
     double flops, bytes;
+    double vec_flops;   /* fused elementwise epilogue FLOPs (CUDA cores) */
     bool gemm;          /* conv or matrix product with known M, N, K */
     double m, n, k;     /* GEMM view: rows, columns, reduction length */
     double batches;     /* independent GEMMs (batched MatMul) */

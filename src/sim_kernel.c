@@ -91,8 +91,10 @@ void sim_kernel_time(const struct hw *hw, const struct config *cfg, const struct
     }
     if (eff < 1e-6)
         eff = 1e-6;
-    out->compute_s = in->flops / (peak * eff);
+    /* Epilogue math runs on the CUDA cores alongside the main loop. */
+    out->compute_s = in->flops / (peak * eff) + in->vec_flops / (vec_peak * f->vec_eff);
     out->memory_s = in->bytes / (hw->bw_bytes * bw_eff);
-    double ideal_c = in->flops / peak, ideal_m = in->bytes / hw->bw_bytes;
+    double ideal_c = in->flops / peak + in->vec_flops / vec_peak;
+    double ideal_m = in->bytes / hw->bw_bytes;
     out->roofline_s = ideal_c > ideal_m ? ideal_c : ideal_m;
 }

@@ -27,15 +27,15 @@ static const struct sim_params fitted = {
     /* Kernel launch latency plus ramp-up/drain of a grid: 2-6 us per kernel
      * on A100 (Nsight traces of back-to-back small kernels); a-priori 3,
      * fitted. */
-    .kernel_us = 5.352,
+    .kernel_us = 5.083,
     /* Eager PyTorch issues every op from Python through the dispatcher
      * (10-40 us per nn.Module call, PyTorch 1.12); an engine enqueues
      * pre-built kernels (a few us each); a-priori 25 and 1.5, fitted. */
-    .dispatch_us = {[RT_PYTORCH] = 31.38, [RT_TENSORRT] = 4.514},
+    .dispatch_us = {[RT_PYTORCH] = 32.02, [RT_TENSORRT] = 4.514},
     /* One call: Python forward entry, input handling and synchronisation
      * (eager), or enqueue + stream sync (engine); a-priori 100 and 30,
      * fitted. */
-    .call_us = {[RT_PYTORCH] = 301.0, [RT_TENSORRT] = 85.85},
+    .call_us = {[RT_PYTORCH] = 110.7, [RT_TENSORRT] = 90.29},
     /* CUDA context with cuBLAS/cuDNN loaded as NVML reports it: ~1.0-1.5 GiB
      * for PyTorch on A100 with CUDA 11 (lazy loading off) - an estimate, not
      * fitted (one memory row only). The engine figure is fitted to the
@@ -54,7 +54,7 @@ static const struct sim_params fitted = {
      * NCHW<->NHWC transforms around tensor-core convolutions and picks
      * tactics heuristically; an engine picks NHWC tactics by timing them at
      * build time. A-priori 0.8 each; fitted per runtime. */
-    .conv_eff = {[RT_PYTORCH] = 0.3276, [RT_TENSORRT] = 0.6127},
+    .conv_eff = {[RT_PYTORCH] = 0.321, [RT_TENSORRT] = 0.6112},
 };
 
 const struct sim_params *sim_params_default(void)

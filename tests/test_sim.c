@@ -4,6 +4,8 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -14,6 +16,8 @@
 #define assert_near(a, b, eps) assert_true(fabs((double)(a) - (double)(b)) <= (eps))
 
 #include "gpu.h"
+#include "load.h"
+#include "shape.h"
 #include "sim.h"
 #include "sim_graphs.h"
 
@@ -350,6 +354,72 @@ static void test_deterministic_and_fast(void **state)
     graph_free(g);
 }
 
+/* ---- the same properties on real exported models (when the samples load) -- */
+
+static struct graph *load_sample(const char *file, int64_t batch)
+{
+    const char *dir = getenv("SAMPLES_DIR");
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", dir && *dir ? dir : DIPPM_SRCDIR "/samples", file);
+    struct diag d = {0};
+    struct graph *g = model_load(path, &d);
+    if (!g)
+        return NULL;
+    int bs = graph_batch_sym(g);
+    if (bs < 0 || graph_sym_set(g, g->syms[bs].name, batch, &d) || graph_infer(g, &d) ||
+        g->totals.n_unsupported || g->totals.n_unknown) {
+        graph_free(g);
+        return NULL;
+    }
+    return g;
+}
+
+static void test_real_models(void **state)
+{
+    (void)state;
+    static const char *const files[] = {"resnet50.onnx", "bert_base.onnx",
+                                        "efficientnet_b0.onnx", "mobilenet_v2.onnx"};
+    int loaded = 0;
+    for (size_t f = 0; f < sizeof files / sizeof files[0]; f++) {
+        double prev_mem[PREC__COUNT][RT__COUNT] = {{0}};
+        for (int64_t b = 1; b <= 64; b *= 4) {
+            struct graph *g = load_sample(files[f], b);
+            if (!g)
+                break;
+            loaded++;
+            for (int p = 0; p < PREC__COUNT; p++) {
+                struct sim_result rr[RT__COUNT];
+                for (int rt = 0; rt < RT__COUNT; rt++) {
+                    struct config c = {gpu_find("a100"), -1, (enum precision)p,
+                                       (enum runtime)rt, b};
+                    rr[rt] = run(g, &c);
+                    struct hw hw;
+                    hw_from_config(&c, &hw, NULL);
+                    assert_true(rr[rt].latency_ms >= rr[rt].roofline_ms);
+                    assert_true(rr[rt].energy_j <= hw.tdp_w * rr[rt].latency_ms * 1e-3);
+                    assert_true(rr[rt].memory_mib >= prev_mem[p][rt]);
+                    assert_true(rr[rt].n_unmodelled == 0);
+                    prev_mem[p][rt] = rr[rt].memory_mib;
+                    /* the smallest slice is slower */
+                    c.mig = 0;
+                    struct sim_result rm = run(g, &c);
+                    assert_true(rm.latency_ms >= rr[rt].latency_ms);
+                    sim_result_fini(&rm);
+                }
+                if (rr[RT_TENSORRT].latency_ms > rr[RT_PYTORCH].latency_ms)
+                    fail_msg("%s batch %lld %s: tensorrt %.4f ms > pytorch %.4f ms", files[f],
+                             (long long)b, precision_name((enum precision)p),
+                             rr[RT_TENSORRT].latency_ms, rr[RT_PYTORCH].latency_ms);
+                for (int rt = 0; rt < RT__COUNT; rt++)
+                    sim_result_fini(&rr[rt]);
+            }
+            graph_free(g);
+        }
+    }
+    if (!loaded)
+        skip(); /* samples or shape inference not available in this tree */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -366,6 +436,7 @@ int main(void)
         cmocka_unit_test(test_misaligned_dims_lose_tensor_cores),
         cmocka_unit_test(test_bad_config),
         cmocka_unit_test(test_deterministic_and_fast),
+        cmocka_unit_test(test_real_models),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
