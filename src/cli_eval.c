@@ -24,11 +24,41 @@ static void usage(void)
            "  (b) with --lofo, leave-one-family-out: for each family in FILE a model is trained\n"
            "      on at most N rows of the other families (default 3000) for E epochs\n"
            "      (default 12) and tested on at most 400 rows of the held-out family.\n"
+           "  --rows CSV     also write every evaluated row with its prediction\n"
+           "  --lofo-only    only (b); no weights needed\n"
+           "  --all-rows     evaluate every row of FILE (e.g. measured data), not the split\n"
            "Labels are the teacher's (simulated) unless the data holds measured rows.\n");
 }
 
 enum { OPT_DATA = CLI_OPT__OWN, OPT_LOFO, OPT_LTRAIN, OPT_LTEST, OPT_LEPOCHS, OPT_SEED,
-       OPT_QUIET, OPT_ALL };
+       OPT_QUIET, OPT_ALL, OPT_ROWS, OPT_LOFO_ONLY };
+
+/* Per-row predictions of the evaluated rows as CSV (for error analysis). */
+static int write_rows_csv(const char *path, const struct dataset *ds, const struct train_set *ts,
+                          const struct gnn_model *m, const int *idx, int n)
+{
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        fprintf(stderr, "dippm: %s: cannot write\n", path);
+        return 3;
+    }
+    double *pred = malloc(sizeof(double) * GNN_T__COUNT * (size_t)(n > 0 ? n : 1));
+    train_predict(m, ts, idx, n, pred);
+    fprintf(f, "row,family,label,gpu,mig,precision,runtime,batch,nodes,latency_ms,pred_latency_ms,"
+               "energy_j,pred_energy_j,memory_mib,pred_memory_mib,spec\n");
+    for (int i = 0; i < n; i++) {
+        const struct dataset_row *r = &ds->rows[idx[i]];
+        fprintf(f, "%d,%s,%s,%s,%s,%s,%s,%lld,%d", idx[i] + 1, r->family,
+                r->label == DATASET_MEASURED ? "measured" : "teacher", r->gpu, r->mig,
+                precision_name(r->prec), runtime_name(r->rt), (long long)r->batch,
+                ts->s[idx[i]].n);
+        for (int t = 0; t < GNN_T__COUNT; t++)
+            fprintf(f, ",%.6g,%.6g", r->target[t], pred[(size_t)i * GNN_T__COUNT + t]);
+        fprintf(f, ",\"%s\"\n", r->spec);
+    }
+    free(pred);
+    return fclose(f) == 0 ? 0 : 3;
+}
 
 int cli_eval(int argc, char **argv)
 {
@@ -42,12 +72,14 @@ int cli_eval(int argc, char **argv)
         {"seed", required_argument, NULL, OPT_SEED},
         {"quiet", no_argument, NULL, OPT_QUIET},
         {"all-rows", no_argument, NULL, OPT_ALL},
+        {"rows", required_argument, NULL, OPT_ROWS},
+        {"lofo-only", no_argument, NULL, OPT_LOFO_ONLY},
         {NULL, 0, NULL, 0},
     };
     struct cli_common co;
     cli_common_init(&co);
-    const char *data = NULL;
-    bool lofo = false, quiet = false, all_rows = false;
+    const char *data = NULL, *rows_csv = NULL;
+    bool lofo = false, quiet = false, all_rows = false, lofo_only = false;
     int64_t ltrain = 3000, ltest = 400, lepochs = 12, seed = 1;
     int c;
     while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
@@ -61,8 +93,10 @@ int cli_eval(int argc, char **argv)
         case CLI_OPT_HELP: usage(); return 0;
         case OPT_DATA: data = optarg; break;
         case OPT_LOFO: lofo = true; break;
+        case OPT_LOFO_ONLY: lofo = lofo_only = true; break;
         case OPT_QUIET: quiet = true; break;
         case OPT_ALL: all_rows = true; break;
+        case OPT_ROWS: rows_csv = optarg; break;
         case OPT_LTRAIN:
         case OPT_LTEST:
         case OPT_LEPOCHS:
@@ -128,35 +162,42 @@ int cli_eval(int argc, char **argv)
     if (train_prepare(&ds, &ts, !quiet, &d))
         goto fail;
     /* (a) the weights on the test split. */
-    const char *wp = co.weights;
-    if (!wp) {
-        const char *env = getenv("DIPPM_WEIGHTS");
-        const char *dir = getenv("DIPPM_WEIGHTS_DIR");
-        if (env && *env)
-            wp = env;
-        else {
-            snprintf(wpath, sizeof wpath, "%s/dippm-gnn.dpw",
-                     dir && *dir ? dir : DIPPM_SRCDIR "/weights");
-            wp = wpath;
-        }
-    }
-    if (weights_load(wp, gnn_features_schema_id(), &m, desc, sizeof desc, &d))
-        goto fail;
-    if (all_rows) {
-        te = malloc(sizeof(int) * (size_t)ds.n);
-        for (int i = 0; i < ds.n; i++)
-            te[i] = i;
-        n_te = ds.n;
-    } else {
-        te = eval_split(&ds, true, &n_te);
-    }
     struct eval_metrics met;
-    eval_model(&m, &ts, te, n_te, &met);
+    const char *wp = co.weights;
+    if (!lofo_only) {
+        if (!wp) {
+            const char *env = getenv("DIPPM_WEIGHTS");
+            const char *dir = getenv("DIPPM_WEIGHTS_DIR");
+            if (env && *env)
+                wp = env;
+            else {
+                snprintf(wpath, sizeof wpath, "%s/dippm-gnn.dpw",
+                         dir && *dir ? dir : DIPPM_SRCDIR "/weights");
+                wp = wpath;
+            }
+        }
+        if (weights_load(wp, gnn_features_schema_id(), &m, desc, sizeof desc, &d))
+            goto fail;
+        if (all_rows) {
+            te = malloc(sizeof(int) * (size_t)ds.n);
+            for (int i = 0; i < ds.n; i++)
+                te[i] = i;
+            n_te = ds.n;
+        } else {
+            te = eval_split(&ds, true, &n_te);
+        }
+        eval_model(&m, &ts, te, n_te, &met);
+        if (rows_csv && (rc = write_rows_csv(rows_csv, &ds, &ts, &m, te, n_te)))
+            goto out;
+    } else {
+        wp = "(none: leave-one-family-out only)";
+    }
     /* (b) leave one family out. */
     if (lofo) {
         struct train_opts o;
         train_opts_default(&o);
-        o.arch = m.arch;
+        if (!lofo_only)
+            o.arch = m.arch;
         o.epochs = (int)lepochs;
         o.seed = (uint64_t)seed;
         o.progress = !quiet;
@@ -175,8 +216,10 @@ int cli_eval(int argc, char **argv)
         jsonw_str(&w, data ? data : "generated");
         jsonw_key(&w, "split");
         jsonw_str(&w, split);
-        jsonw_key(&w, "test");
-        eval_metrics_json(&w, &met);
+        if (!lofo_only) {
+            jsonw_key(&w, "test");
+            eval_metrics_json(&w, &met);
+        }
         if (lofo) {
             jsonw_key(&w, "leave_one_family_out");
             jsonw_obj_begin(&w);
@@ -216,7 +259,8 @@ int cli_eval(int argc, char **argv)
         fprintf(f, "labels: %s\n", "teacher (analytic GPU model, simulated) unless rows say measured");
         fprintf(f, "%-22s %-8s %6s %9s %9s %9s\n", "split", "target", "n", "MAPE", "median",
                 "within10");
-        eval_metrics_print(f, split, &met);
+        if (!lofo_only)
+            eval_metrics_print(f, split, &met);
         for (int i = 0; i < n_lr; i++) {
             char lab[96];
             snprintf(lab, sizeof lab, "without %s", lr[i].family);

@@ -17,7 +17,7 @@ const char *gnn_target_name(int t)
 
 /* Tensor order (fixed; the weight file stores them in this order). */
 enum { T_EMB_W, T_EMB_B, T_L0 }; /* then 2 per layer, then the heads */
-enum { H_N1W, H_N1B, H_N2W, H_N2B, H_1W, H_1B, H_2W, H_2B, H_3W, H_3B, H__COUNT };
+enum { H_N1W, H_N1B, H_N2W, H_N2B, H_1W, H_1B, H_2W, H_2B, H_3W, H_3B, H_SKIP, H__COUNT };
 
 static int head_idx(const struct gnn_model *m, int h)
 {
@@ -79,6 +79,7 @@ static enum status layout(struct gnn_model *m, const struct gnn_arch *a, struct 
     add_tensor(m, "head2.b", 1, Hh);
     add_tensor(m, "head3.w", Hh, GNN_T__COUNT);
     add_tensor(m, "head3.b", 1, GNN_T__COUNT);
+    add_tensor(m, "skip.w", readout_dim(a), GNN_T__COUNT);
     return ST_OK;
 }
 
@@ -130,7 +131,7 @@ void gnn_model_init(struct gnn_model *m, uint64_t seed)
         struct gnn_tensor *t = &m->t[i];
         float *w = m->w + t->off;
         size_t n = (size_t)t->rows * (size_t)t->cols;
-        if (t->rows == 1) { /* biases */
+        if (t->rows == 1 || strcmp(t->name, "skip.w") == 0) { /* biases, linear skip */
             memset(w, 0, n * sizeof(float));
             continue;
         }
@@ -346,7 +347,7 @@ void gnn_forward(const struct gnn_model *m, const struct gnn_batch *b, struct gn
     float bn2 = P(m, head_idx(m, H_N2B))[0];
     for (int i = 0; i < N; i++) {
         const float *u = w->u + (size_t)i * H;
-        double s = bn2;
+        double s = bn2 + (b->prior ? b->prior[i] : 0);
         for (int k = 0; k < H; k++)
             s += (u[k] > 0 ? u[k] : 0) * wn2[k];
         w->s[i] = (float)s;
@@ -395,6 +396,18 @@ void gnn_forward(const struct gnn_model *m, const struct gnn_batch *b, struct gn
     dense(G, Hh, Hh, w->a1, P(m, head_idx(m, H_2W)), P(m, head_idx(m, H_2B)), w->z2);
     relu_to(w->z2, w->a2, (size_t)G * Hh);
     dense(G, GNN_T__COUNT, Hh, w->a2, P(m, head_idx(m, H_3W)), P(m, head_idx(m, H_3B)), w->out);
+    /* Linear skip from the readout: the head learns a correction to a linear
+     * function of logsumexp(s) and the (log) graph features. */
+    if (G > 0)
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, G, GNN_T__COUNT, R, 1.0f, w->r, R,
+                    P(m, head_idx(m, H_SKIP)), GNN_T__COUNT, 1.0f, w->out, GNN_T__COUNT);
+    for (int g = 0; g < G; g++) {
+        float lse = w->r[(size_t)g * R + 2 * H];
+        w->out[g * GNN_T__COUNT + GNN_T_LATENCY] +=
+            (lse - m->tgt_mean[GNN_T_LATENCY]) / m->tgt_std[GNN_T_LATENCY];
+        w->out[g * GNN_T__COUNT + GNN_T_ENERGY] +=
+            (lse - m->tgt_mean[GNN_T_ENERGY]) / m->tgt_std[GNN_T_ENERGY];
+    }
 }
 
 /* ---- loss and backward ------------------------------------------------- */
@@ -450,6 +463,15 @@ double gnn_loss(const struct gnn_model *m, const struct gnn_batch *b,
         w->dz1[k] = w->z1[k] > 0 ? w->da[k] : 0;
     dense_back(G, Hh, R, w->r, P(m, head_idx(m, H_1W)), w->dz1, GP(head_idx(m, H_1W)),
                GP(head_idx(m, H_1B)), w->dr);
+    /* Skip: dWskip += r^T dout; dr += dout Wskip^T. */
+    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, R, GNN_T__COUNT, G, 1.0f, w->r, R,
+                w->dout, GNN_T__COUNT, 1.0f, GP(head_idx(m, H_SKIP)), GNN_T__COUNT);
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, G, R, GNN_T__COUNT, 1.0f, w->dout,
+                GNN_T__COUNT, P(m, head_idx(m, H_SKIP)), GNN_T__COUNT, 1.0f, w->dr, R);
+    for (int g = 0; g < G; g++)
+        w->dr[(size_t)g * R + 2 * H] +=
+            w->dout[g * GNN_T__COUNT + GNN_T_LATENCY] / m->tgt_std[GNN_T_LATENCY] +
+            w->dout[g * GNN_T__COUNT + GNN_T_ENERGY] / m->tgt_std[GNN_T_ENERGY];
 
     /* Readout back to node embeddings and scores. */
     float *dh = w->dh;

@@ -6,11 +6,18 @@
  *   hl_i  = relu([h_i, mean_{j in pred(i)} h_j, mean_{j in succ(i)} h_j] Wl + bl) + h_i
  *           (GraphSAGE-style mean aggregation along edges in both directions,
  *            residual; `layers` such layers)
- *   s_i   = relu(hL_i Wn1 + bn1) wn2 + bn2        node score; share_i = softmax_g(s)_i
+ *   s_i   = relu(hL_i Wn1 + bn1) wn2 + bn2 + prior_i
+ *           node score; share_i = softmax_g(s)_i. prior_i (an input, e.g.
+ *           the log of the node's roofline time in ms) lets the network
+ *           learn a correction rather than the whole node time.
  *   r_g   = [mean_i hL_i, max_i hL_i, logsumexp_i s_i, graph features]
- *   y_g   = MLP(r_g): two relu layers of head_hidden, then 3 outputs
+ *   y_g   = MLP(r_g) + r_g Wskip: two relu layers of head_hidden, then 3
+ *           outputs, plus a linear skip from the readout
  * Outputs are standardised log targets (log latency ms, log energy J,
  * log memory MiB); the model's tgt_mean/tgt_std undo the standardisation.
+ * The latency and energy outputs also get (logsumexp_i s_i - mean) / std
+ * added directly, so exp(s_i) is node i's time in ms and the head predicts
+ * corrections (host dispatch floors, power) to the summed node times.
  * Because exp(s_i) is trained to be proportional to node i's time, the
  * logsumexp readout gives the head the log of the summed node times.
  *
@@ -83,6 +90,7 @@ struct gnn_batch {
     const float *xg;             /* n_graphs x fg, normalised */
     const int *pred_off, *pred;  /* CSR, n_nodes + 1 */
     const int *succ_off, *succ;
+    const float *prior;          /* n_nodes score offsets, or NULL for 0 */
 };
 
 /* Training targets for a batch (standardised log targets). */

@@ -207,6 +207,7 @@ void gnn_features_graph(const struct graph *g, const struct config *cfg, const s
     out[FEAT_G_tot_bytes_written] = lg1p(t->bytes_written);
     out[FEAT_G_tot_act_mib] = lg1p(t->act_bytes * scale * mib);
     out[FEAT_G_peak_act_mib] = lg1p(t->peak_act_bytes * scale * mib);
+    out[FEAT_G_mem_est_mib] = lg1p((t->param_bytes + t->peak_act_bytes) * scale * mib);
     out[FEAT_G_io_mib] = lg1p((t->input_bytes + t->output_bytes) * scale * mib);
     out[FEAT_G_n_nodes] = lg1p(g->n_nodes);
     out[FEAT_G_unsupported_frac] =
@@ -235,6 +236,12 @@ void gnn_features_graph(const struct graph *g, const struct config *cfg, const s
         out[FEAT_G__COUNT + cfg->prec] = 1;
     if ((unsigned)cfg->rt < RT__COUNT)
         out[FEAT_G__COUNT + PREC__COUNT + cfg->rt] = 1;
+}
+
+float gnn_features_prior(const float *raw_node)
+{
+    double us = expm1((double)raw_node[OPC__COUNT + FEAT_FREQ__COUNT + FEAT_N_t_roof]);
+    return (float)log(us * 1e-3 + 0.01);
 }
 
 /* ---- adjacency ------------------------------------------------------- */

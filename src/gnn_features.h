@@ -70,6 +70,7 @@
     X(tot_bytes_written, "log1p bytes written")                               \
     X(tot_act_mib, "log1p activation MiB at the configured precision")        \
     X(peak_act_mib, "log1p peak live activation MiB at the precision")        \
+    X(mem_est_mib, "log1p of parameter MiB + peak activation MiB at the precision") \
     X(io_mib, "log1p input+output MiB")                                       \
     X(n_nodes, "log1p node count")                                            \
     X(unsupported_frac, "share of nodes not covered by inference")            \
@@ -121,6 +122,10 @@ void gnn_features_node(const struct graph *g, int ni, const struct config *cfg, 
 /* Graph features into out[FEAT_GRAPH_DIM]. g must be inferred with the batch bound. */
 void gnn_features_graph(const struct graph *g, const struct config *cfg, const struct hw *hw,
                     float *out);
+
+/* The node score prior from a node's raw features: log of its roofline time
+ * in ms plus 10 us of launch/dispatch overhead (gnn.h, prior). */
+float gnn_features_prior(const float *raw_node);
 
 /* Node adjacency of g in CSR form (node -> distinct predecessor / successor
  * nodes through tensor edges; initializers and graph inputs are not nodes).

@@ -24,7 +24,7 @@ struct predictor {
     /* Scratch reused across calls. */
     struct gnn_work w;
     struct gnn_features_adj adj;
-    float *xn;
+    float *xn, *prior;
     size_t cap_nodes;
     float xg[FEAT_GRAPH_DIM];
 };
@@ -88,6 +88,7 @@ void predictor_free(struct predictor *p)
     gnn_work_fini(&p->w);
     gnn_features_adj_fini(&p->adj);
     free(p->xn);
+    free(p->prior);
     free(p);
 }
 
@@ -104,17 +105,21 @@ static void run_gnn(struct predictor *p, const struct graph *g, const struct con
     if ((size_t)n > p->cap_nodes) {
         p->cap_nodes = (size_t)n + (size_t)n / 2 + 16;
         free(p->xn);
+        free(p->prior);
         p->xn = xmalloc(sizeof(float) * p->cap_nodes * FEAT_NODE_DIM);
+        p->prior = xmalloc(sizeof(float) * p->cap_nodes);
     }
-    for (int i = 0; i < n; i++)
+    for (int i = 0; i < n; i++) {
         gnn_features_node(g, i, cfg, hw, p->xn + (size_t)i * FEAT_NODE_DIM);
+        p->prior[i] = gnn_features_prior(p->xn + (size_t)i * FEAT_NODE_DIM);
+    }
     gnn_features_graph(g, cfg, hw, p->xg);
     gnn_normalize_nodes(&p->m, p->xn, (size_t)n);
     gnn_normalize_graph(&p->m, p->xg, 1);
     gnn_features_adj_build(g, &p->adj);
     int goff[2] = {0, n};
     struct gnn_batch b = {1, n, goff, p->xn, p->xg, p->adj.pred_off, p->adj.pred,
-                          p->adj.succ_off, p->adj.succ};
+                          p->adj.succ_off, p->adj.succ, p->prior};
     gnn_forward(&p->m, &b, &p->w);
     double v[GNN_T__COUNT];
     for (int t = 0; t < GNN_T__COUNT; t++)

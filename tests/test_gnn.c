@@ -18,7 +18,7 @@
 struct toy {
     int G, N;
     int goff[9];
-    float *xn, *xg, *y, *share;
+    float *xn, *xg, *y, *share, *prior;
     int pred_off[64], pred[128], succ_off[64], succ[128];
     struct gnn_batch b;
     struct gnn_targets t;
@@ -44,6 +44,9 @@ static void toy_build(struct toy *T, int fn, int fg, uint64_t seed)
     T->xg = malloc(sizeof(float) * T->G * fg);
     T->y = malloc(sizeof(float) * T->G * GNN_T__COUNT);
     T->share = malloc(sizeof(float) * T->N);
+    T->prior = malloc(sizeof(float) * T->N);
+    for (int i = 0; i < T->N; i++)
+        T->prior[i] = (float)(urand(&s) - 0.5);
     for (int i = 0; i < T->N * fn; i++)
         T->xn[i] = (float)(2 * urand(&s) - 1);
     for (int i = 0; i < T->G * fg; i++)
@@ -81,7 +84,7 @@ static void toy_build(struct toy *T, int fn, int fg, uint64_t seed)
             T->share[i] = (float)(T->share[i] / sum);
     }
     T->b = (struct gnn_batch){T->G, T->N, T->goff, T->xn, T->xg,
-                              T->pred_off, T->pred, T->succ_off, T->succ};
+                              T->pred_off, T->pred, T->succ_off, T->succ, T->prior};
     T->t = (struct gnn_targets){T->y, T->share, NULL, 0.7f};
 }
 
@@ -91,6 +94,7 @@ static void toy_free(struct toy *T)
     free(T->xg);
     free(T->y);
     free(T->share);
+    free(T->prior);
 }
 
 /* Central differences in double on the float model: with small widths the
@@ -103,11 +107,12 @@ static void test_gradient_check(void **state)
     struct gnn_model m;
     assert_int_equal(gnn_model_alloc(&m, &a, NULL), ST_OK);
     gnn_model_init(&m, 42);
-    /* Non-zero biases so every bias gradient path is exercised. */
+    /* Non-zero biases and skip (both start at zero) so every gradient path
+     * is exercised. */
     uint64_t s = 7;
     for (int ti = 0; ti < m.n_tensors; ti++)
-        if (m.t[ti].rows == 1)
-            for (int k = 0; k < m.t[ti].cols; k++)
+        if (m.t[ti].rows == 1 || strcmp(m.t[ti].name, "skip.w") == 0)
+            for (int k = 0; k < m.t[ti].rows * m.t[ti].cols; k++)
                 m.w[m.t[ti].off + k] = (float)(0.2 * (2 * urand(&s) - 1));
     struct toy T;
     toy_build(&T, a.fn, a.fg, 3);
@@ -143,7 +148,7 @@ static void test_gradient_check(void **state)
         assert_true(nonzero > 0);
         checked_groups++;
     }
-    assert_int_equal(checked_groups, 2 + 2 * a.layers + 10);
+    assert_int_equal(checked_groups, 2 + 2 * a.layers + 11);
     free(grad);
     gnn_work_fini(&w);
     toy_free(&T);
@@ -177,15 +182,17 @@ static void test_forward_by_hand(void **state)
     w[m.t[base + 9].off + 2] = 10;
     int goff[2] = {0, 1}, off[2] = {0, 0}, idx[1] = {0};
     float xn[1] = {0.25f}, xg[1] = {0.5f};
-    struct gnn_batch b = {1, 1, goff, xn, xg, off, idx, off, idx};
+    struct gnn_batch b = {1, 1, goff, xn, xg, off, idx, off, idx, NULL};
     struct gnn_work wk;
     gnn_work_init(&wk);
     gnn_forward(&m, &b, &wk);
     /* h = 0.75, s = 3*1.5+0.5 = 5, lse over one node = 5, z1 = 0.75 + 5 = 5.75 */
     assert_float_equal(wk.s[0], 5.0f, 1e-5);
     assert_float_equal(wk.p[0], 1.0f, 1e-6);
-    assert_float_equal(wk.out[0], 5.75f, 1e-5);
-    assert_float_equal(wk.out[1], 11.5f, 1e-5);
+    /* plus the direct logsumexp path (lse = 5, target mean 0, std 1) on
+     * latency and energy */
+    assert_float_equal(wk.out[0], 5.75f + 5, 1e-5);
+    assert_float_equal(wk.out[1], 11.5f + 5, 1e-5);
     assert_float_equal(wk.out[2], 4.25f, 1e-5);
     gnn_work_fini(&wk);
     gnn_model_fini(&m);
