@@ -233,21 +233,32 @@ static void test_field_order_and_names(void **state)
 
 /* ---- corrupted inputs ---------------------------------------------------- */
 
+static void expect_truncated(const struct pb *m, size_t cut)
+{
+    struct diag d;
+    diag_clear(&d);
+    struct graph *g = onnx_load_buffer(m->p, cut, "t.onnx", &d);
+    if (g)
+        fail_msg("truncated at %zu of %zu bytes: loaded anyway", cut, m->n);
+    if (d.code != ST_EPARSE || !d.msg[0])
+        fail_msg("truncated at %zu: %s '%s'", cut, status_str(d.code), d.msg);
+    if (cut == 0)
+        assert_non_null(strstr(d.msg, "empty"));
+}
+
 static void test_truncation_every_offset(void **state)
 {
     (void)state;
-    struct pb m = pb_ref_model(13);
-    for (size_t cut = 0; cut < m.n; cut++) {
-        struct diag d;
-        diag_clear(&d);
-        struct graph *g = onnx_load_buffer(m.p, cut, "t.onnx", &d);
-        if (g)
-            fail_msg("truncated at %zu of %zu bytes: loaded anyway", cut, m.n);
-        if (d.code != ST_EPARSE || !d.msg[0])
-            fail_msg("truncated at %zu: %s '%s'", cut, status_str(d.code), d.msg);
-        if (cut == 0)
-            assert_non_null(strstr(d.msg, "empty"));
-    }
+    /* every offset of the model without the weight payload ... */
+    struct pb m = pb_ref_model_ex(13, false);
+    for (size_t cut = 0; cut < m.n; cut++)
+        expect_truncated(&m, cut);
+    pb_free(&m);
+    /* ... and every 97th offset of the one with a 48 KB payload */
+    m = pb_ref_model(13);
+    for (size_t cut = 0; cut < m.n; cut += 97)
+        expect_truncated(&m, cut);
+    expect_truncated(&m, m.n - 1);
     pb_free(&m);
 }
 
