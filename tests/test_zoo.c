@@ -272,6 +272,61 @@ static void test_transformer_macs(void **state)
     }
 }
 
+/* LLaMA: embeddings (and an untied LM head) + per layer q/o (H x H), k/v
+ * (H x kv_heads*hd), the SwiGLU triple (3 H x I) and two RMSNorm weights;
+ * checked against the published totals of the Hugging Face checkpoints. */
+static double llama_formula(double L, double H, double heads, double kv, double I, double V,
+                            bool tied)
+{
+    double kvd = kv * (H / heads);
+    return V * H * (tied ? 1 : 2) + L * (2 * H * H + 2 * H * kvd + 3 * H * I + 2 * H) + H;
+}
+
+static void test_llama(void **state)
+{
+    (void)state;
+    assert_true(llama_formula(32, 4096, 32, 32, 11008, 32000, false) == 6738415616.0);
+    assert_true(llama_formula(32, 4096, 32, 8, 14336, 128256, false) == 8030261248.0);
+    assert_true(llama_formula(22, 2048, 32, 4, 5632, 32000, false) == 1100048384.0);
+    static const char *const specs[] = {"llama:preset=llama2-7b", "llama:preset=llama3-8b",
+                                        "llama", "llama:phase=decode"};
+    static const double expect[] = {6738415616.0, 8030261248.0, 1100048384.0, 1100048384.0};
+    for (int i = 0; i < 4; i++) {
+        struct graph *g = build(specs[i]);
+        if (count_params(g) != expect[i])
+            fail_msg("%s: %.0f parameters, expected %.0f", specs[i], count_params(g), expect[i]);
+        graph_free(g);
+    }
+    struct graph *g = build("llama:layers=3:hidden=256:heads=8:kv_heads=2:intermediate=640:"
+                            "vocab=500:tied=1");
+    assert_true(count_params(g) == llama_formula(3, 256, 8, 2, 640, 500, true));
+    /* prefill MACs: L * (S * (2H^2 + 2H kvd + 3HI) + 2 S^2 H) + S H V */
+    struct diag d = {0};
+    assert_int_equal(graph_sym_set(g, "seq", 100, &d), ST_OK);
+    if (infer_real(g)) {
+        double S = 100, H = 256, kvd = 64, I = 640, V = 500;
+        double e = 3 * (S * (2 * H * H + 2 * H * kvd + 3 * H * I) + 2 * S * S * H) + S * H * V;
+        if (fabs(g->totals.macs - e) > 1e-9 * e)
+            fail_msg("llama prefill: %.0f MACs, expected %.0f", g->totals.macs, e);
+        assert_int_equal(g->totals.n_unknown, 0);
+    }
+    graph_free(g);
+    /* decode: the KV cache holds kv_heads heads; one token attends to seq + 1 keys */
+    g = build("llama:preset=llama3-8b:phase=decode");
+    const struct value *pk = &g->values[graph_value_find(g, "past_key.0")];
+    assert_int_equal(pk->rank, 4);
+    assert_int_equal(pk->dims[1].v, 8);
+    assert_int_equal(pk->dims[3].v, 128);
+    assert_int_equal(graph_sym_set(g, "seq", 1000, &d), ST_OK);
+    if (infer_real(g)) {
+        double H = 4096, kvd = 1024, I = 14336, V = 128256;
+        double e = 32 * ((2 * H * H + 2 * H * kvd + 3 * H * I) + 2 * 1001.0 * H) + H * V;
+        if (fabs(g->totals.macs - e) > 1e-9 * e)
+            fail_msg("llama decode: %.0f MACs, expected %.0f", g->totals.macs, e);
+    }
+    graph_free(g);
+}
+
 /* ---- MACs against the ONNX exports in samples/ ----------------------------- */
 
 static void test_onnx_macs(void **state)
@@ -592,7 +647,7 @@ static void test_symbols(void **state)
     int n_past = 0;
     for (int i = 0; i < g->n_inputs; i++)
         n_past += strncmp(g->values[g->inputs[i]].name, "past_", 5) == 0;
-    assert_int_equal(n_past, 24);
+    assert_int_equal(n_past, 24); /* 12 layers x (key, value) */
     assert_int_equal(g->n_outputs, 25);
     if (infer_real(g)) {
         double m1 = g->totals.macs;
@@ -778,6 +833,7 @@ int main(void)
         cmocka_unit_test(test_torchvision_params), cmocka_unit_test(test_torchvision_custom),
         cmocka_unit_test(test_transformer_params),
         cmocka_unit_test(test_transformer_macs),   cmocka_unit_test(test_se_resnet),
+        cmocka_unit_test(test_llama),
         cmocka_unit_test(test_onnx_macs),          cmocka_unit_test(test_corners),
         cmocka_unit_test(test_errors),             cmocka_unit_test(test_presets),
         cmocka_unit_test(test_sampler),            cmocka_unit_test(test_symbols),
