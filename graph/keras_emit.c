@@ -87,6 +87,31 @@ static const char *dims_str(const int64_t *dims, int rank, char *buf, size_t siz
     return buf;
 }
 
+/* Python Keras 2 names RNN weights after their cell ("lstm/lstm_cell/kernel"):
+ * the one manifest entry "[scope/]LAYER/ONE_MORE/WNAME", or -1. */
+static int cell_weight(struct kctx *c, const char *layer, const char *wname)
+{
+    size_t ln = strlen(layer), wn = strlen(wname);
+    int found = -1;
+    for (int i = 0; i < c->n_w; i++) {
+        const char *n = c->w[i].name;
+        size_t m = strlen(n);
+        if (m < ln + wn + 3 || n[m - wn - 1] != '/' || strcmp(n + m - wn, wname))
+            continue;
+        /* the component before "/WNAME" is the cell; before it must come LAYER */
+        const char *cell_end = n + m - wn - 1, *p = cell_end;
+        while (p > n && p[-1] != '/')
+            p--;
+        if (p == n || (size_t)(p - 1 - n) < ln || strncmp(p - 1 - ln, layer, ln) ||
+            (p - 1 - ln != n && p[-2 - (long)ln] != '/'))
+            continue;
+        if (found >= 0)
+            return -1; /* ambiguous */
+        found = i;
+    }
+    return found;
+}
+
 int kx_weight(struct kctx *c, const struct klayer *L, const char *wname, int rank,
               const int64_t *dims, enum dtype dt)
 {
@@ -111,6 +136,8 @@ int kx_weight(struct kctx *c, const struct klayer *L, const char *wname, int ran
         char key[512];
         snprintf(key, sizeof key, "%s/%s", L->name, wname);
         int wi = keras_manifest_find(c, key);
+        if (wi < 0)
+            wi = cell_weight(c, L->name, wname);
         if (wi < 0) {
             klerr(c, L, ST_EPARSE, "weight '%s' is not in weightsManifest", key);
             return -1;

@@ -314,6 +314,13 @@ static void test_errors(void **state)
                  "{\"name\":\"d/kernel\",\"shape\":[5,4],\"dtype\":\"float32\"},"
                  "{\"name\":\"d/bias\",\"shape\":[4],\"dtype\":\"float32\"}]}]}",
                  ST_EPARSE, "'d/kernel' with shape [5, 4] (20 elements)");
+    expect_error("{\"modelTopology\":" SEQ_HEAD "{\"class_name\":\"Dense\",\"config\":{"
+                 "\"name\":\"d\",\"units\":4,\"batch_input_shape\":[null,3]}}]}},"
+                 "\"weightsManifest\":[{\"paths\":[\"x.bin\"],\"weights\":["
+                 "{\"name\":\"d/kernel\",\"shape\":[3,4],\"dtype\":\"float32\"},"
+                 "{\"name\":\"d/bias\",\"shape\":[4],\"dtype\":\"float32\"},"
+                 "{\"name\":\"e/kernel\",\"shape\":[2,2],\"dtype\":\"float32\"}]}]}",
+                 ST_EPARSE, "weight 'e/kernel' (4 elements) belongs to no layer");
     expect_error("{\"modelTopology\":{\"node\":[{\"name\":\"x\",\"op\":\"Placeholder\","
                  "\"attr\":{\"shape\":{\"shape\":{\"dim\":[{\"size\":\"-1\"},{\"size\":\"4\"}]}}}},"
                  "{\"name\":\"y\",\"op\":\"Cumprod\",\"input\":[\"x\"]}]},"
@@ -327,6 +334,29 @@ static void test_errors(void **state)
     expect_error("{\"modelTopology\":{\"node\":[{\"name\":\"x\",\"op\":\"Placeholder\"}]},"
                  "\"weightsManifest\":[]}",
                  ST_EPARSE, "modelTopology.node[0]: attr.shape.shape.dim: expected an array");
+}
+
+/* Python Keras 2 names RNN weights after the cell ("lstm/lstm_cell/kernel"). */
+static void test_cell_weight_names(void **state)
+{
+    (void)state;
+    struct diag d = {0};
+    const char *p = write_tmp(
+        "{\"modelTopology\":{\"model_config\":" SEQ_HEAD "{\"class_name\":\"LSTM\",\"config\":{"
+        "\"name\":\"lstm\",\"units\":2,\"batch_input_shape\":[null,5,3]}}]}}},"
+        "\"weightsManifest\":[{\"paths\":[\"x.bin\"],\"weights\":["
+        "{\"name\":\"lstm/lstm_cell/kernel\",\"shape\":[3,8],\"dtype\":\"float32\"},"
+        "{\"name\":\"lstm/lstm_cell/recurrent_kernel\",\"shape\":[2,8],\"dtype\":\"float32\"},"
+        "{\"name\":\"lstm/lstm_cell/bias\",\"shape\":[8],\"dtype\":\"float32\"}]}]}");
+    struct graph *g = keras_load_file(p, &d);
+    remove(p);
+    if (!g)
+        fail_msg("%s", d.msg);
+    assert_true(init_elems(g, false) == 24 + 16 + 8);
+    assert_int_equal(graph_infer(g, &d), ST_OK);
+    /* 5 steps of 4*2*(3+2) MACs */
+    assert_true(g->totals.macs == 5.0 * 4 * 2 * 5);
+    graph_free(g);
 }
 
 static void test_sniff(void **state)
@@ -348,6 +378,7 @@ int main(void)
         cmocka_unit_test(test_bn_convention),     cmocka_unit_test(test_seq_symbol),
         cmocka_unit_test(test_resnet_ish_macs),   cmocka_unit_test(test_bidirectional_macs),
         cmocka_unit_test(test_errors),            cmocka_unit_test(test_sniff),
+        cmocka_unit_test(test_cell_weight_names),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
