@@ -18,8 +18,9 @@
  * Built graphs: g->format = "zoo", g->path = canonical spec, g->name = the
  * preset's name (e.g. "resnet50") or the family name. Symbols: "batch"
  * (default 1) on every model; image models have "height" and "width"
- * (default: the family's resolution parameter); BERT has "seq"; GPT has "seq"
- * (prefill: tokens processed; decode: tokens already in the KV cache). Nodes
+ * (default: the family's resolution parameter); BERT has "seq"; GPT and
+ * LLaMA have "seq" (prefill: tokens processed; decode: tokens already in the
+ * KV cache, which is a graph input per layer). Nodes
  * of repeated blocks carry block labels ("layer1.0", "features.3.1",
  * "encoder.layer.5"). Initializers have dtype and dims, never data.
  *
