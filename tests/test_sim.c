@@ -354,6 +354,49 @@ static void test_deterministic_and_fast(void **state)
     graph_free(g);
 }
 
+static void test_unmodelled_nodes(void **state)
+{
+    (void)state;
+    /* a node the shape engine could not cost still launches a kernel: it is
+     * counted as bare overhead and reported, never silently dropped */
+    struct graph *g = sg_mlp(4, 256, 2);
+    g->nodes[1].state = NODE_UNSUPPORTED; /* the first bias Add */
+    memset(&g->nodes[1].cost, 0, sizeof g->nodes[1].cost);
+    struct config c = cfg_of("a100", PREC_FP16, RT_TENSORRT);
+    struct sim_result r = run(g, &c);
+    const struct sim_params *p = sim_params_default();
+    assert_int_equal(r.n_unmodelled, 1);
+    assert_true(r.nodes[1].kernel);
+    assert_false(r.nodes[1].fused);
+    assert_true(r.nodes[1].time_s >= p->kernel_us * 1e-6);
+    /* the Relu after it cannot fold into an uncosted kernel */
+    assert_false(r.nodes[2].fused);
+    sim_result_fini(&r);
+    graph_free(g);
+}
+
+static void test_energy_shares(void **state)
+{
+    (void)state;
+    struct graph *g = sg_cnn(16, 64, 56, 3);
+    for (int rt = 0; rt < RT__COUNT; rt++) {
+        struct config c = cfg_of("h100", PREC_BF16, (enum runtime)rt);
+        struct sim_result r = run(g, &c);
+        double e = 0, share = 0;
+        for (int i = 0; i < r.n_nodes; i++) {
+            e += r.nodes[i].energy_j;
+            share += r.nodes[i].energy_share;
+            assert_true(r.nodes[i].energy_j >= 0);
+        }
+        /* node energies leave out only the idle power of host-bound gaps */
+        assert_true(e <= r.energy_j * (1 + 1e-12));
+        assert_true(share <= 1 + 1e-12 && share > 0.5);
+        assert_near(r.avg_power_w, r.energy_j / (r.latency_ms * 1e-3), 1e-6);
+        sim_result_fini(&r);
+    }
+    graph_free(g);
+}
+
 /* ---- the same properties on real exported models (when the samples load) -- */
 
 static struct graph *load_sample(const char *file, int64_t batch)
@@ -436,6 +479,8 @@ int main(void)
         cmocka_unit_test(test_misaligned_dims_lose_tensor_cores),
         cmocka_unit_test(test_bad_config),
         cmocka_unit_test(test_deterministic_and_fast),
+        cmocka_unit_test(test_unmodelled_nodes),
+        cmocka_unit_test(test_energy_shares),
         cmocka_unit_test(test_real_models),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
