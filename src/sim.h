@@ -3,8 +3,15 @@
  * graph (graph_infer done) and a configuration it predicts per-node kernel
  * time (roofline with size-dependent efficiency, launch overhead, fusion for
  * the fused runtime), latency, memory and energy. Every constant is named and
- * documented in sim.c with its source. Its numbers are simulated, never
- * measured: callers must label them so.
+ * documented in sim_params.c with its reason and source; the global ones are
+ * fitted by `dippm calibrate` (calib.h, report in weights/calibration.md).
+ * Its numbers are simulated, never measured: callers must label them so.
+ *
+ * Conventions: shapes, costs and the liveness peak come from the graph's
+ * current bindings (bind cfg->batch to the batch symbol and run graph_infer
+ * first; cfg->batch itself is only validated). Float tensors are re-sized from
+ * the file's dtype to the configured precision. sim_run is deterministic,
+ * allocates only r->nodes and costs well under 1 us per node.
  */
 #ifndef DIPPM_SIM_H
 #define DIPPM_SIM_H
