@@ -13,6 +13,9 @@
 #include <cmocka.h>
 
 #include "gnn.h"
+#include "gnn_features.h"
+#include "load.h"
+#include "predict.h"
 #include "weights.h"
 
 #define SCHEMA 0x1234567890abcdefull
@@ -207,12 +210,70 @@ static void test_files(void **state)
     gnn_model_fini(&m);
 }
 
+/* The predictor on a random model of the real feature sizes: outputs are
+ * the model's (finite, positive), shares sum to 1, derived figures follow
+ * from them; without weights it reports the teacher's figures. */
+static void test_predictor(void **state)
+{
+    (void)state;
+    struct gnn_arch a = {FEAT_NODE_DIM, FEAT_GRAPH_DIM, 8, 2, 8};
+    struct gnn_model m;
+    assert_int_equal(gnn_model_alloc(&m, &a, NULL), ST_OK);
+    gnn_model_init(&m, 3);
+    m.tgt_mean[0] = 1.0f;
+    char path[] = "/tmp/test_pred_XXXXXX";
+    close(mkstemp(path));
+    struct diag d = {0};
+    assert_int_equal(weights_save(path, &m, gnn_features_schema_id(), "test model", true, &d),
+                     ST_OK);
+    struct predictor *p = predictor_new(path, &d);
+    assert_non_null(p);
+    assert_non_null(strstr(predictor_describe(p), "test model"));
+    struct graph *g = model_load("zoo:mlp", &d);
+    assert_non_null(g);
+    struct config cfg;
+    config_default(&cfg);
+    cfg.batch = 8;
+    struct prediction pr;
+    assert_int_equal(predict_run(p, g, &cfg, &pr, &d), ST_OK);
+    assert_true(pr.from_gnn);
+    assert_true(pr.latency_ms > 0 && isfinite(pr.latency_ms));
+    assert_true(pr.energy_j > 0 && pr.memory_mib > 0);
+    assert_float_equal(pr.throughput, 8 * 1000.0 / pr.latency_ms, 1e-9 * pr.throughput);
+    assert_float_equal(pr.energy_mj_per_sample, pr.energy_j * 1000.0 / 8, 1e-9);
+    assert_int_equal(pr.fits, pr.memory_mib <= pr.capacity_mib);
+    double sum = 0;
+    for (int i = 0; i < pr.n_nodes; i++)
+        sum += pr.node_share[i];
+    assert_float_equal(sum, 1.0, 1e-5);
+    /* Same inputs, same answer (scratch reuse keeps no state between calls). */
+    struct prediction pr2;
+    assert_int_equal(predict_run(p, g, &cfg, &pr2, &d), ST_OK);
+    assert_true(pr2.latency_ms == pr.latency_ms);
+    prediction_fini(&pr2);
+    prediction_fini(&pr);
+    assert_int_equal(predict_run(NULL, g, &cfg, &pr, &d), ST_OK);
+    assert_false(pr.from_gnn);
+    assert_true(pr.latency_ms == pr.sim.latency_ms);
+    prediction_fini(&pr);
+    predictor_free(p);
+    /* A schema-mismatched file is refused. */
+    assert_int_equal(weights_save(path, &m, 42, "x", true, &d), ST_OK);
+    diag_clear(&d);
+    assert_null(predictor_new(path, &d));
+    assert_int_equal(d.code, ST_EWEIGHTS);
+    unlink(path);
+    graph_free(g);
+    gnn_model_fini(&m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_round_trip),      cmocka_unit_test(test_bit_flips),
         cmocka_unit_test(test_truncated),       cmocka_unit_test(test_schema_and_version),
         cmocka_unit_test(test_hostile_fields),  cmocka_unit_test(test_files),
+        cmocka_unit_test(test_predictor),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
