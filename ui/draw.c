@@ -207,6 +207,36 @@ int draw_textf(struct ui_canvas *c, int y, int x, int maxw, enum ui_style st, co
     return draw_text(c, y, x, maxw, st, buf);
 }
 
+int draw_text_wrap(struct ui_canvas *c, int y, int x, int w, int max_lines, enum ui_style st,
+                   const char *s)
+{
+    int lines = 0;
+    if (w < 1)
+        return 0;
+    while (*s && lines < max_lines) {
+        while (*s == ' ')
+            s++;
+        /* find the last break that fits in w columns */
+        const char *p = s, *brk = NULL;
+        int n = 0;
+        while (*p && n < w) {
+            if (*p == ' ')
+                brk = p;
+            draw_utf8_next(&p);
+            n++;
+        }
+        if (*p && *p != ' ' && brk && brk > s)
+            p = brk;
+        int cols = 0;
+        for (const char *q = s; q < p; cols++)
+            draw_utf8_next(&q);
+        draw_text(c, y + lines, x, cols, st, s);
+        s = p;
+        lines++;
+    }
+    return lines;
+}
+
 int draw_text_right(struct ui_canvas *c, int y, int x, int w, enum ui_style st, const char *s)
 {
     int n = draw_strwidth(s);

@@ -86,6 +86,10 @@ void draw_restyle(struct ui_canvas *c, int y, int x, int w, enum ui_style st);
 int draw_text(struct ui_canvas *c, int y, int x, int maxw, enum ui_style st, const char *s);
 int draw_textf(struct ui_canvas *c, int y, int x, int maxw, enum ui_style st, const char *fmt,
                ...) __attribute__((format(printf, 6, 7)));
+/* Word-wraps UTF-8 text into w columns from y,x on, at most max_lines
+ * lines; returns the number of lines used. */
+int draw_text_wrap(struct ui_canvas *c, int y, int x, int w, int max_lines, enum ui_style st,
+                   const char *s);
 /* Text right-aligned so it ends at column x + w - 1. */
 int draw_text_right(struct ui_canvas *c, int y, int x, int w, enum ui_style st, const char *s);
 void draw_hline(struct ui_canvas *c, int y, int x, int w, enum ui_style st);

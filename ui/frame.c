@@ -76,10 +76,19 @@ static void draw_header(struct app *a, struct ui_canvas *c, struct ui_rect r)
         snprintf(b1, sizeof b1, "%g ms", a->slo_ms);
         x = put_field(c, y, x, xend, "SLO ", b1);
     }
-    const char *src = app_teacher_only(a) ? "teacher estimate (no GNN weights)" : "GNN prediction";
-    int sw = draw_strwidth(src);
-    if (x + sw < xend)
-        draw_text(c, y, xend - sw, sw, app_teacher_only(a) ? UI_STYLE_WARN : UI_STYLE_GOOD, src);
+    /* the figures' source, as long as the line allows */
+    static const char *const teacher[] = {"teacher estimate (no GNN weights)", "teacher estimate",
+                                          "teacher"};
+    static const char *const gnn[] = {"GNN prediction", "GNN", "GNN"};
+    for (int i = 0; i < 3; i++) {
+        const char *src = app_teacher_only(a) ? teacher[i] : gnn[i];
+        int sw = draw_strwidth(src);
+        if (x + sw < xend) {
+            draw_text(c, y, xend - sw, sw, app_teacher_only(a) ? UI_STYLE_WARN : UI_STYLE_GOOD,
+                      src);
+            break;
+        }
+    }
 }
 
 /* ---- predictions ------------------------------------------------------- */
@@ -149,6 +158,7 @@ static void draw_pred(struct app *a, struct ui_canvas *c, struct ui_rect r)
     }
     const struct prediction *p = &a->pred;
     const struct app_snapshot *pin = &a->pinned;
+    bool wide = r.w >= 110; /* narrow terminals drop the labels the units make clear */
     snprintf(t, sizeof t, "Latency (%s) ", app_teacher_only(a) ? "teacher" : "GNN");
     x = put(c, y, x, xend, UI_STYLE_LABEL, t);
     x = put(c, y, x, xend, UI_STYLE_VALUE, fmt_ms(p->latency_ms, b1, sizeof b1));
@@ -156,16 +166,16 @@ static void draw_pred(struct app *a, struct ui_canvas *c, struct ui_rect r)
     x = put_delta(a, c, y, x, xend, p->latency_ms, pin->latency_ms, true);
     x = put(c, y, x, xend, UI_STYLE_LABEL, " ");
     snprintf(t, sizeof t, "%s/s", fmt_si(p->throughput, b1, sizeof b1));
-    x = put_field(c, y, x, xend, "Throughput ", t);
+    x = put_field(c, y, x, xend, wide ? "Throughput " : "", t);
     x = put_delta(a, c, y, x, xend, p->throughput, pin->throughput, false);
-    snprintf(t, sizeof t, "%.3g J", p->energy_j);
-    x = put_field(c, y, x, xend, "Energy ", t);
+    snprintf(t, sizeof t, wide ? "%.3g J" : "%.3g J/batch", p->energy_j);
+    x = put_field(c, y, x, xend, wide ? "Energy " : "", t);
     x = put_delta(a, c, y, x, xend, p->energy_j, pin->energy_j, true);
     double bf;
     const char *bn = dominant_bound(a, &bf);
-    snprintf(t, sizeof t, "%s%s, %.0f%% %s-bound", c->utf8 ? "\u2265" : ">=",
-             fmt_ms(p->sim.roofline_ms, b2, sizeof b2), bf * 100, bn);
-    x = put(c, y, x, xend, UI_STYLE_LABEL, "Roofline ");
+    snprintf(t, sizeof t, wide ? "%s%s, %.0f%% %s-bound" : "%s%s (%.0f%% %s)",
+             c->utf8 ? "\u2265" : ">=", fmt_ms(p->sim.roofline_ms, b2, sizeof b2), bf * 100, bn);
+    x = put(c, y, x, xend, UI_STYLE_LABEL, wide ? "Roofline " : "roofline ");
     put(c, y, x, xend, UI_STYLE_NORMAL, t);
     /* memory bar against the GPU or slice capacity */
     y++;
@@ -178,7 +188,7 @@ static void draw_pred(struct app *a, struct ui_canvas *c, struct ui_rect r)
     }
     double frac = cap > 0 ? p->memory_mib / cap : 0;
     x = put(c, y, x, xend, UI_STYLE_LABEL, "Memory ");
-    int bw = r.w / 4 > 10 ? r.w / 4 : 10;
+    int bw = r.w >= 120 ? r.w / 4 : 12;
     if (x + bw < xend) {
         w_bar_draw(c, y, x, bw, frac, w_bar_level(frac), UI_STYLE_DIM, true);
         x += bw + 1;
@@ -190,7 +200,7 @@ static void draw_pred(struct app *a, struct ui_canvas *c, struct ui_rect r)
     x = put_delta(a, c, y, x, xend, p->memory_mib, pin->memory_mib, true);
     x = put(c, y, x, xend, frac > 1 ? UI_STYLE_BAD : UI_STYLE_DIM,
             frac > 1 ? "does not fit " : "");
-    snprintf(t, sizeof t, "weights %s, activations %s",
+    snprintf(t, sizeof t, wide ? "weights %s, activations %s" : "w %s, act %s",
              fmt_bytes(p->sim.weights_mib * 1048576.0, b1, sizeof b1),
              fmt_bytes(p->sim.act_peak_mib * 1048576.0, b2, sizeof b2));
     put(c, y, x, xend, UI_STYLE_DIM, t);

@@ -67,9 +67,14 @@ static void draw(struct app *a, struct ui_canvas *c, struct ui_rect r)
     LINE(UI_STYLE_TITLE, "Where the numbers come from");
     if (app_teacher_only(a)) {
         LINE(UI_STYLE_WARN, "No GNN weights are loaded: every figure is the teacher's estimate.");
-        LINE(UI_STYLE_DIM, "  (%s)", a->weights_note);
+        int used = draw_text_wrap(c, y, r.x + 2, r.w - 2, y >= r.y ? yend - y : 0, UI_STYLE_DIM,
+                                  a->weights_note);
+        y += used ? used : 1;
     } else {
-        LINE(UI_STYLE_GOOD, "GNN weights: %s", a->weights_note);
+        LINE(UI_STYLE_GOOD, "GNN weights:");
+        int used = draw_text_wrap(c, y, r.x + 2, r.w - 2, y >= r.y ? yend - y : 0, UI_STYLE_NORMAL,
+                                  a->weights_note);
+        y += used ? used : 1;
     }
     LINE(UI_STYLE_NORMAL, " ");
     LINE(UI_STYLE_NORMAL, "Labels: the GNN is trained on labels simulated by the teacher, an analytic");

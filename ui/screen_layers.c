@@ -9,7 +9,7 @@
 /* In enum ui_col order; widths fit 80 columns once "#" drops out. */
 static const struct w_table_col cols[] = {
     [UI_COL_INDEX] = {"#", 4, true, false, false, 100},
-    [UI_COL_NAME] = {"Name", 10, false, true, false, 0},
+    [UI_COL_NAME] = {"Name", 10, false, true, false, 0, true},
     [UI_COL_OP] = {"Op", 8, false, false, false, 0},
     [UI_COL_SHAPE] = {"Output shape", 13, false, true, false, 0},
     [UI_COL_PARAMS] = {"Params", 6, true, false, false, 0},

@@ -64,10 +64,8 @@ static void describe(const struct app *a, const struct field *f, char *name, cha
     case F_GPU: {
         snprintf(name, 64, "gpu");
         snprintf(val, 64, "%s", gpu ? gpu->name : "?");
-        int len = 0;
-        for (int i = 0; i < gpu_count() && len < 200; i++)
-            len += snprintf(range + len, (size_t)(256 - len), "%s%s", i ? ", " : "",
-                            gpu_get(i)->family);
+        snprintf(range, 256, "%d GPUs in the table; Left/Right cycles, :gpu NAME (Tab completes)",
+                 gpu_count());
         break;
     }
     case F_MIG: {

@@ -56,11 +56,11 @@ static void draw(struct app *a, struct ui_canvas *c, struct ui_rect r)
     memset(&p, 0, sizeof p);
     char title[160], labels[W_PLOT_MAX_HLINES][48];
     enum ui_sweep_metric m = a->st.metric;
-    snprintf(title, sizeof title, "%s vs batch (%s%s)  m: next metric  Enter: use batch",
+    snprintf(title, sizeof title, "%s vs batch (%s%s)",
              m == UI_METRIC_LATENCY ? "Latency" : m == UI_METRIC_THROUGHPUT ? "Throughput"
                                                                             : "Peak memory",
-             app_teacher_only(a) ? "teacher estimate" : "GNN",
-             m == UI_METRIC_MEMORY ? ", MIG capacities dashed" : "");
+             app_teacher_only(a) ? "teacher" : "GNN",
+             m == UI_METRIC_MEMORY ? "; MIG sizes" : "");
     p.title = title;
     p.xlabel = "batch";
     p.logx = true;
@@ -123,6 +123,7 @@ static void draw(struct app *a, struct ui_canvas *c, struct ui_rect r)
         char b[48];
         snprintf(b, sizeof b, "fits: %s", smallest_fit(gpu, sw->memory_mib[l->sel]));
         draw_text(c, r.y + r.h - 2, x, tw - 1, UI_STYLE_DIM, b);
+        draw_text(c, r.y + r.h - 1, x, tw - 1, UI_STYLE_DIM, "m: metric  Enter: use batch");
     }
 }
 

@@ -88,7 +88,14 @@ void w_table_draw(const struct w_table *t, struct ui_canvas *c, struct ui_rect r
                     cw -= bw + 1;
                 }
             }
-            if (t->cols[i].right)
+            int tw = draw_strwidth(text);
+            if (t->cols[i].keep_tail && tw > cw && cw > 1) {
+                const char *p = text;
+                for (int q = 0; q < tw - cw + 1; q++)
+                    draw_utf8_next(&p);
+                draw_put_glyph(c, y, cx, G_ELLIPSIS, UI_STYLE_DIM);
+                draw_text(c, y, cx + 1, cw - 1, st, p);
+            } else if (t->cols[i].right)
                 draw_text_right(c, y, cx, cw, st, text);
             else
                 draw_text(c, y, cx, cw, st, text);

@@ -20,6 +20,7 @@ struct w_table_col {
     bool flex;   /* takes a share of spare width */
     bool bar;    /* draws get_fraction() as a bar before the text */
     int hide_below; /* hidden when the table is narrower than this */
+    bool keep_tail; /* too long: show the end ("...0.conv1"), not the start */
 };
 
 /* Text of cell (row, col) into buf; may set *style (default normal). */

@@ -217,7 +217,7 @@ wait_for "F10Quit" && {
     keys 3
     wait_for "Latency vs batch" && expect "1024"
     keys m m
-    wait_for "MIG capacities" && expect "3g.20gb"
+    wait_for "Peak memory vs batch" && expect "3g.20gb"
 }
 end
 
