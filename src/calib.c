@@ -135,8 +135,9 @@ static enum status parse_row(const cJSON *o, struct calib_row *r, const char *pa
         r->seq = strtoll(strstr(in, "seq ") + 4, NULL, 10);
     if (r->model == CM_GPT2_MEDIUM && in && has(in, "input ") && has(in, "output ")) {
         /* generation reaches input + output tokens of context */
-        r->seq = strtoll(strstr(in, "input ") + 6, NULL, 10) +
-                 strtoll(strstr(in, "output ") + 7, NULL, 10);
+        r->gen_in = strtoll(strstr(in, "input ") + 6, NULL, 10);
+        r->gen_out = strtoll(strstr(in, "output ") + 7, NULL, 10);
+        r->seq = r->gen_in + r->gen_out;
     }
     if (r->model < 0) {
         r->why_not = "architecture not among the calibration graphs";
@@ -180,9 +181,11 @@ static enum status parse_row(const cJSON *o, struct calib_row *r, const char *pa
         /* whole generation (context pass + decode steps with a KV cache) is
          * a loop our single-pass graph does not express */
         r->use_memory = r->memory_mb > 0;
-        if (r->latency_ms > 0)
-            r->why_not = "GPT latency times whole generation (context + decode loop); "
-                         "memory used";
+        if (r->latency_ms > 0) {
+            r->use_gen = r->gen_in > 0 && r->gen_out > 0;
+            r->why_not = "GPT latency times whole generation (context + decode loop): not "
+                         "fitted, evaluated with the generation estimate; memory used";
+        }
         return ST_OK;
     }
     r->use_latency = r->latency_ms > 0;
@@ -316,6 +319,8 @@ static enum status bind_and_infer(struct graph *g, int64_t batch, int64_t seq, c
     return ST_OK;
 }
 
+static int find_binding(const struct calib_graphs *cg, int model, int64_t batch, int64_t seq);
+
 struct calib_graphs *calib_graphs_new(struct calib_set *set, const char *samples_dir,
                                       struct diag *d)
 {
@@ -374,6 +379,41 @@ struct calib_graphs *calib_graphs_new(struct calib_set *set, const char *samples
             }
         }
     }
+    /* Generation rows need the context pass (seq = input tokens) and one
+     * decode step (seq = 1) of the same batch. */
+    for (int i = 0; i < set->n_rows; i++) {
+        struct calib_row *r = &set->rows[i];
+        if (!r->use_gen)
+            continue;
+        if (cg->err[r->model][0]) {
+            r->use_gen = false;
+            continue;
+        }
+        int64_t seqs[2] = {r->gen_in, 1};
+        for (int k = 0; k < 2 && r->use_gen; k++) {
+            int gi = find_binding(cg, r->model, r->cfg.batch, seqs[k]);
+            if (gi < 0) {
+                if (cg->n == CALIB_MAX_GRAPHS) {
+                    diag_set(d, ST_ENOMEM, "calibration: more than %d distinct graphs",
+                             CALIB_MAX_GRAPHS);
+                    goto fail;
+                }
+                struct calib_graph *e = &cg->g[gi = cg->n++];
+                e->model = r->model;
+                e->batch = r->cfg.batch;
+                e->seq = seqs[k];
+                struct diag ld = {0};
+                e->g = model_load(cg->spec[r->model], &ld);
+                if (!e->g || bind_and_infer(e->g, e->batch, e->seq, cg->spec[r->model], &ld)) {
+                    graph_free(e->g);
+                    e->g = NULL;
+                    snprintf(e->err, sizeof e->err, "generation binding rejected: %s", ld.msg);
+                }
+            }
+            if (!cg->g[gi].g)
+                r->use_gen = false;
+        }
+    }
     if (n_ok == 0) {
         diag_set(d, ST_EUNSUPPORTED, "calibration: no usable graph (%s)",
                  cg->err[CM_RESNET50][0] ? cg->err[CM_RESNET50] : "no modelled rows");
@@ -397,6 +437,14 @@ void calib_graphs_free(struct calib_graphs *cg)
 const char *calib_graphs_spec(const struct calib_graphs *cg, int m)
 {
     return m >= 0 && m < CM__COUNT ? cg->spec[m] : "?";
+}
+
+static int find_binding(const struct calib_graphs *cg, int model, int64_t batch, int64_t seq)
+{
+    for (int i = 0; i < cg->n; i++)
+        if (cg->g[i].model == model && cg->g[i].batch == batch && cg->g[i].seq == seq)
+            return i;
+    return -1;
 }
 
 int calib_graph_index(const struct calib_graphs *cg, const struct calib_row *r)
@@ -434,10 +482,64 @@ static enum status eval_rows(struct calib_set *set, const struct calib_graphs *c
     return ST_OK;
 }
 
+/* Layers and hidden width of a decoder graph: one Softmax per layer, width
+ * from the first LayerNormalization's scale. */
+static void decoder_dims(const struct graph *g, int *layers, double *width)
+{
+    *layers = 0;
+    *width = 0;
+    for (int i = 0; i < g->n_nodes; i++) {
+        const struct node *n = &g->nodes[i];
+        if (n->op == OP_Softmax)
+            (*layers)++;
+        if (n->op == OP_LayerNormalization && *width == 0 && n->n_in > 1 && n->in[1] >= 0) {
+            const struct value *v = &g->values[n->in[1]];
+            if (v->shape.known && v->shape.rank == 1)
+                *width = (double)v->shape.d[0];
+        }
+    }
+}
+
+/* Generation estimate: one context pass over the input tokens, then one
+ * decode step per output token: the graph at sequence 1 (weights re-read,
+ * every kernel launched) without the call overhead, plus reading the KV cache
+ * (2 tensors per layer of batch x context x width) at the sustained
+ * bandwidth, with the context growing from input to input + output. */
+static enum status eval_gen(struct calib_row *r, const struct calib_graphs *cg,
+                            const struct sim_params *p, struct diag *d)
+{
+    const struct graph *gc = cg->g[find_binding(cg, r->model, r->cfg.batch, r->gen_in)].g;
+    const struct graph *g1 = cg->g[find_binding(cg, r->model, r->cfg.batch, 1)].g;
+    struct sim_result rc, r1;
+    enum status st = sim_run_params(gc, &r->cfg, p, &rc, d);
+    if (st)
+        return st;
+    sim_result_fini(&rc);
+    if ((st = sim_run_params(g1, &r->cfg, p, &r1, d)))
+        return st;
+    sim_result_fini(&r1);
+    struct hw hw;
+    if ((st = hw_from_config(&r->cfg, &hw, d)))
+        return st;
+    int layers;
+    double width;
+    decoder_dims(g1, &layers, &width);
+    double ctx = r->gen_in + (r->gen_out - 1) / 2.0;
+    double kv = (double)r->cfg.batch * layers * 2 * ctx * width * precision_bytes(r->cfg.prec);
+    double step_ms = r1.latency_ms - p->call_us[r->cfg.rt] * 1e-3 +
+                     kv / (hw.bw_bytes * p->bw_eff) * 1e3;
+    r->pred_latency_ms = rc.latency_ms + r->gen_out * step_ms;
+    return ST_OK;
+}
+
 enum status calib_evaluate(struct calib_set *set, const struct calib_graphs *cg,
                            const struct sim_params *p, struct diag *d)
 {
-    return eval_rows(set, cg, p, 3, d);
+    enum status st = eval_rows(set, cg, p, 3, d);
+    for (int i = 0; i < set->n_rows && !st; i++)
+        if (set->rows[i].use_gen)
+            st = eval_gen(&set->rows[i], cg, p, d);
+    return st;
 }
 
 /* Mean absolute log error over the rows a fit uses (latency or memory). */

@@ -38,6 +38,8 @@ struct calib_row {
     double memory_mb;        /* published; < 0 if absent */
     bool use_latency;        /* modelled latency row */
     bool use_memory;         /* modelled memory row */
+    bool use_gen;            /* GPT generation latency: evaluated, not fitted */
+    int64_t gen_in, gen_out; /* generation: input and output tokens */
     const char *why_not;     /* reason a published figure is not modelled, or NULL */
     /* predictions (filled by calib_evaluate) */
     double pred_latency_ms, pred_memory_mib;
