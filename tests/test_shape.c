@@ -13,6 +13,7 @@
 
 #include <cmocka.h>
 
+#include "arena.h"
 #include "json_graph.h"
 #include "load.h"
 #include "shape.h"
@@ -371,6 +372,11 @@ static void test_fold_shape_chain(void **state)
     assert_int_equal(t->folded->i64[1], 5);
     assert_int_equal(t->folded->i64[3], 8);
     assert_int_equal(g->totals.n_unsupported + g->totals.n_unknown, 0);
+    /* repeated inference reuses a fresh scratch arena: no growth */
+    size_t used = arena_used(g->scratch);
+    assert_int_equal(graph_infer(g, &d), ST_OK);
+    assert_int_equal(graph_infer(g, &d), ST_OK);
+    assert_int_equal(arena_used(g->scratch), used);
     /* rebinding re-infers through the folded chain */
     assert_int_equal(graph_sym_set(g, "batch", 7, &d), ST_OK);
     assert_int_equal(graph_sym_set(g, "seq", 128, &d), ST_OK);
@@ -463,6 +469,34 @@ static void test_unsupported_marks_downstream(void **state)
     assert_false(g->values[graph_value_find(g, "d")].shape.known);
     /* only the two counted Relus contribute: 6 + 6 compares */
     assert_true(g->totals.flops == 12);
+    graph_free(g);
+}
+
+/* An op outside the catalogue whose output type is declared (ONNX
+ * value_info) is still not counted, but its consumers infer from the
+ * declaration instead of becoming unknown. */
+static void test_unsupported_with_declared_output(void **state)
+{
+    (void)state;
+    const char *text =
+        "{\"format\":\"dippm-graph\",\"version\":1,\"name\":\"t\",\"symbols\":{\"n\":2},"
+        "\"inputs\":[" F32("x", "[\"n\",3]") "],"
+        "\"values\":[" F32("b", "[\"n\",6]") "],"
+        "\"nodes\":[{\"name\":\"odd\",\"op\":\"Frob\",\"domain\":\"org.example\","
+        "\"inputs\":[\"x\"],\"outputs\":[\"b\"]},"
+        NODE("r", "Relu", "[\"b\"]", "[\"c\"]", "{}") "]}";
+    struct diag d = {0};
+    struct graph *g = json_graph_parse(text, strlen(text), "declared", &d);
+    assert_non_null(g);
+    assert_int_equal(graph_sym_set(g, "n", 5, &d), ST_OK);
+    assert_int_equal(graph_infer(g, &d), ST_OK);
+    assert_int_equal(g->nodes[0].state, NODE_UNSUPPORTED);
+    assert_int_equal(g->nodes[1].state, NODE_OK);
+    char buf[64];
+    assert_string_equal(vshape(g, "c", buf, sizeof buf), "[5, 6]");
+    assert_true(g->totals.flops == 30);
+    assert_int_equal(g->totals.n_unsupported, 1);
+    assert_int_equal(g->totals.n_unknown, 0);
     graph_free(g);
 }
 
@@ -626,6 +660,7 @@ int main(void)
         cmocka_unit_test(test_fold_constants),
         cmocka_unit_test(test_unsupported_marks_downstream),
         cmocka_unit_test(test_runtime_reshape_is_not_covered),
+        cmocka_unit_test(test_unsupported_with_declared_output),
         cmocka_unit_test(test_tiny_cnn),
         cmocka_unit_test(test_liveness_views),
         cmocka_unit_test(test_constant_weight_prep),
