@@ -171,7 +171,10 @@ char *calib_report(const struct calib_set *set, const struct calib_graphs *cg,
            "(every batch size: small batches pin the overheads) and, separately, over the memory "
            "rows; it moves only the %d global constants below (a coordinate search on a fixed "
            "schedule, deterministic). These rows are for calibration; another set of published "
-           "measurements is kept aside to judge the finished predictor.\n\n",
+           "measurements is kept aside to judge the finished predictor. The fit depends on the "
+           "graphs' costs (graph/ cost conventions, the ONNX samples): after a change there, "
+           "re-run `dippm calibrate -o weights/calibration.md --force` and copy the constants "
+           "it prints into src/sim_params.c until the line below says *Reproduced: yes*.\n\n",
        calib_knob_count());
 
     bp(&b, "## Fitted constants\n\n| constant | fitted | compiled in (src/sim_params.c) |\n"

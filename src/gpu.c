@@ -95,7 +95,7 @@ static const struct gpu_spec gpus[] = {
      "H100 dense values glennklockwood.com/garden/processors/h100 (datasheet halves of sparse); "
      "MIG SMs jbarrow.ai/field_notes/nvidia-mig; idle 120 W is an estimate (140-145 W seen at "
      "0% util with 72 GB allocated, github.com/wilicc/gpu-burn/issues/114); usable GiB estimate"},
-    {"H100-PCIe-80GB", "H100", 114, 114, 1755, {51.2, 378, 756, 756, 1513}, 80, 79.65, 2000, 50,
+    {"H100-PCIe-80GB", "H100", 114, 114, 1755, {51, 378, 756, 756, 1513}, 80, 79.65, 2000, 50,
      350, 60, NPROF(h100_pcie_mig), h100_pcie_mig,
      "H100 PCIe product brief PB-11133-001 (350 W) and datasheet (dense = sparse/2); boost "
      "clock 1755 MHz, 1g MIG SMs, idle 60 W and usable GiB are estimates"},
