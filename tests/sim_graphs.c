@@ -239,3 +239,16 @@ struct graph *sg_attn(int64_t batch, int64_t seq, int64_t d)
     node(g, "Add", NULL, "o", "x", NULL, "y");
     return finish(g);
 }
+
+struct graph *sg_dwconv(int64_t batch, int64_t ch, int64_t hw)
+{
+    struct graph *g = graph_new("dw");
+    val(g, "x", 4, (int64_t[]){batch, ch, hw, hw}, VAL_INPUT);
+    val(g, "w", 4, (int64_t[]){ch, 1, 3, 3}, VAL_INIT);
+    val(g, "y", 4, (int64_t[]){batch, ch, hw, hw}, VAL_OUTPUT);
+    int ni = node(g, "Conv", "dw", "x", "w", NULL, "y");
+    graph_attr_int(g, ni, "group", ch);
+    graph_attr_ints(g, ni, "kernel_shape", (int64_t[]){3, 3}, 2);
+    graph_attr_ints(g, ni, "pads", (int64_t[]){1, 1, 1, 1}, 4);
+    return finish(g);
+}

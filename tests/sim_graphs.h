@@ -21,4 +21,7 @@ struct graph *sg_cnn(int64_t batch, int64_t ch, int64_t hw, int n_blocks);
  * Reshape, with LayerNorm, on [batch, seq, d]. */
 struct graph *sg_attn(int64_t batch, int64_t seq, int64_t d);
 
+/* One depthwise 3x3 Conv (group = ch) on [batch, ch, hw, hw]. */
+struct graph *sg_dwconv(int64_t batch, int64_t ch, int64_t hw);
+
 #endif

@@ -306,6 +306,41 @@ static void test_misaligned_dims_lose_tensor_cores(void **state)
     graph_free(b);
 }
 
+static void test_depthwise_and_reduction_penalties(void **state)
+{
+    (void)state;
+    const struct sim_params *p = sim_params_default();
+    /* depthwise 3x3 over [64, 256, 56, 56] fp16: CUDA cores, memory-bound at
+     * half the streaming bandwidth (sim_params.c dw_bw_eff = 0.5) */
+    struct graph *g = sg_dwconv(64, 256, 56);
+    struct config c = cfg_of("a100", PREC_FP16, RT_PYTORCH);
+    struct sim_result r = run(g, &c);
+    double elems = 64.0 * 256 * 56 * 56;
+    double bytes = (2 * elems + 256 * 9) * 2; /* x and y, weights, 2 bytes */
+    assert_near(r.nodes[0].bytes, bytes, 1.0);
+    assert_false(r.nodes[0].tensor_core);
+    assert_int_equal(r.nodes[0].bound, BOUND_MEMORY);
+    assert_near(r.nodes[0].memory_s, bytes / (1555e9 * p->bw_eff * 0.5),
+                1e-9 * r.nodes[0].memory_s);
+    sim_result_fini(&r);
+    graph_free(g);
+
+    /* softmax over [8, 512, 512] in eager: reductions keep 70% of the
+     * streaming bandwidth (reduce_bw_eff) */
+    g = sg_attn(8, 512, 256);
+    r = run(g, &c);
+    int sm = -1;
+    for (int i = 0; i < g->n_nodes; i++)
+        if (g->nodes[i].op == OP_Softmax)
+            sm = i;
+    assert_true(sm >= 0);
+    double sbytes = 2.0 * 8 * 512 * 512 * 2; /* read and write, fp16 */
+    assert_near(r.nodes[sm].memory_s, sbytes / (1555e9 * p->bw_eff * 0.7),
+                1e-9 * r.nodes[sm].memory_s);
+    sim_result_fini(&r);
+    graph_free(g);
+}
+
 static void test_bad_config(void **state)
 {
     (void)state;
@@ -477,6 +512,7 @@ int main(void)
         cmocka_unit_test(test_fusion_rules),
         cmocka_unit_test(test_eager_cpu_floor),
         cmocka_unit_test(test_misaligned_dims_lose_tensor_cores),
+        cmocka_unit_test(test_depthwise_and_reduction_penalties),
         cmocka_unit_test(test_bad_config),
         cmocka_unit_test(test_deterministic_and_fast),
         cmocka_unit_test(test_unmodelled_nodes),
