@@ -353,14 +353,31 @@ static void infer_node(struct infer_ctx *c, enum status *first_err)
         use_declared_outputs(g, n);
         return;
     }
-    enum status st = im->shape(c);
-    if (st == ST_OK) {
-        for (int j = 0; j < n->n_out; j++)
-            if (!out_v(c, j)->shape.known) {
-                st = shape_unsupported(c, "output %d '%s' is not produced by this op's shape "
-                                       "function", j, out_v(c, j)->name);
-                break;
-            }
+    enum status st = ST_OK;
+    for (int i = 0; i < op_min_inputs(n->op) && !st; i++)
+        if (!in_v(c, i))
+            st = shape_fail(c, "input %d is omitted, expected a value (the op needs at least "
+                            "%d inputs)", i, op_min_inputs(n->op));
+    if (!st)
+        st = im->shape(c);
+    for (int j = 0; j < n->n_out && st == ST_OK; j++) {
+        const struct value *v = out_v(c, j);
+        if (!v->shape.known) {
+            st = shape_unsupported(c, "output %d '%s' is not produced by this op's shape "
+                                   "function", j, v->name);
+            break;
+        }
+        /* sizes from files are bounded, but products of them need not be */
+        double elems = 1;
+        for (int k = 0; k < v->shape.rank; k++) {
+            if (v->shape.d[k] < 0)
+                st = shape_fail(c, "output %d '%s' dim %d is %lld, expected >= 0", j, v->name,
+                                k, (long long)v->shape.d[k]);
+            elems *= (double)v->shape.d[k];
+        }
+        if (!st && elems > 9007199254740992.0)
+            st = shape_fail(c, "output %d '%s' would hold %.3g elements, more than 2^53", j,
+                            v->name, elems);
     }
     if (st != ST_OK) {
         if (st != ST_EUNSUPPORTED && *first_err == ST_OK)

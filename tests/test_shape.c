@@ -297,6 +297,13 @@ static const struct shape_case cases[] = {
      "[2, 5, 32]", 30720 + 3200, -1, 96 * 33, ST_OK, NULL},
     {"geglu", 17, F32("x", "[2,3,8]"), "", NODE("g", "GeGelu", "[\"x\"]", "[\"y\"]", "{}"), "y",
      "[2, 3, 4]", 0, -1, 0, ST_OK, NULL},
+    {"omitted required input", 17, F32("x", "[1,3,8,8]"), F32("b", "[4]"),
+     NODE("c_gap", "Conv", "[\"x\",\"\",\"b\"]", "[\"y\"]", "{}"), NULL, NULL, -1, -1, -1,
+     ST_ESHAPE, "node 'c_gap' (Conv): input 1 is omitted"},
+    {"absurd expand", 17, F32("x", "[1]"),
+     I64("s", "[3]", "[4294967296,4294967296,4294967296]"),
+     NODE("big", "Expand", "[\"x\",\"s\"]", "[\"y\"]", "{}"), NULL, NULL, -1, -1, -1,
+     ST_ESHAPE, "node 'big' (Expand): output 0 'y' would hold 7.92e+28 elements"},
     {"gelu fused", 17, F32("x", "[4,8]"), "", NODE("g", "Gelu", "[\"x\"]", "[\"y\"]", "{}"), "y",
      "[4, 8]", 0, 32 * 42, 0, ST_OK, NULL},
 };
