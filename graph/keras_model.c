@@ -441,6 +441,81 @@ static enum status run_call(struct kctx *c, struct kfun *f, int li, int k, const
     return ST_OK;
 }
 
+/* Runs every pending call in dependency order (Kahn's algorithm over calls,
+ * linear in calls + references); calls left pending form a cycle. */
+static enum status run_calls(struct kctx *c, struct kfun *f, const char *nprefix,
+                             const char *wprefix)
+{
+    int total = 0;
+    int *base = xcalloc((size_t)f->n + 1, sizeof *base);
+    for (int i = 0; i < f->n; i++) {
+        base[i] = total;
+        total += f->l[i].n_calls;
+    }
+    int *indeg = xcalloc((size_t)total + 1, sizeof *indeg);
+    int *off = xcalloc((size_t)total + 2, sizeof *off);
+    int *layer_of = xcalloc((size_t)total + 1, sizeof *layer_of);
+    /* pass 0 counts successors per source call, pass 1 fills them */
+    int *succ = NULL, *fill = NULL;
+    for (int pass = 0; pass < 2; pass++) {
+        for (int i = 0; i < f->n; i++) {
+            for (int k = 0; k < f->l[i].n_calls; k++) {
+                struct kcall *call = &f->l[i].calls[k];
+                layer_of[base[i] + k] = i;
+                if (call->done)
+                    continue;
+                for (int r = 0; r < call->n_pos + call->n_kw; r++) {
+                    const struct kref *ref = r < call->n_pos ? &call->pos[r]
+                                                             : &call->kw[r - call->n_pos];
+                    int sk = node_of(f, ref);
+                    const struct kl *sl = &f->l[ref->layer];
+                    if (sk < 0 || sk >= sl->n_calls || sl->calls[sk].done)
+                        continue; /* ready now, or a bad reference run_call reports */
+                    int src = base[ref->layer] + sk;
+                    if (pass == 0) {
+                        off[src + 1]++;
+                        indeg[base[i] + k]++;
+                    } else {
+                        succ[fill[src]++] = base[i] + k;
+                    }
+                }
+            }
+        }
+        if (pass == 0) {
+            for (int s = 0; s < total; s++)
+                off[s + 1] += off[s];
+            succ = xcalloc((size_t)off[total] + 1, sizeof *succ);
+            fill = xcalloc((size_t)total + 1, sizeof *fill);
+            memcpy(fill, off, sizeof *fill * (size_t)total);
+        }
+    }
+    int *queue = xcalloc((size_t)total + 1, sizeof *queue);
+    int head = 0, tail = 0;
+    enum status st = ST_OK;
+    for (int i = 0; i < f->n; i++)
+        for (int k = 0; k < f->l[i].n_calls; k++)
+            if (!f->l[i].calls[k].done && indeg[base[i] + k] == 0)
+                queue[tail++] = base[i] + k;
+    while (head < tail && !st) {
+        int id = queue[head++], i = layer_of[id];
+        bool ran;
+        st = run_call(c, f, i, id - base[i], nprefix, wprefix, &ran);
+        if (st || !ran)
+            continue;
+        for (int e = off[id]; e < off[id + 1]; e++)
+            if (--indeg[succ[e]] == 0)
+                queue[tail++] = succ[e];
+    }
+    free(base);
+    free(indeg);
+    free(off);
+    free(layer_of);
+    free(succ);
+    free(fill);
+    free(queue);
+    return st;
+}
+
 /* ---- Functional ------------------------------------------------------------------ */
 
 static enum status build_functional(struct kctx *c, const cJSON *cfg, const char *path,
@@ -547,24 +622,9 @@ static enum status build_functional(struct kctx *c, const cJSON *cfg, const char
         l->calls[0].n_out = 1;
         l->calls[0].done = true;
     }
-    /* Run calls until none is left or none can run. */
-    for (bool progress = true; progress;) {
-        progress = false;
-        for (i = 0; i < f.n; i++) {
-            struct kl *l = &f.l[i];
-            if (!strcmp(l->cls, "InputLayer"))
-                continue;
-            for (int k = 0; k < l->n_calls; k++) {
-                if (l->calls[k].done)
-                    continue;
-                bool ran;
-                st = run_call(c, &f, i, k, nprefix, wprefix, &ran);
-                if (st)
-                    goto out;
-                progress |= ran;
-            }
-        }
-    }
+    st = run_calls(c, &f, nprefix, wprefix);
+    if (st)
+        goto out;
     for (i = 0; i < f.n; i++) {
         struct kl *l = &f.l[i];
         for (int k = 0; k < l->n_calls; k++)

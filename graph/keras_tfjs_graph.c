@@ -360,45 +360,58 @@ enum status keras_tfjs_graph_build(struct kctx *c, const cJSON *topo, const char
     for (int i = 0; !st && i < G.nn; i++)
         if (!strcmp(G.n[i].op, "Placeholder"))
             st = placeholder(&G, &G.n[i]);
-    /* Run nodes whose inputs exist until none is left or none can run. */
-    for (bool progress = true; !st && progress;) {
-        progress = false;
-        for (int i = 0; !st && i < G.nn; i++) {
-            struct gnode *g = &G.n[i];
-            if (g->done || !strcmp(g->op, "NoOp"))
-                continue;
-            bool ready = true;
-            for (int k = 0; k < g->n_in && ready && !st; k++) {
-                struct gnode *s = tg_input_node(&G, g, k);
-                if (!s)
-                    st = kerr(c, g->path, "input[%d]: '%s' is not a node of the graph", k,
-                              g->in[k]);
-                else if (output_index_nonzero(g->in[k]))
-                    st = tg_unsupported(&G, g, "it reads a second output of another node");
-                else
-                    ready = s->done;
-            }
-            if (st || !ready)
-                continue;
-            if (!strcmp(g->op, "Identity") || !strcmp(g->op, "StopGradient") ||
-                !strcmp(g->op, "Snapshot")) {
-                struct gnode *s = tg_input_node(&G, g, 0);
-                if (!s || s->is_const) {
-                    st = tg_unsupported(&G, g, "identity of a constant");
-                    break;
-                }
-                g->t = s->t; /* alias: no node */
-                g->done = true;
-                progress = true;
-                continue;
-            }
-            if (g->n_in < 1)
-                st = kerr(c, g->path, "input: op %s needs inputs", g->op);
-            if (!st)
-                st = keras_tfjs_emit_node(&G, g);
-            g->done = !st;
-            progress = true;
+    /* Validate the inputs, then build consumer lists (CSR) once. */
+    for (int i = 0; !st && i < G.nn; i++) {
+        struct gnode *g = &G.n[i];
+        for (int k = 0; k < g->n_in && !st; k++) {
+            if (!tg_input_node(&G, g, k))
+                st = kerr(c, g->path, "input[%d]: '%s' is not a node of the graph", k, g->in[k]);
+            else if (output_index_nonzero(g->in[k]))
+                st = tg_unsupported(&G, g, "it reads a second output of another node");
         }
+    }
+    int *indeg = xcalloc((size_t)G.nn + 1, sizeof *indeg);
+    G.cons_off = xcalloc((size_t)G.nn + 2, sizeof *G.cons_off);
+    int *fill = xcalloc((size_t)G.nn + 1, sizeof *fill);
+    for (int i = 0; !st && i < G.nn; i++)
+        for (int k = 0; k < G.n[i].n_in; k++) {
+            struct gnode *s = tg_input_node(&G, &G.n[i], k);
+            G.cons_off[(s - G.n) + 1]++;
+            indeg[i] += !s->done;
+        }
+    for (int i = 0; i < G.nn; i++)
+        G.cons_off[i + 1] += G.cons_off[i];
+    G.cons = xcalloc((size_t)G.cons_off[G.nn] + 1, sizeof *G.cons);
+    memcpy(fill, G.cons_off, sizeof *fill * (size_t)G.nn);
+    for (int i = 0; !st && i < G.nn; i++)
+        for (int k = 0; k < G.n[i].n_in; k++)
+            G.cons[fill[tg_input_node(&G, &G.n[i], k) - G.n]++] = i;
+    /* Emit in dependency order (Kahn); nodes left over form a cycle. */
+    int *queue = fill, head = 0, tail = 0;
+    for (int i = 0; !st && i < G.nn; i++)
+        if (!G.n[i].done && indeg[i] == 0 && strcmp(G.n[i].op, "NoOp"))
+            queue[tail++] = i;
+    while (!st && head < tail) {
+        struct gnode *g = &G.n[queue[head++]];
+        if (!strcmp(g->op, "Identity") || !strcmp(g->op, "StopGradient") ||
+            !strcmp(g->op, "Snapshot")) {
+            struct gnode *s = g->n_in ? tg_input_node(&G, g, 0) : NULL;
+            if (!s || s->is_const)
+                st = tg_unsupported(&G, g, "identity of a constant");
+            else
+                g->t = s->t; /* alias: no node */
+        } else if (g->n_in < 1) {
+            st = kerr(c, g->path, "input: op %s needs inputs", g->op);
+        } else {
+            st = keras_tfjs_emit_node(&G, g);
+        }
+        if (st)
+            break;
+        g->done = true;
+        int gi = (int)(g - G.n);
+        for (int e = G.cons_off[gi]; e < G.cons_off[gi + 1]; e++)
+            if (--indeg[G.cons[e]] == 0 && strcmp(G.n[G.cons[e]].op, "NoOp"))
+                queue[tail++] = G.cons[e];
     }
     for (int i = 0; !st && i < G.nn; i++)
         if (!G.n[i].done && strcmp(G.n[i].op, "NoOp"))
@@ -407,13 +420,8 @@ enum status keras_tfjs_graph_build(struct kctx *c, const cJSON *topo, const char
     /* Outputs: computed nodes that nothing reads. */
     for (int i = 0; !st && i < G.nn; i++) {
         struct gnode *g = &G.n[i];
-        if (g->is_const || !strcmp(g->op, "NoOp") || !strcmp(g->op, "Placeholder"))
-            continue;
-        bool used = false;
-        for (int j = 0; j < G.nn && !used; j++)
-            for (int k = 0; k < G.n[j].n_in && !used; k++)
-                used = tg_input_node(&G, &G.n[j], k) == g;
-        if (used)
+        if (g->is_const || !strcmp(g->op, "NoOp") || !strcmp(g->op, "Placeholder") ||
+            G.cons_off[i + 1] > G.cons_off[i])
             continue;
         int v = kx_val(c, &g->t, false, g->name);
         if (c->g->values[v].flags & (VAL_OUTPUT | VAL_INPUT) ||
@@ -421,6 +429,10 @@ enum status keras_tfjs_graph_build(struct kctx *c, const cJSON *topo, const char
             v = kx_op(c, "Identity", graph_strdup(c->g, g->name), &v, 1);
         graph_output_add(c->g, v);
     }
+    free(indeg);
+    free(fill);
+    free(G.cons_off);
+    free(G.cons);
     free(G.n);
     strmap_free(G.byname);
     return st;

@@ -27,6 +27,7 @@ struct gctx {
     struct gnode *n;
     int nn;
     struct strmap *byname;
+    int *cons_off, *cons; /* consumers of node i: cons[cons_off[i] .. cons_off[i+1]) */
 };
 
 /* Attribute readers ("s" attributes are base64 in GraphDef JSON). */

@@ -299,8 +299,9 @@ static enum status emit_reshape(struct gctx *G, struct gnode *g)
         return tg_unsupported(G, g, "the target shape is not a constant vector");
     int64_t rank = G->c->w[sh->mw].dims[0], k = -1;
     bool flat = rank == 2;
-    for (int i = 0; i < G->nn && flat; i++) {
-        struct gnode *u = &G->n[i];
+    int gi = (int)(g - G->n);
+    for (int e = G->cons_off[gi]; e < G->cons_off[gi + 1] && flat; e++) {
+        struct gnode *u = &G->n[G->cons[e]];
         for (int j = 0; j < u->n_in; j++) {
             if (tg_input_node(G, u, j) != g)
                 continue;

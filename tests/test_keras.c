@@ -359,6 +359,58 @@ static void test_cell_weight_names(void **state)
     graph_free(g);
 }
 
+/* Functional layers listed in reverse order still run in dependency order. */
+static void test_out_of_order(void **state)
+{
+    (void)state;
+    struct diag d = {0};
+    const char *p = write_tmp(
+        "{\"class_name\":\"Functional\",\"config\":{\"layers\":["
+        "{\"name\":\"b\",\"class_name\":\"Dense\",\"config\":{\"units\":2},"
+        "\"inbound_nodes\":[[[\"a\",0,0,{}]]]},"
+        "{\"name\":\"a\",\"class_name\":\"Dense\",\"config\":{\"units\":4},"
+        "\"inbound_nodes\":[[[\"in\",0,0,{}]]]},"
+        "{\"name\":\"in\",\"class_name\":\"InputLayer\",\"config\":"
+        "{\"batch_shape\":[null,3]},\"inbound_nodes\":[]}],"
+        "\"input_layers\":[[\"in\",0,0]],\"output_layers\":[[\"b\",0,0]]}}");
+    struct graph *g = keras_load_file(p, &d);
+    remove(p);
+    if (!g)
+        fail_msg("%s", d.msg);
+    assert_true(init_elems(g, false) == (3 * 4 + 4) + (4 * 2 + 2));
+    assert_int_equal(graph_infer(g, &d), ST_OK);
+    assert_true(g->totals.macs == 3 * 4 + 4 * 2);
+    graph_free(g);
+}
+
+/* Every prefix of real files fails cleanly (never crashes, never loads). */
+static void test_truncation(void **state)
+{
+    (void)state;
+    const char *files[] = {"tfjs/layer_zoo.model.json", "keras/k3_transformer_block.json",
+                           "tfjs/human_emotion.model.json"};
+    for (int f = 0; f < 3; f++) {
+        char *text;
+        size_t len;
+        struct diag d = {0};
+        assert_int_equal(file_read_all(sample(files[f]), 1 << 24, &text, &len, &d), ST_OK);
+        for (int i = 1; i < 48; i++) {
+            size_t cut = len * (size_t)i / 48;
+            char save = text[cut];
+            text[cut] = 0;
+            struct diag e = {0};
+            const char *p = write_tmp(text);
+            struct graph *g = keras_load_file(p, &e);
+            remove(p);
+            text[cut] = save;
+            if (g)
+                fail_msg("%s cut at %zu loaded", files[f], cut);
+            assert_int_equal(e.code, ST_EPARSE);
+        }
+        free(text);
+    }
+}
+
 static void test_sniff(void **state)
 {
     (void)state;
@@ -378,7 +430,8 @@ int main(void)
         cmocka_unit_test(test_bn_convention),     cmocka_unit_test(test_seq_symbol),
         cmocka_unit_test(test_resnet_ish_macs),   cmocka_unit_test(test_bidirectional_macs),
         cmocka_unit_test(test_errors),            cmocka_unit_test(test_sniff),
-        cmocka_unit_test(test_cell_weight_names),
+        cmocka_unit_test(test_cell_weight_names), cmocka_unit_test(test_out_of_order),
+        cmocka_unit_test(test_truncation),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
