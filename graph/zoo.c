@@ -288,7 +288,8 @@ static void apply_preset(struct zoo_args *a, const char *text)
     const struct zoo_family *f = zoo_family_get(a->fam);
     char buf[256];
     snprintf(buf, sizeof buf, "%s", text);
-    for (char *tok = strtok(buf, ":"); tok; tok = strtok(NULL, ":")) {
+    char *save = NULL;
+    for (char *tok = strtok_r(buf, ":", &save); tok; tok = strtok_r(NULL, ":", &save)) {
         char *eq = strchr(tok, '=');
         CHECK(eq);
         *eq = '\0';
@@ -432,7 +433,9 @@ enum status zoo_args_parse(const char *spec, struct zoo_args *a, struct diag *d)
     const struct zoo_family *f = zoo_family_get(fam);
     char *pairs[64];
     int n = 0;
-    for (char *tok = rest ? strtok(rest, ":") : NULL; tok; tok = strtok(NULL, ":")) {
+    char *save = NULL;
+    for (char *tok = rest ? strtok_r(rest, ":", &save) : NULL; tok;
+         tok = strtok_r(NULL, ":", &save)) {
         if (n == 64)
             return diag_set(d, ST_EUSAGE, "zoo:%s: too many parameters", f->name);
         if (!strchr(tok, '=') || tok[0] == '=')
