@@ -15,6 +15,7 @@
 #define DIPPM_CALIB_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "config.h"
@@ -83,5 +84,9 @@ enum status calib_fit(struct calib_set *set, const struct calib_graphs *cg,
 char *calib_report(const struct calib_set *set, const struct calib_graphs *cg,
                    const struct sim_params *fitted, const struct sim_params *used,
                    const char *command);
+
+/* One line of headline MAPEs (latency per runtime at batch >= 8, memory)
+ * for the predictions currently in set. */
+void calib_summary(const struct calib_set *set, char *buf, size_t n);
 
 #endif

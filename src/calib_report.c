@@ -297,3 +297,13 @@ char *calib_report(const struct calib_set *set, const struct calib_graphs *cg,
     }
     return b.s;
 }
+
+void calib_summary(const struct calib_set *set, char *buf, size_t n)
+{
+    int np, nt, nm;
+    double mp = mape(set, (struct filt){false, RT_PYTORCH, -1, -1, 8}, &np);
+    double mt = mape(set, (struct filt){false, RT_TENSORRT, -1, -1, 8}, &nt);
+    double mm = mape(set, (struct filt){true, -1, -1, -1, 1}, &nm);
+    snprintf(buf, n, "latency MAPE at batch >= 8: pytorch %.1f%% (%d rows), tensorrt %.1f%% "
+             "(%d rows); memory MAPE %.1f%% (%d rows)", mp, np, mt, nt, mm, nm);
+}

@@ -129,6 +129,9 @@ int cli_calibrate(int argc, char **argv)
     }
     rc = cli_emit(&co, report, strlen(report));
     free(report);
+    char line[256];
+    calib_summary(&set, line, sizeof line);
+    fprintf(stderr, "dippm: %s (simulated vs published)\n", line);
 out:
     calib_graphs_free(cg);
     calib_set_fini(&set);
