@@ -214,9 +214,12 @@ char *calib_report(const struct calib_set *set, const struct calib_graphs *cg,
                     double a8 = mape(set, (struct filt){mem, rt, m, p, 8}, &n8);
                     if (!n)
                         continue;
-                    bp(&b, "| %s | %s | %s | %s | %d | %.1f%% | %d | %s%.1f%% |\n",
+                    char a8s[32] = "-";
+                    if (n8)
+                        snprintf(a8s, sizeof a8s, "%.1f%%", a8);
+                    bp(&b, "| %s | %s | %s | %s | %d | %.1f%% | %d | %s |\n",
                        mem ? "memory" : "latency", runtime_name(rt), calib_model_name(m),
-                       precision_name(p), n, a, n8, n8 ? "" : "-", n8 ? a8 : 0.0);
+                       precision_name(p), n, a, n8, a8s);
                 }
 
     shortfalls(&b, set, fitted);
