@@ -256,7 +256,11 @@ int cli_eval(int argc, char **argv)
         size_t len = 0;
         FILE *f = open_memstream(&buf, &len);
         fprintf(f, "weights: %s (%s)\n", wp, desc);
-        fprintf(f, "labels: %s\n", "teacher (analytic GPU model, simulated) unless rows say measured");
+        int n_meas = 0;
+        for (int i = 0; i < ds.n; i++)
+            n_meas += ds.rows[i].label == DATASET_MEASURED;
+        fprintf(f, "labels: %d rows from the teacher (analytic GPU model: simulated, not "
+                   "measured), %d measured rows\n", ds.n - n_meas, n_meas);
         fprintf(f, "%-22s %-8s %6s %9s %9s %9s\n", "split", "target", "n", "MAPE", "median",
                 "within10");
         if (!lofo_only)

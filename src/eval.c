@@ -184,6 +184,10 @@ void eval_metrics_json(struct jsonw *w, const struct eval_metrics *m)
 void eval_metrics_print(FILE *f, const char *label, const struct eval_metrics *m)
 {
     for (int t = 0; t < GNN_T__COUNT; t++)
-        fprintf(f, "%-22s %-8s %6d %8.2f%% %8.2f%% %8.1f%%\n", t == 0 ? label : "",
-                gnn_target_name(t), m->n[t], m->mape[t], m->median_ape[t], m->within10[t]);
+        if (m->n[t] == 0)
+            fprintf(f, "%-22s %-8s %6d %9s %9s %9s\n", t == 0 ? label : "", gnn_target_name(t), 0,
+                    "-", "-", "-");
+        else
+            fprintf(f, "%-22s %-8s %6d %8.2f%% %8.2f%% %8.1f%%\n", t == 0 ? label : "",
+                    gnn_target_name(t), m->n[t], m->mape[t], m->median_ape[t], m->within10[t]);
 }
