@@ -152,6 +152,14 @@ static void shortfalls(struct buf *b, const struct calib_set *set, const struct 
           "- Energy has no published rows here; its constants are documented estimates.\n");
 }
 
+/* The data path as a reader of the report can follow it: from "shared/"
+ * on when it lies in the shared reference tree, else as given. */
+static const char *data_path_shown(const char *path)
+{
+    const char *s = strstr(path, "shared/reference/");
+    return s ? s : path;
+}
+
 char *calib_report(const struct calib_set *set, const struct calib_graphs *cg,
                    const struct sim_params *fitted, const struct sim_params *used,
                    const char *command)
@@ -161,7 +169,7 @@ char *calib_report(const struct calib_set *set, const struct calib_graphs *cg,
     bp(&b, "Written by `%s`. Published A100 measurements: `%s` (%d rows). Every *predicted* "
            "figure below is **simulated by the teacher** (src/sim*.c), never measured; every "
            "*published* figure was read from the source cited in the data file.\n\n",
-       command, set->path, set->n_rows);
+       command, data_path_shown(set->path), set->n_rows);
     bp(&b, "Calibration graphs (weightless ONNX exports, shapes and costs from graph_infer):\n");
     for (int m = 0; m < CM__COUNT; m++)
         bp(&b, "- %s: `%s`\n", calib_model_name(m), strrchr(calib_graphs_spec(cg, m), '/')
