@@ -143,6 +143,32 @@ enum status app_recompute(struct app *a, struct diag *d)
 {
     if (!a->g)
         return diag_set(d, ST_EUSAGE, "no model loaded");
+    struct prediction pr;
+    memset(&pr, 0, sizeof pr);
+    double t0 = now_ms();
+    enum status st = predict_run(a->p, a->g, &a->cfg, &pr, d);
+    double t1 = now_ms();
+    if (st) {
+        prediction_fini(&pr);
+        return st;
+    }
+    clear_prediction(a);
+    a->pred = pr;
+    a->have_pred = true;
+    a->recompute_ms = t1 - t0;
+    a->gen++;
+    a->rows_dirty = true;
+    a->mig_stale = true;
+    a->have_mig = false;
+    snprintf(a->mig_err, sizeof a->mig_err, "updating...");
+    return ST_OK;
+}
+
+void app_update_mig(struct app *a)
+{
+    if (!a->mig_stale || !a->g)
+        return;
+    a->mig_stale = false;
     double t0 = now_ms();
     const struct gpu_spec *gpu = gpu_get(a->cfg.gpu);
     a->have_mig = false;
@@ -156,24 +182,7 @@ enum status app_recompute(struct app *a, struct diag *d)
     } else if (gpu) {
         snprintf(a->mig_err, sizeof a->mig_err, "%s has no MIG profiles", gpu->name);
     }
-    /* The configuration last, so the graph's shapes and costs are its own. */
-    struct prediction pr;
-    memset(&pr, 0, sizeof pr);
-    double t1 = now_ms();
-    enum status st = predict_run(a->p, a->g, &a->cfg, &pr, d);
-    double t2 = now_ms();
-    if (st) {
-        prediction_fini(&pr);
-        return st;
-    }
-    clear_prediction(a);
-    a->pred = pr;
-    a->have_pred = true;
-    a->predict_ms = t2 - t1;
-    a->recompute_ms = t2 - t0;
-    a->gen++;
-    a->rows_dirty = true;
-    return ST_OK;
+    a->mig_ms = now_ms() - t0;
 }
 
 /* Re-runs after a failed change so the graph's inferred state matches the
@@ -200,6 +209,9 @@ enum status app_set_config(struct app *a, const struct config *cfg, struct diag 
     if (st) {
         a->cfg = old;
         restore(a);
+    } else if (old.gpu != cfg->gpu || old.mig != cfg->mig || old.prec != cfg->prec ||
+               old.rt != cfg->rt) {
+        a->sweep_gen++;
     }
     return st;
 }
@@ -308,6 +320,8 @@ enum status app_set_param(struct app *a, const char *name, const char *value, st
         if (st) {
             a->g->syms[si].val = old;
             restore(a);
+        } else {
+            a->sweep_gen++;
         }
         return st;
     }
@@ -381,6 +395,7 @@ enum status app_open(struct app *a, const char *spec, struct diag *d)
     parse_tparams(a);
     a->st.detail_node = -1;
     a->sweep.valid = false;
+    a->sweep_gen++;
     for (int t = 0; t < UI_TAB__COUNT; t++)
         a->st.list[t] = (struct ui_list){0, 0};
     return ST_OK;
@@ -405,10 +420,10 @@ void app_pin(struct app *a)
 void app_sweep_ensure(struct app *a)
 {
     struct app_sweep *sw = &a->sweep;
-    if (sw->valid && sw->gen == a->gen)
+    if (sw->valid && sw->gen == a->sweep_gen)
         return;
     memset(sw, 0, sizeof *sw);
-    sw->gen = a->gen;
+    sw->gen = a->sweep_gen;
     sw->valid = true;
     if (!a->g)
         return;

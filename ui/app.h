@@ -65,9 +65,11 @@ struct app {
     struct mig_advice mig;
     bool have_mig;
     char mig_err[DIAG_MSG_MAX];
-    double recompute_ms;     /* wall time of the last re-infer + predict (+ MIG) */
-    double predict_ms;       /* of that, the one predict_run for the configuration */
+    bool mig_stale;          /* the MIG advice predates the last change */
+    double recompute_ms;     /* wall time of the last re-infer + predict */
+    double mig_ms;           /* wall time of the last MIG advice (one prediction per slice) */
     unsigned gen;            /* bumped after every successful recompute */
+    unsigned sweep_gen;      /* bumped when anything but batch and SLO changes */
     struct app_sweep sweep;
     struct app_snapshot pinned;
     bool is_template;
@@ -88,9 +90,14 @@ struct app {
 enum status app_init(struct app *a, const char *spec, struct diag *d);
 void app_fini(struct app *a);
 
-/* Re-runs shape inference, the predictor and the MIG advisor for the
- * current configuration. Does not restore anything on failure. */
+/* Re-runs shape inference and the predictor for the current configuration
+ * and marks the MIG advice stale (app_update_mig refreshes it: it predicts
+ * once per MIG slice, so the controller runs it after the redraw, when no
+ * key is waiting). Does not restore anything on failure. */
 enum status app_recompute(struct app *a, struct diag *d);
+/* Runs the MIG advisor for the current configuration if the advice is
+ * stale. The graph's shapes stay those of the configuration. */
+void app_update_mig(struct app *a);
 
 /* Each of these applies one change and recomputes; on failure the previous
  * value is restored (and recomputed) and diag explains the rejected value. */

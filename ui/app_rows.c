@@ -334,6 +334,7 @@ enum status app_export(struct app *a, const char *format, const char *path, bool
     if (!a->g || !a->have_pred)
         return diag_set(d, ST_EUSAGE, "nothing to export: no prediction");
     app_rows_update(a);
+    app_update_mig(a);
     size_t len;
     char *text;
     if (!strcmp(format, "csv"))

@@ -240,7 +240,10 @@ static void draw_tabs(struct app *a, struct ui_canvas *c, struct ui_rect r)
         x += w + 1;
     }
     char t[64];
-    snprintf(t, sizeof t, "update %.1f ms ", a->recompute_ms);
+    if (a->mig_ms > 0 && r.w >= 100)
+        snprintf(t, sizeof t, "predict %.1f ms, MIG %.0f ms ", a->recompute_ms, a->mig_ms);
+    else
+        snprintf(t, sizeof t, "update %.1f ms ", a->recompute_ms);
     int tw = draw_strwidth(t);
     if (x + tw < r.x + r.w)
         draw_text(c, r.y, r.x + r.w - tw, tw, UI_STYLE_DIM, t);

@@ -18,13 +18,14 @@
 #define DIPPM_DATADIR "/usr/local/share/dippm"
 #endif
 
-/* Reads the first manifest found next to the weights into a malloc'd
- * string (or NULL): files named *manifest* in $DIPPM_WEIGHTS's directory,
- * $DIPPM_WEIGHTS_DIR, the source tree's weights/ and the data directory. */
+/* Reads the manifest of the weights into a malloc'd string (or NULL): the
+ * JSON file beside a .dpw file ("dippm-gnn.json" for "dippm-gnn.dpw", as
+ * `make weights` writes it) or a file named *manifest*, looked for in the
+ * directory of $DIPPM_WEIGHTS, the source tree's weights/ and the installed
+ * data directory. */
 static char *read_manifest(char *path, int size)
 {
-    const char *dirs[4] = {NULL, getenv("DIPPM_WEIGHTS_DIR"), DIPPM_SRCDIR "/weights",
-                           DIPPM_DATADIR};
+    const char *dirs[4] = {NULL, DIPPM_SRCDIR "/weights", DIPPM_DATADIR "/weights", DIPPM_DATADIR};
     char wdir[512];
     const char *w = getenv("DIPPM_WEIGHTS");
     if (w && strrchr(w, '/')) {
@@ -40,9 +41,15 @@ static char *read_manifest(char *path, int size)
         struct dirent *e;
         char *text = NULL;
         while (!text && (e = readdir(d))) {
-            if (!strstr(e->d_name, "manifest") || e->d_name[0] == '.')
+            size_t n = strlen(e->d_name);
+            if (e->d_name[0] == '.')
                 continue;
-            snprintf(path, (size_t)size, "%s/%s", dirs[i], e->d_name);
+            if (n > 4 && !strcmp(e->d_name + n - 4, ".dpw"))
+                snprintf(path, (size_t)size, "%s/%.*s.json", dirs[i], (int)(n - 4), e->d_name);
+            else if (strstr(e->d_name, "manifest"))
+                snprintf(path, (size_t)size, "%s/%s", dirs[i], e->d_name);
+            else
+                continue;
             size_t len;
             if (file_read_all(path, 1 << 16, &text, &len, NULL) != ST_OK)
                 text = NULL;
@@ -84,7 +91,7 @@ static void draw(struct app *a, struct ui_canvas *c, struct ui_rect r)
     LINE(UI_STYLE_NORMAL, "not measured on a GPU; the accuracy below is against those labels.");
     LINE(UI_STYLE_NORMAL, "The roofline bound beside the latency is the sum of per-layer ideal times.");
     LINE(UI_STYLE_NORMAL, " ");
-    char path[600];
+    char path[1100];
     char *m = read_manifest(path, sizeof path);
     if (m) {
         LINE(UI_STYLE_TITLE, "Weights manifest: %s", path);
@@ -99,7 +106,8 @@ static void draw(struct app *a, struct ui_canvas *c, struct ui_rect r)
         }
         free(m);
     } else {
-        LINE(UI_STYLE_DIM, "No weights manifest found (weights/*manifest*), so no accuracy to show.");
+        LINE(UI_STYLE_DIM, "No weights manifest found (weights/dippm-gnn.json beside the .dpw file),");
+        LINE(UI_STYLE_DIM, "so there is no measured accuracy to show.");
     }
 #undef LINE
 }

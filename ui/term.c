@@ -5,6 +5,7 @@
 
 #include <curses.h>
 #include <langinfo.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -193,6 +194,13 @@ void term_flush(struct term *t, const struct ui_canvas *c, int cy, int cx, bool 
         curs_set(0);
     }
     refresh();
+}
+
+bool term_input_pending(struct term *t)
+{
+    (void)t;
+    struct pollfd p = {STDIN_FILENO, POLLIN, 0};
+    return got_quit || got_winch || poll(&p, 1, 0) > 0;
 }
 
 static int map_key(int ch)

@@ -41,6 +41,8 @@ void term_flush(struct term *t, const struct ui_canvas *c, int cy, int cx, bool 
  * quit signal. Returns false on timeout. A quit signal yields key
  * UI_KEY_F10 with mouse = NONE after term_quit_requested() turns true. */
 bool term_poll(struct term *t, int timeout_ms, struct term_event *ev);
+/* True if a key is waiting to be read (does not consume it). */
+bool term_input_pending(struct term *t);
 /* True once SIGINT, SIGTERM or SIGHUP arrived. */
 bool term_quit_requested(void);
 

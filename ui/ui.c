@@ -142,6 +142,7 @@ static void prompt_redisplay(void *ctx, const char *prompt, const char *line, in
 static void dump_screen(struct ui *u, const char *path)
 {
     struct diag d = {0};
+    app_update_mig(&u->a);
     render(u);
     char *text = draw_canvas_text(&u->canvas);
     if (file_write_atomic(path, text, strlen(text), true, &d))
@@ -151,8 +152,12 @@ static void dump_screen(struct ui *u, const char *path)
     free(text);
 }
 
-static void run_command(struct ui *u, const char *line)
+static void run_command(struct ui *u, const char *raw)
 {
+    char line[1024];
+    snprintf(line, sizeof line, "%s", raw);
+    for (size_t n = strlen(line); n > 0 && (line[n - 1] == ' ' || line[n - 1] == '\t'); n--)
+        line[n - 1] = 0;
     struct cmd_out out;
     struct diag d = {0};
     unsigned gen = u->a.gen;
@@ -505,6 +510,7 @@ int ui_main(const char *model)
     load_script(u);
     prompt_init();
     u->shown_tab = u->a.st.tab;
+    app_update_mig(&u->a);
     render(u);
     struct term_event ev;
     while (!u->a.st.quit && next_event(u, &ev)) {
@@ -526,6 +532,12 @@ int ui_main(const char *model)
         }
         if (!u->a.st.quit)
             render(u);
+        /* the MIG advice (one prediction per slice) after the redraw, unless
+         * more keys are already waiting: a held key stays responsive */
+        if (u->a.mig_stale && !u->a.st.quit && (!u->term || !term_input_pending(u->term))) {
+            app_update_mig(&u->a);
+            render(u);
+        }
     }
     prompt_fini();
 out:
