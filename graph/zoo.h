@@ -25,8 +25,9 @@
  * "encoder.layer.5"). Initializers have dtype and dims, never data.
  *
  * Sizes a model cannot take: ViT's position embedding is made for its
- * `image` parameter and VGG's classifier for 224x224 (torchvision's adaptive
- * pool is the identity there), so other height/width bindings fail shape
+ * `image` parameter and VGG's classifier for its `resolution` (a multiple of
+ * 224, where torchvision's adaptive 7x7 pool is a plain average pool), so
+ * other height/width bindings fail shape
  * inference with ST_ESHAPE, as the real model would; Swin needs every
  * stage's map to be a multiple of its window. BERT and GPT read position
  * ids from an input, so a seq beyond max_position/context is not caught.

@@ -148,6 +148,9 @@ static const struct zoo_param vgg_params[] = {
      .def = "4096", .help = "width of the two hidden classifier layers"},
     {.name = "classes", .type = ZOO_PT_INT, .min = 1, .max = 100000, .smin = 2, .smax = 1000,
      .def = "1000", .help = "classifier outputs"},
+    {.name = "resolution", .type = ZOO_PT_INT, .min = 224, .max = 2240, .step = 224,
+     .smin = 224, .smax = 672, .def = "224",
+     .help = "input size: a multiple of 224, so the adaptive 7x7 pool is a plain average pool"},
 };
 
 static enum status vgg_build(struct zoo_build *b, const struct zoo_args *a, struct diag *d)
@@ -159,8 +162,8 @@ static enum status vgg_build(struct zoo_build *b, const struct zoo_args *a, stru
     int depth = zoo_arg_int(a, "depth"), bn = zoo_arg_int(a, "bn");
     int row = depth == 11 ? 0 : depth == 13 ? 1 : depth == 16 ? 2 : 3;
     double w = zoo_arg_float(a, "width");
-    /* 224x224 input; torchvision's adaptive 7x7 pool is the identity there */
-    int x = zb_image_input(b, 3, 224), cin = 3, idx = 0;
+    int res = zoo_arg_int(a, "resolution");
+    int x = zb_image_input(b, 3, res), cin = 3, idx = 0;
     for (int s = 0; s < 5; s++) {
         int c = zoo_make_divisible((s < 4 ? 64 << s : 512) * w, 8);
         for (int k = 0; k < cfg[row][s]; k++) {
@@ -176,6 +179,12 @@ static enum status vgg_build(struct zoo_build *b, const struct zoo_args *a, stru
         }
         zb_scope(b, "features.%d", idx++);
         x = zb_maxpool(b, x, 2, 2, 0);
+    }
+    /* torchvision's AdaptiveAvgPool2d((7, 7)): the identity at 224 (the ONNX
+     * export has no node), a k x k average pool at 224k */
+    if (res > 224) {
+        zb_scope(b, "%s", "avgpool");
+        x = zb_avgpool(b, x, res / 224, res / 224);
     }
     zb_scope(b, "%s", "classifier");
     int hidden = zoo_arg_int(a, "hidden");
@@ -193,7 +202,7 @@ static void vgg_name(const struct zoo_args *a, char *buf, size_t size)
 
 const struct zoo_family zoo_fam_vgg = {
     .name = "vgg",
-    .help = "VGG-11/13/16/19 with or without batch norm (torchvision; 224x224 input)",
+    .help = "VGG-11/13/16/19 with or without batch norm (torchvision; input 224k x 224k)",
     .n_params = sizeof vgg_params / sizeof vgg_params[0],
     .params = vgg_params,
     .name_fn = vgg_name,

@@ -715,6 +715,21 @@ static void test_fixed_sizes(void **state)
         }
         graph_free(g);
     }
+    /* VGG at 448: the adaptive pool becomes a 2x2 average pool; the convolutions
+     * cost 4x, the classifier the same (torchvision vgg16 at 448: 4 x 15.35 G
+     * convolutions + 0.12 G classifier) */
+    g = build("vgg:resolution=448");
+    struct graph *g224 = build("vgg");
+    if (infer_real(g) && infer_real(g224)) {
+        double fc = 25088.0 * 4096 + 4096.0 * 4096 + 4096.0 * 1000;
+        assert_int_equal(g->totals.n_unknown, 0);
+        assert_true(fabs((g->totals.macs - fc) - 4 * (g224->totals.macs - fc)) <
+                    1e-9 * g->totals.macs);
+    }
+    graph_free(g224);
+    graph_free(g);
+    expect_error("vgg:resolution=300", ST_ERANGE,
+                 "resolution=300 is not an integer from 224 to 2240 in steps of 224");
     g = build("vit:preset=b_32:image=256");
     if (infer_real(g))
         assert_int_equal(g->totals.n_unknown, 0);
