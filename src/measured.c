@@ -317,6 +317,32 @@ static bool is_blank(const char *s)
     return true;
 }
 
+/* Reads one line into buf (capacity MEASURED_MAX_LINE + 2), NUL-terminated,
+ * newline kept. Stops storing after MEASURED_MAX_LINE + 1 bytes, so *len above
+ * MEASURED_MAX_LINE means "too long". Returns false at end of file (or error)
+ * with nothing read. NUL bytes are reported, since strlen-based parsing would
+ * silently drop what follows them. */
+static bool read_line(FILE *f, char *buf, size_t *len, bool *has_nl, bool *has_nul)
+{
+    size_t n = 0;
+    int ch;
+    *has_nl = *has_nul = false;
+    while ((ch = getc(f)) != EOF) {
+        if (ch == '\0')
+            *has_nul = true;
+        buf[n++] = (char)ch;
+        if (ch == '\n') {
+            *has_nl = true;
+            break;
+        }
+        if (n > MEASURED_MAX_LINE)
+            break;
+    }
+    buf[n] = '\0';
+    *len = n - (*has_nl ? 1 : 0);
+    return n > 0;
+}
+
 /* Directory part of path ("" when it has none). Caller frees. */
 static char *dir_of(const char *path)
 {
@@ -372,18 +398,23 @@ enum status measured_set_load(const char *path, const struct measured_opts *opts
     out->path = xstrdup(path);
 
     for (;;) {
-        if (!fgets(buf, MEASURED_MAX_LINE + 2, f)) {
+        size_t len;
+        bool has_nl, has_nul;
+        if (!read_line(f, buf, &len, &has_nl, &has_nul)) {
             if (ferror(f))
                 st = diag_set(d, ST_EIO, "%s:%d: read error: %s", path, c.line + 1,
                               strerror(errno));
             break;
         }
         c.line++;
-        size_t len = strlen(buf);
-        bool has_nl = len > 0 && buf[len - 1] == '\n';
-        if (!has_nl && len > MEASURED_MAX_LINE) {
+        if (len > MEASURED_MAX_LINE) {
             st = diag_set(d, ST_ENOMEM, "%s:%d: line longer than %d bytes", path, c.line,
                           MEASURED_MAX_LINE);
+            break;
+        }
+        if (has_nul) {
+            st = diag_set(d, ST_EPARSE, "%s:%d: NUL byte in line (not a text file?)", path,
+                          c.line);
             break;
         }
         if (is_blank(buf))

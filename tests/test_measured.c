@@ -278,6 +278,17 @@ static void test_truncated_last_line(void **state)
     expect_error(f, NULL, ST_EPARSE, ":2: bad JSON", "not terminated");
 }
 
+static void test_nul_byte(void **state)
+{
+    struct fx *f = *state;
+    FILE *o = fopen(f->jsonl, "w");
+    assert_non_null(o);
+    fputs(ROW(""), o);
+    fwrite("\0\0{}\n", 1, 5, o); /* would read as an empty line if cut at the NUL */
+    fclose(o);
+    expect_error(f, NULL, ST_EPARSE, ":2: NUL byte", NULL);
+}
+
 static void test_not_object(void **state)
 {
     struct fx *f = *state;
@@ -372,6 +383,21 @@ static void test_limits(void **state)
     free(big);
     expect_error(f, NULL, ST_ENOMEM, ":1: line longer than", NULL);
 
+    /* A valid row padded with spaces to exactly the limit is accepted. */
+    const char *row = ROW("");
+    size_t rl = strlen(row) - 1; /* without its newline */
+    big = malloc(MEASURED_MAX_LINE + 2);
+    memcpy(big, row, rl);
+    memset(big + rl, ' ', MEASURED_MAX_LINE - rl);
+    big[MEASURED_MAX_LINE] = '\n';
+    big[MEASURED_MAX_LINE + 1] = '\0';
+    write_file(f, big);
+    free(big);
+    struct measured_set s;
+    assert_int_equal(measured_set_load(f->jsonl, NULL, &s, NULL), ST_OK);
+    assert_int_equal(s.n, 1);
+    measured_set_fini(&s);
+
     write_file(f, ROW("") ROW("") ROW(""));
     struct measured_opts o;
     measured_opts_default(&o);
@@ -450,6 +476,7 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup_teardown(test_bad_json_line, setup, teardown),
         cmocka_unit_test_setup_teardown(test_trailing_garbage, setup, teardown),
         cmocka_unit_test_setup_teardown(test_truncated_last_line, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_nul_byte, setup, teardown),
         cmocka_unit_test_setup_teardown(test_not_object, setup, teardown),
         cmocka_unit_test_setup_teardown(test_missing_field, setup, teardown),
         cmocka_unit_test_setup_teardown(test_unknown_gpu, setup, teardown),
