@@ -47,6 +47,12 @@ static void draw_header(struct app *a, struct ui_canvas *c, struct ui_rect r)
     x = put_field(c, r.y, x, xend, "nodes ", b1);
     x = put_field(c, r.y, x, xend, "params ", fmt_si(g->totals.params, b1, sizeof b1));
     x = put_field(c, r.y, x, xend, "MACs ", fmt_si(g->totals.macs, b2, sizeof b2));
+    if (a->cfg.batch > 1 && graph_batch_sym(g) >= 0) {
+        char ps[64];
+        snprintf(ps, sizeof ps, "(%s per sample)  ",
+                 fmt_si(g->totals.macs / (double)a->cfg.batch, b1, sizeof b1));
+        x = put(c, r.y, x - 1, xend, UI_STYLE_DIM, ps);
+    }
     if (g->totals.n_unsupported + g->totals.n_unknown > 0) {
         snprintf(line, sizeof line, "%d ops not covered, %d downstream unknown",
                  g->totals.n_unsupported, g->totals.n_unknown);

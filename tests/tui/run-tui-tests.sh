@@ -273,6 +273,34 @@ wait_for "F10Quit" && {
 }
 end
 
+begin "Ctrl-C (SIGINT) leaves cleanly and restores the terminal"
+start -- "$TINY"
+wait_for "F10Quit" && {
+    keys C-c
+    wait_for "EXIT=130" && {
+        [ "$(T display -p -t ui '#{alternate_on}')" = "0" ] || bad "still on the alternate screen"
+        keys "stty -a | tr ' ' '\\n' | grep -x -e echo -e icanon | sort | tr '\\n' ' '; echo" Enter
+        wait_for "echo icanon"
+    }
+}
+end
+
+if [ -f "$SAMPLES_DIR/resnet50.onnx" ]; then
+begin "ResNet-50 ONNX sample: torchvision's 25.6 M params and 4.09 GMACs; batch follows"
+start -- "$SAMPLES_DIR/resnet50.onnx"
+wait_for "F10Quit" 15 && {
+    expect_line 1 "params 25.6 M"
+    expect_line 1 "MACs 4.09 G"
+    keys +
+    wait_for "batch 2 " && expect_line 1 "MACs 8.18 G"
+    keys F5
+    wait_for "Add /layer1/layer1.0/Add"
+}
+end
+else
+    echo "skip - ResNet-50 case (samples/resnet50.onnx missing)"
+fi
+
 begin "NO_COLOR and a non-UTF-8 locale: ASCII boxes, no colour"
 start NO_COLOR=1 LANG=C LC_ALL=C -- "$TINY"
 wait_for "F10Quit" && {
