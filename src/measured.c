@@ -156,6 +156,33 @@ static enum status get_num(const struct line_ctx *c, const cJSON *obj, const cha
 
 /* ---- one row ------------------------------------------------------------- */
 
+static const char *gpu_name_at(int i, const void *ctx)
+{
+    (void)ctx;
+    return gpu_get(i)->name;
+}
+
+static const char *mig_name_at(int i, const void *ctx)
+{
+    return ((const struct gpu_spec *)ctx)->mig[i].name;
+}
+
+/* "a, b, c" of n names into out (cut with "..." when it does not fit). */
+static void join_names(char *out, size_t cap, int n,
+                       const char *(*name_at)(int, const void *), const void *ctx)
+{
+    size_t used = 0;
+    out[0] = '\0';
+    for (int i = 0; i < n; i++) {
+        int w = snprintf(out + used, cap - used, "%s%s", i ? ", " : "", name_at(i, ctx));
+        if (w < 0 || (size_t)w >= cap - used) {
+            snprintf(out + (cap > 4 ? cap - 4 : 0), cap > 4 ? 4 : cap, "...");
+            return;
+        }
+        used += (size_t)w;
+    }
+}
+
 /* Joins dir and rel unless rel is absolute; dir "" means the current directory. */
 static char *resolve_path(const char *dir, const char *rel)
 {
@@ -247,15 +274,20 @@ static enum status parse_row(const struct line_ctx *c, const cJSON *obj, const c
         gpu = o->dry_run_gpu;
     } else {
         gpu = gpu_find(gpu_name);
-        if (gpu < 0)
+        char known[320];
+        if (gpu < 0) {
+            join_names(known, sizeof known, gpu_count(), gpu_name_at, NULL);
             return FIELD_ERR(c, ST_ENOTFOUND, "gpu",
-                             "unknown GPU '%s' (not in dippm's GPU table; use the table's "
-                             "name, e.g. A100-SXM4-40GB)", gpu_name);
+                             "unknown GPU '%s' (not in dippm's GPU table: %s)", gpu_name, known);
+        }
         if (mig_name) {
-            mig = gpu_mig_find(gpu_get(gpu), mig_name);
-            if (mig < 0)
-                return FIELD_ERR(c, ST_ENOTFOUND, "mig", "'%s' is not a MIG profile of %s",
-                                 mig_name, gpu_get(gpu)->name);
+            const struct gpu_spec *g = gpu_get(gpu);
+            mig = gpu_mig_find(g, mig_name);
+            if (mig < 0) {
+                join_names(known, sizeof known, g->n_mig, mig_name_at, g);
+                return FIELD_ERR(c, ST_ENOTFOUND, "mig", "'%s' is not a MIG profile of %s (%s)",
+                                 mig_name, g->name, known);
+            }
         }
     }
 
@@ -383,6 +415,7 @@ enum status measured_set_load(const char *path, const struct measured_opts *opts
         measured_opts_default(&defaults);
         opts = &defaults;
     }
+    CHECK(opts->dry_run_gpu >= -1 && opts->dry_run_gpu < gpu_count());
     size_t max_rows = opts->max_rows ? opts->max_rows : MEASURED_MAX_ROWS;
     memset(out, 0, sizeof *out);
 

@@ -313,6 +313,8 @@ static void test_unknown_gpu(void **state)
     struct fx *f = *state;
     write_file(f, ROW("\"gpu\":\"GeForce GTX 9999\","));
     expect_error(f, NULL, ST_ENOTFOUND, ":1: field 'gpu'", "GeForce GTX 9999");
+    /* the message lists the table's names */
+    expect_error(f, NULL, ST_ENOTFOUND, "not in dippm's GPU table: A100-SXM4-40GB", NULL);
 }
 
 static void test_unknown_mig(void **state)
@@ -320,6 +322,7 @@ static void test_unknown_mig(void **state)
     struct fx *f = *state;
     write_file(f, ROW("\"mig\":\"5g.99gb\","));
     expect_error(f, NULL, ST_ENOTFOUND, ":1: field 'mig'", "5g.99gb");
+    expect_error(f, NULL, ST_ENOTFOUND, "not a MIG profile of A100-SXM4-40GB (1g.5gb, ", "3g.20gb");
 }
 
 static void test_negative_latency(void **state)
