@@ -1,6 +1,7 @@
 #!/bin/sh
 # tests/measure/run.sh - the measurement harness end to end on the CPU:
-#   0. the example rows of man/dippm-measured.5 read back as documented;
+#   0. the example rows of man/dippm-measured.5 read back as documented, and
+#      every GPU name the harness maps NVML names to is in dippm's GPU table;
 #   1. its unit tests (tools/measure/test_measure.py);
 #   2. measure.py --dry-run on torchvision squeezenet1_1 (batch 1,2; fp32, bf16;
 #      3x64x64 input) with Debian's /usr/bin/python3 and torch;
@@ -41,6 +42,18 @@ printf 'resnet50\t32\tfp16\tpytorch\tA100-SXM4-40GB\t-\t11.84\t12.02\t1890\t3.41
 printf 'resnet50\t8\tfp32\tpytorch\tA100-SXM4-40GB\t1g.5gb\t9.02\t9.3\t1342\tnull\tmeasured\t%s\nfailed\t1\n' \
     "$tmp/man/graphs/resnet50.onnx" >>"$tmp/man.exp"
 diff "$tmp/man.exp" "$tmp/man.out" || fail "man example read back differently"
+
+echo "== every GPU name the harness maps to is in dippm's GPU table"
+PYTHONPATH="$top/tools/measure" "$py" -c '
+import json, sys
+import gpuinfo
+for _, name in gpuinfo.GPU_NAMES:
+    print(json.dumps({"schema": "dippm-measured/1", "source": "measured", "model": "m",
+                      "graph": sys.argv[1], "batch": 1, "precision": "fp32",
+                      "runtime": "pytorch", "gpu": name, "latency_ms": 1.0}))
+' "$tmp/man/graphs/resnet50.onnx" >"$tmp/names.jsonl" || fail "names"
+"$reader" --validate "$tmp/names.jsonl" >"$tmp/names.out" 2>&1 || { cat "$tmp/names.out"; fail "GPU names"; }
+[ "$(grep -c '^m	' "$tmp/names.out")" -eq "$(wc -l <"$tmp/names.jsonl")" ] || fail "GPU name rows"
 
 echo "== harness unit tests"
 "$py" "$top/tools/measure/test_measure.py" >"$tmp/unit.log" 2>&1 ||
