@@ -381,6 +381,15 @@ enum status app_open(struct app *a, const char *spec, struct diag *d)
             a->cfg.batch = g->syms[bs].def;
     }
     enum status st = app_recompute(a, d);
+    if (st && !old_g) {
+        /* The first model: open it anyway so the user can see the graph and
+         * change the configuration; the status line says what failed. */
+        ui_state_message(&a->st, true, "%s: no prediction: %s", spec, d ? d->msg : "failed");
+        diag_clear(d);
+        parse_tparams(a);
+        a->rows_dirty = true;
+        return ST_OK;
+    }
     if (st) {
         diag_prefix(d, "%s", spec);
         graph_free(g);

@@ -502,7 +502,7 @@ int ui_main(const char *model)
         term_size(u->term, &rows, &cols);
         draw_canvas_init(&u->canvas, rows, cols, term_utf8(u->term));
     }
-    if (!u->a.st.status[0])
+    if (!u->a.st.status[0] && u->a.have_pred)
         ui_state_message(&u->a.st, false, "%s in %.1f ms.  F1 help  : commands  + - batch%s",
                          app_teacher_only(&u->a) ? "teacher estimate (no GNN weights)"
                                                  : "GNN prediction",
