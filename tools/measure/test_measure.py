@@ -463,5 +463,61 @@ class NvmlHandles(unittest.TestCase):
                 os.environ["CUDA_VISIBLE_DEVICES"] = old_env
 
 
+class ModelLoop(unittest.TestCase):
+    """Run.measure_model with the measuring itself stubbed: OOM and error rows,
+    larger batches skipped after an OOM, resume."""
+
+    def make_run(self, d, outcomes):
+        r = object.__new__(measure.Run)
+        r.torch = None
+        r.opts = measure.parse_args(["m", "-b", "1,8,32", "-p", "fp32,fp16", "--dry-run",
+                                     "-o", os.path.join(d, "m.jsonl")])
+        r.out = os.path.join(d, "m.jsonl")
+        r.done = measure.load_done(r.out)
+        r.env = {"gpu": "A100-SXM4-40GB", "mig": None, "source": "measured"}
+        r.t_start = 0
+        r.n_new = r.n_skip = r.n_fail = r.n_export_fail = 0
+        r.calls = []
+
+        def measure_one(name, kind, payload, dims, batch, prec):
+            r.calls.append((batch, prec))
+            o = outcomes.get((batch, prec))
+            if o is None:
+                t = {"median_ms": float(batch), "p90_ms": float(batch) + 1, "min_ms": 0.5,
+                     "mean_ms": float(batch), "runs": 5, "warmup": 1}
+                return None, None, (t, None, None)
+            return o[0], o[1], (None, None, None)
+        r.measure_one = measure_one
+        return r
+
+    def rows(self, d):
+        with open(os.path.join(d, "m.jsonl")) as f:
+            return [json.loads(x) for x in f]
+
+    def test_oom_and_error(self):
+        with tempfile.TemporaryDirectory() as d:
+            r = self.make_run(d, {(8, "fp16"): ("oom", "OutOfMemoryError: CUDA out of memory"),
+                                  (1, "fp32"): ("error", "RuntimeError: boom")})
+            r.measure_model("m", "torch", None, (3, 8, 8), "graphs/m.onnx")
+            # fp16 batch 32 is not run after batch 8 ran out of memory
+            self.assertEqual(r.calls, [(1, "fp32"), (8, "fp32"), (32, "fp32"), (1, "fp16"),
+                                       (8, "fp16")])
+            rows = self.rows(d)
+            self.assertEqual([(x["batch"], x["precision"], x["status"]) for x in rows],
+                             [(1, "fp32", "error"), (8, "fp32", "ok"), (32, "fp32", "ok"),
+                              (1, "fp16", "ok"), (8, "fp16", "oom")])
+            self.assertEqual(rows[0]["error"], "RuntimeError: boom")
+            self.assertIsNone(rows[4]["latency_ms"])
+            self.assertEqual(rows[2]["latency_ms"], 32.0)
+            self.assertEqual((r.n_new, r.n_fail), (5, 2))
+
+            # resumed: nothing is run again but fp16 batch 32, which has no row
+            r2 = self.make_run(d, {})
+            r2.measure_model("m", "torch", None, (3, 8, 8), "graphs/m.onnx")
+            self.assertEqual(r2.calls, [(32, "fp16")])
+            self.assertEqual(r2.n_skip, 5)
+            self.assertEqual(len(self.rows(d)), 6)
+
+
 if __name__ == "__main__":
     unittest.main()
