@@ -255,6 +255,10 @@ def gpu_env(torch, opts):
     if not torch.cuda.is_available():
         raise SystemExit("measure.py: torch sees no CUDA device (torch %s, built for CUDA %s); "
                          "use --dry-run to test on the CPU" % (torch.__version__, torch.version.cuda))
+    if nvml.energy_mj() is None:
+        print("measure.py: NVML's total-energy counter is not readable here (needs Volta or "
+              "newer and a driver/container that exposes it): energy_j will be null",
+              file=sys.stderr)
     nvml_name = nvml.name()
     gpu, mig = gpuinfo.dippm_gpu_name(nvml_name)
     _, cuda_mig = gpuinfo.split_device_name(torch.cuda.get_device_name(0))
