@@ -221,6 +221,10 @@ enum status const_ints(struct infer_ctx *c, int i, const char *what, int64_t *bu
                        int *n)
 {
     const struct tconst *k = in_k(c, i);
+    if (!k && in_v(c, i)->is_const)
+        return shape_unsupported(c, "input %d (%s) '%s' is a constant whose values the model "
+                                 "file does not hold (only its shape)", i, what,
+                                 in_v(c, i)->name);
     if (!k)
         return shape_unsupported(c, "input %d (%s) '%s' is computed at run time and could not "
                                  "be folded to a constant", i, what, in_v(c, i)->name);
