@@ -368,45 +368,126 @@ const char *prompt_backend(void)
 
 #else /* plain line editor */
 
+/* Inserts the UTF-8 encoding of key at byte *cur of buf. */
+static void insert_at(char *buf, size_t size, int *cur, int key)
+{
+    char u[5];
+    int n = draw_utf8_put((uint32_t)key, u);
+    size_t len = strlen(buf);
+    if (len + (size_t)n + 1 > size)
+        return;
+    memmove(buf + *cur + n, buf + *cur, len - (size_t)*cur + 1);
+    memcpy(buf + *cur, u, (size_t)n);
+    *cur += n;
+}
+
+/* Byte offset of the code point before / after *cur. */
+static int prev_cp(const char *buf, int cur)
+{
+    while (cur > 0 && ((unsigned char)buf[cur - 1] & 0xC0) == 0x80)
+        cur--;
+    return cur > 0 ? cur - 1 : 0;
+}
+
+static int next_cp(const char *buf, int cur)
+{
+    if (!buf[cur])
+        return cur;
+    cur++;
+    while (((unsigned char)buf[cur] & 0xC0) == 0x80)
+        cur++;
+    return cur;
+}
+
 char *prompt_read(const struct prompt_io *io, const char *prompt, const char *initial)
 {
     char buf[UI_TEXT_MAX * 4], hint[512] = "";
     snprintf(buf, sizeof buf, "%s", initial ? initial : "");
+    int cur = (int)strlen(buf);
     int h = hist.n; /* history position: hist.n = the line being edited */
     char draft[sizeof buf];
     snprintf(draft, sizeof draft, "%s", buf);
     for (;;) {
-        io->redisplay(io->ctx, prompt, buf, (int)strlen(buf), hint[0] ? hint : NULL);
+        io->redisplay(io->ctx, prompt, buf, cur, hint[0] ? hint : NULL);
         int key = io->get_key(io->ctx);
         if (key == -2)
             return NULL;
         if (key == -1)
             continue;
         hint[0] = 0;
-        if (key == UI_KEY_ESC || key == UI_KEY_CTRL('c') || key == UI_KEY_CTRL('g'))
+        switch (key) {
+        case UI_KEY_ESC:
+        case UI_KEY_CTRL('c'):
+        case UI_KEY_CTRL('g'):
             return NULL;
-        if (key == UI_KEY_ENTER || key == '\r') {
+        case UI_KEY_ENTER:
+        case '\r':
             hist_add(buf);
             return xstrdup(buf);
-        }
-        if (key == UI_KEY_UP || key == UI_KEY_DOWN) {
+        case UI_KEY_LEFT:
+        case UI_KEY_CTRL('b'):
+            cur = prev_cp(buf, cur);
+            continue;
+        case UI_KEY_RIGHT:
+        case UI_KEY_CTRL('f'):
+            cur = next_cp(buf, cur);
+            continue;
+        case UI_KEY_HOME:
+        case UI_KEY_CTRL('a'):
+            cur = 0;
+            continue;
+        case UI_KEY_END:
+        case UI_KEY_CTRL('e'):
+            cur = (int)strlen(buf);
+            continue;
+        case UI_KEY_BACKSPACE:
+        case 127:
+        case 8:
+            if (cur > 0) {
+                int p = prev_cp(buf, cur);
+                memmove(buf + p, buf + cur, strlen(buf + cur) + 1);
+                cur = p;
+            }
+            continue;
+        case UI_KEY_DELETE:
+        case UI_KEY_CTRL('d'):
+            if (buf[cur]) {
+                int nx = next_cp(buf, cur);
+                memmove(buf + cur, buf + nx, strlen(buf + nx) + 1);
+            }
+            continue;
+        case UI_KEY_CTRL('u'):
+            memmove(buf, buf + cur, strlen(buf + cur) + 1);
+            cur = 0;
+            continue;
+        case UI_KEY_CTRL('k'):
+            buf[cur] = 0;
+            continue;
+        case UI_KEY_UP:
+        case UI_KEY_DOWN:
+        case UI_KEY_CTRL('p'):
+        case UI_KEY_CTRL('n'): {
             if (h == hist.n)
                 snprintf(draft, sizeof draft, "%s", buf);
-            h += key == UI_KEY_UP ? -1 : 1;
+            h += key == UI_KEY_UP || key == UI_KEY_CTRL('p') ? -1 : 1;
             if (h < 0)
                 h = 0;
             if (h > hist.n)
                 h = hist.n;
             snprintf(buf, sizeof buf, "%s", h == hist.n ? draft : hist.lines[h]);
+            cur = (int)strlen(buf);
             continue;
         }
-        if (key == UI_KEY_TAB) {
-            /* complete the last word to the longest common prefix */
-            char *sp = strrchr(buf, ' ');
-            int start = sp ? (int)(sp - buf) + 1 : 0;
+        case UI_KEY_TAB: {
+            /* complete the word before the cursor to the longest common prefix */
+            int start = cur;
+            while (start > 0 && buf[start - 1] != ' ')
+                start--;
+            char word[sizeof buf];
+            snprintf(word, sizeof word, "%.*s", cur - start, buf + start);
             struct cands c = {0};
-            c.prefix = buf + start;
-            c.plen = strlen(c.prefix);
+            c.prefix = word;
+            c.plen = strlen(word);
             cmd_complete(io->app, buf, start, cand_add, &c);
             if (c.n > 0) {
                 size_t common = strlen(c.v[0]);
@@ -416,20 +497,21 @@ char *prompt_read(const struct prompt_io *io, const char *prompt, const char *in
                             common = k;
                             break;
                         }
-                if (common >= c.plen && (size_t)start + common + 2 < sizeof buf) {
-                    memcpy(buf + start, c.v[0], common);
-                    buf[start + (int)common] = 0;
-                    if (c.n == 1 && common && buf[start + (int)common - 1] != '=' &&
-                        buf[start + (int)common - 1] != ':')
-                        strcat(buf, " ");
-                }
+                for (size_t k = c.plen; k < common; k++)
+                    insert_at(buf, sizeof buf, &cur, (unsigned char)c.v[0][k]);
+                if (c.n == 1 && common && c.v[0][common - 1] != '=' && c.v[0][common - 1] != ':')
+                    insert_at(buf, sizeof buf, &cur, ' ');
                 if (c.n > 1)
                     hint_of(&c, hint, sizeof hint);
             }
             cands_free(&c);
             continue;
         }
-        ui_line_edit(buf, (int)sizeof buf, key);
+        default:
+            if (key >= 32 && key != 127 && key < UI_KEY_BASE)
+                insert_at(buf, sizeof buf, &cur, key);
+            continue;
+        }
     }
 }
 
