@@ -13,7 +13,8 @@
 #   5. a cut last line (interrupted write) is reported by the reader and
 #      dropped by the harness, which then resumes (in a child process, as
 #      GPU runs do): it skips the 4 rows it has and adds only batch 4.
-# Needs python3-torch, python3-torchvision, python3-onnx; skips (77) without them.
+# Needs python3-torch, python3-torchvision, python3-onnx (./setup.sh check installs them);
+# without them the test fails: a check that cannot run is not a pass.
 set -u
 top=${TOP_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 py=${PYTHON:-/usr/bin/python3}
@@ -23,9 +24,9 @@ export PYTHONDONTWRITEBYTECODE=1  # leave no __pycache__ in the source tree
 
 fail() { echo "FAIL: $*"; exit 1; }
 
-[ -x "$py" ] || { echo "SKIP: no $py"; exit 77; }
+[ -x "$py" ] || { echo "FAIL: no $py (run ./setup.sh check to install the test dependencies)"; exit 1; }
 "$py" -c 'import torch, torchvision, onnx' 2>/dev/null ||
-    { echo "SKIP: $py lacks torch, torchvision or onnx (python3-torch python3-torchvision python3-onnx)"; exit 77; }
+    { echo "FAIL: $py lacks torch, torchvision or onnx: apt-get install python3-torch python3-torchvision python3-onnx"; exit 1; }
 [ -x "$reader" ] || fail "reader $reader not built"
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/measure-test.XXXXXX") || exit 1
