@@ -17,6 +17,7 @@
 #include "commands.h"
 #include "draw.h"
 #include "fileio.h"
+#include "frame.h"
 #include "graph_lanes.h"
 #include "screen.h"
 #include "shape.h"
@@ -281,6 +282,52 @@ static void test_screens_draw(void **state)
     draw_canvas_fini(&c);
 }
 
+/* Mouse: header clicks sort, row clicks select, double clicks open the
+ * detail; tab-bar and F-key-bar columns map to tabs and keys. */
+static void test_mouse(void **state)
+{
+    struct app *a = *state;
+    struct ui_rect r = {7, 0, 16, 100};
+    a->st.filter[0] = 0;
+    a->st.sort_col = UI_COL_INDEX;
+    a->st.sort_desc = false;
+    a->rows_dirty = true;
+    ui_state_tab_set(&a->st, UI_TAB_LAYERS);
+    const struct screen_ops *s = screen_get(UI_TAB_LAYERS);
+    struct ui_canvas c;
+    draw_canvas_init(&c, 30, 100, true);
+    s->draw(a, &c, r);
+    /* find the MACs header cell on the canvas and click it */
+    char row[512];
+    draw_row_text(&c, r.y, row, sizeof row);
+    const char *m = strstr(row, "MACs");
+    assert_non_null(m);
+    int x = draw_strwidth(row) - draw_strwidth(m);
+    assert_true(s->on_click(a, r, r.y, x, false) & UI_HANDLED);
+    assert_int_equal(a->st.sort_col, UI_COL_MACS);
+    assert_true(a->st.sort_desc);
+    s->on_click(a, r, r.y, x, false);
+    assert_false(a->st.sort_desc); /* again: inverted */
+    a->rows_dirty = true;
+    app_rows_update(a);
+    assert_true(s->on_click(a, r, r.y + 2, 5, false) & UI_HANDLED); /* second data row */
+    assert_int_equal(a->st.list[UI_TAB_LAYERS].sel, 1);
+    assert_int_equal(a->st.detail_node, a->rows[1]);
+    s->on_click(a, r, r.y + 3, 5, true);
+    assert_int_equal(a->st.tab, UI_TAB_DETAIL);
+    assert_int_equal(a->st.detail_node, a->rows[2]);
+    assert_int_equal(s->on_click(a, r, r.y + 15, 5, false), 0); /* past the last row */
+    ui_state_back(&a->st);
+    /* tab bar " 1 Layers   2 Graph ..." and F-key bar "F1Help   F2Setup ..." */
+    assert_int_equal(frame_tab_at(100, 1), UI_TAB_LAYERS);
+    assert_int_equal(frame_tab_at(100, 13), UI_TAB_GRAPH);
+    assert_int_equal(frame_tab_at(100, 99), -1);
+    assert_int_equal(frame_fkey_at(a, 100, 0), UI_KEY_F1);
+    assert_int_equal(frame_fkey_at(a, 100, 10), UI_KEY_F2);
+    assert_int_equal(frame_fkey_at(a, 100, 99), 0);
+    draw_canvas_fini(&c);
+}
+
 static void test_headless_run(void **state)
 {
     (void)state;
@@ -316,7 +363,7 @@ int main(void)
         cmocka_unit_test(test_what_if),     cmocka_unit_test(test_rows),
         cmocka_unit_test(test_commands),    cmocka_unit_test(test_complete),
         cmocka_unit_test(test_graph_lanes), cmocka_unit_test(test_screens_draw),
-        cmocka_unit_test(test_headless_run),
+        cmocka_unit_test(test_mouse),       cmocka_unit_test(test_headless_run),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
