@@ -259,7 +259,9 @@ end
 begin "SIGTERM restores the terminal too"
 start -- "$TINY"
 wait_for "F10Quit" && {
-    pid=$(pgrep -n -f "dippm $TINY" || true)
+    # the dippm child of this session's shell (not any other dippm running)
+    shell=$(T display -p -t ui '#{pane_pid}')
+    pid=$(pgrep -P "$shell" || true)
     if [ -n "$pid" ]; then
         kill -TERM "$pid"
         wait_for "EXIT=" && {
