@@ -343,8 +343,22 @@ static void test_headless_run(void **state)
     setenv("DIPPM_SCRIPT", keys, 1);
     setenv("DIPPM_COLS", "80", 1);
     setenv("DIPPM_ROWS", "24", 1);
-    setenv("XDG_STATE_HOME", "/tmp/dippm-ui-test-state", 1);
+    char state_dir[] = "/tmp/dippm-ui-state-XXXXXX";
+    assert_non_null(mkdtemp(state_dir));
+    setenv("XDG_STATE_HOME", state_dir, 1);
     assert_int_equal(ui_main(tiny), 0);
+    /* the command line's history went to the XDG state directory */
+    char hist[600];
+    snprintf(hist, sizeof hist, "%s/dippm/history", state_dir);
+    char *h;
+    size_t hl;
+    assert_int_equal(file_read_all(hist, 1 << 16, &h, &hl, NULL), ST_OK);
+    assert_true(strstr(h, "dump-screen") != NULL);
+    free(h);
+    unlink(hist);
+    snprintf(hist, sizeof hist, "%s/dippm", state_dir);
+    rmdir(hist);
+    rmdir(state_dir);
     char *text;
     size_t len;
     assert_int_equal(file_read_all(dump, 1 << 20, &text, &len, NULL), ST_OK);
