@@ -78,7 +78,7 @@ int cli_eval(int argc, char **argv)
     };
     struct cli_common co;
     cli_common_init(&co);
-    const char *data = NULL, *rows_csv = NULL;
+    const char *data = NULL, *rows_csv = NULL, *split_label = NULL;
     bool lofo = false, quiet = false, all_rows = false, lofo_only = false;
     int64_t ltrain = 3000, ltest = 400, lepochs = 12, seed = 1;
     int c;
@@ -159,6 +159,17 @@ int cli_eval(int argc, char **argv)
             goto fail;
         all_rows = true;
     }
+    if (!lofo && !all_rows) { /* only the test split is needed: prepare just those rows */
+        struct dataset sub;
+        dataset_init(&sub);
+        for (int i = 0; i < ds.n; i++)
+            if (dataset_row_is_test(&ds.rows[i]))
+                dataset_add(&sub, &ds.rows[i]);
+        dataset_fini(&ds);
+        ds = sub;
+        all_rows = true;
+        split_label = "random test split";
+    }
     if (train_prepare(&ds, &ts, !quiet, &d))
         goto fail;
     /* (a) the weights on the test split. */
@@ -204,8 +215,9 @@ int cli_eval(int argc, char **argv)
         if (eval_lofo_run(&ds, &ts, &o, (int)ltrain, (int)ltest, 20, &lr, &n_lr, &d))
             goto fail;
     }
-    const char *split = all_rows ? (data ? "all rows" : "fresh sample (400 rows, seed 4242)")
-                                 : "random test split";
+    const char *split = split_label ? split_label
+                        : all_rows ? (data ? "all rows" : "fresh sample (400 rows, seed 4242)")
+                                   : "random test split";
     if (co.json) {
         jsonw_obj_begin(&w);
         jsonw_key(&w, "weights");
