@@ -39,7 +39,12 @@ start() {
     envs=""
     while [ $# -gt 0 ] && [ "$1" != "--" ]; do envs="$envs $1"; shift; done
     shift
-    T new-session -d -s ui -x 100 -y 30 "env -i PATH=\"$PATH\" HOME=\"$TMPD\" TERM=screen XDG_STATE_HOME=\"$XDG_STATE_HOME\" LANG=C.UTF-8 PS1='PROMPT\$ ' $envs sh"
+    T kill-session -t ui 2>/dev/null
+    T new-session -d -s ui -x 100 -y 30 "env -i PATH=\"$PATH\" HOME=\"$TMPD\" TERM=screen XDG_STATE_HOME=\"$XDG_STATE_HOME\" LANG=C.UTF-8 PS1='PROMPT\$ ' $envs sh" ||
+        bad "tmux new-session failed"
+    # the shell first (a loaded machine can take a while), then dippm
+    t=0
+    while [ $t -lt 200 ] && ! screen | grep -qF 'PROMPT$'; do sleep 0.05; t=$((t + 1)); done
     T send-keys -t ui "$DIPPM $* 2>$TMPD/stderr; echo EXIT=\$?" Enter
 }
 screen() { T capture-pane -p -t ui 2>/dev/null; }
@@ -47,7 +52,7 @@ line() { screen | sed -n "${1}p"; }           # line N of the pane (1-based)
 keys() { T send-keys -t ui "$@"; }
 # wait_for TEXT [SECONDS]: poll the pane until TEXT (fixed string) appears
 wait_for() {
-    t=0; lim=$(( ${2:-5} * 20 ))
+    t=0; lim=$(( ${2:-8} * 20 ))
     while [ $t -lt $lim ]; do
         screen | grep -qF -- "$1" && return 0
         sleep 0.05; t=$((t + 1))
@@ -186,6 +191,23 @@ wait_for "F10Quit" && {
     wait_for "body  [3 nodes"
     keys F5
     wait_for "Time share"
+}
+end
+
+begin "Setup tab: Left/Right step a field, Enter edits it; g jumps to a node"
+start -- "$TINY"
+wait_for "F10Quit" && {
+    keys F2
+    wait_for "Configuration" && {
+        keys Down Down Right          # gpu -> mig -> precision, next value
+        wait_for "tf32" && expect_line 2 "tf32"
+        keys Down Down Enter          # runtime -> batch: the command line opens
+        wait_for ":batch"
+        keys 8 Enter
+        wait_for "batch 8 "
+    }
+    keys F5 g f c Enter
+    wait_for "node 7: fc (Gemm)"
 }
 end
 
