@@ -241,6 +241,66 @@ static void test_graph_lanes(void **state)
     draw_canvas_fini(&c);
 }
 
+static const char *row_glyphs(const struct graph_rows *gr, int row, int n, char *buf, int size)
+{
+    struct ui_canvas c;
+    draw_canvas_init(&c, 1, n, true);
+    for (int k = 0; k < n; k++)
+        draw_put_glyph(&c, 0, k, gr->rows[row].glyph[k], UI_STYLE_NORMAL);
+    draw_row_text(&c, 0, buf, size);
+    draw_canvas_fini(&c);
+    return buf;
+}
+
+/* A three-way merge draws ┴ where it passes a lane that ends on the same
+ * row; a Constant gets a dot and no lane. */
+static void test_graph_lanes_merge(void **state)
+{
+    (void)state;
+    struct graph *g = graph_new("merge");
+    struct dim dm[2] = {{1, -1}, {4, -1}};
+    int x = graph_value_get(g, "x");
+    graph_value_set_type(g, x, DT_FLOAT, 2, dm);
+    graph_input_add(g, x);
+    const char *xin[] = {"x"}, *ka[] = {"k"};
+    const char *a_out[] = {"a"}, *b_out[] = {"b"}, *c_out[] = {"c"}, *k_out[] = {"k"};
+    int kn = graph_node_add_named(g, "Constant", "k", NULL, 0, k_out, 1);
+    double one = 1;
+    struct tconst t = {DT_FLOAT, 0, {0}, 1, NULL, &one};
+    graph_attr_tensor(g, kn, "value", &t);
+    graph_node_add_named(g, "Relu", "ra", xin, 1, a_out, 1);
+    graph_node_add_named(g, "Relu", "rb", xin, 1, b_out, 1);
+    graph_node_add_named(g, "Relu", "rc", xin, 1, c_out, 1);
+    const char *cat_in[] = {"a", "b", "c"}, *cat_out[] = {"y"}, *add_in[] = {"y", "k"},
+               *add_out[] = {"z"};
+    int cn = graph_node_add_named(g, "Concat", "cat", cat_in, 3, cat_out, 1);
+    graph_attr_int(g, cn, "axis", 1);
+    graph_node_add_named(g, "Add", "add", add_in, 2, add_out, 1);
+    graph_output_add(g, graph_value_get(g, "z"));
+    struct diag d = {0};
+    assert_int_equal(graph_finalize(g, &d), ST_OK);
+    struct graph_rows gr;
+    graph_rows_build(g, false, &gr);
+    char buf[64];
+    int ni_k = -1, ni_cat = -1;
+    for (int i = 0; i < g->n_nodes; i++) {
+        if (!strcmp(g->nodes[i].name, "k"))
+            ni_k = i;
+        if (!strcmp(g->nodes[i].name, "cat"))
+            ni_cat = i;
+    }
+    assert_string_equal(row_glyphs(&gr, gr.row_of_node[ni_cat], 5, buf, sizeof buf),
+                        "\u25cf\u2500\u2534\u2500\u2518");
+    /* the Constant: a dot in a free lane, and no lane follows it */
+    const char *kr = row_glyphs(&gr, gr.row_of_node[ni_k], 6, buf, sizeof buf);
+    assert_non_null(strstr(kr, "\u00b7"));
+    assert_null(strstr(kr, "\u25cf"));
+    assert_true(gr.lanes_used <= 3);
+    graph_rows_fini(&gr);
+    graph_free(g);
+    (void)ka;
+}
+
 static bool canvas_has(const struct ui_canvas *c, const char *s)
 {
     char *t = draw_canvas_text(c);
@@ -376,7 +436,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_what_if),     cmocka_unit_test(test_rows),
         cmocka_unit_test(test_commands),    cmocka_unit_test(test_complete),
-        cmocka_unit_test(test_graph_lanes), cmocka_unit_test(test_screens_draw),
+        cmocka_unit_test(test_graph_lanes), cmocka_unit_test(test_graph_lanes_merge),
+        cmocka_unit_test(test_screens_draw),
         cmocka_unit_test(test_mouse),       cmocka_unit_test(test_headless_run),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

@@ -6,10 +6,33 @@
 
 #include "xalloc.h"
 
-static bool is_activation(const struct graph *g, int vi)
+/* A tensor that flows from the graph inputs. Weights, and constants
+ * computed from weights only (Constant nodes, transposed weights, shape
+ * arithmetic on constants), get no lane: exporters often emit them all up
+ * front, and lanes for them would fill the view before the model starts. */
+static bool is_activation(const struct graph *g, const bool *konst, int vi)
 {
-    return vi >= 0 && !(g->values[vi].flags & VAL_INIT) &&
+    return vi >= 0 && !(g->values[vi].flags & VAL_INIT) && !konst[vi] &&
            (g->values[vi].producer >= 0 || (g->values[vi].flags & VAL_INPUT));
+}
+
+/* konst[v]: v is an initializer or produced by a node whose inputs are all
+ * constant (topological order makes one pass enough). */
+static bool *constant_values(const struct graph *g)
+{
+    bool *k = xcalloc((size_t)(g->n_values ? g->n_values : 1), sizeof *k);
+    for (int v = 0; v < g->n_values; v++)
+        k[v] = (g->values[v].flags & VAL_INIT) != 0;
+    for (int t = 0; t < g->n_nodes; t++) {
+        const struct node *nd = &g->nodes[g->topo ? g->topo[t] : t];
+        bool all = true;
+        for (int j = 0; j < nd->n_in && all; j++)
+            all = nd->in[j] < 0 || k[nd->in[j]];
+        for (int j = 0; all && j < nd->n_out; j++)
+            if (nd->out[j] >= 0)
+                k[nd->out[j]] = true;
+    }
+    return k;
 }
 
 static int free_lane(const int *lane, const bool *reserved)
@@ -26,11 +49,17 @@ static void span(struct graph_row *row, const int *lane, int col, int l)
 {
     int a = col < l ? col : l, b = col < l ? l : col;
     for (int k = 2 * a + 1; k < 2 * b; k++) {
-        bool lane_cell = k % 2 == 0;
-        if (lane_cell && lane[k / 2] >= 0 && row->glyph[k] == G_VLINE)
-            row->glyph[k] = G_CROSS;
-        else if (row->glyph[k] == G__COUNT)
-            row->glyph[k] = G_HLINE;
+        enum ui_glyph *gl = &row->glyph[k];
+        if (k % 2 == 0 && lane[k / 2] >= 0 && *gl == G_VLINE)
+            *gl = G_CROSS;
+        else if (*gl == G_BR || *gl == G_BL) /* passes a lane that ends here */
+            *gl = G_TEE_U;
+        else if (*gl == G_TR || *gl == G_TL) /* passes a lane that starts here */
+            *gl = G_TEE_D;
+        else if (*gl == G_TEE_L || *gl == G_TEE_R)
+            *gl = G_CROSS;
+        else if (*gl == G__COUNT)
+            *gl = G_HLINE;
     }
 }
 
@@ -42,6 +71,7 @@ void graph_rows_build(const struct graph *g, bool collapse, struct graph_rows *o
     out->row_of_node = xmalloc(sizeof(int) * (size_t)(n ? n : 1));
     int *remaining = xcalloc((size_t)(g->n_values ? g->n_values : 1), sizeof(int));
     int *lane_of = xmalloc(sizeof(int) * (size_t)(g->n_values ? g->n_values : 1));
+    bool *konst = constant_values(g);
     int lane[GRAPH_MAX_LANES];
     for (int l = 0; l < GRAPH_MAX_LANES; l++)
         lane[l] = -1;
@@ -58,7 +88,7 @@ void graph_rows_build(const struct graph *g, bool collapse, struct graph_rows *o
     }
     for (int i = 0; i < g->n_inputs; i++) {
         int v = g->inputs[i];
-        if (!is_activation(g, v) || remaining[v] == 0)
+        if (!is_activation(g, konst, v) || remaining[v] == 0)
             continue;
         bool none[GRAPH_MAX_LANES] = {0};
         int l = free_lane(lane, none);
@@ -81,7 +111,7 @@ void graph_rows_build(const struct graph *g, bool collapse, struct graph_rows *o
         int ins[16], n_ins = 0;
         for (int j = 0; j < nd->n_in && n_ins < 16; j++) {
             int v = nd->in[j];
-            if (!is_activation(g, v) || lane_of[v] < 0)
+            if (!is_activation(g, konst, v) || lane_of[v] < 0)
                 continue;
             bool dup = false;
             for (int q = 0; q < n_ins; q++)
@@ -100,8 +130,9 @@ void graph_rows_build(const struct graph *g, bool collapse, struct graph_rows *o
             if (lane[l] >= 0)
                 row->glyph[2 * l] = G_VLINE;
         row->overflow = col < 0;
+        bool const_node = nd->n_out > 0 && nd->out[0] >= 0 && konst[nd->out[0]];
         if (col >= 0) {
-            row->glyph[2 * col] = nd->block && collapse ? G_BLOCK : G_NODE;
+            row->glyph[2 * col] = const_node ? G_DOT : nd->block && collapse ? G_BLOCK : G_NODE;
             reserved[col] = true;
         }
         for (int q = 0; q < n_ins && col >= 0; q++) {
@@ -124,7 +155,7 @@ void graph_rows_build(const struct graph *g, bool collapse, struct graph_rows *o
         bool first = true;
         for (int j = 0; j < nd->n_out; j++) {
             int v = nd->out[j];
-            if (v < 0 || remaining[v] == 0)
+            if (v < 0 || remaining[v] == 0 || konst[v])
                 continue;
             int l = -1;
             if (first && col >= 0 && lane[col] < 0)
@@ -159,6 +190,7 @@ void graph_rows_build(const struct graph *g, bool collapse, struct graph_rows *o
     }
     free(remaining);
     free(lane_of);
+    free(konst);
 }
 
 void graph_rows_fini(struct graph_rows *r)
