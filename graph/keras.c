@@ -365,6 +365,14 @@ struct graph *keras_load_file(const char *path, struct diag *d)
     size_t len = 0;
     if (file_read_all(path, KERAS_MAX_BYTES, &text, &len, d))
         return NULL;
+    struct graph *g = keras_load_buffer(text, len, path, d);
+    free(text);
+    return g;
+}
+
+struct graph *keras_load_buffer(const char *text, size_t len, const char *path,
+                                struct diag *d)
+{
     const char *end = NULL;
     cJSON *root = cJSON_ParseWithLengthOpts(text, len, &end, 0);
     if (!root) {
@@ -372,10 +380,8 @@ struct graph *keras_load_file(const char *path, struct diag *d)
         json_error_pos(text, end ? end : text + len, &line, &col);
         diag_set(d, ST_EPARSE, "%s: invalid JSON at line %d, column %d%s", path, line, col,
                  (end && (size_t)(end - text) >= len) ? " (file truncated?)" : "");
-        free(text);
         return NULL;
     }
-    free(text);
     struct kctx c = {.g = graph_new(NULL), .file = path, .d = d};
     c.g->path = graph_strdup(c.g, path);
     /* The ONNX semantics the emitted ops follow: LayerNormalization, inputs-form

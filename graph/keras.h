@@ -13,5 +13,9 @@
 bool keras_sniff(const char *text, size_t len);
 /* Loads path into a finalized graph; NULL with diag naming the JSON path. */
 struct graph *keras_load_file(const char *path, struct diag *d);
+/* Same from a buffer of len bytes (need not be NUL-terminated); path labels
+ * diag messages and becomes graph->path. */
+struct graph *keras_load_buffer(const char *text, size_t len, const char *path,
+                                struct diag *d);
 
 #endif
