@@ -19,6 +19,7 @@
 #include "json_graph.h"
 
 #include <cjson/cJSON.h>
+#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -69,6 +70,66 @@ static bool is_int(const cJSON *j)
         return false;
     double v = j->valuedouble;
     return isfinite(v) && v == floor(v) && fabs(v) < 9.007199254740992e15;
+}
+
+/* Integers beyond 2^53 (INT64_MAX is common as "slice to the end") do not
+ * survive a double, so they are written as decimal strings; non-finite
+ * floats (-inf in attention masks) as "inf", "-inf" or "nan". */
+#define EXACT_INT_LIMIT 9007199254740992.0 /* 2^53 */
+
+static bool get_i64(const cJSON *j, int64_t *out)
+{
+    if (is_int(j)) {
+        *out = (int64_t)j->valuedouble;
+        return true;
+    }
+    if (!cJSON_IsString(j) || !*j->valuestring)
+        return false;
+    char *end;
+    errno = 0;
+    long long v = strtoll(j->valuestring, &end, 10);
+    if (errno || *end)
+        return false;
+    *out = v;
+    return true;
+}
+
+static bool get_f64(const cJSON *j, double *out)
+{
+    if (cJSON_IsNumber(j)) {
+        *out = j->valuedouble;
+        return true;
+    }
+    if (!cJSON_IsString(j))
+        return false;
+    if (!strcmp(j->valuestring, "inf"))
+        *out = INFINITY;
+    else if (!strcmp(j->valuestring, "-inf"))
+        *out = -INFINITY;
+    else if (!strcmp(j->valuestring, "nan"))
+        *out = NAN;
+    else
+        return false;
+    return true;
+}
+
+static void put_i64(struct jsonw *w, int64_t v)
+{
+    if (fabs((double)v) < EXACT_INT_LIMIT) {
+        jsonw_int(w, v);
+    } else {
+        char b[32];
+        snprintf(b, sizeof b, "%lld", (long long)v);
+        jsonw_str(w, b);
+    }
+}
+
+static void put_f64(struct jsonw *w, double v, bool force_point)
+{
+    if (isfinite(v))
+        jsonw_num(w, v, force_point);
+    else
+        jsonw_str(w, isnan(v) ? "nan" : v > 0 ? "inf" : "-inf");
 }
 
 /* ---- reading -------------------------------------------------------------- */
@@ -147,18 +208,15 @@ static enum status read_data(struct jctx *c, const char *path, const cJSON *j,
         t->f64 = xcalloc((size_t)n + 1, sizeof(double));
     int i = 0;
     for (const cJSON *e = j->child; e; e = e->next, i++) {
-        if (!cJSON_IsNumber(e) || (ints && !is_int(e))) {
+        bool ok = ints ? get_i64(e, &t->i64[i]) : get_f64(e, &t->f64[i]);
+        if (!ok) {
             free(t->i64);
             free(t->f64);
             t->i64 = NULL;
             t->f64 = NULL;
             return jerr(c, path, "\"data\"[%d] is %s, expected %s", i, jtype(e),
-                        ints ? "an integer" : "a number");
+                        ints ? "an integer" : "a number (or \"inf\", \"-inf\", \"nan\")");
         }
-        if (ints)
-            t->i64[i] = (int64_t)e->valuedouble;
-        else
-            t->f64[i] = e->valuedouble;
     }
     return ST_OK;
 }
@@ -252,12 +310,18 @@ static enum status read_attr(struct jctx *c, int ni, const char *path, const cJS
     } else if (cJSON_IsObject(a)) {
         const cJSON *k = a->child;
         if (!k || k->next)
-            return jerr(c, p, "typed attribute must have exactly one key (float, floats, "
-                              "ints, strings, tensor or graph)");
+            return jerr(c, p, "typed attribute must have exactly one key (int, float, "
+                              "floats, ints, strings, tensor or graph)");
+        double fv;
+        int64_t iv;
         if (!strcmp(k->string, "float")) {
-            if (!cJSON_IsNumber(k))
+            if (!get_f64(k, &fv))
                 return jerr(c, p, "\"float\" is %s, expected a number", jtype(k));
-            graph_attr_float(g, ni, name, k->valuedouble);
+            graph_attr_float(g, ni, name, fv);
+        } else if (!strcmp(k->string, "int")) {
+            if (!get_i64(k, &iv))
+                return jerr(c, p, "\"int\" is %s, expected an integer", jtype(k));
+            graph_attr_int(g, ni, name, iv);
         } else if (!strcmp(k->string, "floats") || !strcmp(k->string, "ints") ||
                    !strcmp(k->string, "strings")) {
             if (!cJSON_IsArray(k))
@@ -269,22 +333,20 @@ static enum status read_attr(struct jctx *c, int ni, const char *path, const cJS
             if (k->string[0] == 'f') {
                 double *v = xmalloc(sizeof *v * (size_t)(n + 1));
                 for (const cJSON *e = k->child; e; e = e->next, i++) {
-                    if (!cJSON_IsNumber(e)) {
+                    if (!get_f64(e, &v[i])) {
                         free(v);
                         return jerr(c, p, "element %d is %s, expected a number", i, jtype(e));
                     }
-                    v[i] = e->valuedouble;
                 }
                 graph_attr_floats(g, ni, name, v, n);
                 free(v);
             } else if (k->string[0] == 'i') {
                 int64_t *v = xmalloc(sizeof *v * (size_t)(n + 1));
                 for (const cJSON *e = k->child; e; e = e->next, i++) {
-                    if (!is_int(e)) {
+                    if (!get_i64(e, &v[i])) {
                         free(v);
                         return jerr(c, p, "element %d is %s, expected an integer", i, jtype(e));
                     }
-                    v[i] = (int64_t)e->valuedouble;
                 }
                 graph_attr_ints(g, ni, name, v, n);
                 free(v);
@@ -310,8 +372,8 @@ static enum status read_attr(struct jctx *c, int ni, const char *path, const cJS
         } else if (!strcmp(k->string, "graph")) {
             graph_attr_graph(g, ni, name);
         } else {
-            return jerr(c, p, "unknown attribute type \"%s\" (expected float, floats, ints, "
-                              "strings, tensor or graph)", k->string);
+            return jerr(c, p, "unknown attribute type \"%s\" (expected int, float, floats, "
+                              "ints, strings, tensor or graph)", k->string);
         }
     } else {
         return jerr(c, p, "attribute is %s, expected a number, string, array or typed object",
@@ -585,9 +647,9 @@ static void write_data(struct jsonw *w, const struct tconst *t)
     jsonw_arr_begin(w, true);
     for (int64_t i = 0; i < t->n; i++) {
         if (t->i64)
-            jsonw_int(w, t->i64[i]);
+            put_i64(w, t->i64[i]);
         else
-            jsonw_num(w, t->f64[i], false);
+            put_f64(w, t->f64[i], false);
     }
     jsonw_arr_end(w);
 }
@@ -627,12 +689,19 @@ static void write_attr(struct jsonw *w, const struct attr *a)
     jsonw_key(w, a->name);
     switch (a->type) {
     case ATTR_INT:
-        jsonw_int(w, a->i);
+        if (fabs((double)a->i) < EXACT_INT_LIMIT) {
+            jsonw_int(w, a->i);
+        } else {
+            jsonw_obj_begin(w);
+            jsonw_key(w, "int");
+            put_i64(w, a->i);
+            jsonw_obj_end(w);
+        }
         break;
     case ATTR_FLOAT:
         jsonw_obj_begin(w);
         jsonw_key(w, "float");
-        jsonw_num(w, a->f, true);
+        put_f64(w, a->f, true);
         jsonw_obj_end(w);
         break;
     case ATTR_STRING:
@@ -646,9 +715,9 @@ static void write_attr(struct jsonw *w, const struct attr *a)
         jsonw_arr_begin(w, true);
         for (int i = 0; i < a->n; i++) {
             if (a->type == ATTR_INTS)
-                jsonw_int(w, a->ints[i]);
+                put_i64(w, a->ints[i]);
             else if (a->type == ATTR_FLOATS)
-                jsonw_num(w, a->floats[i], true);
+                put_f64(w, a->floats[i], true);
             else
                 jsonw_str(w, a->strings[i]);
         }

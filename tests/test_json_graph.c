@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include <cmocka.h>
+#include <math.h>
 
 #include "fileio.h"
 #include "json_graph.h"
@@ -58,12 +59,15 @@ static void test_roundtrip_all_attr_types(void **state)
     const char *text =
         "{\"format\":\"dippm-graph\",\"version\":1,\"name\":\"a\",\"symbols\":{\"n\":7},"
         "\"inputs\":[{\"name\":\"x\",\"dtype\":\"float16\",\"shape\":[\"n\",null,5]}],"
-        "\"initializers\":[{\"name\":\"s\",\"dtype\":\"int64\",\"shape\":[2],\"data\":[-1,5]}],"
+        "\"initializers\":[{\"name\":\"s\",\"dtype\":\"int64\",\"shape\":[2],\"data\":[-1,5]},"
+        "{\"name\":\"big\",\"dtype\":\"int64\",\"shape\":[2],\"data\":[\"9223372036854775807\",\"-9223372036854775807\"]},"
+        "{\"name\":\"mask\",\"dtype\":\"float32\",\"shape\":[3],\"data\":[\"-inf\",\"inf\",0.5]}],"
         "\"nodes\":[{\"name\":\"r\",\"op\":\"Reshape\",\"inputs\":[\"x\",\"s\"],\"outputs\":[\"y\"],"
         "\"attrs\":{\"i\":3,\"f\":0.1,\"f1\":{\"float\":2.0},\"s\":\"txt\",\"is\":[1,-2],"
         "\"fs\":[0.5,1.25],\"fsi\":{\"floats\":[1,2]},\"ss\":[\"a\",\"b\"],\"e\":{\"ints\":[]},"
         "\"t\":{\"tensor\":{\"dtype\":\"float32\",\"shape\":[2],\"data\":[0.1,1e-30]}},"
-        "\"g\":{\"graph\":null}}},"
+        "\"g\":{\"graph\":null},\"end\":{\"int\":\"9223372036854775807\"},"
+        "\"ends\":{\"ints\":[\"9223372036854775807\",3]}}},"
         "{\"name\":\"c\",\"op\":\"MyOp\",\"domain\":\"org.example\",\"inputs\":[\"y\",\"\"],"
         "\"outputs\":[\"z\"]}],"
         "\"outputs\":[{\"name\":\"z\"}]}";
@@ -81,6 +85,10 @@ static void test_roundtrip_all_attr_types(void **state)
     assert_true(node_attr(n, "t")->t->f64[1] == 1e-30);
     assert_int_equal(node_attr(n, "g")->type, ATTR_GRAPH);
     assert_int_equal(g->values[graph_value_find(g, "s")].data->i64[0], -1);
+    assert_true(g->values[graph_value_find(g, "big")].data->i64[0] == INT64_MAX);
+    assert_true(g->values[graph_value_find(g, "big")].data->i64[1] == -INT64_MAX);
+    assert_true(isinf(g->values[graph_value_find(g, "mask")].data->f64[0]));
+    assert_true(node_attr_int(n, "end", 0) == INT64_MAX);
     assert_int_equal(g->nodes[1].n_in, 2);
     assert_int_equal(g->nodes[1].in[1], -1);
     size_t l1, l2;
@@ -92,6 +100,11 @@ static void test_roundtrip_all_attr_types(void **state)
     assert_true(node_attr(&g2->nodes[0], "f")->f == 0.1);
     assert_int_equal(node_attr(&g2->nodes[0], "f1")->type, ATTR_FLOAT);
     assert_int_equal(g2->syms[0].def, 7);
+    /* values a double cannot hold survive the round trip */
+    assert_true(g2->values[graph_value_find(g2, "big")].data->i64[0] == INT64_MAX);
+    assert_true(g2->values[graph_value_find(g2, "mask")].data->f64[0] == -INFINITY);
+    assert_true(node_attr_int(&g2->nodes[0], "end", 0) == INT64_MAX);
+    assert_true(node_attr(&g2->nodes[0], "ends")->ints[0] == INT64_MAX);
     free(t1);
     free(t2);
     graph_free(g);

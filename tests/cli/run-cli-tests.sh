@@ -75,6 +75,17 @@ run "convert unwritable" 3 "$DIPPM" convert "$S/tiny_cnn.json" -o "$T/no/such/di
 run "convert needs -o" 2 "$DIPPM" convert "$S/tiny_cnn.json" && check "convert -o message" "$T/err" "missing -o"
 run "convert --set changes default" 0 "$DIPPM" convert --set height=48 "$S/tiny_cnn.json" -o - &&
     check "convert default updated" "$T/out" '"height": 48'
+# every ONNX sample converts to JSON with the same parameters and MACs
+for m in "$S"/*.onnx; do
+    b=$(basename "$m" .onnx)
+    if "$DIPPM" convert "$m" -o "$T/$b.json" 2>"$T/err" &&
+        "$DIPPM" info --json "$m" | grep -E '"(params|macs)"' >"$T/a" &&
+        "$DIPPM" info --json "$T/$b.json" | grep -E '"(params|macs)"' >"$T/b" && cmp -s "$T/a" "$T/b"; then
+        ok "convert $b keeps params and MACs"
+    else
+        bad "convert $b changes params or MACs"; cat "$T/err"
+    fi
+done
 ls "$T" | grep -q 'tmp' && bad "temporary files left behind" || ok "no temporary files left"
 
 echo "$pass passed, $fail failed"
