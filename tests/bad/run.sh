@@ -33,9 +33,16 @@ expect() {
     fi
 }
 
-while IFS='|' read -r file want needle; do
+# MANIFEST: FILE|EXIT|NEEDLE[|HOW]; HOW is "info" (default: `dippm info FILE`)
+# or "weights" (`dippm predict --weights FILE` on a valid model).
+model=$here/../../samples/tiny_cnn.json
+while IFS='|' read -r file want needle how; do
     case "$file" in '#'* | '') continue ;; esac
-    expect "$file" "$want" "$needle" "$DIPPM" info "$here/$file"
+    case "${how:-info}" in
+    info) expect "$file" "$want" "$needle" "$DIPPM" info "$here/$file" ;;
+    weights) expect "$file" "$want" "$needle" "$DIPPM" predict --weights "$here/$file" "$model" ;;
+    *) echo "FAIL: $file: unknown HOW '$how' in MANIFEST"; fail=$((fail + 1)) ;;
+    esac
 done <"$here/MANIFEST"
 
 mkdir "$T/dir.onnx"
@@ -53,6 +60,12 @@ else
 fi
 
 # A million-node chain: loads and infers, or fails cleanly; never crashes.
+# (BAD_SKIP_MILLION=1 skips it: tests/valgrind.sh, where it would take minutes.)
+if [ -n "${BAD_SKIP_MILLION:-}" ]; then
+    echo "$pass passed, $fail failed"
+    [ "$fail" -eq 0 ]
+    exit
+fi
 awk 'BEGIN {
     n = 1000000
     printf "{\"format\": \"dippm-graph\", \"version\": 1, \"symbols\": {\"batch\": 1},\n"
@@ -62,6 +75,7 @@ awk 'BEGIN {
     printf "],\n\"outputs\": [{\"name\": \"v%d\"}]}\n", n
 }' >"$T/million.json"
 expect "million nodes" 0 "nodes:    1000000" "$DIPPM" info "$T/million.json"
+expect "million nodes: predict" 0 "latency" "$DIPPM" predict "$T/million.json"
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
