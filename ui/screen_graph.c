@@ -41,7 +41,19 @@ static void draw(struct app *a, struct ui_canvas *c, struct ui_rect r)
              n_blocks ? "z collapse blocks" : "(no repeated blocks)");
     draw_text(c, r.y, r.x, r.w, UI_STYLE_HEADING, t);
     const struct ui_list *l = &a->st.list[UI_TAB_GRAPH];
-    int lane_w = 2 * gr.lanes_used + 1;
+    /* the lane area is as wide as the visible rows need */
+    int lane_w = 2;
+    for (int k = 0; k < visible(r) && l->top + k < gr.n; k++) {
+        const struct graph_row *row = &gr.rows[l->top + k];
+        for (int cx = GRAPH_LANE_COLS - 1; cx >= 0; cx--)
+            if (row->glyph[cx] != G__COUNT) {
+                if (cx + 3 > lane_w)
+                    lane_w = cx + 3;
+                break;
+            }
+        if (row->overflow)
+            lane_w = GRAPH_LANE_COLS + 2;
+    }
     if (lane_w > r.w / 2)
         lane_w = r.w / 2;
     for (int k = 0; k < visible(r) && l->top + k < gr.n; k++) {
@@ -54,7 +66,7 @@ static void draw(struct app *a, struct ui_canvas *c, struct ui_rect r)
                                    ? UI_STYLE_TITLE
                                    : UI_STYLE_EDGE);
         if (row->overflow)
-            draw_put_glyph(c, y, r.x + lane_w - 1, G_ELLIPSIS, UI_STYLE_WARN);
+            draw_put_glyph(c, y, r.x + lane_w - 2, G_ELLIPSIS, UI_STYLE_WARN);
         const struct node *nd = &a->g->nodes[row->node];
         int x = r.x + lane_w, xend = r.x + r.w;
         if (row->n_nodes > 1) {
