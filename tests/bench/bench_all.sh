@@ -1,0 +1,121 @@
+#!/bin/sh
+# bench_all.sh - the end-to-end benchmark of `make bench` (target bench-all):
+# prediction and shape inference by graph size, 11-point batch sweeps, the
+# explorer's key-to-redraw time, ONNX load, and the GNN forward against a
+# PyTorch CPU rebuild of the same weights and python3-onnx's loader, with
+# ratios and the goals of BENCHMARKS.md marked met / NOT met.
+#
+#   sh tests/bench/bench_all.sh SRCDIR BUILDDIR
+#
+# Environment: BENCH_OUT (directory for the raw TSV tables, default
+# BUILDDIR/bench-results), DIPPM_WEIGHTS (weights; default
+# SRCDIR/weights/dippm-gnn.dpw, else a tiny net is trained for the run and
+# the GNN figures say so), ONNX_FULL (a full-weight ResNet-50 export; default
+# /tmp/dippm-bench-resnet50-full.onnx, made with tools/export_samples.py if
+# absent), PYTHON (default /usr/bin/python3). Everything runs on one core:
+# OPENBLAS_NUM_THREADS=1 for C, torch.set_num_threads(1) for PyTorch.
+set -u
+src=${1:?usage: bench_all.sh SRCDIR BUILDDIR}
+bld=${2:?usage: bench_all.sh SRCDIR BUILDDIR}
+out=${BENCH_OUT:-bench-results}
+case $out in /*) ;; *) out=$bld/$out ;; esac
+py=${PYTHON:-/usr/bin/python3}
+full=${ONNX_FULL:-/tmp/dippm-bench-resnet50-full.onnx}
+mkdir -p "$out" || exit 1
+export OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 MKL_NUM_THREADS=1
+fail=0
+
+echo "== dippm benchmarks, $(date -u '+%Y-%m-%d %H:%M UTC')"
+echo "machine: $(lscpu 2>/dev/null | sed -n 's/^Model name: *//p' | head -1)," \
+     "$(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "commit:  $(cd "$src" && git rev-parse --short HEAD 2>/dev/null || echo unknown)"
+echo "one core: OPENBLAS_NUM_THREADS=1, torch.set_num_threads(1); times are medians" \
+     "with [IQR p25-p75, min, max]; ratios use thread CPU time"
+
+# ---- weights ----------------------------------------------------------
+w=${DIPPM_WEIGHTS:-$src/weights/dippm-gnn.dpw}
+if [ ! -f "$w" ]; then
+    echo "!! no shipped weights ($w): training a tiny net for this run only;"
+    echo "!! its width is not the shipped one, so GNN times are NOT the product's"
+    "$bld/dippm" dataset -o "$out/tiny.dpds" --n 60 --seed 3 --samples "$src/samples" \
+        --force >/dev/null 2>&1 &&
+        "$bld/dippm" train --data "$out/tiny.dpds" -o "$out/tiny.dpw" --epochs 2 \
+            --force >/dev/null 2>&1 || { echo "bench: could not train a weight file"; exit 1; }
+    w=$out/tiny.dpw
+fi
+export DIPPM_WEIGHTS="$w"
+echo "weights: $w"
+
+# ---- full-weight ResNet-50 --------------------------------------------
+if [ ! -f "$full" ]; then
+    echo "exporting a full-weight ResNet-50 to $full (about 100 MB, not kept in git)"
+    "$py" "$src/tools/export_samples.py" --full resnet50 -o "$full" >/dev/null ||
+        { echo "!! export failed: full-weight load skipped"; full=; }
+fi
+
+# ---- C benchmarks -----------------------------------------------------
+echo
+"$bld/tests/bench/bench_sweep" "$src/samples" "$out/sweep.tsv" "$w" || fail=1
+echo
+"$bld/tests/bench/bench_ui" "$src/samples" "$out/ui.tsv" || fail=1
+
+# ---- references -------------------------------------------------------
+echo
+"$bld/tests/bench/bench_ref" onnx "$src/samples" "$out/onnx_c.tsv" $full || fail=1
+echo
+"$py" "$src/tests/bench/ref_onnx_load.py" "$out/onnx_c.tsv" "$src/samples" "$full" \
+    "$out/onnx_ref.tsv" || fail=1
+echo
+"$bld/tests/bench/bench_ref" gnn "$w" "$src/samples" "$out/gnn_export.bin" || fail=1
+echo
+"$py" "$src/tests/bench/ref_gnn_torch.py" "$w" "$out/gnn_export.bin" "$out/gnn_ref.tsv" || fail=1
+
+# ---- goals ------------------------------------------------------------
+echo
+"$py" - "$out" <<'EOF' || fail=1
+import csv, os, sys
+out = sys.argv[1]
+def rows(name):
+    p = os.path.join(out, name)
+    return list(csv.reader(open(p), delimiter="\t")) if os.path.exists(p) else []
+sweep, onnx_ref, gnn_ref = rows("sweep.tsv"), rows("onnx_ref.tsv"), rows("gnn_ref.tsv")
+def pick(sec, pred):
+    return [r for r in sweep if r[0] == sec and pred(r)]
+goals = []
+def goal(text, ok, fig):
+    goals.append((text, ok, fig))
+g = [r for r in gnn_ref if int(r[2]) <= 500]
+if g:
+    worst = min(float(r[8]) for r in g)
+    worst_full = min(float(r[9]) for r in g)
+    goal("GNN forward >= 5x faster than PyTorch CPU, graphs <= 500 nodes", worst >= 5,
+         f"worst {worst:.1f}x (forward only); {worst_full:.1f}x with C's features+adjacency")
+o = [r for r in onnx_ref]
+if o:
+    worst = min(float(r[9]) for r in o)
+    goal("ONNX load >= 3x faster than onnx.load", worst >= 3,
+         f"worst {worst:.1f}x over {len(o)} files")
+s = pick("sweep11", lambda r: "resnet50" in r[1])
+if s:
+    goal("11-point sweep of ResNet-50 < 20 ms", float(s[0][3]) < 20,
+         f"median {float(s[0][3]):.2f} ms wall, {float(s[0][8]):.2f} ms CPU")
+s = pick("infer", lambda r: 1900 <= int(r[2]) <= 2100)
+if s:
+    goal("shape inference + cost, 2,000-node graph < 2 ms", float(s[0][3]) < 2,
+         f"{s[0][1]} ({s[0][2]} nodes): median {float(s[0][3]):.2f} ms wall, "
+         f"{float(s[0][8]):.2f} ms CPU")
+s = pick("predict", lambda r: "resnet50" in r[1])
+if s:
+    goal("ResNet-50 predicted < 1 ms", float(s[0][3]) < 1,
+         f"median {float(s[0][3]):.3f} ms wall, {float(s[0][8]):.3f} ms CPU")
+s = pick("predict", lambda r: 1900 <= int(r[2]) <= 2100)
+if s:
+    goal("2,000-node graph predicted < 5 ms", float(s[0][3]) < 5,
+         f"{s[0][1]}: median {float(s[0][3]):.2f} ms wall, {float(s[0][8]):.2f} ms CPU")
+print("goals (wall-clock medians; on a loaded machine compare the CPU column too)")
+for text, ok, fig in goals:
+    print(f"  [{'met' if ok else 'NOT met'}] {text}: {fig}")
+EOF
+echo
+echo "raw tables: $out/*.tsv"
+exit $fail
