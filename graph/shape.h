@@ -12,7 +12,17 @@
  * downstream NODE_UNKNOWN_INPUT; totals count them (n_unsupported, n_unknown)
  * and are never silently zero. A genuine inconsistency (mismatched dims, a
  * bound input size that the model cannot take) returns ST_ESHAPE with the
- * node's name and what was expected.
+ * node's name and what was expected; inference still walks the rest of the
+ * graph (the failing node is marked NODE_UNSUPPORTED with the message in its
+ * note) so totals and tables show everything else.
+ *
+ * Per node, node->note says why it is not counted or carries a caveat (a
+ * data-dependent length reported as its upper bound). Per value,
+ * value->folded holds known contents (shape subgraphs, small constants) and
+ * value->is_const marks tensors computed from initializers alone (folded by
+ * runtimes at load: they cost nothing and are not activations). Cost
+ * conventions are documented at the top of graph/cost.c. All of it lives in
+ * g->scratch, recreated by every call.
  */
 #ifndef DIPPM_SHAPE_H
 #define DIPPM_SHAPE_H
