@@ -246,10 +246,13 @@ static void draw_tabs(struct app *a, struct ui_canvas *c, struct ui_rect r)
         x += w + 1;
     }
     char t[64];
+    const char *pf = a->recompute_ms < 1 ? "%.2f" : "%.1f";
+    char ps[32];
+    snprintf(ps, sizeof ps, pf, a->recompute_ms);
     if (a->mig_ms > 0 && r.w >= 100)
-        snprintf(t, sizeof t, "predict %.1f ms, MIG %.0f ms ", a->recompute_ms, a->mig_ms);
+        snprintf(t, sizeof t, "predict %s ms, MIG %.*f ms ", ps, a->mig_ms < 1 ? 2 : 0, a->mig_ms);
     else
-        snprintf(t, sizeof t, "update %.1f ms ", a->recompute_ms);
+        snprintf(t, sizeof t, "update %s ms ", ps);
     int tw = draw_strwidth(t);
     if (x + tw < r.x + r.w)
         draw_text(c, r.y, r.x + r.w - tw, tw, UI_STYLE_DIM, t);
