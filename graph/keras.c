@@ -241,13 +241,19 @@ static enum status manifest_read(struct kctx *c, const cJSON *m)
                             IR_MAX_RANK);
             w->n = 1;
             for (const cJSON *s = sh->child; s; s = s->next) {
-                if (!kj_is_int(s) || s->valuedouble < 0 || s->valuedouble > 4294967296.0)
+                if (!kj_is_int(s) || s->valuedouble < 0 || s->valuedouble > 4294967296.0) {
+                    if (cJSON_IsNumber(s))
+                        return kerr(c, p, "shape[%d]: %.17g is not an integer from 0 to 2^32",
+                                    w->rank, s->valuedouble);
                     return kerr(c, p, "shape[%d]: expected an integer from 0 to 2^32, got %s",
                                 w->rank, kjtype(s));
-                w->dims[w->rank++] = (int64_t)s->valuedouble;
-                w->n *= (int64_t)s->valuedouble;
-                if (w->n > ((int64_t)1 << 40))
+                }
+                int64_t dim = (int64_t)s->valuedouble;
+                /* checked before multiplying: 2^40 * 2^32 would overflow int64 */
+                if (dim > 0 && w->n > ((int64_t)1 << 40) / dim)
                     return kerr(c, p, "shape: more than 2^40 elements");
+                w->dims[w->rank++] = dim;
+                w->n *= dim;
             }
             strmap_put(c->wmap, w->name, c->n_w);
             c->n_w++;

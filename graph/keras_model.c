@@ -150,6 +150,9 @@ static enum status read_input_shape(struct kctx *c, const char *path, const cJSO
             t->dims[i] = sym_dim(c, n, i);
         } else if (kj_is_int(e) && e->valuedouble <= 4294967296.0) {
             t->dims[i] = (struct dim){(int64_t)e->valuedouble, -1};
+        } else if (cJSON_IsNumber(e)) {
+            return kerr(c, path, "config.%s[%d]: %.17g is not an integer from 0 to 2^32 or null",
+                        key, i - (batch ? 0 : 1), e->valuedouble);
         } else {
             return kerr(c, path, "config.%s[%d]: expected an integer or null, got %s", key,
                         i - (batch ? 0 : 1), kjtype(e));
