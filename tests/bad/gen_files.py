@@ -130,6 +130,9 @@ w("tfjs_weight_shape_negative.json", tfjs(topo, [{"paths": ["g.bin"], "weights":
 w("tfjs_weight_shape_2pow40.json", tfjs(topo, [{"paths": ["g.bin"], "weights": [
     {"name": "d/kernel", "shape": [1 << 40, 1 << 40], "dtype": "float32"},
     {"name": "d/bias", "shape": [8], "dtype": "float32"}]}]))
+w("tfjs_weight_shape_overflow.json", tfjs(topo, [{"paths": ["g.bin"], "weights": [
+    {"name": "d/kernel", "shape": [1 << 32, 1 << 32, 1 << 32], "dtype": "float32"},
+    {"name": "d/bias", "shape": [8], "dtype": "float32"}]}]))
 w("tfjs_graph_cycle.json", json.dumps({"format": "graph-model", "modelTopology": {"node": [
     {"name": "x", "op": "Placeholder", "attr": {"shape": {"shape": {"dim": [{"size": "1"}, {"size": "4"}]}},
                                                 "dtype": {"type": "DT_FLOAT"}}},
