@@ -15,8 +15,8 @@
 
 static void help(void)
 {
-    printf("Usage: dippm layers MODEL [--batch N] [--set NAME=VALUE]... [--csv|--json]\n"
-           "                    [-o FILE [--force]]\n\n"
+    printf("Usage: dippm layers MODEL [--batch N] [--set NAME=VALUE]... [--sort KEY] [--top N]\n"
+           "                    [--csv|--json] [-o FILE [--force]]\n\n"
            "Per-node table of MODEL in topological order: output shapes, parameters,\n"
            "MACs (multiply-accumulates of conv/matmul/attention/RNN ops), FLOPs (2 per MAC\n"
            "plus elementwise arithmetic), bytes read and written, arithmetic intensity\n"
@@ -25,6 +25,9 @@ static void help(void)
            "shared parameters once and gives the peak of live activation memory.\n\n"
            "  --batch N          bind the batch symbol\n"
            "  --set NAME=VALUE   bind any symbol (sequence length, image size, ...)\n"
+           "  --sort KEY         order by flops, macs, params or bytes, largest first\n"
+           "                     (default: topo, the topological order)\n"
+           "  --top N            only the first N rows (after --sort); totals stay whole-graph\n"
            "  --csv, --json      exact numbers instead of the aligned table\n"
            "  -o, --output FILE  write to FILE (refuses to overwrite without --force)\n");
 }
@@ -122,9 +125,58 @@ static void csv_field(struct sbuf *b, const char *s)
     sb_printf(b, "\"");
 }
 
+/* ---- row selection (--sort, --top) ------------------------------------------ */
+
+enum sort_key { SORT_TOPO, SORT_FLOPS, SORT_MACS, SORT_PARAMS, SORT_BYTES };
+
+struct rows {
+    int n;      /* rows shown */
+    int *topo;  /* topological positions, in display order */
+};
+
+static double sort_value(const struct node *n, enum sort_key k)
+{
+    switch (k) {
+    case SORT_FLOPS: return n->cost.flops;
+    case SORT_MACS: return n->cost.macs;
+    case SORT_PARAMS: return n->cost.params;
+    case SORT_BYTES: return n->cost.bytes_read + n->cost.bytes_written;
+    default: return 0;
+    }
+}
+
+struct keyed {
+    double v;
+    int topo;
+};
+
+static int cmp_keyed(const void *a, const void *b)
+{
+    const struct keyed *x = a, *y = b;
+    if (x->v != y->v)
+        return x->v < y->v ? 1 : -1;
+    return x->topo - y->topo; /* ties keep topological order */
+}
+
+static struct rows select_rows(const struct graph *g, enum sort_key k, int64_t top)
+{
+    struct rows r = {g->n_nodes, xmalloc(sizeof(int) * (size_t)(g->n_nodes + 1))};
+    struct keyed *kv = xmalloc(sizeof *kv * (size_t)(g->n_nodes + 1));
+    for (int t = 0; t < g->n_nodes; t++)
+        kv[t] = (struct keyed){k == SORT_TOPO ? 0 : sort_value(&g->nodes[g->topo[t]], k), t};
+    if (k != SORT_TOPO)
+        qsort(kv, (size_t)r.n, sizeof *kv, cmp_keyed);
+    for (int t = 0; t < g->n_nodes; t++)
+        r.topo[t] = kv[t].topo;
+    free(kv);
+    if (top > 0 && top < r.n)
+        r.n = (int)top;
+    return r;
+}
+
 /* ---- the three renderings ------------------------------------------------- */
 
-static void render_table(struct sbuf *b, const struct graph *g)
+static void render_table(struct sbuf *b, const struct graph *g, const struct rows *rw)
 {
     int wname = 8;
     for (int i = 0; i < g->n_nodes; i++) {
@@ -135,7 +187,8 @@ static void render_table(struct sbuf *b, const struct graph *g)
         wname = 36;
     sb_printf(b, "%5s  %-*s  %-18s %-22s %8s %8s %8s %8s %8s %6s  %s\n", "#", wname, "name", "op",
               "output shape", "params", "MACs", "FLOPs", "read", "written", "AI", "state");
-    for (int t = 0; t < g->n_nodes; t++) {
+    for (int r = 0; r < rw->n; r++) {
+        int t = rw->topo[r];
         const struct node *n = &g->nodes[g->topo[t]];
         char nb[64], ob[24], shp[512], sb[40], h[6][16];
         out_shapes(g, n, shp, sizeof shp);
@@ -156,6 +209,8 @@ static void render_table(struct sbuf *b, const struct graph *g)
     }
     const struct graph_totals *t = &g->totals;
     char h[8][16];
+    if (rw->n < g->n_nodes)
+        sb_printf(b, "(%d of %d nodes shown)\n", rw->n, g->n_nodes);
     sb_printf(b, "\ntotal: %d nodes, %d counted, %d not covered, %d with unknown inputs "
                  "(%d not counted)\n",
               g->n_nodes, t->n_counted, t->n_unsupported, t->n_unknown,
@@ -171,11 +226,12 @@ static void render_table(struct sbuf *b, const struct graph *g)
                  "MAC + elementwise; K/M/G = 10^3/10^6/10^9\n");
 }
 
-static void render_csv(struct sbuf *b, const struct graph *g)
+static void render_csv(struct sbuf *b, const struct graph *g, const struct rows *rw)
 {
     sb_printf(b, "index,name,op,outputs,params,macs,flops,bytes_read,bytes_written,out_bytes,"
                  "intensity,state,note\n");
-    for (int t = 0; t < g->n_nodes; t++) {
+    for (int r = 0; r < rw->n; r++) {
+        int t = rw->topo[r];
         const struct node *n = &g->nodes[g->topo[t]];
         const struct node_cost *c = &n->cost;
         char shp[512];
@@ -194,8 +250,8 @@ static void render_csv(struct sbuf *b, const struct graph *g)
     }
 }
 
-static void render_json(struct jsonw *w, const struct graph *g, const char *path,
-                        const char *err)
+static void render_json(struct jsonw *w, const struct graph *g, const struct rows *rw,
+                        const char *path, const char *err)
 {
     jsonw_obj_begin(w);
     jsonw_key(w, "model");
@@ -215,7 +271,8 @@ static void render_json(struct jsonw *w, const struct graph *g, const char *path
                  "initializer elements, shared ones counted once in totals; bytes by dtype");
     jsonw_key(w, "nodes");
     jsonw_arr_begin(w, false);
-    for (int t = 0; t < g->n_nodes; t++) {
+    for (int r = 0; r < rw->n; r++) {
+        int t = rw->topo[r];
         const struct node *n = &g->nodes[g->topo[t]];
         const struct node_cost *c = &n->cost;
         jsonw_obj_begin(w);
@@ -302,15 +359,39 @@ static void render_json(struct jsonw *w, const struct graph *g, const char *path
 
 int cli_layers(int argc, char **argv)
 {
-    static const struct option opts[] = {CLI_COMMON_LONGOPTS, {0, 0, 0, 0}};
+    enum { OPT_SORT = CLI_OPT__OWN, OPT_TOP };
+    static const struct option opts[] = {CLI_COMMON_LONGOPTS,
+                                         {"sort", required_argument, NULL, OPT_SORT},
+                                         {"top", required_argument, NULL, OPT_TOP},
+                                         {0, 0, 0, 0}};
+    static const char *const sort_names[] = {"topo", "flops", "macs", "params", "bytes"};
     struct cli_common co;
     cli_common_init(&co);
+    enum sort_key key = SORT_TOPO;
+    int64_t top = 0;
     int c;
     optind = 1;
     while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
         if (c == CLI_OPT_HELP || c == 'h') {
             help();
             return 0;
+        }
+        if (c == OPT_SORT) {
+            int k = -1;
+            for (int i = 0; i < 5; i++)
+                if (!strcmp(optarg, sort_names[i]))
+                    k = i;
+            if (k < 0)
+                return cli_usage_error("layers", "--sort '%s': expected topo, flops, macs, "
+                                       "params or bytes", optarg);
+            key = (enum sort_key)k;
+            continue;
+        }
+        if (c == OPT_TOP) {
+            if (cli_parse_int(optarg, 1, 1 << 30, &top))
+                return cli_usage_error("layers", "--top '%s': expected a positive integer",
+                                       optarg);
+            continue;
         }
         int r = cli_common_opt(&co, c, optarg);
         if (r < 0)
@@ -329,22 +410,24 @@ int cli_layers(int argc, char **argv)
         return rc;
     struct diag d = {0};
     enum status ist = graph_infer(g, &d);
+    struct rows rw = select_rows(g, key, top);
     if (co.json) {
         struct jsonw w;
         jsonw_init(&w, true);
-        render_json(&w, g, argv[optind], ist ? d.msg : NULL);
+        render_json(&w, g, &rw, argv[optind], ist ? d.msg : NULL);
         rc = cli_emit(&co, w.buf, w.len);
         jsonw_fini(&w);
     } else {
         struct sbuf b = {xmalloc(4096), 0, 4096};
         b.s[0] = 0;
         if (co.csv)
-            render_csv(&b, g);
+            render_csv(&b, g, &rw);
         else
-            render_table(&b, g);
+            render_table(&b, g, &rw);
         rc = cli_emit(&co, b.s, b.len);
         free(b.s);
     }
+    free(rw.topo);
     graph_free(g);
     if (ist) {
         fprintf(stderr, "dippm: %s\n", d.msg);

@@ -32,6 +32,13 @@ check "json peak" '"peak_act_bytes": 196608' "$tmp/json"
 check "table totals" "8 counted, 0 not covered, 0 with unknown inputs (0 not counted)" "$tmp/table"
 check "table units" "2.80M" "$tmp/table"
 
+# --sort params --top 2: conv2 (2320 params) then conv1 (448)
+"$DIPPM" layers "$m" --sort params --top 2 --csv > "$tmp/top" 2>&1
+[ "$(sed -n 2p "$tmp/top" | cut -d, -f1-2)" = "2,conv2" ] &&
+    [ "$(sed -n 3p "$tmp/top" | cut -d, -f1-2)" = "0,conv1" ] &&
+    [ "$(wc -l < "$tmp/top")" -eq 3 ] || { echo "FAIL: --sort params --top 2:"; cat "$tmp/top";
+    fails=$((fails + 1)); }
+
 cat > "$tmp/odd.json" <<'JSON'
 {"format": "dippm-graph", "version": 1, "name": "odd",
  "inputs": [{"name": "x", "dtype": "float32", "shape": [2, 3]}],
