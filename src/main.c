@@ -67,7 +67,10 @@ int main(int argc, char **argv)
         }
     }
     const char *model = argc >= 2 ? argv[1] : NULL;
-    if (isatty(STDIN_FILENO) && isatty(STDOUT_FILENO) && !getenv("DIPPM_NO_UI"))
+    /* DIPPM_NO_DISPLAY runs the explorer headless (key script in DIPPM_SCRIPT,
+     * :dump-screen), so it needs no terminal. */
+    if (getenv("DIPPM_NO_DISPLAY") ||
+        (isatty(STDIN_FILENO) && isatty(STDOUT_FILENO) && !getenv("DIPPM_NO_UI")))
         return ui_main(model);
     return report_main(model);
 }
