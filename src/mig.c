@@ -115,7 +115,7 @@ static void explain(const struct gpu_spec *gs, struct mig_advice *a)
         len = appendf(r, sz, len,
                       "no %s profile fits: the model needs %.2f GiB (%.2f predicted + %d%%), "
                       "the largest, %s, offers %.2f GiB (short by %.2f GiB); use a smaller "
-                      "batch or precision, or a GPU with more memory",
+                      "batch, a lower precision or a GPU with more memory",
                       gs->name, big->need_mib / GIB, big->memory_mib / GIB, hp,
                       gs->mig[big->profile].name, big->usable_mib / GIB,
                       (big->need_mib - big->usable_mib) / GIB);

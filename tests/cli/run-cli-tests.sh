@@ -75,6 +75,58 @@ run "convert unwritable" 3 "$DIPPM" convert "$S/tiny_cnn.json" -o "$T/no/such/di
 run "convert needs -o" 2 "$DIPPM" convert "$S/tiny_cnn.json" && check "convert -o message" "$T/err" "missing -o"
 run "convert --set changes default" 0 "$DIPPM" convert --set height=48 "$S/tiny_cnn.json" -o - &&
     check "convert default updated" "$T/out" '"height": 48'
+# predict: every documented JSON field, MIG advice, errors
+run "predict json" 0 "$DIPPM" predict --json --batch 4 "$S/resnet50.onnx" && {
+    for k in model format nodes nodes_not_counted params macs flops gpu mig precision runtime batch \
+        symbols source latency_ms roofline_ms teacher_latency_ms throughput_per_s energy_j \
+        energy_mj_per_sample memory_mib capacity_mib fits mig_advice suggestion headroom slo_ms \
+        reason profiles usable_mib need_mib meets_slo weights; do
+        grep -q "\"$k\":" "$T/out" || { bad "predict json lacks $k"; continue; }
+    done
+    ok "predict json fields"
+    check "predict json batch" "$T/out" '"batch": 4,'
+    check "predict json default gpu" "$T/out" '"gpu": "A100-SXM4-40GB"'
+}
+run "predict text" 0 "$DIPPM" predict --gpu h100:3g.40gb --precision fp16 "$S/resnet50.onnx" && {
+    check "predict names the slice" "$T/out" "H100-SXM5-80GB 3g.40gb, fp16, pytorch"
+    check "predict roofline beside" "$T/out" "roofline bound"
+    check "predict MIG line" "$T/out" "^MIG "
+    check "predict source line" "$T/out" "^source "
+}
+run "nothing fits" 0 "$DIPPM" predict --batch 512 --set seq=1024 "$S/gpt2_medium.onnx" &&
+    { check "nothing fits says so" "$T/out" "no A100-SXM4-40GB profile fits"
+      check "nothing fits says by how much" "$T/out" "short by"
+      check "does not fit flagged" "$T/out" "DOES NOT FIT"; }
+run "unmeetable target" 0 "$DIPPM" predict --slo-ms 0.001 "$S/tiny_cnn.json" &&
+    check "unmeetable target says so" "$T/out" "meets the 0.00 ms target"
+run "bad gpu" 2 "$DIPPM" predict --gpu v100 "$S/tiny_cnn.json" && check "bad gpu lists known" "$T/err" "H200"
+run "bad profile" 2 "$DIPPM" predict --gpu a100:9g.99gb "$S/tiny_cnn.json" && check "bad profile lists" "$T/err" "3g.20gb"
+run "bad precision" 2 "$DIPPM" predict --precision fp8 "$S/tiny_cnn.json" && check "bad precision" "$T/err" "expected fp32"
+run "bad headroom" 2 "$DIPPM" predict --headroom lots "$S/tiny_cnn.json" && check "bad headroom" "$T/err" "percentage"
+run "missing weights" 3 "$DIPPM" predict --weights "$T/none.dpw" "$S/tiny_cnn.json" && check "missing weights named" "$T/err" "none.dpw"
+printf "DPPMGNN\\0garbage" >"$T/bad.dpw"
+run "corrupt weights" 8 "$DIPPM" predict --weights "$T/bad.dpw" "$S/tiny_cnn.json" && check "corrupt weights named" "$T/err" "bad.dpw"
+
+# sweep: default 11 batch sizes, CSV header, --over, --max-batch
+run "sweep csv" 0 "$DIPPM" sweep --csv "$S/resnet50.onnx" && {
+    check "sweep csv header" "$T/out" "^batch,gpu,mig,precision,runtime,latency_ms"
+    n=$(grep -c '^[0-9]' "$T/out"); [ "$n" -eq 11 ] && ok "sweep 1..1024 has 11 rows" || bad "sweep rows: $n"
+    check "sweep ends at 1024" "$T/out" "^1024,"
+}
+run "sweep over symbol" 0 "$DIPPM" sweep --csv --batch 1 --over seq=128..512:128 "$S/bert_base.onnx" && {
+    n=$(grep -c '^[0-9]' "$T/out"); [ "$n" -eq 4 ] && ok "sweep over seq has 4 rows" || bad "sweep over rows: $n"
+    check "sweep over column" "$T/out" "^seq,batch"
+}
+run "sweep over hyperparameter" 0 "$DIPPM" sweep --json --batch 8 --over depth=18,50 zoo:resnet &&
+    check "sweep over depth" "$T/out" '"depth": 50'
+run "sweep bad range" 2 "$DIPPM" sweep --batch 9..3 "$S/tiny_cnn.json" && check "bad range" "$T/err" "bad RANGE"
+run "max batch" 0 "$DIPPM" sweep --max-batch --gpu a100:1g.5gb "$S/resnet50.onnx" && {
+    check "max batch answer" "$T/out" "largest batch on A100-SXM4-40GB 1g.5gb"
+    check "max batch limit" "$T/out" "exceeds 4864 MiB usable"
+}
+run "max batch unmeetable" 1 "$DIPPM" sweep --max-batch --slo-ms 0.0001 "$S/tiny_cnn.json" &&
+    check "max batch none" "$T/out" "no batch fits"
+
 # every ONNX sample converts to JSON with the same parameters and MACs
 for m in "$S"/*.onnx; do
     b=$(basename "$m" .onnx)
