@@ -73,7 +73,9 @@ struct predictor *predictor_new(const char *weights_path, struct diag *d)
         free(p);
         return NULL;
     }
-    snprintf(p->path, sizeof p->path, "%s", path);
+    char *canon = realpath(path, NULL); /* "/src/build/../weights" reads badly */
+    snprintf(p->path, sizeof p->path, "%s", canon ? canon : path);
+    free(canon);
     snprintf(p->describe, sizeof p->describe, "%s (%s)", p->path,
              p->desc[0] ? p->desc : "no description");
     gnn_work_init(&p->w);
