@@ -59,6 +59,25 @@ echo
 echo
 "$bld/tests/bench/bench_ui" "$src/samples" "$out/ui.tsv" || fail=1
 
+# The real explorer loop (ui_main, headless): CPU seconds of a scripted run
+# of 200 batch keys minus an empty one, per key. In headless mode no key is
+# ever waiting, so each key also pays the MIG refresh that follows the
+# redraw (bench_ui's "MIG advice" line).
+if [ -x /usr/bin/time ]; then
+    echo
+    echo "explorer end to end (dippm, DIPPM_NO_DISPLAY=1, DIPPM_SCRIPT of 200 +/- keys)"
+    "$py" -c "print('+-' * 100 + 'q')" >"$out/keys200.txt"
+    echo q >"$out/keys0.txt"
+    for m in resnet50.onnx bert_base.onnx; do
+        for k in 0 200; do
+            DIPPM_NO_DISPLAY=1 DIPPM_SCRIPT="$out/keys$k.txt" /usr/bin/time -f '%U %S' \
+                -o "$out/time$k.txt" "$bld/dippm" "$src/samples/$m" >/dev/null 2>&1 || fail=1
+        done
+        awk -v m="$m" 'NR == FNR { t0 = $1 + $2; next } { printf "  %-16s %.3f ms CPU per key (key + redraw + MIG refresh)\n", m, ($1 + $2 - t0) * 1000 / 200 }' \
+            "$out/time0.txt" "$out/time200.txt"
+    done
+fi
+
 # ---- references -------------------------------------------------------
 echo
 "$bld/tests/bench/bench_ref" onnx "$src/samples" "$out/onnx_c.tsv" $full || fail=1
