@@ -12,11 +12,16 @@ top=$(cd "$here/.." && pwd)
 command -v valgrind >/dev/null || { echo "valgrind not installed: skipped"; exit 77; }
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
+# the bad corpus runs one case as an unprivileged user (when run as root):
+# it must reach the wrapper and write its valgrind log
+chmod 755 "$T"
+mkdir "$T/logs"
+chmod 1777 "$T/logs"
 DIPPM=$(cd "$(dirname "$DIPPM")" && pwd)/$(basename "$DIPPM")
 cat >"$T/vg-dippm" <<EOS
 #!/bin/sh
 exec valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite \\
-    --log-file="$T/vg.%p.log" "$DIPPM" "\$@"
+    --log-file="$T/logs/vg.%p.log" "$DIPPM" "\$@"
 EOS
 chmod +x "$T/vg-dippm"
 fail=0
@@ -45,7 +50,7 @@ run predict "$top/samples/resnet50.onnx" --gpu h100 --batch 8 --json
 run convert "$top/samples/keras/tiny_cnn.json" -o "$T/conv.json"
 
 # every valgrind report, whatever the exit status said
-for l in "$T"/vg.*.log; do
+for l in "$T"/logs/vg.*.log; do
     [ -s "$l" ] || continue
     echo "valgrind report ($l):"; head -40 "$l"; fail=1
 done
