@@ -51,7 +51,7 @@ struct arena;
 
 /* Folding limit: tensors with more elements are not folded (shape
  * subgraphs are tiny; large constants only need their shapes). */
-#define FOLD_MAX_ELEMS 65536
+#define FOLD_MAX_ELEMS 4096
 
 struct infer_ctx {
     struct graph *g;
