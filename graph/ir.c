@@ -104,6 +104,19 @@ void graph_free(struct graph *g)
     free(g);
 }
 
+void graph_reserve(struct graph *g, int nodes, int values)
+{
+    if (nodes > g->cap_nodes) {
+        g->cap_nodes = nodes;
+        g->nodes = xreallocarray(g->nodes, (size_t)g->cap_nodes, sizeof *g->nodes);
+    }
+    if (values > g->cap_values) {
+        g->cap_values = values;
+        g->values = xreallocarray(g->values, (size_t)g->cap_values, sizeof *g->values);
+        strmap_reserve(g->names, (size_t)values);
+    }
+}
+
 const char *graph_strdup(struct graph *g, const char *s)
 {
     return arena_strdup(g->arena, s);

@@ -203,6 +203,11 @@ struct graph *graph_new(const char *name);
 /* Frees the graph and everything in its arena. NULL is a no-op. */
 void graph_free(struct graph *g);
 
+/* Grows the node and value arrays (and the name map) to hold at least
+ * nodes and values entries, so a loader that knows its counts builds
+ * without repeated reallocation. Never shrinks. */
+void graph_reserve(struct graph *g, int nodes, int values);
+
 /* Copy of s in the graph's arena (lives as long as g). */
 const char *graph_strdup(struct graph *g, const char *s);
 

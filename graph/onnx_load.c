@@ -490,6 +490,14 @@ static enum status convert(struct lctx *c, const Onnx__ModelProto *m)
                         c->name);
     if ((st = read_opset(c, m)))
         return st;
+    /* typical exports have about one new value per node output plus the
+     * initializers and inputs; reserving avoids regrowing big arrays */
+    if (gp->n_node < (1u << 24) && gp->n_initializer < (1u << 24))
+    {
+        graph_reserve(c->g, (int)gp->n_node,
+                      (int)(2 * gp->n_node + gp->n_initializer + gp->n_input + 16));
+        strmap_reserve(c->node_names, gp->n_node);
+    }
     for (size_t i = 0; i < gp->n_initializer; i++)
         if ((st = add_initializer(c, gp->initializer[i], NULL, 0, i)))
             return st;

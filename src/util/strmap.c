@@ -87,6 +87,12 @@ bool strmap_get(const struct strmap *m, const char *key, int *val)
     return false;
 }
 
+void strmap_reserve(struct strmap *m, size_t n)
+{
+    while ((n + 1) * 4 > m->cap * 3)
+        grow(m);
+}
+
 size_t strmap_count(const struct strmap *m)
 {
     return m->count;

@@ -18,5 +18,7 @@ void strmap_put(struct strmap *m, const char *key, int val);
 /* true and *val if present. */
 bool strmap_get(const struct strmap *m, const char *key, int *val);
 size_t strmap_count(const struct strmap *m);
+/* Grows the table so n keys fit without rehashing. */
+void strmap_reserve(struct strmap *m, size_t n);
 
 #endif
