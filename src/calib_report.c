@@ -152,11 +152,13 @@ static void shortfalls(struct buf *b, const struct calib_set *set, const struct 
           "- Energy has no published rows here; its constants are documented estimates.\n");
 }
 
-/* The data path as a reader of the report can follow it: from "shared/"
- * on when it lies in the shared reference tree, else as given. */
+/* The data path as a reader of the report can follow it: relative to the
+ * source tree (tests/data/) or the shared reference tree, else as given. */
 static const char *data_path_shown(const char *path)
 {
-    const char *s = strstr(path, "shared/reference/");
+    const char *s = strstr(path, "tests/data/");
+    if (!s)
+        s = strstr(path, "shared/reference/");
     return s ? s : path;
 }
 

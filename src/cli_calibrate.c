@@ -8,7 +8,8 @@
 #include "cli.h"
 #include "sim.h"
 
-#define DATA_REL "/../shared/reference/calibration/a100_published_calibration.jsonl"
+/* A verbatim copy of ../shared/reference/calibration/ ships in tests/data. */
+#define DATA_REL "/tests/data/a100_published_calibration.jsonl"
 
 enum { OPT_DATA = CLI_OPT__OWN, OPT_SAMPLES, OPT_NO_FIT };
 

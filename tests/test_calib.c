@@ -17,11 +17,13 @@
 
 static char data_path[4096];
 
+/* The published rows: a copy ships in tests/data (identical to
+ * ../shared/reference/calibration/, so the suite also runs from a tarball). */
 static int have_data(void)
 {
     const char *top = getenv("TOP_SRCDIR");
-    snprintf(data_path, sizeof data_path, "%s/../shared/reference/calibration/"
-             "a100_published_calibration.jsonl", top && *top ? top : DIPPM_SRCDIR);
+    snprintf(data_path, sizeof data_path, "%s/tests/data/a100_published_calibration.jsonl",
+             top && *top ? top : DIPPM_SRCDIR);
     return access(data_path, R_OK) == 0;
 }
 
@@ -38,7 +40,7 @@ static void test_classification(void **state)
 {
     (void)state;
     if (!have_data())
-        skip();
+        fail_msg("%s: published calibration rows missing", data_path);
     struct calib_set s;
     struct diag d = {0};
     assert_int_equal(calib_load(data_path, &s, &d), ST_OK);

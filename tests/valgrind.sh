@@ -9,7 +9,7 @@ set -u
 DIPPM=${1:-${DIPPM:-./dippm}}
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/.." && pwd)
-command -v valgrind >/dev/null || { echo "valgrind not installed: skipped"; exit 77; }
+command -v valgrind >/dev/null || { echo "FAIL: valgrind not installed (./setup.sh check installs it)"; exit 1; }
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 # the bad corpus runs one case as an unprivileged user (when run as root):

@@ -61,6 +61,47 @@ static char *read_manifest(char *path, int size)
     return NULL;
 }
 
+/* The body of section `heading` ("## Summary") of the markdown file
+ * dir/name, up to the next "## " heading: malloc'd, or NULL. Tables are
+ * shown as they are written (pipes and all), which reads well in a
+ * terminal. */
+static char *read_section(const char *dir, const char *name, const char *heading)
+{
+    char path[1200];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    char *text;
+    size_t len;
+    if (file_read_all(path, 1 << 20, &text, &len, NULL) != ST_OK)
+        return NULL;
+    char *start = strstr(text, heading);
+    if (!start) {
+        free(text);
+        return NULL;
+    }
+    start = strchr(start, '\n');
+    char *end = start ? strstr(start, "\n## ") : NULL;
+    if (end)
+        *end = '\0';
+    char *out = start ? strdup(start + 1) : NULL;
+    free(text);
+    return out;
+}
+
+/* Draws text line by line (indented), skipping blank lines at either end. */
+#define LINES_OF(text, style)                                           \
+    do {                                                                \
+        for (char *p_ = (text); p_ && *p_;) {                           \
+            char *nl_ = strchr(p_, '\n');                               \
+            if (nl_)                                                    \
+                *nl_ = 0;                                               \
+            if (*p_)                                                    \
+                LINE(style, "  %s", p_);                                \
+            if (!nl_)                                                   \
+                break;                                                  \
+            p_ = nl_ + 1;                                               \
+        }                                                               \
+    } while (0)
+
 static void draw(struct app *a, struct ui_canvas *c, struct ui_rect r)
 {
     draw_clear(c, r, UI_STYLE_NORMAL);
@@ -94,16 +135,30 @@ static void draw(struct app *a, struct ui_canvas *c, struct ui_rect r)
     char path[1100];
     char *m = read_manifest(path, sizeof path);
     if (m) {
+        /* the reports live beside the manifest */
+        char dir[1100];
+        snprintf(dir, sizeof dir, "%s", path);
+        char *slash = strrchr(dir, '/');
+        if (slash)
+            *slash = '\0';
+        char *cal = read_section(dir, "calibration.md", "## Summary");
+        LINE(UI_STYLE_TITLE, "Teacher vs published A100 measurements (%s/calibration.md):", dir);
+        if (cal)
+            LINES_OF(cal, UI_STYLE_NORMAL);
+        else
+            LINE(UI_STYLE_DIM, "  calibration report not found");
+        free(cal);
+        LINE(UI_STYLE_NORMAL, " ");
+        char *acc = read_section(dir, "README.md", "## Accuracy");
+        LINE(UI_STYLE_TITLE, "GNN vs the teacher's labels (%s/README.md):", dir);
+        if (acc)
+            LINES_OF(acc, UI_STYLE_NORMAL);
+        else
+            LINE(UI_STYLE_DIM, "  accuracy table not found");
+        free(acc);
+        LINE(UI_STYLE_NORMAL, " ");
         LINE(UI_STYLE_TITLE, "Weights manifest: %s", path);
-        for (char *p = m; *p;) {
-            char *nl = strchr(p, '\n');
-            if (nl)
-                *nl = 0;
-            LINE(UI_STYLE_NORMAL, "  %s", p);
-            if (!nl)
-                break;
-            p = nl + 1;
-        }
+        LINES_OF(m, UI_STYLE_NORMAL);
         free(m);
     } else {
         LINE(UI_STYLE_DIM, "No weights manifest found (weights/dippm-gnn.json beside the .dpw file),");
@@ -117,7 +172,7 @@ static unsigned on_action(struct app *a, enum ui_action act, struct ui_rect r)
     struct ui_list *l = &a->st.list[UI_TAB_ABOUT];
     if (act == UI_ACT_UP && l->top > 0)
         l->top--;
-    else if (act == UI_ACT_DOWN && l->top < 200)
+    else if (act == UI_ACT_DOWN && l->top < 400)
         l->top++;
     else if (act == UI_ACT_HOME)
         l->top = 0;

@@ -3,12 +3,12 @@
 # independent PyTorch rebuild (tests/bench/ref_gnn_torch.py) that reads the
 # same .dpw file per its documented format, on the same input features.
 # Runs with a random model (always) and with the shipped weights (when
-# present); skipped (77) when /usr/bin/python3 has no torch.
+# present); fails when /usr/bin/python3 has no torch (./setup.sh check installs it).
 set -u
 py=${PYTHON:-/usr/bin/python3}
 src=${TOP_SRCDIR:-$(dirname "$0")/../..}
 ref=./tests/bench/bench_ref
-"$py" -c 'import importlib.util as u, sys; sys.exit(not (u.find_spec("torch") and u.find_spec("numpy")))' 2>/dev/null || { echo "SKIP: $py cannot import torch"; exit 77; }
+"$py" -c 'import importlib.util as u, sys; sys.exit(not (u.find_spec("torch") and u.find_spec("numpy")))' 2>/dev/null || { echo "FAIL: $py cannot import torch and numpy (apt-get install python3-torch; ./setup.sh check installs it)"; exit 1; }
 [ -x "$ref" ] || { echo "FAIL: $ref not built"; exit 1; }
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT

@@ -4,7 +4,7 @@
 # do not collide), sends keys, captures the pane and asserts on the text
 # after each action. Polls with a timeout instead of fixed sleeps; every
 # session is killed at the end. Prints "N passed, M failed"; exit 1 on any
-# failure, 77 (skip) without tmux or the binary.
+# failure (also without tmux or the binary: a check that cannot run is not a pass).
 #
 # Env: DIPPM (the binary), SAMPLES_DIR (default: ../../samples from here).
 
@@ -13,8 +13,8 @@ DIPPM=${DIPPM:-$here/../../dippm}
 SAMPLES_DIR=${SAMPLES_DIR:-$here/../../samples}
 TINY=$SAMPLES_DIR/tiny_cnn.json
 
-if ! command -v tmux >/dev/null 2>&1; then echo "SKIP: tmux not installed"; exit 77; fi
-if [ ! -x "$DIPPM" ]; then echo "SKIP: $DIPPM not built"; exit 77; fi
+if ! command -v tmux >/dev/null 2>&1; then echo "FAIL: tmux not installed (./setup.sh check installs it)"; exit 1; fi
+if [ ! -x "$DIPPM" ]; then echo "FAIL: $DIPPM not built"; exit 1; fi
 if [ ! -f "$TINY" ]; then echo "FAIL: $TINY missing"; echo "0 passed, 1 failed"; exit 1; fi
 
 SOCK="dippm-tui-$$"
@@ -322,7 +322,7 @@ wait_for "F10Quit" 15 && {
 }
 end
 else
-    echo "skip - ResNet-50 case (samples/resnet50.onnx missing)"
+    echo "FAIL - ResNet-50 case (samples/resnet50.onnx missing)"; fail=$((fail + 1))
 fi
 
 begin "NO_COLOR and a non-UTF-8 locale: ASCII boxes, no colour"
@@ -362,7 +362,7 @@ wait_for "F10Quit" 10 && {
 }
 end
 else
-    echo "skip - zoo template case (zoo:resnet not available in this build)"
+    echo "FAIL - zoo template case (zoo:resnet not available in this build)"; fail=$((fail + 1))
 fi
 
 echo "$pass passed, $fail failed"
