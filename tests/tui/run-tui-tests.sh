@@ -81,10 +81,18 @@ wait_for "F10Quit" && {
     expect_line 2 "batch 1"
     expect_line 2 "A100-SXM4-40GB"
     expect "Latency"
-    expect "teacher estimate (no GNN weights)"
+    expect "GNN prediction"
     expect "conv1"
     expect "[1,16,32,32]"
     expect_line 30 "F1Help"
+}
+end
+
+begin "without GNN weights the header says the figures are the teacher's"
+start DIPPM_WEIGHTS=/nonexistent/none.dpw -- "$TINY"
+wait_for "F10Quit" && {
+    expect "teacher estimate (no GNN weights)"
+    expect "Latency (teacher)"
 }
 end
 
