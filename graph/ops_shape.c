@@ -66,6 +66,9 @@ enum status shape_reshape(struct infer_ctx *c)
         }
         if (t[i] < 0)
             return shape_fail(c, "target dim %d is %lld, expected >= -1", i, (long long)t[i]);
+        if (t[i] > 0 && known > INT64_MAX / t[i])
+            return shape_fail(c, "target shape overflows: dims up to %d multiply to more than "
+                                 "2^63", i);
         known *= t[i];
     }
     int64_t total = numel(x);
