@@ -3,6 +3,7 @@
  * helpers those functions share (input access, output writing, folding
  * tensors, broadcasting, axis and attribute-or-input arguments). */
 #include "shape.h"
+#include "jsonw.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -418,6 +419,18 @@ enum status graph_infer(struct graph *g, struct diag *d)
 }
 
 /* ---- public helpers ---------------------------------------------------- */
+
+void shape_json(struct jsonw *w, const struct shape *s)
+{
+    if (!s->known) {
+        jsonw_null(w);
+        return;
+    }
+    jsonw_arr_begin(w, true);
+    for (int k = 0; k < s->rank; k++)
+        jsonw_int(w, s->d[k]);
+    jsonw_arr_end(w);
+}
 
 const char *shape_str(const struct shape *s, char *buf, int size)
 {

@@ -35,6 +35,10 @@ enum status graph_infer(struct graph *g, struct diag *d);
 /* Formats a shape as "[1, 3, 224, 224]" ("?" for unknown) into buf. */
 const char *shape_str(const struct shape *s, char *buf, int size);
 
+struct jsonw;
+/* Writes s as a JSON array of dims on one line, or null when unknown. */
+void shape_json(struct jsonw *w, const struct shape *s);
+
 /* Element count of a known shape (1 for rank 0); -1 if unknown. */
 int64_t shape_numel(const struct shape *s);
 

@@ -56,14 +56,7 @@ static void json_io(struct jsonw *w, const struct graph *g, const int *idx, int 
         jsonw_key(w, "declared");
         jsonw_str(w, decl);
         jsonw_key(w, "shape");
-        if (v->shape.known) {
-            jsonw_arr_begin(w, true);
-            for (int k = 0; k < v->shape.rank; k++)
-                jsonw_int(w, v->shape.d[k]);
-            jsonw_arr_end(w);
-        } else {
-            jsonw_null(w);
-        }
+        shape_json(w, &v->shape);
         jsonw_obj_end(w);
     }
     jsonw_arr_end(w);

@@ -296,14 +296,7 @@ static void render_json(struct jsonw *w, const struct graph *g, const struct row
             jsonw_key(w, "dtype");
             jsonw_str(w, dtype_name(v->idtype));
             jsonw_key(w, "shape");
-            if (v->shape.known) {
-                jsonw_arr_begin(w, true);
-                for (int k = 0; k < v->shape.rank; k++)
-                    jsonw_int(w, v->shape.d[k]);
-                jsonw_arr_end(w);
-            } else {
-                jsonw_null(w);
-            }
+            shape_json(w, &v->shape);
             jsonw_obj_end(w);
         }
         jsonw_arr_end(w);
