@@ -6,6 +6,7 @@
 #include <string.h>
 #include <strings.h>
 #include <errno.h>
+#include <limits.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -108,8 +109,10 @@ const char *model_default_path(void)
     const char *env = getenv("DIPPM_DEFAULT_MODEL");
     if (env && *env)
         return env;
+    /* canonical, so messages show /src/dippm/samples/... not build/../samples */
+    static char resolved[PATH_MAX];
     for (size_t i = 0; i < sizeof candidates / sizeof candidates[0]; i++)
         if (file_exists(candidates[i]))
-            return candidates[i];
+            return realpath(candidates[i], resolved) ? resolved : candidates[i];
     return NULL;
 }
