@@ -307,8 +307,9 @@ static bool tensor_keep(const uint8_t *p, const uint8_t *end, uint64_t *max_byte
             if (num == 1) {
                 if ((int64_t)v < 0 || (int64_t)v > ONNX_MAX_ELEMENTS)
                     bad = true;
-                else if (n <= ONNX_MAX_ELEMENTS)
-                    n *= (int64_t)v;
+                else if (n <= ONNX_MAX_ELEMENTS) /* saturate: n * v may overflow */
+                    n = v && n > ONNX_MAX_ELEMENTS / (int64_t)v ? ONNX_MAX_ELEMENTS + 1
+                                                                : n * (int64_t)v;
             }
         } else if (wt == 2) {
             if (rd_varint(&p, end, &v) || v > (uint64_t)(end - p))
@@ -321,8 +322,9 @@ static bool tensor_keep(const uint8_t *p, const uint8_t *end, uint64_t *max_byte
                     break;
                 if ((int64_t)dv < 0 || (int64_t)dv > ONNX_MAX_ELEMENTS)
                     bad = true;
-                else if (n <= ONNX_MAX_ELEMENTS)
-                    n *= (int64_t)dv;
+                else if (n <= ONNX_MAX_ELEMENTS) /* saturate: n * dv may overflow */
+                    n = dv && n > ONNX_MAX_ELEMENTS / (int64_t)dv ? ONNX_MAX_ELEMENTS + 1
+                                                                  : n * (int64_t)dv;
             }
         } else if (wt == 1 || wt == 5) {
             size_t k = wt == 1 ? 8 : 4;
