@@ -398,6 +398,15 @@ static enum status read_values(struct jctx *c, const cJSON *root, const char *ke
         if (flag == VAL_INPUT && graph_value_find(c->g, name) >= 0)
             return jerr(c, path, "duplicate value name '%s'", name);
         int vi = graph_value_get(c->g, name);
+        /* a value may be listed twice (an initializer that is also a graph
+         * output): what one entry leaves out, the other's declaration keeps */
+        const struct value *old = &c->g->values[vi];
+        if (dt == DT_UNDEFINED)
+            dt = old->dtype;
+        if (rank < 0 && old->rank >= 0) {
+            rank = old->rank;
+            memcpy(dims, old->dims, sizeof(struct dim) * (size_t)rank);
+        }
         if (dt != DT_UNDEFINED || rank >= 0)
             graph_value_set_type(c->g, vi, dt, rank, dims);
         if (flag == VAL_INPUT)
