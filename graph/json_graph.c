@@ -573,7 +573,12 @@ struct graph *json_graph_parse(const char *text, size_t len, const char *name, s
     g->format = "dippm-json";
     c.g = g;
     const cJSON *opset = cJSON_GetObjectItemCaseSensitive(root, "opset");
-    g->opset = is_int(opset) ? (int)opset->valuedouble : 17;
+    if (opset && (!is_int(opset) || opset->valuedouble < 1 || opset->valuedouble > 1000)) {
+        jerr(&c, "opset", "is %s, expected an integer from 1 to 1000",
+             is_int(opset) ? "out of range" : jtype(opset));
+        goto fail;
+    }
+    g->opset = opset ? (int)opset->valuedouble : 17;
     if (read_symbols(&c, root) || read_values(&c, root, "inputs", VAL_INPUT) ||
         read_values(&c, root, "initializers", VAL_INIT) ||
         read_values(&c, root, "values", 0) || read_nodes(&c, root) ||

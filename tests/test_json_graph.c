@@ -172,6 +172,8 @@ static const struct bad_case bad_cases[] = {
     {"output never produced", HDR IN_X "\"nodes\":[],\"outputs\":[{\"name\":\"q\"}]}", ST_EGRAPH,
      "graph output 'q'"},
     {"empty graph", HDR "\"nodes\":[]}", ST_EPARSE, "no inputs and no nodes"},
+    {"huge opset", HDR "\"opset\":1e300," IN_X "\"nodes\":[]}", ST_EPARSE, "opset: is a number, expected an integer from 1 to 1000"},
+    {"opset string", HDR "\"opset\":\"17\"," IN_X "\"nodes\":[]}", ST_EPARSE, "opset: is a string"},
 };
 
 static void test_bad_inputs(void **state)
