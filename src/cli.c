@@ -156,12 +156,17 @@ int cli_config(const struct cli_common *co, const struct graph *g, struct config
         }
     }
     if (co->precision && !precision_parse(co->precision, &cfg->prec)) {
-        fprintf(stderr, "dippm: --precision '%s': expected fp32, tf32, fp16, bf16 or int8\n",
+        fprintf(stderr, "dippm: --precision '%s': expected fp32, tf32, fp16, bf16, int8 or fp8\n",
                 co->precision);
         return 2;
     }
     if (co->runtime && !runtime_parse(co->runtime, &cfg->rt)) {
         fprintf(stderr, "dippm: --runtime '%s': expected pytorch or tensorrt\n", co->runtime);
+        return 2;
+    }
+    struct diag sd = {0};
+    if (config_supported(cfg, &sd)) {
+        fprintf(stderr, "dippm: %s\n", sd.msg);
         return 2;
     }
     int bs = graph_batch_sym(g);

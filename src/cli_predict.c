@@ -20,7 +20,7 @@ static void help(void)
            "model with HEADROOM percent to spare (default 10) and, with --slo-ms, meets the\n"
            "latency target.\n\n"
            "  --gpu NAME[:PROFILE]  e.g. A100-SXM4-80GB, h100, h200, a100:3g.20gb\n"
-           "  --precision P         fp32 (default), tf32, fp16, bf16, int8\n"
+           "  --precision P         fp32 (default), tf32, fp16, bf16, int8, fp8\n"
            "  --runtime R           pytorch (eager, default) or tensorrt (fused engine)\n");
 }
 

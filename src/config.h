@@ -16,7 +16,8 @@
     X(PREC_TF32, "tf32", 4)        \
     X(PREC_FP16, "fp16", 2)        \
     X(PREC_BF16, "bf16", 2)        \
-    X(PREC_INT8, "int8", 1)
+    X(PREC_INT8, "int8", 1)        \
+    X(PREC_FP8, "fp8", 1)
 
 enum precision {
 #define X(id, name, bytes) id,

@@ -23,9 +23,7 @@ static const char *const graph_names[FEAT_GRAPH_DIM] = {
 #define X(name, desc) #name,
     FEAT_GRAPH_SCALARS(X)
 #undef X
-#define X(id, name, bytes) "prec:" name,
-    PRECISION_LIST(X)
-#undef X
+    "prec:fp32", "prec:tf32", "prec:fp16", "prec:bf16", "prec:int8",
 #define X(id, name) "rt:" name,
     RUNTIME_LIST(X)
 #undef X
@@ -232,10 +230,11 @@ void gnn_features_graph(const struct graph *g, const struct config *cfg, const s
         roof += tc > tm ? tc : tm;
     }
     out[FEAT_G_roof_nodes_ms] = lg1p(roof * 1e3);
+    _Static_assert(PREC_INT8 == FEAT_N_PREC - 1, "precision slots follow PRECISION_LIST");
     if ((unsigned)cfg->prec < PREC__COUNT)
-        out[FEAT_G__COUNT + cfg->prec] = 1;
+        out[FEAT_G__COUNT + (cfg->prec == PREC_FP8 ? PREC_INT8 : cfg->prec)] = 1;
     if ((unsigned)cfg->rt < RT__COUNT)
-        out[FEAT_G__COUNT + PREC__COUNT + cfg->rt] = 1;
+        out[FEAT_G__COUNT + FEAT_N_PREC + cfg->rt] = 1;
 }
 
 float gnn_features_prior(const float *raw_node)

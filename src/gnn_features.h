@@ -107,7 +107,11 @@ enum feat_graph_scalar {
 };
 
 #define FEAT_NODE_DIM (OPC__COUNT + FEAT_FREQ__COUNT + FEAT_N__COUNT)
-#define FEAT_GRAPH_DIM (FEAT_G__COUNT + PREC__COUNT + RT__COUNT)
+/* Precision one-hot slots: fp32, tf32, fp16, bf16, int8. fp8 shares int8's
+ * slot (both move one byte per element on 8-bit tensor cores); the GPU's
+ * peak at the configured precision is a graph scalar and tells them apart. */
+#define FEAT_N_PREC 5
+#define FEAT_GRAPH_DIM (FEAT_G__COUNT + FEAT_N_PREC + RT__COUNT)
 
 /* Schema hash (FNV-64 over version and names); stable across runs. */
 uint64_t gnn_features_schema_id(void);

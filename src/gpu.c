@@ -67,46 +67,47 @@ static const struct mig_profile h200_mig[] = {
 #define NPROF(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
 /* ---- GPUs -------------------------------------------------------------------
- * tflops: dense peaks {fp32 CUDA cores, tf32, fp16, bf16 tensor, int8 TOPS}.
+ * tflops: dense peaks {fp32 CUDA cores, tf32, fp16, bf16 tensor, int8 TOPS, fp8}; 0 = the
+ * GPU has no tensor-core path for that precision (fp8 before Hopper).
  * usable_gib (no MIG): total memory as nvidia-smi reports it less the ECC /
  * driver reservation; these are estimates just above the 7g profile's figure.
  * idle_w: not published by NVIDIA for any of these parts; see each source. */
 static const struct gpu_spec gpus[] = {
-    {"A100-SXM4-40GB", "A100", 108, 98, 1410, {19.5, 156, 312, 312, 624}, 40, 39.59, 1555, 40,
+    {"A100-SXM4-40GB", "A100", 108, 98, 1410, {19.5, 156, 312, 312, 624, 0}, 40, 39.59, 1555, 40,
      400, 55, NPROF(a100_40_mig), a100_40_mig,
      "A100 datasheet (nvidia-a100-datasheet r4) via glennklockwood.com/garden/processors/A100; "
      "MIG: NVIDIA MIG User Guide v580 + -lgip captures; usable 39.59 GiB (40536 MiB) and "
      "idle 55 W are estimates (idle below the 59-62 W measured on the 80 GB part)"},
-    {"A100-SXM4-80GB", "A100", 108, 98, 1410, {19.5, 156, 312, 312, 624}, 80, 79.15, 2039, 40,
+    {"A100-SXM4-80GB", "A100", 108, 98, 1410, {19.5, 156, 312, 312, 624, 0}, 80, 79.15, 2039, 40,
      400, 60, NPROF(a100_80_mig), a100_80_mig,
      "A100 datasheet (80 GB HBM2e 2,039 GB/s); MIG: MIG User Guide v580; idle 60 W from a "
      "public nvidia-smi capture (59-62 W at P0, github.com/allenai/PeerRead/issues/40); usable "
      "79.15 GiB is an estimate"},
-    {"A100-PCIe-40GB", "A100", 108, 98, 1410, {19.5, 156, 312, 312, 624}, 40, 39.59, 1555, 40,
+    {"A100-PCIe-40GB", "A100", 108, 98, 1410, {19.5, 156, 312, 312, 624, 0}, 40, 39.59, 1555, 40,
      250, 40, NPROF(a100_40_mig), a100_40_mig,
      "A100 datasheet (PCIe 250 W; thundercompute.com A100 specs guide); sustains lower clocks "
      "than SXM at 250 W (not modelled); idle 40 W and usable GiB are estimates"},
-    {"A100-PCIe-80GB", "A100", 108, 98, 1410, {19.5, 156, 312, 312, 624}, 80, 79.15, 1935, 40,
+    {"A100-PCIe-80GB", "A100", 108, 98, 1410, {19.5, 156, 312, 312, 624, 0}, 80, 79.15, 1935, 40,
      300, 45, NPROF(a100_80_mig), a100_80_mig,
      "A100 datasheet (PCIe 80 GB 1,935 GB/s, 300 W; thundercompute.com); idle 45 W and usable "
      "GiB are estimates"},
-    {"H100-SXM5-80GB", "H100", 132, 132, 1980, {66.9, 494.7, 989.4, 989.4, 1979}, 80, 79.65, 3350,
+    {"H100-SXM5-80GB", "H100", 132, 132, 1980, {66.9, 494.7, 989.4, 989.4, 1979, 1979}, 80, 79.65, 3350,
      50, 700, 120, NPROF(h100_sxm_mig), h100_sxm_mig,
      "H100 dense values glennklockwood.com/garden/processors/h100 (datasheet halves of sparse); "
      "MIG SMs jbarrow.ai/field_notes/nvidia-mig; idle 120 W is an estimate (140-145 W seen at "
      "0% util with 72 GB allocated, github.com/wilicc/gpu-burn/issues/114); usable GiB estimate"},
-    {"H100-PCIe-80GB", "H100", 114, 114, 1755, {51, 378, 756, 756, 1513}, 80, 79.65, 2000, 50,
+    {"H100-PCIe-80GB", "H100", 114, 114, 1755, {51, 378, 756, 756, 1513, 1513}, 80, 79.65, 2000, 50,
      350, 60, NPROF(h100_pcie_mig), h100_pcie_mig,
      "H100 PCIe product brief PB-11133-001 (350 W) and datasheet (dense = sparse/2); boost "
      "clock 1755 MHz, 1g MIG SMs, idle 60 W and usable GiB are estimates"},
-    {"H200-SXM-141GB", "H200", 132, 132, 1980, {66.9, 494.7, 989.4, 989.4, 1979}, 141, 140.0,
+    {"H200-SXM-141GB", "H200", 132, 132, 1980, {66.9, 494.7, 989.4, 989.4, 1979, 1979}, 141, 140.0,
      4800, 50, 700, 120, NPROF(h200_mig), h200_mig,
      "H200: GH100 compute as H100 SXM5, 141 GB HBM3e at 4.8 TB/s, 700 W (openmetal.io, "
      "aiwiki.ai/wiki/nvidia_h200); MIG fractions MIG User Guide v580; MIG SMs other than 1g, "
      "usable GiB, clock and idle 120 W are estimates"},
 };
 
-_Static_assert(PREC__COUNT == 5, "tflops[] columns follow PRECISION_LIST");
+_Static_assert(PREC__COUNT == 6, "tflops[] columns follow PRECISION_LIST");
 
 /* Short names users type. */
 static const struct {
@@ -169,6 +170,24 @@ int gpu_mig_find(const struct gpu_spec *gpu, const char *name)
         if (!strcasecmp(gpu->mig[i].name, name))
             return i;
     return -1;
+}
+
+enum status config_supported(const struct config *cfg, struct diag *d)
+{
+    const struct gpu_spec *g = gpu_get(cfg->gpu);
+    if (!g || (unsigned)cfg->prec >= PREC__COUNT || (unsigned)cfg->rt >= RT__COUNT)
+        return ST_OK; /* range errors are hw_from_config's */
+    if (cfg->rt == RT_PYTORCH && (cfg->prec == PREC_INT8 || cfg->prec == PREC_FP8))
+        return diag_set(d, ST_EUSAGE,
+                        "precision %s with runtime pytorch: eager PyTorch has no %s GPU path "
+                        "for these models (it needs a quantising engine); use --runtime tensorrt",
+                        precision_name(cfg->prec), precision_name(cfg->prec));
+    if (g->tflops[cfg->prec] <= 0)
+        return diag_set(d, ST_EUSAGE,
+                        "precision %s on %s: its tensor cores have no %s path (fp8 needs Hopper: "
+                        "H100 or H200)",
+                        precision_name(cfg->prec), g->name, precision_name(cfg->prec));
+    return ST_OK;
 }
 
 enum status hw_from_config(const struct config *cfg, struct hw *hw, struct diag *d)

@@ -26,7 +26,7 @@ struct gpu_spec {
     int mig_sms;            /* SMs usable in MIG mode (7g profile) */
     double clock_mhz;       /* boost clock */
     double tflops[PREC__COUNT]; /* dense peak per precision: fp32 (CUDA cores), tf32/fp16/bf16
-                                   tensor, int8 tensor (TOPS) */
+                                   tensor, int8 tensor (TOPS), fp8 tensor (0: none) */
     double mem_gib;         /* device memory */
     double usable_gib;      /* usable by a process without MIG */
     double bw_gbs;          /* DRAM bandwidth, GB/s */
@@ -65,6 +65,11 @@ struct hw {
     char label_buf[64];    /* storage behind label (label points here after
                               hw_from_config; re-point it after copying hw) */
 };
+
+/* ST_OK when the runtime can run the precision on the GPU; else
+ * ST_EUSAGE with a diag that says why (eager PyTorch has no int8 or fp8
+ * path; fp8 needs Hopper tensor cores). */
+enum status config_supported(const struct config *cfg, struct diag *d);
 
 /* Fills hw for cfg; returns ST_ERANGE with a diag if gpu or mig index is out
  * of range. */

@@ -252,7 +252,7 @@ static enum status parse_row(const struct line_ctx *c, const cJSON *obj, const c
     enum precision prec;
     if (!precision_parse(s, &prec))
         return FIELD_ERR(c, ST_EPARSE, "precision",
-                         "unknown precision '%s', expected fp32, tf32, fp16, bf16 or int8", s);
+                         "unknown precision '%s', expected fp32, tf32, fp16, bf16, int8 or fp8", s);
 
     if ((st = get_str(c, obj, "runtime", false, 32, &s)))
         return st;

@@ -220,7 +220,7 @@ static enum status check_config(const struct config *cfg, struct diag *d)
         return diag_set(d, ST_ERANGE, "precision %d out of range", (int)cfg->prec);
     if (cfg->batch < 1)
         return diag_set(d, ST_ERANGE, "batch %lld: expected at least 1", (long long)cfg->batch);
-    return ST_OK;
+    return config_supported(cfg, d);
 }
 
 /* A MatMul/Gemm whose second input is a weight (a Linear layer). */

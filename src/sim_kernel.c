@@ -51,7 +51,8 @@ void sim_kernel_time(const struct hw *hw, const struct config *cfg, const struct
                      const struct sim_kernel_in *in, struct sim_kernel_out *out)
 {
     const struct sim_fixed *f = &sim_fixed;
-    bool half = cfg->prec == PREC_FP16 || cfg->prec == PREC_BF16 || cfg->prec == PREC_INT8;
+    bool half = cfg->prec == PREC_FP16 || cfg->prec == PREC_BF16 || cfg->prec == PREC_INT8 ||
+                cfg->prec == PREC_FP8;
     /* CUDA-core vector peak: packed half2 math doubles FP32's rate. */
     double vec_peak = hw->peak_fp32_flops * (half ? 2.0 : 1.0);
     double peak = vec_peak, eff = f->vec_eff, bw_eff = p->bw_eff;

@@ -80,10 +80,10 @@ const struct sim_fixed sim_fixed = {
     .split_k_max = 16,
     .split_k_min_k = 128.0,
     /* Tensor cores need K and N multiples of 16 bytes: 4 TF32, 8 FP16/BF16,
-     * 16 INT8 elements (NVIDIA Deep Learning Performance guide, "Tensor Core
+     * 16 INT8 or FP8 elements (NVIDIA Deep Learning Performance guide, "Tensor Core
      * requirements"); FP32 has no tensor-core path (0 = no requirement). */
     .align_elems = {[PREC_FP32] = 0, [PREC_TF32] = 4, [PREC_FP16] = 8, [PREC_BF16] = 8,
-                    [PREC_INT8] = 16},
+                    [PREC_INT8] = 16, [PREC_FP8] = 16},
     /* Misaligned dims fall back to padded or slower kernels: the guide shows
      * 2-4x slowdowns for odd dims; we keep half the efficiency (estimate). */
     .misalign_eff = 0.5,

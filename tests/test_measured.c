@@ -353,8 +353,8 @@ static void test_bad_types_and_values(void **state)
     expect_error(f, NULL, ST_EPARSE, "field 'batch'", "not an integer");
     write_file(f, ROW("\"batch\":0,"));
     expect_error(f, NULL, ST_EPARSE, "field 'batch'", "out of range");
-    write_file(f, ROW("\"precision\":\"fp8\","));
-    expect_error(f, NULL, ST_EPARSE, "field 'precision'", "fp8");
+    write_file(f, ROW("\"precision\":\"fp4\","));
+    expect_error(f, NULL, ST_EPARSE, "field 'precision'", "fp4");
     write_file(f, ROW("\"runtime\":\"onnxruntime-cuda\","));
     expect_error(f, NULL, ST_EUNSUPPORTED, "field 'runtime'", "onnxruntime-cuda");
     write_file(f, ROW("\"energy_j\":-3,"));

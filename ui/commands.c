@@ -75,7 +75,7 @@ static enum status do_precision(struct app *a, int argc, char **argv, bool bang,
 {
     struct config c = a->cfg;
     if (!precision_parse(argv[1], &c.prec))
-        return diag_set(d, ST_ERANGE, "precision %s: expected fp32, tf32, fp16, bf16 or int8",
+        return diag_set(d, ST_ERANGE, "precision %s: expected fp32, tf32, fp16, bf16, int8 or fp8",
                         argv[1]);
     return app_set_config(a, &c, d);
 }
@@ -222,7 +222,7 @@ static const struct cmd cmds[] = {
                                    "gpu a100:3g.20gb, gpu :full"}, 1, 1, do_gpu},
     {{"mig", "mig PROFILE|full", "Run on a MIG slice of the current GPU, or the whole GPU"}, 1, 1,
      do_mig},
-    {{"precision", "precision P", "fp32, tf32, fp16, bf16 or int8"}, 1, 1, do_precision},
+    {{"precision", "precision P", "fp32, tf32, fp16, bf16, int8 or fp8"}, 1, 1, do_precision},
     {{"runtime", "runtime R", "pytorch (eager, a kernel per op) or tensorrt (fused engine)"}, 1,
      1, do_runtime},
     {{"slo", "slo MS", "Latency target the MIG suggestion must meet (0 = none)"}, 1, 1, do_slo},

@@ -79,7 +79,7 @@ static void describe(const struct app *a, const struct field *f, char *name, cha
     case F_PREC:
         snprintf(name, 64, "precision");
         snprintf(val, 64, "%s", precision_name(a->cfg.prec));
-        snprintf(range, 256, "fp32, tf32, fp16, bf16, int8");
+        snprintf(range, 256, "fp32, tf32, fp16, bf16, int8, fp8");
         break;
     case F_RT:
         snprintf(name, 64, "runtime");
@@ -202,8 +202,12 @@ static unsigned step(struct app *a, const struct field *f, int dir)
         st = app_set_config(a, &c, &d);
         break;
     }
-    case F_PREC:
-        c.prec = (enum precision)((c.prec + dir + PREC__COUNT) % PREC__COUNT);
+    case F_PREC: /* the next precision this runtime can run on this GPU */
+        for (int k = 0; k < PREC__COUNT; k++) {
+            c.prec = (enum precision)((c.prec + dir + PREC__COUNT) % PREC__COUNT);
+            if (config_supported(&c, NULL) == ST_OK)
+                break;
+        }
         st = app_set_config(a, &c, &d);
         break;
     case F_RT:
