@@ -1,15 +1,23 @@
 /*
  * calib.h - fits the teacher's global constants (struct sim_params) to the
- * published A100 measurements in ../shared/reference/calibration and writes
- * the calibration report (weights/calibration.md).
+ * published measurements in tests/data and writes the calibration report
+ * (weights/calibration.md).
  *
- * Which rows are modelled: ResNet-50, EfficientNet-B0, BERT-base encoder and
- * the GPT-2-medium-shaped decoder, in PyTorch eager ("pytorch") or fused
- * engines ("tensorrt": TensorRT, Paddle-TRT, AITemplate, FasterTransformer
- * encoder). Other frameworks (TensorFlow, MXNet, TorchScript, Triton),
- * half-padding runs and whole-generation GPT latencies are listed as not
- * modelled, with the reason. Every numeric figure the report prints for the
- * model is simulated, never measured.
+ * The rows come from one committed mapping table, tests/data/calib_map.tsv
+ * (written by tools/calib_map.py from the JSONL files beside it): one line
+ * per published figure, naming the JSONL file and line, the model (for
+ * leave-one-model-out folds), the source family, whether the figure is
+ * fitted, only evaluated or skipped (with the reason), the target, the
+ * published value and the dippm configuration (graph spec, batch, sequence,
+ * input/output tokens, GPU, MIG profile, precision, runtime). The reader
+ * checks every field and that each value equals the JSONL figure it names.
+ *
+ * Targets: latency_ms (one pass; whole generation when output tokens are
+ * given), throughput_per_s (batch 0: the best batch / latency over the
+ * batch sizes that fit), memory_mb, gen_output_tokens_per_s (batch x output
+ * tokens over prefill + output x one decode step at the mean context),
+ * energy_per_token_j, energy_j and power_w. Every figure the report prints
+ * for the model is simulated, never measured.
  */
 #ifndef DIPPM_CALIB_H
 #define DIPPM_CALIB_H
@@ -22,71 +30,110 @@
 #include "sim.h"
 #include "status.h"
 
-enum calib_model {
-    CM_RESNET50, CM_EFFNET_B0, CM_BERT_BASE, CM_GPT2_MEDIUM,
-    CM__COUNT
+enum calib_use { CU_FIT, CU_EVAL, CU_SKIP, CU__COUNT };
+
+#define CALIB_TARGET_LIST(X)                              \
+    X(CT_LATENCY, "latency_ms", "latency_ms")             \
+    X(CT_THROUGHPUT, "throughput_per_s", "throughput_per_s") \
+    X(CT_MEMORY, "memory_mb", "memory_mb")                \
+    X(CT_GEN_TPUT, "gen_output_tokens_per_s", "throughput_per_s") \
+    X(CT_ENERGY_TOKEN, "energy_per_token_j", "energy_j")  \
+    X(CT_ENERGY, "energy_j", "energy_j")                  \
+    X(CT_POWER, "power_w", "power_w")                     \
+    X(CT_NONE, "-", NULL)
+
+enum calib_target {
+#define X(id, name, field) id,
+    CALIB_TARGET_LIST(X)
+#undef X
+    CT__COUNT
 };
 
-/* One published row as the calibration reads it. */
+const char *calib_target_name(enum calib_target t);
+const char *calib_use_name(enum calib_use u);
+
+#define CALIB_MAX_RUNS 6 /* runs behind one row (throughput: one per batch tried) */
+
+/* One line of the mapping table. */
 struct calib_row {
-    int line;                /* 1-based line in the JSONL file */
-    int model;               /* enum calib_model, -1 if not a modelled model */
-    char model_text[48];     /* the row's own model label (shortened) */
-    char framework[64];      /* the row's framework label (shortened) */
-    struct config cfg;       /* runtime, precision, GPU / MIG, batch */
-    int64_t seq;             /* sequence length (0 for image models) */
-    double latency_ms;       /* published; < 0 if absent */
-    double memory_mb;        /* published; < 0 if absent */
-    bool use_latency;        /* modelled latency row */
-    bool use_memory;         /* modelled memory row */
-    bool use_gen;            /* GPT generation latency: evaluated, not fitted */
-    int64_t gen_in, gen_out; /* generation: input and output tokens */
-    const char *why_not;     /* reason a published figure is not modelled, or NULL */
-    /* predictions (filled by calib_evaluate) */
-    double pred_latency_ms, pred_memory_mib;
+    int tsv_line;            /* 1-based line in the table */
+    char file[64];           /* JSONL file name (beside the table) */
+    int line;                /* 1-based line in that file */
+    char model_id[96];       /* the model: leave-one-model-out folds group by it */
+    char family[32];         /* source family (aitemplate, mlperf, ...) */
+    enum calib_use use;
+    enum calib_target target;
+    double measured;         /* published value (< 0 when target is "-") */
+    char spec[192];          /* "samples/x.onnx" or a zoo spec; "-" when skipped */
+    int64_t batch, seq, in_tokens, out_tokens;
+    struct config cfg;       /* GPU, MIG, precision, runtime, batch (valid unless skipped) */
+    char reason[240];        /* why skipped (or why a graph was rejected), "" if none */
+    /* evaluation (calib_eval.c) */
+    int run[CALIB_MAX_RUNS], n_run;
+    int64_t run_batch[CALIB_MAX_RUNS];
+    bool held_out;           /* excluded from the current fit (cross-validation fold) */
+    double pred;             /* in-sample prediction (compiled-in constants) */
+    double pred_lomo;        /* prediction of the fold that left this model out (< 0: none) */
 };
 
 struct calib_set {
     struct calib_row *rows;
     int n_rows;
-    int n_lines;
-    const char *path;
+    const char *path;        /* the table */
+    int n_files;
+    char files[4][64];       /* JSONL files the table covers */
+    int n_json_rows[4];      /* rows in each */
 };
 
-/* Reads and classifies the JSONL file. Errors name the file and line. */
+/* Reads and validates the table and checks it against the JSONL files
+ * beside it. Errors name the file, line and column. */
 enum status calib_load(const char *path, struct calib_set *set, struct diag *d);
 void calib_set_fini(struct calib_set *set);
 
-/* Graph sources: model specs per calib_model (ONNX samples in samples_dir). */
+/* Graphs and the teacher runs behind the rows. */
 struct calib_graphs;
-/* Loads one graph per distinct (model, batch, seq) of the modelled rows, each
- * inferred with its bindings. A model whose graph fails to load or infer has
- * its rows marked not modelled (why_not gives the loader's message); NULL with
- * a diag only when no graph at all is usable. */
+/* Loads one graph per distinct (spec, batch, sequence, phase) the used rows
+ * need ("samples/" specs resolve in samples_dir), each inferred with its
+ * bindings. A binding that fails turns its rows into skipped ones (reason
+ * from the loader); NULL with a diag only when nothing is usable. */
 struct calib_graphs *calib_graphs_new(struct calib_set *set, const char *samples_dir,
                                       struct diag *d);
 void calib_graphs_free(struct calib_graphs *cg);
-/* The spec used for model m ("samples/resnet50.onnx"). */
-const char *calib_graphs_spec(const struct calib_graphs *cg, int m);
+int calib_graphs_count(const struct calib_graphs *cg);
 
-/* Runs the teacher with p on every modelled row (fills pred_*). */
-enum status calib_evaluate(struct calib_set *set, const struct calib_graphs *cg,
+/* Runs the teacher with p on every used row (fills pred). */
+enum status calib_evaluate(struct calib_set *set, struct calib_graphs *cg,
                            const struct sim_params *p, struct diag *d);
 
-/* Fits the global constants starting from start; writes the result to out.
- * Deterministic (coordinate search on a fixed grid schedule). */
-enum status calib_fit(struct calib_set *set, const struct calib_graphs *cg,
-                      const struct sim_params *start, struct sim_params *out, struct diag *d);
+/* Fits the knobs on the fitted rows that are not held out; starts from the
+ * knobs' documented a-priori values when from_start is false, else from
+ * start's values; rounds of coordinate search (8 for the full fit).
+ * Deterministic. Leaves the rows' pred from out. */
+enum status calib_fit(struct calib_set *set, struct calib_graphs *cg,
+                      const struct sim_params *start, bool from_start, int rounds,
+                      struct sim_params *out, struct diag *d);
 
-/* Writes the markdown report into a malloc'd string (caller frees). fitted is
- * what calib_fit found, used what the program has compiled in (the rows'
- * predictions must come from used). */
+/* Leave-one-model-out: for each model with fitted rows, holds its rows out,
+ * refits from fitted with `rounds` rounds, and stores the fold's prediction
+ * of the held-out rows in pred_lomo. */
+enum status calib_lomo(struct calib_set *set, struct calib_graphs *cg,
+                       const struct sim_params *fitted, int rounds, struct diag *d);
+
+/* The fitted knobs. */
+int calib_knob_count(void);
+const char *calib_knob_name(int k);
+double calib_knob_value(const struct sim_params *p, int k);
+void calib_knob_range(int k, double *lo, double *hi);
+
+/* Writes the markdown report into a malloc'd string (caller frees). The
+ * rows' predictions must come from fitted; used_summary is calib_summary's
+ * line for the compiled-in constants. */
 char *calib_report(const struct calib_set *set, const struct calib_graphs *cg,
                    const struct sim_params *fitted, const struct sim_params *used,
-                   const char *command);
+                   const char *command, double seconds, const char *used_summary);
 
-/* One line of headline MAPEs (latency per runtime at batch >= 8, memory)
- * for the predictions currently in set. */
-void calib_summary(const struct calib_set *set, char *buf, size_t n);
+/* One line of headline MAPEs for the predictions in set (with the
+ * leave-one-model-out figures when lomo). */
+void calib_summary(const struct calib_set *set, bool lomo, char *buf, size_t n);
 
 #endif

@@ -1,5 +1,6 @@
 /*
- * calib_impl.h - internals shared by calib.c and calib_report.c.
+ * calib_impl.h - internals shared by calib_eval.c, calib_fit.c and
+ * calib_report.c.
  */
 #ifndef DIPPM_CALIB_IMPL_H
 #define DIPPM_CALIB_IMPL_H
@@ -7,29 +8,46 @@
 #include "calib.h"
 #include "ir.h"
 
-#define CALIB_MAX_GRAPHS 256
+/* One graph, inferred for one (spec, batch, sequence, phase) binding. */
+struct calib_binding {
+    char spec[192];
+    int64_t batch, seq;  /* seq: tokens (prefill) or cached context (decode); 0 = none */
+    bool decode;
+    bool has_conv;       /* the graph has convolutions (conv_eff can change its runs) */
+    struct graph *g;     /* NULL if rejected (err says why) */
+    char err[240];
+};
 
-/* One loaded graph, inferred for one (model, batch, seq) binding. */
-struct calib_graph {
-    int model;
-    int64_t batch, seq;
-    struct graph *g; /* NULL if this binding was rejected (err says why) */
-    char err[600];
+/* One teacher run: a binding under one configuration, shared by rows. */
+struct calib_run {
+    int bi;
+    struct config cfg;
+    bool need;           /* wanted by the current evaluation */
+    double latency_ms, memory_mib, energy_j, power_w;
+    bool fits;           /* predicted memory within the GPU's or slice's usable memory */
 };
 
 struct calib_graphs {
-    char spec[CM__COUNT][1024];
-    char err[CM__COUNT][600]; /* why a model's graph is unusable, "" if fine */
-    int n;
-    struct calib_graph g[CALIB_MAX_GRAPHS];
+    char samples_dir[4096];
+    struct calib_binding *b;
+    int n_b, cap_b;
+    struct calib_run *r;
+    int n_r, cap_r;
 };
 
-int calib_graph_index(const struct calib_graphs *cg, const struct calib_row *r);
-const char *calib_model_name(int m);
-/* The fitted knobs: count, name and value in p. */
-int calib_knob_count(void);
-const char *calib_knob_name(int k);
-double calib_knob_value(const struct sim_params *p, int k);
-void calib_knob_range(int k, double *lo, double *hi);
+/* Row selections for calib_eval_sel (or-ed). */
+enum {
+    SEL_TIME = 1,       /* every target but memory */
+    SEL_MEMORY = 2,     /* memory rows */
+    SEL_FIT_ONLY = 4,   /* only fitted rows not held out */
+    SEL_HELD_OUT = 8,   /* only held-out rows */
+    SEL_RT_SHIFT = 4,   /* (runtime + 1) << SEL_RT_SHIFT: only that runtime's rows */
+    SEL_FP32 = 64,      /* only fp32 rows (CUDA-core GEMMs) */
+    SEL_CONV = 128      /* only rows whose graph has convolutions */
+};
+
+/* Runs the teacher for the selected rows and sets their pred (or pred_lomo). */
+enum status calib_eval_sel(struct calib_set *set, struct calib_graphs *cg,
+                           const struct sim_params *p, int sel, bool lomo, struct diag *d);
 
 #endif

@@ -1,8 +1,9 @@
 /*
  * calib_report.c - the calibration report (markdown): fitted constants,
- * MAPE per (runtime, model, precision) group and overall for latency and
- * memory, every modelled row predicted vs published, and the rows not
- * modelled with the reason.
+ * rows mapped per source family and target, MAPE per source family, per GPU
+ * or MIG slice and per target, in-sample and leave-one-model-out, the goals,
+ * every used row predicted vs published, and the skipped rows counted per
+ * reason (the full list is the mapping table).
  */
 #include <math.h>
 #include <stdarg.h>
@@ -32,59 +33,13 @@ static void bp(struct buf *b, const char *fmt, ...)
             b->len += (size_t)n;
             return;
         }
-        size_t nc = (b->cap ? b->cap * 2 : 4096) + (size_t)n;
+        size_t nc = (b->cap ? b->cap * 2 : 8192) + (size_t)n;
         char *ns = realloc(b->s, nc);
         if (!ns)
             return;
         b->s = ns;
         b->cap = nc;
     }
-}
-
-static double ape(double pred, double meas)
-{
-    return fabs(pred - meas) / meas * 100.0;
-}
-
-/* MAPE over rows matching the filter; *n gets the count. */
-struct filt {
-    bool memory;
-    int rt, model, prec; /* -1 = any */
-    int64_t min_batch;
-};
-
-static double mape(const struct calib_set *set, struct filt f, int *n)
-{
-    double s = 0;
-    *n = 0;
-    for (int i = 0; i < set->n_rows; i++) {
-        const struct calib_row *r = &set->rows[i];
-        if (f.memory ? !r->use_memory : !r->use_latency)
-            continue;
-        if ((f.rt >= 0 && (int)r->cfg.rt != f.rt) || (f.model >= 0 && r->model != f.model) ||
-            (f.prec >= 0 && (int)r->cfg.prec != f.prec) || r->cfg.batch < f.min_batch)
-            continue;
-        s += f.memory ? ape(r->pred_memory_mib, r->memory_mb)
-                      : ape(r->pred_latency_ms, r->latency_ms);
-        (*n)++;
-    }
-    return *n ? s / *n : 0;
-}
-
-static void summary_line(struct buf *b, const struct calib_set *set, const char *what,
-                         struct filt f, double target)
-{
-    int n;
-    double m = mape(set, f, &n);
-    if (!n) {
-        bp(b, "| %s | 0 | - | %s | - |\n", what, target > 0 ? "" : "-");
-        return;
-    }
-    if (target > 0)
-        bp(b, "| %s | %d | %.1f%% | <= %.0f%% | %s |\n", what, n, m, target,
-           m <= target ? "yes" : "**no**");
-    else
-        bp(b, "| %s | %d | %.1f%% | - | - |\n", what, n, m);
 }
 
 static const char *gpu_label(const struct config *c, char *buf, size_t n)
@@ -97,226 +52,319 @@ static const char *gpu_label(const struct config *c, char *buf, size_t n)
     return buf;
 }
 
-/* Where the teacher misses the targets, and the structural reasons known. */
-static void shortfalls(struct buf *b, const struct calib_set *set, const struct sim_params *fitted)
+static bool used(const struct calib_row *r)
 {
-    bp(b, "\n## Where it falls short, and why\n\n");
-    int n_bad = 0;
-    for (int mem = 0; mem < 2; mem++)
-        for (int rt = 0; rt < RT__COUNT; rt++)
-            for (int m = 0; m < CM__COUNT; m++)
-                for (int p = 0; p < PREC__COUNT; p++) {
-                    int n8;
-                    double a8 = mape(set, (struct filt){mem, rt, m, p, mem ? 1 : 8}, &n8);
-                    double target = mem ? 15 : 20;
-                    if (n8 && a8 > target) {
-                        bp(b, "- %s %s %s %s: MAPE %.1f%% over %d row(s)%s, above the %.0f%% "
-                              "target.\n", mem ? "memory" : "latency", runtime_name(rt),
-                           calib_model_name(m), precision_name(p), a8, n8,
-                           mem ? "" : " at batch >= 8", target);
-                        n_bad++;
-                    }
-                }
-    if (!n_bad)
-        bp(b, "- Every (runtime, model, precision) group meets its target at batch >= 8.\n");
-    for (int k = 0; k < calib_knob_count(); k++) {
-        double v = calib_knob_value(fitted, k);
-        double lo, hi;
-        calib_knob_range(k, &lo, &hi);
-        if (fabs(v - lo) < 1e-9 * (fabs(lo) + 1) || fabs(v - hi) < 1e-9 * (fabs(hi) + 1))
-            bp(b, "- `%s` ended on its search bound (%.4g): the model attributes some loss "
-                  "elsewhere (tile, K and alignment terms, or effects not modelled such as L2 "
-                  "hits), so read this constant as an effective value.\n",
-               calib_knob_name(k), v);
-    }
-    bp(b, "\nKnown structural limits (not fixed by fitting):\n\n"
-          "- The graphs are ONNX exports, not the op lists the eager runtime executes: BN is "
-          "kept (as in eager), but SiLU and GELU are decomposed into 2-5 ONNX ops that PyTorch "
-          "runs as one kernel, and shape arithmetic is folded. The per-op dispatch constant "
-          "absorbs part of that difference.\n"
-          "- \"amp\" rows (mixed precision) are modelled as pure fp16: autocast's cast kernels "
-          "and fp32 islands are not modelled, so AMP rows (EfficientNet, DeepLearningExamples) "
-          "come out fast, and their small batches include the examples' harness floor.\n"
-          "- EfficientNet-B0 depends on depthwise-convolution and squeeze-excite costs that the "
-          "rows constrain only through whole-network times.\n"
-          "- GPT rows time whole generation (context pass plus decode steps with a KV cache); "
-          "the teacher models one forward pass, so those latencies are not fitted, only "
-          "evaluated with the generation estimate above. Their memory rows are modelled, with "
-          "the sequence bound to input + output tokens.\n"
-          "- The engine context memory is fitted to FasterTransformer's process (PyTorch plus "
-          "FT buffers), the only engine memory rows; a bare TensorRT process is lighter. The "
-          "PyTorch context is a documented estimate checked against the single DIPPM point, "
-          "whose setup is not stated.\n"
-          "- BERT rows with a sequence longer than 512 are rejected by shape inference "
-          "(BERT-base has 512 position embeddings; those sources used a longer table).\n"
-          "- Energy has no published rows here; its constants are documented estimates.\n");
+    return r->use != CU_SKIP && r->n_run > 0 && r->pred > 0;
 }
 
-/* The data path as a reader of the report can follow it: relative to the
- * source tree (tests/data/) or the shared reference tree, else as given. */
-static const char *data_path_shown(const char *path)
+static double lomo_pred(const struct calib_row *r)
 {
-    const char *s = strstr(path, "tests/data/");
-    if (!s)
-        s = strstr(path, "shared/reference/");
-    return s ? s : path;
+    return r->pred_lomo > 0 ? r->pred_lomo : r->pred;
+}
+
+static double ape(double pred, double meas)
+{
+    return fabs(pred - meas) / meas * 100.0;
+}
+
+/* Grouping keys. */
+enum key { K_FAMILY, K_GPU, K_TARGET, K_MODEL };
+
+static const char *key_of(const struct calib_row *r, enum key k, char *buf, size_t n)
+{
+    switch (k) {
+    case K_FAMILY:
+        return r->family;
+    case K_GPU:
+        return gpu_label(&r->cfg, buf, n);
+    case K_TARGET:
+        return calib_target_name(r->target);
+    default:
+        return r->model_id;
+    }
+}
+
+struct agg {
+    int n;
+    double ins, lomo;
+};
+
+/* MAPE of the used rows whose key k equals val and whose target matches
+ * (CT__COUNT: any). */
+static struct agg aggregate(const struct calib_set *set, enum key k, const char *val,
+                            enum calib_target t, enum calib_use use)
+{
+    struct agg a = {0};
+    char buf[96];
+    for (int i = 0; i < set->n_rows; i++) {
+        const struct calib_row *r = &set->rows[i];
+        if (!used(r) || r->use != use || (t != CT__COUNT && r->target != t))
+            continue;
+        if (val && strcmp(key_of(r, k, buf, sizeof buf), val))
+            continue;
+        a.ins += ape(r->pred, r->measured);
+        a.lomo += ape(lomo_pred(r), r->measured);
+        a.n++;
+    }
+    if (a.n) {
+        a.ins /= a.n;
+        a.lomo /= a.n;
+    }
+    return a;
+}
+
+/* One table: rows = distinct keys, columns = targets present. */
+static void table_by(struct buf *b, const struct calib_set *set, enum key k, const char *title,
+                     enum calib_use use)
+{
+    bp(b, "\n### %s\n\n| %s | target | n | MAPE in-sample | MAPE leave-one-model-out |\n"
+          "|---|---|---|---|---|\n", title, k == K_FAMILY ? "source family" : k == K_GPU ? "GPU / slice" : "model");
+    char seen[128][96];
+    int ns = 0;
+    char buf[96];
+    for (int i = 0; i < set->n_rows; i++) {
+        const struct calib_row *r = &set->rows[i];
+        if (!used(r) || r->use != use)
+            continue;
+        const char *v = key_of(r, k, buf, sizeof buf);
+        int j = 0;
+        while (j < ns && strcmp(seen[j], v))
+            j++;
+        if (j < ns || ns == 128)
+            continue;
+        snprintf(seen[ns++], sizeof seen[0], "%s", v);
+        for (int t = 0; t < CT__COUNT; t++) {
+            struct agg a = aggregate(set, k, v, (enum calib_target)t, use);
+            if (a.n)
+                bp(b, "| %s | %s | %d | %.1f%% | %.1f%% |\n", v,
+                   calib_target_name((enum calib_target)t), a.n, a.ins, a.lomo);
+        }
+    }
+}
+
+static void counts(struct buf *b, const struct calib_set *set)
+{
+    bp(b, "## Rows mapped\n\nOne line of the table per published figure. *fit*: used by the "
+          "fit; *eval*: predicted and reported, not fitted; *skip*: left out (reasons below).\n\n"
+          "| source family | target | fit | eval | skip |\n|---|---|---|---|---|\n");
+    char fams[64][32];
+    int nf = 0;
+    for (int i = 0; i < set->n_rows; i++) {
+        int j = 0;
+        while (j < nf && strcmp(fams[j], set->rows[i].family))
+            j++;
+        if (j == nf && nf < 64)
+            snprintf(fams[nf++], sizeof fams[0], "%s", set->rows[i].family);
+    }
+    int tot[CU__COUNT] = {0};
+    for (int f = 0; f < nf; f++)
+        for (int t = 0; t < CT__COUNT; t++) {
+            int c[CU__COUNT] = {0};
+            for (int i = 0; i < set->n_rows; i++) {
+                const struct calib_row *r = &set->rows[i];
+                if (!strcmp(r->family, fams[f]) && r->target == (enum calib_target)t)
+                    c[r->n_run > 0 || r->use == CU_SKIP ? r->use : CU_SKIP]++;
+            }
+            if (c[0] + c[1] + c[2])
+                bp(b, "| %s | %s | %d | %d | %d |\n", fams[f],
+                   calib_target_name((enum calib_target)t), c[0], c[1], c[2]);
+            for (int u = 0; u < CU__COUNT; u++)
+                tot[u] += c[u];
+        }
+    bp(b, "| **all** | | **%d** | **%d** | **%d** |\n", tot[0], tot[1], tot[2]);
+}
+
+static void goal(struct buf *b, const char *what, struct agg a, double target)
+{
+    if (!a.n)
+        bp(b, "| %s | 0 | - | - | <= %.0f%% | - |\n", what, target);
+    else
+        bp(b, "| %s | %d | %.1f%% | %.1f%% | <= %.0f%% | %s |\n", what, a.n, a.ins, a.lomo,
+           target, a.lomo <= target ? "yes" : "**no**");
+}
+
+static struct agg agg_mig(const struct calib_set *set, bool memory, bool mig)
+{
+    struct agg a = {0};
+    for (int i = 0; i < set->n_rows; i++) {
+        const struct calib_row *r = &set->rows[i];
+        if (!used(r) || r->use != CU_FIT || (r->cfg.mig >= 0) != mig)
+            continue;
+        if (memory ? r->target != CT_MEMORY : r->target != CT_LATENCY)
+            continue;
+        a.ins += ape(r->pred, r->measured);
+        a.lomo += ape(lomo_pred(r), r->measured);
+        a.n++;
+    }
+    if (a.n) {
+        a.ins /= a.n;
+        a.lomo /= a.n;
+    }
+    return a;
+}
+
+static void goals(struct buf *b, const struct calib_set *set)
+{
+    bp(b, "\n## Goals (fitted rows; the leave-one-model-out figure is the honest one)\n\n"
+          "| rows | n | MAPE in-sample | MAPE LOMO | goal (LOMO) | met |\n"
+          "|---|---|---|---|---|---|\n");
+    goal(b, "latency, every mapped row", aggregate(set, K_TARGET, NULL, CT_LATENCY, CU_FIT), 15);
+    goal(b, "memory, every mapped row", aggregate(set, K_TARGET, NULL, CT_MEMORY, CU_FIT), 10);
+    goal(b, "latency, MIG slices", agg_mig(set, false, true), 15);
+    goal(b, "memory, MIG slices", agg_mig(set, true, true), 8);
+    goal(b, "offline throughput (MLPerf)",
+         aggregate(set, K_TARGET, NULL, CT_THROUGHPUT, CU_FIT), 20);
+    goal(b, "generation throughput (TensorRT-LLM)",
+         aggregate(set, K_TARGET, NULL, CT_GEN_TPUT, CU_FIT), 20);
+    char fams[64][32];
+    int nf = 0;
+    for (int i = 0; i < set->n_rows; i++) {
+        const struct calib_row *r = &set->rows[i];
+        if (!used(r) || r->use != CU_FIT)
+            continue;
+        int j = 0;
+        while (j < nf && strcmp(fams[j], r->family))
+            j++;
+        if (j == nf && nf < 64)
+            snprintf(fams[nf++], sizeof fams[0], "%s", r->family);
+    }
+    for (int f = 0; f < nf; f++) {
+        char what[96];
+        snprintf(what, sizeof what, "time targets, family %.31s", fams[f]);
+        struct agg a = {0};
+        for (int t = 0; t < CT__COUNT; t++) {
+            if (t == CT_MEMORY)
+                continue;
+            struct agg x = aggregate(set, K_FAMILY, fams[f], (enum calib_target)t, CU_FIT);
+            a.ins += x.ins * x.n;
+            a.lomo += x.lomo * x.n;
+            a.n += x.n;
+        }
+        if (a.n) {
+            a.ins /= a.n;
+            a.lomo /= a.n;
+            goal(b, what, a, 20);
+        }
+    }
+    bp(b, "| energy per token / image (ML.ENERGY) | 0 | - | - | <= 20%% | not mapped (see "
+          "skipped rows) |\n");
+}
+
+static void rows_table(struct buf *b, const struct calib_set *set)
+{
+    bp(b, "\n## Every used row: predicted (simulated) vs published (measured)\n\n"
+          "| table line | model | family | use | target | GPU / slice | prec | runtime | batch | "
+          "seq | in+out tokens | published | in-sample | LOMO |\n"
+          "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+    char gl[96];
+    for (int i = 0; i < set->n_rows; i++) {
+        const struct calib_row *r = &set->rows[i];
+        if (!used(r))
+            continue;
+        double e = (r->pred - r->measured) / r->measured * 100;
+        double el = (lomo_pred(r) - r->measured) / r->measured * 100;
+        bp(b, "| %d | %s | %s | %s | %s | %s | %s | %s | %lld | %lld | %lld+%lld | %.4g | "
+              "%.4g (%+.0f%%) | %+.0f%% |\n",
+           r->tsv_line, r->model_id, r->family, calib_use_name(r->use),
+           calib_target_name(r->target), gpu_label(&r->cfg, gl, sizeof gl),
+           precision_name(r->cfg.prec), runtime_name(r->cfg.rt), (long long)r->batch,
+           (long long)r->seq, (long long)r->in_tokens, (long long)r->out_tokens, r->measured,
+           r->pred, e, el);
+    }
+}
+
+static void skipped(struct buf *b, const struct calib_set *set)
+{
+    bp(b, "\n## Skipped figures, per reason\n\nThe full list (file, line, reason) is "
+          "tests/data/calib_map.tsv.\n\n| reason | figures |\n|---|---|\n");
+    for (int i = 0; i < set->n_rows; i++) {
+        const struct calib_row *r = &set->rows[i];
+        bool skip = r->use == CU_SKIP || r->n_run == 0;
+        if (!skip)
+            continue;
+        bool seen = false;
+        for (int j = 0; j < i && !seen; j++)
+            seen = (set->rows[j].use == CU_SKIP || set->rows[j].n_run == 0) &&
+                   !strcmp(set->rows[j].reason, r->reason);
+        if (seen)
+            continue;
+        int cnt = 0;
+        for (int j = i; j < set->n_rows; j++)
+            cnt += (set->rows[j].use == CU_SKIP || set->rows[j].n_run == 0) &&
+                   !strcmp(set->rows[j].reason, r->reason);
+        bp(b, "| %s | %d |\n", r->reason, cnt);
+    }
 }
 
 char *calib_report(const struct calib_set *set, const struct calib_graphs *cg,
-                   const struct sim_params *fitted, const struct sim_params *used,
-                   const char *command)
+                   const struct sim_params *fitted, const struct sim_params *usedp,
+                   const char *command, double seconds, const char *used_summary)
 {
     struct buf b = {0};
     bp(&b, "# Teacher calibration report\n\n");
-    bp(&b, "Written by `%s`. Published A100 measurements: `%s` (%d rows). Every *predicted* "
-           "figure below is **simulated by the teacher** (src/sim*.c), never measured; every "
-           "*published* figure was read from the source cited in the data file.\n\n",
-       command, data_path_shown(set->path), set->n_rows);
-    bp(&b, "Calibration graphs (weightless ONNX exports, shapes and costs from graph_infer):\n");
-    for (int m = 0; m < CM__COUNT; m++)
-        bp(&b, "- %s: `%s`\n", calib_model_name(m), strrchr(calib_graphs_spec(cg, m), '/')
-                                                         ? strrchr(calib_graphs_spec(cg, m), '/') + 1
-                                                         : calib_graphs_spec(cg, m));
-    bp(&b, "\nThe fit minimises the mean absolute log error over all modelled latency rows "
-           "(every batch size: small batches pin the overheads) and, separately, over the memory "
-           "rows; it moves only the %d global constants below (a coordinate search on a fixed "
-           "schedule, deterministic). These rows are for calibration; another set of published "
-           "measurements is kept aside to judge the finished predictor. The fit depends on the "
-           "graphs' costs (graph/ cost conventions, the ONNX samples): after a change there, "
+    bp(&b, "Written by `%s` (%.0f s on one core). Mapping table `tests/data/calib_map.tsv` "
+           "(%d figures) over ", command, seconds, set->n_rows);
+    for (int f = 0; f < set->n_files; f++)
+        bp(&b, "%s`tests/data/%s` (%d rows)", f ? " and " : "", set->files[f],
+           set->n_json_rows[f]);
+    bp(&b, ". Every *predicted* figure below is **simulated by the teacher** (src/sim*.c), "
+           "never measured; every *published* figure was read from the source cited in the "
+           "data file. %d graph bindings (samples and zoo templates with the real models' "
+           "hyperparameters) were loaded.\n\n", calib_graphs_count(cg));
+    bp(&b, "The fit minimises the mean absolute log error over the fitted rows, each source "
+           "family weighted equally, separately for time targets (latency, offline and "
+           "generation throughput) and memory; it moves only the %d global constants below "
+           "(a coordinate search, 8 rounds, deterministic). Generation rows are estimated as "
+           "one prefill pass over the input tokens plus output tokens x one decode step at "
+           "the mean context (the template's decode phase with its KV cache); offline "
+           "throughput as the best batch / latency over batches 8..2048 that fit the GPU or "
+           "slice. Leave-one-model-out (LOMO): for each model, its rows are held out, the "
+           "constants are refitted from the full fit with 2 rounds of a narrower search, and "
+           "the held-out rows are predicted. After a change to the teacher or the graphs, "
            "re-run `dippm calibrate -o weights/calibration.md --force` and copy the constants "
            "it prints into src/sim_params.c until the line below says *Reproduced: yes*.\n\n",
        calib_knob_count());
-
     bp(&b, "## Fitted constants\n\n| constant | fitted | compiled in (src/sim_params.c) |\n"
            "|---|---|---|\n");
     bool same = true;
     for (int k = 0; k < calib_knob_count(); k++) {
-        double f = calib_knob_value(fitted, k), u = calib_knob_value(used, k);
+        double f = calib_knob_value(fitted, k), u = calib_knob_value(usedp, k);
         if (fabs(f - u) > 0.01 * fabs(u) + 1e-9)
             same = false;
-        bp(&b, "| %s | %.4g | %.4g |\n", calib_knob_name(k), f, u);
+        double lo, hi;
+        calib_knob_range(k, &lo, &hi);
+        bool edge = fabs(f - lo) < 1e-9 * (fabs(lo) + 1) || fabs(f - hi) < 1e-9 * (fabs(hi) + 1);
+        bp(&b, "| %s | %.4g%s | %.4g |\n", calib_knob_name(k), f,
+           edge ? " (search bound)" : "", u);
     }
     bp(&b, "\nReproduced: **%s** (compiled-in constants %s the fit within 1%%). The tables "
-           "below use the compiled-in constants.\n\n",
-       same ? "yes" : "no", same ? "equal" : "differ from");
-
-    bp(&b, "## Summary (MAPE = mean absolute percentage error)\n\n"
-           "| rows | n | MAPE | target | met |\n|---|---|---|---|---|\n");
-    summary_line(&b, set, "latency, pytorch eager, batch >= 8",
-                 (struct filt){false, RT_PYTORCH, -1, -1, 8}, 20);
-    summary_line(&b, set, "latency, tensorrt-style engines, batch >= 8",
-                 (struct filt){false, RT_TENSORRT, -1, -1, 8}, 20);
-    summary_line(&b, set, "memory (all modelled rows)", (struct filt){true, -1, -1, -1, 1}, 15);
-    summary_line(&b, set, "latency, all modelled rows, batch >= 8",
-                 (struct filt){false, -1, -1, -1, 8}, 0);
-    summary_line(&b, set, "latency, all modelled rows, every batch",
-                 (struct filt){false, -1, -1, -1, 1}, 0);
-
-    bp(&b, "\n## MAPE per (runtime, model, precision)\n\n"
-           "| figure | runtime | model | precision | n | MAPE | n (batch >= 8) | MAPE (batch >= 8) |\n"
-           "|---|---|---|---|---|---|---|---|\n");
-    for (int mem = 0; mem < 2; mem++)
-        for (int rt = 0; rt < RT__COUNT; rt++)
-            for (int m = 0; m < CM__COUNT; m++)
-                for (int p = 0; p < PREC__COUNT; p++) {
-                    int n, n8;
-                    double a = mape(set, (struct filt){mem, rt, m, p, 1}, &n);
-                    double a8 = mape(set, (struct filt){mem, rt, m, p, 8}, &n8);
-                    if (!n)
-                        continue;
-                    char a8s[32] = "-";
-                    if (n8)
-                        snprintf(a8s, sizeof a8s, "%.1f%%", a8);
-                    bp(&b, "| %s | %s | %s | %s | %d | %.1f%% | %d | %s |\n",
-                       mem ? "memory" : "latency", runtime_name(rt), calib_model_name(m),
-                       precision_name(p), n, a, n8, a8s);
-                }
-
-    shortfalls(&b, set, fitted);
-
-    bp(&b, "\n## Latency rows: predicted (simulated) vs published (measured)\n\n"
-           "| line | model | framework | runtime | prec | GPU | batch | seq | published ms | "
-           "predicted ms | error |\n|---|---|---|---|---|---|---|---|---|---|---|\n");
-    char gl[96];
-    for (int i = 0; i < set->n_rows; i++) {
-        const struct calib_row *r = &set->rows[i];
-        if (!r->use_latency)
-            continue;
-        double e = (r->pred_latency_ms - r->latency_ms) / r->latency_ms * 100;
-        bp(&b, "| %d | %s | %s | %s | %s | %s | %lld | %lld | %.3g | %.3g | %+.0f%% |\n", r->line,
-           calib_model_name(r->model), r->framework, runtime_name(r->cfg.rt),
-           precision_name(r->cfg.prec), gpu_label(&r->cfg, gl, sizeof gl),
-           (long long)r->cfg.batch, (long long)r->seq, r->latency_ms, r->pred_latency_ms, e);
-    }
-    bp(&b, "\n## GPT generation latency (evaluation only, not fitted)\n\n"
-           "Whole generation estimated as one context pass over the input tokens plus one "
-           "decode step per output token (the graph at sequence 1 without the call overhead, "
-           "plus reading the KV cache at the sustained bandwidth). FasterTransformer's decoding "
-           "loop is not what the teacher models, so these rows only show how far the estimate "
-           "is.\n\n| line | batch | input + output tokens | published ms | predicted ms | "
-           "error |\n|---|---|---|---|---|---|\n");
-    double gs = 0;
-    int gn = 0;
-    for (int i = 0; i < set->n_rows; i++) {
-        const struct calib_row *r = &set->rows[i];
-        if (!r->use_gen)
-            continue;
-        double e = (r->pred_latency_ms - r->latency_ms) / r->latency_ms * 100;
-        gs += fabs(e);
-        gn++;
-        bp(&b, "| %d | %lld | %lld + %lld | %.4g | %.4g | %+.0f%% |\n", r->line,
-           (long long)r->cfg.batch, (long long)r->gen_in, (long long)r->gen_out, r->latency_ms,
-           r->pred_latency_ms, e);
-    }
-    if (gn)
-        bp(&b, "\nMAPE over %d generation rows: %.1f%%.\n", gn, gs / gn);
-    else
-        bp(&b, "No generation row could be evaluated (see the rows not modelled).\n");
-
-    bp(&b, "\n## Memory rows: predicted (simulated) vs published (measured)\n\n"
-           "| line | model | framework | runtime | prec | batch | seq | published MB | "
-           "predicted MiB | error |\n|---|---|---|---|---|---|---|---|---|---|\n");
-    for (int i = 0; i < set->n_rows; i++) {
-        const struct calib_row *r = &set->rows[i];
-        if (!r->use_memory)
-            continue;
-        double e = (r->pred_memory_mib - r->memory_mb) / r->memory_mb * 100;
-        bp(&b, "| %d | %s | %s | %s | %s | %lld | %lld | %.0f | %.0f | %+.0f%% |\n", r->line,
-           calib_model_name(r->model), r->framework, runtime_name(r->cfg.rt),
-           precision_name(r->cfg.prec), (long long)r->cfg.batch, (long long)r->seq, r->memory_mb,
-           r->pred_memory_mib, e);
-    }
-
-    bp(&b, "\n## Rows not modelled\n\n| reason | rows | lines |\n|---|---|---|\n");
-    for (int i = 0; i < set->n_rows; i++) {
-        const char *why = set->rows[i].why_not;
-        bool seen = false;
-        for (int j = 0; j < i && !seen; j++)
-            seen = set->rows[j].why_not && !strcmp(set->rows[j].why_not, why ? why : "");
-        if (!why || seen)
-            continue;
-        int cnt = 0;
-        for (int j = i; j < set->n_rows; j++)
-            cnt += set->rows[j].why_not && !strcmp(set->rows[j].why_not, why);
-        bp(&b, "| %s | %d | ", why, cnt);
-        int shown = 0;
-        for (int j = i; j < set->n_rows; j++)
-            if (set->rows[j].why_not && !strcmp(set->rows[j].why_not, why)) {
-                if (shown < 12)
-                    bp(&b, "%s%d", shown ? ", " : "", set->rows[j].line);
-                shown++;
-            }
-        bp(&b, "%s |\n", shown > 12 ? ", ..." : "");
-    }
+           "below use the fitted constants. With the compiled-in ones: %s.\n\n",
+       same ? "yes" : "no", same ? "equal" : "differ from", used_summary);
+    counts(&b, set);
+    goals(&b, set);
+    bp(&b, "\n## MAPE (mean absolute percentage error) of the fitted rows\n");
+    table_by(&b, set, K_FAMILY, "Per source family", CU_FIT);
+    table_by(&b, set, K_GPU, "Per GPU and MIG slice", CU_FIT);
+    table_by(&b, set, K_MODEL, "Per model", CU_FIT);
+    rows_table(&b, set);
+    skipped(&b, set);
     return b.s;
 }
 
-void calib_summary(const struct calib_set *set, char *buf, size_t n)
+void calib_summary(const struct calib_set *set, bool lomo, char *buf, size_t n)
 {
-    int np, nt, nm;
-    double mp = mape(set, (struct filt){false, RT_PYTORCH, -1, -1, 8}, &np);
-    double mt = mape(set, (struct filt){false, RT_TENSORRT, -1, -1, 8}, &nt);
-    double mm = mape(set, (struct filt){true, -1, -1, -1, 1}, &nm);
-    snprintf(buf, n, "latency MAPE at batch >= 8: pytorch %.1f%% (%d rows), tensorrt %.1f%% "
-             "(%d rows); memory MAPE %.1f%% (%d rows)", mp, np, mt, nt, mm, nm);
+    struct agg l = aggregate(set, K_TARGET, NULL, CT_LATENCY, CU_FIT);
+    struct agg m = aggregate(set, K_TARGET, NULL, CT_MEMORY, CU_FIT);
+    struct agg g = aggregate(set, K_TARGET, NULL, CT_GEN_TPUT, CU_FIT);
+    struct agg t = aggregate(set, K_TARGET, NULL, CT_THROUGHPUT, CU_FIT);
+    if (!lomo) {
+        snprintf(buf, n, "MAPE latency %.1f%% (%d rows), memory %.1f%% (%d), offline "
+                 "throughput %.1f%% (%d), generation %.1f%% (%d)", l.ins, l.n, m.ins, m.n, t.ins,
+                 t.n, g.ins, g.n);
+        return;
+    }
+    snprintf(buf, n, "MAPE in-sample / LOMO: latency %.1f%% / %.1f%% (%d rows), memory %.1f%% / "
+             "%.1f%% (%d), offline throughput %.1f%% / %.1f%% (%d), generation %.1f%% / %.1f%% "
+             "(%d)", l.ins, l.lomo, l.n, m.ins, m.lomo, m.n, t.ins, t.lomo, t.n, g.ins, g.lomo,
+             g.n);
 }

@@ -1,33 +1,39 @@
 /* cli_calibrate.c - `dippm calibrate`: fits the teacher's global constants
- * to the published A100 rows and writes the calibration report. */
+ * to the published rows of the mapping table, cross-validates the fit
+ * leaving one model out, and writes the calibration report. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "calib.h"
 #include "cli.h"
 #include "sim.h"
 
-/* A verbatim copy of ../shared/reference/calibration/ ships in tests/data. */
-#define DATA_REL "/tests/data/a100_published_calibration.jsonl"
+/* The mapping table; the JSONL rows it maps are beside it. */
+#define DATA_REL "/tests/data/calib_map.tsv"
 
-enum { OPT_DATA = CLI_OPT__OWN, OPT_SAMPLES, OPT_NO_FIT };
+enum { OPT_DATA = CLI_OPT__OWN, OPT_SAMPLES, OPT_NO_FIT, OPT_NO_LOMO };
 
 static void help(void)
 {
-    printf("Usage: dippm calibrate [--data FILE] [--samples DIR] [--no-fit] [-o REPORT.md] "
-           "[--force]\n\n"
+    printf("Usage: dippm calibrate [--data TABLE] [--samples DIR] [--no-fit] [--no-lomo]\n"
+           "                       [-o REPORT.md] [--force]\n\n"
            "Fits the teacher's global constants (efficiency caps, per-kernel, per-op and\n"
            "per-call overheads, runtime context memory, activation allocator factor) to the\n"
-           "published A100 measurements and writes the calibration report (markdown):\n"
-           "fitted vs compiled-in constants, MAPE per (runtime, model, precision) and\n"
-           "overall, every modelled row predicted vs published, and the rows not modelled.\n"
-           "Predictions in the report use the compiled-in constants; the fitted values are\n"
-           "printed on stderr as a C initializer for src/sim_params.c.\n\n"
-           "  --data FILE    the JSONL rows (default $TOP_SRCDIR" DATA_REL ")\n"
-           "  --samples DIR  where resnet50.onnx, efficientnet_b0.onnx, bert_base.onnx and\n"
-           "                 gpt2_medium.onnx are (default $SAMPLES_DIR or the source tree)\n"
+           "published measurements of the mapping table, cross-validates them leaving one\n"
+           "model out at a time, and writes the calibration report (markdown): fitted vs\n"
+           "compiled-in constants, rows mapped, MAPE per source family, GPU or MIG slice\n"
+           "and target (in-sample and leave-one-model-out), every used row predicted vs\n"
+           "published, and the skipped rows per reason. Predictions in the report use the\n"
+           "compiled-in constants; the fitted values are printed on stderr as a C\n"
+           "initializer for src/sim_params.c.\n\n"
+           "  --data TABLE   the mapping table (default $TOP_SRCDIR" DATA_REL "); the\n"
+           "                 JSONL files it names must be beside it\n"
+           "  --samples DIR  where the ONNX samples the table names are (default\n"
+           "                 $SAMPLES_DIR or the source tree's samples/)\n"
            "  --no-fit       only evaluate the compiled-in constants\n"
+           "  --no-lomo      skip the leave-one-model-out folds\n"
            "  -o FILE        write the report to FILE (refuses to overwrite without --force)\n\n"
            "The committed report is weights/calibration.md:\n"
            "  dippm calibrate -o weights/calibration.md --force\n");
@@ -37,13 +43,14 @@ static void print_params(const struct sim_params *p)
 {
     fprintf(stderr,
             "dippm: fitted constants (paste into src/sim_params.c):\n"
-            "    .tc_eff = %.4g,\n    .bw_eff = %.4g,\n    .kernel_us = %.4g,\n"
+            "    .tc_eff = %.4g,\n    .cuda_eff = %.4g,\n    .bw_eff = %.4g,\n"
+            "    .kernel_us = %.4g,\n"
             "    .dispatch_us = {[RT_PYTORCH] = %.4g, [RT_TENSORRT] = %.4g},\n"
             "    .call_us = {[RT_PYTORCH] = %.4g, [RT_TENSORRT] = %.4g},\n"
             "    .context_mib = {[RT_PYTORCH] = %.4g, [RT_TENSORRT] = %.4g},\n"
             "    .act_factor = %.4g,\n"
             "    .conv_eff = {[RT_PYTORCH] = %.4g, [RT_TENSORRT] = %.4g},\n",
-            p->tc_eff, p->bw_eff, p->kernel_us, p->dispatch_us[RT_PYTORCH],
+            p->tc_eff, p->cuda_eff, p->bw_eff, p->kernel_us, p->dispatch_us[RT_PYTORCH],
             p->dispatch_us[RT_TENSORRT], p->call_us[RT_PYTORCH], p->call_us[RT_TENSORRT],
             p->context_mib[RT_PYTORCH], p->context_mib[RT_TENSORRT], p->act_factor,
             p->conv_eff[RT_PYTORCH], p->conv_eff[RT_TENSORRT]);
@@ -56,11 +63,12 @@ int cli_calibrate(int argc, char **argv)
         {"data", required_argument, NULL, OPT_DATA},
         {"samples", required_argument, NULL, OPT_SAMPLES},
         {"no-fit", no_argument, NULL, OPT_NO_FIT},
+        {"no-lomo", no_argument, NULL, OPT_NO_LOMO},
         {0, 0, 0, 0}};
     struct cli_common co;
     cli_common_init(&co);
     const char *data = NULL, *samples = NULL;
-    bool fit = true;
+    bool fit = true, lomo = true;
     int c;
     optind = 1;
     while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
@@ -71,6 +79,7 @@ int cli_calibrate(int argc, char **argv)
         if (c == OPT_DATA) { data = optarg; continue; }
         if (c == OPT_SAMPLES) { samples = optarg; continue; }
         if (c == OPT_NO_FIT) { fit = false; continue; }
+        if (c == OPT_NO_LOMO) { lomo = false; continue; }
         int r = cli_common_opt(&co, c, optarg);
         if (r < 0)
             return 2;
@@ -99,6 +108,7 @@ int cli_calibrate(int argc, char **argv)
 
     struct diag d = {0};
     struct calib_set set;
+    clock_t t0 = clock();
     if (calib_load(data, &set, &d))
         return cli_fail(&d);
     int rc = 0;
@@ -111,18 +121,36 @@ int cli_calibrate(int argc, char **argv)
     struct sim_params fitted = *used;
     if (fit) {
         fprintf(stderr, "dippm: fitting %s to %s ...\n", "the teacher's constants", data);
-        if (calib_fit(&set, cg, used, &fitted, &d)) {
+        if (calib_fit(&set, cg, used, false, 8, &fitted, &d)) {
             rc = cli_fail(&d);
             goto out;
         }
         print_params(&fitted);
+        if (lomo) {
+            fprintf(stderr, "dippm: leave-one-model-out folds ...\n");
+            if (calib_lomo(&set, cg, &fitted, 2, &d)) {
+                rc = cli_fail(&d);
+                goto out;
+            }
+        }
     }
+    /* The compiled-in constants first (one summary line), then the fitted
+     * ones, whose predictions the report's tables show. */
+    char used_line[512], line[512];
     if (calib_evaluate(&set, cg, used, &d)) {
         rc = cli_fail(&d);
         goto out;
     }
+    calib_summary(&set, false, used_line, sizeof used_line);
+    if (fit && calib_evaluate(&set, cg, &fitted, &d)) {
+        rc = cli_fail(&d);
+        goto out;
+    }
+    double secs = (double)(clock() - t0) / CLOCKS_PER_SEC;
     char *report = calib_report(&set, cg, &fitted, used,
-                                fit ? "dippm calibrate" : "dippm calibrate --no-fit");
+                                !fit ? "dippm calibrate --no-fit"
+                                     : lomo ? "dippm calibrate" : "dippm calibrate --no-lomo",
+                                secs, used_line);
     if (!report) {
         fprintf(stderr, "dippm: out of memory writing the report\n");
         rc = 7;
@@ -130,9 +158,9 @@ int cli_calibrate(int argc, char **argv)
     }
     rc = cli_emit(&co, report, strlen(report));
     free(report);
-    char line[256];
-    calib_summary(&set, line, sizeof line);
-    fprintf(stderr, "dippm: %s (simulated vs published)\n", line);
+    calib_summary(&set, fit && lomo, line, sizeof line);
+    fprintf(stderr, "dippm: fitted constants: %s\ndippm: compiled-in constants: %s\n"
+            "dippm: (simulated vs published; %.1f s CPU)\n", line, used_line, secs);
 out:
     calib_graphs_free(cg);
     calib_set_fini(&set);

@@ -1,6 +1,7 @@
-/* test_calib.c - reading and classifying the published calibration rows
- * (expected values read by hand from the JSONL lines named below), and
- * errors on bad files. */
+/* test_calib.c - the calibration mapping table: the committed table read
+ * and checked against the JSONL rows (expected values read by hand from the
+ * JSONL lines named below), errors on bad tables (file, line and column
+ * named), and that a leave-one-model-out fold really leaves the model out. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -8,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -15,138 +17,304 @@
 #include "calib.h"
 #include "gpu.h"
 
-static char data_path[4096];
-
-/* The published rows: a copy ships in tests/data (identical to
- * ../shared/reference/calibration/, so the suite also runs from a tarball). */
-static int have_data(void)
+static const char *top(void)
 {
-    const char *top = getenv("TOP_SRCDIR");
-    snprintf(data_path, sizeof data_path, "%s/tests/data/a100_published_calibration.jsonl",
-             top && *top ? top : DIPPM_SRCDIR);
-    return access(data_path, R_OK) == 0;
+    const char *t = getenv("TOP_SRCDIR");
+    return t && *t ? t : DIPPM_SRCDIR;
 }
 
-static const struct calib_row *line_of(const struct calib_set *s, int line)
+static const struct calib_row *find(const struct calib_set *s, const char *file, int line,
+                                    enum calib_target t)
 {
     for (int i = 0; i < s->n_rows; i++)
-        if (s->rows[i].line == line)
+        if (s->rows[i].line == line && s->rows[i].target == t && !strcmp(s->rows[i].file, file))
             return &s->rows[i];
-    fail_msg("line %d not found", line);
+    fail_msg("%s line %d target %s not in the table", file, line, calib_target_name(t));
     return NULL;
 }
 
-static void test_classification(void **state)
+static const char *const A100F = "a100_published_calibration.jsonl";
+static const char *const MOREF = "published_more.jsonl";
+
+static void test_committed_table(void **state)
 {
     (void)state;
-    if (!have_data())
-        fail_msg("%s: published calibration rows missing", data_path);
+    char path[4096];
+    snprintf(path, sizeof path, "%s/tests/data/calib_map.tsv", top());
     struct calib_set s;
     struct diag d = {0};
-    assert_int_equal(calib_load(data_path, &s, &d), ST_OK);
-    assert_int_equal(s.n_rows, 402);
+    assert_int_equal(calib_load(path, &s, &d), ST_OK);
+    assert_int_equal(s.n_files, 2);
+    assert_int_equal(s.n_json_rows[0], 402);
+    assert_int_equal(s.n_json_rows[1], 866);
 
-    /* line 287: resnet50 (timm), PyTorch 1.12 eager, fp16, batch 1, 7.68 ms */
-    const struct calib_row *r = line_of(&s, 287);
-    assert_int_equal(r->model, CM_RESNET50);
+    /* a100 line 287: resnet50 (timm), PyTorch 1.12 eager, fp16, batch 1, 7.68 ms */
+    const struct calib_row *r = find(&s, A100F, 287, CT_LATENCY);
+    assert_int_equal(r->use, CU_FIT);
+    assert_string_equal(r->model_id, "resnet50");
     assert_int_equal(r->cfg.rt, RT_PYTORCH);
     assert_int_equal(r->cfg.prec, PREC_FP16);
     assert_int_equal(r->cfg.gpu, gpu_find("A100-SXM4-40GB"));
-    assert_int_equal(r->cfg.batch, 1);
-    assert_true(r->use_latency);
-    assert_true(r->latency_ms == 7.68);
+    assert_int_equal(r->batch, 1);
+    assert_true(r->measured == 7.68);
 
-    /* line 399: MLPerf ResNet-50 on one A100-SXM-80GB MIG 1g.10gb, int8 */
-    r = line_of(&s, 399);
-    assert_int_equal(r->cfg.rt, RT_TENSORRT);
+    /* a100 line 20: TensorFlow 1.x: skipped with a reason */
+    r = find(&s, A100F, 20, CT_LATENCY);
+    assert_int_equal(r->use, CU_SKIP);
+    assert_non_null(strstr(r->reason, "TensorFlow"));
+
+    /* more line 599: MIGProfiler BERT-base multilingual, 1g.5gb, batch 1,
+     * seq 64: 11.17 ms and 2240.744 MB */
+    r = find(&s, MOREF, 599, CT_LATENCY);
+    assert_int_equal(r->use, CU_FIT);
+    assert_string_equal(r->family, "migprofiler");
+    assert_string_equal(gpu_get(r->cfg.gpu)->mig[r->cfg.mig].name, "1g.5gb");
+    assert_int_equal(r->seq, 64);
+    assert_true(r->measured == 11.17);
+    assert_true(find(&s, MOREF, 599, CT_MEMORY)->measured == 2240.744);
+
+    /* more line 422: MLPerf v0.7 ResNet-50 Offline on A100-PCIe (40 GB):
+     * 32008.2 samples/s, no batch */
+    r = find(&s, MOREF, 422, CT_THROUGHPUT);
+    assert_int_equal(r->use, CU_FIT);
+    assert_int_equal(r->batch, 0);
     assert_int_equal(r->cfg.prec, PREC_INT8);
-    assert_int_equal(r->cfg.gpu, gpu_find("A100-SXM4-80GB"));
-    assert_string_equal(gpu_get(r->cfg.gpu)->mig[r->cfg.mig].name, "1g.10gb");
-    assert_true(r->use_latency);
+    assert_int_equal(r->cfg.gpu, gpu_find("A100-PCIe-40GB"));
+    assert_true(r->measured == 32008.2);
 
-    /* line 233: GPT, 128 input + 8 output tokens: memory only, seq 136 */
-    r = line_of(&s, 233);
-    assert_int_equal(r->model, CM_GPT2_MEDIUM);
-    assert_int_equal(r->seq, 136);
-    assert_true(r->use_memory);
-    assert_false(r->use_latency);
-    assert_true(r->memory_mb == 3512);
+    /* more line 1: TensorRT-LLM v0.5 GPT-J 6B fp8 on H100, batch 64,
+     * 128 + 128 tokens: 10907 output tokens/s */
+    r = find(&s, MOREF, 1, CT_GEN_TPUT);
+    assert_int_equal(r->use, CU_FIT);
+    assert_int_equal(r->batch, 64);
+    assert_int_equal(r->in_tokens, 128);
+    assert_int_equal(r->out_tokens, 128);
+    assert_int_equal(r->cfg.prec, PREC_FP8);
+    assert_int_equal(r->cfg.gpu, gpu_find("H100-SXM5-80GB"));
+    assert_non_null(strstr(r->spec, "zoo:gpt:layers=28"));
 
-    /* line 1: the DIPPM point: memory only */
-    r = line_of(&s, 1);
-    assert_true(r->use_memory);
-    assert_false(r->use_latency);
-
-    /* line 20: TensorFlow 1.x: not modelled, with a reason */
-    r = line_of(&s, 20);
-    assert_false(r->use_latency || r->use_memory);
-    assert_non_null(r->why_not);
-
-    /* line 247: TensorRT demoBERT int8, batch 1, seq 128 */
-    r = line_of(&s, 247);
-    assert_int_equal(r->model, CM_BERT_BASE);
-    assert_int_equal(r->seq, 128);
-    assert_int_equal(r->cfg.prec, PREC_INT8);
-    assert_int_equal(r->cfg.rt, RT_TENSORRT);
-
-    /* line 11: DeepLearningExamples EfficientNet "amp" -> fp16, eager */
-    r = line_of(&s, 11);
-    assert_int_equal(r->model, CM_EFFNET_B0);
-    assert_int_equal(r->cfg.prec, PREC_FP16);
-    assert_int_equal(r->cfg.rt, RT_PYTORCH);
-
-    /* line 128: "fp32 (TF32 disabled)" is fp32, TensorFlow: not modelled */
-    r = line_of(&s, 128);
-    assert_int_equal(r->cfg.prec, PREC_FP32);
-    assert_false(r->use_latency);
+    /* more line 161: the value the source flags as a likely typo */
+    r = find(&s, MOREF, 161, CT_GEN_TPUT);
+    assert_int_equal(r->use, CU_SKIP);
+    assert_non_null(strstr(r->reason, "suspect"));
     calib_set_fini(&s);
 }
 
-static void write_file(const char *path, const char *text)
+/* ---- bad tables -------------------------------------------------------------- */
+
+static char dir[64];
+
+static void write_file(const char *name, const char *text)
 {
+    char path[256];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
     FILE *f = fopen(path, "w");
     assert_non_null(f);
     fputs(text, f);
     fclose(f);
 }
 
-static void test_bad_files(void **state)
+#define HEADER "file\tline\tmodel_id\tsource_family\tuse\ttarget\tmeasured\tspec\tbatch\tseq\t" \
+               "in_tokens\tout_tokens\tgpu\tmig\tprecision\truntime\treason\n"
+#define JSONL "{\"model\": \"resnet50\", \"latency_ms\": 10.5, \"memory_mb\": 3000}\n" \
+              "{\"model\": \"resnet50\", \"latency_ms\": 20}\n"
+
+/* Loads the table text; returns the status and leaves the message in d. */
+static enum status load_text(const char *table, struct diag *d)
+{
+    write_file("t.tsv", table);
+    char path[256];
+    snprintf(path, sizeof path, "%s/t.tsv", dir);
+    struct calib_set s;
+    diag_clear(d);
+    enum status st = calib_load(path, &s, d);
+    if (!st)
+        calib_set_fini(&s);
+    return st;
+}
+
+static void expect_error(const char *table, const char *where, const char *what)
+{
+    struct diag d = {0};
+    assert_int_not_equal(load_text(table, &d), ST_OK);
+    if (!strstr(d.msg, where) || !strstr(d.msg, what))
+        fail_msg("expected '%s' and '%s' in: %s", where, what, d.msg);
+}
+
+#define ROW1(meas, gpu, mig) \
+    "j.jsonl\t1\tresnet50\tx\tfit\tlatency_ms\t" meas "\tsamples/resnet50.onnx\t1\t0\t0\t0\t" \
+    gpu "\t" mig "\tfp16\tpytorch\t-\n"
+#define ROW2 "j.jsonl\t2\tresnet50\tx\tskip\tlatency_ms\t20\t-\t0\t0\t0\t0\t-\t-\t-\t-\twhy\n"
+
+static void test_bad_tables(void **state)
 {
     (void)state;
-    struct calib_set s;
+    snprintf(dir, sizeof dir, "/tmp/dippm_calib_XXXXXX");
+    assert_non_null(mkdtemp(dir));
+    write_file("j.jsonl", JSONL);
     struct diag d = {0};
-    assert_int_not_equal(calib_load("/nonexistent/calib.jsonl", &s, &d), ST_OK);
-    assert_non_null(strstr(d.msg, "/nonexistent/calib.jsonl"));
 
-    char path[] = "/tmp/dippm_calib_XXXXXX";
-    int fd = mkstemp(path);
-    assert_true(fd >= 0);
-    close(fd);
-    write_file(path, "{\"model\": \"resnet50\", \"framework\": \"AITemplate\", \"precision\": "
-                     "\"fp16\", \"gpu\": \"A100-40GB\", \"batch\": 8, \"latency_ms\": 1}\n"
-                     "{not json}\n");
-    diag_clear(&d);
-    assert_int_equal(calib_load(path, &s, &d), ST_EPARSE);
-    assert_non_null(strstr(d.msg, ":2:"));
+    /* a good table first, so the errors below come from the one change */
+    assert_int_equal(load_text(HEADER ROW1("10.5", "A100-SXM4-40GB", "-") ROW2, &d), ST_OK);
 
-    write_file(path, "{\"model\": 3}\n");
+    /* missing file */
+    struct calib_set s;
     diag_clear(&d);
-    assert_int_equal(calib_load(path, &s, &d), ST_EPARSE);
-    assert_non_null(strstr(d.msg, ":1:"));
-    assert_non_null(strstr(d.msg, "framework"));
+    assert_int_not_equal(calib_load("/nonexistent/calib_map.tsv", &s, &d), ST_OK);
+    assert_non_null(strstr(d.msg, "/nonexistent/calib_map.tsv"));
+    /* the JSONL file named in the file column is missing */
+    expect_error(HEADER "k.jsonl\t1\tresnet50\tx\tskip\tlatency_ms\t20\t-\t0\t0\t0\t0\t-\t-\t-\t"
+                        "-\twhy\n", "t.tsv", "k.jsonl");
+    /* bad column count, bad header */
+    expect_error(HEADER "j.jsonl\t1\tresnet50\n", "t.tsv:2:", "3 column(s), expected 17");
+    expect_error("file\tline\n", "t.tsv:1:", "expected 17");
+    expect_error("file\tline\tmodel\tsource_family\tuse\ttarget\tmeasured\tspec\tbatch\tseq\t"
+                 "in_tokens\tout_tokens\tgpu\tmig\tprecision\truntime\treason\n" ROW2,
+                 "t.tsv:1:", "column 3 of the header is 'model'");
+    /* bad numbers */
+    expect_error(HEADER ROW1("ten", "A100-SXM4-40GB", "-") ROW2, "t.tsv:2:",
+                 "column 7 (measured): 'ten'");
+    expect_error(HEADER ROW1("-3", "A100-SXM4-40GB", "-") ROW2, "t.tsv:2:",
+                 "column 7 (measured)");
+    expect_error(HEADER "j.jsonl\tx1\tresnet50\tx\tskip\tlatency_ms\t20\t-\t0\t0\t0\t0\t-\t-\t-"
+                        "\t-\twhy\n", "t.tsv:2:", "column 2 (line)");
+    /* unknown GPU and MIG profile */
+    expect_error(HEADER ROW1("10.5", "B200", "-") ROW2, "t.tsv:2:", "column 13 (gpu): 'B200'");
+    expect_error(HEADER ROW1("10.5", "A100-SXM4-40GB", "9g.99gb") ROW2, "t.tsv:2:",
+                 "column 14 (mig): '9g.99gb'");
+    expect_error(HEADER ROW1("10.5", "A100-SXM4-40GB", "1g.10gb+x") ROW2, "t.tsv:2:",
+                 "column 14 (mig)");
+    /* a use or target outside the lists; a skip without a reason */
+    expect_error(HEADER ROW2 "j.jsonl\t1\tresnet50\tx\tmaybe\tlatency_ms\t10.5\t-\t0\t0\t0\t0\t-"
+                             "\t-\t-\t-\twhy\n", "t.tsv:3:", "column 5 (use)");
+    expect_error(HEADER ROW2 "j.jsonl\t1\tresnet50\tx\tskip\tspeed\t10.5\t-\t0\t0\t0\t0\t-\t-"
+                             "\t-\t-\twhy\n", "t.tsv:3:", "column 6 (target)");
+    expect_error(HEADER ROW2 "j.jsonl\t1\tresnet50\tx\tskip\tlatency_ms\t10.5\t-\t0\t0\t0\t0\t-"
+                             "\t-\t-\t-\t-\n", "t.tsv:3:", "column 17 (reason)");
+    /* int8 in eager PyTorch: the runtime cannot run it */
+    expect_error(HEADER "j.jsonl\t1\tresnet50\tx\tfit\tlatency_ms\t10.5\tsamples/resnet50.onnx\t1"
+                        "\t0\t0\t0\tA100-SXM4-40GB\t-\tint8\tpytorch\t-\n" ROW2,
+                 "t.tsv:2:", "precision");
+    /* the value differs from the JSONL; a JSONL row not in the table */
+    expect_error(HEADER ROW1("10.6", "A100-SXM4-40GB", "-") ROW2, "t.tsv:2:", "differs from");
+    expect_error(HEADER ROW1("10.5", "A100-SXM4-40GB", "-"), "j.jsonl line 2",
+                 "not in the table");
+    /* a generation row on a graph without a decode phase */
+    expect_error(HEADER "j.jsonl\t1\tresnet50\tx\tfit\tlatency_ms\t10.5\tsamples/resnet50.onnx\t1"
+                        "\t0\t128\t8\tA100-SXM4-40GB\t-\tfp16\ttensorrt\t-\n" ROW2,
+                 "t.tsv:2:", "zoo:gpt or zoo:llama");
 
-    write_file(path, "\n\n");
-    diag_clear(&d);
-    assert_int_equal(calib_load(path, &s, &d), ST_EPARSE);
-    assert_non_null(strstr(d.msg, "no rows"));
-    unlink(path);
+    char path[256];
+    const char *names[] = {"t.tsv", "j.jsonl"};
+    for (int i = 0; i < 2; i++) {
+        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+        unlink(path);
+    }
+    rmdir(dir);
+}
+
+/* ---- leave-one-model-out ------------------------------------------------------ */
+
+/* Model "a": two ResNet-50 latencies; model "b": three, 3x slower (the
+ * fit minimises an absolute log error, so the majority decides: b moves the
+ * fit). A fold that leaves b out must fit exactly what a table without b
+ * fits, and predict b with those constants. */
+#define LJSONL "{\"latency_ms\": 2.0}\n{\"latency_ms\": 4.0}\n{\"latency_ms\": 20.0}\n" \
+               "{\"latency_ms\": 6.0}\n{\"latency_ms\": 12.0}\n{\"latency_ms\": 60.0}\n"
+#define LROW(line, model, meas, batch) \
+    "l.jsonl\t" line "\t" model "\tfam" model "\tfit\tlatency_ms\t" meas "\t" \
+    "samples/resnet50.onnx\t" batch "\t0\t0\t0\tA100-SXM4-40GB\t-\tfp16\ttensorrt\t-\n"
+#define LROWS_A LROW("1", "a", "2", "1") LROW("2", "a", "4", "8") \
+    "l.jsonl\t3\ta\tx\tskip\tlatency_ms\t20\t-\t0\t0\t0\t0\t-\t-\t-\t-\tw\n"
+#define LROWS_B LROW("4", "b", "6", "1") LROW("5", "b", "12", "8") LROW("6", "b", "60", "64")
+#define LSKIP_B "l.jsonl\t4\tb\tx\tskip\tlatency_ms\t6\t-\t0\t0\t0\t0\t-\t-\t-\t-\tw\n" \
+                "l.jsonl\t5\tb\tx\tskip\tlatency_ms\t12\t-\t0\t0\t0\t0\t-\t-\t-\t-\tw\n" \
+                "l.jsonl\t6\tb\tx\tskip\tlatency_ms\t60\t-\t0\t0\t0\t0\t-\t-\t-\t-\tw\n"
+
+static struct calib_graphs *load_set(const char *table, struct calib_set *s)
+{
+    write_file("l.tsv", table);
+    char path[256], samples[4096];
+    snprintf(path, sizeof path, "%s/l.tsv", dir);
+    snprintf(samples, sizeof samples, "%s/samples", top());
+    struct diag d = {0};
+    if (calib_load(path, s, &d))
+        fail_msg("%s", d.msg);
+    struct calib_graphs *cg = calib_graphs_new(s, samples, &d);
+    if (!cg)
+        fail_msg("%s", d.msg);
+    return cg;
+}
+
+static bool same_params(const struct sim_params *x, const struct sim_params *y)
+{
+    bool eq = true;
+    for (int k = 0; k < calib_knob_count(); k++)
+        eq = eq && calib_knob_value(x, k) == calib_knob_value(y, k);
+    return eq;
+}
+
+static void test_lomo_excludes_model(void **state)
+{
+    (void)state;
+    snprintf(dir, sizeof dir, "/tmp/dippm_lomo_XXXXXX");
+    assert_non_null(mkdtemp(dir));
+    write_file("l.jsonl", LJSONL);
+    const struct sim_params *start = sim_params_default();
+    struct diag d = {0};
+
+    /* the reference: a table where b's rows are skipped */
+    struct calib_set sa;
+    struct calib_graphs *ga = load_set(HEADER LROWS_A LSKIP_B, &sa);
+    struct sim_params only_a, only_a1;
+    assert_int_equal(calib_fit(&sa, ga, start, false, 8, &only_a, &d), ST_OK);
+    assert_int_equal(calib_fit(&sa, ga, start, true, 1, &only_a1, &d), ST_OK);
+
+    /* both models; the fold that holds b out */
+    struct calib_set s;
+    struct calib_graphs *g = load_set(HEADER LROWS_A LROWS_B, &s);
+    struct sim_params both, fold;
+    assert_int_equal(calib_fit(&s, g, start, false, 8, &both, &d), ST_OK);
+    assert_false(same_params(&both, &only_a)); /* b pulls the fit: the test can tell */
+    for (int i = 0; i < s.n_rows; i++)
+        s.rows[i].held_out = !strcmp(s.rows[i].model_id, "b");
+    assert_int_equal(calib_fit(&s, g, start, false, 8, &fold, &d), ST_OK);
+    assert_true(same_params(&fold, &only_a));
+    for (int i = 0; i < s.n_rows; i++)
+        s.rows[i].held_out = false;
+
+    /* calib_lomo (one round from start) predicts b with the constants that
+     * the same search finds on the table without b */
+    assert_int_equal(calib_lomo(&s, g, start, 1, &d), ST_OK);
+    double lomo_b[3];
+    for (int i = 0; i < 3; i++)
+        lomo_b[i] = s.rows[3 + i].pred_lomo;
+    assert_true(s.rows[0].pred_lomo > 0); /* a's fold ran too */
+    assert_int_equal(calib_evaluate(&s, g, &only_a1, &d), ST_OK);
+    for (int i = 0; i < 3; i++) {
+        assert_string_equal(s.rows[3 + i].model_id, "b");
+        assert_true(lomo_b[i] > 0);
+        assert_true(lomo_b[i] == s.rows[3 + i].pred);
+    }
+    calib_graphs_free(ga);
+    calib_set_fini(&sa);
+    calib_graphs_free(g);
+    calib_set_fini(&s);
+    char path[256];
+    const char *names[] = {"l.tsv", "l.jsonl"};
+    for (int i = 0; i < 2; i++) {
+        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+        unlink(path);
+    }
+    rmdir(dir);
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_classification),
-        cmocka_unit_test(test_bad_files),
+        cmocka_unit_test(test_committed_table),
+        cmocka_unit_test(test_bad_tables),
+        cmocka_unit_test(test_lomo_excludes_model),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,504 @@
+#!/usr/bin/env python3
+"""calib_map.py - writes tests/data/calib_map.tsv, the one mapping from every
+published calibration row (tests/data/*.jsonl) to a dippm configuration.
+
+Each JSONL row yields one TSV line per published figure (latency, throughput,
+memory, energy, power); a figure is fitted (use=fit), only evaluated
+(use=eval) or left out (use=skip, with the reason). The mapping is made by
+the rules below, never by hand edits, so that `--check` can prove that the
+committed table matches the JSONL files (values and line numbers).
+
+    python3 tools/calib_map.py            # rewrite tests/data/calib_map.tsv
+    python3 tools/calib_map.py --check    # exit 1 if the committed table differs
+
+Standard library only.
+"""
+import json
+import os
+import re
+import sys
+
+TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+FILES = ["a100_published_calibration.jsonl", "published_more.jsonl"]
+OUT = os.path.join("tests", "data", "calib_map.tsv")
+COLUMNS = ["file", "line", "model_id", "source_family", "use", "target", "measured", "spec",
+           "batch", "seq", "in_tokens", "out_tokens", "gpu", "mig", "precision", "runtime",
+           "reason"]
+
+# ---- model graphs -----------------------------------------------------------
+# ONNX samples or zoo templates with the real model's hyperparameters.
+BERT_MULTI = "zoo:bert:layers=12:hidden=768:heads=12:intermediate=3072:vocab=119547:max_position=512"
+MINILM_MULTI = "zoo:bert:layers=12:hidden=384:heads=12:intermediate=1536:vocab=250002:max_position=512"
+MPNET_MULTI = "zoo:bert:layers=12:hidden=768:heads=12:intermediate=3072:vocab=250002:max_position=514"
+DISTILUSE = "zoo:bert:layers=6:hidden=768:heads=12:intermediate=3072:vocab=119547:max_position=512"
+BERT_LARGE = "zoo:bert:preset=bert-large"
+GPT2_MEDIUM_ZOO = "zoo:gpt:preset=gpt2-medium"
+# GPT-J 6B: 28 layers, 4096 wide, 16 heads, 4x MLP, vocab 50400 (its rotary
+# embedding and parallel attention/MLP are costed as GPT-2 blocks).
+GPTJ = "zoo:gpt:layers=28:hidden=4096:heads=16:mlp_ratio=4:vocab=50400:context=8192"
+LLAMA2_7B = "zoo:llama:preset=llama2-7b:context=8192"
+LLAMA2_70B = ("zoo:llama:layers=80:hidden=8192:heads=64:kv_heads=8:intermediate=28672:"
+              "vocab=32000:context=8192:tied=0")
+MISTRAL_7B = ("zoo:llama:layers=32:hidden=4096:heads=32:kv_heads=8:intermediate=14336:"
+              "vocab=32000:context=8192:tied=0")
+
+
+def has(s, *needles):
+    return s is not None and any(n in s for n in needles)
+
+
+def num_after(s, word):
+    m = re.search(re.escape(word) + r"\s*(\d+)", s or "")
+    return int(m.group(1)) if m else 0
+
+
+class Row:
+    """One JSONL row and the mapping decided for it."""
+
+    def __init__(self, fname, line, obj):
+        self.file, self.line, self.o = fname, line, obj
+        self.model_id = "-"
+        self.family = "-"
+        self.spec = "-"
+        self.batch = self.seq = self.tin = self.tout = 0
+        self.gpu = "-"
+        self.mig = "-"
+        self.prec = "-"
+        self.rt = "-"
+        self.why = None          # reason the whole row is left out
+        self.targets = {}        # JSON field -> (target name, use, reason)
+
+
+def fmt_num(v):
+    v = float(v)
+    return str(int(v)) if v.is_integer() and abs(v) < 1e15 else repr(v)
+
+
+# ---- first file: the A100 rows ------------------------------------------------
+
+def a100_family(fw, src):
+    if has(fw, "AITemplate", "PyTorch 1.12 eager"):
+        return "aitemplate"
+    if has(fw, "demoBERT"):
+        return "trt-demobert"
+    if has(fw, "FasterTransformer", "TensorFlow + XLA (FasterTransformer"):
+        return "fastertransformer"
+    if has(fw, "MLPerf"):
+        return "mlperf"
+    if has(fw, "Paddle-TRT", "Paddle Inference"):
+        return "paddle-trt"
+    if has(fw, "Triton"):
+        return "triton"
+    if has(fw, "DIPPM"):
+        return "dippm"
+    if has(fw, "TensorRT 8.4"):
+        return "trt-ptq"
+    if has(src, "DeepLearningExamples") or has(fw, "NGC"):
+        return "dle"
+    return "hf-bert"
+
+
+def a100_precision(p):
+    if has(p, "int8"):
+        return "int8"
+    if has(p, "fp16", "amp"):
+        return "fp16"
+    if has(p, "bf16"):
+        return "bf16"
+    if has(p, "tf32", "TF32"):
+        return "fp32" if has(p, "TF32 disabled") else "tf32"
+    if has(p, "fp32"):
+        return "fp32"
+    if has(p, "trtexec default"):
+        return "tf32"
+    return None
+
+
+def a100_runtime(fw):
+    """(runtime, reason-not-modelled)."""
+    if has(fw, "PyTorch 1.12 eager", "PyTorch (NGC"):
+        return "pytorch", None
+    if has(fw, "PyTorch eager (HF", "Torch-TensorRT"):
+        return None, "BertForMaskedLM: the MLM head is not in the encoder graph"
+    if has(fw, "EFF-FT"):
+        return None, "remove-padding run: half the tokens are padding and skipped"
+    if has(fw, "Triton"):
+        return None, "Triton server round trip through ONNX Runtime: not an engine-only timing"
+    if has(fw, "AITemplate", "Paddle-TRT", "TensorRT", "FasterTransformer encoder",
+           "FasterTransformer (C++"):
+        return "tensorrt", None
+    if has(fw, "TorchScript"):
+        return None, "TorchScript: neither eager dispatch nor a fused engine"
+    if has(fw, "TensorFlow", "MXNet", "PaddlePaddle"):
+        return None, "framework runtime not modelled (TensorFlow/XLA, MXNet, Paddle)"
+    return None, "measurement setup not stated"
+
+
+def a100_gpu(g):
+    if has(g, "MIG - per-instance"):
+        return None, None
+    name = "A100-SXM4-40GB"
+    if has(g, "PCIe-80GB", "PCIE-80GB"):
+        name = "A100-PCIe-80GB"
+    elif has(g, "80GB", "80 GB"):
+        name = "A100-SXM4-80GB"
+    return name, "1g.10gb" if has(g, "MIG 1g.10gb") else "-"
+
+
+def map_a100(r):
+    o = r.o
+    model, fw, inp = o["model"], o["framework"], o.get("input") or ""
+    r.family = a100_family(fw, o.get("source"))
+    r.batch = int(o["batch"]) if o.get("batch") else 0
+    if has(inp, "seq "):
+        r.seq = num_after(inp, "seq ")
+    if has(model, "resnet50_v2"):
+        r.model_id = "resnet50_v2"
+        r.why = "pre-activation ResNet-50 v2: no graph (the sample is v1.5)"
+        return
+    if has(model, "resnet50"):
+        r.model_id, r.spec = "resnet50", "samples/resnet50.onnx"
+    elif has(model, "efficientnet_b0"):
+        r.model_id, r.spec = "efficientnet_b0", "samples/efficientnet_b0.onnx"
+    elif has(model, "bert-base"):
+        r.model_id, r.spec = "bert-base", "samples/bert_base.onnx"
+    elif has(model, "gpt"):
+        r.model_id, r.spec = "gpt2-medium", GPT2_MEDIUM_ZOO
+        if has(inp, "input ") and has(inp, "output "):
+            r.tin, r.tout = num_after(inp, "input "), num_after(inp, "output ")
+    else:
+        r.why = "architecture without a graph"
+        return
+    if r.batch < 1:
+        r.why = "no batch size (offline throughput only)"
+        return
+    if r.model_id in ("bert-base", "gpt2-medium") and r.seq < 1 and r.tin < 1:
+        r.why = "sequence length not stated"
+        return
+    if r.model_id == "bert-base" and r.seq > 512:
+        r.why = "sequence longer than BERT-base's 512 position embeddings"
+        return
+    r.gpu, r.mig = a100_gpu(o["gpu"])
+    if r.gpu is None:
+        r.gpu, r.mig = "-", "-"
+        r.why = "MIG slice not stated"
+        return
+    if has(fw, "DIPPM"):
+        r.prec, r.rt = "fp32", "pytorch"
+        r.targets["latency_ms"] = ("latency_ms", "skip", "DIPPM point: latency of an unstated "
+                                   "setup, about 7x NVIDIA's own PyTorch figure (outlier)")
+        # device-level memory of an unstated setup: reported, not fitted
+        r.targets["memory_mb"] = ("memory_mb", "eval", None)
+        return
+    r.prec = a100_precision(o["precision"])
+    if r.prec is None:
+        r.prec = "-"
+        r.why = "precision not stated"
+        return
+    r.rt, why = a100_runtime(fw)
+    if why:
+        r.rt = "-"
+        r.why = why
+        return
+    if r.model_id == "gpt2-medium":
+        # FasterTransformer times whole generation: the generation estimate
+        # (prefill + decode steps over the template's KV cache); memory is
+        # the process's device memory with input + output tokens of context.
+        r.targets["latency_ms"] = ("latency_ms", "fit", None)
+        r.targets["memory_mb"] = ("memory_mb", "fit", None)
+        r.seq = r.tin + r.tout
+        return
+    r.targets["latency_ms"] = ("latency_ms", "fit", None)
+    r.targets["memory_mb"] = ("memory_mb", "fit", None)
+    r.targets["throughput_per_s"] = ("throughput_per_s", "skip",
+                                     "derived from the latency (batch / latency)")
+
+
+# ---- second file ----------------------------------------------------------------
+
+def trtllm_model(m):
+    if has(m, "Mixtral"):
+        return "mixtral-8x7b", None
+    if has(m, "GPT-J"):
+        return "gpt-j-6b", GPTJ
+    if has(m, "LLaMA 70B", "Llama-2 70B"):
+        return "llama2-70b", LLAMA2_70B
+    if has(m, "LLaMA 7B", "Llama-2 7B"):
+        return "llama2-7b", LLAMA2_7B
+    if has(m, "Llama-3 8B"):
+        return "llama3-8b", "zoo:llama:preset=llama3-8b"
+    if has(m, "Mistral 7B"):
+        return "mistral-7b", MISTRAL_7B
+    return m, None
+
+
+def trtllm_gpu(g):
+    if has(g, "H200"):
+        return "H200-SXM-141GB"
+    if has(g, "H100"):
+        return "H100-SXM5-80GB"
+    if has(g, "A100-PCIE-80GB"):
+        return "A100-PCIe-80GB"
+    if has(g, "A100"):
+        return "A100-SXM4-80GB"
+    return None
+
+
+def map_trtllm(r):
+    o = r.o
+    r.model_id, r.spec = trtllm_model(o["model"])
+    r.family = "trtllm-static" if o.get("batch") else "trtllm-maxload"
+    inp = o.get("input") or ""
+    r.tin, r.tout = num_after(inp, "input "), num_after(inp, "output ")
+    r.gpu = trtllm_gpu(o["gpu"]) or "-"
+    r.rt = "tensorrt"
+    r.prec = "fp8" if has(o["precision"], "fp8") else "int8" if has(o["precision"], "int8") \
+        else "fp16" if has(o["precision"], "fp16") else "-"
+    if has(o.get("source"), "CAVEAT", "likely a typo"):
+        r.why = "value flagged as suspect in the source"
+        return
+    if r.spec is None:
+        r.spec = "-"
+        r.why = "mixture-of-experts model: no template with routed experts"
+        return
+    if not o.get("batch"):
+        r.why = "maximum-load in-flight batching: no batch size to model"
+        return
+    r.batch = int(o["batch"])
+    if r.prec == "-":
+        r.why = "precision not stated"
+        return
+    first_token = has(inp, "time to first token", "1st-token latency")
+    if first_token or r.tout <= 1:
+        # time to first token: one prefill pass over the input tokens
+        r.seq = r.tin
+        r.targets["latency_ms"] = ("latency_ms", "fit", None)
+        r.targets["throughput_per_s"] = ("throughput_per_s", "skip",
+                                         "first-token rows: throughput derived from the latency")
+        if not first_token:
+            r.targets["latency_ms"] = ("latency_ms", "skip", "output length not stated")
+        return
+    r.targets["throughput_per_s"] = ("gen_output_tokens_per_s", "fit", None)
+    if o.get("latency_ms") is not None:
+        if has(inp, "1st-token latency"):
+            r.seq = r.tin
+        r.targets["latency_ms"] = ("latency_ms", "skip",
+                                   "first-token latency quoted beside a throughput row at "
+                                   "another operating point")
+
+
+MLPERF_MODELS = {"resnet50": ("resnet50", "samples/resnet50.onnx", 0),
+                 "bert-large": ("bert-large", BERT_LARGE, 384)}
+
+
+def mlperf_gpu(g):
+    mig = "-"
+    if has(g, "1x1g.10gb"):
+        mig = "1g.10gb"
+    elif has(g, "1x1g.5gb"):
+        mig = "1g.5gb"
+    if has(g, "H100-PCIe"):
+        return "H100-PCIe-80GB", mig
+    if has(g, "H100-SXM"):
+        return "H100-SXM5-80GB", mig
+    if has(g, "A100-PCIe-80GB"):
+        return "A100-PCIe-80GB", mig
+    if has(g, "A100-PCIe"):
+        return "A100-PCIe-40GB", mig
+    if has(g, "A100-SXM-80GB"):
+        return "A100-SXM4-80GB", mig
+    if has(g, "A100-SXM4"):
+        return "A100-SXM4-40GB", mig
+    return None, mig
+
+
+def map_mlperf(r):
+    o = r.o
+    r.family = "mlperf"
+    m = re.search(r"/(Offline|SingleStream|Server|MultiStream)/", o.get("source") or "")
+    scen = m.group(1) if m else None
+    key = o["model"].split(" ")[0]
+    if key.startswith("resnet50"):
+        key = "resnet50"
+    r.model_id = key
+    r.gpu, r.mig = mlperf_gpu(o["gpu"])
+    r.rt = "tensorrt"
+    p = o["precision"]
+    r.prec = "fp8" if has(p, "weights fp8") else "int8" if has(p, "weights int8") \
+        else "fp16" if has(p, "weights fp16") else "-"
+    if key not in MLPERF_MODELS:
+        r.why = "no graph for this MLPerf model (3D-UNet, RNN-T, DLRM)"
+        return
+    r.model_id, r.spec, r.seq = MLPERF_MODELS[key]
+    if r.gpu is None:
+        r.gpu = "-"
+        r.why = "GPU not recognised"
+        return
+    if scen == "SingleStream":
+        r.batch = 1
+        r.targets["latency_ms"] = ("latency_ms", "fit", None)
+        r.targets["throughput_per_s"] = ("throughput_per_s", "skip",
+                                         "SingleStream throughput is 1 / latency")
+    elif scen == "Offline":
+        r.batch = 0   # best throughput over the batch sizes that fit
+        r.targets["throughput_per_s"] = ("throughput_per_s", "fit", None)
+    elif scen == "Server":
+        r.why = "Server scenario: throughput under a latency bound with Poisson arrivals"
+    else:
+        r.why = "MultiStream scenario: percentile latency of multi-sample queries"
+
+
+MIGPROF_MODELS = [("bert-base-multilingual", "bert-base-multilingual", BERT_MULTI),
+                  ("paraphrase-multilingual-MiniLM", "minilm-l12-multilingual", MINILM_MULTI),
+                  ("paraphrase-multilingual-mpnet", "mpnet-base-multilingual", MPNET_MULTI),
+                  ("distiluse-base-multilingual", "distiluse-multilingual", DISTILUSE)]
+
+
+def map_migprofiler(r):
+    o = r.o
+    r.family = "migprofiler"
+    for needle, mid, spec in MIGPROF_MODELS:
+        if needle in o["model"]:
+            r.model_id, r.spec = mid, spec
+    # The source says FP32, but its BERT-base at batch 256, seq 64 does ~2.8
+    # TFLOP in 0.4 s on a 1g.5gb slice: 7 TFLOPS, above the slice's FP32
+    # CUDA-core peak (19.5 / 7 = 2.8): its PyTorch (2022, before 1.12) kept
+    # TF32 on for matmuls by default, so the rows are TF32.
+    r.gpu, r.rt, r.prec = "A100-SXM4-40GB", "pytorch", "tf32"
+    m = re.search(r"MIG (\dg\.\d+gb)", o["gpu"])
+    r.mig = m.group(1) if m else "-"
+    r.batch = int(o["batch"] or 0)
+    r.seq = num_after(o.get("input"), "seq ")
+    if r.spec == "-":
+        r.why = "architecture without a graph"
+        return
+    if r.mig == "-" or r.batch < 1 or r.seq < 1:
+        r.why = "slice, batch or sequence length not stated"
+        return
+    r.targets["latency_ms"] = ("latency_ms", "fit", None)
+    r.targets["memory_mb"] = ("memory_mb", "fit", None)
+    r.targets["throughput_per_s"] = ("throughput_per_s", "skip",
+                                     "derived from the latency (batch / latency)")
+
+
+def map_more(r):
+    o = r.o
+    fw, model = o["framework"], o["model"]
+    r.model_id = re.sub(r"\s*\(.*", "", model).strip().lower().replace(" ", "-")
+    if has(fw, "TensorRT-LLM"):
+        map_trtllm(r)
+    elif has(fw, "MLPerf"):
+        map_mlperf(r)
+    elif has(fw, "MIGProfiler"):
+        map_migprofiler(r)
+    elif has(fw, "ML.ENERGY"):
+        r.family = "mlenergy"
+        r.gpu = "H100-SXM5-80GB"
+        if has(fw, "xDiT"):
+            r.why = "diffusion pipeline: no graph for the denoiser, VAE and text encoders"
+        else:
+            r.why = ("vLLM continuous batching: only the configured maximum batch is known; "
+                     "the concurrency and input lengths behind the per-token figures are not")
+    elif has(fw, "Triton"):
+        r.family = "triton"
+        r.why = "Triton server round trip (client latency): not an engine-only timing"
+    elif has(model, "gpunet"):
+        r.family = "dle"
+        r.why = "GPUNet: no graph (NAS network, neither a sample nor a template)"
+    elif has(fw, "TensorFlow"):
+        r.family = "dle"
+        r.why = "framework runtime not modelled (TensorFlow)"
+    else:
+        r.family = "other"
+        r.why = "measurement setup not modelled"
+
+
+# ---- table ------------------------------------------------------------------------
+
+FIELDS = [("latency_ms", "latency_ms"), ("throughput_per_s", "throughput_per_s"),
+          ("memory_mb", "memory_mb"), ("energy_j", "energy_j"), ("power_w", "power_w")]
+
+
+def target_name(r, field):
+    if r.family == "mlenergy" and field == "energy_j" and not has(r.o["framework"], "xDiT"):
+        return "energy_per_token_j"
+    if r.family.startswith("trtllm") and field == "throughput_per_s":
+        return "gen_output_tokens_per_s"
+    return field
+
+
+def clean(s):
+    return str(s).replace("\t", " ").replace("\n", " ")
+
+
+def lines_for(r):
+    out = []
+    for field, _ in FIELDS:
+        v = r.o.get(field)
+        if v is None:
+            continue
+        if r.why:
+            tgt, use, why = target_name(r, field), "skip", r.why
+        elif field in r.targets:
+            tgt, use, why = r.targets[field]
+        else:
+            tgt, use, why = target_name(r, field), "skip", "figure not modelled for this source"
+        out.append([r.file, r.line, r.model_id, r.family, use, tgt, fmt_num(v), r.spec,
+                    r.batch, r.seq, r.tin, r.tout, r.gpu, r.mig, r.prec, r.rt,
+                    clean(why) if why else "-"])
+    if not out:
+        out.append([r.file, r.line, r.model_id, r.family, "skip", "-", "-", r.spec, r.batch,
+                    r.seq, r.tin, r.tout, r.gpu, r.mig, r.prec, r.rt,
+                    "no published figure in the row"])
+    return out
+
+
+def build(top):
+    rows = [COLUMNS]
+    for fname in FILES:
+        path = os.path.join(top, "tests", "data", fname)
+        with open(path, encoding="utf-8") as f:
+            for i, text in enumerate(f, 1):
+                if not text.strip():
+                    continue
+                r = Row(fname, i, json.loads(text))
+                (map_a100 if fname == FILES[0] else map_more)(r)
+                rows.extend(lines_for(r))
+    return "".join("\t".join(str(c) for c in row) + "\n" for row in rows)
+
+
+def main(argv):
+    check = "--check" in argv[1:]
+    top = TOP
+    for a in argv[1:]:
+        if a.startswith("--top="):
+            top = a[len("--top="):]
+    text = build(top)
+    out = os.path.join(top, OUT)
+    if check:
+        try:
+            with open(out, encoding="utf-8") as f:
+                old = f.read()
+        except OSError as e:
+            print(f"calib_map.py: {out}: {e.strerror}", file=sys.stderr)
+            return 1
+        if old != text:
+            a, b = old.splitlines(), text.splitlines()
+            for i in range(max(len(a), len(b))):
+                if i >= len(a) or i >= len(b) or a[i] != b[i]:
+                    print(f"calib_map.py: {out}:{i + 1}: differs from the mapping of the JSONL "
+                          f"files (re-run tools/calib_map.py)", file=sys.stderr)
+                    print(f"  committed: {a[i] if i < len(a) else '(missing)'}", file=sys.stderr)
+                    print(f"  expected:  {b[i] if i < len(b) else '(missing)'}", file=sys.stderr)
+                    break
+            return 1
+        return 0
+    tmp = out + ".tmp"
+    with open(tmp, "w", encoding="utf-8") as f:
+        f.write(text)
+    os.replace(tmp, out)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
