@@ -337,9 +337,9 @@ char *calib_report(const struct calib_set *set, const struct calib_graphs *cg,
         bp(&b, "| %s | %.4g%s | %.4g |\n", calib_knob_name(k), f,
            edge ? " (search bound)" : "", u);
     }
-    bp(&b, "\nReproduced: **%s** (compiled-in constants %s the fit within 1%%). The tables "
-           "below use the fitted constants. With the compiled-in ones: %s.\n\n",
-       same ? "yes" : "no", same ? "equal" : "differ from", used_summary);
+    bp(&b, "\nReproduced: **%s** (compiled-in constants %s). The tables below use the "
+           "fitted constants. With the compiled-in ones: %s.\n\n", same ? "yes" : "no",
+       same ? "equal the fit within 1%" : "differ from the fit by more than 1%", used_summary);
     counts(&b, set);
     goals(&b, set);
     bp(&b, "\n## MAPE (mean absolute percentage error) of the fitted rows\n");
