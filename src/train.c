@@ -11,6 +11,7 @@
 #include "gpu.h"
 #include "load.h"
 #include "shape.h"
+#include "sim.h"
 #include "xalloc.h"
 
 const char *train_resolve_spec(const char *spec, char *buf, size_t size)
@@ -57,14 +58,23 @@ static enum status prepare_row(struct graph *g, int adj, const struct dataset_ro
                         "%d node shares but the model has %d nodes (the dataset was made from a "
                         "different version of the model; regenerate it)",
                         r->n_shares, g->n_nodes);
+    struct sim_result sr;
+    if ((st = sim_run(g, &cfg, &sr, d))) {
+        sim_result_fini(&sr);
+        return st;
+    }
     memset(s, 0, sizeof *s);
     s->row = ri;
     s->n = g->n_nodes;
     s->adj = adj;
+    s->measured = r->label == DATASET_MEASURED;
     s->xn = xmalloc(sizeof(float) * (size_t)(s->n ? s->n : 1) * FEAT_NODE_DIM);
+    s->w0 = xmalloc(sizeof(float) * (size_t)(s->n ? s->n : 1));
     for (int i = 0; i < s->n; i++)
-        gnn_features_node(g, i, &cfg, &hw, s->xn + (size_t)i * FEAT_NODE_DIM);
-    gnn_features_graph(g, &cfg, &hw, s->xg);
+        gnn_features_node(g, i, &cfg, &hw, &sr, s->xn + (size_t)i * FEAT_NODE_DIM);
+    gnn_features_graph(g, &cfg, &hw, &sr, s->xg);
+    gnn_features_anchor(&sr, s->n, s->w0, s->anchor);
+    sim_result_fini(&sr);
     for (int t = 0; t < GNN_T__COUNT; t++)
         s->y[t] = isnan(r->target[t]) ? NAN : (float)log(r->target[t]);
     if (r->n_shares) {
@@ -150,6 +160,7 @@ void train_set_fini(struct train_set *ts)
         return;
     for (int i = 0; i < ts->n; i++) {
         free(ts->s[i].xn);
+        free(ts->s[i].w0);
         free(ts->s[i].share);
     }
     free(ts->s);
@@ -168,6 +179,7 @@ void train_opts_default(struct train_opts *o)
     o->batch_graphs = 8;
     o->lr = 3e-3f;
     o->share_weight = 0.2f;
+    o->teacher_weight = 0.1f;
     o->seed = 1;
     o->arch = (struct gnn_arch){FEAT_NODE_DIM, FEAT_GRAPH_DIM, 32, 3, 64};
 }
@@ -177,7 +189,7 @@ void train_opts_default(struct train_opts *o)
 struct mb {
     int cap_n, cap_g, cap_e;
     int *goff, *pred_off, *pred, *succ_off, *succ;
-    float *xn, *xg, *y, *share, *prior;
+    float *xn, *xg, *y, *share, *w0, *anchor, *wt;
     unsigned char *has_share;
 };
 
@@ -192,13 +204,17 @@ static void mb_fini(struct mb *b)
     free(b->xg);
     free(b->y);
     free(b->share);
-    free(b->prior);
+    free(b->w0);
+    free(b->anchor);
+    free(b->wt);
     free(b->has_share);
 }
 
-/* Assembles samples idx[0..n) into b/gb/tg with m's normalisation. */
+/* Assembles samples idx[0..n) into b/gb/tg with m's normalisation; teacher
+ * rows get loss weight teacher_w. */
 static void mb_build(struct mb *b, const struct gnn_model *m, const struct train_set *ts,
-                     const int *idx, int n, struct gnn_batch *gb, struct gnn_targets *tg)
+                     const int *idx, int n, float teacher_w, struct gnn_batch *gb,
+                     struct gnn_targets *tg)
 {
     int N = 0, E = 0;
     for (int k = 0; k < n; k++) {
@@ -212,7 +228,7 @@ static void mb_build(struct mb *b, const struct gnn_model *m, const struct train
         b->succ_off = xreallocarray(b->succ_off, (size_t)b->cap_n, sizeof(int));
         b->xn = xreallocarray(b->xn, (size_t)b->cap_n * FEAT_NODE_DIM, sizeof(float));
         b->share = xreallocarray(b->share, (size_t)b->cap_n, sizeof(float));
-        b->prior = xreallocarray(b->prior, (size_t)b->cap_n, sizeof(float));
+        b->w0 = xreallocarray(b->w0, (size_t)b->cap_n, sizeof(float));
     }
     if (E + 1 > b->cap_e) {
         b->cap_e = (E + 1) * 2;
@@ -224,6 +240,8 @@ static void mb_build(struct mb *b, const struct gnn_model *m, const struct train
         b->goff = xreallocarray(b->goff, (size_t)b->cap_g, sizeof(int));
         b->xg = xreallocarray(b->xg, (size_t)b->cap_g * FEAT_GRAPH_DIM, sizeof(float));
         b->y = xreallocarray(b->y, (size_t)b->cap_g * GNN_T__COUNT, sizeof(float));
+        b->anchor = xreallocarray(b->anchor, (size_t)b->cap_g * GNN_T__COUNT, sizeof(float));
+        b->wt = xreallocarray(b->wt, (size_t)b->cap_g, sizeof(float));
         b->has_share = xreallocarray(b->has_share, (size_t)b->cap_g, 1);
     }
     int no = 0, ep = 0, es = 0;
@@ -234,13 +252,13 @@ static void mb_build(struct mb *b, const struct gnn_model *m, const struct train
         memcpy(b->xn + (size_t)no * FEAT_NODE_DIM, s->xn,
                sizeof(float) * (size_t)s->n * FEAT_NODE_DIM);
         memcpy(b->xg + (size_t)k * FEAT_GRAPH_DIM, s->xg, sizeof(float) * FEAT_GRAPH_DIM);
-        for (int t = 0; t < GNN_T__COUNT; t++)
-            b->y[k * GNN_T__COUNT + t] =
-                isnan(s->y[t]) ? NAN : (s->y[t] - m->tgt_mean[t]) / m->tgt_std[t];
+        memcpy(b->y + (size_t)k * GNN_T__COUNT, s->y, sizeof s->y);
+        memcpy(b->anchor + (size_t)k * GNN_T__COUNT, s->anchor, sizeof s->anchor);
+        b->wt[k] = s->measured ? 1.0f : teacher_w;
         b->has_share[k] = s->share != NULL;
+        memcpy(b->w0 + no, s->w0, sizeof(float) * (size_t)s->n);
         for (int i = 0; i < s->n; i++) {
             b->share[no + i] = s->share ? s->share[i] : 0;
-            b->prior[no + i] = gnn_features_prior(s->xn + (size_t)i * FEAT_NODE_DIM);
             b->pred_off[no + i] = ep;
             for (int e = a->pred_off[i]; e < a->pred_off[i + 1]; e++)
                 b->pred[ep++] = no + a->pred[e];
@@ -256,9 +274,9 @@ static void mb_build(struct mb *b, const struct gnn_model *m, const struct train
     gnn_normalize_nodes(m, b->xn, (size_t)no);
     gnn_normalize_graph(m, b->xg, (size_t)n);
     *gb = (struct gnn_batch){n, no, b->goff, b->xn, b->xg, b->pred_off, b->pred, b->succ_off,
-                             b->succ, b->prior};
+                             b->succ, b->w0, b->anchor};
     if (tg)
-        *tg = (struct gnn_targets){b->y, b->share, b->has_share, 0};
+        *tg = (struct gnn_targets){b->y, b->wt, b->share, b->has_share, 0};
 }
 
 /* ---- statistics ------------------------------------------------------------------ */
@@ -269,7 +287,6 @@ static void feature_stats(struct gnn_model *m, const struct train_set *ts, const
     int fn = m->arch.fn, fg = m->arch.fg;
     double *sn = xcalloc((size_t)fn * 2, sizeof(double));
     double *sg = xcalloc((size_t)fg * 2, sizeof(double));
-    double st[GNN_T__COUNT][3] = {{0}};
     long nn = 0;
     for (int k = 0; k < n; k++) {
         const struct train_sample *s = &ts->s[idx[k]];
@@ -284,12 +301,6 @@ static void feature_stats(struct gnn_model *m, const struct train_set *ts, const
             sg[f] += s->xg[f];
             sg[fg + f] += (double)s->xg[f] * s->xg[f];
         }
-        for (int t = 0; t < GNN_T__COUNT; t++)
-            if (!isnan(s->y[t])) {
-                st[t][0] += 1;
-                st[t][1] += s->y[t];
-                st[t][2] += (double)s->y[t] * s->y[t];
-            }
     }
     for (int f = 0; f < fn; f++) {
         double mu = nn ? sn[f] / nn : 0, var = nn ? sn[fn + f] / nn - mu * mu : 0;
@@ -300,11 +311,6 @@ static void feature_stats(struct gnn_model *m, const struct train_set *ts, const
         double mu = n ? sg[f] / n : 0, var = n ? sg[fg + f] / n - mu * mu : 0;
         m->graph_mean[f] = (float)mu;
         m->graph_std[f] = var > 1e-8 ? (float)sqrt(var) : 1.0f;
-    }
-    for (int t = 0; t < GNN_T__COUNT; t++) {
-        double c = st[t][0], mu = c ? st[t][1] / c : 0, var = c ? st[t][2] / c - mu * mu : 0;
-        m->tgt_mean[t] = (float)mu;
-        m->tgt_std[t] = var > 1e-8 ? (float)sqrt(var) : 1.0f;
     }
     free(sn);
     free(sg);
@@ -345,6 +351,12 @@ enum status train_fit(struct gnn_model *m, bool fine_tune, const struct train_se
     struct mb b = {0};
     uint64_t rng = o->seed * 0x2545f4914f6cdd1dull + 7;
     int bg = o->batch_graphs > 0 ? o->batch_graphs : 16;
+    /* Teacher rows regularise measured ones (pull the corrections to the
+     * teacher) with a lower weight; alone, they are the whole signal. */
+    bool any_measured = false;
+    for (int k = 0; k < n_idx && !any_measured; k++)
+        any_measured = ts->s[idx[k]].measured;
+    float teacher_w = any_measured ? o->teacher_weight : 1.0f;
     long steps_per_epoch = (n_idx + bg - 1) / bg, total = steps_per_epoch * o->epochs, step = 0;
     long warm = total / 50 + 1;
     clock_t t0 = clock();
@@ -361,7 +373,7 @@ enum status train_fit(struct gnn_model *m, bool fine_tune, const struct train_se
             int n = n_idx - k < bg ? n_idx - k : bg;
             struct gnn_batch gb;
             struct gnn_targets tg;
-            mb_build(&b, m, ts, perm + k, n, &gb, &tg);
+            mb_build(&b, m, ts, perm + k, n, teacher_w, &gb, &tg);
             tg.share_weight = o->share_weight;
             memset(grad, 0, sizeof(float) * m->n_params);
             double reg, sh;
@@ -410,12 +422,11 @@ void train_predict(const struct gnn_model *m, const struct train_set *ts, const 
     for (int k = 0; k < n_idx; k += bg) {
         int n = n_idx - k < bg ? n_idx - k : bg;
         struct gnn_batch gb;
-        mb_build(&b, m, ts, idx + k, n, &gb, NULL);
+        mb_build(&b, m, ts, idx + k, n, 1.0f, &gb, NULL);
         gnn_forward(m, &gb, &w);
         for (int g = 0; g < n; g++)
             for (int t = 0; t < GNN_T__COUNT; t++)
-                pred[(size_t)(k + g) * GNN_T__COUNT + t] =
-                    exp(w.out[g * GNN_T__COUNT + t] * m->tgt_std[t] + m->tgt_mean[t]);
+                pred[(size_t)(k + g) * GNN_T__COUNT + t] = exp(w.out[g * GNN_T__COUNT + t]);
     }
     gnn_work_fini(&w);
     mb_fini(&b);

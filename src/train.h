@@ -2,14 +2,16 @@
  * train.h - turning dataset rows into GNN inputs and fitting the model.
  *
  * train_prepare builds every row's graph once per distinct model, binds the
- * row's batch, runs shape inference and computes the raw node and graph
- * features (gnn_features.h), the node adjacency and the log targets. The
+ * row's batch, runs shape inference and the teacher (the anchor of the GNN,
+ * gnn.h) and computes the raw node and graph features (gnn_features.h), the
+ * node adjacency and the log targets. The
  * prepared set is independent of any model, so several models (the random
  * split, each leave-one-family-out run) train on one prepared set; features
  * are normalised with the model's statistics when a mini-batch is built.
  *
  * train_fit: mini-batches of graphs, Adam, cosine learning-rate decay,
- * loss = squared error on standardised log targets + share cross-entropy.
+ * loss = squared log error (rows weighted: measured 1, teacher-labelled
+ * teacher_weight when the data mixes both) + share cross-entropy.
  * Deterministic given the seed (shuffling and initialisation).
  */
 #ifndef DIPPM_TRAIN_H
@@ -26,10 +28,13 @@ struct train_sample {
     int row;      /* dataset row */
     int n;        /* nodes */
     int adj;      /* index into train_set.adj */
+    bool measured; /* the row's labels are real measurements */
     float *xn;    /* n x FEAT_NODE_DIM raw features */
     float xg[FEAT_GRAPH_DIM];
+    float *w0;    /* n teacher node time shares (the anchor, gnn.h) */
+    float anchor[GNN_T__COUNT]; /* log teacher latency ms, energy J, memory MiB */
     float y[GNN_T__COUNT]; /* log targets; NaN = missing */
-    float *share; /* n teacher shares or NULL */
+    float *share; /* n label shares or NULL */
 };
 
 struct train_set {
@@ -53,6 +58,7 @@ struct train_opts {
     int batch_graphs;
     float lr;
     float share_weight;
+    float teacher_weight; /* loss weight of teacher rows when measured rows are present */
     uint64_t seed;
     struct gnn_arch arch; /* hidden, layers, head_hidden used when not fine-tuning */
     bool progress;
