@@ -10,6 +10,7 @@
 #include "dataset.h"
 #include "eval.h"
 #include "jsonw.h"
+#include "predict.h"
 #include "train.h"
 #include "weights.h"
 
@@ -27,11 +28,58 @@ static void usage(void)
            "  --rows CSV     also write every evaluated row with its prediction\n"
            "  --lofo-only    only (b); no weights needed\n"
            "  --all-rows     evaluate every row of FILE (e.g. measured data), not the split\n"
+           "  --orderings    also count ordering violations of the weights and of the teacher\n"
+           "                 over a grid: each zoo family x batch 1..1024 x every GPU and MIG\n"
+           "                 slice x every supported precision and runtime (pairs that differ\n"
+           "                 in batch, slice, GPU generation, precision or runtime)\n"
+           "  --order-families L  comma list of zoo families for the grid (default all)\n"
+           "  --order-tol PCT     violations are counted beyond PCT percent (default 1)\n"
            "Labels are the teacher's (simulated) unless the data holds measured rows.\n");
 }
 
 enum { OPT_DATA = CLI_OPT__OWN, OPT_LOFO, OPT_LTRAIN, OPT_LTEST, OPT_LEPOCHS, OPT_SEED,
-       OPT_QUIET, OPT_ALL, OPT_ROWS, OPT_LOFO_ONLY };
+       OPT_QUIET, OPT_ALL, OPT_ROWS, OPT_LOFO_ONLY, OPT_ORDER, OPT_ORDER_FAM, OPT_ORDER_TOL };
+
+static void order_json(struct jsonw *w, const struct eval_order *o)
+{
+    jsonw_obj_begin(w);
+    jsonw_key(w, "tolerance_pct");
+    jsonw_fixed(w, o->tol * 100, 3);
+    jsonw_key(w, "graphs");
+    jsonw_int(w, o->n_graphs);
+    for (int k = 0; k < EVAL_ORDER__COUNT; k++) {
+        const struct eval_order_count *c = &o->kind[k];
+        jsonw_key(w, eval_order_name(k));
+        jsonw_obj_begin(w);
+        jsonw_key(w, "property");
+        jsonw_str(w, eval_order_desc(k));
+        jsonw_key(w, "pairs");
+        jsonw_int(w, c->pairs);
+        jsonw_key(w, "gnn_violations");
+        jsonw_int(w, c->gnn);
+        jsonw_key(w, "gnn_worst_pct");
+        jsonw_fixed(w, c->gnn_worst * 100, 3);
+        jsonw_key(w, "teacher_violations");
+        jsonw_int(w, c->teacher);
+        jsonw_key(w, "teacher_worst_pct");
+        jsonw_fixed(w, c->teacher_worst * 100, 3);
+        jsonw_obj_end(w);
+    }
+    jsonw_obj_end(w);
+}
+
+static void order_print(FILE *f, const struct eval_order *o)
+{
+    fprintf(f, "orderings over %d zoo graphs (violations beyond %.2f%%):\n", o->n_graphs,
+            o->tol * 100);
+    fprintf(f, "  %-10s %9s %9s %8s %9s %8s\n", "property", "pairs", "GNN", "worst", "teacher",
+            "worst");
+    for (int k = 0; k < EVAL_ORDER__COUNT; k++) {
+        const struct eval_order_count *c = &o->kind[k];
+        fprintf(f, "  %-10s %9ld %9ld %7.2f%% %9ld %7.2f%%\n", eval_order_name(k), c->pairs,
+                c->gnn, c->gnn_worst * 100, c->teacher, c->teacher_worst * 100);
+    }
+}
 
 /* Per-row predictions of the evaluated rows as CSV (for error analysis). */
 static int write_rows_csv(const char *path, const struct dataset *ds, const struct train_set *ts,
@@ -74,12 +122,18 @@ int cli_eval(int argc, char **argv)
         {"all-rows", no_argument, NULL, OPT_ALL},
         {"rows", required_argument, NULL, OPT_ROWS},
         {"lofo-only", no_argument, NULL, OPT_LOFO_ONLY},
+        {"orderings", no_argument, NULL, OPT_ORDER},
+        {"order-families", required_argument, NULL, OPT_ORDER_FAM},
+        {"order-tol", required_argument, NULL, OPT_ORDER_TOL},
         {NULL, 0, NULL, 0},
     };
     struct cli_common co;
     cli_common_init(&co);
     const char *data = NULL, *rows_csv = NULL, *split_label = NULL;
-    bool lofo = false, quiet = false, all_rows = false, lofo_only = false;
+    bool lofo = false, quiet = false, all_rows = false, lofo_only = false, orderings = false;
+    const char *order_fams = NULL;
+    double order_tol = 0.01;
+    struct eval_order ord = {0};
     int64_t ltrain = 3000, ltest = 400, lepochs = 12, seed = 1;
     int c;
     while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
@@ -97,6 +151,16 @@ int cli_eval(int argc, char **argv)
         case OPT_QUIET: quiet = true; break;
         case OPT_ALL: all_rows = true; break;
         case OPT_ROWS: rows_csv = optarg; break;
+        case OPT_ORDER: orderings = true; break;
+        case OPT_ORDER_FAM: order_fams = optarg; break;
+        case OPT_ORDER_TOL: {
+            char *end;
+            order_tol = strtod(optarg, &end) / 100;
+            if (end == optarg || *end || !(order_tol >= 0 && order_tol <= 1))
+                return cli_usage_error("eval", "--order-tol '%s': expected a percentage from 0 "
+                                       "to 100", optarg);
+            break;
+        }
         case OPT_LTRAIN:
         case OPT_LTEST:
         case OPT_LEPOCHS:
@@ -114,6 +178,8 @@ int cli_eval(int argc, char **argv)
         return cli_usage_error("eval", "unexpected argument '%s'", argv[optind]);
     if (lofo && !data)
         return cli_usage_error("eval", "--lofo needs --data FILE (it retrains per family)");
+    if (orderings && lofo_only)
+        return cli_usage_error("eval", "--orderings needs weights; it cannot go with --lofo-only");
 
     struct diag d = {0};
     struct dataset ds;
@@ -200,6 +266,15 @@ int cli_eval(int argc, char **argv)
         eval_model(&m, &ts, te, n_te, &met);
         if (rows_csv && (rc = write_rows_csv(rows_csv, &ds, &ts, &m, te, n_te)))
             goto out;
+        if (orderings) {
+            struct predictor *p = predictor_new(wp, &d);
+            if (!p)
+                goto fail;
+            enum status st = eval_order_run(p, order_fams, order_tol, &ord, &d);
+            predictor_free(p);
+            if (st)
+                goto fail;
+        }
     } else {
         wp = "(none: leave-one-family-out only)";
     }
@@ -231,6 +306,10 @@ int cli_eval(int argc, char **argv)
         if (!lofo_only) {
             jsonw_key(&w, "test");
             eval_metrics_json(&w, &met);
+        }
+        if (orderings) {
+            jsonw_key(&w, "orderings");
+            order_json(&w, &ord);
         }
         if (lofo) {
             jsonw_key(&w, "leave_one_family_out");
@@ -285,6 +364,8 @@ int cli_eval(int argc, char **argv)
         if (lofo)
             fprintf(f, "(leave-one-family-out: at most %lld training rows, %lld epochs each)\n",
                     (long long)ltrain, (long long)lepochs);
+        if (orderings)
+            order_print(f, &ord);
         fclose(f);
         rc = cli_emit(&co, buf, len);
         free(buf);

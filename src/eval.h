@@ -50,6 +50,47 @@ enum status eval_lofo_run(const struct dataset *ds, const struct train_set *ts,
                           const struct train_opts *o, int max_train, int max_test,
                           int min_rows, struct eval_lofo **out, int *n_out, struct diag *d);
 
+/* ---- orderings ------------------------------------------------------------ */
+
+/* Properties a latency prediction should keep (id, name, description). */
+#define EVAL_ORDER_LIST(X)                                                               \
+    X(EVAL_ORDER_BATCH, "batch", "a bigger batch is not faster (latency per batch)")    \
+    X(EVAL_ORDER_SLICE, "slice", "a bigger MIG slice (or the whole GPU) is not slower") \
+    X(EVAL_ORDER_GPU, "gpu", "a newer GPU with at least the SMs, bandwidth and peak is not slower") \
+    X(EVAL_ORDER_PRECISION, "precision",                                                 \
+      "a lower precision is not slower (fp32>tf32>fp16/bf16>int8/fp8)")                 \
+    X(EVAL_ORDER_RUNTIME, "runtime", "TensorRT is not slower than eager PyTorch")
+
+enum eval_order_kind {
+#define X(id, name, desc) id,
+    EVAL_ORDER_LIST(X)
+#undef X
+    EVAL_ORDER__COUNT
+};
+const char *eval_order_name(int k);
+const char *eval_order_desc(int k);
+
+struct eval_order_count {
+    long pairs;              /* ordered pairs compared */
+    long gnn, teacher;       /* violations beyond the tolerance */
+    double gnn_worst, teacher_worst; /* largest relative violation (0.05 = 5%) */
+};
+
+struct eval_order {
+    double tol;              /* relative tolerance (0.01 = 1%) */
+    int n_graphs;
+    struct eval_order_count kind[EVAL_ORDER__COUNT];
+};
+
+struct predictor;
+/* Predicts the grid: each zoo family in the comma list `families` (NULL =
+ * all) at its default size x batch 1, 2, 4 .. 1024 x every GPU and MIG
+ * slice x every supported precision and runtime, and counts the pairs that
+ * differ in one property and break its ordering by more than tol, for the
+ * predictor p (the GNN) and for the teacher on the same pairs. */
+enum status eval_order_run(struct predictor *p, const char *families, double tol,
+                           struct eval_order *o, struct diag *d);
+
 /* Writes metrics as a JSON object {"latency": {"n", "mape", ...}, ...}. */
 void eval_metrics_json(struct jsonw *w, const struct eval_metrics *m);
 /* Appends a text table row "label  n  mape  median  within10" per target. */

@@ -198,9 +198,9 @@ void gnn_work_fini(struct gnn_work *w)
 {
     if (!w)
         return;
-    float **fs[] = {&w->x, &w->a0, &w->h, &w->m, &w->z, &w->u, &w->s, &w->c, &w->r, &w->z1,
+    float **fs[] = {&w->gb, &w->a0, &w->h, &w->m, &w->z, &w->u, &w->s, &w->c, &w->r, &w->z1,
                     &w->z2, &w->a1, &w->a2, &w->o, &w->out, &w->p, &w->dh, &w->dhp, &w->dm, &w->dz, &w->du,
-                    &w->ds, &w->dr, &w->dz1, &w->dz2, &w->da, &w->dout, &w->dO};
+                    &w->ds, &w->dr, &w->dz1, &w->dz2, &w->da, &w->dout, &w->dO, &w->dgb};
     for (size_t i = 0; i < sizeof fs / sizeof fs[0]; i++)
         free(*fs[i]);
     free(w->amax);
@@ -215,11 +215,10 @@ static void grow(float **p, size_t n)
 
 static void work_reserve(struct gnn_work *w, const struct gnn_arch *a, size_t n, size_t g)
 {
-    size_t H = (size_t)a->hidden, L = (size_t)a->layers, F = (size_t)(a->fn + a->fg);
+    size_t H = (size_t)a->hidden, L = (size_t)a->layers;
     size_t Hh = (size_t)a->head_hidden, R = (size_t)readout_dim(a);
     if (n > w->cap_n) {
         n = n + n / 2;
-        grow(&w->x, n * F);
         grow(&w->a0, n * H);
         grow(&w->h, (L + 1) * n * H);
         grow(&w->m, (L ? L : 1) * n * 3 * H);
@@ -238,6 +237,7 @@ static void work_reserve(struct gnn_work *w, const struct gnn_arch *a, size_t n,
     }
     if (g > w->cap_g) {
         g = g + g / 2;
+        grow(&w->gb, g * H);
         grow(&w->r, g * R);
         grow(&w->z1, g * Hh);
         grow(&w->z2, g * Hh);
@@ -251,6 +251,7 @@ static void work_reserve(struct gnn_work *w, const struct gnn_arch *a, size_t n,
         grow(&w->da, g * Hh);
         grow(&w->dout, g * GNN_T__COUNT);
         grow(&w->dO, g * GNN_T__COUNT);
+        grow(&w->dgb, g * H);
         free(w->amax);
         w->amax = xmalloc(sizeof(int) * g * H);
         w->cap_g = g;
@@ -288,6 +289,13 @@ static void dense_back(int m, int n, int k, const float *A, const float *W, cons
                     k);
 }
 
+/* dst[k] += src[k]: restrict lets the compiler vectorise the hot loops. */
+static void add_row(float *restrict dst, const float *restrict src, int n)
+{
+    for (int k = 0; k < n; k++)
+        dst[k] += src[k];
+}
+
 static void relu_to(const float *in, float *out, size_t n)
 {
     for (size_t i = 0; i < n; i++)
@@ -299,18 +307,22 @@ static void relu_to(const float *in, float *out, size_t n)
 void gnn_forward(const struct gnn_model *m, const struct gnn_batch *b, struct gnn_work *w)
 {
     const struct gnn_arch *a = &m->arch;
-    int N = b->n_nodes, G = b->n_graphs, H = a->hidden, F = a->fn + a->fg;
+    int N = b->n_nodes, G = b->n_graphs, H = a->hidden;
     int Hh = a->head_hidden, R = readout_dim(a), L = a->layers;
     work_reserve(w, a, (size_t)N, (size_t)G);
     size_t NH = (size_t)N * H;
 
+    /* Embedding of [xn_i, xg_g]: the graph features' part is the same for
+     * every node of a graph, so it is computed once per graph (gb) and
+     * added like a bias to xn We[0:fn]. */
+    const float *we = P(m, T_EMB_W);
+    dense(G, H, a->fg, b->xg, we + (size_t)a->fn * H, P(m, T_EMB_B), w->gb);
     for (int g = 0; g < G; g++)
-        for (int i = b->goff[g]; i < b->goff[g + 1]; i++) {
-            float *x = w->x + (size_t)i * F;
-            memcpy(x, b->xn + (size_t)i * a->fn, sizeof(float) * (size_t)a->fn);
-            memcpy(x + a->fn, b->xg + (size_t)g * a->fg, sizeof(float) * (size_t)a->fg);
-        }
-    dense(N, H, F, w->x, P(m, T_EMB_W), P(m, T_EMB_B), w->a0);
+        for (int i = b->goff[g]; i < b->goff[g + 1]; i++)
+            memcpy(w->a0 + (size_t)i * H, w->gb + (size_t)g * H, sizeof(float) * (size_t)H);
+    if (N > 0)
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, N, H, a->fn, 1.0f, b->xn, a->fn,
+                    we, H, 1.0f, w->a0, H);
     relu_to(w->a0, w->h, NH);
 
     for (int l = 0; l < L; l++) {
@@ -328,34 +340,34 @@ void gnn_forward(const struct gnn_model *m, const struct gnn_batch *b, struct gn
                 int deg = off[i + 1] - off[i];
                 if (!deg)
                     continue;
-                for (int e = off[i]; e < off[i + 1]; e++) {
-                    const float *hj = hp + (size_t)idx[e] * H;
+                for (int e = off[i]; e < off[i + 1]; e++)
+                    add_row(agg, hp + (size_t)idx[e] * H, H);
+                if (deg > 1) {
+                    float inv = 1.0f / (float)deg;
                     for (int k = 0; k < H; k++)
-                        agg[k] += hj[k];
+                        agg[k] *= inv;
                 }
-                float inv = 1.0f / (float)deg;
-                for (int k = 0; k < H; k++)
-                    agg[k] *= inv;
             }
         }
         dense(N, H, 3 * H, mm, P(m, T_L0 + 2 * l), P(m, T_L0 + 2 * l + 1), z);
-        for (size_t k = 0; k < NH; k++)
-            hn[k] = (z[k] > 0 ? z[k] : 0) + hp[k];
+        relu_to(z, hn, NH);
+        add_row(hn, hp, (int)NH);
     }
     const float *hL = w->h + (size_t)L * NH;
 
     /* Node head: c = Bn tanh((relu(hL Wn1 + bn1) wn2 + bn2) / Bn). */
     dense(N, H, H, hL, P(m, head_idx(m, H_N1W)), P(m, head_idx(m, H_N1B)), w->u);
-    const float *wn2 = P(m, head_idx(m, H_N2W));
+    /* u is kept after the relu (u > 0 exactly where the pre-activation was,
+     * which is all the backward pass needs). */
+    relu_to(w->u, w->u, NH);
     float bn2 = P(m, head_idx(m, H_N2B))[0], nb = m->node_bound;
-    for (int i = 0; i < N; i++) {
-        const float *u = w->u + (size_t)i * H;
-        float s = bn2;
-        for (int k = 0; k < H; k++)
-            s += (u[k] > 0 ? u[k] : 0) * wn2[k];
-        w->s[i] = s;
-        w->c[i] = nb * tanhf(s / nb);
-    }
+    for (int i = 0; i < N; i++)
+        w->s[i] = bn2;
+    if (N > 0)
+        cblas_sgemv(CblasRowMajor, CblasNoTrans, N, H, 1.0f, w->u, H, P(m, head_idx(m, H_N2W)), 1,
+                    1.0f, w->s, 1);
+    for (int i = 0; i < N; i++)
+        w->c[i] = nb * tanhf(w->s[i] / nb);
 
     /* Readout, S_g and the predicted shares per graph. */
     for (int g = 0; g < G; g++) {
@@ -417,7 +429,7 @@ double gnn_loss(const struct gnn_model *m, const struct gnn_batch *b,
                 double *reg_loss, double *share_loss)
 {
     const struct gnn_arch *a = &m->arch;
-    int N = b->n_nodes, G = b->n_graphs, H = a->hidden, F = a->fn + a->fg;
+    int N = b->n_nodes, G = b->n_graphs, H = a->hidden;
     int Hh = a->head_hidden, R = readout_dim(a), L = a->layers;
     gnn_forward(m, b, w);
     if (G == 0)
@@ -540,12 +552,8 @@ double gnn_loss(const struct gnn_model *m, const struct gnn_batch *b,
         dense_back(N, H, 3 * H, mm, P(m, T_L0 + 2 * l), w->dz, GP(T_L0 + 2 * l),
                    GP(T_L0 + 2 * l + 1), w->dm);
         /* dh stays as the residual path; add the self and neighbour parts. */
-        for (int i = 0; i < N; i++) {
-            const float *row = w->dm + (size_t)i * 3 * H;
-            float *d = dh + (size_t)i * H;
-            for (int k = 0; k < H; k++)
-                d[k] += row[k];
-        }
+        for (int i = 0; i < N; i++)
+            add_row(dh + (size_t)i * H, w->dm + (size_t)i * 3 * H, H);
         for (int i = 0; i < N; i++) {
             const float *row = w->dm + (size_t)i * 3 * H;
             for (int side = 0; side < 2; side++) {
@@ -555,9 +563,9 @@ double gnn_loss(const struct gnn_model *m, const struct gnn_batch *b,
                 if (!deg)
                     continue;
                 float inv = 1.0f / (float)deg;
-                const float *src = row + (size_t)(1 + side) * H;
+                const float *restrict src = row + (size_t)(1 + side) * H;
                 for (int e = off[i]; e < off[i + 1]; e++) {
-                    float *d = dh + (size_t)idx[e] * H;
+                    float *restrict d = dh + (size_t)idx[e] * H;
                     for (int k = 0; k < H; k++)
                         d[k] += src[k] * inv;
                 }
@@ -567,7 +575,15 @@ double gnn_loss(const struct gnn_model *m, const struct gnn_batch *b,
     /* Embedding. */
     for (size_t k = 0; k < NH; k++)
         w->dz[k] = w->a0[k] > 0 ? dh[k] : 0;
-    dense_back(N, H, F, w->x, P(m, T_EMB_W), w->dz, GP(T_EMB_W), GP(T_EMB_B), NULL);
+    dense_back(N, H, a->fn, b->xn, P(m, T_EMB_W), w->dz, GP(T_EMB_W), GP(T_EMB_B), NULL);
+    /* Graph part: dWe[fn:] += xg^T (per-graph sums of dz). */
+    float *dgb = w->dgb;
+    memset(dgb, 0, sizeof(float) * (size_t)G * H);
+    for (int g = 0; g < G; g++)
+        for (int i = b->goff[g]; i < b->goff[g + 1]; i++)
+            add_row(dgb + (size_t)g * H, w->dz + (size_t)i * H, H);
+    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, a->fg, H, G, 1.0f, b->xg, a->fg, dgb, H,
+                1.0f, GP(T_EMB_W) + (size_t)a->fn * H, H);
 #undef GP
     return lreg + lsh;
 }

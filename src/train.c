@@ -181,7 +181,7 @@ void train_opts_default(struct train_opts *o)
     o->share_weight = 0.2f;
     o->teacher_weight = 0.1f;
     o->seed = 1;
-    o->arch = (struct gnn_arch){FEAT_NODE_DIM, FEAT_GRAPH_DIM, 32, 3, 64};
+    o->arch = (struct gnn_arch){FEAT_NODE_DIM, FEAT_GRAPH_DIM, 24, 2, 32};
 }
 
 /* ---- mini-batches ------------------------------------------------------------ */
