@@ -53,15 +53,16 @@ static const struct mig_profile h100_pcie_mig[] = {
     {"7g.80gb", 8, 7, 114, 79.25, 1, false},
 };
 
-/* H200 141 GB: fractions and counts from the guide. 1g.18gb = 16 SMs and
- * 16.00 GiB per user reports; the other SM counts are estimates taken from
- * H100 SXM5 (same GH100 die) and the other usable GiB are estimates scaled
- * from H100 SXM5 by 16.00/9.75. */
+/* H200 141 GB: fractions and counts from the guide. Usable GiB of 1g.18gb
+ * (16.00), 3g/4g.71gb (69.50) and 7g.141gb (139.75) are `nvidia-smi mig
+ * -lgip` figures; 1g.35gb/2g.35gb (34.62) are estimates at H100 SXM5's
+ * ratio of the 2-slice to the 7-slice figure (19.62 / 79.25). SM counts
+ * other than 1g are estimates taken from H100 SXM5 (same GH100 die). */
 static const struct mig_profile h200_mig[] = {
     {"1g.18gb", 1, 1, 16, 16.00, 7, false},  {"1g.18gb+me", 1, 1, 16, 16.00, 1, true},
-    {"1g.35gb", 2, 1, 26, 32.20, 4, false},  {"2g.35gb", 2, 2, 32, 32.20, 3, false},
-    {"3g.71gb", 4, 3, 60, 64.80, 2, false},  {"4g.71gb", 4, 4, 64, 64.80, 1, false},
-    {"7g.141gb", 8, 7, 132, 130.05, 1, false},
+    {"1g.35gb", 2, 1, 26, 34.62, 4, false},  {"2g.35gb", 2, 2, 32, 34.62, 3, false},
+    {"3g.71gb", 4, 3, 60, 69.50, 2, false},  {"4g.71gb", 4, 4, 64, 69.50, 1, false},
+    {"7g.141gb", 8, 7, 132, 139.75, 1, false},
 };
 
 #define NPROF(a) ((int)(sizeof(a) / sizeof((a)[0])))
@@ -71,37 +72,43 @@ static const struct mig_profile h200_mig[] = {
  * GPU has no tensor-core path for that precision (fp8 before Hopper).
  * usable_gib (no MIG): total memory as nvidia-smi reports it less the ECC /
  * driver reservation; these are estimates just above the 7g profile's figure.
- * idle_w: not published by NVIDIA for any of these parts; see each source. */
+ * idle_w: not published by NVIDIA for any of these parts; see each source.
+ * sustain: fraction of the boost-clock peak a board holds under a sustained
+ * tensor-core load. SXM boards (400-700 W) hold boost; the A100 PCIe boards
+ * (250/300 W) drop to ~1.3 GHz of 1.41 under load, and published PCIe vs SXM
+ * MLPerf and DeepLearningExamples throughputs differ by ~5-8% at equal
+ * memory size: 0.93 (estimate). H100 PCIe's table peaks are already at its
+ * own 1755 MHz boost; at 350 W it sheds a further ~5% (estimate, 0.95). */
 static const struct gpu_spec gpus[] = {
     {"A100-SXM4-40GB", "A100", 108, 98, 1410, {19.5, 156, 312, 312, 624, 0}, 40, 39.59, 1555, 40,
-     400, 55, NPROF(a100_40_mig), a100_40_mig,
+     400, 55, 1.0, NPROF(a100_40_mig), a100_40_mig,
      "A100 datasheet (nvidia-a100-datasheet r4) via glennklockwood.com/garden/processors/A100; "
      "MIG: NVIDIA MIG User Guide v580 + -lgip captures; usable 39.59 GiB (40536 MiB) and "
      "idle 55 W are estimates (idle below the 59-62 W measured on the 80 GB part)"},
     {"A100-SXM4-80GB", "A100", 108, 98, 1410, {19.5, 156, 312, 312, 624, 0}, 80, 79.15, 2039, 40,
-     400, 60, NPROF(a100_80_mig), a100_80_mig,
+     400, 60, 1.0, NPROF(a100_80_mig), a100_80_mig,
      "A100 datasheet (80 GB HBM2e 2,039 GB/s); MIG: MIG User Guide v580; idle 60 W from a "
      "public nvidia-smi capture (59-62 W at P0, github.com/allenai/PeerRead/issues/40); usable "
      "79.15 GiB is an estimate"},
     {"A100-PCIe-40GB", "A100", 108, 98, 1410, {19.5, 156, 312, 312, 624, 0}, 40, 39.59, 1555, 40,
-     250, 40, NPROF(a100_40_mig), a100_40_mig,
+     250, 40, 0.93, NPROF(a100_40_mig), a100_40_mig,
      "A100 datasheet (PCIe 250 W; thundercompute.com A100 specs guide); sustains lower clocks "
      "than SXM at 250 W (not modelled); idle 40 W and usable GiB are estimates"},
     {"A100-PCIe-80GB", "A100", 108, 98, 1410, {19.5, 156, 312, 312, 624, 0}, 80, 79.15, 1935, 40,
-     300, 45, NPROF(a100_80_mig), a100_80_mig,
+     300, 45, 0.93, NPROF(a100_80_mig), a100_80_mig,
      "A100 datasheet (PCIe 80 GB 1,935 GB/s, 300 W; thundercompute.com); idle 45 W and usable "
      "GiB are estimates"},
     {"H100-SXM5-80GB", "H100", 132, 132, 1980, {66.9, 494.7, 989.4, 989.4, 1979, 1979}, 80, 79.65, 3350,
-     50, 700, 120, NPROF(h100_sxm_mig), h100_sxm_mig,
+     50, 700, 120, 1.0, NPROF(h100_sxm_mig), h100_sxm_mig,
      "H100 dense values glennklockwood.com/garden/processors/h100 (datasheet halves of sparse); "
      "MIG SMs jbarrow.ai/field_notes/nvidia-mig; idle 120 W is an estimate (140-145 W seen at "
      "0% util with 72 GB allocated, github.com/wilicc/gpu-burn/issues/114); usable GiB estimate"},
     {"H100-PCIe-80GB", "H100", 114, 114, 1755, {51, 378, 756, 756, 1513, 1513}, 80, 79.65, 2000, 50,
-     350, 60, NPROF(h100_pcie_mig), h100_pcie_mig,
+     350, 60, 0.95, NPROF(h100_pcie_mig), h100_pcie_mig,
      "H100 PCIe product brief PB-11133-001 (350 W) and datasheet (dense = sparse/2); boost "
      "clock 1755 MHz, 1g MIG SMs, idle 60 W and usable GiB are estimates"},
     {"H200-SXM-141GB", "H200", 132, 132, 1980, {66.9, 494.7, 989.4, 989.4, 1979, 1979}, 141, 140.0,
-     4800, 50, 700, 120, NPROF(h200_mig), h200_mig,
+     4800, 50, 700, 120, 1.0, NPROF(h200_mig), h200_mig,
      "H200: GH100 compute as H100 SXM5, 141 GB HBM3e at 4.8 TB/s, 700 W (openmetal.io, "
      "aiwiki.ai/wiki/nvidia_h200); MIG fractions MIG User Guide v580; MIG SMs other than 1g, "
      "usable GiB, clock and idle 120 W are estimates"},
@@ -206,8 +213,9 @@ enum status hw_from_config(const struct config *cfg, struct hw *hw, struct diag 
     snprintf(hw->label_buf, sizeof hw->label_buf, "%s", g->name);
     hw->label = hw->label_buf;
     hw->sms = g->sms;
-    hw->peak_flops = g->tflops[cfg->prec] * 1e12;
-    hw->peak_fp32_flops = g->tflops[PREC_FP32] * 1e12;
+    hw->peak_flops = g->tflops[cfg->prec] * 1e12 * g->sustain;
+    hw->peak_fp32_flops = g->tflops[PREC_FP32] * 1e12 * g->sustain;
+    hw->peak_tf32_flops = g->tflops[PREC_TF32] * 1e12 * g->sustain;
     hw->bw_bytes = g->bw_gbs * 1e9;
     hw->l2_bytes = g->l2_mib * 1048576.0;
     hw->mem_bytes = g->usable_gib * 1073741824.0;
@@ -227,6 +235,7 @@ enum status hw_from_config(const struct config *cfg, struct hw *hw, struct diag 
         hw->sms = p->sms;
         hw->peak_flops *= sm_frac;
         hw->peak_fp32_flops *= sm_frac;
+        hw->peak_tf32_flops *= sm_frac;
         hw->bw_bytes *= mem_frac;
         hw->l2_bytes *= mem_frac;
         hw->mem_bytes = p->usable_gib * 1073741824.0;

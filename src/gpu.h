@@ -33,6 +33,8 @@ struct gpu_spec {
     double l2_mib;
     double tdp_w;
     double idle_w;          /* idle/static power used by the energy model */
+    double sustain;         /* fraction of the boost-clock peak held under sustained load
+                               (power- and thermal-limited boards run below boost) */
     int n_mig;
     const struct mig_profile *mig;
     const char *source;     /* where the numbers come from */
@@ -58,6 +60,7 @@ struct hw {
     int sms;
     double peak_flops;     /* FLOP/s at the configured precision (tensor cores if any) */
     double peak_fp32_flops;/* CUDA-core FP32 FLOP/s of the slice (for non-GEMM ops) */
+    double peak_tf32_flops;/* TF32 tensor-core FLOP/s (eager PyTorch's default for FP32 convs) */
     double bw_bytes;       /* bytes/s */
     double l2_bytes;
     double mem_bytes;      /* usable device memory */

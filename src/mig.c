@@ -146,6 +146,18 @@ enum status mig_advise(struct predictor *p, struct graph *g, const struct config
         snprintf(out->reason, sizeof out->reason, "%s does not support MIG", gs->name);
         return ST_OK;
     }
+    /* Memory is one figure per model and configuration: a slice changes how
+     * fast the model runs, not what it allocates. It is predicted once, on
+     * the whole GPU, so the verdict near a boundary cannot flip with noise
+     * between slices. */
+    struct config whole = *cfg;
+    whole.mig = -1;
+    struct prediction pw;
+    enum status sw = predict_run(p, g, &whole, &pw, d);
+    double mem_mib = pw.memory_mib;
+    prediction_fini(&pw);
+    if (sw)
+        return sw;
     int idx[MIG_MAX_PROFILES];
     int n = mig_profile_order(gs, idx);
     for (int i = 0; i < n; i++) {
@@ -159,7 +171,7 @@ enum status mig_advise(struct predictor *p, struct graph *g, const struct config
         }
         struct mig_option *o = &out->opts[out->n++];
         o->profile = idx[i];
-        o->memory_mib = pr.memory_mib;
+        o->memory_mib = mem_mib;
         o->latency_ms = pr.latency_ms;
         prediction_fini(&pr);
     }

@@ -381,6 +381,69 @@ static void pass_fuse(const struct graph *g, const struct config *cfg, struct si
     }
 }
 
+/* A fused kernel's time, energy and roofline are shared over its members
+ * (the root and every node folded into it) in proportion to each member's
+ * own ideal time, max(FLOPs / peak, bytes / bandwidth), so the per-layer
+ * table shows the Softmax of a fused attention its part, not 0%. */
+static void share_fused(struct sim_result *r, const struct hw *hw)
+{
+    int n = r->n_nodes;
+    double *w = calloc(n > 0 ? (size_t)n : 1, 2 * sizeof *w);
+    if (!w)
+        return; /* attribution only: the totals are already right */
+    double *sum = w + n;
+    for (int i = 0; i < n; i++) {
+        const struct sim_node *sn = &r->nodes[i];
+        double tc = hw->peak_flops > 0 ? sn->flops / hw->peak_flops : 0;
+        double tm = hw->bw_bytes > 0 ? sn->bytes / hw->bw_bytes : 0;
+        w[i] = (tc > tm ? tc : tm) + 1e-15;
+        int root = sn->fused_into >= 0 ? sn->fused_into : i;
+        if (sn->fused_into >= 0 || sn->kernel)
+            sum[root] += w[i];
+    }
+    for (int i = 0; i < n; i++) {
+        struct sim_node *sn = &r->nodes[i];
+        if (sn->fused_into < 0)
+            continue;
+        const struct sim_node *rs = &r->nodes[sn->fused_into];
+        double f = sum[sn->fused_into] > 0 ? w[i] / sum[sn->fused_into] : 0;
+        sn->time_s = rs->time_s * f;
+        sn->energy_j = rs->energy_j * f;
+        sn->roofline_s = rs->roofline_s * f;
+    }
+    for (int i = 0; i < n; i++) {
+        struct sim_node *sn = &r->nodes[i];
+        if (sn->fused_into >= 0 || !sn->kernel || sum[i] <= w[i])
+            continue;
+        double f = w[i] / sum[i];
+        sn->time_s *= f;
+        sn->energy_j *= f;
+        sn->roofline_s *= f;
+    }
+    free(w);
+}
+
+/* Bytes (in the file's dtypes) of the graph's inputs and outputs that are
+ * activations: persistent buffers of one inference call. */
+static double persistent_bytes(const struct graph *g)
+{
+    double b = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        int cnt = pass ? g->n_outputs : g->n_inputs;
+        const int *ix = pass ? g->outputs : g->inputs;
+        for (int i = 0; i < cnt; i++) {
+            const struct value *v = &g->values[ix[i]];
+            if (v->flags & VAL_INIT)
+                continue;
+            double e = value_numel(v);
+            enum dtype dt = value_dtype(v);
+            if (e > 0)
+                b += e * (dt == DT_UNDEFINED ? 4 : dtype_size(dt));
+        }
+    }
+    return b;
+}
+
 enum status sim_run_params(const struct graph *g, const struct config *cfg,
                            const struct sim_params *p, struct sim_result *r, struct diag *d)
 {
@@ -466,6 +529,7 @@ enum status sim_run_params(const struct graph *g, const struct config *cfg,
     r->energy_j = hw.idle_w * lat + dyn_energy;
     r->avg_power_w = lat > 0 ? r->energy_j / lat : hw.idle_w;
 
+    share_fused(r, &hw);
     /* Shares; fused nodes report their kernel's bound. */
     for (int i = 0; i < g->n_nodes; i++) {
         struct sim_node *sn = &r->nodes[i];
@@ -494,18 +558,24 @@ enum status sim_run_params(const struct graph *g, const struct config *cfg,
             wbytes += b;
     }
     /* Activations: the shape engine's liveness peak, scaled from the
-     * graph's float size to the configured precision. */
+     * graph's float size to the configured precision. The allocator factor
+     * applies to the transient tensors only: graph inputs and outputs (a
+     * decoder's KV cache in and out, the batch itself) are persistent
+     * buffers the runtime allocates once at their exact size. */
     double act_ratio = pb / 4.0;
     if (g->n_inputs > 0) {
         enum dtype dt = value_dtype(&g->values[g->inputs[0]]);
         if (dtype_is_float(dt))
             act_ratio = (double)pb / dtype_size(dt);
     }
+    double persist = persistent_bytes(g);
+    double peak = g->totals.peak_act_bytes;
+    double transient = peak > persist ? peak - persist : 0;
     const double mib = 1048576.0;
     r->context_mib = p->context_mib[cfg->rt];
     r->workspace_mib = p->workspace_mib[cfg->rt];
     r->weights_mib = wbytes / mib;
-    r->act_peak_mib = g->totals.peak_act_bytes * act_ratio * p->act_factor / mib;
+    r->act_peak_mib = (transient * p->act_factor + (peak - transient)) * act_ratio / mib;
     r->memory_mib = r->context_mib + r->weights_mib + r->act_peak_mib + r->workspace_mib;
     return ST_OK;
 }

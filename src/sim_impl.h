@@ -17,6 +17,9 @@ struct sim_fixed {
     double k_half;             /* K at which a tile's prologue/epilogue halves efficiency */
     int split_k_max;           /* largest split-K factor the GEMM libraries choose */
     double split_k_min_k;      /* smallest K slice per split */
+    double skinny_m;           /* at most this many rows: matrix-vector / small-M kernels */
+    double skinny_n;           /* columns per CTA of those kernels */
+    double skinny_peak;        /* fraction of peak their main loop reaches */
     int align_elems[PREC__COUNT]; /* tensor-core alignment of K and N, in elements */
     double misalign_eff;       /* tensor-core efficiency kept by misaligned K/N */
     double grouped_eff;        /* tensor-core efficiency kept by grouped (not depthwise) convs */

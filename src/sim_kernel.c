@@ -13,10 +13,23 @@
 
 /* Best efficiency over the tile shapes and split-K factors for an
  * M x N x K GEMM repeated `batches` times on `sms` SMs. */
-static double gemm_size_eff(double m, double n, double k, double batches, int sms)
+static double gemm_size_eff(double m, double n, double k, double batches, int sms, bool simt)
 {
     const struct sim_fixed *f = &sim_fixed;
+    /* A few rows (decode steps, batch-1 Linear layers): the libraries switch
+     * to matrix-vector or small-M kernels that stream the weights row-block
+     * by row-block; CUDA-core (SIMT) kernels lose nothing to M padding, and
+     * tensor-core ones pad M only to the MMA height (16), not to a CTA tile. */
     double best = 0;
+    if (m <= f->skinny_m) {
+        double rows_q = simt ? 1.0 : m / (16.0 * ceil(m / 16.0));
+        double tiles = ceil(n / f->skinny_n) * batches;
+        double waves = ceil(tiles / sms);
+        double wave_q = tiles / (waves * sms);
+        best = f->skinny_peak * rows_q * wave_q * k / (k + f->k_half);
+    }
+    /* ... or a tiled kernel, whichever is faster (so time never falls as M
+     * grows past the small-M range). */
     for (int t = 0; t < SIM_N_TILES; t++) {
         double tm = f->tile_m[t], tn = f->tile_n[t];
         double mt = ceil(m / tm), nt = ceil(n / tn);
@@ -63,18 +76,37 @@ void sim_kernel_time(const struct hw *hw, const struct config *cfg, const struct
         eff = f->dw_eff;
         bw_eff *= f->dw_bw_eff;
     } else if (in->gemm) {
-        double size = gemm_size_eff(in->m, in->n, in->k, in->batches, hw->sms);
-        if (cfg->prec != PREC_FP32) {
+        /* "fp32" is each runtime's default, not strict FP32. Eager PyTorch
+         * lets cuDNN convolutions use TF32 tensor cores
+         * (torch.backends.cudnn.allow_tf32 = True) and keeps matrix products
+         * in FP32 (torch.backends.cuda.matmul.allow_tf32 = False); TensorRT
+         * builds FP32 engines with TF32 allowed (BuilderFlag kTF32 is on by
+         * default), so every GEMM and convolution may run TF32. */
+        bool tf32_conv = cfg->prec == PREC_FP32 &&
+                         (cfg->rt == RT_TENSORRT || in->cls == OPC_CONV);
+        bool tc = cfg->prec != PREC_FP32 || tf32_conv;
+        double size = gemm_size_eff(in->m, in->n, in->k, in->batches, hw->sms, !tc);
+        if (tc) {
+            enum precision ep = tf32_conv ? PREC_TF32 : cfg->prec;
             out->tc = true;
-            peak = hw->peak_flops;
+            peak = tf32_conv ? hw->peak_tf32_flops : hw->peak_flops;
             eff = p->tc_eff * size;
-            int al = f->align_elems[cfg->prec];
+            int al = f->align_elems[ep];
             if (!aligned(in->k, al) || !aligned(in->n, al))
                 eff *= f->misalign_eff;
             if (in->grouped)
                 eff *= f->grouped_eff;
             if (in->cls == OPC_CONV)
                 eff *= p->conv_eff[cfg->rt];
+            /* A few rows: a CUDA-core matrix-vector kernel (half2 math for
+             * 16-bit types) beats tensor cores padded to 16 rows. */
+            double simt = p->cuda_eff * gemm_size_eff(in->m, in->n, in->k, in->batches, hw->sms,
+                                                      true);
+            if (in->m <= f->skinny_m && !in->grouped && vec_peak * simt > peak * eff) {
+                out->tc = false;
+                peak = vec_peak;
+                eff = simt;
+            }
         } else {
             peak = hw->peak_fp32_flops;
             eff = p->cuda_eff * size;

@@ -78,6 +78,14 @@ const struct sim_fixed sim_fixed = {
     /* cuBLAS splits K up to 16 ways when M x N tiles cannot fill the SMs,
      * keeping at least 128 of K per split. */
     .split_k_max = 16,
+    /* GEMMs of at most 16 rows run as matrix-vector or small-M kernels
+     * (cuBLAS gemv/gemvx, TensorRT-LLM's and FasterTransformer's decode
+     * GEMMs): 128 columns per CTA, ~70% of the main-loop peak on the rows
+     * they have (estimate). Their time is the weights streamed from DRAM,
+     * which the memory term of the roofline already gives. */
+    .skinny_m = 16,
+    .skinny_n = 128,
+    .skinny_peak = 0.7,
     .split_k_min_k = 128.0,
     /* Tensor cores need K and N multiples of 16 bytes: 4 TF32, 8 FP16/BF16,
      * 16 INT8 or FP8 elements (NVIDIA Deep Learning Performance guide, "Tensor Core

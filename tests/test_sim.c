@@ -80,8 +80,14 @@ static void test_big_gemm_fp16_by_hand(void **state)
 static void test_big_gemm_fp32_cuda_cores(void **state)
 {
     (void)state;
+    /* eager PyTorch keeps matrix products in FP32 by default (TF32 off for
+     * matmuls); a TensorRT fp32 engine allows TF32 (checked below) */
     struct graph *g = sg_gemm(8192, 8192, 8192);
-    struct config c = cfg_of("A100-SXM4-40GB", PREC_FP32, RT_TENSORRT);
+    struct config t = cfg_of("A100-SXM4-40GB", PREC_FP32, RT_TENSORRT);
+    struct sim_result rt = run(g, &t);
+    assert_true(rt.nodes[0].tensor_core);
+    sim_result_fini(&rt);
+    struct config c = cfg_of("A100-SXM4-40GB", PREC_FP32, RT_PYTORCH);
     struct sim_result r = run(g, &c);
     double flops = 2.0 * 8192.0 * 8192.0 * 8192.0;
     /* fp32 without TF32: CUDA cores, 19.5 TFLOPS. */
@@ -101,9 +107,11 @@ static void test_memory_parts(void **state)
     struct sim_result r = run(g, &c);
     const struct sim_params *p = sim_params_default();
     assert_near(r.weights_mib, 2.0, 1e-9);
-    /* peak live: x (64x1024) + y (64x1024) fp32 = 512 KiB, at fp16 0.25 MiB */
-    assert_near(r.act_peak_mib, 0.25 * p->act_factor, 1e-9);
-    assert_near(r.memory_mib, p->context_mib[RT_PYTORCH] + 2.0 + 0.25 * p->act_factor +
+    /* peak live: x (64x1024) + y (64x1024) fp32 = 512 KiB, at fp16 0.25 MiB;
+     * both are the graph's input and output, persistent buffers allocated
+     * once at their size: the allocator factor does not apply to them */
+    assert_near(r.act_peak_mib, 0.25, 1e-9);
+    assert_near(r.memory_mib, p->context_mib[RT_PYTORCH] + 2.0 + 0.25 +
                                          p->workspace_mib[RT_PYTORCH], 1e-9);
     sim_result_fini(&r);
     graph_free(g);
@@ -211,10 +219,11 @@ static void test_fp16_not_slower_than_fp32_gemm(void **state)
     for (int64_t n = 512; n <= 8192; n *= 2) {
         struct graph *g = sg_gemm(n, n, n);
         for (int gi = 0; gi < gpu_count(); gi++) {
-            struct config c32 = {gi, -1, PREC_FP32, RT_TENSORRT, 1};
-            struct config c16 = {gi, -1, PREC_FP16, RT_TENSORRT, 1};
+            struct config c32 = {gi, -1, PREC_FP32, RT_PYTORCH, 1};
+            struct config c16 = {gi, -1, PREC_FP16, RT_PYTORCH, 1};
             struct sim_result a = run(g, &c32), b = run(g, &c16);
-            assert_int_equal(a.nodes[0].bound, BOUND_COMPUTE);
+            if (n >= 2048) /* smaller ones sit on the eager dispatch floor */
+                assert_int_equal(a.nodes[0].bound, BOUND_COMPUTE);
             assert_true(b.latency_ms <= a.latency_ms);
             sim_result_fini(&a);
             sim_result_fini(&b);
@@ -265,7 +274,9 @@ static void test_fusion_rules(void **state)
             /* folded into the conv that produces their input chain */
             assert_true(s->fused);
             assert_int_equal(g->nodes[s->fused_into].op, OP_Conv);
-            assert_true(s->time_s == 0);
+            /* it gets its part of the fused kernel's time, no more */
+            assert_true(s->time_s > 0);
+            assert_true(s->time_s < r.nodes[s->fused_into].time_s + s->time_s);
         } else if (n->op == OP_Flatten) {
             assert_false(s->kernel);
         }
