@@ -90,9 +90,36 @@ run "predict json" 0 "$DIPPM" predict --json --batch 4 "$S/resnet50.onnx" && {
 run "predict text" 0 "$DIPPM" predict --gpu h100:3g.40gb --precision fp16 "$S/resnet50.onnx" && {
     check "predict names the slice" "$T/out" "H100-SXM5-80GB 3g.40gb, fp16, pytorch"
     check "predict roofline beside" "$T/out" "roofline bound"
+    check "predict teacher beside the GNN latency" "$T/out" \
+        "^latency .* ms  (GNN; teacher [0-9.]* ms, roofline bound [0-9.]* ms)"
+    check "predict teacher beside the GNN energy" "$T/out" "^energy .*(GNN; teacher [0-9.]* J)"
+    check "predict teacher beside the GNN memory" "$T/out" "^memory .*(GNN; teacher [0-9]* MiB)"
     check "predict MIG line" "$T/out" "^MIG "
     check "predict source line" "$T/out" "^source "
 }
+# Sharded generation through tools/dataset/shard.slurm (run here without
+# Slurm, with the array variables it reads): 3 shards concatenated hold the
+# same rows as one run.
+shard_script=${TOP_SRCDIR:-.}/tools/dataset/shard.slurm
+mkdir -p "$T/shards"
+for i in 0 1 2; do
+    SLURM_ARRAY_TASK_ID=$i SLURM_ARRAY_TASK_COUNT=3 DIPPM=$DIPPM ROWS=30 SEED=7 OUT="$T/shards" \
+        FAMILIES=mlp,resnet,randnet SAMPLES=none JSONL=1 sh "$shard_script" >"$T/out" 2>"$T/err" ||
+        bad "shard $i/3 failed: $(head -c 300 "$T/err")"
+done
+if run "one unsharded run" 0 "$DIPPM" dataset -o "$T/one.jsonl" --n 30 --seed 7 \
+    --families mlp,resnet,randnet --samples none --jsonl --quiet; then
+    cat "$T"/shards/part-*.jsonl | sort >"$T/sharded.sorted"
+    sort "$T/one.jsonl" >"$T/one.sorted"
+    if [ "$(wc -l <"$T/one.sorted")" -eq 30 ] && cmp -s "$T/sharded.sorted" "$T/one.sorted" &&
+        [ "$(ls "$T"/shards/part-*.jsonl | wc -l)" -eq 3 ]; then
+        ok "3 shards concatenated equal one run (30 rows)"
+    else
+        bad "sharded rows differ from one run"
+    fi
+fi
+run "shard script outside Slurm" 2 sh "$shard_script" &&
+    check "shard script says how to run it" "$T/err" "SLURM_ARRAY_TASK_ID"
 run "nothing fits" 0 "$DIPPM" predict --batch 512 --set seq=1024 "$S/gpt2_medium.onnx" &&
     { check "nothing fits says so" "$T/out" "no A100-SXM4-40GB profile fits"
       check "nothing fits says by how much" "$T/out" "short by"
