@@ -236,10 +236,11 @@ int cli_eval(int argc, char **argv)
         all_rows = true;
         split_label = "random test split";
     }
-    if (train_prepare(&ds, &ts, !quiet, &d))
+    /* Leave-one-family-out trains as `dippm train` does, ordering pairs included. */
+    if (train_prepare(&ds, &ts, lofo ? 0.25 : 0, !quiet, &d))
         goto fail;
     /* (a) the weights on the test split. */
-    struct eval_metrics met;
+    struct eval_metrics met, met_teacher;
     const char *wp = co.weights;
     if (!lofo_only) {
         if (!wp) {
@@ -264,6 +265,7 @@ int cli_eval(int argc, char **argv)
             te = eval_split(&ds, true, &n_te);
         }
         eval_model(&m, &ts, te, n_te, &met);
+        eval_teacher(&ts, te, n_te, &met_teacher);
         if (rows_csv && (rc = write_rows_csv(rows_csv, &ds, &ts, &m, te, n_te)))
             goto out;
         if (orderings) {
@@ -306,6 +308,8 @@ int cli_eval(int argc, char **argv)
         if (!lofo_only) {
             jsonw_key(&w, "test");
             eval_metrics_json(&w, &met);
+            jsonw_key(&w, "teacher_on_test");
+            eval_metrics_json(&w, &met_teacher);
         }
         if (orderings) {
             jsonw_key(&w, "orderings");
@@ -354,8 +358,10 @@ int cli_eval(int argc, char **argv)
                    "measured), %d measured rows\n", ds.n - n_meas, n_meas);
         fprintf(f, "%-22s %-8s %6s %9s %9s %9s\n", "split", "target", "n", "MAPE", "median",
                 "within10");
-        if (!lofo_only)
+        if (!lofo_only) {
             eval_metrics_print(f, split, &met);
+            eval_metrics_print(f, "  teacher alone", &met_teacher);
+        }
         for (int i = 0; i < n_lr; i++) {
             char lab[96];
             snprintf(lab, sizeof lab, "without %s", lr[i].family);

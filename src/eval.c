@@ -67,6 +67,19 @@ void eval_model(const struct gnn_model *m, const struct train_set *ts, const int
     free(truth);
 }
 
+void eval_teacher(const struct train_set *ts, const int *idx, int n, struct eval_metrics *out)
+{
+    double *pred = xmalloc(sizeof(double) * GNN_T__COUNT * (size_t)(n > 0 ? n : 1));
+    double *truth = xmalloc(sizeof(double) * GNN_T__COUNT * (size_t)(n > 0 ? n : 1));
+    for (int i = 0; i < n; i++)
+        for (int t = 0; t < GNN_T__COUNT; t++)
+            pred[(size_t)i * GNN_T__COUNT + t] = exp((double)ts->s[idx[i]].anchor[t]);
+    eval_truth(ts, idx, n, truth);
+    eval_metrics_compute(pred, truth, n, out);
+    free(pred);
+    free(truth);
+}
+
 int *eval_split(const struct dataset *ds, bool test, int *n)
 {
     int *idx = xmalloc(sizeof(int) * (size_t)(ds->n > 0 ? ds->n : 1));

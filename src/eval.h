@@ -31,6 +31,10 @@ void eval_truth(const struct train_set *ts, const int *idx, int n, double *truth
 void eval_model(const struct gnn_model *m, const struct train_set *ts, const int *idx, int n,
                 struct eval_metrics *out);
 
+/* Metrics of the teacher alone (the GNN's anchor) on samples idx: the
+ * baseline the GNN must beat on measured rows. */
+void eval_teacher(const struct train_set *ts, const int *idx, int n, struct eval_metrics *out);
+
 /* Indices of the random test split (test = true) or its complement. *n set;
  * malloc'd. */
 int *eval_split(const struct dataset *ds, bool test, int *n);

@@ -444,6 +444,15 @@ double gnn_loss(const struct gnn_model *m, const struct gnn_batch *b,
             w->dout[g * GNN_T__COUNT + t] = (float)(2 * wg * e * invG);
         }
     }
+    for (int k = 0; k < tg->n_pairs; k++) {
+        int f = tg->pair_fast[k], sl = tg->pair_slow[k];
+        double e = w->out[f * GNN_T__COUNT + GNN_T_LATENCY] - w->out[sl * GNN_T__COUNT + GNN_T_LATENCY];
+        if (e <= 0)
+            continue;
+        lreg += tg->order_weight * e * e * invG;
+        w->dout[f * GNN_T__COUNT + GNN_T_LATENCY] += (float)(2 * tg->order_weight * e * invG);
+        w->dout[sl * GNN_T__COUNT + GNN_T_LATENCY] -= (float)(2 * tg->order_weight * e * invG);
+    }
     /* Share cross-entropy: -sum p_i log q_i, q = the predicted shares; its
      * gradient with respect to c_i is q_i - p_i (q is a softmax of
      * log w0 + c). Nodes the teacher gives no time keep q_i = 0. */

@@ -30,7 +30,7 @@
  *
  * Loss: mean over graphs of weight_g x squared log error on present (non-NaN)
  * targets plus share_weight x cross-entropy between the label's node shares
- * and share_i. Everything is deterministic given the seed of gnn_model_init.
+ * and share_i, plus an ordering penalty on pairs of graphs (gnn_targets). Everything is deterministic given the seed of gnn_model_init.
  *
  * Ownership: a model owns its parameter and normalisation arrays; a work
  * struct owns grow-only scratch buffers reused across calls (no per-call
@@ -115,6 +115,12 @@ struct gnn_targets {
     const float *share;      /* n_nodes teacher shares, or NULL */
     const unsigned char *has_share; /* n_graphs flags, or NULL = all (if share) */
     float share_weight;
+    /* Ordering pairs: graph fast[k] should not be predicted slower than
+     * graph slow[k]; each excess e = y_lat(fast) - y_lat(slow) > 0 adds
+     * order_weight e^2 (per graph of the batch) to the loss. */
+    int n_pairs;
+    const int *pair_fast, *pair_slow;
+    float order_weight;
 };
 
 struct gnn_work {
@@ -133,7 +139,8 @@ void gnn_forward(const struct gnn_model *m, const struct gnn_batch *b, struct gn
 
 /* Forward + loss; if grad != NULL (n_params floats) also backward, with the
  * gradient ADDED to grad. Returns the loss (mean over graphs). Parts of the
- * loss go to *reg_loss and *share_loss when not NULL. */
+ * loss go to *reg_loss (targets and ordering penalty) and *share_loss when
+ * not NULL. */
 double gnn_loss(const struct gnn_model *m, const struct gnn_batch *b,
                 const struct gnn_targets *tg, struct gnn_work *w, float *grad,
                 double *reg_loss, double *share_loss);

@@ -35,6 +35,7 @@ struct train_sample {
     float anchor[GNN_T__COUNT]; /* log teacher latency ms, energy J, memory MiB */
     float y[GNN_T__COUNT]; /* log targets; NaN = missing */
     float *share; /* n label shares or NULL */
+    struct train_sample *partner; /* a configuration that should not be slower, or NULL */
 };
 
 struct train_set {
@@ -43,14 +44,19 @@ struct train_set {
     int n_adj;
     struct gnn_features_adj *adj;
     long total_nodes;
+    int n_partners;  /* samples with an ordering partner */
 };
 
-/* Prepares every row of ds. Model specs that are relative paths are also
- * looked up under the source tree. A row whose model cannot be built or
+/* Prepares every row of ds. A hashed fraction pair_frac of the rows also
+ * gets an ordering partner: the same model with one property changed
+ * towards faster (half the batch, the whole GPU instead of a MIG slice, the
+ * next lower precision, TensorRT instead of eager), kept when the teacher
+ * agrees; train_fit penalises a partner predicted slower than its row.
+ * Model specs that are relative paths are also looked up under the source tree. A row whose model cannot be built or
  * inferred, or whose share count differs from the model's node count, is
  * an error naming the row. progress: messages on stderr. */
-enum status train_prepare(const struct dataset *ds, struct train_set *ts, bool progress,
-                          struct diag *d);
+enum status train_prepare(const struct dataset *ds, struct train_set *ts, double pair_frac,
+                          bool progress, struct diag *d);
 void train_set_fini(struct train_set *ts);
 
 struct train_opts {
@@ -59,6 +65,7 @@ struct train_opts {
     float lr;
     float share_weight;
     float teacher_weight; /* loss weight of teacher rows when measured rows are present */
+    float order_weight;   /* weight of the ordering penalty on partner pairs */
     uint64_t seed;
     struct gnn_arch arch; /* hidden, layers, head_hidden used when not fine-tuning */
     bool progress;
