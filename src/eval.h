@@ -95,6 +95,23 @@ struct predictor;
 enum status eval_order_run(struct predictor *p, const char *families, double tol,
                            struct eval_order *o, struct diag *d);
 
+/* One leave-one-model-out result on measured rows. */
+struct eval_lomo {
+    char model[DATASET_NAME_MAX]; /* the held-out rows' model file (basename) */
+    int n_train, n_test;
+    struct eval_metrics gnn, teacher;
+};
+
+/* Leave-one-model-out over the measured rows of ds: for each model (rows
+ * with the same graph), base is fine-tuned with o on every other row
+ * (teacher rows at o->teacher_weight) and tested on that model's rows,
+ * beside the teacher alone. Per model in *out (malloc'd, *n_out entries);
+ * pooled over every held-out row in *pooled_gnn / *pooled_teacher. */
+enum status eval_lomo_run(const struct dataset *ds, const struct train_set *ts,
+                          const struct gnn_model *base, const struct train_opts *o,
+                          struct eval_lomo **out, int *n_out, struct eval_metrics *pooled_gnn,
+                          struct eval_metrics *pooled_teacher, struct diag *d);
+
 /* Writes metrics as a JSON object {"latency": {"n", "mape", ...}, ...}. */
 void eval_metrics_json(struct jsonw *w, const struct eval_metrics *m);
 /* Appends a text table row "label  n  mape  median  within10" per target. */
