@@ -10,6 +10,7 @@
 #include "dataset.h"
 #include "eval.h"
 #include "jsonw.h"
+#include "predict.h"
 #include "train.h"
 #include "weights.h"
 
@@ -27,11 +28,90 @@ static void usage(void)
            "  --rows CSV     also write every evaluated row with its prediction\n"
            "  --lofo-only    only (b); no weights needed\n"
            "  --all-rows     evaluate every row of FILE (e.g. measured data), not the split\n"
+           "  --orderings    also count ordering violations of the weights and of the teacher\n"
+           "                 over a grid: each zoo family x batch 1..1024 x every GPU and MIG\n"
+           "                 slice x every supported precision and runtime (pairs that differ\n"
+           "                 in batch, slice, GPU generation, precision or runtime)\n"
+           "  --order-families L  comma list of zoo families for the grid (default all)\n"
+           "  --lomo         leave-one-model-out on the measured rows of FILE: for each model\n"
+           "                 the weights are fine-tuned on every other row (teacher rows as\n"
+           "                 the regulariser) and tested on that model's rows, beside the\n"
+           "                 teacher alone; --lomo-epochs E (default 20)\n"
+           "  --order-tol PCT     violations are counted beyond PCT percent (default 1)\n"
            "Labels are the teacher's (simulated) unless the data holds measured rows.\n");
 }
 
 enum { OPT_DATA = CLI_OPT__OWN, OPT_LOFO, OPT_LTRAIN, OPT_LTEST, OPT_LEPOCHS, OPT_SEED,
-       OPT_QUIET, OPT_ALL, OPT_ROWS, OPT_LOFO_ONLY };
+       OPT_QUIET, OPT_ALL, OPT_ROWS, OPT_LOFO_ONLY, OPT_ORDER, OPT_ORDER_FAM, OPT_ORDER_TOL, OPT_LOMO, OPT_LOMO_EPOCHS };
+
+static void lomo_json(struct jsonw *w, const struct eval_lomo *r, int n,
+                      const struct eval_metrics *pg, const struct eval_metrics *pt)
+{
+    jsonw_obj_begin(w);
+    jsonw_key(w, "pooled_gnn");
+    eval_metrics_json(w, pg);
+    jsonw_key(w, "pooled_teacher");
+    eval_metrics_json(w, pt);
+    jsonw_key(w, "models");
+    jsonw_arr_begin(w, false);
+    for (int i = 0; i < n; i++) {
+        jsonw_obj_begin(w);
+        jsonw_key(w, "model");
+        jsonw_str(w, r[i].model);
+        jsonw_key(w, "train_rows");
+        jsonw_int(w, r[i].n_train);
+        jsonw_key(w, "test_rows");
+        jsonw_int(w, r[i].n_test);
+        jsonw_key(w, "gnn");
+        eval_metrics_json(w, &r[i].gnn);
+        jsonw_key(w, "teacher");
+        eval_metrics_json(w, &r[i].teacher);
+        jsonw_obj_end(w);
+    }
+    jsonw_arr_end(w);
+    jsonw_obj_end(w);
+}
+
+static void order_json(struct jsonw *w, const struct eval_order *o)
+{
+    jsonw_obj_begin(w);
+    jsonw_key(w, "tolerance_pct");
+    jsonw_fixed(w, o->tol * 100, 3);
+    jsonw_key(w, "graphs");
+    jsonw_int(w, o->n_graphs);
+    for (int k = 0; k < EVAL_ORDER__COUNT; k++) {
+        const struct eval_order_count *c = &o->kind[k];
+        jsonw_key(w, eval_order_name(k));
+        jsonw_obj_begin(w);
+        jsonw_key(w, "property");
+        jsonw_str(w, eval_order_desc(k));
+        jsonw_key(w, "pairs");
+        jsonw_int(w, c->pairs);
+        jsonw_key(w, "gnn_violations");
+        jsonw_int(w, c->gnn);
+        jsonw_key(w, "gnn_worst_pct");
+        jsonw_fixed(w, c->gnn_worst * 100, 3);
+        jsonw_key(w, "teacher_violations");
+        jsonw_int(w, c->teacher);
+        jsonw_key(w, "teacher_worst_pct");
+        jsonw_fixed(w, c->teacher_worst * 100, 3);
+        jsonw_obj_end(w);
+    }
+    jsonw_obj_end(w);
+}
+
+static void order_print(FILE *f, const struct eval_order *o)
+{
+    fprintf(f, "orderings over %d zoo graphs (violations beyond %.2f%%):\n", o->n_graphs,
+            o->tol * 100);
+    fprintf(f, "  %-10s %9s %9s %8s %9s %8s\n", "property", "pairs", "GNN", "worst", "teacher",
+            "worst");
+    for (int k = 0; k < EVAL_ORDER__COUNT; k++) {
+        const struct eval_order_count *c = &o->kind[k];
+        fprintf(f, "  %-10s %9ld %9ld %7.2f%% %9ld %7.2f%%\n", eval_order_name(k), c->pairs,
+                c->gnn, c->gnn_worst * 100, c->teacher, c->teacher_worst * 100);
+    }
+}
 
 /* Per-row predictions of the evaluated rows as CSV (for error analysis). */
 static int write_rows_csv(const char *path, const struct dataset *ds, const struct train_set *ts,
@@ -74,13 +154,25 @@ int cli_eval(int argc, char **argv)
         {"all-rows", no_argument, NULL, OPT_ALL},
         {"rows", required_argument, NULL, OPT_ROWS},
         {"lofo-only", no_argument, NULL, OPT_LOFO_ONLY},
+        {"orderings", no_argument, NULL, OPT_ORDER},
+        {"lomo", no_argument, NULL, OPT_LOMO},
+        {"lomo-epochs", required_argument, NULL, OPT_LOMO_EPOCHS},
+        {"order-families", required_argument, NULL, OPT_ORDER_FAM},
+        {"order-tol", required_argument, NULL, OPT_ORDER_TOL},
         {NULL, 0, NULL, 0},
     };
     struct cli_common co;
     cli_common_init(&co);
     const char *data = NULL, *rows_csv = NULL, *split_label = NULL;
-    bool lofo = false, quiet = false, all_rows = false, lofo_only = false;
-    int64_t ltrain = 3000, ltest = 400, lepochs = 12, seed = 1;
+    bool lofo = false, quiet = false, all_rows = false, lofo_only = false, orderings = false;
+    const char *order_fams = NULL;
+    double order_tol = 0.01;
+    struct eval_order ord = {0};
+    int64_t ltrain = 3000, ltest = 400, lepochs = 12, seed = 1, lomo_epochs = 20;
+    bool lomo = false;
+    struct eval_lomo *lm = NULL;
+    int n_lm = 0;
+    struct eval_metrics lm_g, lm_t;
     int c;
     while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
         int r = cli_common_opt(&co, c, optarg);
@@ -97,12 +189,25 @@ int cli_eval(int argc, char **argv)
         case OPT_QUIET: quiet = true; break;
         case OPT_ALL: all_rows = true; break;
         case OPT_ROWS: rows_csv = optarg; break;
+        case OPT_ORDER: orderings = true; break;
+        case OPT_LOMO: lomo = true; break;
+        case OPT_ORDER_FAM: order_fams = optarg; break;
+        case OPT_ORDER_TOL: {
+            char *end;
+            order_tol = strtod(optarg, &end) / 100;
+            if (end == optarg || *end || !(order_tol >= 0 && order_tol <= 1))
+                return cli_usage_error("eval", "--order-tol '%s': expected a percentage from 0 "
+                                       "to 100", optarg);
+            break;
+        }
         case OPT_LTRAIN:
         case OPT_LTEST:
         case OPT_LEPOCHS:
+        case OPT_LOMO_EPOCHS:
         case OPT_SEED: {
             int64_t *dst = c == OPT_LTRAIN ? &ltrain : c == OPT_LTEST ? &ltest
-                           : c == OPT_LEPOCHS ? &lepochs : &seed;
+                           : c == OPT_LEPOCHS ? &lepochs : c == OPT_LOMO_EPOCHS ? &lomo_epochs
+                                                                              : &seed;
             if (cli_parse_int(optarg, c == OPT_SEED ? 0 : 1, 100000000, dst))
                 return cli_usage_error("eval", "'%s': expected a positive integer", optarg);
             break;
@@ -114,6 +219,10 @@ int cli_eval(int argc, char **argv)
         return cli_usage_error("eval", "unexpected argument '%s'", argv[optind]);
     if (lofo && !data)
         return cli_usage_error("eval", "--lofo needs --data FILE (it retrains per family)");
+    if (lomo && (!data || lofo_only))
+        return cli_usage_error("eval", "--lomo needs --data FILE with measured rows and weights");
+    if (orderings && lofo_only)
+        return cli_usage_error("eval", "--orderings needs weights; it cannot go with --lofo-only");
 
     struct diag d = {0};
     struct dataset ds;
@@ -159,7 +268,7 @@ int cli_eval(int argc, char **argv)
             goto fail;
         all_rows = true;
     }
-    if (!lofo && !all_rows) { /* only the test split is needed: prepare just those rows */
+    if (!lofo && !all_rows && !lomo) { /* only the test split is needed: prepare those rows */
         struct dataset sub;
         dataset_init(&sub);
         for (int i = 0; i < ds.n; i++)
@@ -170,10 +279,11 @@ int cli_eval(int argc, char **argv)
         all_rows = true;
         split_label = "random test split";
     }
-    if (train_prepare(&ds, &ts, !quiet, &d))
+    /* Leave-one-family-out trains as `dippm train` does, ordering pairs included. */
+    if (train_prepare(&ds, &ts, lofo || lomo ? 0.25 : 0, !quiet, &d))
         goto fail;
     /* (a) the weights on the test split. */
-    struct eval_metrics met;
+    struct eval_metrics met, met_teacher;
     const char *wp = co.weights;
     if (!lofo_only) {
         if (!wp) {
@@ -198,8 +308,28 @@ int cli_eval(int argc, char **argv)
             te = eval_split(&ds, true, &n_te);
         }
         eval_model(&m, &ts, te, n_te, &met);
+        eval_teacher(&ts, te, n_te, &met_teacher);
         if (rows_csv && (rc = write_rows_csv(rows_csv, &ds, &ts, &m, te, n_te)))
             goto out;
+        if (lomo) {
+            struct train_opts o;
+            train_opts_default(&o);
+            o.epochs = (int)lomo_epochs;
+            o.lr = 3e-4f; /* fine-tuning, as `dippm train --init` */
+            o.seed = (uint64_t)seed;
+            o.progress = !quiet;
+            if (eval_lomo_run(&ds, &ts, &m, &o, &lm, &n_lm, &lm_g, &lm_t, &d))
+                goto fail;
+        }
+        if (orderings) {
+            struct predictor *p = predictor_new(wp, &d);
+            if (!p)
+                goto fail;
+            enum status st = eval_order_run(p, order_fams, order_tol, &ord, &d);
+            predictor_free(p);
+            if (st)
+                goto fail;
+        }
     } else {
         wp = "(none: leave-one-family-out only)";
     }
@@ -231,6 +361,16 @@ int cli_eval(int argc, char **argv)
         if (!lofo_only) {
             jsonw_key(&w, "test");
             eval_metrics_json(&w, &met);
+            jsonw_key(&w, "teacher_on_test");
+            eval_metrics_json(&w, &met_teacher);
+        }
+        if (orderings) {
+            jsonw_key(&w, "orderings");
+            order_json(&w, &ord);
+        }
+        if (lomo) {
+            jsonw_key(&w, "leave_one_model_out");
+            lomo_json(&w, lm, n_lm, &lm_g, &lm_t);
         }
         if (lofo) {
             jsonw_key(&w, "leave_one_family_out");
@@ -275,8 +415,10 @@ int cli_eval(int argc, char **argv)
                    "measured), %d measured rows\n", ds.n - n_meas, n_meas);
         fprintf(f, "%-22s %-8s %6s %9s %9s %9s\n", "split", "target", "n", "MAPE", "median",
                 "within10");
-        if (!lofo_only)
+        if (!lofo_only) {
             eval_metrics_print(f, split, &met);
+            eval_metrics_print(f, "  teacher alone", &met_teacher);
+        }
         for (int i = 0; i < n_lr; i++) {
             char lab[96];
             snprintf(lab, sizeof lab, "without %s", lr[i].family);
@@ -285,6 +427,20 @@ int cli_eval(int argc, char **argv)
         if (lofo)
             fprintf(f, "(leave-one-family-out: at most %lld training rows, %lld epochs each)\n",
                     (long long)ltrain, (long long)lepochs);
+        if (orderings)
+            order_print(f, &ord);
+        if (lomo) {
+            fprintf(f, "leave-one-model-out on measured rows (fine-tuned %lld epochs each):\n",
+                    (long long)lomo_epochs);
+            for (int i = 0; i < n_lm; i++) {
+                char lab[96];
+                snprintf(lab, sizeof lab, "%.60s GNN", lm[i].model);
+                eval_metrics_print(f, lab, &lm[i].gnn);
+                eval_metrics_print(f, "  teacher alone", &lm[i].teacher);
+            }
+            eval_metrics_print(f, "all held-out GNN", &lm_g);
+            eval_metrics_print(f, "  teacher alone", &lm_t);
+        }
         fclose(f);
         rc = cli_emit(&co, buf, len);
         free(buf);
@@ -295,6 +451,7 @@ fail:
 out:
     jsonw_fini(&w);
     free(lr);
+    free(lm);
     free(te);
     gnn_model_fini(&m);
     train_set_fini(&ts);

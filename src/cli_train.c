@@ -21,22 +21,30 @@ static void usage(void)
 {
     printf("Usage: dippm train --data FILE [--data FILE...] -o OUT.dpw [--epochs E] [--seed S]\n"
            "                   [--init W.dpw] [--lr LR] [--batch-graphs B] [--hidden H]\n"
-           "                   [--layers L] [--head H] [--share-weight W] [--all] [--force]\n"
+           "                   [--layers L] [--head H] [--share-weight W] [--teacher-weight W]\n"
+           "                   [--order-weight W] [--order-pairs F] [--all] [--force]\n"
            "Trains the GNN on dataset rows (dippm dataset, or measured JSONL rows) and writes\n"
            "OUT.dpw and its manifest OUT.json (data, seed, command, time, test metrics).\n"
            "Rows of the random test split are held out unless --all is given.\n"
            "  --init W       fine-tune the weights in W (keeps its architecture and\n"
            "                 normalisation; default lr 3e-4)\n"
-           "  --epochs E     passes over the data (default 30)\n");
+           "  --epochs E     passes over the data (default 30)\n"
+           "  --teacher-weight W  loss weight of teacher-labelled rows when measured rows are\n"
+           "                 present: the teacher as a regulariser (default 0.1)\n"
+           "  --order-weight W    weight of the ordering penalty (default 1; 0 = off)\n"
+           "  --order-pairs F     fraction of rows given an ordering partner: the same model\n"
+           "                 at half the batch, the whole GPU, a lower precision or TensorRT,\n"
+           "                 which must not be predicted slower (default 0.25)\n");
 }
 
 enum { OPT_DATA = CLI_OPT__OWN, OPT_EPOCHS, OPT_SEED, OPT_INIT, OPT_LR, OPT_BG, OPT_HIDDEN,
-       OPT_LAYERS, OPT_HEAD, OPT_SHW, OPT_ALL, OPT_QUIET };
+       OPT_LAYERS, OPT_HEAD, OPT_SHW, OPT_ALL, OPT_QUIET, OPT_TW, OPT_OW, OPT_OPAIRS };
 
 static void write_manifest(struct jsonw *w, const char *out, int argc, char **argv,
                            const char **data, int n_data, const struct dataset *ds, int n_train,
                            int n_test, const struct train_opts *o, const struct gnn_model *m,
-                           const char *init, double wall_s, const struct eval_metrics *met)
+                           const char *init, double wall_s, const struct eval_metrics *met,
+                           int n_pairs)
 {
     jsonw_obj_begin(w);
     jsonw_key(w, "weights");
@@ -62,6 +70,18 @@ static void write_manifest(struct jsonw *w, const char *out, int argc, char **ar
     jsonw_int(w, m->arch.head_hidden);
     jsonw_key(w, "parameters");
     jsonw_int(w, (int64_t)m->n_params);
+    jsonw_key(w, "anchor");
+    jsonw_str(w, "corrections to the teacher: per-node log time factors and per-graph log "
+                 "corrections of latency, energy and memory (src/gnn.h)");
+    jsonw_key(w, "correction_bounds");
+    jsonw_obj_begin(w);
+    for (int t = 0; t < GNN_T__COUNT; t++) {
+        jsonw_key(w, gnn_target_name(t));
+        jsonw_fixed(w, m->bound[t], 4);
+    }
+    jsonw_key(w, "node");
+    jsonw_fixed(w, m->node_bound, 4);
+    jsonw_obj_end(w);
     jsonw_obj_end(w);
     int n_meas = 0;
     for (int i = 0; i < ds->n; i++)
@@ -119,6 +139,12 @@ static void write_manifest(struct jsonw *w, const char *out, int argc, char **ar
     jsonw_num(w, o->lr, true);
     jsonw_key(w, "share_weight");
     jsonw_num(w, o->share_weight, true);
+    jsonw_key(w, "teacher_weight");
+    jsonw_num(w, o->teacher_weight, true);
+    jsonw_key(w, "order_weight");
+    jsonw_num(w, o->order_weight, true);
+    jsonw_key(w, "order_pairs");
+    jsonw_int(w, n_pairs);
     jsonw_key(w, "command");
     char cmd[4096];
     size_t p = (size_t)snprintf(cmd, sizeof cmd, "dippm");
@@ -156,6 +182,9 @@ int cli_train(int argc, char **argv)
         {"layers", required_argument, NULL, OPT_LAYERS},
         {"head", required_argument, NULL, OPT_HEAD},
         {"share-weight", required_argument, NULL, OPT_SHW},
+        {"teacher-weight", required_argument, NULL, OPT_TW},
+        {"order-weight", required_argument, NULL, OPT_OW},
+        {"order-pairs", required_argument, NULL, OPT_OPAIRS},
         {"all", no_argument, NULL, OPT_ALL},
         {"quiet", no_argument, NULL, OPT_QUIET},
         {NULL, 0, NULL, 0},
@@ -168,6 +197,7 @@ int cli_train(int argc, char **argv)
     const char *data[MAX_DATA], *init = NULL;
     int n_data = 0, c;
     bool all = false, lr_set = false;
+    double pair_frac = 0.25;
     int64_t v;
     while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
         int r = cli_common_opt(&co, c, optarg);
@@ -203,16 +233,27 @@ int cli_train(int argc, char **argv)
             o.seed = (uint64_t)v;
             break;
         case OPT_LR:
-        case OPT_SHW: {
+        case OPT_SHW:
+        case OPT_TW:
+        case OPT_OW:
+        case OPT_OPAIRS: {
             char *end;
             double x = strtod(optarg, &end);
-            if (*end || !(x >= 0 && x < 10))
-                return cli_usage_error("train", "'%s': expected a number from 0 to 10", optarg);
+            double hi = c == OPT_OPAIRS ? 1 : 10;
+            if (end == optarg || *end || !(x >= 0 && x <= hi && (hi == 1 || x < 10)))
+                return cli_usage_error("train", "%s '%s': expected a number from 0 to %g",
+                                       argv[optind - 1], optarg, hi);
             if (c == OPT_LR) {
                 o.lr = (float)x;
                 lr_set = true;
-            } else {
+            } else if (c == OPT_SHW) {
                 o.share_weight = (float)x;
+            } else if (c == OPT_TW) {
+                o.teacher_weight = (float)x;
+            } else if (c == OPT_OW) {
+                o.order_weight = (float)x;
+            } else {
+                pair_frac = x;
             }
             break;
         }
@@ -249,7 +290,7 @@ int cli_train(int argc, char **argv)
             goto fail;
     if (o.progress)
         fprintf(stderr, "dippm train: %d rows from %d file(s)\n", ds.n, n_data);
-    if (train_prepare(&ds, &ts, o.progress, &d))
+    if (train_prepare(&ds, &ts, o.order_weight > 0 ? pair_frac : 0, o.progress, &d))
         goto fail;
     if (init && weights_load(init, gnn_features_schema_id(), &m, NULL, 0, &d))
         goto fail;
@@ -269,8 +310,8 @@ int cli_train(int argc, char **argv)
         tr = eval_split(&ds, false, &n_tr);
     }
     if (o.progress)
-        fprintf(stderr, "dippm train: %d training rows, %d test rows, %ld nodes\n", n_tr, n_te,
-                ts.total_nodes);
+        fprintf(stderr, "dippm train: %d training rows, %d test rows, %ld nodes, %d ordering "
+                        "pairs\n", n_tr, n_te, ts.total_nodes, ts.n_partners);
     if (train_fit(&m, init != NULL, &ts, tr, n_tr, &o, &d))
         goto fail;
     struct eval_metrics met;
@@ -299,7 +340,7 @@ int cli_train(int argc, char **argv)
     struct jsonw w;
     jsonw_init(&w, true);
     write_manifest(&w, co.output, argc, argv, data, n_data, &ds, n_tr, n_te, &o, &m, init, wall,
-                   n_te ? &met : NULL);
+                   n_te ? &met : NULL, ts.n_partners);
     size_t mlen = strlen(co.output) + 8;
     manifest = malloc(mlen);
     snprintf(manifest, mlen, "%s", co.output);

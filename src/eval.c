@@ -67,6 +67,19 @@ void eval_model(const struct gnn_model *m, const struct train_set *ts, const int
     free(truth);
 }
 
+void eval_teacher(const struct train_set *ts, const int *idx, int n, struct eval_metrics *out)
+{
+    double *pred = xmalloc(sizeof(double) * GNN_T__COUNT * (size_t)(n > 0 ? n : 1));
+    double *truth = xmalloc(sizeof(double) * GNN_T__COUNT * (size_t)(n > 0 ? n : 1));
+    for (int i = 0; i < n; i++)
+        for (int t = 0; t < GNN_T__COUNT; t++)
+            pred[(size_t)i * GNN_T__COUNT + t] = exp((double)ts->s[idx[i]].anchor[t]);
+    eval_truth(ts, idx, n, truth);
+    eval_metrics_compute(pred, truth, n, out);
+    free(pred);
+    free(truth);
+}
+
 int *eval_split(const struct dataset *ds, bool test, int *n)
 {
     int *idx = xmalloc(sizeof(int) * (size_t)(ds->n > 0 ? ds->n : 1));
@@ -157,6 +170,82 @@ enum status eval_lofo_run(const struct dataset *ds, const struct train_set *ts,
     *out = res;
     *n_out = nr;
     return ST_OK;
+}
+
+enum status eval_lomo_run(const struct dataset *ds, const struct train_set *ts,
+                          const struct gnn_model *base, const struct train_opts *o,
+                          struct eval_lomo **out, int *n_out, struct eval_metrics *pooled_gnn,
+                          struct eval_metrics *pooled_teacher, struct diag *d)
+{
+    *out = NULL;
+    *n_out = 0;
+    int n = ds->n > 0 ? ds->n : 1;
+    int *tr = xmalloc(sizeof(int) * (size_t)n), *te = xmalloc(sizeof(int) * (size_t)n);
+    double *pg = xmalloc(sizeof(double) * GNN_T__COUNT * (size_t)n);
+    double *pt = xmalloc(sizeof(double) * GNN_T__COUNT * (size_t)n);
+    double *tru = xmalloc(sizeof(double) * GNN_T__COUNT * (size_t)n);
+    unsigned char *done = xcalloc((size_t)n, 1);
+    struct eval_lomo *res = xcalloc((size_t)n, sizeof *res);
+    enum status st = ST_OK;
+    int nr = 0, na = 0;
+    for (int i = 0; i < ds->n && !st; i++) {
+        if (done[i] || ds->rows[i].label != DATASET_MEASURED)
+            continue;
+        int ntr = 0, nte = 0;
+        for (int j = 0; j < ds->n; j++) {
+            bool held = ds->rows[j].label == DATASET_MEASURED &&
+                        strcmp(ds->rows[j].spec, ds->rows[i].spec) == 0;
+            if (held) {
+                te[nte++] = j;
+                done[j] = 1;
+            } else {
+                tr[ntr++] = j;
+            }
+        }
+        struct eval_lomo *r = &res[nr];
+        const char *base_name = strrchr(ds->rows[i].spec, '/');
+        snprintf(r->model, sizeof r->model, "%.63s", base_name ? base_name + 1 : ds->rows[i].spec);
+        r->n_train = ntr;
+        r->n_test = nte;
+        struct gnn_model m;
+        gnn_model_copy(&m, base);
+        if (o->progress)
+            fprintf(stderr, "dippm eval: leave out model %s: fine-tune on %d rows, test %d\n",
+                    r->model, ntr, nte);
+        if (ntr > 0 && (st = train_fit(&m, true, ts, tr, ntr, o, d))) {
+            gnn_model_fini(&m);
+            break;
+        }
+        train_predict(&m, ts, te, nte, pg + (size_t)na * GNN_T__COUNT);
+        eval_truth(ts, te, nte, tru + (size_t)na * GNN_T__COUNT);
+        for (int k = 0; k < nte; k++)
+            for (int t = 0; t < GNN_T__COUNT; t++)
+                pt[(size_t)(na + k) * GNN_T__COUNT + t] = exp((double)ts->s[te[k]].anchor[t]);
+        eval_metrics_compute(pg + (size_t)na * GNN_T__COUNT, tru + (size_t)na * GNN_T__COUNT,
+                             nte, &r->gnn);
+        eval_metrics_compute(pt + (size_t)na * GNN_T__COUNT, tru + (size_t)na * GNN_T__COUNT,
+                             nte, &r->teacher);
+        na += nte;
+        nr++;
+        gnn_model_fini(&m);
+    }
+    if (!st && nr == 0)
+        st = diag_set(d, ST_EUSAGE, "leave-one-model-out needs measured rows in the data");
+    if (!st) {
+        eval_metrics_compute(pg, tru, na, pooled_gnn);
+        eval_metrics_compute(pt, tru, na, pooled_teacher);
+        *out = res;
+        *n_out = nr;
+    } else {
+        free(res);
+    }
+    free(tr);
+    free(te);
+    free(pg);
+    free(pt);
+    free(tru);
+    free(done);
+    return st;
 }
 
 void eval_metrics_json(struct jsonw *w, const struct eval_metrics *m)

@@ -39,7 +39,7 @@ static void add_tensor(struct gnn_model *m, const char *name, int rows, int cols
     m->n_params += (size_t)rows * (size_t)cols;
 }
 
-/* Readout width: mean, max, logsumexp, graph features. */
+/* Readout width: mean, max, summed node correction S, graph features. */
 static int readout_dim(const struct gnn_arch *a)
 {
     return 2 * a->hidden + 1 + a->fg;
@@ -103,10 +103,9 @@ enum status gnn_model_alloc(struct gnn_model *m, const struct gnn_arch *a, struc
         m->node_std[i] = 1;
     for (int i = 0; i < a->fg; i++)
         m->graph_std[i] = 1;
-    for (int t = 0; t < GNN_T__COUNT; t++) {
-        m->tgt_mean[t] = 0;
-        m->tgt_std[t] = 1;
-    }
+    m->bound[GNN_T_LATENCY] = m->bound[GNN_T_ENERGY] = GNN_BOUND_TIME;
+    m->bound[GNN_T_MEMORY] = GNN_BOUND_MEMORY;
+    m->node_bound = GNN_BOUND_NODE;
     return ST_OK;
 }
 
@@ -131,13 +130,14 @@ void gnn_model_init(struct gnn_model *m, uint64_t seed)
         struct gnn_tensor *t = &m->t[i];
         float *w = m->w + t->off;
         size_t n = (size_t)t->rows * (size_t)t->cols;
-        if (t->rows == 1 || strcmp(t->name, "skip.w") == 0) { /* biases, linear skip */
+        /* Biases, the linear skip and the last layers of both heads start at
+         * zero: every correction is 0 and the model is the teacher. */
+        if (t->rows == 1 || strcmp(t->name, "skip.w") == 0 || strcmp(t->name, "node2.w") == 0 ||
+            strcmp(t->name, "head3.w") == 0) {
             memset(w, 0, n * sizeof(float));
             continue;
         }
         double lim = sqrt(6.0 / t->rows); /* He uniform for relu layers */
-        if (t->cols == GNN_T__COUNT || t->cols == 1)
-            lim = sqrt(3.0 / t->rows); /* linear outputs */
         for (size_t k = 0; k < n; k++)
             w[k] = (float)((2 * rng_unit(&s) - 1) * lim);
     }
@@ -198,9 +198,9 @@ void gnn_work_fini(struct gnn_work *w)
 {
     if (!w)
         return;
-    float **fs[] = {&w->x, &w->a0, &w->h, &w->m, &w->z, &w->u, &w->s, &w->r, &w->z1, &w->z2,
-                    &w->a1, &w->a2, &w->out, &w->p, &w->dh, &w->dhp, &w->dm, &w->dz, &w->du,
-                    &w->ds, &w->dr, &w->dz1, &w->dz2, &w->da, &w->dout};
+    float **fs[] = {&w->gb, &w->a0, &w->h, &w->m, &w->z, &w->u, &w->s, &w->c, &w->r, &w->z1,
+                    &w->z2, &w->a1, &w->a2, &w->o, &w->out, &w->p, &w->dh, &w->dhp, &w->dm, &w->dz, &w->du,
+                    &w->ds, &w->dr, &w->dz1, &w->dz2, &w->da, &w->dout, &w->dO, &w->dgb};
     for (size_t i = 0; i < sizeof fs / sizeof fs[0]; i++)
         free(*fs[i]);
     free(w->amax);
@@ -215,17 +215,17 @@ static void grow(float **p, size_t n)
 
 static void work_reserve(struct gnn_work *w, const struct gnn_arch *a, size_t n, size_t g)
 {
-    size_t H = (size_t)a->hidden, L = (size_t)a->layers, F = (size_t)(a->fn + a->fg);
+    size_t H = (size_t)a->hidden, L = (size_t)a->layers;
     size_t Hh = (size_t)a->head_hidden, R = (size_t)readout_dim(a);
     if (n > w->cap_n) {
         n = n + n / 2;
-        grow(&w->x, n * F);
         grow(&w->a0, n * H);
         grow(&w->h, (L + 1) * n * H);
         grow(&w->m, (L ? L : 1) * n * 3 * H);
         grow(&w->z, (L ? L : 1) * n * H);
         grow(&w->u, n * H);
         grow(&w->s, n);
+        grow(&w->c, n);
         grow(&w->p, n);
         grow(&w->dh, n * H);
         grow(&w->dhp, n * H);
@@ -237,17 +237,21 @@ static void work_reserve(struct gnn_work *w, const struct gnn_arch *a, size_t n,
     }
     if (g > w->cap_g) {
         g = g + g / 2;
+        grow(&w->gb, g * H);
         grow(&w->r, g * R);
         grow(&w->z1, g * Hh);
         grow(&w->z2, g * Hh);
         grow(&w->a1, g * Hh);
         grow(&w->a2, g * Hh);
+        grow(&w->o, g * GNN_T__COUNT);
         grow(&w->out, g * GNN_T__COUNT);
         grow(&w->dr, g * R);
         grow(&w->dz1, g * Hh);
         grow(&w->dz2, g * Hh);
         grow(&w->da, g * Hh);
         grow(&w->dout, g * GNN_T__COUNT);
+        grow(&w->dO, g * GNN_T__COUNT);
+        grow(&w->dgb, g * H);
         free(w->amax);
         w->amax = xmalloc(sizeof(int) * g * H);
         w->cap_g = g;
@@ -285,9 +289,28 @@ static void dense_back(int m, int n, int k, const float *A, const float *W, cons
                     k);
 }
 
+/* The hot elementwise loops work in blocks of 8: a fixed trip count is what
+ * -O2's cheap vectoriser accepts (it adds no epilogue for an unknown one). */
+#define BLK 8
+
+/* dst[k] += src[k]. */
+static void add_row(float *restrict dst, const float *restrict src, int n)
+{
+    int k = 0;
+    for (; k + BLK <= n; k += BLK)
+        for (int j = 0; j < BLK; j++)
+            dst[k + j] += src[k + j];
+    for (; k < n; k++)
+        dst[k] += src[k];
+}
+
 static void relu_to(const float *in, float *out, size_t n)
 {
-    for (size_t i = 0; i < n; i++)
+    size_t i = 0;
+    for (; i + BLK <= n; i += BLK)
+        for (int j = 0; j < BLK; j++)
+            out[i + j] = in[i + j] > 0 ? in[i + j] : 0;
+    for (; i < n; i++)
         out[i] = in[i] > 0 ? in[i] : 0;
 }
 
@@ -296,18 +319,22 @@ static void relu_to(const float *in, float *out, size_t n)
 void gnn_forward(const struct gnn_model *m, const struct gnn_batch *b, struct gnn_work *w)
 {
     const struct gnn_arch *a = &m->arch;
-    int N = b->n_nodes, G = b->n_graphs, H = a->hidden, F = a->fn + a->fg;
+    int N = b->n_nodes, G = b->n_graphs, H = a->hidden;
     int Hh = a->head_hidden, R = readout_dim(a), L = a->layers;
     work_reserve(w, a, (size_t)N, (size_t)G);
     size_t NH = (size_t)N * H;
 
+    /* Embedding of [xn_i, xg_g]: the graph features' part is the same for
+     * every node of a graph, so it is computed once per graph (gb) and
+     * added like a bias to xn We[0:fn]. */
+    const float *we = P(m, T_EMB_W);
+    dense(G, H, a->fg, b->xg, we + (size_t)a->fn * H, P(m, T_EMB_B), w->gb);
     for (int g = 0; g < G; g++)
-        for (int i = b->goff[g]; i < b->goff[g + 1]; i++) {
-            float *x = w->x + (size_t)i * F;
-            memcpy(x, b->xn + (size_t)i * a->fn, sizeof(float) * (size_t)a->fn);
-            memcpy(x + a->fn, b->xg + (size_t)g * a->fg, sizeof(float) * (size_t)a->fg);
-        }
-    dense(N, H, F, w->x, P(m, T_EMB_W), P(m, T_EMB_B), w->a0);
+        for (int i = b->goff[g]; i < b->goff[g + 1]; i++)
+            memcpy(w->a0 + (size_t)i * H, w->gb + (size_t)g * H, sizeof(float) * (size_t)H);
+    if (N > 0)
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, N, H, a->fn, 1.0f, b->xn, a->fn,
+                    we, H, 1.0f, w->a0, H);
     relu_to(w->a0, w->h, NH);
 
     for (int l = 0; l < L; l++) {
@@ -325,35 +352,36 @@ void gnn_forward(const struct gnn_model *m, const struct gnn_batch *b, struct gn
                 int deg = off[i + 1] - off[i];
                 if (!deg)
                     continue;
-                for (int e = off[i]; e < off[i + 1]; e++) {
-                    const float *hj = hp + (size_t)idx[e] * H;
+                for (int e = off[i]; e < off[i + 1]; e++)
+                    add_row(agg, hp + (size_t)idx[e] * H, H);
+                if (deg > 1) {
+                    float inv = 1.0f / (float)deg;
                     for (int k = 0; k < H; k++)
-                        agg[k] += hj[k];
+                        agg[k] *= inv;
                 }
-                float inv = 1.0f / (float)deg;
-                for (int k = 0; k < H; k++)
-                    agg[k] *= inv;
             }
         }
         dense(N, H, 3 * H, mm, P(m, T_L0 + 2 * l), P(m, T_L0 + 2 * l + 1), z);
-        for (size_t k = 0; k < NH; k++)
-            hn[k] = (z[k] > 0 ? z[k] : 0) + hp[k];
+        relu_to(z, hn, NH);
+        add_row(hn, hp, (int)NH);
     }
     const float *hL = w->h + (size_t)L * NH;
 
-    /* Node head: s = relu(hL Wn1 + bn1) wn2 + bn2. */
+    /* Node head: c = Bn tanh((relu(hL Wn1 + bn1) wn2 + bn2) / Bn). */
     dense(N, H, H, hL, P(m, head_idx(m, H_N1W)), P(m, head_idx(m, H_N1B)), w->u);
-    const float *wn2 = P(m, head_idx(m, H_N2W));
-    float bn2 = P(m, head_idx(m, H_N2B))[0];
-    for (int i = 0; i < N; i++) {
-        const float *u = w->u + (size_t)i * H;
-        double s = bn2 + (b->prior ? b->prior[i] : 0);
-        for (int k = 0; k < H; k++)
-            s += (u[k] > 0 ? u[k] : 0) * wn2[k];
-        w->s[i] = (float)s;
-    }
+    /* u is kept after the relu (u > 0 exactly where the pre-activation was,
+     * which is all the backward pass needs). */
+    relu_to(w->u, w->u, NH);
+    float bn2 = P(m, head_idx(m, H_N2B))[0], nb = m->node_bound;
+    for (int i = 0; i < N; i++)
+        w->s[i] = bn2;
+    if (N > 0)
+        cblas_sgemv(CblasRowMajor, CblasNoTrans, N, H, 1.0f, w->u, H, P(m, head_idx(m, H_N2W)), 1,
+                    1.0f, w->s, 1);
+    for (int i = 0; i < N; i++)
+        w->c[i] = nb * tanhf(w->s[i] / nb);
 
-    /* Readout and softmax shares per graph. */
+    /* Readout, S_g and the predicted shares per graph. */
     for (int g = 0; g < G; g++) {
         int b0 = b->goff[g], b1 = b->goff[g + 1], n = b1 - b0;
         float *r = w->r + (size_t)g * R;
@@ -361,18 +389,14 @@ void gnn_forward(const struct gnn_model *m, const struct gnn_batch *b, struct gn
         memset(r, 0, sizeof(float) * (size_t)R);
         for (int k = 0; k < H; k++)
             am[k] = -1;
-        double mx = -INFINITY;
-        for (int i = b0; i < b1; i++)
-            if (w->s[i] > mx)
-                mx = w->s[i];
         double sum = 0;
         for (int i = b0; i < b1; i++) {
-            double e = exp(w->s[i] - mx);
+            double e = b->w0[i] > 0 ? b->w0[i] * exp(w->c[i]) : 0;
             w->p[i] = (float)e;
             sum += e;
         }
         for (int i = b0; i < b1; i++)
-            w->p[i] = (float)(w->p[i] / sum);
+            w->p[i] = sum > 0 ? (float)(w->p[i] / sum) : 0;
         for (int i = b0; i < b1; i++) {
             const float *h = hL + (size_t)i * H;
             for (int k = 0; k < H; k++) {
@@ -383,11 +407,10 @@ void gnn_forward(const struct gnn_model *m, const struct gnn_batch *b, struct gn
                 }
             }
         }
-        if (n > 0) {
+        if (n > 0)
             for (int k = 0; k < H; k++)
                 r[k] /= (float)n;
-            r[2 * H] = (float)(mx + log(sum));
-        }
+        r[2 * H] = sum > 0 ? (float)log(sum) : 0;
         memcpy(r + 2 * H + 1, b->xg + (size_t)g * a->fg, sizeof(float) * (size_t)a->fg);
     }
 
@@ -395,18 +418,19 @@ void gnn_forward(const struct gnn_model *m, const struct gnn_batch *b, struct gn
     relu_to(w->z1, w->a1, (size_t)G * Hh);
     dense(G, Hh, Hh, w->a1, P(m, head_idx(m, H_2W)), P(m, head_idx(m, H_2B)), w->z2);
     relu_to(w->z2, w->a2, (size_t)G * Hh);
-    dense(G, GNN_T__COUNT, Hh, w->a2, P(m, head_idx(m, H_3W)), P(m, head_idx(m, H_3B)), w->out);
-    /* Linear skip from the readout: the head learns a correction to a linear
-     * function of logsumexp(s) and the (log) graph features. */
+    dense(G, GNN_T__COUNT, Hh, w->a2, P(m, head_idx(m, H_3W)), P(m, head_idx(m, H_3B)), w->o);
+    /* Linear skip from the readout. */
     if (G > 0)
         cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, G, GNN_T__COUNT, R, 1.0f, w->r, R,
-                    P(m, head_idx(m, H_SKIP)), GNN_T__COUNT, 1.0f, w->out, GNN_T__COUNT);
+                    P(m, head_idx(m, H_SKIP)), GNN_T__COUNT, 1.0f, w->o, GNN_T__COUNT);
     for (int g = 0; g < G; g++) {
-        float lse = w->r[(size_t)g * R + 2 * H];
-        w->out[g * GNN_T__COUNT + GNN_T_LATENCY] +=
-            (lse - m->tgt_mean[GNN_T_LATENCY]) / m->tgt_std[GNN_T_LATENCY];
-        w->out[g * GNN_T__COUNT + GNN_T_ENERGY] +=
-            (lse - m->tgt_mean[GNN_T_ENERGY]) / m->tgt_std[GNN_T_ENERGY];
+        float S = w->r[(size_t)g * R + 2 * H];
+        for (int t = 0; t < GNN_T__COUNT; t++) {
+            float B = m->bound[t];
+            w->out[g * GNN_T__COUNT + t] = b->anchor[g * GNN_T__COUNT + t] +
+                                           (t != GNN_T_MEMORY ? S : 0) +
+                                           B * tanhf(w->o[g * GNN_T__COUNT + t] / B);
+        }
     }
 }
 
@@ -417,30 +441,50 @@ double gnn_loss(const struct gnn_model *m, const struct gnn_batch *b,
                 double *reg_loss, double *share_loss)
 {
     const struct gnn_arch *a = &m->arch;
-    int N = b->n_nodes, G = b->n_graphs, H = a->hidden, F = a->fn + a->fg;
+    int N = b->n_nodes, G = b->n_graphs, H = a->hidden;
     int Hh = a->head_hidden, R = readout_dim(a), L = a->layers;
     gnn_forward(m, b, w);
     if (G == 0)
         return 0;
     double invG = 1.0 / G, lreg = 0, lsh = 0;
-    for (int g = 0; g < G; g++)
+    for (int g = 0; g < G; g++) {
+        double wg = tg->weight ? tg->weight[g] : 1.0;
         for (int t = 0; t < GNN_T__COUNT; t++) {
             float y = tg->y[g * GNN_T__COUNT + t];
             double e = isnan(y) ? 0 : w->out[g * GNN_T__COUNT + t] - y;
-            lreg += e * e * invG;
-            w->dout[g * GNN_T__COUNT + t] = (float)(2 * e * invG);
+            lreg += wg * e * e * invG;
+            w->dout[g * GNN_T__COUNT + t] = (float)(2 * wg * e * invG);
         }
-    /* Share cross-entropy: -sum p_i log q_i, q = softmax(s). */
+    }
+    for (int k = 0; k < tg->n_pairs; k++) {
+        int f = tg->pair_fast[k], sl = tg->pair_slow[k];
+        double e = w->out[f * GNN_T__COUNT + GNN_T_LATENCY] - w->out[sl * GNN_T__COUNT + GNN_T_LATENCY];
+        if (e <= 0)
+            continue;
+        lreg += tg->order_weight * e * e * invG;
+        w->dout[f * GNN_T__COUNT + GNN_T_LATENCY] += (float)(2 * tg->order_weight * e * invG);
+        w->dout[sl * GNN_T__COUNT + GNN_T_LATENCY] -= (float)(2 * tg->order_weight * e * invG);
+    }
+    /* Share cross-entropy: -sum p_i log q_i, q = the predicted shares; its
+     * gradient with respect to c_i is q_i - p_i (q is a softmax of
+     * log w0 + c). Nodes the teacher gives no time keep q_i = 0. */
     for (int i = 0; i < N; i++)
         w->ds[i] = 0;
     if (tg->share && tg->share_weight > 0)
         for (int g = 0; g < G; g++) {
             if (tg->has_share && !tg->has_share[g])
                 continue;
+            double tot = 0;
+            for (int i = b->goff[g]; i < b->goff[g + 1]; i++)
+                tot += b->w0[i] > 0 ? tg->share[i] : 0;
+            if (!(tot > 0))
+                continue;
             for (int i = b->goff[g]; i < b->goff[g + 1]; i++) {
-                double q = w->p[i] > 1e-30f ? w->p[i] : 1e-30;
-                lsh -= tg->share[i] * log(q) * invG * tg->share_weight;
-                w->ds[i] += (float)((w->p[i] - tg->share[i]) * invG * tg->share_weight);
+                if (!(b->w0[i] > 0))
+                    continue;
+                double pt = tg->share[i] / tot, q = w->p[i] > 1e-30f ? w->p[i] : 1e-30;
+                lsh -= pt * log(q) * invG * tg->share_weight;
+                w->ds[i] += (float)((w->p[i] - pt) * invG * tg->share_weight);
             }
         }
     if (reg_loss)
@@ -452,8 +496,14 @@ double gnn_loss(const struct gnn_model *m, const struct gnn_batch *b,
 
     size_t NH = (size_t)N * H;
 #define GP(ti) (grad + m->t[(ti)].off)
+    /* Through the bounds: out = anchor (+ S) + B tanh(o / B). */
+    for (int g = 0; g < G; g++)
+        for (int t = 0; t < GNN_T__COUNT; t++) {
+            float B = m->bound[t], th = tanhf(w->o[g * GNN_T__COUNT + t] / B);
+            w->dO[g * GNN_T__COUNT + t] = w->dout[g * GNN_T__COUNT + t] * (1 - th * th);
+        }
     /* Head MLP. */
-    dense_back(G, GNN_T__COUNT, Hh, w->a2, P(m, head_idx(m, H_3W)), w->dout,
+    dense_back(G, GNN_T__COUNT, Hh, w->a2, P(m, head_idx(m, H_3W)), w->dO,
                GP(head_idx(m, H_3W)), GP(head_idx(m, H_3B)), w->da);
     for (size_t k = 0; k < (size_t)G * Hh; k++)
         w->dz2[k] = w->z2[k] > 0 ? w->da[k] : 0;
@@ -465,13 +515,12 @@ double gnn_loss(const struct gnn_model *m, const struct gnn_batch *b,
                GP(head_idx(m, H_1B)), w->dr);
     /* Skip: dWskip += r^T dout; dr += dout Wskip^T. */
     cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, R, GNN_T__COUNT, G, 1.0f, w->r, R,
-                w->dout, GNN_T__COUNT, 1.0f, GP(head_idx(m, H_SKIP)), GNN_T__COUNT);
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, G, R, GNN_T__COUNT, 1.0f, w->dout,
+                w->dO, GNN_T__COUNT, 1.0f, GP(head_idx(m, H_SKIP)), GNN_T__COUNT);
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, G, R, GNN_T__COUNT, 1.0f, w->dO,
                 GNN_T__COUNT, P(m, head_idx(m, H_SKIP)), GNN_T__COUNT, 1.0f, w->dr, R);
     for (int g = 0; g < G; g++)
         w->dr[(size_t)g * R + 2 * H] +=
-            w->dout[g * GNN_T__COUNT + GNN_T_LATENCY] / m->tgt_std[GNN_T_LATENCY] +
-            w->dout[g * GNN_T__COUNT + GNN_T_ENERGY] / m->tgt_std[GNN_T_ENERGY];
+            w->dout[g * GNN_T__COUNT + GNN_T_LATENCY] + w->dout[g * GNN_T__COUNT + GNN_T_ENERGY];
 
     /* Readout back to node embeddings and scores. */
     float *dh = w->dh;
@@ -491,6 +540,11 @@ double gnn_loss(const struct gnn_model *m, const struct gnn_batch *b,
         }
         for (int k = 0; k < H; k++)
             dh[(size_t)am[k] * H + k] += dr[H + k];
+    }
+    /* ds holds dL/dc; through the bound c = Bn tanh(s / Bn) to dL/ds. */
+    for (int i = 0; i < N; i++) {
+        float q = w->c[i] / m->node_bound;
+        w->ds[i] *= 1 - q * q;
     }
     /* Node head. */
     const float *hL = w->h + (size_t)L * NH;
@@ -519,12 +573,8 @@ double gnn_loss(const struct gnn_model *m, const struct gnn_batch *b,
         dense_back(N, H, 3 * H, mm, P(m, T_L0 + 2 * l), w->dz, GP(T_L0 + 2 * l),
                    GP(T_L0 + 2 * l + 1), w->dm);
         /* dh stays as the residual path; add the self and neighbour parts. */
-        for (int i = 0; i < N; i++) {
-            const float *row = w->dm + (size_t)i * 3 * H;
-            float *d = dh + (size_t)i * H;
-            for (int k = 0; k < H; k++)
-                d[k] += row[k];
-        }
+        for (int i = 0; i < N; i++)
+            add_row(dh + (size_t)i * H, w->dm + (size_t)i * 3 * H, H);
         for (int i = 0; i < N; i++) {
             const float *row = w->dm + (size_t)i * 3 * H;
             for (int side = 0; side < 2; side++) {
@@ -534,9 +584,9 @@ double gnn_loss(const struct gnn_model *m, const struct gnn_batch *b,
                 if (!deg)
                     continue;
                 float inv = 1.0f / (float)deg;
-                const float *src = row + (size_t)(1 + side) * H;
+                const float *restrict src = row + (size_t)(1 + side) * H;
                 for (int e = off[i]; e < off[i + 1]; e++) {
-                    float *d = dh + (size_t)idx[e] * H;
+                    float *restrict d = dh + (size_t)idx[e] * H;
                     for (int k = 0; k < H; k++)
                         d[k] += src[k] * inv;
                 }
@@ -546,7 +596,15 @@ double gnn_loss(const struct gnn_model *m, const struct gnn_batch *b,
     /* Embedding. */
     for (size_t k = 0; k < NH; k++)
         w->dz[k] = w->a0[k] > 0 ? dh[k] : 0;
-    dense_back(N, H, F, w->x, P(m, T_EMB_W), w->dz, GP(T_EMB_W), GP(T_EMB_B), NULL);
+    dense_back(N, H, a->fn, b->xn, P(m, T_EMB_W), w->dz, GP(T_EMB_W), GP(T_EMB_B), NULL);
+    /* Graph part: dWe[fn:] += xg^T (per-graph sums of dz). */
+    float *dgb = w->dgb;
+    memset(dgb, 0, sizeof(float) * (size_t)G * H);
+    for (int g = 0; g < G; g++)
+        for (int i = b->goff[g]; i < b->goff[g + 1]; i++)
+            add_row(dgb + (size_t)g * H, w->dz + (size_t)i * H, H);
+    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, a->fg, H, G, 1.0f, b->xg, a->fg, dgb, H,
+                1.0f, GP(T_EMB_W) + (size_t)a->fn * H, H);
 #undef GP
     return lreg + lsh;
 }

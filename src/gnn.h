@@ -1,29 +1,36 @@
 /*
  * gnn.h - the graph neural network: forward, backward and Adam, on OpenBLAS.
  *
- * Input per node: x_i = [normalised node features, normalised graph features].
+ * The network is anchored on the teacher (sim.h): it predicts bounded log
+ * corrections to the analytic estimate, not the figures themselves, so the
+ * physics the teacher models (roofline, waves, launch and host floors,
+ * memory parts) is kept and what is learnt is what the analytic model
+ * misses. With every correction zero the output IS the teacher's.
+ *
+ * Input per node: x_i = [normalised node features, normalised graph features]
+ * and w_i, the teacher's share of the graph's time in node i (sums to 1).
+ * Per graph: a_g, the log of the teacher's latency (ms), energy (J per
+ * batch) and memory (MiB).
  *   h0_i  = relu(x_i We + be)
  *   hl_i  = relu([h_i, mean_{j in pred(i)} h_j, mean_{j in succ(i)} h_j] Wl + bl) + h_i
  *           (GraphSAGE-style mean aggregation along edges in both directions,
  *            residual; `layers` such layers)
- *   s_i   = relu(hL_i Wn1 + bn1) wn2 + bn2 + prior_i
- *           node score; share_i = softmax_g(s)_i. prior_i (an input, e.g.
- *           the log of the node's roofline time in ms) lets the network
- *           learn a correction rather than the whole node time.
- *   r_g   = [mean_i hL_i, max_i hL_i, logsumexp_i s_i, graph features]
- *   y_g   = MLP(r_g) + r_g Wskip: two relu layers of head_hidden, then 3
- *           outputs, plus a linear skip from the readout
- * Outputs are standardised log targets (log latency ms, log energy J,
- * log memory MiB); the model's tgt_mean/tgt_std undo the standardisation.
- * The latency and energy outputs also get (logsumexp_i s_i - mean) / std
- * added directly, so exp(s_i) is node i's time in ms and the head predicts
- * corrections (host dispatch floors, power) to the summed node times.
- * Because exp(s_i) is trained to be proportional to node i's time, the
- * logsumexp readout gives the head the log of the summed node times.
+ *   c_i   = Bn tanh((relu(hL_i Wn1 + bn1) wn2 + bn2) / Bn)
+ *           node i's log time factor, |c_i| < Bn = node_bound
+ *   S_g   = log sum_i w_i exp(c_i)     (the summed node corrections)
+ *   share_i = w_i exp(c_i) / sum_j w_j exp(c_j)   (predicted time shares)
+ *   r_g   = [mean_i hL_i, max_i hL_i, S_g, graph features]
+ *   o_g   = MLP(r_g) + r_g Wskip: two relu layers of head_hidden, 3 outputs
+ *   y_lat = a_lat + S_g + B0 tanh(o_0 / B0)
+ *   y_en  = a_en  + S_g + B1 tanh(o_1 / B1)
+ *   y_mem = a_mem       + B2 tanh(o_2 / B2)      (B = bound[], log units)
+ * Outputs are natural logs of ms, J and MiB. The node head's last layer and
+ * the graph head's last layer and skip start at zero: an untrained model
+ * reproduces the teacher exactly.
  *
- * Loss: mean over graphs of the squared error on present (non-NaN) targets
- * plus share_weight * cross-entropy between the teacher's node shares and
- * softmax(s). Everything is deterministic given the seed of gnn_model_init.
+ * Loss: mean over graphs of weight_g x squared log error on present (non-NaN)
+ * targets plus share_weight x cross-entropy between the label's node shares
+ * and share_i, plus an ordering penalty on pairs of graphs (gnn_targets). Everything is deterministic given the seed of gnn_model_init.
  *
  * Ownership: a model owns its parameter and normalisation arrays; a work
  * struct owns grow-only scratch buffers reused across calls (no per-call
@@ -68,8 +75,15 @@ struct gnn_model {
     float *w;                       /* n_params */
     float *node_mean, *node_std;    /* fn each */
     float *graph_mean, *graph_std;  /* fg each */
-    float tgt_mean[GNN_T__COUNT], tgt_std[GNN_T__COUNT];
+    float bound[GNN_T__COUNT];      /* graph correction bounds B (log units) */
+    float node_bound;               /* node correction bound Bn (log units) */
 };
+
+/* Default bounds: latency and energy within x/÷ 4 of the teacher, memory
+ * within x/÷ 2, each node within x/÷ 4. */
+#define GNN_BOUND_TIME 1.3862944f
+#define GNN_BOUND_MEMORY 0.6931472f
+#define GNN_BOUND_NODE 1.3862944f
 
 /* Checks arch limits (ST_ERANGE with diag otherwise), lays out the tensors,
  * allocates parameters (zeroed) and identity normalisation. */
@@ -90,34 +104,43 @@ struct gnn_batch {
     const float *xg;             /* n_graphs x fg, normalised */
     const int *pred_off, *pred;  /* CSR, n_nodes + 1 */
     const int *succ_off, *succ;
-    const float *prior;          /* n_nodes score offsets, or NULL for 0 */
+    const float *w0;             /* n_nodes teacher time shares (sum 1 per graph) */
+    const float *anchor;         /* n_graphs x 3 log teacher figures (ms, J, MiB) */
 };
 
 /* Training targets for a batch (standardised log targets). */
 struct gnn_targets {
-    const float *y;          /* n_graphs x GNN_T__COUNT; NaN = missing */
+    const float *y;          /* n_graphs x GNN_T__COUNT log labels; NaN = missing */
+    const float *weight;     /* n_graphs loss weights, or NULL = all 1 */
     const float *share;      /* n_nodes teacher shares, or NULL */
     const unsigned char *has_share; /* n_graphs flags, or NULL = all (if share) */
     float share_weight;
+    /* Ordering pairs: graph fast[k] should not be predicted slower than
+     * graph slow[k]; each excess e = y_lat(fast) - y_lat(slow) > 0 adds
+     * order_weight e^2 (per graph of the batch) to the loss. */
+    int n_pairs;
+    const int *pair_fast, *pair_slow;
+    float order_weight;
 };
 
 struct gnn_work {
     size_t cap_n, cap_g;
-    float *x, *a0, *h, *m, *z, *u, *s, *r, *z1, *z2, *a1, *a2, *out, *p;
+    float *gb, *a0, *h, *m, *z, *u, *s, *c, *r, *z1, *z2, *a1, *a2, *o, *out, *p;
     int *amax;
-    float *dh, *dhp, *dm, *dz, *du, *ds, *dr, *dz1, *dz2, *da, *dout;
+    float *dh, *dhp, *dm, *dz, *du, *ds, *dr, *dz1, *dz2, *da, *dout, *dO, *dgb;
 };
 
 void gnn_work_init(struct gnn_work *w);
 void gnn_work_fini(struct gnn_work *w);
 
-/* Forward pass. Afterwards w->out holds n_graphs x 3 standardised outputs and
- * w->p the per-node softmax shares. */
+/* Forward pass. Afterwards w->out holds n_graphs x 3 predicted logs (ms, J,
+ * MiB), w->c the node log factors and w->p the per-node time shares. */
 void gnn_forward(const struct gnn_model *m, const struct gnn_batch *b, struct gnn_work *w);
 
 /* Forward + loss; if grad != NULL (n_params floats) also backward, with the
  * gradient ADDED to grad. Returns the loss (mean over graphs). Parts of the
- * loss go to *reg_loss and *share_loss when not NULL. */
+ * loss go to *reg_loss (targets and ordering penalty) and *share_loss when
+ * not NULL. */
 double gnn_loss(const struct gnn_model *m, const struct gnn_batch *b,
                 const struct gnn_targets *tg, struct gnn_work *w, float *grad,
                 double *reg_loss, double *share_loss);

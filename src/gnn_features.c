@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gnn.h"
 #include "xalloc.h"
 
 static const char *const node_names[FEAT_NODE_DIM] = {
@@ -23,7 +24,9 @@ static const char *const graph_names[FEAT_GRAPH_DIM] = {
 #define X(name, desc) #name,
     FEAT_GRAPH_SCALARS(X)
 #undef X
-    "prec:fp32", "prec:tf32", "prec:fp16", "prec:bf16", "prec:int8",
+#define X(id, name, bytes) "prec:" name,
+    PRECISION_LIST(X)
+#undef X
 #define X(id, name) "rt:" name,
     RUNTIME_LIST(X)
 #undef X
@@ -109,7 +112,7 @@ static void node_roof(const struct node *n, double scale, const struct hw *hw, d
 }
 
 void gnn_features_node(const struct graph *g, int ni, const struct config *cfg, const struct hw *hw,
-                   float *out)
+                       const struct sim_result *sr, float *out)
 {
     const struct node *n = &g->nodes[ni];
     memset(out, 0, sizeof(float) * FEAT_NODE_DIM);
@@ -182,6 +185,20 @@ void gnn_features_node(const struct graph *g, int ni, const struct config *cfg, 
     s[FEAT_N_t_compute] = lg1p(tc * 1e6);
     s[FEAT_N_t_memory] = lg1p(tm * 1e6);
     s[FEAT_N_t_roof] = lg1p((tc > tm ? tc : tm) * 1e6);
+    if (sr && ni < sr->n_nodes) {
+        const struct sim_node *sn = &sr->nodes[ni];
+        s[FEAT_N_t_teacher] = lg1p(sn->time_s * 1e6);
+        s[FEAT_N_share_teacher] = (float)sn->time_share;
+        s[FEAT_N_t_kcompute] = lg1p(sn->compute_s * 1e6);
+        s[FEAT_N_t_kmemory] = lg1p(sn->memory_s * 1e6);
+        s[FEAT_N_efficiency] = (float)sn->efficiency;
+        s[FEAT_N_fused] = sn->fused;
+        s[FEAT_N_kernel] = sn->kernel;
+        s[FEAT_N_tensor_core] = sn->tensor_core;
+        s[FEAT_N_b_compute] = sn->bound == BOUND_COMPUTE;
+        s[FEAT_N_b_memory] = sn->bound == BOUND_MEMORY;
+        s[FEAT_N_b_overhead] = sn->bound == BOUND_OVERHEAD;
+    }
 }
 
 static float lgpos(double v)
@@ -190,7 +207,7 @@ static float lgpos(double v)
 }
 
 void gnn_features_graph(const struct graph *g, const struct config *cfg, const struct hw *hw,
-                    float *out)
+                        const struct sim_result *sr, float *out)
 {
     memset(out, 0, sizeof(float) * FEAT_GRAPH_DIM);
     const struct graph_totals *t = &g->totals;
@@ -230,17 +247,31 @@ void gnn_features_graph(const struct graph *g, const struct config *cfg, const s
         roof += tc > tm ? tc : tm;
     }
     out[FEAT_G_roof_nodes_ms] = lg1p(roof * 1e3);
-    _Static_assert(PREC_INT8 == FEAT_N_PREC - 1, "precision slots follow PRECISION_LIST");
+    if (sr) {
+        out[FEAT_G_teacher_ms] = lgpos(sr->latency_ms);
+        out[FEAT_G_teacher_j] = lgpos(sr->energy_j);
+        out[FEAT_G_teacher_mib] = lgpos(sr->memory_mib);
+        out[FEAT_G_host_frac] = sr->latency_ms > 0 ? (float)(sr->host_ms / sr->latency_ms) : 0;
+        out[FEAT_G_kernels] = lg1p(sr->n_kernels);
+    }
     if ((unsigned)cfg->prec < PREC__COUNT)
-        out[FEAT_G__COUNT + (cfg->prec == PREC_FP8 ? PREC_INT8 : cfg->prec)] = 1;
+        out[FEAT_G__COUNT + cfg->prec] = 1;
     if ((unsigned)cfg->rt < RT__COUNT)
         out[FEAT_G__COUNT + FEAT_N_PREC + cfg->rt] = 1;
 }
 
-float gnn_features_prior(const float *raw_node)
+void gnn_features_anchor(const struct sim_result *sr, int n, float *w0, float *anchor)
 {
-    double us = expm1((double)raw_node[OPC__COUNT + FEAT_FREQ__COUNT + FEAT_N_t_roof]);
-    return (float)log(us * 1e-3 + 0.01);
+    double tot = 0;
+    for (int i = 0; i < n && i < sr->n_nodes; i++)
+        tot += sr->nodes[i].time_s > 0 ? sr->nodes[i].time_s : 0;
+    for (int i = 0; i < n; i++) {
+        double t = i < sr->n_nodes && sr->nodes[i].time_s > 0 ? sr->nodes[i].time_s : 0;
+        w0[i] = tot > 0 ? (float)(t / tot) : 1.0f / (float)n;
+    }
+    const double v[GNN_T__COUNT] = {sr->latency_ms, sr->energy_j, sr->memory_mib};
+    for (int t = 0; t < GNN_T__COUNT; t++)
+        anchor[t] = v[t] > 0 ? (float)log(v[t]) : 0;
 }
 
 /* ---- adjacency ------------------------------------------------------- */

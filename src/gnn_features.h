@@ -4,8 +4,10 @@
  * Per node (FEAT_NODE_DIM floats): op class one-hot, frequent-op indicators,
  * log-scaled output shape and element count, MACs, FLOPs, bytes read/written,
  * params, attributes (kernel, stride, groups, depthwise), bytes at the
- * configured precision and the node's roofline times on the configured GPU.
- * Per graph (FEAT_GRAPH_DIM floats): batch, log totals, node count, precision
+ * configured precision, the node's roofline times on the configured GPU and
+ * the teacher's view of the node (its modelled time, share, bound, fusion,
+ * GEMM efficiency). Per graph (FEAT_GRAPH_DIM floats): batch, log totals,
+ * node count, the teacher's latency/energy/memory and host share, precision
  * and runtime one-hots and the GPU/MIG spec from hw_from_config.
  *
  * The feature list is versioned: gnn_features_schema_id() is an FNV-64 hash of
@@ -22,8 +24,9 @@
 #include "config.h"
 #include "gpu.h"
 #include "ir.h"
+#include "sim.h"
 
-#define FEAT_SCHEMA_VERSION 1
+#define FEAT_SCHEMA_VERSION 2
 
 /* Frequent ops that get an indicator of their own besides the class one-hot. */
 #define FEAT_FREQ_OPS(X)                                                              \
@@ -58,7 +61,18 @@
     X(fan_out, "log1p consumers of the outputs")                              \
     X(t_compute, "log1p microseconds of FLOPs at the GPU's peak")             \
     X(t_memory, "log1p microseconds of precision bytes at the GPU's bandwidth") \
-    X(t_roof, "log1p of the larger of the two")
+    X(t_roof, "log1p of the larger of the two")                               \
+    X(t_teacher, "log1p microseconds of the teacher's node time")             \
+    X(share_teacher, "the teacher's share of the graph's time in the node")   \
+    X(t_kcompute, "log1p microseconds of the teacher's kernel compute time")  \
+    X(t_kmemory, "log1p microseconds of the teacher's kernel memory time")    \
+    X(efficiency, "the teacher's GEMM efficiency (0 if none)")               \
+    X(fused, "1 if the teacher folds the node into a neighbour's kernel")     \
+    X(kernel, "1 if the node launches a kernel")                              \
+    X(tensor_core, "1 if the kernel runs on tensor cores")                    \
+    X(b_compute, "1 if the teacher calls the node compute-bound")             \
+    X(b_memory, "1 if memory-bound")                                          \
+    X(b_overhead, "1 if overhead-bound")
 
 #define FEAT_GRAPH_SCALARS(X)                                                  \
     X(batch, "log2 batch")                                                    \
@@ -85,7 +99,12 @@
     X(is_mig, "1 for a MIG slice")                                            \
     X(roof_compute_ms, "log1p ms of total FLOPs at peak")                     \
     X(roof_memory_ms, "log1p ms of total precision bytes at bandwidth")       \
-    X(roof_nodes_ms, "log1p ms of the summed per-node roofline bounds")
+    X(roof_nodes_ms, "log1p ms of the summed per-node roofline bounds")        \
+    X(teacher_ms, "log of the teacher's latency ms")                          \
+    X(teacher_j, "log of the teacher's energy J per batch")                   \
+    X(teacher_mib, "log of the teacher's memory MiB")                         \
+    X(host_frac, "the teacher's host dispatch time over its latency")         \
+    X(kernels, "log1p of the teacher's kernel count")
 
 enum feat_freq {
 #define X(name) FEAT_FREQ_##name,
@@ -107,10 +126,8 @@ enum feat_graph_scalar {
 };
 
 #define FEAT_NODE_DIM (OPC__COUNT + FEAT_FREQ__COUNT + FEAT_N__COUNT)
-/* Precision one-hot slots: fp32, tf32, fp16, bf16, int8. fp8 shares int8's
- * slot (both move one byte per element on 8-bit tensor cores); the GPU's
- * peak at the configured precision is a graph scalar and tells them apart. */
-#define FEAT_N_PREC 5
+/* Precision one-hot slots, one per PRECISION_LIST entry. */
+#define FEAT_N_PREC PREC__COUNT
 #define FEAT_GRAPH_DIM (FEAT_G__COUNT + FEAT_N_PREC + RT__COUNT)
 
 /* Schema hash (FNV-64 over version and names); stable across runs. */
@@ -120,16 +137,18 @@ uint64_t gnn_features_schema_id(void);
 const char *gnn_features_node_name(int i);
 const char *gnn_features_graph_name(int i);
 
-/* Node features of node ni of inferred graph g for hw/cfg into out[FEAT_NODE_DIM]. */
+/* Node features of node ni of inferred graph g for hw/cfg into
+ * out[FEAT_NODE_DIM]; sr is the teacher's result for the same g and cfg. */
 void gnn_features_node(const struct graph *g, int ni, const struct config *cfg, const struct hw *hw,
-                   float *out);
+                       const struct sim_result *sr, float *out);
 /* Graph features into out[FEAT_GRAPH_DIM]. g must be inferred with the batch bound. */
 void gnn_features_graph(const struct graph *g, const struct config *cfg, const struct hw *hw,
-                    float *out);
+                        const struct sim_result *sr, float *out);
 
-/* The node score prior from a node's raw features: log of its roofline time
- * in ms plus 10 us of launch/dispatch overhead (gnn.h, prior). */
-float gnn_features_prior(const float *raw_node);
+/* The anchor of the GNN (gnn.h): w0[n] the teacher's node time shares
+ * (summing to 1; uniform when the teacher gives no node any time) and
+ * anchor[3] the logs of its latency ms, energy J and memory MiB. */
+void gnn_features_anchor(const struct sim_result *sr, int n, float *w0, float *anchor);
 
 /* Node adjacency of g in CSR form (node -> distinct predecessor / successor
  * nodes through tensor edges; initializers and graph inputs are not nodes).

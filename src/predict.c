@@ -24,7 +24,7 @@ struct predictor {
     /* Scratch reused across calls. */
     struct gnn_work w;
     struct gnn_features_adj adj;
-    float *xn, *prior;
+    float *xn, *w0;
     size_t cap_nodes;
     float xg[FEAT_GRAPH_DIM];
 };
@@ -90,7 +90,7 @@ void predictor_free(struct predictor *p)
     gnn_work_fini(&p->w);
     gnn_features_adj_fini(&p->adj);
     free(p->xn);
-    free(p->prior);
+    free(p->w0);
     free(p);
 }
 
@@ -99,36 +99,35 @@ const char *predictor_describe(const struct predictor *p)
     return p ? p->describe : "no weights: teacher figures (analytic model, not measured)";
 }
 
-/* Runs the GNN on the inferred graph; fills out's GNN fields. */
+/* Runs the GNN on the inferred graph, anchored on the teacher's result in
+ * out->sim; fills out's GNN fields. */
 static void run_gnn(struct predictor *p, const struct graph *g, const struct config *cfg,
                     const struct hw *hw, struct prediction *out)
 {
     int n = g->n_nodes;
+    const struct sim_result *sr = &out->sim;
     if ((size_t)n > p->cap_nodes) {
         p->cap_nodes = (size_t)n + (size_t)n / 2 + 16;
         free(p->xn);
-        free(p->prior);
+        free(p->w0);
         p->xn = xmalloc(sizeof(float) * p->cap_nodes * FEAT_NODE_DIM);
-        p->prior = xmalloc(sizeof(float) * p->cap_nodes);
+        p->w0 = xmalloc(sizeof(float) * p->cap_nodes);
     }
-    for (int i = 0; i < n; i++) {
-        gnn_features_node(g, i, cfg, hw, p->xn + (size_t)i * FEAT_NODE_DIM);
-        p->prior[i] = gnn_features_prior(p->xn + (size_t)i * FEAT_NODE_DIM);
-    }
-    gnn_features_graph(g, cfg, hw, p->xg);
+    for (int i = 0; i < n; i++)
+        gnn_features_node(g, i, cfg, hw, sr, p->xn + (size_t)i * FEAT_NODE_DIM);
+    gnn_features_graph(g, cfg, hw, sr, p->xg);
+    float anchor[GNN_T__COUNT];
+    gnn_features_anchor(sr, n, p->w0, anchor);
     gnn_normalize_nodes(&p->m, p->xn, (size_t)n);
     gnn_normalize_graph(&p->m, p->xg, 1);
     gnn_features_adj_build(g, &p->adj);
     int goff[2] = {0, n};
     struct gnn_batch b = {1, n, goff, p->xn, p->xg, p->adj.pred_off, p->adj.pred,
-                          p->adj.succ_off, p->adj.succ, p->prior};
+                          p->adj.succ_off, p->adj.succ, p->w0, anchor};
     gnn_forward(&p->m, &b, &p->w);
-    double v[GNN_T__COUNT];
-    for (int t = 0; t < GNN_T__COUNT; t++)
-        v[t] = exp(p->w.out[t] * p->m.tgt_std[t] + p->m.tgt_mean[t]);
-    out->latency_ms = v[GNN_T_LATENCY];
-    out->energy_j = v[GNN_T_ENERGY];
-    out->memory_mib = v[GNN_T_MEMORY];
+    out->latency_ms = exp(p->w.out[GNN_T_LATENCY]);
+    out->energy_j = exp(p->w.out[GNN_T_ENERGY]);
+    out->memory_mib = exp(p->w.out[GNN_T_MEMORY]);
     for (int i = 0; i < n; i++)
         out->node_share[i] = p->w.p[i];
     out->from_gnn = true;

@@ -75,15 +75,21 @@ void report_prediction_text(FILE *f, const struct report_ctx *rc)
     fprintf(f, "config      %s, %s, %s, batch %lld%s%s\n", report_hw_label(cfg, hw, sizeof hw),
             precision_name(cfg->prec), runtime_name(cfg->rt), (long long)cfg->batch,
             *syms ? ", " : "", syms);
-    const char *src = pr->from_gnn ? "GNN" : "teacher";
-    fprintf(f, "latency     %.3f ms  (%s; roofline bound %.3f ms)\n", pr->latency_ms, src,
-            pr->sim.roofline_ms);
+    /* The GNN's figures with the teacher's analytic estimate beside them. */
+    char tl[64] = "", te[64] = "", tm[64] = "";
+    if (pr->from_gnn) {
+        snprintf(tl, sizeof tl, "teacher %.3f ms, ", pr->sim.latency_ms);
+        snprintf(te, sizeof te, "  (GNN; teacher %.3f J)", pr->sim.energy_j);
+        snprintf(tm, sizeof tm, "  (GNN; teacher %.0f MiB)", pr->sim.memory_mib);
+    }
+    fprintf(f, "latency     %.3f ms  (%s; %sroofline bound %.3f ms)\n", pr->latency_ms,
+            pr->from_gnn ? "GNN" : "teacher", tl, pr->sim.roofline_ms);
     fprintf(f, "throughput  %.1f samples/s\n", pr->throughput);
-    fprintf(f, "energy      %.3f J per batch, %.2f mJ per sample\n", pr->energy_j,
-            pr->energy_mj_per_sample);
-    fprintf(f, "memory      %.0f MiB of %.0f MiB usable (%.1f%%)%s\n", pr->memory_mib,
+    fprintf(f, "energy      %.3f J per batch, %.2f mJ per sample%s\n", pr->energy_j,
+            pr->energy_mj_per_sample, te);
+    fprintf(f, "memory      %.0f MiB of %.0f MiB usable (%.1f%%)%s%s\n", pr->memory_mib,
             pr->capacity_mib, pr->capacity_mib > 0 ? 100.0 * pr->memory_mib / pr->capacity_mib : 0,
-            pr->fits ? "" : "  DOES NOT FIT");
+            tm, pr->fits ? "" : "  DOES NOT FIT");
     if (rc->mig) {
         const struct gpu_spec *gs = gpu_get(rc->mig->gpu);
         if (rc->mig->best >= 0)

@@ -11,6 +11,7 @@
 #include "gpu.h"
 #include "load.h"
 #include "shape.h"
+#include "sim.h"
 #include "xalloc.h"
 
 const char *train_resolve_spec(const char *spec, char *buf, size_t size)
@@ -37,6 +38,52 @@ static int cmp_row_spec(const void *a, const void *b)
     return c ? c : (x > y) - (x < y);
 }
 
+/* Inputs of g under cfg with the batch bound (features, teacher anchor);
+ * targets are left missing. */
+static enum status prepare_sample(struct graph *g, int adj, const struct config *cfg, int ri,
+                                  struct train_sample *s, struct diag *d)
+{
+    enum status st;
+    int bs = graph_batch_sym(g);
+    if (bs >= 0 && (st = graph_sym_set(g, g->syms[bs].name, cfg->batch, d)))
+        return st;
+    if ((st = graph_infer(g, d)))
+        return st;
+    struct hw hw;
+    if ((st = hw_from_config(cfg, &hw, d)))
+        return st;
+    struct sim_result sr;
+    if ((st = sim_run(g, cfg, &sr, d))) {
+        sim_result_fini(&sr);
+        return st;
+    }
+    memset(s, 0, sizeof *s);
+    s->row = ri;
+    s->n = g->n_nodes;
+    s->adj = adj;
+    s->xn = xmalloc(sizeof(float) * (size_t)(s->n ? s->n : 1) * FEAT_NODE_DIM);
+    s->w0 = xmalloc(sizeof(float) * (size_t)(s->n ? s->n : 1));
+    for (int i = 0; i < s->n; i++)
+        gnn_features_node(g, i, cfg, &hw, &sr, s->xn + (size_t)i * FEAT_NODE_DIM);
+    gnn_features_graph(g, cfg, &hw, &sr, s->xg);
+    gnn_features_anchor(&sr, s->n, s->w0, s->anchor);
+    sim_result_fini(&sr);
+    for (int t = 0; t < GNN_T__COUNT; t++)
+        s->y[t] = NAN;
+    return ST_OK;
+}
+
+static void sample_free(struct train_sample *s)
+{
+    free(s->xn);
+    free(s->w0);
+    free(s->share);
+    if (s->partner) {
+        sample_free(s->partner);
+        free(s->partner);
+    }
+}
+
 static enum status prepare_row(struct graph *g, int adj, const struct dataset_row *r, int ri,
                                struct train_sample *s, struct diag *d)
 {
@@ -44,27 +91,15 @@ static enum status prepare_row(struct graph *g, int adj, const struct dataset_ro
     enum status st = dataset_row_config(r, &cfg, d);
     if (st)
         return st;
-    int bs = graph_batch_sym(g);
-    if (bs >= 0 && (st = graph_sym_set(g, g->syms[bs].name, r->batch, d)))
-        return st;
-    if ((st = graph_infer(g, d)))
-        return st;
-    struct hw hw;
-    if ((st = hw_from_config(&cfg, &hw, d)))
-        return st;
+    cfg.batch = r->batch;
     if (r->n_shares && r->n_shares != g->n_nodes)
         return diag_set(d, ST_EPARSE,
                         "%d node shares but the model has %d nodes (the dataset was made from a "
                         "different version of the model; regenerate it)",
                         r->n_shares, g->n_nodes);
-    memset(s, 0, sizeof *s);
-    s->row = ri;
-    s->n = g->n_nodes;
-    s->adj = adj;
-    s->xn = xmalloc(sizeof(float) * (size_t)(s->n ? s->n : 1) * FEAT_NODE_DIM);
-    for (int i = 0; i < s->n; i++)
-        gnn_features_node(g, i, &cfg, &hw, s->xn + (size_t)i * FEAT_NODE_DIM);
-    gnn_features_graph(g, &cfg, &hw, s->xg);
+    if ((st = prepare_sample(g, adj, &cfg, ri, s, d)))
+        return st;
+    s->measured = r->label == DATASET_MEASURED;
     for (int t = 0; t < GNN_T__COUNT; t++)
         s->y[t] = isnan(r->target[t]) ? NAN : (float)log(r->target[t]);
     if (r->n_shares) {
@@ -82,8 +117,82 @@ static enum status prepare_row(struct graph *g, int adj, const struct dataset_ro
     return ST_OK;
 }
 
-enum status train_prepare(const struct dataset *ds, struct train_set *ts, bool progress,
-                          struct diag *d)
+/* The configuration that differs from cfg in one ordered property (half
+ * the batch, the whole GPU instead of a slice, the next lower precision,
+ * TensorRT instead of eager) and should not be slower; kind picks which
+ * property is tried first. False if none applies. */
+static bool faster_partner(const struct graph *g, const struct config *cfg, int kind,
+                           struct config *out)
+{
+    static const enum precision lower[PREC__COUNT][2] = {
+        [PREC_FP32] = {PREC_TF32, PREC_TF32}, [PREC_TF32] = {PREC_FP16, PREC_BF16},
+        [PREC_FP16] = {PREC_INT8, PREC_FP8},  [PREC_BF16] = {PREC_INT8, PREC_FP8},
+        [PREC_INT8] = {PREC_INT8, PREC_INT8}, [PREC_FP8] = {PREC_FP8, PREC_FP8}};
+    for (int k = 0; k < 4; k++) {
+        *out = *cfg;
+        switch ((kind + k) % 4) {
+        case 0:
+            if (graph_batch_sym(g) < 0 || cfg->batch < 2)
+                continue;
+            out->batch = cfg->batch / 2;
+            break;
+        case 1:
+            if (cfg->mig < 0)
+                continue;
+            out->mig = -1;
+            break;
+        case 2:
+            out->prec = lower[cfg->prec][kind & 1];
+            if (out->prec == cfg->prec)
+                continue;
+            break;
+        default:
+            if (cfg->rt == RT_TENSORRT)
+                continue;
+            out->rt = RT_TENSORRT;
+            break;
+        }
+        if (config_supported(out, NULL) == ST_OK)
+            return true;
+    }
+    return false;
+}
+
+/* Attaches to s (row r, graph g) a partner configuration for the ordering
+ * penalty, when the teacher itself keeps the ordering (anchor latency of
+ * the partner not above the row's). */
+static void prepare_partner(struct graph *g, int adj, const struct dataset_row *r, int ri,
+                            struct train_sample *s)
+{
+    struct config cfg, pc;
+    if (dataset_row_config(r, &cfg, NULL))
+        return;
+    cfg.batch = r->batch;
+    uint64_t h = (uint64_t)ri * 0x9e3779b97f4a7c15ull;
+    if (!faster_partner(g, &cfg, (int)(h >> 60) & 3, &pc))
+        return;
+    struct train_sample *p = xcalloc(1, sizeof *p);
+    struct diag pd = {0};
+    if (prepare_sample(g, adj, &pc, ri, p, &pd) ||
+        !(p->anchor[GNN_T_LATENCY] <= s->anchor[GNN_T_LATENCY])) {
+        sample_free(p);
+        free(p);
+        return;
+    }
+    s->partner = p;
+}
+
+/* True for the rows (a hashed fraction frac) that get an ordering partner. */
+static bool gets_partner(int ri, double frac)
+{
+    uint64_t z = (uint64_t)ri * 0xbf58476d1ce4e5b9ull + 0x94d049bb133111ebull;
+    z ^= z >> 31;
+    z *= 0x9e3779b97f4a7c15ull;
+    return (double)(z >> 11) * (1.0 / 9007199254740992.0) < frac;
+}
+
+enum status train_prepare(const struct dataset *ds, struct train_set *ts, double pair_frac,
+                          bool progress, struct diag *d)
 {
     memset(ts, 0, sizeof *ts);
     if (ds->n == 0)
@@ -124,6 +233,10 @@ enum status train_prepare(const struct dataset *ds, struct train_set *ts, bool p
                      (long long)r->batch, rd.msg);
             break;
         }
+        if (gets_partner(order[k], pair_frac)) {
+            prepare_partner(g, ts->n_adj - 1, r, order[k], &ts->s[ts->n]);
+            ts->n_partners += ts->s[ts->n].partner != NULL;
+        }
         ts->total_nodes += ts->s[ts->n].n;
         ts->n++;
         if (progress && ts->n % 2000 == 0)
@@ -148,10 +261,8 @@ void train_set_fini(struct train_set *ts)
 {
     if (!ts)
         return;
-    for (int i = 0; i < ts->n; i++) {
-        free(ts->s[i].xn);
-        free(ts->s[i].share);
-    }
+    for (int i = 0; i < ts->n; i++)
+        sample_free(&ts->s[i]);
     free(ts->s);
     for (int i = 0; i < ts->n_adj; i++)
         gnn_features_adj_fini(&ts->adj[i]);
@@ -168,79 +279,98 @@ void train_opts_default(struct train_opts *o)
     o->batch_graphs = 8;
     o->lr = 3e-3f;
     o->share_weight = 0.2f;
+    o->teacher_weight = 0.1f;
+    o->order_weight = 1.0f;
     o->seed = 1;
-    o->arch = (struct gnn_arch){FEAT_NODE_DIM, FEAT_GRAPH_DIM, 32, 3, 64};
+    o->arch = (struct gnn_arch){FEAT_NODE_DIM, FEAT_GRAPH_DIM, 24, 2, 32};
 }
 
 /* ---- mini-batches ------------------------------------------------------------ */
 
 struct mb {
     int cap_n, cap_g, cap_e;
-    int *goff, *pred_off, *pred, *succ_off, *succ;
-    float *xn, *xg, *y, *share, *prior;
+    int *goff, *pred_off, *pred, *succ_off, *succ, *pfast, *pslow;
+    float *xn, *xg, *y, *share, *w0, *anchor, *wt;
     unsigned char *has_share;
+    const struct train_sample **list;
 };
 
 static void mb_fini(struct mb *b)
 {
-    free(b->goff);
-    free(b->pred_off);
-    free(b->pred);
-    free(b->succ_off);
-    free(b->succ);
-    free(b->xn);
-    free(b->xg);
-    free(b->y);
-    free(b->share);
-    free(b->prior);
-    free(b->has_share);
+    void *ps[] = {b->goff, b->pred_off, b->pred, b->succ_off, b->succ, b->pfast, b->pslow,
+                  b->xn, b->xg, b->y, b->share, b->w0, b->anchor, b->wt, b->has_share,
+                  (void *)b->list};
+    for (size_t i = 0; i < sizeof ps / sizeof ps[0]; i++)
+        free(ps[i]);
 }
 
-/* Assembles samples idx[0..n) into b/gb/tg with m's normalisation. */
-static void mb_build(struct mb *b, const struct gnn_model *m, const struct train_set *ts,
-                     const int *idx, int n, struct gnn_batch *gb, struct gnn_targets *tg)
+static void mb_reserve(struct mb *b, int N, int E, int G)
 {
-    int N = 0, E = 0;
-    for (int k = 0; k < n; k++) {
-        const struct train_sample *s = &ts->s[idx[k]];
-        N += s->n;
-        E += ts->adj[s->adj].pred_off[s->n];
-    }
     if (N + 1 > b->cap_n) {
         b->cap_n = (N + 1) * 2;
         b->pred_off = xreallocarray(b->pred_off, (size_t)b->cap_n, sizeof(int));
         b->succ_off = xreallocarray(b->succ_off, (size_t)b->cap_n, sizeof(int));
         b->xn = xreallocarray(b->xn, (size_t)b->cap_n * FEAT_NODE_DIM, sizeof(float));
         b->share = xreallocarray(b->share, (size_t)b->cap_n, sizeof(float));
-        b->prior = xreallocarray(b->prior, (size_t)b->cap_n, sizeof(float));
+        b->w0 = xreallocarray(b->w0, (size_t)b->cap_n, sizeof(float));
     }
     if (E + 1 > b->cap_e) {
         b->cap_e = (E + 1) * 2;
         b->pred = xreallocarray(b->pred, (size_t)b->cap_e, sizeof(int));
         b->succ = xreallocarray(b->succ, (size_t)b->cap_e, sizeof(int));
     }
-    if (n + 1 > b->cap_g) {
-        b->cap_g = (n + 1) * 2;
+    if (G + 1 > b->cap_g) {
+        b->cap_g = (G + 1) * 2;
         b->goff = xreallocarray(b->goff, (size_t)b->cap_g, sizeof(int));
+        b->pfast = xreallocarray(b->pfast, (size_t)b->cap_g, sizeof(int));
+        b->pslow = xreallocarray(b->pslow, (size_t)b->cap_g, sizeof(int));
         b->xg = xreallocarray(b->xg, (size_t)b->cap_g * FEAT_GRAPH_DIM, sizeof(float));
         b->y = xreallocarray(b->y, (size_t)b->cap_g * GNN_T__COUNT, sizeof(float));
+        b->anchor = xreallocarray(b->anchor, (size_t)b->cap_g * GNN_T__COUNT, sizeof(float));
+        b->wt = xreallocarray(b->wt, (size_t)b->cap_g, sizeof(float));
         b->has_share = xreallocarray(b->has_share, (size_t)b->cap_g, 1);
+        b->list = xreallocarray((void *)b->list, (size_t)b->cap_g, sizeof *b->list);
     }
+}
+
+/* Assembles samples idx[0..n) into b/gb/tg with m's normalisation; teacher
+ * rows get loss weight teacher_w. With tg and pairs, the samples' ordering
+ * partners are appended as extra graphs (no targets) with their pairs. */
+static void mb_build(struct mb *b, const struct gnn_model *m, const struct train_set *ts,
+                     const int *idx, int n, float teacher_w, bool pairs, struct gnn_batch *gb,
+                     struct gnn_targets *tg)
+{
+    int G = n, np = 0;
+    mb_reserve(b, 0, 0, 2 * n);
+    for (int k = 0; k < n; k++)
+        b->list[k] = &ts->s[idx[k]];
+    for (int k = 0; k < n && pairs; k++)
+        if (b->list[k]->partner) {
+            b->pfast[np] = G;
+            b->pslow[np++] = k;
+            b->list[G++] = b->list[k]->partner;
+        }
+    int N = 0, E = 0;
+    for (int k = 0; k < G; k++) {
+        N += b->list[k]->n;
+        E += ts->adj[b->list[k]->adj].pred_off[b->list[k]->n];
+    }
+    mb_reserve(b, N, E, G);
     int no = 0, ep = 0, es = 0;
-    for (int k = 0; k < n; k++) {
-        const struct train_sample *s = &ts->s[idx[k]];
+    for (int k = 0; k < G; k++) {
+        const struct train_sample *s = b->list[k];
         const struct gnn_features_adj *a = &ts->adj[s->adj];
         b->goff[k] = no;
         memcpy(b->xn + (size_t)no * FEAT_NODE_DIM, s->xn,
                sizeof(float) * (size_t)s->n * FEAT_NODE_DIM);
         memcpy(b->xg + (size_t)k * FEAT_GRAPH_DIM, s->xg, sizeof(float) * FEAT_GRAPH_DIM);
-        for (int t = 0; t < GNN_T__COUNT; t++)
-            b->y[k * GNN_T__COUNT + t] =
-                isnan(s->y[t]) ? NAN : (s->y[t] - m->tgt_mean[t]) / m->tgt_std[t];
+        memcpy(b->y + (size_t)k * GNN_T__COUNT, s->y, sizeof s->y);
+        memcpy(b->anchor + (size_t)k * GNN_T__COUNT, s->anchor, sizeof s->anchor);
+        b->wt[k] = s->measured ? 1.0f : teacher_w;
         b->has_share[k] = s->share != NULL;
+        memcpy(b->w0 + no, s->w0, sizeof(float) * (size_t)s->n);
         for (int i = 0; i < s->n; i++) {
             b->share[no + i] = s->share ? s->share[i] : 0;
-            b->prior[no + i] = gnn_features_prior(s->xn + (size_t)i * FEAT_NODE_DIM);
             b->pred_off[no + i] = ep;
             for (int e = a->pred_off[i]; e < a->pred_off[i + 1]; e++)
                 b->pred[ep++] = no + a->pred[e];
@@ -250,15 +380,16 @@ static void mb_build(struct mb *b, const struct gnn_model *m, const struct train
         }
         no += s->n;
     }
-    b->goff[n] = no;
+    b->goff[G] = no;
     b->pred_off[no] = ep;
     b->succ_off[no] = es;
     gnn_normalize_nodes(m, b->xn, (size_t)no);
-    gnn_normalize_graph(m, b->xg, (size_t)n);
-    *gb = (struct gnn_batch){n, no, b->goff, b->xn, b->xg, b->pred_off, b->pred, b->succ_off,
-                             b->succ, b->prior};
+    gnn_normalize_graph(m, b->xg, (size_t)G);
+    *gb = (struct gnn_batch){G, no, b->goff, b->xn, b->xg, b->pred_off, b->pred, b->succ_off,
+                             b->succ, b->w0, b->anchor};
     if (tg)
-        *tg = (struct gnn_targets){b->y, b->share, b->has_share, 0};
+        *tg = (struct gnn_targets){b->y, b->wt, b->share, b->has_share, 0, np, b->pfast,
+                                   b->pslow, 0};
 }
 
 /* ---- statistics ------------------------------------------------------------------ */
@@ -269,7 +400,6 @@ static void feature_stats(struct gnn_model *m, const struct train_set *ts, const
     int fn = m->arch.fn, fg = m->arch.fg;
     double *sn = xcalloc((size_t)fn * 2, sizeof(double));
     double *sg = xcalloc((size_t)fg * 2, sizeof(double));
-    double st[GNN_T__COUNT][3] = {{0}};
     long nn = 0;
     for (int k = 0; k < n; k++) {
         const struct train_sample *s = &ts->s[idx[k]];
@@ -284,12 +414,6 @@ static void feature_stats(struct gnn_model *m, const struct train_set *ts, const
             sg[f] += s->xg[f];
             sg[fg + f] += (double)s->xg[f] * s->xg[f];
         }
-        for (int t = 0; t < GNN_T__COUNT; t++)
-            if (!isnan(s->y[t])) {
-                st[t][0] += 1;
-                st[t][1] += s->y[t];
-                st[t][2] += (double)s->y[t] * s->y[t];
-            }
     }
     for (int f = 0; f < fn; f++) {
         double mu = nn ? sn[f] / nn : 0, var = nn ? sn[fn + f] / nn - mu * mu : 0;
@@ -300,11 +424,6 @@ static void feature_stats(struct gnn_model *m, const struct train_set *ts, const
         double mu = n ? sg[f] / n : 0, var = n ? sg[fg + f] / n - mu * mu : 0;
         m->graph_mean[f] = (float)mu;
         m->graph_std[f] = var > 1e-8 ? (float)sqrt(var) : 1.0f;
-    }
-    for (int t = 0; t < GNN_T__COUNT; t++) {
-        double c = st[t][0], mu = c ? st[t][1] / c : 0, var = c ? st[t][2] / c - mu * mu : 0;
-        m->tgt_mean[t] = (float)mu;
-        m->tgt_std[t] = var > 1e-8 ? (float)sqrt(var) : 1.0f;
     }
     free(sn);
     free(sg);
@@ -345,6 +464,12 @@ enum status train_fit(struct gnn_model *m, bool fine_tune, const struct train_se
     struct mb b = {0};
     uint64_t rng = o->seed * 0x2545f4914f6cdd1dull + 7;
     int bg = o->batch_graphs > 0 ? o->batch_graphs : 16;
+    /* Teacher rows regularise measured ones (pull the corrections to the
+     * teacher) with a lower weight; alone, they are the whole signal. */
+    bool any_measured = false;
+    for (int k = 0; k < n_idx && !any_measured; k++)
+        any_measured = ts->s[idx[k]].measured;
+    float teacher_w = any_measured ? o->teacher_weight : 1.0f;
     long steps_per_epoch = (n_idx + bg - 1) / bg, total = steps_per_epoch * o->epochs, step = 0;
     long warm = total / 50 + 1;
     clock_t t0 = clock();
@@ -361,8 +486,9 @@ enum status train_fit(struct gnn_model *m, bool fine_tune, const struct train_se
             int n = n_idx - k < bg ? n_idx - k : bg;
             struct gnn_batch gb;
             struct gnn_targets tg;
-            mb_build(&b, m, ts, perm + k, n, &gb, &tg);
+            mb_build(&b, m, ts, perm + k, n, teacher_w, o->order_weight > 0, &gb, &tg);
             tg.share_weight = o->share_weight;
+            tg.order_weight = o->order_weight;
             memset(grad, 0, sizeof(float) * m->n_params);
             double reg, sh;
             gnn_loss(m, &gb, &tg, &w, grad, &reg, &sh);
@@ -410,12 +536,11 @@ void train_predict(const struct gnn_model *m, const struct train_set *ts, const 
     for (int k = 0; k < n_idx; k += bg) {
         int n = n_idx - k < bg ? n_idx - k : bg;
         struct gnn_batch gb;
-        mb_build(&b, m, ts, idx + k, n, &gb, NULL);
+        mb_build(&b, m, ts, idx + k, n, 1.0f, false, &gb, NULL);
         gnn_forward(m, &gb, &w);
         for (int g = 0; g < n; g++)
             for (int t = 0; t < GNN_T__COUNT; t++)
-                pred[(size_t)(k + g) * GNN_T__COUNT + t] =
-                    exp(w.out[g * GNN_T__COUNT + t] * m->tgt_std[t] + m->tgt_mean[t]);
+                pred[(size_t)(k + g) * GNN_T__COUNT + t] = exp(w.out[g * GNN_T__COUNT + t]);
     }
     gnn_work_fini(&w);
     mb_fini(&b);

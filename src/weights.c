@@ -89,8 +89,8 @@ void weights_encode(const struct gnn_model *m, uint64_t schema, const char *desc
     put_f32s(&b, m->node_std, (size_t)a->fn);
     put_f32s(&b, m->graph_mean, (size_t)a->fg);
     put_f32s(&b, m->graph_std, (size_t)a->fg);
-    put_f32s(&b, m->tgt_mean, GNN_T__COUNT);
-    put_f32s(&b, m->tgt_std, GNN_T__COUNT);
+    put_f32s(&b, m->bound, GNN_T__COUNT);
+    put_f32s(&b, &m->node_bound, 1);
     size_t dl = desc ? strlen(desc) : 0;
     if (dl >= WEIGHTS_DESC_MAX)
         dl = WEIGHTS_DESC_MAX - 1;
@@ -222,17 +222,24 @@ enum status weights_decode(const unsigned char *buf, size_t len, const char *nam
     if (!get_f32s(&r, m->node_mean, (size_t)a.fn) || !get_f32s(&r, m->node_std, (size_t)a.fn) ||
         !get_f32s(&r, m->graph_mean, (size_t)a.fg) ||
         !get_f32s(&r, m->graph_std, (size_t)a.fg) ||
-        !get_f32s(&r, m->tgt_mean, GNN_T__COUNT) || !get_f32s(&r, m->tgt_std, GNN_T__COUNT)) {
-        diag_set(d, ST_EWEIGHTS, "%s: normalisation statistics truncated or not finite", name);
+        !get_f32s(&r, m->bound, GNN_T__COUNT) || !get_f32s(&r, &m->node_bound, 1)) {
+        diag_set(d, ST_EWEIGHTS, "%s: normalisation statistics or bounds truncated or not finite",
+                 name);
         goto fail;
     }
-    for (int i = 0; i < a.fn + a.fg + GNN_T__COUNT; i++) {
-        float s = i < a.fn ? m->node_std[i]
-                  : i < a.fn + a.fg ? m->graph_std[i - a.fn]
-                                    : m->tgt_std[i - a.fn - a.fg];
+    for (int i = 0; i < a.fn + a.fg; i++) {
+        float s = i < a.fn ? m->node_std[i] : m->graph_std[i - a.fn];
         if (!(s > 0)) {
             diag_set(d, ST_EWEIGHTS, "%s: normalisation std %d is %g, expected > 0", name, i,
                      (double)s);
+            goto fail;
+        }
+    }
+    for (int t = 0; t <= GNN_T__COUNT; t++) {
+        float bnd = t < GNN_T__COUNT ? m->bound[t] : m->node_bound;
+        if (!(bnd > 0 && bnd <= 10)) {
+            diag_set(d, ST_EWEIGHTS, "%s: correction bound %d is %g, expected in (0, 10]", name,
+                     t, (double)bnd);
             goto fail;
         }
     }

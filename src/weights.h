@@ -9,14 +9,16 @@
  *   n_tensors  u32
  *   tensors    n x { u8 name_len, name, u32 rows, u32 cols }
  *   norm       f32      node_mean[fn], node_std[fn], graph_mean[fg],
- *                       graph_std[fg], tgt_mean[3], tgt_std[3]
+ *                       graph_std[fg]
+ *   bounds     f32      bound[3] (latency, energy, memory), node_bound:
+ *                       the log-correction bounds of the anchored model (gnn.h)
  *   desc       u32 len + bytes (one line: label source and test accuracy)
  *   data       f32      every tensor in order
  *   checksum   u64      FNV-1a 64 over every byte before it
  *
  * Loading checks, in order: size, magic, version, checksum, architecture
  * limits, tensor table against the layout the architecture implies, the
- * feature schema, finite values and positive std. Any failure is
+ * feature schema, finite values, positive std and bounds in (0, 10]. Any failure is
  * ST_EWEIGHTS with a diag naming the file and what was wrong; no model is
  * returned half-filled.
  */
@@ -30,7 +32,7 @@
 #include "gnn.h"
 #include "status.h"
 
-#define WEIGHTS_VERSION 1
+#define WEIGHTS_VERSION 2
 #define WEIGHTS_MAX_BYTES ((size_t)256 << 20)
 #define WEIGHTS_DESC_MAX 256
 

@@ -10,6 +10,7 @@
 
 #include <cmocka.h>
 
+#include "gnn.h"
 #include "gnn_features.h"
 #include "gpu.h"
 #include "shape.h"
@@ -72,8 +73,10 @@ static void test_node_features(void **state)
     cfg.prec = PREC_FP16;
     struct hw hw;
     assert_int_equal(hw_from_config(&cfg, &hw, &d), ST_OK);
+    struct sim_result sr;
+    assert_int_equal(sim_run(g, &cfg, &sr, &d), ST_OK);
     float f[FEAT_NODE_DIM];
-    gnn_features_node(g, 0, &cfg, &hw, f);
+    gnn_features_node(g, 0, &cfg, &hw, &sr, f);
     assert_float_equal(f[node_idx("opc:conv")], 1, 0);
     assert_float_equal(f[node_idx("opc:gemm")], 0, 0);
     assert_float_equal(f[node_idx("op:Conv")], 1, 0);
@@ -91,13 +94,19 @@ static void test_node_features(void **state)
     /* fp16 of an fp32 graph: half the bytes */
     double moved = g->nodes[0].cost.bytes_read + g->nodes[0].cost.bytes_written;
     assert_float_equal(f[node_idx("prec_bytes")], log1p(moved / 2), 1e-4);
-    gnn_features_node(g, 1, &cfg, &hw, f);
+    /* The teacher's view of the node. */
+    assert_float_equal(f[node_idx("t_teacher")], log1p(sr.nodes[0].time_s * 1e6), 1e-4);
+    assert_float_equal(f[node_idx("share_teacher")], sr.nodes[0].time_share, 1e-6);
+    assert_float_equal(f[node_idx("kernel")], sr.nodes[0].kernel, 0);
+    gnn_features_node(g, 1, &cfg, &hw, &sr, f);
     assert_float_equal(f[node_idx("opc:elementwise")], 1, 0);
     assert_float_equal(f[node_idx("op:Relu")], 1, 0);
     assert_float_equal(f[node_idx("fan_out")], log1p(2.0), 1e-6); /* Add reads r twice */
 
     float gf[FEAT_GRAPH_DIM];
-    gnn_features_graph(g, &cfg, &hw, gf);
+    gnn_features_graph(g, &cfg, &hw, &sr, gf);
+    assert_float_equal(gf[graph_idx("teacher_ms")], log(sr.latency_ms), 1e-5);
+    assert_float_equal(gf[graph_idx("teacher_mib")], log(sr.memory_mib), 1e-5);
     assert_float_equal(gf[graph_idx("batch")], 1, 1e-6);
     assert_float_equal(gf[graph_idx("prec:fp16")], 1, 0);
     assert_float_equal(gf[graph_idx("prec:fp32")], 0, 0);
@@ -105,6 +114,24 @@ static void test_node_features(void **state)
     assert_float_equal(gf[graph_idx("n_nodes")], log1p(3.0), 1e-6);
     assert_float_equal(gf[graph_idx("is_mig")], 0, 0);
     assert_float_equal(gf[graph_idx("peak_tflops")], log(hw.peak_flops * 1e-12), 1e-4);
+    /* The anchor: the teacher's shares (summing to 1) and logs. */
+    float w0[3], an[GNN_T__COUNT];
+    gnn_features_anchor(&sr, g->n_nodes, w0, an);
+    double sum = 0;
+    for (int i = 0; i < g->n_nodes; i++) {
+        assert_true(w0[i] >= 0);
+        sum += w0[i];
+    }
+    assert_float_equal(sum, 1.0, 1e-6);
+    assert_float_equal(an[GNN_T_LATENCY], log(sr.latency_ms), 1e-6);
+    assert_float_equal(an[GNN_T_ENERGY], log(sr.energy_j), 1e-6);
+    assert_float_equal(an[GNN_T_MEMORY], log(sr.memory_mib), 1e-6);
+    /* fp8 has a slot of its own. */
+    cfg.prec = PREC_FP8;
+    gnn_features_graph(g, &cfg, &hw, &sr, gf);
+    assert_float_equal(gf[graph_idx("prec:fp8")], 1, 0);
+    assert_float_equal(gf[graph_idx("prec:int8")], 0, 0);
+    sim_result_fini(&sr);
     graph_free(g);
 }
 

@@ -18,7 +18,7 @@
 struct toy {
     int G, N;
     int goff[9];
-    float *xn, *xg, *y, *share, *prior;
+    float *xn, *xg, *y, *share, *w0, *anchor, *wt;
     int pred_off[64], pred[128], succ_off[64], succ[128];
     struct gnn_batch b;
     struct gnn_targets t;
@@ -44,15 +44,26 @@ static void toy_build(struct toy *T, int fn, int fg, uint64_t seed)
     T->xg = malloc(sizeof(float) * T->G * fg);
     T->y = malloc(sizeof(float) * T->G * GNN_T__COUNT);
     T->share = malloc(sizeof(float) * T->N);
-    T->prior = malloc(sizeof(float) * T->N);
-    for (int i = 0; i < T->N; i++)
-        T->prior[i] = (float)(urand(&s) - 0.5);
+    T->w0 = malloc(sizeof(float) * T->N);
+    T->anchor = malloc(sizeof(float) * T->G * GNN_T__COUNT);
+    T->wt = malloc(sizeof(float) * T->G);
+    for (int g = 0; g < T->G; g++) {
+        double sum = 0;
+        for (int i = T->goff[g]; i < T->goff[g + 1]; i++)
+            /* node 1 gets no time from the teacher (fused away) */
+            sum += (T->w0[i] = i == 1 ? 0.0f : (float)(0.05 + urand(&s)));
+        for (int i = T->goff[g]; i < T->goff[g + 1]; i++)
+            T->w0[i] = (float)(T->w0[i] / sum);
+        T->wt[g] = 0.5f + (float)g * 0.75f;
+    }
+    for (int i = 0; i < T->G * GNN_T__COUNT; i++)
+        T->anchor[i] = (float)(4 * urand(&s) - 2);
     for (int i = 0; i < T->N * fn; i++)
         T->xn[i] = (float)(2 * urand(&s) - 1);
     for (int i = 0; i < T->G * fg; i++)
         T->xg[i] = (float)(2 * urand(&s) - 1);
-    for (int i = 0; i < T->G * GNN_T__COUNT; i++)
-        T->y[i] = (float)(2 * urand(&s) - 1);
+    for (int i = 0; i < T->G * GNN_T__COUNT; i++) /* within the correction bounds */
+        T->y[i] = T->anchor[i] + (float)(0.8 * urand(&s) - 0.4);
     T->y[1 * GNN_T__COUNT + 1] = NAN; /* a missing target */
     /* edges: i-1 -> i inside each graph, plus i-2 -> i (skip) */
     int np = 0, cnt_s[64] = {0};
@@ -84,8 +95,8 @@ static void toy_build(struct toy *T, int fn, int fg, uint64_t seed)
             T->share[i] = (float)(T->share[i] / sum);
     }
     T->b = (struct gnn_batch){T->G, T->N, T->goff, T->xn, T->xg,
-                              T->pred_off, T->pred, T->succ_off, T->succ, T->prior};
-    T->t = (struct gnn_targets){T->y, T->share, NULL, 0.7f};
+                              T->pred_off, T->pred, T->succ_off, T->succ, T->w0, T->anchor};
+    T->t = (struct gnn_targets){T->y, T->wt, T->share, NULL, 0.7f};
 }
 
 static void toy_free(struct toy *T)
@@ -94,7 +105,9 @@ static void toy_free(struct toy *T)
     free(T->xg);
     free(T->y);
     free(T->share);
-    free(T->prior);
+    free(T->w0);
+    free(T->anchor);
+    free(T->wt);
 }
 
 /* Central differences in double on the float model: with small widths the
@@ -107,11 +120,12 @@ static void test_gradient_check(void **state)
     struct gnn_model m;
     assert_int_equal(gnn_model_alloc(&m, &a, NULL), ST_OK);
     gnn_model_init(&m, 42);
-    /* Non-zero biases and skip (both start at zero) so every gradient path
-     * is exercised. */
+    /* Non-zero biases, skip and last layers (they start at zero) so every
+     * gradient path is exercised. */
     uint64_t s = 7;
     for (int ti = 0; ti < m.n_tensors; ti++)
-        if (m.t[ti].rows == 1 || strcmp(m.t[ti].name, "skip.w") == 0)
+        if (m.t[ti].rows == 1 || strcmp(m.t[ti].name, "skip.w") == 0 ||
+            strcmp(m.t[ti].name, "node2.w") == 0 || strcmp(m.t[ti].name, "head3.w") == 0)
             for (int k = 0; k < m.t[ti].rows * m.t[ti].cols; k++)
                 m.w[m.t[ti].off + k] = (float)(0.2 * (2 * urand(&s) - 1));
     struct toy T;
@@ -155,45 +169,71 @@ static void test_gradient_check(void **state)
     gnn_model_fini(&m);
 }
 
-/* One node, no layers, identity-like weights: the output is computable by hand. */
+/* A fresh model is the teacher: every output equals the anchor and the
+ * shares are the teacher's. */
+static void test_fresh_model_is_teacher(void **state)
+{
+    (void)state;
+    struct gnn_arch a = {4, 3, 8, 2, 8};
+    struct gnn_model m;
+    assert_int_equal(gnn_model_alloc(&m, &a, NULL), ST_OK);
+    gnn_model_init(&m, 3);
+    struct toy T;
+    toy_build(&T, a.fn, a.fg, 5);
+    struct gnn_work w;
+    gnn_work_init(&w);
+    gnn_forward(&m, &T.b, &w);
+    for (int i = 0; i < T.G * GNN_T__COUNT; i++)
+        assert_float_equal(w.out[i], T.anchor[i], 1e-6);
+    for (int i = 0; i < T.N; i++)
+        assert_float_equal(w.p[i], T.w0[i], 1e-6);
+    gnn_work_fini(&w);
+    toy_free(&T);
+    gnn_model_fini(&m);
+}
+
+/* Two nodes, no layers, hand-set weights: the output is computable by hand
+ * (values from the equations in gnn.h, evaluated in double). */
 static void test_forward_by_hand(void **state)
 {
     (void)state;
     struct gnn_arch a = {1, 1, 1, 0, 1};
     struct gnn_model m;
     assert_int_equal(gnn_model_alloc(&m, &a, NULL), ST_OK);
-    /* emb.w [2x1] = {1, 1}, emb.b = 0 -> h = relu(xn + xg) */
+    /* emb.w [2x1] = {1, 1}, emb.b = 0 -> h = relu(xn + xg) = {0.75, 0} */
     float *w = m.w;
     w[m.t[0].off] = 1;
     w[m.t[0].off + 1] = 1;
-    /* node1.w = 2, node1.b = 0; node2.w = 3, node2.b = 0.5 -> s = 3*relu(2h)+0.5 */
+    /* node1.w = 2, node2.w = 0.2, node2.b = 0.1 -> s = {0.4, 0.1},
+     * c = ln4 tanh(s / ln4) */
     int base = 2;
     w[m.t[base].off] = 2;
-    w[m.t[base + 2].off] = 3;
-    w[m.t[base + 3].off] = 0.5f;
-    /* head1.w [2*1+1+1 x 1] = {1 (mean), 0 (max), 1 (lse), 0 (xg)}; b = 0 */
+    w[m.t[base + 2].off] = 0.2f;
+    w[m.t[base + 3].off] = 0.1f;
+    /* head1.w [2*1+1+1 x 1] = {1 (mean), 0 (max), 1 (S), 0 (xg)}; b = 0 */
     w[m.t[base + 4].off + 0] = 1;
     w[m.t[base + 4].off + 2] = 1;
-    /* head2 = identity, head3.w = {1, 2, -1}, b = {0, 0, 10} */
+    /* head2 = identity, head3.w = {1, 2, -1}, b = {0, 0, 0.5} */
     w[m.t[base + 6].off] = 1;
     w[m.t[base + 8].off + 0] = 1;
     w[m.t[base + 8].off + 1] = 2;
     w[m.t[base + 8].off + 2] = -1;
-    w[m.t[base + 9].off + 2] = 10;
-    int goff[2] = {0, 1}, off[2] = {0, 0}, idx[1] = {0};
-    float xn[1] = {0.25f}, xg[1] = {0.5f};
-    struct gnn_batch b = {1, 1, goff, xn, xg, off, idx, off, idx, NULL};
+    w[m.t[base + 9].off + 2] = 0.5f;
+    int goff[2] = {0, 2}, off[3] = {0, 0, 0}, idx[1] = {0};
+    float xn[2] = {0.25f, -1.0f}, xg[1] = {0.5f}, w0[2] = {0.6f, 0.4f};
+    float anchor[3] = {1.0f, -2.0f, 7.0f};
+    struct gnn_batch b = {1, 2, goff, xn, xg, off, idx, off, idx, w0, anchor};
     struct gnn_work wk;
     gnn_work_init(&wk);
     gnn_forward(&m, &b, &wk);
-    /* h = 0.75, s = 3*1.5+0.5 = 5, lse over one node = 5, z1 = 0.75 + 5 = 5.75 */
-    assert_float_equal(wk.s[0], 5.0f, 1e-5);
-    assert_float_equal(wk.p[0], 1.0f, 1e-6);
-    /* plus the direct logsumexp path (lse = 5, target mean 0, std 1) on
-     * latency and energy */
-    assert_float_equal(wk.out[0], 5.75f + 5, 1e-5);
-    assert_float_equal(wk.out[1], 11.5f + 5, 1e-5);
-    assert_float_equal(wk.out[2], 4.25f, 1e-5);
+    assert_float_equal(wk.c[0], 0.3892570f, 1e-5);
+    assert_float_equal(wk.c[1], 0.0998269f, 1e-5);
+    assert_float_equal(wk.p[0], 0.6670550f, 1e-5);
+    assert_float_equal(wk.p[1], 1 - 0.6670550f, 1e-5);
+    /* S = 0.2833141; o = {0.375 + S, 2 (0.375 + S), 0.5 - (0.375 + S)} */
+    assert_float_equal(wk.out[0], 1.8962343f, 1e-5);
+    assert_float_equal(wk.out[1], -0.6912879f, 1e-5);
+    assert_float_equal(wk.out[2], 6.8443825f, 1e-5);
     gnn_work_fini(&wk);
     gnn_model_fini(&m);
 }
@@ -214,7 +254,9 @@ static double train_toy(uint64_t seed, int steps, float *first_out)
     double first = -1, last = 0;
     for (int it = 0; it < steps; it++) {
         memset(grad, 0, sizeof(float) * m.n_params);
-        last = gnn_loss(&m, &T.b, &T.t, &w, grad, NULL, NULL);
+        double r0;
+        gnn_loss(&m, &T.b, &T.t, &w, grad, &r0, NULL);
+        last = r0;
         if (first < 0)
             first = last;
         gnn_adam_step(&opt, m.w, grad);
@@ -222,8 +264,8 @@ static double train_toy(uint64_t seed, int steps, float *first_out)
     gnn_forward(&m, &T.b, &w);
     if (first_out)
         *first_out = w.out[0];
-    /* The share cross-entropy has a floor (the teacher's entropy), so compare
-     * the regression part too. */
+    /* The share cross-entropy has a floor (the label shares' entropy), so
+     * the regression part is what must fall. */
     double reg;
     gnn_loss(&m, &T.b, &T.t, &w, NULL, &reg, NULL);
     free(grad);
@@ -271,6 +313,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_forward_by_hand),
+        cmocka_unit_test(test_fresh_model_is_teacher),
         cmocka_unit_test(test_gradient_check),
         cmocka_unit_test(test_loss_decreases),
         cmocka_unit_test(test_deterministic),

@@ -29,8 +29,8 @@ static void make_model(struct gnn_model *m)
         m->node_mean[i] = (float)i;
         m->node_std[i] = 1.5f + (float)i;
     }
-    m->tgt_mean[2] = 7.25f;
-    m->tgt_std[2] = 0.5f;
+    m->bound[2] = 0.25f;
+    m->node_bound = 2.5f;
 }
 
 /* Rewrites the trailing checksum so a deliberate field change is what the
@@ -59,7 +59,7 @@ static void test_round_trip(void **state)
     assert_int_equal(r.n_params, m.n_params);
     assert_memory_equal(r.w, m.w, m.n_params * sizeof(float));
     assert_memory_equal(r.node_std, m.node_std, 5 * sizeof(float));
-    assert_true(r.tgt_mean[2] == 7.25f && r.tgt_std[2] == 0.5f);
+    assert_true(r.bound[2] == 0.25f && r.node_bound == 2.5f && r.bound[0] == m.bound[0]);
     assert_int_equal(r.arch.hidden, 8);
     assert_int_equal(r.arch.layers, 2);
     gnn_model_fini(&r);
@@ -220,7 +220,11 @@ static void test_predictor(void **state)
     struct gnn_model m;
     assert_int_equal(gnn_model_alloc(&m, &a, NULL), ST_OK);
     gnn_model_init(&m, 3);
-    m.tgt_mean[0] = 1.0f;
+    /* A latency correction of B tanh(0.3 / B) through head3.b; the node
+     * factors and the other corrections stay 0. */
+    for (int ti = 0; ti < m.n_tensors; ti++)
+        if (strcmp(m.t[ti].name, "head3.b") == 0)
+            m.w[m.t[ti].off + GNN_T_LATENCY] = 0.3f;
     char path[] = "/tmp/test_pred_XXXXXX";
     close(mkstemp(path));
     struct diag d = {0};
@@ -238,6 +242,11 @@ static void test_predictor(void **state)
     assert_int_equal(predict_run(p, g, &cfg, &pr, &d), ST_OK);
     assert_true(pr.from_gnn);
     assert_true(pr.latency_ms > 0 && isfinite(pr.latency_ms));
+    double B = m.bound[GNN_T_LATENCY];
+    assert_float_equal(pr.latency_ms, pr.sim.latency_ms * exp(B * tanh(0.3 / B)),
+                       1e-5 * pr.latency_ms);
+    assert_float_equal(pr.memory_mib, pr.sim.memory_mib, 1e-5 * pr.memory_mib);
+    assert_float_equal(pr.energy_j, pr.sim.energy_j, 1e-5 * pr.energy_j);
     assert_true(pr.energy_j > 0 && pr.memory_mib > 0);
     assert_float_equal(pr.throughput, 8 * 1000.0 / pr.latency_ms, 1e-9 * pr.throughput);
     assert_float_equal(pr.energy_mj_per_sample, pr.energy_j * 1000.0 / 8, 1e-9);

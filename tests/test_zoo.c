@@ -122,6 +122,38 @@ static void test_torchvision_params(void **state)
     }
 }
 
+/* Random architectures: every style builds and infers completely; the same
+ * spec gives the same graph, other arch seeds (mostly) different ones. */
+static void test_randnet(void **state)
+{
+    (void)state;
+    static const char *const styles[] = {"conv", "transformer", "hybrid", "mlp"};
+    for (int s = 0; s < 4; s++) {
+        int distinct = 0;
+        double prev = -1;
+        for (int arch = 0; arch < 12; arch++) {
+            char spec[128];
+            snprintf(spec, sizeof spec, "randnet:style=%s:arch=%d:blocks=10:width=32:image=64",
+                     styles[s], arch);
+            struct graph *g = build(spec), *g2 = build(spec);
+            double p = count_params(g);
+            assert_int_equal(g->n_nodes, g2->n_nodes);
+            assert_true(p == count_params(g2));
+            distinct += p != prev;
+            prev = p;
+            if (!infer_real(g) || g->totals.n_unsupported || g->totals.n_unknown)
+                fail_msg("%s: shape inference incomplete (%d unsupported, %d unknown)", spec,
+                         g->totals.n_unsupported, g->totals.n_unknown);
+            assert_true(g->totals.macs > 0);
+            graph_free(g);
+            graph_free(g2);
+        }
+        if (distinct < 6)
+            fail_msg("randnet style=%s: only %d distinct parameter counts over 12 seeds",
+                     styles[s], distinct);
+    }
+}
+
 /* SE-ResNet-50: torchvision's resnet50 plus per block 1x1 convs C -> C/16 ->
  * C with biases; timm's seresnet50 has the same 28,088,024. */
 static void test_se_resnet(void **state)
@@ -335,7 +367,7 @@ int main(void)
         cmocka_unit_test(test_torchvision_params), cmocka_unit_test(test_torchvision_custom),
         cmocka_unit_test(test_transformer_params), cmocka_unit_test(test_transformer_macs),
         cmocka_unit_test(test_se_resnet),          cmocka_unit_test(test_llama),
-        cmocka_unit_test(test_onnx_macs),
+        cmocka_unit_test(test_onnx_macs),          cmocka_unit_test(test_randnet),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

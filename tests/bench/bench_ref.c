@@ -8,7 +8,7 @@
  *
  *   bench_ref gnn WEIGHTS.dpw SAMPLES_DIR OUT.bin
  *       for graphs of 101 to 7,073 nodes computes the GNN's inputs exactly as
- *       predict_run does (features, normalisation, prior, adjacency), runs
+ *       predict_run does (teacher anchor, features, normalisation, adjacency), runs
  *       gnn_forward and writes inputs, outputs and timings to OUT.bin for
  *       ref_gnn_torch.py, which recomputes the forward in PyTorch from the
  *       same .dpw file and compares.
@@ -19,12 +19,14 @@
  *       tests/bench/check_gnn_torch.sh of make check). Export format (little-endian):
  *         "DPBREF1\0", u32 n_graphs, then per graph:
  *         u32 label_len, label, i32 N, fn, fg,
- *         f32 xn[N*fn] (normalised), f32 xg[fg] (normalised), f32 prior[N],
+ *         f32 xn[N*fn] (normalised), f32 xg[fg] (normalised), f32 anchor[3],
+ *         f32 w0[N] (teacher shares),
  *         i32 pred_off[N+1], i32 pred[pred_off[N]],
  *         i32 succ_off[N+1], i32 succ[succ_off[N]],
- *         f32 out[3] (standardised outputs), f32 share[N],
+ *         f32 out[3] (log outputs), f32 share[N],
  *         f64 forward wall/CPU median ms, f64 features+adjacency+forward
- *         wall/CPU median ms.
+ *         wall/CPU median ms (the teacher's run is not included: predict_run
+ *         does it anyway, for the roofline bound and the bound classes).
  * One core: run with OPENBLAS_NUM_THREADS=1. */
 #include <dirent.h>
 #include <stdint.h>
@@ -39,6 +41,7 @@
 #include "load.h"
 #include "onnx_load.h"
 #include "shape.h"
+#include "sim.h"
 #include "weights.h"
 
 /* ---- ONNX load ------------------------------------------------------- */
@@ -138,7 +141,9 @@ struct gctx {
     const struct graph *g;
     const struct config *cfg;
     const struct hw *hw;
-    float *xn, *xg, *prior;
+    const struct sim_result *sr;
+    float *xn, *xg, *w0;
+    float anchor[GNN_T__COUNT];
     struct gnn_features_adj adj;
     struct gnn_work w;
     struct gnn_batch b;
@@ -149,18 +154,17 @@ struct gctx {
 static void prepare(struct gctx *c)
 {
     int n = c->g->n_nodes;
-    for (int i = 0; i < n; i++) {
-        gnn_features_node(c->g, i, c->cfg, c->hw, c->xn + (size_t)i * FEAT_NODE_DIM);
-        c->prior[i] = gnn_features_prior(c->xn + (size_t)i * FEAT_NODE_DIM);
-    }
-    gnn_features_graph(c->g, c->cfg, c->hw, c->xg);
+    for (int i = 0; i < n; i++)
+        gnn_features_node(c->g, i, c->cfg, c->hw, c->sr, c->xn + (size_t)i * FEAT_NODE_DIM);
+    gnn_features_graph(c->g, c->cfg, c->hw, c->sr, c->xg);
+    gnn_features_anchor(c->sr, n, c->w0, c->anchor);
     gnn_normalize_nodes(c->m, c->xn, (size_t)n);
     gnn_normalize_graph(c->m, c->xg, 1);
     gnn_features_adj_build(c->g, &c->adj);
     c->goff[0] = 0;
     c->goff[1] = n;
     c->b = (struct gnn_batch){1, n, c->goff, c->xn, c->xg, c->adj.pred_off, c->adj.pred,
-                              c->adj.succ_off, c->adj.succ, c->prior};
+                              c->adj.succ_off, c->adj.succ, c->w0, c->anchor};
 }
 
 static int run_forward(void *v)
@@ -204,16 +208,18 @@ static int export_graph(FILE *f, const struct gnn_model *m, const char *spec, bo
     struct config cfg;
     config_default(&cfg);
     struct hw hw;
-    if (!g || graph_infer(g, &d) || hw_from_config(&cfg, &hw, &d)) {
+    struct sim_result sr = {0};
+    if (!g || graph_infer(g, &d) || hw_from_config(&cfg, &hw, &d) || sim_run(g, &cfg, &sr, &d)) {
         fprintf(stderr, "bench_ref: %s: %s\n", spec, d.msg);
+        sim_result_fini(&sr);
         graph_free(g);
         return 1;
     }
     int n = g->n_nodes;
-    struct gctx c = {.m = m, .g = g, .cfg = &cfg, .hw = &hw};
+    struct gctx c = {.m = m, .g = g, .cfg = &cfg, .hw = &hw, .sr = &sr};
     c.xn = malloc(sizeof(float) * (size_t)n * FEAT_NODE_DIM);
     c.xg = malloc(sizeof(float) * FEAT_GRAPH_DIM);
-    c.prior = malloc(sizeof(float) * (size_t)n);
+    c.w0 = malloc(sizeof(float) * (size_t)n);
     gnn_work_init(&c.w);
     prepare(&c);
     gnn_forward(m, &c.b, &c.w);
@@ -226,7 +232,8 @@ static int export_graph(FILE *f, const struct gnn_model *m, const char *spec, bo
     put_i32(f, FEAT_GRAPH_DIM);
     put(f, c.xn, sizeof(float), (size_t)n * FEAT_NODE_DIM);
     put(f, c.xg, sizeof(float), FEAT_GRAPH_DIM);
-    put(f, c.prior, sizeof(float), (size_t)n);
+    put(f, c.anchor, sizeof(float), GNN_T__COUNT);
+    put(f, c.w0, sizeof(float), (size_t)n);
     put(f, c.adj.pred_off, sizeof(int), (size_t)n + 1);
     put(f, c.adj.pred, sizeof(int), (size_t)c.adj.pred_off[n]);
     put(f, c.adj.succ_off, sizeof(int), (size_t)n + 1);
@@ -250,7 +257,8 @@ static int export_graph(FILE *f, const struct gnn_model *m, const char *spec, bo
     gnn_features_adj_fini(&c.adj);
     free(c.xn);
     free(c.xg);
-    free(c.prior);
+    free(c.w0);
+    sim_result_fini(&sr);
     graph_free(g);
     return 0;
 }
@@ -297,8 +305,9 @@ static int mode_gnn(int argc, char **argv)
 }
 
 /* For the test: the four smallest graphs, untimed, with WEIGHTS if given,
- * else a randomly initialised model (non-trivial normalisation and target
- * statistics) saved to OUT.dpw for the Python side. */
+ * else a random model (every tensor random, also those a fresh model starts
+ * at zero; non-trivial normalisation and bounds) saved to OUT.dpw for the
+ * Python side. */
 static int mode_check(int argc, char **argv)
 {
     if (argc < 4) {
@@ -327,10 +336,15 @@ static int mode_check(int argc, char **argv)
             m.graph_mean[i] = 0.1f * (float)(i % 5);
             m.graph_std[i] = 2.0f - 0.3f * (float)(i % 4);
         }
-        for (int t = 0; t < GNN_T__COUNT; t++) {
-            m.tgt_mean[t] = 0.5f * (float)t - 0.3f;
-            m.tgt_std[t] = 1.0f + 0.7f * (float)t;
-        }
+        uint64_t s = 99;
+        for (size_t k = 0; k < m.n_params; k++)
+            if (m.w[k] == 0.0f) {
+                s = s * 6364136223846793005ull + 1442695040888963407ull;
+                m.w[k] = (float)((double)(s >> 11) / 9007199254740992.0 - 0.5) * 0.06f;
+            }
+        for (int t = 0; t < GNN_T__COUNT; t++)
+            m.bound[t] = 4.0f + (float)t;
+        m.node_bound = 3.0f;
     }
     int rc = 0;
     if (weights_save(argv[3], &m, gnn_features_schema_id(), "bench_ref gnn-check", true, &d)) {

@@ -37,7 +37,7 @@ for _ in range(nt):
     rows, cols = struct.unpack_from("<II", buf, off + 1 + ln)
     table.append((name, rows * cols))
     off += 9 + ln
-off += 4 * (2 * fn + 2 * fg + 2 * ntg)
+off += 4 * (2 * fn + 2 * fg + ntg + 1)
 (dl,) = struct.unpack_from("<I", buf, off)
 off += 4 + dl
 for name, n in table:

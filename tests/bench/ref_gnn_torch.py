@@ -10,8 +10,8 @@ The .dpw layout is read as weights/README.md and src/weights.h document it
 (magic, version, schema, architecture, tensor table, normalisation,
 description, float32 tensors, FNV-1a 64 checksum); the model follows the
 equations in src/gnn.h. Exit status 1 if any output differs from C by more
-than the tolerance (1e-4 relative to max(1, |value|) on the standardised
-outputs and on the node time shares).
+than the tolerance (1e-4 relative to max(1, |value|) on the log outputs
+and on the node time shares).
 """
 import os
 import struct
@@ -50,8 +50,8 @@ def read_dpw(path):
     off = 8
     version, schema = struct.unpack_from("<IQ", buf, off)
     off += 12
-    if version != 1:
-        sys.exit(f"{path}: version {version}, this reader knows version 1")
+    if version != 2:
+        sys.exit(f"{path}: version {version}, this reader knows version 2")
     fn, fg, hidden, layers, head, ntg = struct.unpack_from("<6I", buf, off)
     off += 24
     (nt,) = struct.unpack_from("<I", buf, off)
@@ -72,7 +72,7 @@ def read_dpw(path):
         return a
 
     norm = {"node_mean": f32(fn), "node_std": f32(fn), "graph_mean": f32(fg),
-            "graph_std": f32(fg), "tgt_mean": f32(ntg), "tgt_std": f32(ntg)}
+            "graph_std": f32(fg), "bound": f32(ntg), "node_bound": f32(1)}
     (dl,) = struct.unpack_from("<I", buf, off)
     desc = buf[off + 4 : off + 4 + dl].decode(errors="replace")
     off += 4 + dl
@@ -118,7 +118,8 @@ def read_export(path):
         g = {"label": label, "n": n}
         g["xn"] = r.take("<f4", n * fn).reshape(n, fn)
         g["xg"] = r.take("<f4", fg)
-        g["prior"] = r.take("<f4", n)
+        g["anchor"] = r.take("<f4", 3)
+        g["w0"] = r.take("<f4", n)
         g["pred_off"] = r.take("<i4", n + 1)
         g["pred"] = r.take("<i4", int(g["pred_off"][-1]))
         g["succ_off"] = r.take("<i4", n + 1)
@@ -139,9 +140,10 @@ def mean_matrix(off, idx, n):
     return torch.sparse_coo_tensor(ind, torch.from_numpy(vals), (n, n)).coalesce()
 
 
-def forward(arch, norm, t, xn, xg, prior, ap, as_):
+def forward(arch, norm, t, xn, xg, w0, anchor, ap, as_):
     """src/gnn.h: embedding, `layers` mean-aggregation layers with residual,
-    node head (scores + prior), softmax shares, readout, head MLP + skip."""
+    bounded node log factors c, S = log sum w0 exp(c), shares, readout, head
+    MLP + skip, bounded graph corrections added to the teacher's logs."""
     n = xn.shape[0]
     x = torch.cat([xn, xg.expand(n, -1)], dim=1)
     h = torch.relu(x @ t["emb.w"] + t["emb.b"])
@@ -149,16 +151,18 @@ def forward(arch, norm, t, xn, xg, prior, ap, as_):
         m = torch.cat([h, torch.sparse.mm(ap, h), torch.sparse.mm(as_, h)], dim=1)
         h = torch.relu(m @ t[f"mp{l}.w"] + t[f"mp{l}.b"]) + h
     u = torch.relu(h @ t["node1.w"] + t["node1.b"])
-    s = (u @ t["node2.w"]).squeeze(1) + t["node2.b"][0, 0] + prior
-    share = torch.softmax(s, dim=0)
-    lse = torch.logsumexp(s, dim=0)
-    r = torch.cat([h.mean(dim=0), h.max(dim=0).values, lse.reshape(1), xg.reshape(-1)])
+    nb = float(norm["node_bound"][0])
+    c = nb * torch.tanh(((u @ t["node2.w"]).squeeze(1) + t["node2.b"][0, 0]) / nb)
+    e = w0 * torch.exp(c)
+    S = torch.log(e.sum())
+    share = e / e.sum()
+    r = torch.cat([h.mean(dim=0), h.max(dim=0).values, S.reshape(1), xg.reshape(-1)])
     z = torch.relu(r @ t["head1.w"] + t["head1.b"][0])
     z = torch.relu(z @ t["head2.w"] + t["head2.b"][0])
-    y = z @ t["head3.w"] + t["head3.b"][0] + r @ t["skip.w"]
-    tm, ts = norm["tgt_mean"], norm["tgt_std"]
-    corr = torch.tensor([(lse.item() - tm[0]) / ts[0], (lse.item() - tm[1]) / ts[1], 0.0])
-    return y + corr, share
+    o = z @ t["head3.w"] + t["head3.b"][0] + r @ t["skip.w"]
+    B = torch.from_numpy(norm["bound"].copy())
+    direct = torch.stack([S, S, torch.zeros(())])
+    return anchor + direct + B * torch.tanh(o / B), share
 
 
 def median_times(fn, min_reps, budget):
@@ -191,11 +195,12 @@ def main():
     for g in graphs:
         n = g["n"]
         xn, xg = torch.from_numpy(g["xn"].copy()), torch.from_numpy(g["xg"].copy())
-        prior = torch.from_numpy(g["prior"].copy())
+        w0 = torch.from_numpy(g["w0"].copy())
+        anchor = torch.from_numpy(g["anchor"].copy())
         ap = mean_matrix(g["pred_off"], g["pred"], n)
         as_ = mean_matrix(g["succ_off"], g["succ"], n)
         with torch.no_grad():
-            y, share = forward(arch, norm, t, xn, xg, prior, ap, as_)
+            y, share = forward(arch, norm, t, xn, xg, w0, anchor, ap, as_)
             dy = np.abs(y.numpy() - g["out"]) / np.maximum(1.0, np.abs(g["out"]))
             ds = np.abs(share.numpy() - g["share"])
             diff = float(max(dy.max(), ds.max()))
@@ -207,8 +212,8 @@ def main():
                 print(f"  {g['label']:22s} {n:6d} nodes  max rel diff {diff:.2e} "
                       f"({'ok' if diff <= TOL else 'FAIL'})")
                 continue
-            tw, tc, reps = median_times(lambda: forward(arch, norm, t, xn, xg, prior, ap, as_),
-                                        10, 0.6)
+            tw, tc, reps = median_times(
+                lambda: forward(arch, norm, t, xn, xg, w0, anchor, ap, as_), 10, 0.6)
         r1 = tc / g["c_fwd_cpu"] if g["c_fwd_cpu"] > 0 else float("inf")
         r2 = tc / g["c_full_cpu"] if g["c_full_cpu"] > 0 else float("inf")
         print(f"  {g['label']:22s} {n:6d} {diff:9.1e} {tc:10.3f} {g['c_fwd_cpu']:9.3f} "

@@ -90,9 +90,81 @@ run "predict json" 0 "$DIPPM" predict --json --batch 4 "$S/resnet50.onnx" && {
 run "predict text" 0 "$DIPPM" predict --gpu h100:3g.40gb --precision fp16 "$S/resnet50.onnx" && {
     check "predict names the slice" "$T/out" "H100-SXM5-80GB 3g.40gb, fp16, pytorch"
     check "predict roofline beside" "$T/out" "roofline bound"
+    check "predict teacher beside the GNN latency" "$T/out" \
+        "^latency .* ms  (GNN; teacher [0-9.]* ms, roofline bound [0-9.]* ms)"
+    check "predict teacher beside the GNN energy" "$T/out" "^energy .*(GNN; teacher [0-9.]* J)"
+    check "predict teacher beside the GNN memory" "$T/out" "^memory .*(GNN; teacher [0-9]* MiB)"
     check "predict MIG line" "$T/out" "^MIG "
     check "predict source line" "$T/out" "^source "
 }
+# Sharded generation through tools/dataset/shard.slurm (run here without
+# Slurm, with the array variables it reads): 3 shards concatenated hold the
+# same rows as one run.
+shard_script=${TOP_SRCDIR:-.}/tools/dataset/shard.slurm
+mkdir -p "$T/shards"
+for i in 0 1 2; do
+    SLURM_ARRAY_TASK_ID=$i SLURM_ARRAY_TASK_COUNT=3 DIPPM=$DIPPM ROWS=30 SEED=7 OUT="$T/shards" \
+        FAMILIES=mlp,resnet,randnet SAMPLES=none JSONL=1 sh "$shard_script" >"$T/out" 2>"$T/err" ||
+        bad "shard $i/3 failed: $(head -c 300 "$T/err")"
+done
+if run "one unsharded run" 0 "$DIPPM" dataset -o "$T/one.jsonl" --n 30 --seed 7 \
+    --families mlp,resnet,randnet --samples none --jsonl --quiet; then
+    cat "$T"/shards/part-*.jsonl | sort >"$T/sharded.sorted"
+    sort "$T/one.jsonl" >"$T/one.sorted"
+    if [ "$(wc -l <"$T/one.sorted")" -eq 30 ] && cmp -s "$T/sharded.sorted" "$T/one.sorted" &&
+        [ "$(ls "$T"/shards/part-*.jsonl | wc -l)" -eq 3 ]; then
+        ok "3 shards concatenated equal one run (30 rows)"
+    else
+        bad "sharded rows differ from one run"
+    fi
+fi
+run "shard script outside Slurm" 2 sh "$shard_script" &&
+    check "shard script says how to run it" "$T/err" "SLURM_ARRAY_TASK_ID"
+# Fine-tuning on measured rows with teacher-labelled rows as the regulariser.
+# The "measured" rows here are synthetic (1.6 x the teacher's latency: a
+# systematic gap the analytic model misses), only to exercise the mechanism:
+# the tuned GNN must land much closer to them than the teacher does, also
+# for a model left out of the fine-tuning (leave-one-model-out).
+: >"$T/meas.jsonl"
+sabs=$(cd "$S" && pwd)
+for m in resnet50 mobilenet_v2; do
+    for b in 1 4 16 64; do
+        "$DIPPM" predict --json --batch $b --precision fp16 "$S/$m.onnx" >"$T/p.json" 2>/dev/null
+        tl=$(tr -d ' \n' <"$T/p.json" | sed -n 's/.*"teacher_latency_ms":\([0-9.e+-]*\).*/\1/p')
+        lat=$(awk -v t="$tl" 'BEGIN { printf "%.6f", t * 1.6 }')
+        printf '{"schema": "dippm-measured/1", "model": "%s", "graph": "%s", "input": null, "batch": %d, "precision": "fp16", "runtime": "pytorch", "gpu": "A100-SXM4-40GB", "mig": null, "status": "ok", "latency_ms": %s, "memory_mib": null, "energy_j": null, "power_w": null, "source": "measured"}\n' \
+            "$m" "$sabs/$m.onnx" $b "$lat" >>"$T/meas.jsonl"
+    done
+done
+# mape NAME: latency MAPE of object NAME in the flattened JSON $flat
+mape() { echo "$flat" | sed -n "s/.*\"$1\":{\"latency\":{\"n\":[0-9]*,\"mape_pct\":\([0-9.]*\).*/\1/p"; }
+# beats NAME G T: G well below T (and T the 37.5% the synthetic gap gives)
+beats() {
+    if [ -n "$2" ] && [ -n "$3" ] && awk -v g="$2" -v t="$3" 'BEGIN { exit !(t > 30 && g < t / 2) }'; then
+        ok "$1 (MAPE $2% vs the teacher's $3%)"
+    else
+        bad "$1: GNN '$2' vs teacher '$3'"
+    fi
+}
+if run "teacher rows for the regulariser" 0 "$DIPPM" dataset -o "$T/teach.dpds" --n 40 \
+        --families resnet,mlp --samples none --quiet &&
+    run "fine-tune on measured + teacher rows" 0 "$DIPPM" train --data "$T/meas.jsonl" \
+        --data "$T/teach.dpds" -o "$T/tuned.dpw" --epochs 40 --all --quiet &&
+    run "eval the tuned weights on the measured rows" 0 "$DIPPM" eval --weights "$T/tuned.dpw" \
+        --data "$T/meas.jsonl" --all-rows --json --quiet; then
+    flat=$(tr -d ' \n' <"$T/out")
+    beats "fine-tuned GNN beats its teacher on measured rows" "$(mape test)" \
+        "$(mape teacher_on_test)"
+    check "manifest records the measured rows" "$T/tuned.json" '"measured_rows": 8'
+    if run "leave-one-model-out" 0 "$DIPPM" eval --weights "$T/tuned.dpw" --data "$T/meas.jsonl" \
+            --lomo --lomo-epochs 30 --json --quiet; then
+        flat=$(tr -d ' \n' <"$T/out")
+        beats "GNN beats its teacher on a model left out of fine-tuning" "$(mape pooled_gnn)" \
+            "$(mape pooled_teacher)"
+        check "leave-one-model-out lists the models" "$T/out" '"model": "mobilenet_v2.onnx"'
+    fi
+fi
+run "lomo without data" 2 "$DIPPM" eval --lomo && check "lomo needs data" "$T/err" "needs --data"
 run "nothing fits" 0 "$DIPPM" predict --batch 512 --set seq=1024 "$S/gpt2_medium.onnx" &&
     { check "nothing fits says so" "$T/out" "no A100-SXM4-40GB profile fits"
       check "nothing fits says by how much" "$T/out" "short by"
