@@ -71,6 +71,7 @@ struct tconst {
     int64_t n; /* element count */
     int64_t *i64;
     double *f64;
+    bool overflow; /* folding produced an integer beyond int64 (shape.c rejects it) */
 };
 
 enum attr_type {
@@ -189,6 +190,7 @@ struct graph {
     int *inputs, *outputs; /* value indices (graph-owned arrays) */
     int *topo;             /* node indices in topological order (after finalize) */
     struct strmap *names;  /* value name -> index */
+    struct strmap *sym_names; /* symbol name -> index */
     bool finalized;
     /* graph_infer state */
     struct arena *scratch;

@@ -30,6 +30,8 @@
 #define DATASET_SPEC_MAX 512
 #define DATASET_NAME_MAX 64
 #define DATASET_MAX_SHARES (1 << 22)
+/* Largest batch a dataset row may hold (binary and JSONL alike). */
+#define DATASET_MAX_BATCH (1 << 20)
 
 enum dataset_label { DATASET_TEACHER, DATASET_MEASURED };
 

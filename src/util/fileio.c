@@ -9,29 +9,65 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+int file_open_regular(const char *path, struct stat *st, struct diag *d)
+{
+    /* O_NONBLOCK: opening a FIFO for reading would otherwise wait for a
+     * writer before fstat could refuse it */
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+    if (fd < 0) {
+        int e = errno;
+        diag_set(d, e == ENOENT ? ST_ENOTFOUND : ST_EIO, "%s: cannot open: %s", path,
+                 strerror(e));
+        return -1;
+    }
+    if (fstat(fd, st) != 0) {
+        int e = errno;
+        close(fd);
+        diag_set(d, ST_EIO, "%s: cannot stat: %s", path, strerror(e));
+        return -1;
+    }
+    if (S_ISDIR(st->st_mode) || !S_ISREG(st->st_mode)) {
+        close(fd);
+        diag_set(d, ST_EIO, S_ISDIR(st->st_mode)
+                                ? "%s: is a directory, expected a regular file"
+                                : "%s: not a regular file (device, pipe or socket)",
+                 path);
+        return -1;
+    }
+    int fl = fcntl(fd, F_GETFL);
+    if (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) < 0) {
+        int e = errno;
+        close(fd);
+        diag_set(d, ST_EIO, "%s: cannot open: %s", path, strerror(e));
+        return -1;
+    }
+    return fd;
+}
+
+FILE *file_fopen_regular(const char *path, struct diag *d)
+{
+    struct stat st;
+    int fd = file_open_regular(path, &st, d);
+    if (fd < 0)
+        return NULL;
+    FILE *f = fdopen(fd, "r");
+    if (!f) {
+        int e = errno;
+        close(fd);
+        diag_set(d, ST_EIO, "%s: cannot open: %s", path, strerror(e));
+    }
+    return f;
+}
+
 enum status file_read_all(const char *path, size_t max_bytes, char **out, size_t *len,
                           struct diag *d)
 {
     *out = NULL;
     *len = 0;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return diag_set(d, errno == ENOENT ? ST_ENOTFOUND : ST_EIO, "%s: cannot open: %s", path,
-                        strerror(errno));
     struct stat st;
-    if (fstat(fd, &st) != 0) {
-        int e = errno;
-        close(fd);
-        return diag_set(d, ST_EIO, "%s: cannot stat: %s", path, strerror(e));
-    }
-    if (S_ISDIR(st.st_mode)) {
-        close(fd);
-        return diag_set(d, ST_EIO, "%s: is a directory, expected a model file", path);
-    }
-    if (!S_ISREG(st.st_mode)) {
-        close(fd);
-        return diag_set(d, ST_EIO, "%s: not a regular file (device, pipe or socket)", path);
-    }
+    int fd = file_open_regular(path, &st, d);
+    if (fd < 0)
+        return d ? d->code : ST_EIO;
     if ((unsigned long long)st.st_size > max_bytes) {
         close(fd);
         return diag_set(d, ST_ENOMEM, "%s: file is %lld bytes, more than the %zu-byte limit", path,
