@@ -30,6 +30,15 @@ enum status file_read_all(const char *path, size_t max_bytes, char **out, size_t
 enum status file_write_atomic(const char *path, const void *data, size_t len, bool overwrite,
                               struct diag *d);
 
+/* Writes n files (n <= FILE_WRITE_MAX_N) as one step: every file is written
+ * to a temporary file and flushed before any is renamed into place, so a full
+ * disk leaves none of them changed. Without overwrite, an existing path is
+ * ST_EEXIST before anything is written. An overwritten file keeps its mode.
+ * Termination signals are held until the temporary files are gone. */
+#define FILE_WRITE_MAX_N 4
+enum status file_write_atomic_n(int n, const char *const *paths, const void *const *data,
+                                const size_t *lens, bool overwrite, struct diag *d);
+
 /* true if path exists (any type). */
 bool file_exists(const char *path);
 
