@@ -481,6 +481,23 @@ static enum status read_opset(struct lctx *c, const Onnx__ModelProto *m)
         c->g->opset = 0;
         return ST_OK;
     }
+    /* every node's domain must be imported (the spec's rule; an undeclared
+     * domain means the ops' semantics are unknown) */
+    const Onnx__GraphProto *gp = m->graph;
+    for (size_t i = 0; gp && i < gp->n_node; i++) {
+        const char *dom = gp->node[i]->domain;
+        if (default_domain(dom))
+            continue;
+        size_t k = 0;
+        while (k < m->n_opset_import &&
+               strcmp(m->opset_import[k]->domain ? m->opset_import[k]->domain : "", dom))
+            k++;
+        if (k == m->n_opset_import)
+            return diag_set(c->d, ST_EPARSE,
+                            "%s: node #%zu (%s) is in domain '%s', which the model does not "
+                            "import (opset_import)",
+                            c->name, i, gp->node[i]->op_type ? gp->node[i]->op_type : "?", dom);
+    }
     if (v < MIN_OPSET || v > MAX_OPSET)
         return diag_set(c->d, ST_EUNSUPPORTED,
                         "%s: opset %lld is not supported (dippm reads opsets %d to %d)", c->name,

@@ -127,6 +127,10 @@ enum status shape_unsupported(struct infer_ctx *c, const char *fmt, ...)
 
 /* ---- shared helpers ---------------------------------------------------- */
 
+/* Checks the attributes common to many ops (transB, strides, pads, axis, ...)
+ * for type and range (ops_attrs.c); ST_ESHAPE naming the node on failure. */
+enum status attrs_check(struct infer_ctx *c);
+
 /* Normalises axis into [0, rank) (negative counts from the end). */
 enum status norm_axis(struct infer_ctx *c, int64_t axis, int rank, int *out);
 /* Multidirectional (numpy) broadcast of a and b into out. */

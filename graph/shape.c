@@ -385,7 +385,12 @@ static void infer_node(struct infer_ctx *c, enum status *first_err)
         use_declared_outputs(g, n);
         return;
     }
-    enum status st = ST_OK;
+    enum status st = attrs_check(c);
+    for (int i = 0; i < n->n_in && !st; i++)
+        if (in_dt(c, i) == DT_STRING && n->op != OP_Identity && n->op != OP_Cast &&
+            n->op != OP_CastLike && n->op != OP_Shape && n->op != OP_Size)
+            st = shape_fail(c, "input %d '%s' is a string tensor: its size in memory is not "
+                            "known, so string tensors cannot be costed", i, in_v(c, i)->name);
     for (int i = 0; i < op_min_inputs(n->op) && !st; i++)
         if (!in_v(c, i))
             st = shape_fail(c, "input %d is omitted, expected a value (the op needs at least "

@@ -11,6 +11,7 @@
 #include "gnn_features.h"
 #include "gpu.h"
 #include "shape.h"
+#include "textsafe.h"
 #include "weights.h"
 #include "xalloc.h"
 
@@ -100,7 +101,7 @@ struct predictor *predictor_new(const char *weights_path, struct diag *d)
     snprintf(p->path, sizeof p->path, "%s", canon ? canon : path);
     free(canon);
     snprintf(p->describe, sizeof p->describe, "%s (%s)", p->path,
-             p->desc[0] ? p->desc : "no description");
+             p->desc[0] ? tsafe(p->desc) : "no description"); /* from the file */
     gnn_work_init(&p->w);
     return p;
 }
