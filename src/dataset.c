@@ -557,6 +557,20 @@ static enum status read_measured(struct dataset *ds, const char *path, struct di
     return st;
 }
 
+enum status dataset_parse(struct dataset *ds, const char *name, char *buf, size_t len,
+                          struct diag *d)
+{
+    if (len >= 4 && memcmp(buf, rec_magic, 4) == 0)
+        return read_binary(ds, name, (const unsigned char *)buf, len, d);
+    size_t i = 0;
+    while (i < len && isspace((unsigned char)buf[i]))
+        i++;
+    if (i < len && buf[i] == '{')
+        return read_jsonl(ds, name, buf, len, d);
+    return diag_set(d, ST_EPARSE, "%s: neither a dippm binary dataset (\"DPDR\" records) nor "
+                    "JSONL rows", name);
+}
+
 enum status dataset_load(struct dataset *ds, const char *path, struct diag *d)
 {
     char *buf;

@@ -88,6 +88,11 @@ expect "jsonl negative target" 4 '"latency_ms" is -1, expected a positive finite
 jl trail '{"spec": "zoo:mlp", "gpu": "A100-SXM4-40GB", "batch": 1, "latency_ms": 1} x'
 expect "jsonl trailing text" 4 "unexpected text after the JSON value" "$DIPPM" eval --data "$T/trail.jsonl"
 
+expect "binary dataset inf target" 4 '"latency_ms" is inf, expected a positive finite number' \
+    "$DIPPM" eval --data "$here/files/ds_target_inf.dpd" --all-rows --quiet
+expect "binary dataset batch 2^31" 4 '"batch" is 2147483648, expected an integer from 1 to 1048576' \
+    "$DIPPM" eval --data "$here/files/ds_batch_2pow31.dpd" --all-rows --quiet
+
 # 160,000 symbols (hashed lookup) and 16,000 same-named ONNX nodes load at once
 awk 'BEGIN {
     printf "{\"format\": \"dippm-graph\", \"version\": 1, \"values\": ["
