@@ -347,7 +347,7 @@ enum status graph_sym_set(struct graph *g, const char *name, int64_t v, struct d
         for (int i = 0; i < g->n_syms && len < sizeof list - 40; i++)
             len += (size_t)snprintf(list + len, sizeof list - len, "%s%s", i ? ", " : "",
                                     g->syms[i].name);
-        return diag_set(d, ST_ENOTFOUND, "model '%s' has no symbol '%s' (symbols: %s)", g->name,
+        return diag_set(d, ST_EUSAGE, "model '%s' has no symbol '%s' (symbols: %s)", g->name,
                         name, g->n_syms ? list : "none");
     }
     if (v < 1 || v > ((int64_t)1 << 31))

@@ -270,7 +270,7 @@ const char *node_attr_str(const struct node *n, const char *name, const char *de
 int node_attr_ints(const struct node *n, const char *name, const int64_t **out);
 
 /* Binds symbol `name` to v (v >= 1 and <= 1<<31). Unknown names give
- * ST_ENOTFOUND with the list of known symbols in diag. Invalidates inference. */
+ * ST_EUSAGE (exit 2) with the list of known symbols in diag. Invalidates inference. */
 enum status graph_sym_set(struct graph *g, const char *name, int64_t v, struct diag *d);
 /* Resets every symbol to its default. */
 void graph_sym_reset(struct graph *g);
