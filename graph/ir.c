@@ -83,6 +83,7 @@ struct graph *graph_new(const char *name)
     struct graph *g = xcalloc(1, sizeof *g);
     g->arena = arena_new();
     g->names = strmap_new();
+    g->sym_names = strmap_new();
     g->name = arena_strdup(g->arena, name ? name : "model");
     g->format = "unknown";
     return g;
@@ -99,6 +100,7 @@ void graph_free(struct graph *g)
     free(g->outputs);
     free(g->topo);
     strmap_free(g->names);
+    strmap_free(g->sym_names);
     arena_free(g->scratch);
     arena_free(g->arena);
     free(g);
@@ -315,10 +317,8 @@ void graph_attr_graph(struct graph *g, int node, const char *name)
 
 int graph_sym_find(const struct graph *g, const char *name)
 {
-    for (int i = 0; i < g->n_syms; i++)
-        if (strcmp(g->syms[i].name, name) == 0)
-            return i;
-    return -1;
+    int si;
+    return strmap_get(g->sym_names, name, &si) ? si : -1;
 }
 
 int graph_sym_add(struct graph *g, const char *name, int64_t def)
@@ -334,6 +334,7 @@ int graph_sym_add(struct graph *g, const char *name, int64_t def)
     g->syms[si].name = arena_strdup(g->arena, name);
     g->syms[si].def = def;
     g->syms[si].val = def;
+    strmap_put(g->sym_names, g->syms[si].name, si);
     return si;
 }
 
@@ -346,7 +347,7 @@ enum status graph_sym_set(struct graph *g, const char *name, int64_t v, struct d
         for (int i = 0; i < g->n_syms && len < sizeof list - 40; i++)
             len += (size_t)snprintf(list + len, sizeof list - len, "%s%s", i ? ", " : "",
                                     g->syms[i].name);
-        return diag_set(d, ST_ENOTFOUND, "model '%s' has no symbol '%s' (symbols: %s)", g->name,
+        return diag_set(d, ST_EUSAGE, "model '%s' has no symbol '%s' (symbols: %s)", g->name,
                         name, g->n_syms ? list : "none");
     }
     if (v < 1 || v > ((int64_t)1 << 31))

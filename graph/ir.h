@@ -71,6 +71,7 @@ struct tconst {
     int64_t n; /* element count */
     int64_t *i64;
     double *f64;
+    bool overflow; /* folding produced an integer beyond int64 (shape.c rejects it) */
 };
 
 enum attr_type {
@@ -189,6 +190,7 @@ struct graph {
     int *inputs, *outputs; /* value indices (graph-owned arrays) */
     int *topo;             /* node indices in topological order (after finalize) */
     struct strmap *names;  /* value name -> index */
+    struct strmap *sym_names; /* symbol name -> index */
     bool finalized;
     /* graph_infer state */
     struct arena *scratch;
@@ -268,7 +270,7 @@ const char *node_attr_str(const struct node *n, const char *name, const char *de
 int node_attr_ints(const struct node *n, const char *name, const int64_t **out);
 
 /* Binds symbol `name` to v (v >= 1 and <= 1<<31). Unknown names give
- * ST_ENOTFOUND with the list of known symbols in diag. Invalidates inference. */
+ * ST_EUSAGE (exit 2) with the list of known symbols in diag. Invalidates inference. */
 enum status graph_sym_set(struct graph *g, const char *name, int64_t v, struct diag *d);
 /* Resets every symbol to its default. */
 void graph_sym_reset(struct graph *g);

@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "fileio.h"
+#include "jsonr.h"
 #include "xalloc.h"
 
 #define JSON_GRAPH_MAX_BYTES ((size_t)512 << 20)
@@ -541,15 +542,14 @@ bool json_graph_sniff(const char *text, size_t len)
 struct graph *json_graph_parse(const char *text, size_t len, const char *name, struct diag *d)
 {
     struct jctx c = {.file = name, .d = d};
-    cJSON *root = cJSON_ParseWithLength(text, len);
+    struct json_err je;
+    cJSON *root = json_parse_strict(text, len, &je);
     if (!root) {
-        const char *at = cJSON_GetErrorPtr();
-        size_t off = at && at >= text && at <= text + len ? (size_t)(at - text) : len;
-        int line = 1;
-        for (size_t i = 0; i < off; i++)
-            line += text[i] == '\n';
-        diag_set(d, ST_EPARSE, "%s: line %d: invalid JSON%s", name, line,
-                 off >= len ? " (truncated?)" : "");
+        if (je.line)
+            diag_set(d, ST_EPARSE, "%s: line %d: %s%s", name, je.line, je.why,
+                     je.truncated ? " (truncated?)" : "");
+        else
+            diag_set(d, ST_EPARSE, "%s: %s", name, je.why);
         return NULL;
     }
     struct graph *g = NULL;

@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "fileio.h"
+#include "jsonr.h"
 #include "keras_impl.h"
 #include "strmap.h"
 
@@ -287,20 +288,6 @@ bool keras_sniff(const char *text, size_t len)
     return strstr(text, "\"class_name\"") || strstr(text, "\"modelTopology\"");
 }
 
-static void json_error_pos(const char *text, const char *at, int *line, int *col)
-{
-    *line = 1;
-    *col = 1;
-    for (const char *p = text; p < at && *p; p++) {
-        if (*p == '\n') {
-            (*line)++;
-            *col = 1;
-        } else {
-            (*col)++;
-        }
-    }
-}
-
 static const char *model_name(const cJSON *obj)
 {
     const cJSON *cfg = cJSON_GetObjectItemCaseSensitive(obj, "config");
@@ -379,13 +366,14 @@ struct graph *keras_load_file(const char *path, struct diag *d)
 struct graph *keras_load_buffer(const char *text, size_t len, const char *path,
                                 struct diag *d)
 {
-    const char *end = NULL;
-    cJSON *root = cJSON_ParseWithLengthOpts(text, len, &end, 0);
+    struct json_err je;
+    cJSON *root = json_parse_strict(text, len, &je);
     if (!root) {
-        int line, col;
-        json_error_pos(text, end ? end : text + len, &line, &col);
-        diag_set(d, ST_EPARSE, "%s: invalid JSON at line %d, column %d%s", path, line, col,
-                 (end && (size_t)(end - text) >= len) ? " (file truncated?)" : "");
+        if (je.line)
+            diag_set(d, ST_EPARSE, "%s: %s at line %d, column %d%s", path, je.why, je.line,
+                     je.col, je.truncated ? " (file truncated?)" : "");
+        else
+            diag_set(d, ST_EPARSE, "%s: %s", path, je.why);
         return NULL;
     }
     struct kctx c = {.g = graph_new(NULL), .file = path, .d = d};

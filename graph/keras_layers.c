@@ -169,8 +169,8 @@ static enum status read_geom(struct kctx *c, const struct klayer *L, const struc
     if (!st && !pool && G->k[0] < 0)
         return kerr(c, L->path, "config.%s: missing", kkey);
     if (!st)
-        st = kcfg_ints(c, L, "strides", nsp, -1, G->s);
-    if (!st && G->s[0] < 0) /* pools default to the window, convs to 1 */
+        st = kcfg_ints(c, L, "strides", nsp, INT64_MIN, G->s);
+    if (!st && G->s[0] == INT64_MIN) /* absent: pools default to the window, convs to 1 */
         for (int i = 0; i < nsp; i++)
             G->s[i] = pool ? G->k[i] : 1;
     if (!st)

@@ -105,6 +105,8 @@ enum status tg_attr_ints(struct gctx *G, const struct gnode *g, const char *key,
 {
     const cJSON *l = cJSON_GetObjectItemCaseSensitive(
         cJSON_GetObjectItemCaseSensitive(tg_gattr(g, key), "list"), "i");
+    if (!l && tg_gattr(g, key)) /* present in another form ("s": "zz"): not a default */
+        return kerr(G->c, g->path, "attr.%s: expected a list of %d integers (list.i)", key, want);
     if (!l) {
         if (required)
             return kerr(G->c, g->path, "attr.%s: missing (node '%s', op %s)", key, g->name,

@@ -33,7 +33,10 @@ static struct graph *load_json(const char *path, struct diag *d)
     if (file_read_all(path, JSON_MAX_BYTES, &text, &len, d))
         return NULL;
     struct graph *g = NULL;
-    if (json_graph_sniff(text, len)) {
+    if (len >= 3 && !memcmp(text, "\xEF\xBB\xBF", 3)) {
+        diag_set(d, ST_EPARSE, "%s: starts with a UTF-8 byte-order mark, which JSON does not "
+                 "allow (remove the first 3 bytes)", path);
+    } else if (json_graph_sniff(text, len)) {
         g = json_graph_parse(text, len, path, d);
     } else if (keras_sniff(text, len)) {
         free(text);
@@ -86,14 +89,14 @@ struct graph *model_load(const char *spec, struct diag *d)
 
     /* No telling extension: sniff the first bytes. JSON starts with '{'
      * (after whitespace); anything else is tried as ONNX protobuf. */
-    FILE *f = fopen(spec, "rb");
-    if (!f) {
-        diag_set(d, ST_EIO, "%s: cannot open: %s", spec, strerror(errno));
+    FILE *f = file_fopen_regular(spec, d);
+    if (!f)
         return NULL;
-    }
-    int c;
-    while ((c = fgetc(f)) == ' ' || c == '\n' || c == '\r' || c == '\t')
-        ;
+    int c = fgetc(f);
+    if (c == 0xEF && fgetc(f) == 0xBB && fgetc(f) == 0xBF) /* UTF-8 byte-order mark */
+        c = '{';
+    while (c == ' ' || c == '\n' || c == '\r' || c == '\t')
+        c = fgetc(f);
     fclose(f);
     if (c == '{')
         return load_json(spec, d);

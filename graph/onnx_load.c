@@ -37,6 +37,7 @@ struct lctx {
     const char *name; /* file name for messages */
     struct diag *d;
     struct strmap *node_names;
+    struct strmap *name_next; /* base name -> next "#k" suffix to try */
 };
 
 /* ---- symbols and dims ---------------------------------------------------- */
@@ -317,9 +318,18 @@ static const char *unique_node_name(struct lctx *c, const char *name, const char
 {
     const char *base = name && name[0] ? name : NULL;
     char *s = base ? arena_strdup(c->g->arena, base) : arena_printf(c->g->arena, "%s_%d", op, idx);
-    int dummy;
-    for (int k = 2; strmap_get(c->node_names, s, &dummy); k++)
-        s = arena_printf(c->g->arena, "%s#%d", base ? base : op, k);
+    int dummy, k = 2;
+    if (strmap_get(c->node_names, s, &dummy)) {
+        /* resume where the last duplicate of this base stopped: linear in
+         * the number of nodes, however many share a name */
+        const char *key = base ? base : op;
+        if (!strmap_get(c->name_next, key, &k))
+            key = arena_strdup(c->g->arena, key);
+        do
+            s = arena_printf(c->g->arena, "%s#%d", base ? base : op, k++);
+        while (strmap_get(c->node_names, s, &dummy));
+        strmap_put(c->name_next, key, k);
+    }
     strmap_put(c->node_names, s, idx);
     return s;
 }
@@ -470,6 +480,23 @@ static enum status read_opset(struct lctx *c, const Onnx__ModelProto *m)
                                 c->name, i, gp->node[i]->op_type ? gp->node[i]->op_type : "?");
         c->g->opset = 0;
         return ST_OK;
+    }
+    /* every node's domain must be imported (the spec's rule; an undeclared
+     * domain means the ops' semantics are unknown) */
+    const Onnx__GraphProto *gp = m->graph;
+    for (size_t i = 0; gp && i < gp->n_node; i++) {
+        const char *dom = gp->node[i]->domain;
+        if (default_domain(dom))
+            continue;
+        size_t k = 0;
+        while (k < m->n_opset_import &&
+               strcmp(m->opset_import[k]->domain ? m->opset_import[k]->domain : "", dom))
+            k++;
+        if (k == m->n_opset_import)
+            return diag_set(c->d, ST_EPARSE,
+                            "%s: node #%zu (%s) is in domain '%s', which the model does not "
+                            "import (opset_import)",
+                            c->name, i, gp->node[i]->op_type ? gp->node[i]->op_type : "?", dom);
     }
     if (v < MIN_OPSET || v > MAX_OPSET)
         return diag_set(c->d, ST_EUNSUPPORTED,
@@ -631,9 +658,11 @@ struct graph *onnx_load_buffer(const void *buf, size_t len, const char *name, st
     g->name = stem(g->arena, name);
     g->path = graph_strdup(g, name);
     g->format = "onnx";
-    struct lctx c = {.g = g, .name = name, .d = d, .node_names = strmap_new()};
+    struct lctx c = {.g = g, .name = name, .d = d, .node_names = strmap_new(),
+                     .name_next = strmap_new()};
     enum status st = convert(&c, m);
     strmap_free(c.node_names);
+    strmap_free(c.name_next);
     bump_release(&pool); /* frees the whole protobuf-c tree at once */
     if (!st && (st = graph_finalize(g, d)))
         diag_prefix(d, "%s", name);

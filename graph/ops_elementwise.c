@@ -33,7 +33,7 @@ static double fold_binop(enum op op, double x, double y, bool is_int, bool fmod_
     case OP_Mul: return x * y;
     case OP_Div:
         if (is_int)
-            return y != 0.0 ? (double)((int64_t)x / (int64_t)y) : 0.0;
+            return y != 0.0 ? trunc(x / y) : 0.0;
         return x / y;
     case OP_Mod:
         if (y == 0.0)
@@ -41,8 +41,8 @@ static double fold_binop(enum op op, double x, double y, bool is_int, bool fmod_
         if (fmod_mode || !is_int)
             return fmod(x, y);
         else {
-            int64_t a = (int64_t)x, b = (int64_t)y, r = a % b;
-            return (double)(r != 0 && ((r < 0) != (b < 0)) ? r + b : r);
+            double r = fmod(x, y);
+            return r != 0.0 && ((r < 0) != (y < 0)) ? r + y : r;
         }
     case OP_Pow: return pow(x, y);
     case OP_Max: return x > y ? x : y;
@@ -59,7 +59,41 @@ static double fold_binop(enum op op, double x, double y, bool is_int, bool fmod_
     }
 }
 
-/* Folds out = a OP b when both inputs are known. */
+enum int_fold { INT_DONE, INT_OVERFLOW, INT_NOT_ARITH };
+
+/* Integer a OP b, exact: INT_OVERFLOW when the result leaves int64
+ * (INT64_MIN / -1 included). Division by zero, undefined in ONNX, folds to 0;
+ * Mod takes the divisor's sign unless fmod_mode. INT_NOT_ARITH for ops folded
+ * in double (comparisons, logic, Pow). */
+static enum int_fold fold_binop_int(enum op op, int64_t x, int64_t y, bool fmod_mode,
+                                    int64_t *r)
+{
+    switch (op) {
+    case OP_Add: case OP_Sum: return __builtin_add_overflow(x, y, r) ? INT_OVERFLOW : INT_DONE;
+    case OP_Sub: return __builtin_sub_overflow(x, y, r) ? INT_OVERFLOW : INT_DONE;
+    case OP_Mul: return __builtin_mul_overflow(x, y, r) ? INT_OVERFLOW : INT_DONE;
+    case OP_Div:
+    case OP_Mod:
+        *r = 0;
+        if (y == 0)
+            return INT_DONE;
+        if (x == INT64_MIN && y == -1) /* the remainder is 0; the quotient overflows */
+            return op == OP_Mod ? INT_DONE : INT_OVERFLOW;
+        if (op == OP_Div) {
+            *r = x / y;
+        } else {
+            int64_t m = x % y;
+            *r = !fmod_mode && m != 0 && ((m < 0) != (y < 0)) ? m + y : m;
+        }
+        return INT_DONE;
+    case OP_Max: *r = x > y ? x : y; return INT_DONE;
+    case OP_Min: *r = x < y ? x : y; return INT_DONE;
+    default: return INT_NOT_ARITH;
+    }
+}
+
+/* Folds out = a OP b when both inputs are known. Integer inputs are folded
+ * exactly in int64; an overflow marks the result (reported by the driver). */
 static void fold_binary(struct infer_ctx *c, const struct shape *os, enum dtype dt)
 {
     const struct tconst *a = in_k(c, 0), *b = in_k(c, 1);
@@ -70,9 +104,19 @@ static void fold_binary(struct infer_ctx *c, const struct shape *os, enum dtype 
         return;
     bool is_int = dtype_is_int(in_dt(c, 0)) || (!a->f64 && !b->f64);
     bool fm = node_attr_int(c->n, "fmod", 0) != 0;
-    for (int64_t e = 0; e < k->n; e++)
-        k_set(k, e, fold_binop(c->n->op, k_getf(a, bcast_index(os, a, e)),
-                               k_getf(b, bcast_index(os, b, e)), is_int, fm));
+    enum op op = c->n->op;
+    for (int64_t e = 0; e < k->n; e++) {
+        int64_t ia = bcast_index(os, a, e), ib = bcast_index(os, b, e), r;
+        enum int_fold f = is_int && !k->f64
+                              ? fold_binop_int(op, k_geti(a, ia), k_geti(b, ib), fm, &r)
+                              : INT_NOT_ARITH;
+        if (f == INT_DONE)
+            k_seti(k, e, r);
+        else if (f == INT_OVERFLOW)
+            k->overflow = true;
+        else
+            k_set(k, e, fold_binop(op, k_getf(a, ia), k_getf(b, ib), is_int, fm));
+    }
     out_fold(c, 0, k);
 }
 

@@ -108,7 +108,12 @@ struct tconst *k_new(struct infer_ctx *c, enum dtype dt, int rank, const int64_t
 /* Element e of k as double / int64 whatever the storage. */
 double k_getf(const struct tconst *k, int64_t e);
 int64_t k_geti(const struct tconst *k, int64_t e);
+/* Stores v; into integer storage it is truncated, and a value outside the
+ * int64 range (or NaN) marks k->overflow, which the driver reports. */
 void k_set(struct tconst *k, int64_t e, double v);
+void k_seti(struct tconst *k, int64_t e, int64_t v);
+/* true and *out = v when v (NaN fails) is within the int64 range. */
+bool f64_to_i64(double v, int64_t *out);
 bool dtype_is_int(enum dtype dt);
 
 /* ---- errors ------------------------------------------------------------ */
@@ -121,6 +126,10 @@ enum status shape_unsupported(struct infer_ctx *c, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
 /* ---- shared helpers ---------------------------------------------------- */
+
+/* Checks the attributes common to many ops (transB, strides, pads, axis, ...)
+ * for type and range (ops_attrs.c); ST_ESHAPE naming the node on failure. */
+enum status attrs_check(struct infer_ctx *c);
 
 /* Normalises axis into [0, rank) (negative counts from the end). */
 enum status norm_axis(struct infer_ctx *c, int64_t axis, int rank, int *out);

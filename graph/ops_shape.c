@@ -216,8 +216,10 @@ enum status shape_concat(struct infer_ctx *c)
     if (!x)
         return shape_fail(c, "no inputs");
     const struct attr *aa = node_attr(c->n, "axis");
+    if (!aa)
+        return shape_fail(c, "attribute axis is required");
     int axis;
-    enum status st = norm_axis(c, aa ? node_attr_int(c->n, "axis", 0) : 0, x->rank, &axis);
+    enum status st = norm_axis(c, node_attr_int(c->n, "axis", 0), x->rank, &axis);
     if (st)
         return st;
     struct shape o = *x;
@@ -356,6 +358,7 @@ enum status shape_slice(struct infer_ctx *c)
         return shape_fail(c, "starts/ends/axes/steps have %d/%d/%d/%d entries, expected equal",
                           ns, ne, na, nst);
     int64_t begin[IR_MAX_RANK] = {0}, step_of[IR_MAX_RANK];
+    bool seen[IR_MAX_RANK] = {false};
     struct shape o = *x;
     for (int i = 0; i < x->rank; i++)
         step_of[i] = 1;
@@ -363,6 +366,9 @@ enum status shape_slice(struct infer_ctx *c)
         int a;
         if ((st = norm_axis(c, na >= 0 ? axes[i] : i, x->rank, &a)))
             return st;
+        if (seen[a])
+            return shape_fail(c, "axis %d is sliced twice (axes must be unique)", a);
+        seen[a] = true;
         int64_t step = nst >= 0 ? steps[i] : 1;
         if (step == 0)
             return shape_fail(c, "step for axis %d is 0, expected non-zero", a);

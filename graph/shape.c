@@ -5,6 +5,7 @@
 #include "shape.h"
 #include "jsonw.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -126,9 +127,27 @@ double k_getf(const struct tconst *k, int64_t e)
     return k->f64 ? k->f64[e] : k->i64 ? (double)k->i64[e] : 0.0;
 }
 
+/* 2^63 as a double: the first value past INT64_MAX. */
+#define I64_LIMIT 9223372036854775808.0
+
+bool f64_to_i64(double v, int64_t *out)
+{
+    if (!(v >= -I64_LIMIT && v < I64_LIMIT)) /* NaN fails both */
+        return false;
+    *out = (int64_t)v;
+    return true;
+}
+
 int64_t k_geti(const struct tconst *k, int64_t e)
 {
-    return k->i64 ? k->i64[e] : k->f64 ? (int64_t)k->f64[e] : 0;
+    if (k->i64)
+        return k->i64[e];
+    if (!k->f64)
+        return 0;
+    int64_t v;
+    if (f64_to_i64(k->f64[e], &v))
+        return v;
+    return isnan(k->f64[e]) ? 0 : k->f64[e] < 0 ? INT64_MIN : INT64_MAX;
 }
 
 void k_set(struct tconst *k, int64_t e, double v)
@@ -137,8 +156,16 @@ void k_set(struct tconst *k, int64_t e, double v)
         k->f64[e] = v;
     else if (k->dt == DT_BOOL)
         k->i64[e] = v != 0.0;
+    else if (!f64_to_i64(trunc(v), &k->i64[e]))
+        k->overflow = true;
+}
+
+void k_seti(struct tconst *k, int64_t e, int64_t v)
+{
+    if (k->f64)
+        k->f64[e] = (double)v;
     else
-        k->i64[e] = (int64_t)v;
+        k->i64[e] = k->dt == DT_BOOL ? v != 0 : v;
 }
 
 /* ---- errors ------------------------------------------------------------ */
@@ -358,13 +385,22 @@ static void infer_node(struct infer_ctx *c, enum status *first_err)
         use_declared_outputs(g, n);
         return;
     }
-    enum status st = ST_OK;
+    enum status st = attrs_check(c);
+    for (int i = 0; i < n->n_in && !st; i++)
+        if (in_dt(c, i) == DT_STRING && n->op != OP_Identity && n->op != OP_Cast &&
+            n->op != OP_CastLike && n->op != OP_Shape && n->op != OP_Size)
+            st = shape_fail(c, "input %d '%s' is a string tensor: its size in memory is not "
+                            "known, so string tensors cannot be costed", i, in_v(c, i)->name);
     for (int i = 0; i < op_min_inputs(n->op) && !st; i++)
         if (!in_v(c, i))
             st = shape_fail(c, "input %d is omitted, expected a value (the op needs at least "
                             "%d inputs)", i, op_min_inputs(n->op));
     if (!st)
         st = im->shape(c);
+    for (int j = 0; j < n->n_out && st == ST_OK; j++)
+        if (out_v(c, j)->folded && out_v(c, j)->folded->overflow)
+            st = shape_fail(c, "output %d '%s': integer overflow while folding constants (a "
+                            "value outside the int64 range)", j, out_v(c, j)->name);
     for (int j = 0; j < n->n_out && st == ST_OK; j++) {
         const struct value *v = out_v(c, j);
         if (!v->shape.known) {

@@ -87,12 +87,20 @@ enum status graph_finalize(struct graph *g, struct diag *d)
     for (int ni = 0; ni < g->n_nodes; ni++)
         if ((st = check_node(g, ni, d)))
             return st;
+    unsigned char *listed = xcalloc((size_t)g->n_values + 1, 1);
     for (int i = 0; i < g->n_outputs; i++) {
         const struct value *v = &g->values[g->outputs[i]];
-        if (v->producer < 0 && !(v->flags & (VAL_INPUT | VAL_INIT)))
+        if (listed[g->outputs[i]]++) {
+            free(listed);
+            return diag_set(d, ST_EGRAPH, "graph output '%s' is listed twice", v->name);
+        }
+        if (v->producer < 0 && !(v->flags & (VAL_INPUT | VAL_INIT))) {
+            free(listed);
             return diag_set(d, ST_EGRAPH, "graph output '%s' is not produced by any node",
                             v->name);
+        }
     }
+    free(listed);
 
     /* consumers (arena arrays) */
     int *count = xcalloc((size_t)g->n_values + 1, sizeof *count);

@@ -9,10 +9,13 @@
 #include "cli.h"
 #include "dataset.h"
 #include "eval.h"
+#include "fileio.h"
 #include "jsonw.h"
 #include "predict.h"
+#include "textsafe.h"
 #include "train.h"
 #include "weights.h"
+#include "xalloc.h"
 
 static void usage(void)
 {
@@ -25,7 +28,8 @@ static void usage(void)
            "  (b) with --lofo, leave-one-family-out: for each family in FILE a model is trained\n"
            "      on at most N rows of the other families (default 3000) for E epochs\n"
            "      (default 12) and tested on at most 400 rows of the held-out family.\n"
-           "  --rows CSV     also write every evaluated row with its prediction\n"
+           "  --rows CSV     also write every evaluated row with its prediction (replaces\n"
+           "                 an existing file only with --force)\n"
            "  --lofo-only    only (b); no weights needed\n"
            "  --all-rows     evaluate every row of FILE (e.g. measured data), not the split\n"
            "  --orderings    also count ordering violations of the weights and of the teacher\n"
@@ -113,31 +117,45 @@ static void order_print(FILE *f, const struct eval_order *o)
     }
 }
 
-/* Per-row predictions of the evaluated rows as CSV (for error analysis). */
-static int write_rows_csv(const char *path, const struct dataset *ds, const struct train_set *ts,
-                          const struct gnn_model *m, const int *idx, int n)
+/* Per-row predictions of the evaluated rows as CSV (for error analysis),
+ * written atomically; an existing file is replaced only with --force. */
+static int write_rows_csv(const char *path, bool force, const struct dataset *ds,
+                          const struct train_set *ts, const struct gnn_model *m, const int *idx,
+                          int n)
 {
-    FILE *f = fopen(path, "w");
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
     if (!f) {
-        fprintf(stderr, "dippm: %s: cannot write\n", path);
-        return 3;
+        fprintf(stderr, "dippm: %s: out of memory\n", path);
+        return 7;
     }
-    double *pred = malloc(sizeof(double) * GNN_T__COUNT * (size_t)(n > 0 ? n : 1));
+    double *pred = xmalloc(sizeof(double) * GNN_T__COUNT * (size_t)(n > 0 ? n : 1));
     train_predict(m, ts, idx, n, pred);
     fprintf(f, "row,family,label,gpu,mig,precision,runtime,batch,nodes,latency_ms,pred_latency_ms,"
                "energy_j,pred_energy_j,memory_mib,pred_memory_mib,spec\n");
     for (int i = 0; i < n; i++) {
         const struct dataset_row *r = &ds->rows[idx[i]];
-        fprintf(f, "%d,%s,%s,%s,%s,%s,%s,%lld,%d", idx[i] + 1, r->family,
-                r->label == DATASET_MEASURED ? "measured" : "teacher", r->gpu, r->mig,
-                precision_name(r->prec), runtime_name(r->rt), (long long)r->batch,
-                ts->s[idx[i]].n);
+        fprintf(f, "%d,", idx[i] + 1);
+        csv_cell(f, r->family);
+        fprintf(f, ",%s,", r->label == DATASET_MEASURED ? "measured" : "teacher");
+        csv_cell(f, r->gpu);
+        fputc(',', f);
+        csv_cell(f, r->mig);
+        fprintf(f, ",%s,%s,%lld,%d", precision_name(r->prec), runtime_name(r->rt),
+                (long long)r->batch, ts->s[idx[i]].n);
         for (int t = 0; t < GNN_T__COUNT; t++)
             fprintf(f, ",%.6g,%.6g", r->target[t], pred[(size_t)i * GNN_T__COUNT + t]);
-        fprintf(f, ",\"%s\"\n", r->spec);
+        fputc(',', f);
+        csv_cell(f, r->spec);
+        fputc('\n', f);
     }
     free(pred);
-    return fclose(f) == 0 ? 0 : 3;
+    fclose(f);
+    struct diag d = {0};
+    enum status st = file_write_atomic(path, buf, len, force, &d);
+    free(buf);
+    return st ? cli_fail(&d) : 0;
 }
 
 int cli_eval(int argc, char **argv)
@@ -236,6 +254,8 @@ int cli_eval(int argc, char **argv)
     char wpath[1024];
     struct jsonw w;
     jsonw_init(&w, true);
+    if (predict_blas_probe(&d))
+        goto fail;
     if (data) {
         if (dataset_load(&ds, data, &d))
             goto fail;
@@ -309,7 +329,7 @@ int cli_eval(int argc, char **argv)
         }
         eval_model(&m, &ts, te, n_te, &met);
         eval_teacher(&ts, te, n_te, &met_teacher);
-        if (rows_csv && (rc = write_rows_csv(rows_csv, &ds, &ts, &m, te, n_te)))
+        if (rows_csv && (rc = write_rows_csv(rows_csv, co.force, &ds, &ts, &m, te, n_te)))
             goto out;
         if (lomo) {
             struct train_opts o;

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "textsafe.h"
 #include "jsonw.h"
 #include "shape.h"
 #include "xalloc.h"
@@ -168,8 +169,8 @@ int cli_info(int argc, char **argv)
             fprintf(stderr, "dippm: %s: shape inference failed: %s\n", argv[optind], d.msg);
     } else {
         FILE *f = stdout;
-        fprintf(f, "model:    %s\n", g->name);
-        fprintf(f, "file:     %s\n", argv[optind]);
+        fprintf(f, "model:    %s\n", tsafe(g->name));
+        fprintf(f, "file:     %s\n", tsafe(argv[optind]));
         fprintf(f, "format:   %s", g->format);
         if (g->opset)
             fprintf(f, " (opset %d)", g->opset);
@@ -183,7 +184,7 @@ int cli_info(int argc, char **argv)
             const struct value *v = &g->values[g->inputs[i]];
             char decl[256], res[256];
             decl_str(g, v, decl, sizeof decl);
-            fprintf(f, "  %-24s %-8s %-24s = %s\n", v->name, dtype_name(v->dtype), decl,
+            fprintf(f, "  %-24s %-8s %-24s = %s\n", tsafe(v->name), dtype_name(v->dtype), decl,
                     shape_str(&v->shape, res, sizeof res));
         }
         fprintf(f, "outputs:\n");
@@ -191,13 +192,13 @@ int cli_info(int argc, char **argv)
             const struct value *v = &g->values[g->outputs[i]];
             char decl[256], res[256];
             decl_str(g, v, decl, sizeof decl);
-            fprintf(f, "  %-24s %-8s %-24s = %s\n", v->name,
+            fprintf(f, "  %-24s %-8s %-24s = %s\n", tsafe(v->name),
                     dtype_name(v->idtype ? v->idtype : v->dtype), decl,
                     shape_str(&v->shape, res, sizeof res));
         }
         fprintf(f, "symbols:%s\n", g->n_syms ? "" : " none (all dims fixed)");
         for (int i = 0; i < g->n_syms; i++)
-            fprintf(f, "  %-16s default %-8lld now %lld\n", g->syms[i].name,
+            fprintf(f, "  %-16s default %-8lld now %lld\n", tsafe(g->syms[i].name),
                     (long long)g->syms[i].def, (long long)g->syms[i].val);
         fprintf(f, "ops (%d types):\n", n_ops);
         for (int i = 0; i < n_ops; i++)

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "textsafe.h"
 #include "jsonw.h"
 #include "shape.h"
 #include "xalloc.h"
@@ -100,6 +101,7 @@ static void out_shapes(const struct graph *g, const struct node *n, char *buf, s
 /* Keeps the tail of long names (ONNX names share long prefixes). */
 static const char *fit(const char *s, int width, char *buf)
 {
+    s = tsafe(s);
     int len = (int)strlen(s);
     if (len <= width)
         return s;
@@ -115,6 +117,14 @@ static double intensity(const struct node_cost *c)
 
 static void csv_field(struct sbuf *b, const char *s)
 {
+    s = tsafe(s);
+    if (strchr("=+-@", s[0]) && s[0]) { /* a spreadsheet formula: neutralised */
+        sb_printf(b, "\"'");
+        for (; *s; s++)
+            sb_printf(b, *s == '"' ? "\"\"" : "%c", *s);
+        sb_printf(b, "\"");
+        return;
+    }
     if (!strpbrk(s, ",\"\n")) {
         sb_printf(b, "%s", s);
         return;

@@ -11,8 +11,10 @@
 #include "eval.h"
 #include "fileio.h"
 #include "jsonw.h"
+#include "predict.h"
 #include "train.h"
 #include "weights.h"
+#include "xalloc.h"
 
 #define MAX_DATA 16
 #define TEACHER_SOURCE "teacher: analytic model calibrated on published A100 measurements"
@@ -269,9 +271,27 @@ int cli_train(int argc, char **argv)
         return cli_usage_error("train", "no training data: use --data FILE");
     if (!co.output)
         return cli_usage_error("train", "no output: use -o OUT.dpw");
-    if (!co.force && file_exists(co.output)) {
-        fprintf(stderr, "dippm: %s exists (use --force to overwrite)\n", co.output);
-        return 9;
+    /* the manifest goes next to the weights: OUT.dpw -> OUT.json */
+    size_t mlen = strlen(co.output) + 8;
+    char *manifest = xmalloc(mlen);
+    snprintf(manifest, mlen, "%s", co.output);
+    char *dot = strrchr(manifest, '.');
+    if (dot && !strchr(dot, '/'))
+        *dot = 0;
+    strcat(manifest, ".json");
+    if (!strcmp(manifest, co.output)) {
+        free(manifest);
+        return cli_usage_error("train", "-o %s: the training manifest would be written to the "
+                               "same file; name the weights OUT.dpw", co.output);
+    }
+    for (int i = 0; i < 2; i++) {
+        const char *p = i ? manifest : co.output;
+        if (!co.force && file_exists(p)) {
+            fprintf(stderr, "dippm: %s exists%s (use --force to overwrite)\n", p,
+                    i ? ", where the training manifest goes" : "");
+            free(manifest);
+            return 9;
+        }
     }
     if (init && !lr_set)
         o.lr = 3e-4f;
@@ -284,7 +304,10 @@ int cli_train(int argc, char **argv)
     struct gnn_model m = {0};
     int rc = 0, n_tr = 0, n_te = 0;
     int *tr = NULL, *te = NULL;
-    char *manifest = NULL;
+    unsigned char *wbuf = NULL;
+    char *js = NULL;
+    if (predict_blas_probe(&d))
+        goto fail;
     for (int i = 0; i < n_data; i++)
         if (dataset_load(&ds, data[i], &d))
             goto fail;
@@ -333,30 +356,23 @@ int cli_train(int argc, char **argv)
     } else {
         snprintf(desc, sizeof desc, "%s, trained on all rows (no test split)", lab);
     }
-    if (weights_save(co.output, &m, gnn_features_schema_id(), desc, co.force, &d))
-        goto fail;
     clock_gettime(CLOCK_MONOTONIC, &t1);
     double wall = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
     struct jsonw w;
     jsonw_init(&w, true);
     write_manifest(&w, co.output, argc, argv, data, n_data, &ds, n_tr, n_te, &o, &m, init, wall,
                    n_te ? &met : NULL, ts.n_partners);
-    size_t mlen = strlen(co.output) + 8;
-    manifest = malloc(mlen);
-    snprintf(manifest, mlen, "%s", co.output);
-    char *dot = strrchr(manifest, '.');
-    if (dot && !strchr(dot, '/'))
-        *dot = 0;
-    strcat(manifest, ".json");
-    size_t jl;
-    char *js = jsonw_take(&w, &jl);
-    js = realloc(js, jl + 2);
+    size_t jl, wlen;
+    js = jsonw_take(&w, &jl);
+    js = xrealloc(js, jl + 2);
     js[jl++] = '\n';
-    if (file_write_atomic(manifest, js, jl, true, &d)) {
-        free(js);
+    weights_encode(&m, gnn_features_schema_id(), desc, &wbuf, &wlen);
+    /* weights and manifest land together or not at all */
+    const char *paths[2] = {co.output, manifest};
+    const void *bufs[2] = {wbuf, js};
+    size_t lens[2] = {wlen, jl};
+    if (file_write_atomic_n(2, paths, bufs, lens, co.force, &d))
         goto fail;
-    }
-    free(js);
     if (o.progress)
         fprintf(stderr, "dippm train: wrote %s and %s in %.0f s\n", co.output, manifest, wall);
     goto out;
@@ -364,6 +380,8 @@ fail:
     rc = cli_fail(&d);
 out:
     free(manifest);
+    free(wbuf);
+    free(js);
     free(tr);
     free(te);
     gnn_model_fini(&m);

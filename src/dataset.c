@@ -12,6 +12,7 @@
 
 #include "fileio.h"
 #include "gpu.h"
+#include "jsonr.h"
 #include "jsonw.h"
 #include "measured.h"
 #include "weights.h"
@@ -221,6 +222,81 @@ enum status dataset_write_row(FILE *f, const struct dataset_row *r, bool jsonl, 
 
 /* ---- reading ----------------------------------------------------------- */
 
+static const char *jkind(const cJSON *v)
+{
+    return cJSON_IsNumber(v)   ? "a number"
+           : cJSON_IsString(v) ? "a string"
+           : cJSON_IsBool(v)   ? "a boolean"
+           : cJSON_IsNull(v)   ? "null"
+           : cJSON_IsArray(v)  ? "an array"
+                               : "an object";
+}
+
+/* Optional string field k: ST_OK with *found false when absent; a value of
+ * another type, or one that does not fit, is an error (never a default). */
+static enum status jstr_opt(const cJSON *o, const char *k, char *out, size_t size, bool *found,
+                            struct diag *d)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+    *found = v != NULL;
+    if (!v)
+        return ST_OK;
+    if (!cJSON_IsString(v))
+        return diag_set(d, ST_EPARSE, "\"%s\" is %s, expected a string", k, jkind(v));
+    if (strlen(v->valuestring) >= size)
+        return diag_set(d, ST_EPARSE, "\"%s\" is longer than %zu bytes", k, size - 1);
+    snprintf(out, size, "%s", v->valuestring);
+    return ST_OK;
+}
+
+static enum status jstr_req(const cJSON *o, const char *k, char *out, size_t size,
+                            struct diag *d)
+{
+    bool found;
+    enum status st = jstr_opt(o, k, out, size, &found, d);
+    if (!st && !found)
+        st = diag_set(d, ST_EPARSE, "missing string \"%s\"", k);
+    return st;
+}
+
+/* Optional number field k: NaN when absent or null; another type is an error. */
+static enum status jnum(const cJSON *o, const char *k, double *out, struct diag *d)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+    *out = NAN;
+    if (!v || cJSON_IsNull(v))
+        return ST_OK;
+    if (!cJSON_IsNumber(v))
+        return diag_set(d, ST_EPARSE, "\"%s\" is %s, expected a number", k, jkind(v));
+    *out = v->valuedouble;
+    return ST_OK;
+}
+
+/* The checks a row passes whatever file it came from: a batch in range, every
+ * target absent (NaN) or positive and finite, at least one target, shares
+ * finite and non-negative. */
+static enum status row_check(const struct dataset_row *r, struct diag *d)
+{
+    static const char *const keys[GNN_T__COUNT] = {"latency_ms", "energy_j", "memory_mib"};
+    if (r->batch < 1 || r->batch > DATASET_MAX_BATCH)
+        return diag_set(d, ST_EPARSE, "\"batch\" is %lld, expected an integer from 1 to %d",
+                        (long long)r->batch, DATASET_MAX_BATCH);
+    int present = 0;
+    for (int t = 0; t < GNN_T__COUNT; t++) {
+        if (!isnan(r->target[t]) && !(r->target[t] > 0 && isfinite(r->target[t])))
+            return diag_set(d, ST_EPARSE, "\"%s\" is %g, expected a positive finite number",
+                            keys[t], r->target[t]);
+        present += !isnan(r->target[t]);
+    }
+    if (!present)
+        return diag_set(d, ST_EPARSE, "no target (latency_ms, energy_j, memory_mib)");
+    for (int i = 0; i < r->n_shares; i++)
+        if (!(r->shares[i] >= 0 && isfinite(r->shares[i])))
+            return diag_set(d, ST_EPARSE, "shares[%d] is %g, expected a finite number >= 0", i,
+                            (double)r->shares[i]);
+    return ST_OK;
+}
+
 struct ibuf {
     const unsigned char *p;
     size_t len, pos;
@@ -291,8 +367,11 @@ static enum status read_binary(struct dataset *ds, const char *path, const unsig
         }
         uint64_t ns = iget_le(&b, 4);
         if (b.bad || lab > DATASET_MEASURED || prec >= PREC__COUNT || rt >= RT__COUNT ||
-            r.batch < 1 || ns > DATASET_MAX_SHARES || b.len - b.pos != ns * 4)
+            ns > DATASET_MAX_SHARES || b.len - b.pos != ns * 4)
             return diag_set(d, ST_EPARSE, "%s: record %ld: malformed fields", path, rec);
+        if (!r.spec[0] || !r.gpu[0])
+            return diag_set(d, ST_EPARSE, "%s: record %ld: empty %s", path, rec,
+                            r.spec[0] ? "gpu" : "model spec");
         r.label = (enum dataset_label)lab;
         r.prec = (enum precision)prec;
         r.rt = (enum runtime)rt;
@@ -305,6 +384,11 @@ static enum status read_binary(struct dataset *ds, const char *path, const unsig
             memcpy(&sh[i], &u, 4);
         }
         r.shares = sh;
+        struct diag rd = {0};
+        if (row_check(&r, &rd)) {
+            free(sh);
+            return diag_set(d, ST_EPARSE, "%s: record %ld: %s", path, rec, rd.msg);
+        }
         dataset_add(ds, &r);
         free(sh);
         pos += 12 + (size_t)plen + 8;
@@ -312,34 +396,52 @@ static enum status read_binary(struct dataset *ds, const char *path, const unsig
     return ST_OK;
 }
 
-static bool jstr(const cJSON *o, const char *k, char *out, size_t size)
+static enum status parse_json_shares(const cJSON *o, struct dataset_row *r, struct diag *d)
 {
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
-    if (!cJSON_IsString(v) || strlen(v->valuestring) >= size)
-        return false;
-    snprintf(out, size, "%s", v->valuestring);
-    return true;
-}
-
-static double jnum(const cJSON *o, const char *k)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
-    return cJSON_IsNumber(v) ? v->valuedouble : NAN;
+    const cJSON *sh = cJSON_GetObjectItemCaseSensitive(o, "shares");
+    if (!sh)
+        return ST_OK;
+    if (!cJSON_IsArray(sh))
+        return diag_set(d, ST_EPARSE, "\"shares\" is %s, expected an array", jkind(sh));
+    int n = cJSON_GetArraySize(sh);
+    if (n > DATASET_MAX_SHARES)
+        return diag_set(d, ST_EPARSE, "too many shares (%d, at most %d)", n, DATASET_MAX_SHARES);
+    if (n == 0)
+        return ST_OK;
+    r->shares = xmalloc(sizeof(float) * (size_t)n);
+    r->n_shares = n;
+    int i = 0;
+    const cJSON *e;
+    cJSON_ArrayForEach(e, sh)
+    {
+        if (!cJSON_IsNumber(e) || !(e->valuedouble >= 0) || e->valuedouble > 1e30)
+            return diag_set(d, ST_EPARSE, "shares[%d] is not a number from 0 to 1e30", i);
+        r->shares[i++] = (float)e->valuedouble;
+    }
+    return ST_OK;
 }
 
 static enum status parse_json_row(const cJSON *o, struct dataset_row *r, struct diag *d)
 {
     memset(r, 0, sizeof *r);
     char tmp[DATASET_NAME_MAX];
-    bool measured_fmt = !cJSON_GetObjectItemCaseSensitive(o, "spec");
+    bool found;
+    enum status st;
     if (!cJSON_IsObject(o))
         return diag_set(d, ST_EPARSE, "expected a JSON object");
-    if (!jstr(o, measured_fmt ? "model" : "spec", r->spec, sizeof r->spec))
-        return diag_set(d, ST_EPARSE, "missing string \"%s\"", measured_fmt ? "model" : "spec");
+    bool measured_fmt = !cJSON_GetObjectItemCaseSensitive(o, "spec");
+    if ((st = jstr_req(o, measured_fmt ? "model" : "spec", r->spec, sizeof r->spec, d)))
+        return st;
     r->label = measured_fmt ? DATASET_MEASURED : DATASET_TEACHER;
-    if (jstr(o, "label", tmp, sizeof tmp))
+    if ((st = jstr_opt(o, "label", tmp, sizeof tmp, &found, d)))
+        return st;
+    if (found && strcmp(tmp, "measured") && strcmp(tmp, "teacher"))
+        return diag_set(d, ST_EPARSE, "\"label\" is '%s', expected teacher or measured", tmp);
+    if (found)
         r->label = strcmp(tmp, "measured") == 0 ? DATASET_MEASURED : DATASET_TEACHER;
-    if (!jstr(o, "family", r->family, sizeof r->family)) {
+    if ((st = jstr_opt(o, "family", r->family, sizeof r->family, &found, d)))
+        return st;
+    if (!found) {
         if (strncmp(r->spec, "zoo:", 4) == 0) {
             const char *s = r->spec + 4, *c = strchr(s, ':');
             size_t l = c ? (size_t)(c - s) : strlen(s);
@@ -348,52 +450,37 @@ static enum status parse_json_row(const cJSON *o, struct dataset_row *r, struct 
             dataset_file_family(r->spec, r->family, sizeof r->family);
         }
     }
-    if (!jstr(o, "gpu", r->gpu, sizeof r->gpu))
-        return diag_set(d, ST_EPARSE, "missing string \"gpu\"");
-    if (!jstr(o, "mig", r->mig, sizeof r->mig))
-        r->mig[0] = 0;
+    if ((st = jstr_req(o, "gpu", r->gpu, sizeof r->gpu, d)) ||
+        (st = jstr_opt(o, "mig", r->mig, sizeof r->mig, &found, d)))
+        return st;
     if (strcmp(r->mig, "none") == 0 || strcmp(r->mig, "-") == 0)
         r->mig[0] = 0;
     r->prec = PREC_FP32;
-    if (jstr(o, "precision", tmp, sizeof tmp) && !precision_parse(tmp, &r->prec))
+    if ((st = jstr_opt(o, "precision", tmp, sizeof tmp, &found, d)))
+        return st;
+    if (found && !precision_parse(tmp, &r->prec))
         return diag_set(d, ST_EPARSE, "unknown precision '%s'", tmp);
     r->rt = RT_PYTORCH;
-    if (jstr(o, "runtime", tmp, sizeof tmp) && !runtime_parse(tmp, &r->rt))
+    if ((st = jstr_opt(o, "runtime", tmp, sizeof tmp, &found, d)))
+        return st;
+    if (found && !runtime_parse(tmp, &r->rt))
         return diag_set(d, ST_EPARSE, "unknown runtime '%s'", tmp);
-    double b = jnum(o, "batch");
-    if (!(b >= 1 && b <= 1 << 20) || b != floor(b))
-        return diag_set(d, ST_EPARSE, "\"batch\" must be an integer from 1 to 1048576");
+    double b;
+    if ((st = jnum(o, "batch", &b, d)))
+        return st;
+    if (!(b >= 1 && b <= DATASET_MAX_BATCH) || b != floor(b))
+        return diag_set(d, ST_EPARSE, "\"batch\" must be an integer from 1 to %d",
+                        DATASET_MAX_BATCH);
     r->batch = (int64_t)b;
     static const char *const keys[GNN_T__COUNT] = {"latency_ms", "energy_j", "memory_mib"};
-    int present = 0;
-    for (int t = 0; t < GNN_T__COUNT; t++) {
-        r->target[t] = jnum(o, keys[t]);
-        if (!isnan(r->target[t]) && !(r->target[t] > 0 && isfinite(r->target[t])))
-            return diag_set(d, ST_EPARSE, "\"%s\" must be a positive number", keys[t]);
-        present += !isnan(r->target[t]);
-    }
-    if (!present)
-        return diag_set(d, ST_EPARSE, "no target (latency_ms, energy_j, memory_mib)");
-    const cJSON *sh = cJSON_GetObjectItemCaseSensitive(o, "shares");
-    if (cJSON_IsArray(sh)) {
-        int n = cJSON_GetArraySize(sh);
-        if (n > DATASET_MAX_SHARES)
-            return diag_set(d, ST_EPARSE, "too many shares (%d)", n);
-        if (n > 0) {
-            r->shares = xmalloc(sizeof(float) * (size_t)n);
-            r->n_shares = n;
-            int i = 0;
-            const cJSON *e;
-            cJSON_ArrayForEach(e, sh)
-            {
-                if (!cJSON_IsNumber(e) || e->valuedouble < 0) {
-                    free(r->shares);
-                    r->shares = NULL;
-                    return diag_set(d, ST_EPARSE, "shares[%d] is not a non-negative number", i);
-                }
-                r->shares[i++] = (float)e->valuedouble;
-            }
-        }
+    for (int t = 0; t < GNN_T__COUNT; t++)
+        if ((st = jnum(o, keys[t], &r->target[t], d)))
+            return st;
+    if ((st = parse_json_shares(o, r, d)) || (st = row_check(r, d))) {
+        free(r->shares);
+        r->shares = NULL;
+        r->n_shares = 0;
+        return st;
     }
     return ST_OK;
 }
@@ -412,9 +499,13 @@ static enum status read_jsonl(struct dataset *ds, const char *path, char *text, 
         while (q < le && isspace((unsigned char)*q))
             q++;
         if (q < le && *q != '#') {
-            cJSON *o = cJSON_Parse(q);
+            struct json_err je;
+            cJSON *o = json_parse_strict(q, strlen(q), &je);
+            if (!o && je.col)
+                return diag_set(d, ST_EPARSE, "%s:%ld: %s at column %d", path, line, je.why,
+                                je.col);
             if (!o)
-                return diag_set(d, ST_EPARSE, "%s:%ld: invalid JSON", path, line);
+                return diag_set(d, ST_EPARSE, "%s:%ld: %s", path, line, je.why);
             struct dataset_row r;
             struct diag rd = {0};
             enum status st = parse_json_row(o, &r, &rd);
@@ -464,6 +555,20 @@ static enum status read_measured(struct dataset *ds, const char *path, struct di
     }
     measured_set_fini(&ms);
     return st;
+}
+
+enum status dataset_parse(struct dataset *ds, const char *name, char *buf, size_t len,
+                          struct diag *d)
+{
+    if (len >= 4 && memcmp(buf, rec_magic, 4) == 0)
+        return read_binary(ds, name, (const unsigned char *)buf, len, d);
+    size_t i = 0;
+    while (i < len && isspace((unsigned char)buf[i]))
+        i++;
+    if (i < len && buf[i] == '{')
+        return read_jsonl(ds, name, buf, len, d);
+    return diag_set(d, ST_EPARSE, "%s: neither a dippm binary dataset (\"DPDR\" records) nor "
+                    "JSONL rows", name);
 }
 
 enum status dataset_load(struct dataset *ds, const char *path, struct diag *d)

@@ -30,6 +30,8 @@
 #define DATASET_SPEC_MAX 512
 #define DATASET_NAME_MAX 64
 #define DATASET_MAX_SHARES (1 << 22)
+/* Largest batch a dataset row may hold (binary and JSONL alike). */
+#define DATASET_MAX_BATCH (1 << 20)
 
 enum dataset_label { DATASET_TEACHER, DATASET_MEASURED };
 
@@ -59,6 +61,10 @@ void dataset_add(struct dataset *ds, const struct dataset_row *r);
 
 /* Reads a binary or JSONL dataset file and appends its rows. Errors name the
  * file and the record/line (ST_EPARSE, ST_EIO, ST_ENOMEM). */
+/* Binary records or JSONL rows from buf[0..len) (NUL-terminated at len;
+ * JSONL parsing writes into it); name is used in messages. For fuzzing. */
+enum status dataset_parse(struct dataset *ds, const char *name, char *buf, size_t len,
+                          struct diag *d);
 enum status dataset_load(struct dataset *ds, const char *path, struct diag *d);
 /* Writes one row to f in binary or JSONL form. */
 enum status dataset_write_row(FILE *f, const struct dataset_row *r, bool jsonl, struct diag *d);

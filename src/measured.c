@@ -419,7 +419,7 @@ enum status measured_set_load(const char *path, const struct measured_opts *opts
     size_t max_rows = opts->max_rows ? opts->max_rows : MEASURED_MAX_ROWS;
     memset(out, 0, sizeof *out);
 
-    FILE *f = fopen(path, "r");
+    FILE *f = file_fopen_regular(path, d);
     if (!f)
         return diag_set(d, ST_EIO, "%s: cannot open: %s", path, strerror(errno));
 

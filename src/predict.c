@@ -11,6 +11,7 @@
 #include "gnn_features.h"
 #include "gpu.h"
 #include "shape.h"
+#include "textsafe.h"
 #include "weights.h"
 #include "xalloc.h"
 
@@ -50,6 +51,27 @@ static const char *default_weights(char *buf, size_t size)
     return NULL;
 }
 
+/* OpenBLAS (0.3.x, pthreads build) takes a 128 MiB work buffer on its first
+ * call and retries a failing allocation forever: under an address-space limit
+ * (ulimit -v) the program would spin. Reserving the same amount once, before
+ * the first call, turns that into an out-of-memory error. */
+#define BLAS_BUFFER_BYTES (((size_t)128 << 20) + ((size_t)16 << 20))
+
+enum status predict_blas_probe(struct diag *d)
+{
+    static bool ok;
+    if (ok)
+        return ST_OK;
+    void *p = malloc(BLAS_BUFFER_BYTES);
+    if (!p)
+        return diag_set(d, ST_ENOMEM, "cannot reserve the %zu MiB the BLAS library needs for its "
+                        "work buffer (is the address-space limit, ulimit -v, too low?)",
+                        BLAS_BUFFER_BYTES >> 20);
+    free(p);
+    ok = true;
+    return ST_OK;
+}
+
 struct predictor *predictor_new(const char *weights_path, struct diag *d)
 {
     char buf[1024];
@@ -61,6 +83,8 @@ struct predictor *predictor_new(const char *weights_path, struct diag *d)
                  DIPPM_SRCDIR, PREDICT_WEIGHTS_FILE, DIPPM_DATADIR, PREDICT_WEIGHTS_FILE);
         return NULL;
     }
+    if (predict_blas_probe(d))
+        return NULL;
     struct predictor *p = xcalloc(1, sizeof *p);
     if (weights_load(path, gnn_features_schema_id(), &p->m, p->desc, sizeof p->desc, d)) {
         free(p);
@@ -77,7 +101,7 @@ struct predictor *predictor_new(const char *weights_path, struct diag *d)
     snprintf(p->path, sizeof p->path, "%s", canon ? canon : path);
     free(canon);
     snprintf(p->describe, sizeof p->describe, "%s (%s)", p->path,
-             p->desc[0] ? p->desc : "no description");
+             p->desc[0] ? tsafe(p->desc) : "no description"); /* from the file */
     gnn_work_init(&p->w);
     return p;
 }
@@ -100,9 +124,11 @@ const char *predictor_describe(const struct predictor *p)
 }
 
 /* Runs the GNN on the inferred graph, anchored on the teacher's result in
- * out->sim; fills out's GNN fields. */
-static void run_gnn(struct predictor *p, const struct graph *g, const struct config *cfg,
-                    const struct hw *hw, struct prediction *out)
+ * out->sim; fills out's GNN fields. Weights that
+ * passed the load checks can still drive the output out of range: that is
+ * ST_EWEIGHTS, never an inf or NaN figure. */
+static enum status run_gnn(struct predictor *p, const struct graph *g, const struct config *cfg,
+                           const struct hw *hw, struct prediction *out, struct diag *d)
 {
     int n = g->n_nodes;
     const struct sim_result *sr = &out->sim;
@@ -125,12 +151,27 @@ static void run_gnn(struct predictor *p, const struct graph *g, const struct con
     struct gnn_batch b = {1, n, goff, p->xn, p->xg, p->adj.pred_off, p->adj.pred,
                           p->adj.succ_off, p->adj.succ, p->w0, anchor};
     gnn_forward(&p->m, &b, &p->w);
-    out->latency_ms = exp(p->w.out[GNN_T_LATENCY]);
-    out->energy_j = exp(p->w.out[GNN_T_ENERGY]);
-    out->memory_mib = exp(p->w.out[GNN_T_MEMORY]);
+    double v[GNN_T__COUNT];
+    static const char *const what[GNN_T__COUNT] = {"latency", "energy", "memory"};
+    for (int t = 0; t < GNN_T__COUNT; t++) {
+        v[t] = exp(p->w.out[t]);
+        if (!(v[t] > 0 && v[t] < 1e30))
+            return diag_set(d, ST_EWEIGHTS, "%s: the network predicts a %s of %g for this model: "
+                            "the weights are unusable (retrain or use other weights)",
+                            p->path, what[t], v[t]);
+    }
+    for (int i = 0; i < n; i++)
+        if (!(p->w.p[i] >= 0 && p->w.p[i] <= 1.0000001))
+            return diag_set(d, ST_EWEIGHTS, "%s: the network gives node %d a time share of %g, "
+                            "expected 0 to 1: the weights are unusable", p->path, i,
+                            (double)p->w.p[i]);
+    out->latency_ms = v[GNN_T_LATENCY];
+    out->energy_j = v[GNN_T_ENERGY];
+    out->memory_mib = v[GNN_T_MEMORY];
     for (int i = 0; i < n; i++)
         out->node_share[i] = p->w.p[i];
     out->from_gnn = true;
+    return ST_OK;
 }
 
 enum status predict_run(struct predictor *p, struct graph *g, const struct config *cfg,
@@ -153,7 +194,8 @@ enum status predict_run(struct predictor *p, struct graph *g, const struct confi
     out->node_share = xcalloc((size_t)(g->n_nodes > 0 ? g->n_nodes : 1), sizeof(double));
     int64_t batch = bs >= 0 ? cfg->batch : 1;
     if (p && g->n_nodes > 0) {
-        run_gnn(p, g, cfg, &hw, out);
+        if ((st = run_gnn(p, g, cfg, &hw, out, d)))
+            return st;
     } else {
         out->latency_ms = out->sim.latency_ms;
         out->energy_j = out->sim.energy_j;

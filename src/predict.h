@@ -29,6 +29,9 @@ struct prediction {
 /* Loads weights from path (NULL: the default search path: $DIPPM_WEIGHTS,
  * the build tree, then the installed data directory). NULL on error with diag. */
 struct predictor *predictor_new(const char *weights_path, struct diag *d);
+/* ST_ENOMEM when the BLAS library's work buffer could not be allocated
+ * (checked before its first use; predictor_new calls it, training must). */
+enum status predict_blas_probe(struct diag *d);
 void predictor_free(struct predictor *p);
 /* A one-line description of the weights: name, label source and accuracy. */
 const char *predictor_describe(const struct predictor *p);

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "textsafe.h"
 #include "gpu.h"
 #include "load.h"
 #include "shape.h"
@@ -65,7 +66,7 @@ void report_prediction_text(FILE *f, const struct report_ctx *rc)
     const struct prediction *pr = rc->pred;
     const struct config *cfg = rc->cfg;
     char a[32], b[32], hw[128], syms[256];
-    fprintf(f, "model       %s (%s, %d nodes, %s params, %s MACs per batch)\n", g->name, g->format,
+    fprintf(f, "model       %s (%s, %d nodes, %s params, %s MACs per batch)\n", tsafe(g->name), g->format,
             g->n_nodes, report_si(g->totals.params, a, sizeof a),
             report_si(g->totals.macs, b, sizeof b));
     if (g->totals.n_unsupported + g->totals.n_unknown)
@@ -243,7 +244,7 @@ static void top_layers(FILE *f, const struct graph *g, const struct prediction *
         const struct node *nd = &g->nodes[idx[i]];
         char sh[96];
         shape_str(&g->values[nd->out[0]].shape, sh, sizeof sh);
-        fprintf(f, "  %-36.36s %-18.18s %6.1f%%  %-8s %s\n", nd->name, nd->op_type,
+        fprintf(f, "  %-36.36s %-18.18s %6.1f%%  %-8s %s\n", tsafe(nd->name), tsafe(nd->op_type),
                 100 * share[idx[i]],
                 pr->sim.nodes ? bound_name(pr->sim.nodes[idx[i]].bound) : "-", sh);
     }

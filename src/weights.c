@@ -135,12 +135,14 @@ static uint64_t get_u64(struct rbuf *r)
 }
 
 /* Reads n floats; false if short or any is not finite. */
+/* Reads n floats; false when short or when one is not finite or beyond
+ * WEIGHTS_MAX_ABS (finite but huge values would make predictions inf/NaN). */
 static bool get_f32s(struct rbuf *r, float *dst, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
         uint32_t u = get_u32(r);
         memcpy(&dst[i], &u, 4);
-        if (r->short_read || !isfinite(dst[i]))
+        if (r->short_read || !(fabsf(dst[i]) <= WEIGHTS_MAX_ABS))
             return false;
     }
     return true;
@@ -151,8 +153,11 @@ enum status weights_decode(const unsigned char *buf, size_t len, const char *nam
                            size_t desc_size, struct diag *d)
 {
     memset(m, 0, sizeof *m);
-    if (len < 8 + 4 + 8 || memcmp(buf, magic, 8) != 0)
+    if (memcmp(buf, magic, len < 8 ? len : 8) != 0 || len == 0)
         return diag_set(d, ST_EWEIGHTS, "%s: not a dippm weight file (bad magic)", name);
+    if (len < 8 + 4 + 8)
+        return diag_set(d, ST_EWEIGHTS, "%s: truncated (%zu bytes, a weight file has at least "
+                        "%d)", name, len, 8 + 4 + 8 + 8);
     struct rbuf r = {buf, len - 8, 8, false};
     uint32_t ver = get_u32(&r);
     if (ver != WEIGHTS_VERSION)
@@ -223,15 +228,15 @@ enum status weights_decode(const unsigned char *buf, size_t len, const char *nam
         !get_f32s(&r, m->graph_mean, (size_t)a.fg) ||
         !get_f32s(&r, m->graph_std, (size_t)a.fg) ||
         !get_f32s(&r, m->bound, GNN_T__COUNT) || !get_f32s(&r, &m->node_bound, 1)) {
-        diag_set(d, ST_EWEIGHTS, "%s: normalisation statistics or bounds truncated or not finite",
-                 name);
+        diag_set(d, ST_EWEIGHTS, "%s: normalisation statistics or bounds truncated, not finite or "
+                 "beyond +-%g", name, WEIGHTS_MAX_ABS);
         goto fail;
     }
     for (int i = 0; i < a.fn + a.fg; i++) {
         float s = i < a.fn ? m->node_std[i] : m->graph_std[i - a.fn];
-        if (!(s > 0)) {
-            diag_set(d, ST_EWEIGHTS, "%s: normalisation std %d is %g, expected > 0", name, i,
-                     (double)s);
+        if (!(s >= WEIGHTS_MIN_STD)) {
+            diag_set(d, ST_EWEIGHTS, "%s: normalisation std %d is %g, expected >= %g", name, i,
+                     (double)s, WEIGHTS_MIN_STD);
             goto fail;
         }
     }
@@ -251,7 +256,8 @@ enum status weights_decode(const unsigned char *buf, size_t len, const char *nam
     }
     dbuf[dl] = 0;
     if (!get_f32s(&r, m->w, m->n_params)) {
-        diag_set(d, ST_EWEIGHTS, "%s: tensor data truncated or not finite", name);
+        diag_set(d, ST_EWEIGHTS, "%s: tensor data truncated, not finite or beyond +-%g", name,
+                 WEIGHTS_MAX_ABS);
         goto fail;
     }
     if (r.pos != r.len) {

@@ -35,6 +35,11 @@
 #define WEIGHTS_VERSION 2
 #define WEIGHTS_MAX_BYTES ((size_t)256 << 20)
 #define WEIGHTS_DESC_MAX 256
+/* Every stored float (weights, normalisation means and stds) is finite and
+ * within +-WEIGHTS_MAX_ABS; every std is at least WEIGHTS_MIN_STD (training
+ * writes 1 for a feature of no variance). A file outside is refused. */
+#define WEIGHTS_MAX_ABS 1e6
+#define WEIGHTS_MIN_STD 1e-5
 
 /* Serialises m into a malloc'd buffer (*buf, *len); caller frees. */
 void weights_encode(const struct gnn_model *m, uint64_t schema, const char *desc,

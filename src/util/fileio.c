@@ -3,35 +3,72 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+int file_open_regular(const char *path, struct stat *st, struct diag *d)
+{
+    /* O_NONBLOCK: opening a FIFO for reading would otherwise wait for a
+     * writer before fstat could refuse it */
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+    if (fd < 0) {
+        int e = errno;
+        diag_set(d, e == ENOENT ? ST_ENOTFOUND : ST_EIO, "%s: cannot open: %s", path,
+                 strerror(e));
+        return -1;
+    }
+    if (fstat(fd, st) != 0) {
+        int e = errno;
+        close(fd);
+        diag_set(d, ST_EIO, "%s: cannot stat: %s", path, strerror(e));
+        return -1;
+    }
+    if (S_ISDIR(st->st_mode) || !S_ISREG(st->st_mode)) {
+        close(fd);
+        diag_set(d, ST_EIO, S_ISDIR(st->st_mode)
+                                ? "%s: is a directory, expected a regular file"
+                                : "%s: not a regular file (device, pipe or socket)",
+                 path);
+        return -1;
+    }
+    int fl = fcntl(fd, F_GETFL);
+    if (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) < 0) {
+        int e = errno;
+        close(fd);
+        diag_set(d, ST_EIO, "%s: cannot open: %s", path, strerror(e));
+        return -1;
+    }
+    return fd;
+}
+
+FILE *file_fopen_regular(const char *path, struct diag *d)
+{
+    struct stat st;
+    int fd = file_open_regular(path, &st, d);
+    if (fd < 0)
+        return NULL;
+    FILE *f = fdopen(fd, "r");
+    if (!f) {
+        int e = errno;
+        close(fd);
+        diag_set(d, ST_EIO, "%s: cannot open: %s", path, strerror(e));
+    }
+    return f;
+}
+
 enum status file_read_all(const char *path, size_t max_bytes, char **out, size_t *len,
                           struct diag *d)
 {
     *out = NULL;
     *len = 0;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return diag_set(d, errno == ENOENT ? ST_ENOTFOUND : ST_EIO, "%s: cannot open: %s", path,
-                        strerror(errno));
     struct stat st;
-    if (fstat(fd, &st) != 0) {
-        int e = errno;
-        close(fd);
-        return diag_set(d, ST_EIO, "%s: cannot stat: %s", path, strerror(e));
-    }
-    if (S_ISDIR(st.st_mode)) {
-        close(fd);
-        return diag_set(d, ST_EIO, "%s: is a directory, expected a model file", path);
-    }
-    if (!S_ISREG(st.st_mode)) {
-        close(fd);
-        return diag_set(d, ST_EIO, "%s: not a regular file (device, pipe or socket)", path);
-    }
+    int fd = file_open_regular(path, &st, d);
+    if (fd < 0)
+        return d ? d->code : ST_EIO;
     if ((unsigned long long)st.st_size > max_bytes) {
         close(fd);
         return diag_set(d, ST_ENOMEM, "%s: file is %lld bytes, more than the %zu-byte limit", path,
@@ -70,11 +107,12 @@ bool file_exists(const char *path)
     return stat(path, &st) == 0;
 }
 
-enum status file_write_atomic(const char *path, const void *data, size_t len, bool overwrite,
-                              struct diag *d)
+/* Writes data to a new temporary file next to path (mode: path's when it
+ * exists, else 0666 & ~umask), flushed to disk. *tmp_out is malloc'd. */
+static enum status write_tmp(const char *path, const void *data, size_t len, char **tmp_out,
+                             struct diag *d)
 {
-    if (!overwrite && file_exists(path))
-        return diag_set(d, ST_EEXIST, "%s: already exists (use --force to overwrite)", path);
+    *tmp_out = NULL;
     size_t pl = strlen(path);
     char *tmp = malloc(pl + 16);
     if (!tmp)
@@ -93,7 +131,7 @@ enum status file_write_atomic(const char *path, const void *data, size_t len, bo
         if (w < 0 && errno == EINTR)
             continue;
         if (w <= 0) {
-            int e = errno;
+            int e = w < 0 ? errno : ENOSPC;
             close(fd);
             unlink(tmp);
             free(tmp);
@@ -102,22 +140,69 @@ enum status file_write_atomic(const char *path, const void *data, size_t len, bo
         p += w;
         left -= (size_t)w;
     }
-    /* mkstemp creates 0600; give the file the usual umask-derived mode. */
-    mode_t um = umask(0);
-    umask(um);
-    fchmod(fd, 0666 & ~um);
-    if (fsync(fd) != 0 || close(fd) != 0) {
+    /* mkstemp creates 0600: an overwritten file keeps its own mode (a private
+     * 0600 file stays private), a new one gets the umask-derived mode */
+    struct stat old;
+    mode_t mode;
+    if (stat(path, &old) == 0 && S_ISREG(old.st_mode)) {
+        mode = old.st_mode & 07777;
+    } else {
+        mode_t um = umask(0);
+        umask(um);
+        mode = 0666 & ~um;
+    }
+    if (fchmod(fd, mode) != 0 || fsync(fd) != 0 || close(fd) != 0) {
         int e = errno;
         unlink(tmp);
         free(tmp);
         return diag_set(d, ST_EIO, "%s: cannot flush: %s", path, strerror(e));
     }
-    if (rename(tmp, path) != 0) {
-        int e = errno;
-        unlink(tmp);
-        free(tmp);
-        return diag_set(d, ST_EIO, "%s: cannot rename into place: %s", path, strerror(e));
-    }
-    free(tmp);
+    *tmp_out = tmp;
     return ST_OK;
+}
+
+enum status file_write_atomic_n(int n, const char *const *paths, const void *const *data,
+                                const size_t *lens, bool overwrite, struct diag *d)
+{
+    struct stat sb;
+    for (int i = 0; i < n; i++)
+        if (!overwrite && lstat(paths[i], &sb) == 0) /* a dangling link counts too */
+            return diag_set(d, ST_EEXIST, "%s: already exists (use --force to overwrite)",
+                            paths[i]);
+    /* No signal may land between creating a temporary file and renaming or
+     * removing it: the terminating ones wait until the files are in place. */
+    sigset_t block, old;
+    sigemptyset(&block);
+    sigaddset(&block, SIGINT);
+    sigaddset(&block, SIGTERM);
+    sigaddset(&block, SIGHUP);
+    sigaddset(&block, SIGQUIT);
+    sigaddset(&block, SIGPIPE);
+    sigprocmask(SIG_BLOCK, &block, &old);
+    char *tmp[FILE_WRITE_MAX_N] = {0};
+    enum status st = n > FILE_WRITE_MAX_N ? diag_set(d, ST_EINTERNAL, "too many files") : ST_OK;
+    for (int i = 0; i < n && !st; i++)
+        st = write_tmp(paths[i], data[i], lens[i], &tmp[i], d);
+    for (int i = 0; i < n && !st; i++) {
+        if (rename(tmp[i], paths[i]) != 0) {
+            int e = errno;
+            st = diag_set(d, ST_EIO, "%s: cannot rename into place: %s", paths[i], strerror(e));
+        } else {
+            free(tmp[i]);
+            tmp[i] = NULL;
+        }
+    }
+    for (int i = 0; i < n; i++) {
+        if (tmp[i])
+            unlink(tmp[i]);
+        free(tmp[i]);
+    }
+    sigprocmask(SIG_SETMASK, &old, NULL);
+    return st;
+}
+
+enum status file_write_atomic(const char *path, const void *data, size_t len, bool overwrite,
+                              struct diag *d)
+{
+    return file_write_atomic_n(1, &path, &data, &len, overwrite, d);
 }

@@ -1,5 +1,6 @@
 /* status.c - status strings, exit codes and diag formatting. */
 #include "status.h"
+#include "textsafe.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -37,10 +38,14 @@ enum status diag_set(struct diag *d, enum status st, const char *fmt, ...)
     if (!d || d->code != ST_OK)
         return st;
     d->code = st;
+    char raw[DIAG_MSG_MAX];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(d->msg, sizeof d->msg, fmt, ap);
+    vsnprintf(raw, sizeof raw, fmt, ap);
     va_end(ap);
+    /* messages quote names from input files: never let them reach the
+     * terminal as control sequences */
+    text_sanitize(d->msg, sizeof d->msg, raw, true);
     return st;
 }
 
@@ -54,8 +59,7 @@ void diag_prefix(struct diag *d, const char *fmt, ...)
     vsnprintf(pre, sizeof pre, fmt, ap);
     va_end(ap);
     snprintf(out, sizeof out, "%s: %s", pre, d->msg);
-    memcpy(d->msg, out, sizeof d->msg - 1);
-    d->msg[sizeof d->msg - 1] = '\0';
+    text_sanitize(d->msg, sizeof d->msg, out, true);
 }
 
 void diag_clear(struct diag *d)

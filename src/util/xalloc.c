@@ -1,5 +1,8 @@
-/* xalloc.c - aborting allocators for internally sized memory. */
+/* xalloc.c - allocators for internally sized memory that end the program
+ * with the documented out-of-memory exit status when they fail. */
 #include "xalloc.h"
+
+#include "status.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,7 +11,9 @@
 static _Noreturn void oom(size_t n)
 {
     fprintf(stderr, "dippm: out of memory allocating %zu bytes\n", n);
-    abort();
+    /* exit, not abort: the status is the documented ST_ENOMEM one and the
+     * atexit handlers (the explorer's terminal restore) run */
+    exit(status_exit_code(ST_ENOMEM));
 }
 
 void *xmalloc(size_t n)

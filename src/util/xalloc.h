@@ -1,5 +1,6 @@
 /*
- * xalloc.h - allocation wrappers that abort on failure. Only for small,
+ * xalloc.h - allocation wrappers that exit with status 7 (out of memory) on
+ * failure. Only for small,
  * internally sized allocations; sizes read from files must be checked and
  * allocated with plain malloc so failure returns ST_ENOMEM.
  */

@@ -210,3 +210,59 @@ w("w_nan.dpw", patch(len(TINY) - 8 - 4, "<f", float("nan")))
 w("w_schema_mismatch.dpw", TINY0)
 w("w_feature_count.dpw", TINY)
 w("w_text.dpw", b"{\"this\": \"is JSON, not a weight file\"}\n")
+
+# ---- round 2: an independent attack (see MANIFEST) ----
+def onnx_model_ops(nodes, inputs, outputs, inits=(), opsets=(("", 17),)):
+    g = helper.make_graph(nodes, "bad", inputs, outputs, initializer=list(inits))
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid(d, v) for d, v in opsets])
+    return m.SerializeToString()
+
+
+def i64(name, vals):
+    return helper.make_tensor(name, TensorProto.INT64, [len(vals)], vals)
+
+
+# integer Div folding INT64_MIN / -1 (SIGFPE before the checked arithmetic)
+w("fold_div_int64_min.onnx", onnx_model_ops(
+    [helper.make_node("Div", ["a", "b"], ["q"], name="d"),
+     helper.make_node("Reshape", ["x", "q"], ["y"], name="r")],
+    [vi("x", [1, 4])], [vi("y", None)], [i64("a", [-(1 << 63)]), i64("b", [-1])]))
+w("fold_mod_int64_min.onnx", onnx_model_ops(
+    [helper.make_node("Mod", ["a", "b"], ["q"], name="m"),
+     helper.make_node("Add", ["q", "c"], ["s"], name="s"),
+     helper.make_node("Reshape", ["x", "s"], ["y"], name="r")],
+    [vi("x", [1, 4])], [vi("y", None)],
+    [i64("a", [-(1 << 63)]), i64("b", [-1]), i64("c", [4])]))
+# 16,000 nodes all named "n": renamed n#2 ... n#16000 in linear time
+N = 16000
+w("dup_names_16k.onnx", onnx_model_ops(
+    [helper.make_node("Relu", ["v%d" % i], ["v%d" % (i + 1)], name="n") for i in range(N)],
+    [vi("v0", [1, 4])], [vi("v%d" % N, None)]))
+# a Gemm whose transB is the float 1.5
+w("gemm_transb_float.onnx", onnx_model_ops(
+    [helper.make_node("Gemm", ["x", "wt"], ["y"], name="g", transB=1.5)],
+    [vi("x", [2, 4])], [vi("y", None)],
+    [helper.make_tensor("wt", TensorProto.FLOAT, [4, 3], [0.0] * 12)]))
+# Reshape of a STRING tensor
+w("reshape_string.onnx", onnx_model_ops(
+    [helper.make_node("Reshape", ["s", "shp"], ["y"], name="r")],
+    [helper.make_tensor_value_info("s", TensorProto.STRING, [1000, 1000])], [vi("y", None)],
+    [i64("shp", [-1])]))
+# spec violations
+w("undeclared_domain.onnx", onnx_model_ops(
+    [helper.make_node("Relu", ["x"], ["y"], name="r", domain="com.example")],
+    [vi("x", [1, 4])], [vi("y", None)]))
+w("output_twice.onnx", onnx_model_ops(
+    [helper.make_node("Relu", ["x"], ["y"], name="r")],
+    [vi("x", [1, 4])], [vi("y", None), vi("y", None)]))
+w("concat_no_axis.onnx", onnx_model_ops(
+    [helper.make_node("Concat", ["x", "x"], ["y"], name="c")],
+    [vi("x", [1, 4])], [vi("y", None)]))
+w("slice_dup_axes.onnx", onnx_model_ops(
+    [helper.make_node("Slice", ["x", "st", "en", "ax"], ["y"], name="s")],
+    [vi("x", [4, 4])], [vi("y", None)],
+    [i64("st", [0, 1]), i64("en", [2, 3]), i64("ax", [0, 0])]))
+
+# round 2: a finite but huge weight; a file cut to 12 bytes (magic + version)
+w("w_huge_value.dpw", patch(len(TINY) - 8 - 4, "<f", 1e30))
+w("w_12_bytes.dpw", TINY[:12])

@@ -41,6 +41,7 @@ while IFS='|' read -r file want needle how; do
     case "${how:-info}" in
     info) expect "$file" "$want" "$needle" "$DIPPM" info "$here/$file" ;;
     weights) expect "$file" "$want" "$needle" "$DIPPM" predict --weights "$here/$file" "$model" ;;
+    predict) expect "$file" "$want" "$needle" "$DIPPM" predict "$here/$file" ;;
     *) echo "FAIL: $file: unknown HOW '$how' in MANIFEST"; fail=$((fail + 1)) ;;
     esac
 done <"$here/MANIFEST"
@@ -58,6 +59,51 @@ if [ "$(id -u)" = 0 ]; then
 else
     expect "unreadable file" 3 "Permission denied" "$DIPPM" info "$T/locked.json"
 fi
+
+# FIFOs given as inputs are refused at once, never waited on (no writer here)
+mkfifo "$T/fifo"
+expect "fifo --weights" 3 "not a regular file" "$DIPPM" predict --weights "$T/fifo" "$model"
+# DIPPM_WEIGHTS unusable: the teacher's figures with a note, at once
+expect "fifo DIPPM_WEIGHTS" 0 "latency" env DIPPM_WEIGHTS="$T/fifo" "$DIPPM" predict "$model"
+grep -q "fifo: not a regular file" "$T/err" || { echo "FAIL: fifo DIPPM_WEIGHTS: no note"; fail=$((fail + 1)); }
+expect "fifo model" 3 "not a regular file" "$DIPPM" info "$T/fifo"
+expect "fifo train --data" 3 "not a regular file" "$DIPPM" train --data "$T/fifo" -o "$T/w.dpw"
+expect "fifo eval --data" 3 "not a regular file" "$DIPPM" eval --data "$T/fifo"
+expect "directory --weights" 3 "is a directory, expected a regular file" "$DIPPM" predict --weights "$T" "$model"
+
+# train -o never replaces the .json next to the weights (the manifest's place)
+echo '{"mine": true}' >"$T/model.json"
+expect "train -o over a user's json" 9 "model.json exists, where the training manifest goes" \
+    "$DIPPM" train --data "$T/missing.jsonl" -o "$T/model.dpw"
+grep -q mine "$T/model.json" || { echo "FAIL: model.json was changed"; fail=$((fail + 1)); }
+expect "train -o X.json" 2 "the training manifest would be written to the same file" \
+    "$DIPPM" train --data "$T/missing.jsonl" -o "$T/w.json"
+
+# dataset rows: wrong types are errors, not defaults; targets must be positive and finite
+jl() { printf '%s\n' "$2" >"$T/$1.jsonl"; }
+jl prec16 '{"spec": "zoo:mlp", "gpu": "A100-SXM4-40GB", "precision": 16, "batch": 1, "latency_ms": 1}'
+expect "jsonl precision number" 4 '"precision" is a number, expected a string' "$DIPPM" eval --data "$T/prec16.jsonl"
+jl batchstr '{"spec": "zoo:mlp", "gpu": "A100-SXM4-40GB", "batch": "8", "latency_ms": 1}'
+expect "jsonl batch string" 4 '"batch" is a string, expected a number' "$DIPPM" eval --data "$T/batchstr.jsonl"
+jl negtgt '{"spec": "zoo:mlp", "gpu": "A100-SXM4-40GB", "batch": 1, "latency_ms": -1}'
+expect "jsonl negative target" 4 '"latency_ms" is -1, expected a positive finite number' "$DIPPM" eval --data "$T/negtgt.jsonl"
+jl trail '{"spec": "zoo:mlp", "gpu": "A100-SXM4-40GB", "batch": 1, "latency_ms": 1} x'
+expect "jsonl trailing text" 4 "unexpected text after the JSON value" "$DIPPM" eval --data "$T/trail.jsonl"
+
+expect "binary dataset inf target" 4 '"latency_ms" is inf, expected a positive finite number' \
+    "$DIPPM" eval --data "$here/files/ds_target_inf.dpd" --all-rows --quiet
+expect "binary dataset batch 2^31" 4 '"batch" is 2147483648, expected an integer from 1 to 1048576' \
+    "$DIPPM" eval --data "$here/files/ds_batch_2pow31.dpd" --all-rows --quiet
+
+# 160,000 symbols (hashed lookup) and 16,000 same-named ONNX nodes load at once
+awk 'BEGIN {
+    printf "{\"format\": \"dippm-graph\", \"version\": 1, \"values\": ["
+    for (i = 0; i < 40000; i++)
+        printf "%s{\"name\": \"i%d\", \"dtype\": \"float32\", \"shape\": [\"s%d\", \"t%d\", \"u%d\", \"v%d\"]}", (i ? "," : ""), i, i, i, i, i
+    printf "], \"inputs\": [{\"name\": \"x\", \"dtype\": \"float32\", \"shape\": [1, 4]}],"
+    printf " \"nodes\": [{\"name\": \"r\", \"op\": \"Relu\", \"inputs\": [\"x\"], \"outputs\": [\"y\"]}], \"outputs\": [{\"name\": \"y\"}]}\n"
+}' >"$T/syms.json"
+expect "160000 symbols" 0 "s39999" "$DIPPM" info "$T/syms.json"
 
 # A million-node chain: loads and infers, or fails cleanly; never crashes.
 # (BAD_SKIP_MILLION=1 skips it: tests/valgrind.sh, where it would take minutes.)

@@ -1,0 +1,181 @@
+/* test_strict_io.c - the round-2 hardening helpers: strict JSON, name
+ * sanitising, CSV cells, regular-file opening (FIFOs), multi-file atomic
+ * writes that keep modes, exact integer folding. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "fileio.h"
+#include "json_graph.h"
+#include "jsonr.h"
+#include "shape.h"
+#include "textsafe.h"
+
+static void test_json_strict(void **state)
+{
+    (void)state;
+    struct json_err e;
+    cJSON *j = json_parse_strict("{\"a\": 1}\n  ", 11, &e);
+    assert_non_null(j);
+    cJSON_Delete(j);
+    assert_null(json_parse_strict("{\"a\": 1} x", 10, &e));
+    assert_string_equal(e.why, "unexpected text after the JSON value");
+    assert_int_equal(e.col, 10);
+    assert_null(json_parse_strict("{\"a\": \"x\ty\"}", 12, &e));
+    assert_non_null(strstr(e.why, "raw control character 0x09"));
+    static const char dup[] = "{\"a\": {\"b\": 1, \"b\": 2}}";
+    assert_null(json_parse_strict(dup, strlen(dup), &e));
+    assert_string_equal(e.why, "duplicate key \"b\" in one object");
+    /* a large object goes through the hash map */
+    char big[4096];
+    size_t n = (size_t)snprintf(big, sizeof big, "{");
+    for (int i = 0; i < 40; i++)
+        n += (size_t)snprintf(big + n, sizeof big - n, "\"k%d\": %d, ", i, i);
+    n += (size_t)snprintf(big + n, sizeof big - n, "\"k7\": 0}");
+    assert_null(json_parse_strict(big, n, &e));
+    assert_string_equal(e.why, "duplicate key \"k7\" in one object");
+    assert_null(json_parse_strict("{\"a\": ", 6, &e));
+    assert_string_equal(e.why, "invalid JSON");
+}
+
+static void test_names(void **state)
+{
+    (void)state;
+    assert_string_equal(tsafe("conv1/Conv \xc3\xa9"), "conv1/Conv \xc3\xa9"); /* UTF-8 kept */
+    assert_string_equal(tsafe("a\x1b]0;x\x07"), "a\\x1b]0;x\\x07");
+    assert_string_equal(tsafe("\xc2\x9b" "2J"), "\\xc2\\x9b2J"); /* C1 CSI */
+    assert_string_equal(tsafe("\xff"), "\\xff");
+    struct diag d = {0};
+    diag_set(&d, ST_EPARSE, "node '%s'", "n\x1b[2J");
+    assert_string_equal(d.msg, "node 'n\\x1b[2J'");
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    csv_cell(f, "=HYPERLINK(\"x\")");
+    fputc('|', f);
+    csv_cell(f, "a,b");
+    fputc('|', f);
+    csv_cell(f, "plain");
+    fclose(f);
+    assert_string_equal(buf, "\"'=HYPERLINK(\"\"x\"\")\"|\"a,b\"|plain");
+    free(buf);
+}
+
+static void test_regular_files(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/test_strict_io_XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char fifo[128], path[128], json[128];
+    snprintf(fifo, sizeof fifo, "%s/fifo", dir);
+    assert_int_equal(mkfifo(fifo, 0600), 0);
+    struct diag d = {0};
+    char *text;
+    size_t len;
+    /* no writer: a blocking open would never return */
+    assert_int_equal(file_read_all(fifo, 100, &text, &len, &d), ST_EIO);
+    assert_non_null(strstr(d.msg, "not a regular file"));
+    diag_clear(&d);
+    assert_null(file_fopen_regular(dir, &d));
+    assert_non_null(strstr(d.msg, "is a directory, expected a regular file"));
+
+    /* two files land together; an existing one keeps its 0600 mode */
+    snprintf(path, sizeof path, "%s/w.dpw", dir);
+    snprintf(json, sizeof json, "%s/w.json", dir);
+    int fd = open(json, O_CREAT | O_WRONLY, 0600);
+    assert_true(fd >= 0);
+    close(fd);
+    chmod(json, 0600);
+    const char *paths[2] = {path, json};
+    const void *data[2] = {"W", "{}"};
+    size_t lens[2] = {1, 2};
+    diag_clear(&d);
+    assert_int_equal(file_write_atomic_n(2, paths, data, lens, false, &d), ST_EEXIST);
+    assert_false(file_exists(path)); /* nothing written when one exists */
+    diag_clear(&d);
+    assert_int_equal(file_write_atomic_n(2, paths, data, lens, true, &d), ST_OK);
+    struct stat st;
+    assert_int_equal(stat(json, &st), 0);
+    assert_int_equal(st.st_mode & 0777, 0600);
+    assert_int_equal(st.st_size, 2);
+    /* a dangling symlink counts as existing */
+    char link[128];
+    snprintf(link, sizeof link, "%s/link", dir);
+    assert_int_equal(symlink("/nonexistent/target", link), 0);
+    diag_clear(&d);
+    assert_int_equal(file_write_atomic(link, "x", 1, false, &d), ST_EEXIST);
+    unlink(link);
+    unlink(path);
+    unlink(json);
+    unlink(fifo);
+    rmdir(dir);
+}
+
+#define HDR "{\"format\": \"dippm-graph\", \"version\": 1, "
+
+static enum status infer(const char *text, struct diag *d)
+{
+    struct graph *g = json_graph_parse(text, strlen(text), "t.json", d);
+    if (!g)
+        return d->code;
+    enum status st = graph_infer(g, d);
+    graph_free(g);
+    return st;
+}
+
+static void test_int_folding(void **state)
+{
+    (void)state;
+    static const char *const fmt =
+        HDR "\"inputs\": [{\"name\": \"x\", \"dtype\": \"float32\", \"shape\": [1, 4]}],"
+            "\"initializers\": [{\"name\": \"a\", \"dtype\": \"int64\", \"shape\": [1], "
+            "\"data\": [\"%s\"]}, {\"name\": \"b\", \"dtype\": \"int64\", \"shape\": [1], "
+            "\"data\": [%s]}],"
+            "\"nodes\": [{\"name\": \"d\", \"op\": \"%s\", \"inputs\": [\"a\", \"b\"], "
+            "\"outputs\": [\"q\"]}, {\"name\": \"r\", \"op\": \"Reshape\", \"inputs\": [\"x\", "
+            "\"q\"], \"outputs\": [\"y\"]}], \"outputs\": [{\"name\": \"y\"}]}";
+    static const struct {
+        const char *a, *b, *op;
+        enum status want;
+    } cases[] = {
+        {"-9223372036854775808", "-1", "Div", ST_ESHAPE},
+        {"-9223372036854775808", "-1", "Mul", ST_ESHAPE},
+        {"9223372036854775807", "1", "Add", ST_ESHAPE},
+        {"-9223372036854775808", "1", "Sub", ST_ESHAPE},
+        {"-9223372036854775808", "-1", "Mod", ST_ESHAPE}, /* 0: Reshape to [0] mismatches */
+        {"9", "-2", "Div", ST_ESHAPE},                    /* -4: not a valid target */
+        {"8", "2", "Div", ST_OK},                         /* exact: 4 */
+        {"-7", "2", "Mod", ST_ESHAPE},                    /* 1 */
+        {"10", "3", "Mod", ST_ESHAPE},                    /* 1 */
+        {"9007199254740993", "9007199254740989", "Sub", ST_OK}, /* 4, beyond double */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char text[2048];
+        snprintf(text, sizeof text, fmt, cases[i].a, cases[i].b, cases[i].op);
+        struct diag d = {0};
+        enum status st = infer(text, &d);
+        if (st != cases[i].want)
+            fail_msg("%s %s %s: status %d (%s)", cases[i].a, cases[i].op, cases[i].b, st, d.msg);
+        if (i < 4)
+            assert_non_null(strstr(d.msg, "integer overflow while folding constants"));
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_json_strict),
+        cmocka_unit_test(test_names),
+        cmocka_unit_test(test_regular_files),
+        cmocka_unit_test(test_int_folding),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
