@@ -178,7 +178,9 @@ void app_rows_update(struct app *a)
         if (ui_filter_match(a->st.filter, nd->name, nd->op_type))
             a->rows[a->n_rows++] = i;
     }
-    if (a->st.sort_col != UI_COL_INDEX || a->st.sort_desc) {
+    /* every order but the default one (graph order) sorts; "#" sorts by
+     * the node number, which need not be the topological order */
+    if (a->st.sort_col != UI_COL_INDEX || a->st.sort_desc || a->st.sort_explicit) {
         int *tmp = xmalloc(sizeof *tmp * (size_t)(a->n_rows ? a->n_rows : 1));
         merge_sort(a, a->rows, tmp, a->n_rows);
         free(tmp);

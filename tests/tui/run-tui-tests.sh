@@ -255,7 +255,7 @@ begin "pin and compare show deltas"
 start -- "$TINY"
 wait_for "F10Quit" && {
     keys P
-    wait_for "pinned:"
+    wait_for "pin 1:"
     keys ":batch 64" Enter
     keys C
     wait_for "compare on" && expect "(+"
@@ -353,6 +353,8 @@ wait_for "F10Quit" && {
     keys "fp1" Tab
     wait_for ":precision fp16"
     keys Escape q
+    wait_for "unsaved what-if changes"   # asked once
+    keys q
     wait_for "EXIT=0"
     [ -f "$XDG_STATE_HOME/dippm/history" ] && grep -qx "batch 32" "$XDG_STATE_HOME/dippm/history" ||
         bad "history file lacks 'batch 32'"
