@@ -26,9 +26,13 @@
 struct app_sweep {
     unsigned gen; /* app generation it was computed for; valid when == app->gen */
     bool valid;
+    char over[32];  /* "batch" or the symbol / hyperparameter swept */
     int n;
-    int64_t batch[APP_SWEEP_MAX];
+    int64_t batch[APP_SWEEP_MAX]; /* the swept value of each point (any integer) */
+    char label[APP_SWEEP_MAX][24]; /* the value as text (template choices) */
+    int cur;                       /* the point of the current configuration, -1 */
     double latency_ms[APP_SWEEP_MAX], throughput[APP_SWEEP_MAX], memory_mib[APP_SWEEP_MAX];
+    double capacity_mib;           /* of the GPU or slice */
     bool ok[APP_SWEEP_MAX];
     char err[DIAG_MSG_MAX + 32]; /* first failing point, if any */
 };
@@ -111,6 +115,7 @@ struct app {
     unsigned gen;            /* bumped after every successful recompute */
     unsigned sweep_gen;      /* bumped when anything but batch and SLO changes */
     struct app_sweep sweep;
+    char sweep_over[32];     /* "" = batch, else a symbol or template hyperparameter */
     /* Pinned configurations; pins[0] is the baseline of the deltas. */
     struct app_snapshot pins[APP_PINS_MAX];
     int n_pins;
@@ -204,10 +209,15 @@ double app_node_ms(const struct app *a, int i);
 enum status app_export(struct app *a, const char *format, const char *path, bool force,
                        struct diag *d);
 
-/* Makes sure the sweep matches the current configuration (11 predictor
- * runs, then the configuration itself again so the graph's shapes stay
- * those of the configuration). */
+/* Makes sure the sweep matches the current configuration: over the batch
+ * (1..1024) or over a->sweep_over (a graph symbol: its value / 8 .. x 16;
+ * a template hyperparameter: its choices or integer range, one model built
+ * per point). Then the configuration itself is predicted again so the
+ * graph's shapes stay those of the configuration. */
 void app_sweep_ensure(struct app *a);
+/* Chooses what the sweep varies ("batch" or "" for the batch); checks the
+ * name. */
+enum status app_sweep_set(struct app *a, const char *name, struct diag *d);
 
 /* Rebuilds a->rows from filter and sort if they changed (rows_dirty). */
 void app_rows_update(struct app *a);

@@ -296,6 +296,20 @@ static enum status do_tab(struct app *a, int argc, char **argv, bool bang, struc
                                      "about, compare or log", argv[1]);
 }
 
+static enum status do_sweep(struct app *a, int argc, char **argv, bool bang,
+                            struct cmd_out *out, struct diag *d)
+{
+    enum status st = app_sweep_set(a, argc > 1 ? argv[1] : "batch", d);
+    if (st)
+        return st;
+    ui_state_tab_set(&a->st, UI_TAB_SWEEP);
+    if (a->st.metric == UI_METRIC_MIG)
+        a->st.metric = UI_METRIC_LATENCY;
+    ui_state_message(&a->st, false, "sweeping %s (m: latency, throughput, memory, MIG table)",
+                     argc > 1 ? argv[1] : "batch");
+    return ST_OK;
+}
+
 static enum status do_quit(struct app *a, int argc, char **argv, bool bang, struct cmd_out *out,
                            struct diag *d)
 {
@@ -339,6 +353,8 @@ static const struct cmd cmds[] = {
     {{"messages", "messages", "Show the message log (every status message, in full)"}, 0, 0,
      do_messages},
     {{"help", "help", "Show the help tab"}, 0, 0, do_help},
+    {{"sweep", "sweep [NAME]", "Sweep tab over the batch (default) or any symbol or template "
+                               "hyperparameter (sweep seq, sweep depth)"}, 0, 1, do_sweep},
     {{"tab", "tab NAME", "Show a tab: layers, graph, sweep, setup, detail, compare, log ..."}, 1,
      1, do_tab},
     {{"quit", "quit", "Quit the explorer (also q, F10)"}, 0, 0, do_quit},
@@ -496,6 +512,12 @@ bool cmd_complete(const struct app *a, const char *line, int start,
             return false;
         add(ctx, "csv");
         add(ctx, "json");
+    } else if (!strcmp(cmd, "sweep")) {
+        add(ctx, "batch");
+        for (int i = 0; a->g && i < a->g->n_syms; i++)
+            add(ctx, a->g->syms[i].name);
+        for (int i = 0; i < a->n_tparams; i++)
+            add(ctx, a->tparams[i].name);
     } else if (!strcmp(cmd, "tab")) {
         for (int t = 0; t < UI_TAB__COUNT; t++) {
             snprintf(buf, sizeof buf, "%s", ui_tab_title((enum ui_tab)t));

@@ -76,7 +76,11 @@ enum ui_input {
 #define UI_STATUS_MAX 512
 #define UI_LOG_MAX 100
 
-enum ui_sweep_metric { UI_METRIC_LATENCY, UI_METRIC_THROUGHPUT, UI_METRIC_MEMORY, UI_METRIC__COUNT };
+enum ui_sweep_metric {
+    UI_METRIC_LATENCY, UI_METRIC_THROUGHPUT, UI_METRIC_MEMORY,
+    UI_METRIC_MIG, /* not a chart: the per-MIG-profile table */
+    UI_METRIC__COUNT
+};
 
 struct ui_state {
     enum ui_tab tab;
