@@ -10,7 +10,7 @@
 static const struct w_table_col cols[] = {
     [UI_COL_INDEX] = {"#", 4, true, false, false, 100},
     [UI_COL_NAME] = {"Name", 10, false, 3, false, 0, true},
-    [UI_COL_OP] = {"Op", 8, false, 1, false, 0, true},
+    [UI_COL_OP] = {"Op", 8, false, 2, false, 0, true},
     [UI_COL_SHAPE] = {"Output shape", 13, false, true, false, 0},
     [UI_COL_PARAMS] = {"Params", 6, true, false, false, 0},
     [UI_COL_MACS] = {"MACs", 6, true, false, false, 0},

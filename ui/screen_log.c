@@ -4,11 +4,24 @@
 
 #include <string.h>
 
-/* Lines the message k takes when wrapped to w columns. */
+/* Lines a message takes when cut into pieces of w - 2 columns. */
 static int msg_lines(const char *m, int w)
 {
-    int n = draw_strwidth(m) + 2;
-    return w > 0 ? (n + w - 1) / w : 1;
+    int n = draw_strwidth(m), pw = w > 3 ? w - 2 : 1;
+    return n > 0 ? (n + pw - 1) / pw : 1;
+}
+
+/* Draws m in pieces of w - 2 columns from row y on (exactly msg_lines). */
+static void draw_msg(struct ui_canvas *c, int y, int x, int w, enum ui_style st, const char *m)
+{
+    int pw = w > 3 ? w - 2 : 1;
+    for (const char *p = m; *p; y++) {
+        int n = draw_text(c, y, x, pw, st, p);
+        for (int i = 0; i < n && *p; i++)
+            draw_utf8_next(&p);
+        if (n == 0)
+            break;
+    }
 }
 
 static void draw(struct app *a, struct ui_canvas *c, struct ui_rect r)
@@ -41,7 +54,7 @@ static void draw(struct app *a, struct ui_canvas *c, struct ui_rect r)
         const char *m = ui_state_log_get(s, k, &err);
         int h = msg_lines(m, r.w);
         draw_text(c, y, r.x, 2, UI_STYLE_DIM, err ? "! " : "  ");
-        draw_text_wrap(c, y, r.x + 2, r.w - 2, h, err ? UI_STYLE_ERROR : UI_STYLE_NORMAL, m);
+        draw_msg(c, y, r.x + 2, r.w, err ? UI_STYLE_ERROR : UI_STYLE_NORMAL, m);
         y += h;
     }
 }

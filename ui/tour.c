@@ -48,7 +48,7 @@ static const struct step steps[] = {
     {"Why batch helps", "batch 32; sort time desc",
      "Batch 32 processes 32 images at once. Each kernel now has 32 times the work but is launched "
      "once, so the latency grows much less than 32 times and the throughput (images per second) "
-     "rises. The line below says by how much."},
+     "rises. The line above says by how much."},
     {"...until it does not", "tab sweep",
      "Latency against batch 1 to 1024 on log axes. While launch overhead dominates the curve is "
      "flat; once the GPU is busy (compute-bound) latency grows in step with the batch and the "
@@ -74,8 +74,11 @@ static const struct step steps[] = {
      "layers linearly, attention's score matrices quadratically. Most of the time is in the "
      "matrix products (MatMul, Gemm)."},
     {"Longer sequences", "set seq=1024",
-     "Eight times the tokens. Compare the figures below: the latency grew by more than the "
-     "linear layers alone would need, and activation memory grew with it."},
+     "Eight times the tokens: line 1 shows eight times the MACs in the linear layers, and "
+     "attention's score matrices are 64 times larger, so activation memory grows. Whether the "
+     "latency follows depends on how busy the GPU already was: at batch 1 much of the time is "
+     "launch overhead, which does not grow with the tokens. The GNN and the teacher can "
+     "disagree most in such corners; both figures are on the prediction line."},
     {"Your turn", "tab setup",
      "Change anything here with Left/Right or Enter. P pins a configuration and 8 opens the "
      "Compare tab to put pins side by side; u undoes a change, U redoes it; :w NAME saves a "

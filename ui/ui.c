@@ -17,6 +17,7 @@
 #include "layout.h"
 #include "prompt.h"
 #include "screen.h"
+#include "session.h"
 #include "term.h"
 #include "tour.h"
 #include "xalloc.h"
@@ -166,8 +167,16 @@ static void run_command(struct ui *u, const char *raw)
     struct cmd_out out;
     struct diag d = {0};
     unsigned gen = u->a.gen;
+    char before[UI_STATUS_MAX];
+    bool before_err = u->a.st.status_error;
+    memcpy(before, u->a.st.status, sizeof before);
     u->a.st.status[0] = 0;
     enum status st = cmd_execute(&u->a, line, &out, &d);
+    if (!st && (out.flags & CMD_DUMP)) {
+        /* the screen as it was: the dump does not clear the message */
+        memcpy(u->a.st.status, before, sizeof before);
+        u->a.st.status_error = before_err;
+    }
     if (st) {
         ui_state_message(&u->a.st, true, "%s", d.msg);
         return;
@@ -551,11 +560,20 @@ static void load_script(struct ui *u)
 
 int ui_main(const char *model)
 {
+    struct ui_opts o = {model, NULL, false};
+    return ui_main_opts(&o);
+}
+
+int ui_main_opts(const struct ui_opts *o)
+{
     setlocale(LC_ALL, "");
     struct ui *u = xcalloc(1, sizeof *u);
     struct diag d = {0};
     int rc = 0;
-    if (app_init(&u->a, model, &d)) {
+    /* a session names its own model: read it first so a missing or broken
+     * file is reported before the terminal is taken */
+    if (app_init(&u->a, o->model, &d) ||
+        (o->session && session_load(&u->a, o->session, &d))) {
         fprintf(stderr, "dippm: %s\n", d.msg);
         rc = status_exit_code(d.code);
         goto out;
@@ -590,6 +608,8 @@ int ui_main(const char *model)
                          u->a.recompute_ms, u->headless ? "" : "  q quit");
     load_script(u);
     prompt_init();
+    if (o->tour)
+        tour_start(&u->tour, &u->a);
     u->shown_tab = u->a.st.tab;
     app_update_mig(&u->a);
     render(u);
