@@ -132,6 +132,8 @@ void app_fini(struct app *a)
 {
     app_pins_clear(a);
     free(a->cmp.v);
+    free(a->cmp.keys_base);
+    free(a->cmp.keys_other);
     a->cmp.v = NULL;
     clear_prediction(a);
     graph_free(a->g);
@@ -486,6 +488,7 @@ enum status app_open_view(struct app *a, const char *spec, bool keep_view, struc
         return st;
     }
     graph_free(old_g);
+    a->model_serial++;
     parse_tparams(a);
     a->sweep.valid = false;
     a->sweep_gen++;

@@ -83,6 +83,11 @@ struct app_compare {
     bool valid;
     int n;
     struct app_layer_delta *v; /* malloc'd, sorted by |delta| descending */
+    /* both sides' layers sorted by name (malloc'd), kept while the pins and
+     * the model stay, so a configuration change only re-merges */
+    void *keys_base, *keys_other;
+    unsigned keys_serial, keys_model;
+    int keys_col;
 };
 
 struct zoo_param;
@@ -120,6 +125,7 @@ struct app {
     struct app_snapshot pins[APP_PINS_MAX];
     int n_pins;
     unsigned pin_serial;      /* bumped when pins change */
+    unsigned model_serial;    /* bumped when the graph is replaced */
     struct app_compare cmp;   /* per-layer deltas for the compare view */
     /* Undo and redo of what-if changes (oldest first). */
     struct app_whatif undo[APP_UNDO_MAX], redo[APP_UNDO_MAX];

@@ -61,7 +61,18 @@ static int cmp_delta(const void *x, const void *y)
 static void compute(struct app *a, const struct side *b, const struct side *o)
 {
     struct app_compare *c = &a->cmp;
-    struct keyed *kb = sorted(b), *ko = sorted(o);
+    /* names change only with the pins or the model: sort them once */
+    if (!c->keys_base || c->keys_serial != a->pin_serial || c->keys_model != a->model_serial ||
+        c->keys_col != c->col) {
+        free(c->keys_base);
+        free(c->keys_other);
+        c->keys_base = sorted(b);
+        c->keys_other = sorted(o);
+        c->keys_serial = a->pin_serial;
+        c->keys_model = a->model_serial;
+        c->keys_col = c->col;
+    }
+    struct keyed *kb = c->keys_base, *ko = c->keys_other;
     free(c->v);
     c->v = xmalloc(sizeof *c->v * (size_t)(b->n + o->n + 1));
     c->n = 0;
@@ -83,8 +94,6 @@ static void compute(struct app *a, const struct side *b, const struct side *o)
         }
     }
     qsort(c->v, (size_t)c->n, sizeof *c->v, cmp_delta);
-    free(kb);
-    free(ko);
 }
 
 const struct app_compare *app_compare_layers(struct app *a, int col)
@@ -107,9 +116,9 @@ const struct app_compare *app_compare_layers(struct app *a, int col)
     } else {
         o = (struct side){a->g ? a->g->n_nodes : 0, NULL, NULL, a};
     }
+    c->col = col;
     compute(a, &b, &o);
     c->valid = true;
-    c->col = col;
     c->gen = a->gen;
     c->pin_serial = a->pin_serial;
     return c;
