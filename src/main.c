@@ -39,7 +39,7 @@ static void usage(FILE *f)
                "  -h, --help       this help; 'dippm SUBCOMMAND --help' for a subcommand\n"
                "  -V, --version    version\n"
                "  --session NAME   open the explorer on a saved session (:w NAME saves one)\n"
-               "  --tour           a guided tour of what the figures mean, on the bundled models\n\n"
+               "  --tour           a guided tour of what the figures mean (bundled models)\n\n"
                "See dippm(1) for options, output formats and exit codes.\n");
 }
 

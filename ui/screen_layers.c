@@ -16,7 +16,7 @@ static const struct w_table_col cols[] = {
     [UI_COL_MACS] = {"MACs", 6, true, false, false, 0},
     [UI_COL_MEM] = {"Memory", 8, true, false, false, 0},
     [UI_COL_SHARE] = {"Time share", 12, true, true, true, 0},
-    [UI_COL_BOUND] = {"Bound", 8, false, false, false, 0},
+    [UI_COL_BOUND] = {"Bound", 8, false, false, false, 90}, /* Right scrolls to it */
 };
 _Static_assert(sizeof cols / sizeof cols[0] == UI_COL__COUNT, "layer columns");
 

@@ -216,8 +216,15 @@ bool tour_key(struct tour *t, struct app *a, int key)
 void tour_draw(const struct tour *t, const struct app *a, struct ui_canvas *c, struct ui_rect r)
 {
     (void)a;
-    /* the lower part of the body, at most 9 lines, so the screen stays visible */
-    int h = r.h / 2 > 9 ? 9 : r.h / 2;
+    /* the lower part of the body, as tall as the text needs (estimated from
+     * its length; word wrap loses a little per line), leaving the top three
+     * rows of the screen visible */
+    int tw = r.w - 4 > 10 ? r.w - 4 : 10;
+    int need = (draw_strwidth(steps[t->step].text) * 6 / 5) / tw + 1 +
+               (t->note[0] ? (draw_strwidth(t->note) * 6 / 5) / tw + 1 : 0) + 2;
+    int h = need < 6 ? 6 : need;
+    if (h > r.h - 3)
+        h = r.h - 3;
     if (h < 4)
         h = r.h < 4 ? r.h : 4;
     struct ui_rect b = {r.y + r.h - h, r.x, h, r.w};

@@ -11,7 +11,9 @@ void w_table_widths(const struct w_table *t, int w, int *widths)
     for (int i = 0; i < t->n_cols; i++) {
         int need = t->cols[i].min_width + (used ? 1 : 0);
         bool scrolled = i >= t->frozen && i < t->frozen + t->skip;
-        if (!scrolled && w >= t->cols[i].hide_below && used + need <= w) {
+        /* hide_below gives way once the user scrolls the columns */
+        bool narrow = w < t->cols[i].hide_below && !(t->skip > 0 && i >= t->frozen);
+        if (!scrolled && !narrow && used + need <= w) {
             widths[i] = t->cols[i].min_width;
             used += need;
             n_flex += t->cols[i].flex;
@@ -37,7 +39,7 @@ bool w_table_clipped(const struct w_table *t, int w)
         return false;
     w_table_widths(t, w, widths);
     for (int i = t->frozen + t->skip; i < t->n_cols; i++)
-        if (!widths[i] && w >= t->cols[i].hide_below)
+        if (!widths[i])
             return true;
     return false;
 }

@@ -127,6 +127,16 @@ run "max batch" 0 "$DIPPM" sweep --max-batch --gpu a100:1g.5gb "$S/resnet50.onnx
 run "max batch unmeetable" 1 "$DIPPM" sweep --max-batch --slo-ms 0.0001 "$S/tiny_cnn.json" &&
     check "max batch none" "$T/out" "no batch fits"
 
+# the explorer's entry points: --tour and --session NAME need a terminal (or
+# DIPPM_NO_DISPLAY); a missing session is named before the terminal is used
+run "--tour without a terminal" 2 "$DIPPM" --tour </dev/null &&
+    check "--tour needs a terminal" "$T/err" "needs a terminal"
+run "--session without a name" 2 "$DIPPM" --session && check "--session usage" "$T/err" "usage: dippm --tour"
+run "--session of an absent session" 3 env DIPPM_NO_DISPLAY=1 XDG_STATE_HOME="$T/state" \
+    "$DIPPM" --session nosuch && check "absent session named" "$T/err" "no session 'nosuch'"
+run "--session with a bad name" 2 env DIPPM_NO_DISPLAY=1 XDG_STATE_HOME="$T/state" \
+    "$DIPPM" --session ../etc && check "bad session name" "$T/err" "session name '../etc'"
+
 # every ONNX sample converts to JSON with the same parameters and MACs
 for m in "$S"/*.onnx; do
     b=$(basename "$m" .onnx)

@@ -176,6 +176,18 @@ run 30 200 '@1' zoo:resnet:depth=18
 has 1 "BatchNormalization"
 end
 
+begin "small windows: names cut in the middle, Left/Right scroll a wide table"
+run 24 80 '@1<Right>@2<Left>@3' zoo:resnet:depth=50
+has 1 "layer1.0.conv1"               # 80 columns leave room for whole names
+line 1 7 | grep -q "Bound" && bad "Bound fits at 80 columns? the test needs a narrower window"
+line_has 2 7 "Bound"                 # Right scrolled the columns after the name
+line 2 7 | grep -q " Op " && bad "Op still shown after scrolling right"
+line_has 3 7 "Op"
+run 24 60 '@1' zoo:resnet:depth=50
+dump 1 | grep -q "…" || bad "no name cut in the middle at 60 columns"
+dump 1 | grep -Eq "^lay[^ ]*…[^ ]*conv[0-9]" || bad "a long name is not cut in the middle"
+end
+
 begin "7: the roofline reads as a floor, overhead as launch overhead"
 run 30 200 '@1' "$FIXED"
 has 1 "Roofline floor"
