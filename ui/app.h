@@ -208,6 +208,10 @@ void app_pins_clear(struct app *a);
  * n_pins: the current state) into a->cmp, recomputed only when something
  * changed. Needs at least one pin. */
 const struct app_compare *app_compare_layers(struct app *a, int col);
+/* MiB of the KV cache the model reads (graph inputs named past* or *cache*,
+ * at the configured precision); part of the teacher's activations. 0 when
+ * the model has none. */
+double app_kv_cache_mib(const struct app *a);
 /* Predicted time of a layer in ms (share x latency), 0 if unknown. */
 double app_node_ms(const struct app *a, int i);
 /* Writes the layer table and headline figures as "csv" or "json" to path

@@ -25,6 +25,19 @@ double app_node_share(const struct app *a, int i)
     return s->nodes[i].time_s * 1e3 / s->latency_ms;
 }
 
+double app_kv_cache_mib(const struct app *a)
+{
+    double b = 0;
+    for (int i = 0; a->g && i < a->g->n_inputs; i++) {
+        const struct value *v = &a->g->values[a->g->inputs[i]];
+        if ((v->flags & VAL_INIT) || !v->name || !v->shape.known)
+            continue;
+        if (ui_str_icontains(v->name, "past") || ui_str_icontains(v->name, "cache"))
+            b += (double)shape_numel(&v->shape) * precision_bytes(a->cfg.prec);
+    }
+    return b / 1048576.0;
+}
+
 static enum bound node_bound(const struct app *a, int i)
 {
     const struct sim_result *s = &a->pred.sim;

@@ -289,7 +289,7 @@ static void draw_pred(struct app *a, struct ui_canvas *c, struct ui_rect r)
     /* the teacher's parts add up to the teacher's own total (the GNN
      * predicts the total only); the longest wording that fits wins */
     const struct sim_result *sr = &p->sim;
-    char tot[2][160], parts[3][320], dl[64] = "";
+    char tot[2][160], parts[4][320], dl[64] = "";
     fmt_bytes(p->memory_mib * 1048576.0, b1, sizeof b1);
     fmt_bytes(cap * 1048576.0, b2, sizeof b2);
     snprintf(tot[0], sizeof tot[0], "%s of %s (%.0f%%) ", b1, b2, frac * 100);
@@ -297,36 +297,49 @@ static void draw_pred(struct app *a, struct ui_canvas *c, struct ui_rect r)
     fmt_bytes_short(cap * 1048576.0, b2, sizeof b2);
     snprintf(tot[1], sizeof tot[1], "%s/%s ", b1, b2);
     const char *src = gnn ? "teacher " : "";
-    for (int v = 0; v < 3; v++) {
+    double kv = app_kv_cache_mib(a);
+    /* 0: words, 1: short units, 2: abbreviations, 3: the same without the KV cache */
+    for (int v = 0; v < 4; v++) {
         const char *(*fb)(double, char *, int) = v == 0 ? fmt_bytes : fmt_bytes_short;
         fb(sr->weights_mib * 1048576.0, b1, sizeof b1);
         fb(sr->act_peak_mib * 1048576.0, b2, sizeof b2);
+        char kvs[64] = "", k[48];
+        if (kv > 0 && kv <= sr->act_peak_mib && v < 3) /* part of the activations */
+            snprintf(kvs, sizeof kvs, v == 2 ? " (%s KV)" : " (KV cache %s)",
+                     fb(kv * 1048576.0, k, sizeof k));
         fb(sr->context_mib * 1048576.0, b3, sizeof b3);
         fb(sr->workspace_mib * 1048576.0, b4, sizeof b4);
         fb(sr->memory_mib * 1048576.0, b5, sizeof b5);
         snprintf(parts[v], sizeof parts[v],
-                 v == 0 ? " %s%s = weights %s + activations %s + context %s + workspace %s"
-                 : v == 1 ? " %s%s = %s weights + %s activations + %s context + %s workspace"
-                          : " %s%s = %s w + %s act + %s ctx + %s ws",
-                 src, b5, b1, b2, b3, b4);
+                 v == 0   ? " %s%s = weights %s + activations %s%s + context %s + workspace %s"
+                 : v == 1 ? " %s%s = %s weights + %s activations%s + %s context + %s workspace"
+                          : " %s%s = %s w + %s act%s + %s ctx + %s ws",
+                 src, b5, b1, b2, kvs, b3, b4);
     }
     if (a->st.compare && pin->valid) {
         fmt_delta(p->memory_mib, pin->memory_mib, b1, sizeof b1);
         snprintf(dl, sizeof dl, "(%s) ", b1);
     }
     const char *fit = frac > 1 ? "does not fit " : "";
-    int avail = xend - x, ti = 1, pi = 2, bw = 0;
-    for (int k = 0; k < 6; k++) {
-        int tv = k < 3 ? 0 : 1, pv = k % 3;
+    int avail = xend - x, ti = 1, pi = 3, bw = 0;
+    bool found = false;
+    for (int k = 0; k < 8 && !found; k++) { /* with a bar of at least 8 cells */
+        int tv = k < 4 ? 0 : 1, pv = k % 4;
         int need = draw_strwidth(tot[tv]) + draw_strwidth(parts[pv]) + draw_strwidth(dl) +
                    draw_strwidth(fit);
         if (need + 9 <= avail) {
             ti = tv;
             pi = pv;
             bw = avail - need - 1;
-            break;
+            found = true;
         }
     }
+    for (int pv = 2; pv < 4 && !found; pv++) /* no bar */
+        if (draw_strwidth(tot[1]) + draw_strwidth(parts[pv]) + draw_strwidth(dl) +
+                draw_strwidth(fit) <= avail) {
+            pi = pv;
+            found = true;
+        }
     if (bw > r.w / 5)
         bw = r.w / 5;
     if (bw >= 6) {

@@ -114,6 +114,9 @@ function mib(v, u) { return u == "GiB" ? v * 1024 : u == "KiB" ? v / 1024 : u ==
 }' || bad "parts do not add up: $mem"
 line_has 1 5 "predicted"
 line_has 1 5 "there"
+# a decoder step: the KV cache it reads is named, inside the activations
+run 30 200 '@1' zoo:gpt:phase=decode
+line_has 1 4 "(KV cache"
 end
 
 begin "7: # ascending is numeric; a sort starts at the top"
