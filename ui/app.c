@@ -467,6 +467,8 @@ enum status app_open_view(struct app *a, const char *spec, bool keep_view, struc
         if (bs >= 0 && g->syms[bs].def >= 1 && g->syms[bs].def <= APP_BATCH_MAX)
             a->cfg.batch = g->syms[bs].def;
     }
+    if (graph_batch_sym(g) < 0)
+        a->cfg.batch = 1; /* fixed input sizes: there is no batch to keep */
     enum status st = app_recompute(a, d);
     if (st && !old_g) {
         /* The first model: open it anyway so the user can see the graph and

@@ -114,6 +114,13 @@ static void describe(const struct app *a, const struct field *f, char *name, cha
     }
 }
 
+/* Field rows shown; the last two lines of a tall enough tab hold the whole
+ * range and help of the selected field, which its row may cut. */
+static int vis_rows(struct ui_rect r)
+{
+    return r.h >= 12 ? r.h - 3 : r.h - 1;
+}
+
 static void draw(struct app *a, struct ui_canvas *c, struct ui_rect r)
 {
     struct field f[MAX_FIELDS];
@@ -122,7 +129,7 @@ static void draw(struct app *a, struct ui_canvas *c, struct ui_rect r)
     struct ui_list *l = &a->st.list[UI_TAB_PARAMS];
     if (f[l->sel].kind == F_SECTION && l->sel + 1 < n)
         l->sel++;
-    int vis = r.h - 1;
+    int vis = vis_rows(r);
     ui_list_clamp(l, n, vis);
     draw_text(c, r.y, r.x, r.w, UI_STYLE_HEADING,
               "Left/Right: step the value   Enter: type a value   every change re-predicts");
@@ -155,6 +162,14 @@ static void draw(struct app *a, struct ui_canvas *c, struct ui_rect r)
         draw_text(c, y, r.x + name_w + val_w, r.w - name_w - val_w, UI_STYLE_DIM, rest);
         if (i == l->sel)
             draw_restyle(c, y, r.x, r.w, UI_STYLE_SELECTED);
+    }
+    if (r.h >= 12 && l->sel < n && f[l->sel].kind != F_SECTION) {
+        char name[64], val[64], range[256], full[600];
+        const char *help;
+        describe(a, &f[l->sel], name, val, range, &help);
+        snprintf(full, sizeof full, "%s: %s%s%s", name, range, help ? ". " : "",
+                 help ? help : "");
+        draw_text_wrap(c, r.y + r.h - 2, r.x, r.w, 2, UI_STYLE_LABEL, full);
     }
 }
 
@@ -277,7 +292,7 @@ static unsigned on_action(struct app *a, enum ui_action act, struct ui_rect r)
     int n = fields(a, f);
     struct ui_list *l = &a->st.list[UI_TAB_PARAMS];
     int before = l->sel;
-    unsigned fl = screen_list_move(l, act, n, r.h - 1);
+    unsigned fl = screen_list_move(l, act, n, vis_rows(r));
     if (fl) {
         /* skip section titles in the direction of travel, else the other
          * way (Home lands on the first title: the field after it) */
@@ -288,7 +303,7 @@ static unsigned on_action(struct app *a, enum ui_action act, struct ui_rect r)
         while (f[at].kind == F_SECTION && at - dir >= 0 && at - dir < n)
             at -= dir;
         l->sel = f[at].kind == F_SECTION ? before : at;
-        ui_list_clamp(l, n, r.h - 1);
+        ui_list_clamp(l, n, vis_rows(r));
         if (l->sel <= 1)
             l->top = 0; /* keep the first section title in view */
         return fl;
@@ -322,7 +337,7 @@ static unsigned on_click(struct app *a, struct ui_rect r, int y, int x, bool dbl
     int row = l->top + y - r.y - 1;
     if (y <= r.y || row >= n || f[row].kind == F_SECTION)
         return 0;
-    ui_list_select(l, row, n, r.h - 1);
+    ui_list_select(l, row, n, vis_rows(r));
     return dbl ? on_action(a, UI_ACT_ENTER, r) : UI_HANDLED | UI_REDRAW;
 }
 

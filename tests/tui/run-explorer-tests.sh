@@ -76,6 +76,8 @@ line_has 1 2 "batch 1 (fixed)"
 has 2 "no batch dimension"
 has 3 "no batch dimension"
 hasnt 3 "Latency vs batch"
+run 30 100 ":batch 8<Enter>:open $FIXED<Enter>@1" "$TINY"
+line_has 1 2 "batch 1 (fixed)"      # opening it does not carry batch 8 over
 end
 
 begin "4: :set A=ok B=bad changes nothing (all or none)"
