@@ -133,6 +133,15 @@ run 30 100 '3<F5>@1' "$TINY"
 has 1 "p producer"
 end
 
+begin "7: graph view: collapsed blocks sit on their path; weight-only nodes have no rows"
+run 30 100 '2z@1' zoo:resnet:depth=18
+dump 1 | grep -q "◆  layer1.0" || bad "layer1.0 block row missing"
+dump 1 | grep -q "├─◆" && bad "a collapsed block drawn as a branch fanning out of one node"
+run 30 100 '2@1' "$SAMPLES_DIR/gpt2_medium.onnx"
+dump 1 | sed -n 8,20p | grep -q "Constant" && bad "Constant rows fill the top of the graph"
+has 1 "weight-only folded into users"
+end
+
 begin "7: Setup Home and PgUp reach the first field"
 run 30 100 '<F2><End><Home><Right>@1' zoo:resnet:depth=18
 line_has 1 2 "A100-SXM4-80GB"      # Right after Home steps the GPU
