@@ -52,12 +52,9 @@ static void draw_mig_table(struct app *a, struct ui_canvas *c, struct ui_rect r)
     snprintf(t, sizeof t, "Every MIG profile of %s at this configuration (m: next view)",
              gpu ? gpu->name : "?");
     draw_text(c, r.y, r.x, r.w, UI_STYLE_TITLE, t);
-    if (!a->have_mig) {
-        app_update_mig(a);
-        if (!a->have_mig) {
-            draw_text(c, r.y + 1, r.x, r.w, UI_STYLE_DIM, a->mig_err[0] ? a->mig_err : "no advice");
-            return;
-        }
+    if (!a->have_mig) { /* the controller computes it after this redraw */
+        draw_text(c, r.y + 1, r.x, r.w, UI_STYLE_DIM, a->mig_err[0] ? a->mig_err : "no advice");
+        return;
     }
     const struct mig_advice *m = &a->mig;
     draw_clear(c, (struct ui_rect){r.y + 1, r.x, 1, r.w}, UI_STYLE_HEADING);
