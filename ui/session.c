@@ -151,8 +151,8 @@ static enum status parse_line(struct app_whatif *w, const char *key, char *val,
                             where, gpu ? gpu->name : "the GPU", val);
     } else if (!strcmp(key, "precision")) {
         if (!precision_parse(val, &w->cfg.prec))
-            return diag_set(d, ST_EPARSE, "%s: precision '%s': expected fp32, tf32, fp16, bf16 "
-                                          "or int8", where, val);
+            return diag_set(d, ST_EPARSE, "%s: precision '%s': not a precision dippm knows "
+                                          "(:precision Tab lists them)", where, val);
     } else if (!strcmp(key, "runtime")) {
         if (!runtime_parse(val, &w->cfg.rt))
             return diag_set(d, ST_EPARSE, "%s: runtime '%s': expected pytorch or tensorrt", where,
