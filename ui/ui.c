@@ -454,7 +454,7 @@ static void handle_key_inner(struct ui *u, int key)
     if (u->tour.active && tour_key(&u->tour, &u->a, key))
         return;
     enum ui_action act = keymap_lookup(key);
-    if (act == UI_ACT_JUMP && u->a.st.tab != UI_TAB_PARAMS) {
+    if (act == UI_ACT_JUMP) {
         u->pending_g = true;
         ui_state_message(&u->a.st, false, "g: g again = first row, or type a node name");
         return;
