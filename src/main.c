@@ -24,6 +24,7 @@ static const struct {
 static void usage(FILE *f)
 {
     fprintf(f, "Usage: dippm [MODEL]\n"
+               "       dippm --session NAME | --tour\n"
                "       dippm SUBCOMMAND [OPTIONS] ...\n\n"
                "Predicts how a deep-learning model runs on data-centre GPUs: latency, energy,\n"
                "peak memory and the smallest MIG slice that holds it.\n\n"
@@ -36,8 +37,29 @@ static void usage(FILE *f)
                "template spec such as zoo:resnet:depth=101.\n\n"
                "Options:\n"
                "  -h, --help       this help; 'dippm SUBCOMMAND --help' for a subcommand\n"
-               "  -V, --version    version\n\n"
+               "  -V, --version    version\n"
+               "  --session NAME   open the explorer on a saved session (:w NAME saves one)\n"
+               "  --tour           a guided tour of what the figures mean (bundled models)\n\n"
                "See dippm(1) for options, output formats and exit codes.\n");
+}
+
+/* dippm --tour | --session NAME: the explorer only (no report fallback). */
+static int explore_opts(int argc, char **argv)
+{
+    struct ui_opts o = {NULL, NULL, false};
+    if (!strcmp(argv[1], "--tour") && argc == 2) {
+        o.tour = true;
+    } else if (!strcmp(argv[1], "--session") && argc == 3 && argv[2][0] != '-') {
+        o.session = argv[2];
+    } else {
+        fprintf(stderr, "dippm: usage: dippm --tour | dippm --session NAME\n");
+        return 2;
+    }
+    if (!getenv("DIPPM_NO_DISPLAY") && !(isatty(STDIN_FILENO) && isatty(STDOUT_FILENO))) {
+        fprintf(stderr, "dippm: %s needs a terminal (the explorer)\n", argv[1]);
+        return 2;
+    }
+    return ui_main_opts(&o);
 }
 
 int main(int argc, char **argv)
@@ -50,6 +72,8 @@ int main(int argc, char **argv)
         printf("dippm %s\n", PACKAGE_VERSION);
         return 0;
     }
+    if (argc >= 2 && (!strcmp(argv[1], "--tour") || !strcmp(argv[1], "--session")))
+        return explore_opts(argc, argv);
     if (argc >= 2) {
         for (size_t i = 0; i < sizeof subcommands / sizeof subcommands[0]; i++)
             if (!strcmp(argv[1], subcommands[i].name))

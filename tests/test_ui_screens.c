@@ -253,7 +253,7 @@ static const char *row_glyphs(const struct graph_rows *gr, int row, int n, char 
 }
 
 /* A three-way merge draws ┴ where it passes a lane that ends on the same
- * row; a Constant gets a dot and no lane. */
+ * row; a Constant gets no row (it is folded into its user's) and no lane. */
 static void test_graph_lanes_merge(void **state)
 {
     (void)state;
@@ -291,10 +291,14 @@ static void test_graph_lanes_merge(void **state)
     }
     assert_string_equal(row_glyphs(&gr, gr.row_of_node[ni_cat], 5, buf, sizeof buf),
                         "\u25cf\u2500\u2534\u2500\u2518");
-    /* the Constant: a dot in a free lane, and no lane follows it */
-    const char *kr = row_glyphs(&gr, gr.row_of_node[ni_k], 6, buf, sizeof buf);
-    assert_non_null(strstr(kr, "\u00b7"));
-    assert_null(strstr(kr, "\u25cf"));
+    /* the Constant: no row of its own (the Add's row, the last), no lane */
+    int ni_add = -1;
+    for (int i = 0; i < g->n_nodes; i++)
+        if (!strcmp(g->nodes[i].name, "add"))
+            ni_add = i;
+    assert_int_equal(gr.n_hidden, 1);
+    assert_int_equal(gr.n, g->n_nodes - 1);
+    assert_int_equal(gr.row_of_node[ni_k], gr.row_of_node[ni_add]);
     assert_true(gr.lanes_used <= 3);
     graph_rows_fini(&gr);
     graph_free(g);
@@ -326,7 +330,9 @@ static void test_screens_draw(void **state)
     draw_clear(&c, r, UI_STYLE_NORMAL);
     screen_get(UI_TAB_LAYERS)->draw(a, &c, r);
     assert_true(canvas_has(&c, "conv1"));
-    assert_true(canvas_has(&c, "GlobalAveragePool") || canvas_has(&c, "GlobalAv"));
+    /* a long op name is cut in the middle, keeping both ends */
+    assert_true(canvas_has(&c, "GlobalAveragePool") ||
+                (canvas_has(&c, "Glob") && canvas_has(&c, "Pool")));
     draw_clear(&c, r, UI_STYLE_NORMAL);
     a->st.detail_node = app_node_find(a, "conv1"); /* the table drives the current node */
     screen_get(UI_TAB_DETAIL)->draw(a, &c, r);
@@ -396,7 +402,9 @@ static void test_headless_run(void **state)
     assert_true(fd >= 0 && fd2 >= 0);
     close(fd2);
     char script[512];
-    int n = snprintf(script, sizeof script, "++<F6>:dump-screen %s<Enter>q", dump);
+    /* mkstemp made the file: plain dump-screen refuses, dump-screen! writes */
+    int n = snprintf(script, sizeof script,
+                     "++<F6>:dump-screen %s<Enter>:dump-screen! %s<Enter>q", dump, dump);
     assert_int_equal(write(fd, script, (size_t)n), n);
     close(fd);
     setenv("DIPPM_NO_DISPLAY", "1", 1);
@@ -407,15 +415,10 @@ static void test_headless_run(void **state)
     assert_non_null(mkdtemp(state_dir));
     setenv("XDG_STATE_HOME", state_dir, 1);
     assert_int_equal(ui_main(tiny), 0);
-    /* the command line's history went to the XDG state directory */
+    /* a key script is not the user typing: no history file written */
     char hist[600];
     snprintf(hist, sizeof hist, "%s/dippm/history", state_dir);
-    char *h;
-    size_t hl;
-    assert_int_equal(file_read_all(hist, 1 << 16, &h, &hl, NULL), ST_OK);
-    assert_true(strstr(h, "dump-screen") != NULL);
-    free(h);
-    unlink(hist);
+    assert_false(file_exists(hist));
     snprintf(hist, sizeof hist, "%s/dippm", state_dir);
     rmdir(hist);
     rmdir(state_dir);

@@ -3,12 +3,14 @@
 #include "app.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <time.h>
 
+#include "draw.h"
 #include "gpu.h"
 #include "load.h"
 #include "shape.h"
@@ -121,11 +123,18 @@ enum status app_init(struct app *a, const char *spec, struct diag *d)
         snprintf(a->weights_note, sizeof a->weights_note, "%s", predictor_describe(a->p));
     else
         snprintf(a->weights_note, sizeof a->weights_note, "%s", wd.msg);
-    return app_open(a, spec, d);
+    enum status st = app_open(a, spec, d);
+    app_whatif_get(a, &a->saved);
+    return st;
 }
 
 void app_fini(struct app *a)
 {
+    app_pins_clear(a);
+    free(a->cmp.v);
+    free(a->cmp.keys_base);
+    free(a->cmp.keys_other);
+    a->cmp.v = NULL;
     clear_prediction(a);
     graph_free(a->g);
     a->g = NULL;
@@ -204,6 +213,11 @@ enum status app_set_config(struct app *a, const struct config *cfg, struct diag 
     if (cfg->batch < 1 || cfg->batch > APP_BATCH_MAX)
         return diag_set(d, ST_ERANGE, "batch %lld out of range 1..%lld", (long long)cfg->batch,
                         (long long)APP_BATCH_MAX);
+    if (cfg->batch != 1 && a->g && graph_batch_sym(a->g) < 0)
+        return diag_set(d, ST_EUSAGE,
+                        "batch %lld: the model has no batch dimension (its inputs have fixed "
+                        "sizes), so the batch stays 1",
+                        (long long)cfg->batch);
     a->cfg = *cfg;
     st = app_recompute(a, d);
     if (st) {
@@ -260,7 +274,7 @@ enum status app_set_gpu(struct app *a, const char *spec, struct diag *d)
             return diag_set(d, ST_ENOTFOUND, "unknown GPU '%s' (known: %s)", name, known);
         }
         if (gi != c.gpu)
-            c.mig = -1;
+            c.mig = app_mig_match(c.gpu, c.mig, gi);
         c.gpu = gi;
     }
     if (profile) {
@@ -300,41 +314,32 @@ static bool parse_i64(const char *s, int64_t *out)
     return true;
 }
 
-enum status app_set_param(struct app *a, const char *name, const char *value, struct diag *d)
+/* Sets graph symbol si (the batch symbol goes through the configuration). */
+static enum status set_symbol(struct app *a, int si, const char *name, const char *value,
+                              struct diag *d)
 {
-    if (!a->g)
-        return diag_set(d, ST_EUSAGE, "no model loaded");
-    int si = graph_sym_find(a->g, name);
-    int bs = graph_batch_sym(a->g);
-    if (si >= 0 || !strcmp(name, "batch")) {
-        int64_t v;
-        if (!parse_i64(value, &v))
-            return diag_set(d, ST_ERANGE, "%s=%s: expected an integer", name, value);
-        if (si < 0 || si == bs)
-            return app_set_batch(a, v, d);
-        int64_t old = a->g->syms[si].val;
-        enum status st = graph_sym_set(a->g, name, v, d);
-        if (st)
-            return st;
-        st = app_recompute(a, d);
-        if (st) {
-            a->g->syms[si].val = old;
-            restore(a);
-        } else {
-            a->sweep_gen++;
-        }
+    int64_t v;
+    if (!parse_i64(value, &v))
+        return diag_set(d, ST_ERANGE, "%s=%s: expected an integer", name, value);
+    if (si < 0 || si == graph_batch_sym(a->g))
+        return app_set_batch(a, v, d);
+    int64_t old = a->g->syms[si].val;
+    enum status st = graph_sym_set(a->g, a->g->syms[si].name, v, d);
+    if (st)
         return st;
+    st = app_recompute(a, d);
+    if (st) {
+        a->g->syms[si].val = old;
+        restore(a);
+    } else {
+        a->sweep_gen++;
     }
-    if (!a->is_template) {
-        char known[300];
-        int len = snprintf(known, sizeof known, "batch");
-        for (int i = 0; i < a->g->n_syms && len < (int)sizeof known - 40; i++)
-            if (i != bs)
-                len += snprintf(known + len, sizeof known - (size_t)len, ", %s",
-                                a->g->syms[i].name);
-        return diag_set(d, ST_ENOTFOUND, "'%s' is not a symbol of %s (symbols: %s)", name,
-                        a->g->name ? a->g->name : "the model", known);
-    }
+    return st;
+}
+
+static enum status set_tparam(struct app *a, const char *name, const char *value,
+                              struct diag *d)
+{
     struct zoo_args za;
     enum status st = zoo_args_parse(a->spec, &za, d);
     if (st)
@@ -351,10 +356,92 @@ enum status app_set_param(struct app *a, const char *name, const char *value, st
         if (zoo_args_spec(&za, spec, sizeof spec) >= (int)sizeof spec)
             return diag_set(d, ST_ERANGE, "template spec too long");
     }
-    return app_open(a, spec, d);
+    return app_open_view(a, spec, true, d);
+}
+
+/* A template hyperparameter wins over a graph symbol of the same name
+ * (resnet's width multiplier vs the image width); "sym.NAME" always means
+ * the symbol and "tpl.NAME" the hyperparameter. */
+enum status app_set_param(struct app *a, const char *name, const char *value, struct diag *d)
+{
+    if (!a->g)
+        return diag_set(d, ST_EUSAGE, "no model loaded");
+    bool want_sym = !strncmp(name, "sym.", 4), want_tpl = !strncmp(name, "tpl.", 4);
+    if (want_sym || want_tpl)
+        name += 4;
+    int si = graph_sym_find(a->g, name);
+    int bs = graph_batch_sym(a->g);
+    bool is_tpl = false;
+    if (a->is_template && !want_sym) {
+        struct zoo_args za;
+        is_tpl = zoo_args_parse(a->spec, &za, NULL) == ST_OK && zoo_param_find(za.fam, name) >= 0;
+    }
+    if (want_tpl && !is_tpl)
+        return diag_set(d, ST_ENOTFOUND, "'%s' is not a hyperparameter of %s", name,
+                        a->is_template ? a->family : "this model (not a zoo template)");
+    if (is_tpl)
+        return set_tparam(a, name, value, d);
+    if (si >= 0 || !strcmp(name, "batch"))
+        return set_symbol(a, si, name, value, d);
+    char known[300];
+    int len = snprintf(known, sizeof known, "batch");
+    for (int i = 0; i < a->g->n_syms && len < (int)sizeof known - 40; i++)
+        if (i != bs)
+            len += snprintf(known + len, sizeof known - (size_t)len, ", %s", a->g->syms[i].name);
+    if (a->is_template && !want_sym)
+        return set_tparam(a, name, value, d); /* zoo names the valid parameters */
+    return diag_set(d, ST_ENOTFOUND, "'%s' is not a symbol of %s (symbols: %s)", name,
+                    a->g->name ? a->g->name : "the model", known);
+}
+
+enum status app_set_params(struct app *a, int n, char *const *names, char *const *values,
+                           struct diag *d)
+{
+    struct app_whatif before;
+    app_whatif_get(a, &before);
+    for (int i = 0; i < n; i++) {
+        enum status st = app_set_param(a, names[i], values[i], d);
+        if (st) {
+            if (i > 0) {
+                struct diag ignore = {0};
+                app_whatif_apply(a, &before, &ignore);
+                diag_prefix(d, "nothing changed (%s=%s failed)", names[i], values[i]);
+            }
+            return st;
+        }
+    }
+    return ST_OK;
+}
+
+int app_mig_match(int old_gpu, int mig, int gpu)
+{
+    const struct gpu_spec *og = gpu_get(old_gpu), *ng = gpu_get(gpu);
+    if (mig < 0 || !og || !ng || mig >= og->n_mig || ng->n_mig == 0)
+        return -1;
+    const struct mig_profile *p = &og->mig[mig];
+    int k = gpu_mig_find(ng, p->name);
+    if (k >= 0)
+        return k;
+    int best = -1;
+    double best_d = 1e30;
+    for (int i = 0; i < ng->n_mig; i++) {
+        const struct mig_profile *q = &ng->mig[i];
+        double dd = (q->sm_sevenths != p->sm_sevenths) * 1e6 + (q->media != p->media) * 1e3 +
+                    fabs(q->usable_gib - p->usable_gib);
+        if (dd < best_d) {
+            best_d = dd;
+            best = i;
+        }
+    }
+    return best;
 }
 
 enum status app_open(struct app *a, const char *spec, struct diag *d)
+{
+    return app_open_view(a, spec, false, d);
+}
+
+enum status app_open_view(struct app *a, const char *spec, bool keep_view, struct diag *d)
 {
     if (strlen(spec) >= sizeof a->spec)
         return diag_set(d, ST_ERANGE, "model spec longer than %zu bytes", sizeof a->spec - 1);
@@ -380,6 +467,8 @@ enum status app_open(struct app *a, const char *spec, struct diag *d)
         if (bs >= 0 && g->syms[bs].def >= 1 && g->syms[bs].def <= APP_BATCH_MAX)
             a->cfg.batch = g->syms[bs].def;
     }
+    if (graph_batch_sym(g) < 0)
+        a->cfg.batch = 1; /* fixed input sizes: there is no batch to keep */
     enum status st = app_recompute(a, d);
     if (st && !old_g) {
         /* The first model: open it anyway so the user can see the graph and
@@ -401,63 +490,79 @@ enum status app_open(struct app *a, const char *spec, struct diag *d)
         return st;
     }
     graph_free(old_g);
+    a->model_serial++;
     parse_tparams(a);
-    a->st.detail_node = -1;
     a->sweep.valid = false;
     a->sweep_gen++;
+    a->rows_dirty = true;
+    if (keep_view) {
+        if (a->st.detail_node >= g->n_nodes)
+            a->st.detail_node = -1;
+        return ST_OK;
+    }
+    a->st.detail_node = -1;
     for (int t = 0; t < UI_TAB__COUNT; t++)
         a->st.list[t] = (struct ui_list){0, 0};
     return ST_OK;
 }
 
 /* ================================================================== */
-/* pin, sweep                                                          */
+/* pins                                                                */
 /* ================================================================== */
+
+double app_node_ms(const struct app *a, int i)
+{
+    return a->have_pred ? app_node_share(a, i) * a->pred.latency_ms : 0;
+}
+
+static void snapshot_free(struct app_snapshot *s)
+{
+    for (int i = 0; s->layer_name && i < s->n_layers; i++)
+        free(s->layer_name[i]);
+    free(s->layer_name);
+    free(s->layer_ms);
+    memset(s, 0, sizeof *s);
+}
+
+void app_pins_clear(struct app *a)
+{
+    a->pin_serial++;
+    for (int i = 0; i < APP_PINS_MAX; i++)
+        snapshot_free(&a->pins[i]);
+    a->n_pins = 0;
+}
 
 void app_pin(struct app *a)
 {
-    struct app_snapshot *s = &a->pinned;
+    if (a->n_pins == APP_PINS_MAX) {
+        /* keep the baseline, drop the oldest of the others */
+        snapshot_free(&a->pins[1]);
+        memmove(&a->pins[1], &a->pins[2], sizeof a->pins[0] * (APP_PINS_MAX - 2));
+        memset(&a->pins[APP_PINS_MAX - 1], 0, sizeof a->pins[0]);
+        a->n_pins--;
+    }
+    a->pin_serial++;
+    struct app_snapshot *s = &a->pins[a->n_pins++];
+    memset(s, 0, sizeof *s);
     s->valid = a->have_pred;
+    app_whatif_get(a, &s->w);
     s->cfg = a->cfg;
     s->latency_ms = a->pred.latency_ms;
     s->throughput = a->pred.throughput;
     s->energy_j = a->pred.energy_j;
     s->memory_mib = a->pred.memory_mib;
-    app_config_label(a, &a->cfg, s->label, sizeof s->label);
-}
-
-void app_sweep_ensure(struct app *a)
-{
-    struct app_sweep *sw = &a->sweep;
-    if (sw->valid && sw->gen == a->sweep_gen)
-        return;
-    memset(sw, 0, sizeof *sw);
-    sw->gen = a->sweep_gen;
-    sw->valid = true;
-    if (!a->g)
-        return;
-    struct config c = a->cfg;
-    for (int i = 0; i < APP_SWEEP_MAX; i++) {
-        c.batch = (int64_t)1 << i;
-        struct prediction pr;
-        struct diag d = {0};
-        memset(&pr, 0, sizeof pr);
-        sw->batch[i] = c.batch;
-        if (predict_run(a->p, a->g, &c, &pr, &d) == ST_OK) {
-            sw->ok[i] = true;
-            sw->latency_ms[i] = pr.latency_ms;
-            sw->throughput[i] = pr.throughput;
-            sw->memory_mib[i] = pr.memory_mib;
-        } else if (!sw->err[0]) {
-            snprintf(sw->err, sizeof sw->err, "batch %lld: %s", (long long)c.batch, d.msg);
-        }
-        prediction_fini(&pr);
-        sw->n = i + 1;
+    s->teacher_ms = a->pred.sim.latency_ms;
+    const char *base = strrchr(a->spec, '/');
+    draw_mid_cut(base ? base + 1 : a->spec, (int)sizeof s->model - 4, s->model, sizeof s->model);
+    char cl[160], m[64];
+    app_config_label(a, &a->cfg, cl, sizeof cl);
+    snprintf(s->label, sizeof s->label, "%s: %.90s", draw_mid_cut(s->model, 40, m, sizeof m), cl);
+    int n = a->g ? a->g->n_nodes : 0;
+    s->layer_name = xcalloc((size_t)(n ? n : 1), sizeof *s->layer_name);
+    s->layer_ms = xcalloc((size_t)(n ? n : 1), sizeof *s->layer_ms);
+    s->n_layers = n;
+    for (int i = 0; i < n; i++) {
+        s->layer_name[i] = xstrdup(a->g->nodes[i].name);
+        s->layer_ms[i] = app_node_ms(a, i);
     }
-    /* Put the graph back to the configuration's own shapes. */
-    struct prediction pr;
-    struct diag d = {0};
-    memset(&pr, 0, sizeof pr);
-    predict_run(a->p, a->g, &a->cfg, &pr, &d);
-    prediction_fini(&pr);
 }

@@ -26,19 +26,68 @@
 struct app_sweep {
     unsigned gen; /* app generation it was computed for; valid when == app->gen */
     bool valid;
+    char over[32];  /* "batch" or the symbol / hyperparameter swept */
     int n;
-    int64_t batch[APP_SWEEP_MAX];
+    int64_t batch[APP_SWEEP_MAX]; /* the swept value of each point (any integer) */
+    char label[APP_SWEEP_MAX][24]; /* the value as text (template choices) */
+    int cur;                       /* the point of the current configuration, -1 */
     double latency_ms[APP_SWEEP_MAX], throughput[APP_SWEEP_MAX], memory_mib[APP_SWEEP_MAX];
+    double capacity_mib;           /* of the GPU or slice */
     bool ok[APP_SWEEP_MAX];
     char err[DIAG_MSG_MAX + 32]; /* first failing point, if any */
 };
 
-/* A pinned configuration and its headline figures (pin / compare). */
+#define APP_WHATIF_SYMS 16
+#define APP_UNDO_MAX 64
+#define APP_PINS_MAX 4
+
+/* Everything a what-if change can touch: the model (path or template spec),
+ * the configuration, the latency target and the values of the model's
+ * symbols (by name, batch excluded: it is cfg.batch). Undo, redo, pins and
+ * sessions store these. */
+struct app_whatif {
+    char spec[APP_SPEC_MAX];
+    struct config cfg;
+    double slo_ms;
+    int n_syms;
+    char sym_name[APP_WHATIF_SYMS][32];
+    int64_t sym_val[APP_WHATIF_SYMS];
+};
+
+/* A pinned configuration and its figures (pin / compare): the what-if
+ * state, the headline figures, and the predicted time of every layer by
+ * name for the per-layer deltas. */
 struct app_snapshot {
     bool valid;
+    struct app_whatif w;
     struct config cfg;
-    double latency_ms, throughput, energy_j, memory_mib;
-    char label[160];
+    double latency_ms, throughput, energy_j, memory_mib, teacher_ms;
+    char label[160];  /* "resnet50.onnx: A100-SXM4-40GB, fp32, pytorch, batch 8" */
+    char model[96];   /* the model part of the label */
+    int n_layers;
+    char **layer_name; /* malloc'd, n_layers */
+    double *layer_ms;  /* malloc'd, n_layers */
+};
+
+/* One layer's predicted time in two configurations, matched by name
+ * (compare view). A layer present in only one has idx -1 on the other side. */
+struct app_layer_delta {
+    const char *name; /* borrowed from a pin or the graph */
+    double base_ms, other_ms;
+    int base_idx, other_idx;
+};
+
+struct app_compare {
+    unsigned gen, pin_serial; /* what it was computed for */
+    int col;                  /* 1..n_pins-1 = a pin, n_pins = the current state */
+    bool valid;
+    int n;
+    struct app_layer_delta *v; /* malloc'd, sorted by |delta| descending */
+    /* both sides' layers sorted by name (malloc'd), kept while the pins and
+     * the model stay, so a configuration change only re-merges */
+    void *keys_base, *keys_other;
+    unsigned keys_serial, keys_model;
+    int keys_col;
 };
 
 struct zoo_param;
@@ -71,7 +120,19 @@ struct app {
     unsigned gen;            /* bumped after every successful recompute */
     unsigned sweep_gen;      /* bumped when anything but batch and SLO changes */
     struct app_sweep sweep;
-    struct app_snapshot pinned;
+    char sweep_over[32];     /* "" = batch, else a symbol or template hyperparameter */
+    /* Pinned configurations; pins[0] is the baseline of the deltas. */
+    struct app_snapshot pins[APP_PINS_MAX];
+    int n_pins;
+    unsigned pin_serial;      /* bumped when pins change */
+    unsigned model_serial;    /* bumped when the graph is replaced */
+    struct app_compare cmp;   /* per-layer deltas for the compare view */
+    /* Undo and redo of what-if changes (oldest first). */
+    struct app_whatif undo[APP_UNDO_MAX], redo[APP_UNDO_MAX];
+    int n_undo, n_redo;
+    struct app_whatif saved;  /* as at start or the last session save/load */
+    char session[64];         /* the session name, "" if none */
+    bool quit_asked;          /* "unsaved changes" already said once */
     bool is_template;
     char family[64];
     int n_tparams;
@@ -112,18 +173,61 @@ enum status app_set_gpu(struct app *a, const char *spec, struct diag *d);
 enum status app_set_slo(struct app *a, double ms, struct diag *d);
 /* Replaces the model; the old one stays on failure. */
 enum status app_open(struct app *a, const char *spec, struct diag *d);
+/* app_open that keeps the view (tab selections, filter, node) when
+ * keep_view: a template rebuilt with another hyperparameter. */
+enum status app_open_view(struct app *a, const char *spec, bool keep_view, struct diag *d);
+/* Several NAME=VALUE settings at once: all apply or none (the previous
+ * state is restored on the first failure and diag names it). */
+enum status app_set_params(struct app *a, int n, char *const *names, char *const *values,
+                           struct diag *d);
+/* The MIG profile of gpu that best matches profile mig of old_gpu (same
+ * name, else the same compute share, else the nearest memory), -1 if gpu
+ * has no MIG profiles or mig < 0. */
+int app_mig_match(int old_gpu, int mig, int gpu);
 
-/* Pins the current configuration and figures. */
+/* ---- what-if state (app_whatif.c) ---- */
+void app_whatif_get(const struct app *a, struct app_whatif *w);
+bool app_whatif_equal(const struct app_whatif *x, const struct app_whatif *y);
+/* Makes w the current state (reopens the model if the spec differs, keeping
+ * the view); on failure the previous state stays and diag says why. */
+enum status app_whatif_apply(struct app *a, const struct app_whatif *w, struct diag *d);
+/* Records `before` as an undo step if the state changed since; clears redo. */
+void app_history_note(struct app *a, const struct app_whatif *before);
+/* Undo / redo one step; ST_ENOTFOUND when there is nothing to undo/redo. */
+enum status app_undo(struct app *a, struct diag *d);
+enum status app_redo(struct app *a, struct diag *d);
+/* True when the state differs from the one at start or the last save. */
+bool app_dirty(const struct app *a);
+
+/* Pins the current configuration and figures (up to APP_PINS_MAX; the
+ * oldest but the first goes when full). */
 void app_pin(struct app *a);
+/* Frees every pin. */
+void app_pins_clear(struct app *a);
+/* Per-layer deltas between pins[0] and column col (1..n_pins-1: a pin,
+ * n_pins: the current state) into a->cmp, recomputed only when something
+ * changed. Needs at least one pin. */
+const struct app_compare *app_compare_layers(struct app *a, int col);
+/* MiB of the KV cache the model reads (graph inputs named past* or *cache*,
+ * at the configured precision); part of the teacher's activations. 0 when
+ * the model has none. */
+double app_kv_cache_mib(const struct app *a);
+/* Predicted time of a layer in ms (share x latency), 0 if unknown. */
+double app_node_ms(const struct app *a, int i);
 /* Writes the layer table and headline figures as "csv" or "json" to path
  * atomically; refuses to overwrite unless force. */
 enum status app_export(struct app *a, const char *format, const char *path, bool force,
                        struct diag *d);
 
-/* Makes sure the sweep matches the current configuration (11 predictor
- * runs, then the configuration itself again so the graph's shapes stay
- * those of the configuration). */
+/* Makes sure the sweep matches the current configuration: over the batch
+ * (1..1024) or over a->sweep_over (a graph symbol: its value / 8 .. x 16;
+ * a template hyperparameter: its choices or integer range, one model built
+ * per point). Then the configuration itself is predicted again so the
+ * graph's shapes stay those of the configuration. */
 void app_sweep_ensure(struct app *a);
+/* Chooses what the sweep varies ("batch" or "" for the batch); checks the
+ * name. */
+enum status app_sweep_set(struct app *a, const char *name, struct diag *d);
 
 /* Rebuilds a->rows from filter and sort if they changed (rows_dirty). */
 void app_rows_update(struct app *a);

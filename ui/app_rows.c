@@ -25,6 +25,19 @@ double app_node_share(const struct app *a, int i)
     return s->nodes[i].time_s * 1e3 / s->latency_ms;
 }
 
+double app_kv_cache_mib(const struct app *a)
+{
+    double b = 0;
+    for (int i = 0; a->g && i < a->g->n_inputs; i++) {
+        const struct value *v = &a->g->values[a->g->inputs[i]];
+        if ((v->flags & VAL_INIT) || !v->name || !v->shape.known)
+            continue;
+        if (ui_str_icontains(v->name, "past") || ui_str_icontains(v->name, "cache"))
+            b += (double)shape_numel(&v->shape) * precision_bytes(a->cfg.prec);
+    }
+    return b / 1048576.0;
+}
+
 static enum bound node_bound(const struct app *a, int i)
 {
     const struct sim_result *s = &a->pred.sim;
@@ -178,7 +191,9 @@ void app_rows_update(struct app *a)
         if (ui_filter_match(a->st.filter, nd->name, nd->op_type))
             a->rows[a->n_rows++] = i;
     }
-    if (a->st.sort_col != UI_COL_INDEX || a->st.sort_desc) {
+    /* every order but the default one (graph order) sorts; "#" sorts by
+     * the node number, which need not be the topological order */
+    if (a->st.sort_col != UI_COL_INDEX || a->st.sort_desc || a->st.sort_explicit) {
         int *tmp = xmalloc(sizeof *tmp * (size_t)(a->n_rows ? a->n_rows : 1));
         merge_sort(a, a->rows, tmp, a->n_rows);
         free(tmp);

@@ -8,7 +8,12 @@
 #include <string.h>
 #include <strings.h>
 
+#include "fileio.h"
 #include "gpu.h"
+#include "session.h"
+#include "zoo.h"
+
+#define CMD_MAX_ARGS 10
 
 typedef enum status (*cmd_fn)(struct app *a, int argc, char **argv, bool bang,
                               struct cmd_out *out, struct diag *d);
@@ -43,17 +48,18 @@ static enum status do_batch(struct app *a, int argc, char **argv, bool bang, str
 static enum status do_set(struct app *a, int argc, char **argv, bool bang, struct cmd_out *out,
                           struct diag *d)
 {
+    char *names[CMD_MAX_ARGS], *values[CMD_MAX_ARGS];
+    /* check the syntax of every word before changing anything */
     for (int i = 1; i < argc; i++) {
         char *eq = strchr(argv[i], '=');
         if (!eq || eq == argv[i] || !eq[1])
-            return diag_set(d, ST_EUSAGE, "set %s: expected NAME=VALUE", argv[i]);
+            return diag_set(d, ST_EUSAGE, "set %s: expected NAME=VALUE (nothing changed)",
+                            argv[i]);
         *eq = 0;
-        enum status st = app_set_param(a, argv[i], eq + 1, d);
-        *eq = '=';
-        if (st)
-            return st;
+        names[i - 1] = argv[i];
+        values[i - 1] = eq + 1;
     }
-    return ST_OK;
+    return app_set_params(a, argc - 1, names, values, d);
 }
 
 static enum status do_gpu(struct app *a, int argc, char **argv, bool bang, struct cmd_out *out,
@@ -126,18 +132,19 @@ static enum status do_pin(struct app *a, int argc, char **argv, bool bang, struc
     if (!a->have_pred)
         return diag_set(d, ST_EUSAGE, "pin: no prediction to pin");
     app_pin(a);
-    ui_state_message(&a->st, false, "pinned: %s ('compare' shows deltas)", a->pinned.label);
+    ui_state_message(&a->st, false, "pin %d: %s ('compare' shows deltas, tab 8 compares pins)",
+                     a->n_pins, a->pins[a->n_pins - 1].label);
     return ST_OK;
 }
 
 static enum status do_compare(struct app *a, int argc, char **argv, bool bang,
                               struct cmd_out *out, struct diag *d)
 {
-    if (!a->pinned.valid)
+    if (!a->pins[0].valid)
         return diag_set(d, ST_EUSAGE, "compare: nothing pinned yet (use 'pin' or P first)");
     a->st.compare = !a->st.compare;
     ui_state_message(&a->st, false, "compare %s (pinned: %s)", a->st.compare ? "on" : "off",
-                     a->pinned.label);
+                     a->pins[0].label);
     return ST_OK;
 }
 
@@ -178,9 +185,14 @@ static enum status do_sort(struct app *a, int argc, char **argv, bool bang, stru
     for (int c = 0; c < UI_COL__COUNT; c++) {
         const char *t = ui_col_title((enum ui_col)c);
         if (!strcasecmp(argv[1], t) || !strncasecmp(argv[1], t, strlen(argv[1]))) {
+            if (argc > 2 && strcasecmp(argv[2], "asc") && strcasecmp(argv[2], "desc"))
+                return diag_set(d, ST_EUSAGE, "sort %s %s: expected asc or desc", argv[1],
+                                argv[2]);
             a->st.sort_col = (enum ui_col)c;
             a->st.sort_desc = argc > 2 ? !strcasecmp(argv[2], "desc")
                                        : ui_col_numeric(a->st.sort_col) && c != UI_COL_INDEX;
+            a->st.sort_explicit = true;
+            a->st.list[UI_TAB_LAYERS] = (struct ui_list){0, 0}; /* the new order from its top */
             a->rows_dirty = true;
             return ST_OK;
         }
@@ -194,6 +206,9 @@ static enum status do_sort(struct app *a, int argc, char **argv, bool bang, stru
 static enum status do_dump(struct app *a, int argc, char **argv, bool bang, struct cmd_out *out,
                            struct diag *d)
 {
+    if (!bang && file_exists(argv[1]))
+        return diag_set(d, ST_EEXIST, "dump-screen: %s exists; dump-screen! overwrites it",
+                        argv[1]);
     out->flags |= CMD_DUMP;
     snprintf(out->path, sizeof out->path, "%s", argv[1]);
     return ST_OK;
@@ -203,6 +218,95 @@ static enum status do_help(struct app *a, int argc, char **argv, bool bang, stru
                            struct diag *d)
 {
     out->flags |= CMD_HELP;
+    return ST_OK;
+}
+
+static enum status do_write(struct app *a, int argc, char **argv, bool bang,
+                            struct cmd_out *out, struct diag *d)
+{
+    const char *name = argc > 1 ? argv[1] : a->session;
+    if (!*name)
+        return diag_set(d, ST_EUSAGE, "w: no session open yet: w NAME");
+    enum status st = session_save(a, name, bang, d);
+    if (!st) {
+        char path[1024];
+        session_path(name, path, sizeof path, NULL);
+        ui_state_message(&a->st, false, "session %s saved (%d pin%s) to %s", name, a->n_pins,
+                         a->n_pins == 1 ? "" : "s", path);
+    }
+    return st;
+}
+
+static enum status do_edit(struct app *a, int argc, char **argv, bool bang, struct cmd_out *out,
+                           struct diag *d)
+{
+    if (app_dirty(a) && !bang)
+        return diag_set(d, ST_EUSAGE, "e: unsaved what-if changes (:w NAME saves them, e! %s "
+                                      "drops them)", argv[1]);
+    enum status st = session_load(a, argv[1], d);
+    if (!st)
+        ui_state_message(&a->st, false, "session %s: %s, %d pin%s", argv[1], a->spec, a->n_pins,
+                         a->n_pins == 1 ? "" : "s");
+    return st;
+}
+
+static enum status do_undo(struct app *a, int argc, char **argv, bool bang, struct cmd_out *out,
+                           struct diag *d)
+{
+    char t[200];
+    enum status st = argv[0][0] == 'u' ? app_undo(a, d) : app_redo(a, d);
+    if (!st)
+        ui_state_message(&a->st, false, "%s: %s (%d more to undo, %d to redo)", argv[0],
+                         app_config_label(a, &a->cfg, t, sizeof t), a->n_undo, a->n_redo);
+    return st;
+}
+
+static enum status do_unpin(struct app *a, int argc, char **argv, bool bang, struct cmd_out *out,
+                            struct diag *d)
+{
+    app_pins_clear(a);
+    a->st.compare = false;
+    ui_state_message(&a->st, false, "no pins");
+    return ST_OK;
+}
+
+static enum status do_tour(struct app *a, int argc, char **argv, bool bang, struct cmd_out *out,
+                           struct diag *d)
+{
+    out->flags |= CMD_TOUR;
+    return ST_OK;
+}
+
+static enum status do_messages(struct app *a, int argc, char **argv, bool bang,
+                               struct cmd_out *out, struct diag *d)
+{
+    out->flags |= CMD_LOG;
+    return ST_OK;
+}
+
+static enum status do_tab(struct app *a, int argc, char **argv, bool bang, struct cmd_out *out,
+                          struct diag *d)
+{
+    for (int t = 0; t < UI_TAB__COUNT; t++)
+        if (!strncasecmp(argv[1], ui_tab_title((enum ui_tab)t), strlen(argv[1]))) {
+            ui_state_tab_set(&a->st, (enum ui_tab)t);
+            return ST_OK;
+        }
+    return diag_set(d, ST_ENOTFOUND, "tab %s: expected layers, graph, sweep, setup, detail, help, "
+                                     "about, compare or log", argv[1]);
+}
+
+static enum status do_sweep(struct app *a, int argc, char **argv, bool bang,
+                            struct cmd_out *out, struct diag *d)
+{
+    enum status st = app_sweep_set(a, argc > 1 ? argv[1] : "batch", d);
+    if (st)
+        return st;
+    ui_state_tab_set(&a->st, UI_TAB_SWEEP);
+    if (a->st.metric == UI_METRIC_MIG)
+        a->st.metric = UI_METRIC_LATENCY;
+    ui_state_message(&a->st, false, "sweeping %s (m: latency, throughput, memory, MIG table)",
+                     argc > 1 ? argv[1] : "batch");
     return ST_OK;
 }
 
@@ -235,8 +339,24 @@ static const struct cmd cmds[] = {
     {{"goto", "goto NODE", "Select a node by name (table, graph and detail)"}, 1, 1, do_goto},
     {{"filter", "filter [TEXT]", "Filter layers by op or name; no text clears"}, 0, 8, do_filter},
     {{"sort", "sort COLUMN [asc|desc]", "Sort the layer table by a column"}, 1, 2, do_sort},
-    {{"dump-screen", "dump-screen FILE", "Write the screen as text to FILE"}, 1, 1, do_dump},
+    {{"dump-screen", "dump-screen[!] FILE", "Write the screen as text to FILE; dump-screen! "
+                                            "overwrites"}, 1, 1, do_dump},
+    {{"w", "w[!] [NAME]", "Save the session (model, configuration, pins) as NAME; w! overwrites "
+                          "another session"}, 0, 1, do_write},
+    {{"e", "e[!] NAME", "Open a saved session (also dippm --session NAME); e! drops unsaved "
+                        "changes"}, 1, 1, do_edit},
+    {{"undo", "undo", "Undo the last configuration change (also u)"}, 0, 0, do_undo},
+    {{"redo", "redo", "Redo an undone change (also U, Ctrl-R)"}, 0, 0, do_undo},
+    {{"unpin", "unpin", "Forget every pinned configuration"}, 0, 0, do_unpin},
+    {{"tour", "tour", "A guided tour of what the figures mean, on the bundled models"}, 0, 0,
+     do_tour},
+    {{"messages", "messages", "Show the message log (every status message, in full)"}, 0, 0,
+     do_messages},
     {{"help", "help", "Show the help tab"}, 0, 0, do_help},
+    {{"sweep", "sweep [NAME]", "Sweep tab over the batch (default) or any symbol or template "
+                               "hyperparameter (sweep seq, sweep depth)"}, 0, 1, do_sweep},
+    {{"tab", "tab NAME", "Show a tab: layers, graph, sweep, setup, detail, compare, log ..."}, 1,
+     1, do_tab},
     {{"quit", "quit", "Quit the explorer (also q, F10)"}, 0, 0, do_quit},
 };
 #define N_CMDS ((int)(sizeof cmds / sizeof cmds[0]))
@@ -250,8 +370,6 @@ const struct cmd_info *cmd_get(int i)
 {
     return i >= 0 && i < N_CMDS ? &cmds[i].info : NULL;
 }
-
-#define CMD_MAX_ARGS 10
 
 enum status cmd_execute(struct app *a, const char *line, struct cmd_out *out, struct diag *d)
 {
@@ -327,6 +445,20 @@ bool cmd_complete(const struct app *a, const char *line, int start,
     if (n && cmd[n - 1] == '!')
         cmd[n - 1] = 0;
     char buf[160];
+    const char *word = line + start;
+    if (!strcmp(cmd, "gpu") && strchr(word, ':') && strchr(word, ':') != word) {
+        /* "h100:" : the profiles of that GPU, keeping the name as typed */
+        char gname[64];
+        snprintf(gname, sizeof gname, "%.*s", (int)(strchr(word, ':') - word), word);
+        const struct gpu_spec *g = gpu_get(gpu_find(gname));
+        for (int m = 0; g && m < g->n_mig; m++) {
+            snprintf(buf, sizeof buf, "%s:%s", gname, g->mig[m].name);
+            add(ctx, buf);
+        }
+        snprintf(buf, sizeof buf, "%s:full", gname);
+        add(ctx, buf);
+        return true;
+    }
     if (!strcmp(cmd, "gpu")) {
         for (int i = 0; i < gpu_count(); i++) {
             const struct gpu_spec *g = gpu_get(i);
@@ -362,6 +494,10 @@ bool cmd_complete(const struct app *a, const char *line, int start,
         for (int i = 0; i < a->n_tparams; i++) {
             snprintf(buf, sizeof buf, "%s=", a->tparams[i].name);
             add(ctx, buf);
+            if (a->g && graph_sym_find(a->g, a->tparams[i].name) >= 0) {
+                snprintf(buf, sizeof buf, "sym.%s=", a->tparams[i].name);
+                add(ctx, buf);
+            }
         }
     } else if (!strcmp(cmd, "goto")) {
         for (int i = 0; a->g && i < a->g->n_nodes; i++)
@@ -376,9 +512,46 @@ bool cmd_complete(const struct app *a, const char *line, int start,
             return false;
         add(ctx, "csv");
         add(ctx, "json");
+    } else if (!strcmp(cmd, "sweep")) {
+        add(ctx, "batch");
+        for (int i = 0; a->g && i < a->g->n_syms; i++)
+            add(ctx, a->g->syms[i].name);
+        for (int i = 0; i < a->n_tparams; i++)
+            add(ctx, a->tparams[i].name);
+    } else if (!strcmp(cmd, "tab")) {
+        for (int t = 0; t < UI_TAB__COUNT; t++) {
+            snprintf(buf, sizeof buf, "%s", ui_tab_title((enum ui_tab)t));
+            buf[0] = (char)tolower((unsigned char)buf[0]);
+            add(ctx, buf);
+        }
     } else if (!strcmp(cmd, "sort")) {
         for (int c = 0; c < UI_COL__COUNT; c++)
             add(ctx, ui_col_title((enum ui_col)c));
+    } else if (!strcmp(cmd, "open") && !strncmp(word, "zoo:", 4)) {
+        /* zoo:FAMILY, then zoo:FAMILY:PARAM= */
+        const char *colon = strchr(word + 4, ':');
+        int fam = -1;
+        if (colon) {
+            char fname[64];
+            snprintf(fname, sizeof fname, "%.*s", (int)(colon - word - 4), word + 4);
+            fam = zoo_family_find(fname);
+        }
+        if (fam < 0) {
+            for (int f = 0; f < zoo_family_count(); f++) {
+                snprintf(buf, sizeof buf, "zoo:%s", zoo_family_name(f));
+                add(ctx, buf);
+            }
+            return true;
+        }
+        const char *last = strrchr(word, ':');
+        for (int i = 0; i < zoo_param_count(fam); i++) {
+            snprintf(buf, sizeof buf, "%.*s%s=", (int)(last - word + 1), word,
+                     zoo_param_get(fam, i)->name);
+            add(ctx, buf);
+        }
+        return true;
+    } else if (!strcmp(cmd, "e")) {
+        session_list(add, ctx);
     } else if (!strcmp(cmd, "open") || !strcmp(cmd, "dump-screen")) {
         if (!strcmp(cmd, "open"))
             add(ctx, "zoo:");

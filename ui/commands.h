@@ -14,6 +14,8 @@ enum cmd_flag {
     CMD_QUIT = 1u << 0, /* leave the explorer */
     CMD_DUMP = 1u << 1, /* write the screen to out->path (the caller owns the screen) */
     CMD_HELP = 1u << 2, /* show the help tab */
+    CMD_TOUR = 1u << 3, /* start the tour */
+    CMD_LOG = 1u << 4,  /* show the message log */
 };
 
 struct cmd_out {

@@ -196,6 +196,40 @@ int draw_text(struct ui_canvas *c, int y, int x, int maxw, enum ui_style st, con
     return n;
 }
 
+int draw_text_mid(struct ui_canvas *c, int y, int x, int maxw, enum ui_style st, const char *s)
+{
+    int w = draw_strwidth(s);
+    if (w <= maxw || maxw < 3)
+        return draw_text(c, y, x, maxw, st, s);
+    /* keep the head and the tail, which tell layers apart */
+    int head = (maxw - 1) / 2, tail = maxw - 1 - head;
+    draw_text(c, y, x, head, st, s);
+    draw_put_glyph(c, y, x + head, G_ELLIPSIS, UI_STYLE_DIM);
+    const char *p = s;
+    for (int i = 0; i < w - tail; i++)
+        draw_utf8_next(&p);
+    draw_text(c, y, x + head + 1, tail, st, p);
+    return maxw;
+}
+
+char *draw_mid_cut(const char *s, int maxw, char *buf, int size)
+{
+    int w = draw_strwidth(s);
+    if (w <= maxw || maxw < 3) {
+        snprintf(buf, (size_t)size, "%s", s);
+        return buf;
+    }
+    int head = (maxw - 1) / 2, tail = maxw - 1 - head;
+    const char *p = s;
+    for (int i = 0; i < head; i++)
+        draw_utf8_next(&p);
+    const char *q = s;
+    for (int i = 0; i < w - tail; i++)
+        draw_utf8_next(&q);
+    snprintf(buf, (size_t)size, "%.*s~%s", (int)(p - s), s, q);
+    return buf;
+}
+
 int draw_textf(struct ui_canvas *c, int y, int x, int maxw, enum ui_style st, const char *fmt,
                ...)
 {

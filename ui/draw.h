@@ -86,6 +86,12 @@ void draw_restyle(struct ui_canvas *c, int y, int x, int w, enum ui_style st);
 int draw_text(struct ui_canvas *c, int y, int x, int maxw, enum ui_style st, const char *s);
 int draw_textf(struct ui_canvas *c, int y, int x, int maxw, enum ui_style st, const char *fmt,
                ...) __attribute__((format(printf, 6, 7)));
+/* draw_text that cuts a too-long text in the middle (head, ellipsis, tail)
+ * instead of at the end. Returns the columns written. */
+int draw_text_mid(struct ui_canvas *c, int y, int x, int maxw, enum ui_style st, const char *s);
+/* s shortened to maxw columns by cutting its middle ("~" marks the cut),
+ * into buf; returns buf. */
+char *draw_mid_cut(const char *s, int maxw, char *buf, int size);
 /* Word-wraps UTF-8 text into w columns from y,x on, at most max_lines
  * lines; returns the number of lines used. */
 int draw_text_wrap(struct ui_canvas *c, int y, int x, int w, int max_lines, enum ui_style st,

@@ -46,17 +46,56 @@ const char *fmt_bytes(double bytes, char *buf, int size)
     return buf;
 }
 
+/* Three significant digits of v followed by unit. */
+static const char *sig3(double v, const char *unit, char *buf, int size)
+{
+    snprintf(buf, (size_t)size, v >= 99.95 ? "%.0f %s" : v >= 9.995 ? "%.1f %s" : "%.2f %s", v,
+             unit);
+    return buf;
+}
+
 const char *fmt_ms(double ms, char *buf, int size)
 {
     if (!isfinite(ms) || ms < 0)
         snprintf(buf, (size_t)size, "?");
-    else if (ms < 1)
-        snprintf(buf, (size_t)size, "%.0f us", ms * 1000);
-    else if (ms < 1000)
-        snprintf(buf, (size_t)size, ms >= 100 ? "%.0f ms" : ms >= 10 ? "%.1f ms" : "%.2f ms", ms);
+    else if (ms == 0)
+        snprintf(buf, (size_t)size, "0 ms");
+    else if (ms < 1e-3)
+        sig3(ms * 1e6, "ns", buf, size);
+    else if (ms < 0.9995)
+        sig3(ms * 1e3, "us", buf, size);
+    else if (ms < 999.5)
+        sig3(ms, "ms", buf, size);
+    else if (ms < 99.95e3)
+        sig3(ms / 1e3, "s", buf, size);
+    else if (ms < 5999.5e3)
+        sig3(ms / 60e3, "min", buf, size);
     else
-        snprintf(buf, (size_t)size, "%.2f s", ms / 1000);
+        sig3(ms / 3600e3, "h", buf, size);
     return buf;
+}
+
+const char *fmt_joules(double j, char *buf, int size)
+{
+    static const char *const units[] = {"uJ", "mJ", "J", "kJ", "MJ", "GJ"};
+    if (!isfinite(j) || j < 0) {
+        snprintf(buf, (size_t)size, "?");
+        return buf;
+    }
+    if (j == 0) {
+        snprintf(buf, (size_t)size, "0 J");
+        return buf;
+    }
+    int u = 2;
+    while (j >= 999.5 && u < 5) {
+        j /= 1000;
+        u++;
+    }
+    while (j < 0.9995 && u > 0) {
+        j *= 1000;
+        u--;
+    }
+    return sig3(j, units[u], buf, size);
 }
 
 const char *fmt_delta(double now, double old, char *buf, int size)
@@ -65,5 +104,25 @@ const char *fmt_delta(double now, double old, char *buf, int size)
         snprintf(buf, (size_t)size, "n/a");
     else
         snprintf(buf, (size_t)size, "%+.1f%%", (now - old) / old * 100.0);
+    return buf;
+}
+
+const char *fmt_bytes_short(double bytes, char *buf, int size)
+{
+    static const char *const units[] = {"B", "K", "M", "G", "T", "P"};
+    if (!isfinite(bytes) || bytes < 0) {
+        snprintf(buf, (size_t)size, "?");
+        return buf;
+    }
+    int u = 0;
+    while (bytes >= 1023.5 && u < 5) {
+        bytes /= 1024;
+        u++;
+    }
+    if (bytes == 0)
+        snprintf(buf, (size_t)size, "0");
+    else
+        snprintf(buf, (size_t)size, bytes >= 99.95 || u == 0 ? "%.0f%s" : bytes >= 9.995 ? "%.1f%s" : "%.2f%s",
+                 bytes, units[u]);
     return buf;
 }

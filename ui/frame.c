@@ -27,9 +27,68 @@ static int put_field(struct ui_canvas *c, int y, int x, int xend, const char *la
     return put(c, y, x, xend, UI_STYLE_LABEL, "  ");
 }
 
+/* Line 1: the model, its size and the coverage warning. The figures and
+ * the warning always stay; the spec is cut in the middle first, then the
+ * format and the per-sample MACs go. */
+static void draw_title(struct app *a, struct ui_canvas *c, struct ui_rect r)
+{
+    const struct graph *g = a->g;
+    char nodes[32], params[32], macs[32], ps[64], fmtb[64], warn[96], warn_short[48], b1[32];
+    snprintf(nodes, sizeof nodes, "%d", g->n_nodes);
+    fmt_si(g->totals.params, params, sizeof params);
+    fmt_si(g->totals.macs, macs, sizeof macs);
+    ps[0] = warn[0] = warn_short[0] = 0;
+    if (a->cfg.batch > 1 && graph_batch_sym(g) >= 0)
+        snprintf(ps, sizeof ps, "(%s per sample)  ",
+                 fmt_si(g->totals.macs / (double)a->cfg.batch, b1, sizeof b1));
+    snprintf(fmtb, sizeof fmtb, " (%s)  ", g->format ? g->format : "?");
+    int n_bad = g->totals.n_unsupported + g->totals.n_unknown;
+    if (n_bad > 0) {
+        snprintf(warn, sizeof warn, "%d of %d nodes not covered (%d ops, %d downstream)", n_bad,
+                 g->n_nodes, g->totals.n_unsupported, g->totals.n_unknown);
+        snprintf(warn_short, sizeof warn_short, "%d/%d not covered", n_bad, g->n_nodes);
+    }
+    const char *base = strrchr(a->spec, '/');
+    const char *spec = base ? base + 1 : a->spec;
+    /* "dippm " + spec + fmt + "nodes N  params P  MACs M  " + ps + warn */
+    int fixed = 6 + 6 + draw_strwidth(nodes) + 2 + 7 + draw_strwidth(params) + 2 + 5 +
+                draw_strwidth(macs) + 2;
+    bool use_fmt = true, use_ps = ps[0] != 0;
+    const char *w = warn;
+    int spec_w = draw_strwidth(spec), min_spec = spec_w < 12 ? spec_w : 12;
+    for (int pass = 0; pass < 4; pass++) {
+        int need = fixed + (use_fmt ? draw_strwidth(fmtb) : 1) + (use_ps ? draw_strwidth(ps) : 0) +
+                   draw_strwidth(w);
+        if (need + min_spec <= r.w)
+            break;
+        if (pass == 0)
+            use_ps = false;
+        else if (pass == 1)
+            use_fmt = false;
+        else if (pass == 2)
+            w = warn_short;
+    }
+    int need = fixed + (use_fmt ? draw_strwidth(fmtb) : 1) + (use_ps ? draw_strwidth(ps) : 0) +
+               draw_strwidth(w);
+    int avail = r.w - need;
+    char cut[APP_SPEC_MAX];
+    draw_mid_cut(spec, avail > 3 ? avail : 3, cut, sizeof cut);
+    int xend = r.x + r.w, x = r.x;
+    x = put(c, r.y, x, xend, UI_STYLE_TITLE, "dippm ");
+    x = put(c, r.y, x, xend, UI_STYLE_VALUE, cut);
+    x = put(c, r.y, x, xend, UI_STYLE_DIM, use_fmt ? fmtb : " ");
+    x = put_field(c, r.y, x, xend, "nodes ", nodes);
+    x = put_field(c, r.y, x, xend, "params ", params);
+    x = put_field(c, r.y, x, xend, "MACs ", macs);
+    if (use_ps)
+        x = put(c, r.y, x - 1, xend, UI_STYLE_DIM, ps);
+    if (*w)
+        put(c, r.y, x, xend, UI_STYLE_WARN, w);
+}
+
 static void draw_header(struct app *a, struct ui_canvas *c, struct ui_rect r)
 {
-    char b1[64], b2[64], line[APP_SPEC_MAX + 64];
+    char b1[64], line[APP_SPEC_MAX + 64];
     draw_clear(c, r, UI_STYLE_NORMAL);
     int xend = r.x + r.w, x = r.x;
     const struct graph *g = a->g;
@@ -37,27 +96,7 @@ static void draw_header(struct app *a, struct ui_canvas *c, struct ui_rect r)
         draw_text(c, r.y, r.x, r.w, UI_STYLE_ERROR, "no model loaded (:open MODEL)");
         return;
     }
-    x = put(c, r.y, x, xend, UI_STYLE_TITLE, "dippm ");
-    const char *base = strrchr(a->spec, '/');
-    snprintf(line, sizeof line, "%s", base ? base + 1 : a->spec);
-    x = put(c, r.y, x, xend, UI_STYLE_VALUE, line);
-    snprintf(line, sizeof line, " (%s)  ", g->format ? g->format : "?");
-    x = put(c, r.y, x, xend, UI_STYLE_DIM, line);
-    snprintf(b1, sizeof b1, "%d", g->n_nodes);
-    x = put_field(c, r.y, x, xend, "nodes ", b1);
-    x = put_field(c, r.y, x, xend, "params ", fmt_si(g->totals.params, b1, sizeof b1));
-    x = put_field(c, r.y, x, xend, "MACs ", fmt_si(g->totals.macs, b2, sizeof b2));
-    if (a->cfg.batch > 1 && graph_batch_sym(g) >= 0) {
-        char ps[64];
-        snprintf(ps, sizeof ps, "(%s per sample)  ",
-                 fmt_si(g->totals.macs / (double)a->cfg.batch, b1, sizeof b1));
-        x = put(c, r.y, x - 1, xend, UI_STYLE_DIM, ps);
-    }
-    if (g->totals.n_unsupported + g->totals.n_unknown > 0) {
-        snprintf(line, sizeof line, "%d ops not covered, %d downstream unknown",
-                 g->totals.n_unsupported, g->totals.n_unknown);
-        put(c, r.y, x, xend, UI_STYLE_WARN, line);
-    }
+    draw_title(a, c, r);
     /* configuration line */
     x = r.x;
     int y = r.y + 1;
@@ -68,9 +107,9 @@ static void draw_header(struct app *a, struct ui_canvas *c, struct ui_rect r)
     x = put_field(c, y, x, xend, "GPU ", line);
     x = put_field(c, y, x, xend, "", precision_name(a->cfg.prec));
     x = put_field(c, y, x, xend, "", runtime_name(a->cfg.rt));
-    snprintf(b1, sizeof b1, "%lld", (long long)a->cfg.batch);
-    x = put_field(c, y, x, xend, "batch ", b1);
     int bs = graph_batch_sym(g);
+    snprintf(b1, sizeof b1, bs >= 0 ? "%lld" : "%lld (fixed)", (long long)a->cfg.batch);
+    x = put_field(c, y, x, xend, "batch ", b1);
     for (int i = 0; i < g->n_syms; i++) {
         if (i == bs)
             continue;
@@ -119,7 +158,7 @@ static const char *dominant_bound(const struct app *a, double *frac)
 static int put_delta(struct app *a, struct ui_canvas *c, int y, int x, int xend, double now,
                      double old, bool lower_is_better)
 {
-    if (!a->st.compare || !a->pinned.valid)
+    if (!a->st.compare || !a->pins[0].valid)
         return x;
     char d[32], t[48];
     fmt_delta(now, old, d, sizeof d);
@@ -129,33 +168,72 @@ static int put_delta(struct app *a, struct ui_canvas *c, int y, int x, int xend,
                t);
 }
 
+/* The MIG advice in the explorer's words, from the advisor's per-slice
+ * figures: the memory it names is explicitly the prediction on that slice,
+ * which can differ from the memory line's (another GPU or slice). */
 static void draw_mig(struct app *a, struct ui_canvas *c, int y, int x, int xend)
 {
     x = put(c, y, x, xend, UI_STYLE_LABEL, "MIG ");
     const struct gpu_spec *gpu = gpu_get(a->cfg.gpu);
-    if (!a->have_mig) {
+    if (!a->have_mig || !gpu) {
         put(c, y, x, xend, UI_STYLE_DIM, a->mig_err[0] ? a->mig_err : "no advice");
         return;
     }
-    bool ok = a->mig.best >= 0 && gpu && a->mig.best < gpu->n_mig;
-    if (!ok)
-        x = put(c, y, x, xend, UI_STYLE_BAD, "no slice fits: ");
-    /* the reason starts with the chosen profile: show that part highlighted */
-    const char *reason = a->mig.reason;
-    size_t nl = ok ? strlen(gpu->mig[a->mig.best].name) : 0;
-    if (ok && !strncmp(reason, gpu->mig[a->mig.best].name, nl)) {
-        x = put(c, y, x, xend, UI_STYLE_GOOD, gpu->mig[a->mig.best].name);
-        reason += nl;
-    } else if (ok) {
-        x = put(c, y, x, xend, UI_STYLE_GOOD, gpu->mig[a->mig.best].name);
-        x = put(c, y, x, xend, UI_STYLE_NORMAL, ": ");
+    const struct mig_advice *m = &a->mig;
+    char t[256], b1[32], b2[32], b3[32], b4[32];
+    const struct mig_option *best = NULL, *below = NULL;
+    for (int i = 0; i < m->n; i++) {
+        if (m->opts[i].profile == m->best)
+            best = &m->opts[i];
+        else if (!best && !gpu->mig[m->opts[i].profile].media)
+            below = &m->opts[i];
     }
-    put(c, y, x, xend, UI_STYLE_NORMAL, reason);
+    if (!best) {
+        put(c, y, x, xend, UI_STYLE_BAD, m->reason); /* it says what failed, with numbers */
+        return;
+    }
+    x = put(c, y, x, xend, UI_STYLE_GOOD, gpu->mig[best->profile].name);
+    snprintf(t, sizeof t, ": predicted %s there + %.0f%% = %s of %s usable",
+             fmt_bytes(best->memory_mib * 1048576.0, b1, sizeof b1), m->headroom * 100,
+             fmt_bytes(best->need_mib * 1048576.0, b2, sizeof b2),
+             fmt_bytes(best->usable_mib * 1048576.0, b3, sizeof b3));
+    x = put(c, y, x, xend, UI_STYLE_NORMAL, t);
+    if (m->slo_ms > 0) {
+        snprintf(t, sizeof t, ", %s meets %g ms", fmt_ms(best->latency_ms, b4, sizeof b4),
+                 m->slo_ms);
+        x = put(c, y, x, xend, UI_STYLE_NORMAL, t);
+    }
+    if (below) {
+        if (!below->fits)
+            snprintf(t, sizeof t, "; %s short by %s", gpu->mig[below->profile].name,
+                     fmt_bytes((below->need_mib - below->usable_mib) * 1048576.0, b1, sizeof b1));
+        else
+            snprintf(t, sizeof t, "; %s misses the SLO (%s)", gpu->mig[below->profile].name,
+                     fmt_ms(below->latency_ms, b1, sizeof b1));
+        put(c, y, x, xend, UI_STYLE_DIM, t);
+    }
+}
+
+static const char *bound_phrase(const struct app *a, bool wide, bool utf8, char *t, int size)
+{
+    double bf;
+    const char *bn = dominant_bound(a, &bf);
+    char b[32];
+    fmt_ms(a->pred.sim.roofline_ms, b, sizeof b);
+    bool ovh = !strcmp(bn, "overhead");
+    if (wide)
+        snprintf(t, (size_t)size, "Roofline floor %s, time %.0f%% %s", b, bf * 100,
+                 ovh ? "launch overhead" : !strcmp(bn, "compute") ? "compute-bound"
+                                                                   : "memory-bound");
+    else
+        snprintf(t, (size_t)size, "floor %s (%.0f%% %s)", b, bf * 100, bn);
+    (void)utf8;
+    return t;
 }
 
 static void draw_pred(struct app *a, struct ui_canvas *c, struct ui_rect r)
 {
-    char b1[48], b2[48], t[160];
+    char b1[48], b2[48], b3[48], b4[48], b5[48], t[512];
     draw_clear(c, r, UI_STYLE_NORMAL);
     int xend = r.x + r.w, x = r.x, y = r.y;
     if (!a->have_pred) {
@@ -163,26 +241,40 @@ static void draw_pred(struct app *a, struct ui_canvas *c, struct ui_rect r)
         return;
     }
     const struct prediction *p = &a->pred;
-    const struct app_snapshot *pin = &a->pinned;
+    const struct app_snapshot *pin = &a->pins[0];
     bool wide = r.w >= 110; /* narrow terminals drop the labels the units make clear */
-    snprintf(t, sizeof t, "Latency (%s) ", app_teacher_only(a) ? "teacher" : "GNN");
+    bool gnn = !app_teacher_only(a);
+    bool missed = a->slo_ms > 0 && p->latency_ms > a->slo_ms;
+    snprintf(t, sizeof t, "Latency (%s) ", gnn ? "GNN" : "teacher");
     x = put(c, y, x, xend, UI_STYLE_LABEL, t);
-    x = put(c, y, x, xend, UI_STYLE_VALUE, fmt_ms(p->latency_ms, b1, sizeof b1));
+    x = put(c, y, x, xend, missed ? UI_STYLE_BAD : UI_STYLE_VALUE,
+            fmt_ms(p->latency_ms, b1, sizeof b1));
     x = put(c, y, x, xend, UI_STYLE_NORMAL, " ");
     x = put_delta(a, c, y, x, xend, p->latency_ms, pin->latency_ms, true);
-    x = put(c, y, x, xend, UI_STYLE_LABEL, " ");
+    if (a->slo_ms > 0) {
+        snprintf(t, sizeof t, missed ? "misses SLO %g ms " : "meets SLO %g ms ", a->slo_ms);
+        x = put(c, y, x, xend, missed ? UI_STYLE_BAD : UI_STYLE_GOOD, t);
+    }
+    const struct graph *g = a->g;
+    int n_bad = g ? g->totals.n_unsupported + g->totals.n_unknown : 0;
+    if (n_bad > 0) {
+        snprintf(t, sizeof t, wide ? "partial: %d of %d nodes not modelled " : "partial: %d/%d ",
+                 n_bad, g->n_nodes);
+        x = put(c, y, x, xend, UI_STYLE_WARN, t);
+    }
+    if (gnn) {
+        snprintf(t, sizeof t, "teacher %s  ", fmt_ms(p->sim.latency_ms, b1, sizeof b1));
+        x = put(c, y, x, xend, UI_STYLE_DIM, t);
+    } else {
+        x = put(c, y, x, xend, UI_STYLE_LABEL, " ");
+    }
     snprintf(t, sizeof t, "%s/s", fmt_si(p->throughput, b1, sizeof b1));
     x = put_field(c, y, x, xend, wide ? "Throughput " : "", t);
     x = put_delta(a, c, y, x, xend, p->throughput, pin->throughput, false);
-    snprintf(t, sizeof t, wide ? "%.3g J" : "%.3g J/batch", p->energy_j);
+    snprintf(t, sizeof t, "%s", fmt_joules(p->energy_j, b1, sizeof b1));
     x = put_field(c, y, x, xend, wide ? "Energy " : "", t);
     x = put_delta(a, c, y, x, xend, p->energy_j, pin->energy_j, true);
-    double bf;
-    const char *bn = dominant_bound(a, &bf);
-    snprintf(t, sizeof t, wide ? "%s%s, %.0f%% %s-bound" : "%s%s (%.0f%% %s)",
-             c->utf8 ? "\u2265" : ">=", fmt_ms(p->sim.roofline_ms, b2, sizeof b2), bf * 100, bn);
-    x = put(c, y, x, xend, UI_STYLE_LABEL, wide ? "Roofline " : "roofline ");
-    put(c, y, x, xend, UI_STYLE_NORMAL, t);
+    put(c, y, x, xend, UI_STYLE_NORMAL, bound_phrase(a, wide, c->utf8, t, sizeof t));
     /* memory bar against the GPU or slice capacity */
     y++;
     x = r.x;
@@ -194,30 +286,84 @@ static void draw_pred(struct app *a, struct ui_canvas *c, struct ui_rect r)
     }
     double frac = cap > 0 ? p->memory_mib / cap : 0;
     x = put(c, y, x, xend, UI_STYLE_LABEL, "Memory ");
-    int bw = r.w >= 120 ? r.w / 4 : 12;
-    if (x + bw < xend) {
+    /* the teacher's parts add up to the teacher's own total (the GNN
+     * predicts the total only); the longest wording that fits wins */
+    const struct sim_result *sr = &p->sim;
+    char tot[2][160], parts[4][320], dl[64] = "";
+    fmt_bytes(p->memory_mib * 1048576.0, b1, sizeof b1);
+    fmt_bytes(cap * 1048576.0, b2, sizeof b2);
+    snprintf(tot[0], sizeof tot[0], "%s of %s (%.0f%%) ", b1, b2, frac * 100);
+    fmt_bytes_short(p->memory_mib * 1048576.0, b1, sizeof b1);
+    fmt_bytes_short(cap * 1048576.0, b2, sizeof b2);
+    snprintf(tot[1], sizeof tot[1], "%s/%s ", b1, b2);
+    const char *src = gnn ? "teacher " : "";
+    double kv = app_kv_cache_mib(a);
+    /* 0: words, 1: short units, 2: abbreviations, 3: the same without the KV cache */
+    for (int v = 0; v < 4; v++) {
+        const char *(*fb)(double, char *, int) = v == 0 ? fmt_bytes : fmt_bytes_short;
+        fb(sr->weights_mib * 1048576.0, b1, sizeof b1);
+        fb(sr->act_peak_mib * 1048576.0, b2, sizeof b2);
+        char kvs[64] = "", k[48];
+        if (kv > 0 && kv <= sr->act_peak_mib && v < 3) /* part of the activations */
+            snprintf(kvs, sizeof kvs, v == 2 ? " (%s KV)" : " (KV cache %s)",
+                     fb(kv * 1048576.0, k, sizeof k));
+        fb(sr->context_mib * 1048576.0, b3, sizeof b3);
+        fb(sr->workspace_mib * 1048576.0, b4, sizeof b4);
+        fb(sr->memory_mib * 1048576.0, b5, sizeof b5);
+        snprintf(parts[v], sizeof parts[v],
+                 v == 0   ? " %s%s = weights %s + activations %s%s + context %s + workspace %s"
+                 : v == 1 ? " %s%s = %s weights + %s activations%s + %s context + %s workspace"
+                          : " %s%s = %s w + %s act%s + %s ctx + %s ws",
+                 src, b5, b1, b2, kvs, b3, b4);
+    }
+    if (a->st.compare && pin->valid) {
+        fmt_delta(p->memory_mib, pin->memory_mib, b1, sizeof b1);
+        snprintf(dl, sizeof dl, "(%s) ", b1);
+    }
+    const char *fit = frac > 1 ? "does not fit " : "";
+    int avail = xend - x, ti = 1, pi = 3, bw = 0;
+    bool found = false;
+    for (int k = 0; k < 8 && !found; k++) { /* with a bar of at least 8 cells */
+        int tv = k < 4 ? 0 : 1, pv = k % 4;
+        int need = draw_strwidth(tot[tv]) + draw_strwidth(parts[pv]) + draw_strwidth(dl) +
+                   draw_strwidth(fit);
+        if (need + 9 <= avail) {
+            ti = tv;
+            pi = pv;
+            bw = avail - need - 1;
+            found = true;
+        }
+    }
+    for (int pv = 2; pv < 4 && !found; pv++) /* no bar */
+        if (draw_strwidth(tot[1]) + draw_strwidth(parts[pv]) + draw_strwidth(dl) +
+                draw_strwidth(fit) <= avail) {
+            pi = pv;
+            found = true;
+        }
+    if (bw > r.w / 5)
+        bw = r.w / 5;
+    if (bw >= 6) {
         w_bar_draw(c, y, x, bw, frac, w_bar_level(frac), UI_STYLE_DIM, true);
         x += bw + 1;
     }
-    snprintf(t, sizeof t, "%s of %s (%.0f%%)", fmt_bytes(p->memory_mib * 1048576.0, b1, sizeof b1),
-             fmt_bytes(cap * 1048576.0, b2, sizeof b2), frac * 100);
-    x = put(c, y, x, xend, w_bar_level(frac), t);
-    x = put(c, y, x, xend, UI_STYLE_NORMAL, " ");
+    x = put(c, y, x, xend, w_bar_level(frac), tot[ti]);
     x = put_delta(a, c, y, x, xend, p->memory_mib, pin->memory_mib, true);
-    x = put(c, y, x, xend, frac > 1 ? UI_STYLE_BAD : UI_STYLE_DIM,
-            frac > 1 ? "does not fit " : "");
-    snprintf(t, sizeof t, wide ? "weights %s, activations %s" : "w %s, act %s",
-             fmt_bytes(p->sim.weights_mib * 1048576.0, b1, sizeof b1),
-             fmt_bytes(p->sim.act_peak_mib * 1048576.0, b2, sizeof b2));
-    put(c, y, x, xend, UI_STYLE_DIM, t);
+    x = put(c, y, x, xend, UI_STYLE_BAD, fit);
+    put(c, y, x, xend, UI_STYLE_DIM, parts[pi]);
     if (r.h >= 3)
         draw_mig(a, c, r.y + 2, r.x, xend);
 }
 
 /* ---- tabs ------------------------------------------------------------- */
 
-static int tab_label(int t, char *buf, int size)
+/* " 1 Layers "; without the numbers below 100 columns (the keys 1-9
+ * still work), so every tab name fits at 80. */
+static int tab_label(int t, int cols, char *buf, int size)
 {
+    if (t == UI_TAB_LOG)
+        return snprintf(buf, (size_t)size, " %s ", ui_tab_title((enum ui_tab)t));
+    if (cols < 100)
+        return snprintf(buf, (size_t)size, " %s ", ui_tab_title((enum ui_tab)t));
     return snprintf(buf, (size_t)size, " %d %s ", t + 1, ui_tab_title((enum ui_tab)t));
 }
 
@@ -226,7 +372,7 @@ int frame_tab_at(int cols, int x)
     int cx = 0;
     for (int t = 0; t < UI_TAB__COUNT; t++) {
         char b[32];
-        int w = tab_label(t, b, sizeof b);
+        int w = tab_label(t, cols, b, sizeof b);
         if (x >= cx && x < cx + w && x < cols)
             return t;
         cx += w + 1;
@@ -240,7 +386,7 @@ static void draw_tabs(struct app *a, struct ui_canvas *c, struct ui_rect r)
     int x = r.x;
     for (int t = 0; t < UI_TAB__COUNT; t++) {
         char b[32];
-        int w = tab_label(t, b, sizeof b);
+        int w = tab_label(t, r.w, b, sizeof b);
         draw_text(c, r.y, x, r.x + r.w - x, t == (int)a->st.tab ? UI_STYLE_TAB_ACTIVE : UI_STYLE_TAB,
                   b);
         x += w + 1;

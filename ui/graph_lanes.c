@@ -63,6 +63,42 @@ static void span(struct graph_row *row, const int *lane, int col, int l)
     }
 }
 
+/* The glyphs of a collapsed block's row: what the block does to the lanes
+ * as a whole (lanes that pass, end in it, start in it), not what its first
+ * node did, so a block does not look like a fan out of one node. */
+static void block_glyphs(struct graph_row *row, const int *before, const int *after)
+{
+    int col = -1;
+    for (int c = 0; c < GRAPH_LANE_COLS; c += 2)
+        if (row->glyph[c] == G_BLOCK || row->glyph[c] == G_NODE)
+            col = c / 2;
+    /* the block sits on the lane it consumes and replaces (its main path) */
+    for (int l = GRAPH_MAX_LANES - 1; l >= 0; l--)
+        if (before[l] >= 0 && after[l] >= 0 && before[l] != after[l])
+            col = l;
+    for (int c = 0; c < GRAPH_LANE_COLS; c++)
+        row->glyph[c] = G__COUNT;
+    if (col < 0)
+        return;
+    for (int l = 0; l < GRAPH_MAX_LANES; l++)
+        if (l != col && before[l] >= 0 && before[l] == after[l])
+            row->glyph[2 * l] = G_VLINE;
+    row->glyph[2 * col] = G_BLOCK;
+    for (int l = 0; l < GRAPH_MAX_LANES; l++) {
+        if (l == col || (before[l] >= 0 && before[l] == after[l]))
+            continue;
+        if (before[l] < 0 && after[l] < 0)
+            continue;
+        span(row, after, col, l);
+        if (before[l] >= 0 && after[l] < 0) /* ends in the block */
+            row->glyph[2 * l] = l > col ? G_BR : G_BL;
+        else if (before[l] < 0) /* starts in the block */
+            row->glyph[2 * l] = l > col ? G_TR : G_TL;
+        else /* consumed and replaced */
+            row->glyph[2 * l] = l > col ? G_TEE_R : G_TEE_L;
+    }
+}
+
 void graph_rows_build(const struct graph *g, bool collapse, struct graph_rows *out)
 {
     memset(out, 0, sizeof *out);
@@ -98,12 +134,22 @@ void graph_rows_build(const struct graph *g, bool collapse, struct graph_rows *o
         }
     }
     const char *cur_block = NULL;
+    int start_lane[GRAPH_MAX_LANES];
     for (int k = 0; k < n; k++) {
         int ni = g->topo ? g->topo[k] : k;
         const struct node *nd = &g->nodes[ni];
+        /* a node computed from weights only (Constant, a transposed weight)
+         * gets no row: it is folded into the row of its first user */
+        if (nd->n_out > 0 && nd->out[0] >= 0 && konst[nd->out[0]]) {
+            out->row_of_node[ni] = -1;
+            out->n_hidden++;
+            continue;
+        }
         bool merge = collapse && nd->block && cur_block && !strcmp(nd->block, cur_block) &&
                      out->n > 0;
         cur_block = nd->block;
+        if (!merge)
+            memcpy(start_lane, lane, sizeof lane);
         struct graph_row tmp, *row = merge ? &tmp : &out->rows[out->n];
         for (int c = 0; c < GRAPH_LANE_COLS; c++)
             row->glyph[c] = G__COUNT;
@@ -179,14 +225,44 @@ void graph_rows_build(const struct graph *g, bool collapse, struct graph_rows *o
             if ((lane[l] >= 0 || row->glyph[2 * l] != G__COUNT) && l + 1 > out->lanes_used)
                 out->lanes_used = l + 1;
         if (merge) {
-            out->rows[out->n - 1].n_nodes++;
-            out->rows[out->n - 1].overflow |= row->overflow;
+            struct graph_row *br = &out->rows[out->n - 1];
+            br->n_nodes++;
+            br->overflow |= row->overflow;
+            block_glyphs(br, start_lane, lane);
         } else {
             row->node = ni;
             row->n_nodes = 1;
             out->n++;
         }
         out->row_of_node[ni] = out->n - 1;
+    }
+    /* folded nodes: the row of their first user, latest first so chains
+     * of constants (Constant -> Transpose -> MatMul) resolve */
+    for (int k = n - 1; k >= 0; k--) {
+        int ni = g->topo ? g->topo[k] : k;
+        if (out->row_of_node[ni] >= 0)
+            continue;
+        const struct node *nd = &g->nodes[ni];
+        int best = -1;
+        for (int j = 0; j < nd->n_out; j++) {
+            if (nd->out[j] < 0)
+                continue;
+            const struct value *v = &g->values[nd->out[j]];
+            for (int q = 0; q < v->n_consumers; q++) {
+                int r = out->row_of_node[v->consumers[q]];
+                if (r >= 0 && (best < 0 || r < best))
+                    best = r;
+            }
+        }
+        out->row_of_node[ni] = best >= 0 ? best : 0;
+    }
+    if (out->n == 0 && n > 0) { /* only constants: show them anyway */
+        out->rows[0].node = g->topo ? g->topo[0] : 0;
+        out->rows[0].n_nodes = 1;
+        for (int c = 0; c < GRAPH_LANE_COLS; c++)
+            out->rows[0].glyph[c] = G__COUNT;
+        out->rows[0].glyph[0] = G_DOT;
+        out->n = 1;
     }
     free(remaining);
     free(lane_of);

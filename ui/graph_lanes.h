@@ -8,7 +8,9 @@
  * there), otherwise in a new lane (a branch off a tensor that goes on).
  * Other inputs join it with a horizontal connector on the node's row.
  * With collapse, consecutive nodes of one repeated block (node->block) share
- * one row.
+ * one row, drawn as the block's effect on the lanes. Nodes computed from
+ * weights only (Constant, transposed weights) get no row of their own:
+ * row_of_node maps them to their first user's row.
  */
 #ifndef DIPPM_UI_GRAPH_LANES_H
 #define DIPPM_UI_GRAPH_LANES_H
@@ -33,6 +35,7 @@ struct graph_rows {
     struct graph_row *rows; /* malloc'd */
     int *row_of_node;       /* node index -> row (malloc'd) */
     int lanes_used;         /* widest lane count, for the text column */
+    int n_hidden;           /* nodes computed from weights only, folded into a user's row */
 };
 
 /* Computes the rows for g (finalized; values' producers and consumers set). */

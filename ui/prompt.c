@@ -104,10 +104,10 @@ void prompt_init(void)
     free(text);
 }
 
-void prompt_fini(void)
+void prompt_fini(bool save)
 {
     char path[1024];
-    if (hist.n && prompt_history_path(path, sizeof path)) {
+    if (save && hist.n && prompt_history_path(path, sizeof path)) {
         size_t len = 0, cap = 1;
         for (int i = 0; i < hist.n; i++)
             cap += strlen(hist.lines[i]) + 1;

@@ -33,8 +33,9 @@ struct prompt_io {
 
 /* Loads the history file (missing is fine). */
 void prompt_init(void);
-/* Saves the history atomically and releases readline state. */
-void prompt_fini(void);
+/* Saves the history atomically when save (not after a key script) and
+ * releases readline state. */
+void prompt_fini(bool save);
 /* Reads one line with initial text. Returns a malloc'd line (added to the
  * history when not empty), or NULL when cancelled (Esc, Ctrl-C, Ctrl-G,
  * or a quit signal). */

@@ -38,7 +38,8 @@ struct screen_ops {
 };
 
 extern const struct screen_ops screen_layers_ops, screen_graph_ops, screen_sweep_ops,
-    screen_params_ops, screen_detail_ops, screen_help_ops, screen_about_ops;
+    screen_params_ops, screen_detail_ops, screen_help_ops, screen_about_ops, screen_compare_ops,
+    screen_log_ops;
 
 /* The screen for a tab (never NULL for a valid tab). */
 const struct screen_ops *screen_get(enum ui_tab t);

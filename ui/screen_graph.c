@@ -36,8 +36,12 @@ static void draw(struct app *a, struct ui_canvas *c, struct ui_rect r)
     for (int i = 0; i < a->g->n_nodes; i++)
         n_blocks += a->g->nodes[i].block != NULL;
     char t[256];
-    snprintf(t, sizeof t, "%d nodes, %d edges%s   p producer  c consumer  g jump  %s", a->g->n_nodes,
-             graph_edge_count(a->g), a->st.collapse ? ", blocks collapsed" : "",
+    char hidden[64] = "";
+    if (gr.n_hidden)
+        snprintf(hidden, sizeof hidden, " (%d weight-only folded into users)", gr.n_hidden);
+    snprintf(t, sizeof t, "%d nodes%s, %d edges%s   p producer  c consumer  g jump  %s",
+             a->g->n_nodes, hidden, graph_edge_count(a->g),
+             a->st.collapse ? ", blocks collapsed" : "",
              n_blocks ? "z collapse blocks" : "(no repeated blocks)");
     draw_text(c, r.y, r.x, r.w, UI_STYLE_HEADING, t);
     const struct ui_list *l = &a->st.list[UI_TAB_GRAPH];

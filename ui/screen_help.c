@@ -53,6 +53,9 @@ static bool help_line(int k, char *buf, int size, enum ui_style *st)
         "invert);",
         "  click a row to select it, double-click for its detail; the wheel scrolls.",
         " ",
+        "Tour (dippm --tour or :tour)",
+        "  n next step, N previous step, Esc or q leaves the tour and restores what you had.",
+        " ",
         "Figures",
         "  Latency, energy and memory come from the GNN when weights are installed, otherwise from "
         "the",

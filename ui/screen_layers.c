@@ -9,14 +9,14 @@
 /* In enum ui_col order; widths fit 80 columns once "#" drops out. */
 static const struct w_table_col cols[] = {
     [UI_COL_INDEX] = {"#", 4, true, false, false, 100},
-    [UI_COL_NAME] = {"Name", 10, false, true, false, 0, true},
-    [UI_COL_OP] = {"Op", 8, false, false, false, 0},
+    [UI_COL_NAME] = {"Name", 10, false, 3, false, 0, true},
+    [UI_COL_OP] = {"Op", 8, false, 2, false, 0, true},
     [UI_COL_SHAPE] = {"Output shape", 13, false, true, false, 0},
     [UI_COL_PARAMS] = {"Params", 6, true, false, false, 0},
     [UI_COL_MACS] = {"MACs", 6, true, false, false, 0},
     [UI_COL_MEM] = {"Memory", 8, true, false, false, 0},
     [UI_COL_SHARE] = {"Time share", 12, true, true, true, 0},
-    [UI_COL_BOUND] = {"Bound", 8, false, false, false, 0},
+    [UI_COL_BOUND] = {"Bound", 8, false, false, false, 90}, /* Right scrolls to it */
 };
 _Static_assert(sizeof cols / sizeof cols[0] == UI_COL__COUNT, "layer columns");
 
@@ -72,6 +72,8 @@ static void make_table(struct app *a, struct ctx *x, struct w_table *t)
     t->ctx = x;
     t->empty_text = a->st.filter[0] ? "no layer matches the filter (\\ or F4 to change it)"
                                     : "the model has no nodes";
+    t->frozen = UI_COL_NAME + 1;
+    t->skip = a->st.hscroll;
 }
 
 /* Keeps the selected row and the current node (shared with the graph and
@@ -81,6 +83,8 @@ static void sync_current(struct app *a)
     struct ui_list *l = &a->st.list[UI_TAB_LAYERS];
     if (a->n_rows > 0 && l->sel >= 0 && l->sel < a->n_rows)
         a->st.detail_node = a->rows[l->sel];
+    else if (a->n_rows == 0)
+        a->st.detail_node = -1; /* the filter hides every layer: none is current */
 }
 
 static void enter(struct app *a)
@@ -109,6 +113,20 @@ static unsigned on_action(struct app *a, enum ui_action act, struct ui_rect r)
         sync_current(a);
         return f;
     }
+    if (act == UI_ACT_LEFT || act == UI_ACT_RIGHT) {
+        /* scroll the columns after the name when the table is too wide */
+        struct ctx cx;
+        struct w_table t;
+        make_table(a, &cx, &t);
+        if (act == UI_ACT_RIGHT && w_table_clipped(&t, r.w))
+            a->st.hscroll++;
+        else if (act == UI_ACT_LEFT && a->st.hscroll > 0)
+            a->st.hscroll--;
+        else
+            ui_state_message(&a->st, false, "%s", a->st.hscroll ? "the last column is shown"
+                                                                 : "every column is shown");
+        return UI_HANDLED | UI_REDRAW;
+    }
     if (act == UI_ACT_ENTER && a->n_rows > 0) {
         sync_current(a);
         ui_state_tab_set(&a->st, UI_TAB_DETAIL);
@@ -128,6 +146,7 @@ static unsigned on_click(struct app *a, struct ui_rect r, int y, int x, bool dbl
             return 0;
         ui_state_sort_by(&a->st, (enum ui_col)col);
         a->rows_dirty = true;
+        a->st.list[UI_TAB_LAYERS] = (struct ui_list){0, 0};
         ui_state_message(&a->st, false, "sorted by %s, %s", ui_col_title((enum ui_col)col),
                          a->st.sort_desc ? "descending" : "ascending");
         return UI_HANDLED | UI_REDRAW;

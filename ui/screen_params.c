@@ -114,6 +114,13 @@ static void describe(const struct app *a, const struct field *f, char *name, cha
     }
 }
 
+/* Field rows shown; the last two lines of a tall enough tab hold the whole
+ * range and help of the selected field, which its row may cut. */
+static int vis_rows(struct ui_rect r)
+{
+    return r.h >= 12 ? r.h - 3 : r.h - 1;
+}
+
 static void draw(struct app *a, struct ui_canvas *c, struct ui_rect r)
 {
     struct field f[MAX_FIELDS];
@@ -122,11 +129,23 @@ static void draw(struct app *a, struct ui_canvas *c, struct ui_rect r)
     struct ui_list *l = &a->st.list[UI_TAB_PARAMS];
     if (f[l->sel].kind == F_SECTION && l->sel + 1 < n)
         l->sel++;
-    int vis = r.h - 1;
+    int vis = vis_rows(r);
     ui_list_clamp(l, n, vis);
     draw_text(c, r.y, r.x, r.w, UI_STYLE_HEADING,
               "Left/Right: step the value   Enter: type a value   every change re-predicts");
+    /* the name column as wide as the longest name (width_per_group) */
     int name_w = 16, val_w = r.w >= 100 ? 24 : 18;
+    for (int i = 0; i < n; i++) {
+        char nm[64], v[64], rg[256];
+        const char *h;
+        if (f[i].kind == F_SECTION)
+            continue;
+        describe(a, &f[i], nm, v, rg, &h);
+        if (draw_strwidth(nm) + 3 > name_w)
+            name_w = draw_strwidth(nm) + 3;
+    }
+    if (name_w > r.w / 3)
+        name_w = r.w / 3;
     for (int k = 0; k < vis && l->top + k < n; k++) {
         int i = l->top + k, y = r.y + 1 + k;
         char name[64], val[64], range[256];
@@ -136,13 +155,21 @@ static void draw(struct app *a, struct ui_canvas *c, struct ui_rect r)
             draw_text(c, y, r.x, r.w, UI_STYLE_TITLE, name);
             continue;
         }
-        draw_text(c, y, r.x + 2, name_w - 2, UI_STYLE_LABEL, name);
+        draw_text_mid(c, y, r.x + 2, name_w - 3, UI_STYLE_LABEL, name);
         draw_text(c, y, r.x + name_w, val_w - 1, UI_STYLE_VALUE, val);
         char rest[400];
         snprintf(rest, sizeof rest, "%s%s%s", range, help ? "  " : "", help ? help : "");
         draw_text(c, y, r.x + name_w + val_w, r.w - name_w - val_w, UI_STYLE_DIM, rest);
         if (i == l->sel)
             draw_restyle(c, y, r.x, r.w, UI_STYLE_SELECTED);
+    }
+    if (r.h >= 12 && l->sel < n && f[l->sel].kind != F_SECTION) {
+        char name[64], val[64], range[256], full[600];
+        const char *help;
+        describe(a, &f[l->sel], name, val, range, &help);
+        snprintf(full, sizeof full, "%s: %s%s%s", name, range, help ? ". " : "",
+                 help ? help : "");
+        draw_text_wrap(c, r.y + r.h - 2, r.x, r.w, 2, UI_STYLE_LABEL, full);
     }
 }
 
@@ -191,11 +218,23 @@ static unsigned step(struct app *a, const struct field *f, int dir)
     const char *help;
     describe(a, f, name, val, range, &help);
     switch (f->kind) {
-    case F_GPU:
+    case F_GPU: {
+        int old_mig = c.mig;
         c.gpu = (c.gpu + dir + gpu_count()) % gpu_count();
-        c.mig = -1;
+        c.mig = app_mig_match(a->cfg.gpu, old_mig, c.gpu);
         st = app_set_config(a, &c, &d);
+        if (!st && old_mig >= 0) {
+            const struct gpu_spec *ng = gpu_get(a->cfg.gpu);
+            if (a->cfg.mig >= 0)
+                ui_state_message(&a->st, false, "%s: MIG slice %s -> %s", ng->name,
+                                 gpu->mig[old_mig].name, ng->mig[a->cfg.mig].name);
+            else
+                ui_state_message(&a->st, false, "%s has no MIG profiles: the whole GPU "
+                                 "(was %s)", ng->name, gpu->mig[old_mig].name);
+            return UI_HANDLED | UI_REDRAW;
+        }
         break;
+    }
     case F_MIG: {
         int n = gpu ? gpu->n_mig : 0;
         c.mig = ((c.mig + 1 + dir + n + 1) % (n + 1)) - 1;
@@ -223,7 +262,9 @@ static unsigned step(struct app *a, const struct field *f, int dir)
     case F_SYM: {
         long long v = a->g->syms[f->index].val;
         snprintf(buf, sizeof buf, "%lld", dir > 0 ? v * 2 : (v > 1 ? v / 2 : 1));
-        st = app_set_param(a, name, buf, &d);
+        char qname[80];
+        snprintf(qname, sizeof qname, "sym.%s", name); /* not a hyperparameter of that name */
+        st = app_set_param(a, qname, buf, &d);
         break;
     }
     case F_TPARAM:
@@ -240,21 +281,35 @@ static unsigned step(struct app *a, const struct field *f, int dir)
     return UI_HANDLED | UI_REDRAW;
 }
 
+/* A symbol that shares its name with a template hyperparameter. */
+static bool clashes(const struct app *a, const char *name)
+{
+    for (int i = 0; i < a->n_tparams; i++)
+        if (!strcmp(a->tparams[i].name, name))
+            return true;
+    return false;
+}
+
 static unsigned on_action(struct app *a, enum ui_action act, struct ui_rect r)
 {
     struct field f[MAX_FIELDS];
     int n = fields(a, f);
     struct ui_list *l = &a->st.list[UI_TAB_PARAMS];
     int before = l->sel;
-    unsigned fl = screen_list_move(l, act, n, r.h - 1);
+    unsigned fl = screen_list_move(l, act, n, vis_rows(r));
     if (fl) {
-        /* skip section titles in the direction of travel */
+        /* skip section titles in the direction of travel, else the other
+         * way (Home lands on the first title: the field after it) */
         int dir = l->sel >= before ? 1 : -1;
-        while (f[l->sel].kind == F_SECTION && l->sel + dir >= 0 && l->sel + dir < n)
-            l->sel += dir;
-        if (f[l->sel].kind == F_SECTION)
-            l->sel = before;
-        ui_list_clamp(l, n, r.h - 1);
+        int at = l->sel;
+        while (f[at].kind == F_SECTION && at + dir >= 0 && at + dir < n)
+            at += dir;
+        while (f[at].kind == F_SECTION && at - dir >= 0 && at - dir < n)
+            at -= dir;
+        l->sel = f[at].kind == F_SECTION ? before : at;
+        ui_list_clamp(l, n, vis_rows(r));
+        if (l->sel <= 1)
+            l->top = 0; /* keep the first section title in view */
         return fl;
     }
     if (l->sel >= n)
@@ -271,7 +326,8 @@ static unsigned on_action(struct app *a, enum ui_action act, struct ui_rect r)
             cur->kind == F_RT || cur->kind == F_BATCH || cur->kind == F_SLO)
             snprintf(a->st.status, sizeof a->st.status, "%s ", name);
         else
-            snprintf(a->st.status, sizeof a->st.status, "set %s=", name);
+            snprintf(a->st.status, sizeof a->st.status, "set %s%s=",
+                     cur->kind == F_SYM && clashes(a, name) ? "sym." : "", name);
         return UI_HANDLED | UI_PROMPT_EDIT;
     }
     return 0;
@@ -285,7 +341,7 @@ static unsigned on_click(struct app *a, struct ui_rect r, int y, int x, bool dbl
     int row = l->top + y - r.y - 1;
     if (y <= r.y || row >= n || f[row].kind == F_SECTION)
         return 0;
-    ui_list_select(l, row, n, r.h - 1);
+    ui_list_select(l, row, n, vis_rows(r));
     return dbl ? on_action(a, UI_ACT_ENTER, r) : UI_HANDLED | UI_REDRAW;
 }
 

@@ -11,7 +11,8 @@
 #include "gpu.h"
 #include "w_plot.h"
 
-static const char *const metric_names[UI_METRIC__COUNT] = {"latency", "throughput", "memory"};
+static const char *const metric_names[UI_METRIC__COUNT] = {"latency", "throughput", "memory",
+                                                           "MIG profiles"};
 
 static const char *fmt_tput(double v, char *buf, int size)
 {
@@ -40,40 +41,90 @@ static const char *smallest_fit(const struct gpu_spec *gpu, double mib)
 
 static int table_w(struct ui_rect r)
 {
-    return r.w >= 70 ? 38 : 0;
+    return r.w >= 70 ? 40 : 0;
+}
+
+/* The MIG advisor's per-profile figures for the current configuration. */
+static void draw_mig_table(struct app *a, struct ui_canvas *c, struct ui_rect r)
+{
+    const struct gpu_spec *gpu = gpu_get(a->cfg.gpu);
+    char t[160];
+    snprintf(t, sizeof t, "Every MIG profile of %s at this configuration (m: next view)",
+             gpu ? gpu->name : "?");
+    draw_text(c, r.y, r.x, r.w, UI_STYLE_TITLE, t);
+    if (!a->have_mig) { /* the controller computes it after this redraw */
+        draw_text(c, r.y + 1, r.x, r.w, UI_STYLE_DIM, a->mig_err[0] ? a->mig_err : "no advice");
+        return;
+    }
+    const struct mig_advice *m = &a->mig;
+    draw_clear(c, (struct ui_rect){r.y + 1, r.x, 1, r.w}, UI_STYLE_HEADING);
+    draw_textf(c, r.y + 1, r.x, r.w, UI_STYLE_HEADING, "%-12s %10s %11s %11s %-9s %s", "profile",
+               "latency", "memory", "usable", "fits", a->slo_ms > 0 ? "meets SLO" : "");
+    for (int i = 0; i < m->n && r.y + 2 + i < r.y + r.h; i++) {
+        const struct mig_option *o = &m->opts[i];
+        char b1[32], b2[32], b3[32], slo[32] = "";
+        if (a->slo_ms > 0)
+            snprintf(slo, sizeof slo, "%s", o->meets_slo ? "yes" : "no");
+        enum ui_style st = o->profile == m->best ? UI_STYLE_GOOD
+                           : !o->fits || !o->meets_slo ? UI_STYLE_DIM
+                                                       : UI_STYLE_NORMAL;
+        draw_textf(c, r.y + 2 + i, r.x, r.w, st, "%-12s %10s %11s %11s %-9s %s%s",
+                   gpu->mig[o->profile].name, fmt_ms(o->latency_ms, b1, sizeof b1),
+                   fmt_mib(o->memory_mib, b2, sizeof b2), fmt_mib(o->usable_mib, b3, sizeof b3),
+                   o->fits ? "yes" : "no", slo, o->profile == m->best ? "  <- suggested" : "");
+    }
 }
 
 static void draw(struct app *a, struct ui_canvas *c, struct ui_rect r)
 {
     draw_clear(c, r, UI_STYLE_NORMAL);
+    if (a->st.metric == UI_METRIC_MIG) {
+        draw_mig_table(a, c, r);
+        return;
+    }
     app_sweep_ensure(a);
     const struct app_sweep *sw = &a->sweep;
     const struct gpu_spec *gpu = gpu_get(a->cfg.gpu);
-    double xs[APP_SWEEP_MAX];
-    for (int i = 0; i < sw->n; i++)
+    double xs[APP_SWEEP_MAX], ys_bad[APP_SWEEP_MAX];
+    bool bad[APP_SWEEP_MAX];
+    enum ui_sweep_metric m = a->st.metric;
+    const double *ys = m == UI_METRIC_LATENCY      ? sw->latency_ms
+                       : m == UI_METRIC_THROUGHPUT ? sw->throughput
+                                                   : sw->memory_mib;
+    int n_bad = 0;
+    for (int i = 0; i < sw->n; i++) {
         xs[i] = (double)sw->batch[i];
+        /* points whose predicted memory does not fit the GPU or slice */
+        bad[i] = sw->ok[i] && sw->capacity_mib > 0 && sw->memory_mib[i] > sw->capacity_mib;
+        ys_bad[i] = ys[i];
+        n_bad += bad[i];
+    }
     struct w_plot p;
     memset(&p, 0, sizeof p);
     char title[160], labels[W_PLOT_MAX_HLINES][48];
-    enum ui_sweep_metric m = a->st.metric;
-    snprintf(title, sizeof title, "%s vs batch (%s%s)",
+    snprintf(title, sizeof title, "%s vs %s (%s%s)%s",
              m == UI_METRIC_LATENCY ? "Latency" : m == UI_METRIC_THROUGHPUT ? "Throughput"
                                                                             : "Peak memory",
-             app_teacher_only(a) ? "teacher" : "GNN",
-             m == UI_METRIC_MEMORY ? "; MIG sizes" : "");
+             sw->over, app_teacher_only(a) ? "teacher" : "GNN",
+             m == UI_METRIC_MEMORY ? "; MIG sizes" : "", n_bad ? "; x = does not fit" : "");
     p.title = title;
-    p.xlabel = "batch";
+    p.xlabel = sw->over;
     p.logx = true;
     p.logy = m != UI_METRIC_MEMORY;
-    p.xmark = (double)a->cfg.batch;
+    p.xmark = sw->cur >= 0 ? xs[sw->cur] : NAN;
     p.ymin_hint = m == UI_METRIC_MEMORY ? 0 : NAN;
     p.fmt_y = m == UI_METRIC_LATENCY ? fmt_ms : m == UI_METRIC_THROUGHPUT ? fmt_tput : fmt_mib;
-    p.series[0] = (struct w_plot_series){
-        xs,
-        m == UI_METRIC_LATENCY ? sw->latency_ms : m == UI_METRIC_THROUGHPUT ? sw->throughput
-                                                                            : sw->memory_mib,
-        sw->ok, sw->n, UI_STYLE_SERIES1, c->utf8 ? 0x25CF : '*', true, metric_names[m]};
+    p.series[0] = (struct w_plot_series){xs, ys, sw->ok, sw->n, UI_STYLE_SERIES1,
+                                         c->utf8 ? 0x25CF : '*', true, metric_names[m]};
     p.n_series = 1;
+    if (n_bad)
+        p.series[p.n_series++] = (struct w_plot_series){xs, ys_bad, bad, sw->n, UI_STYLE_BAD,
+                                                        c->utf8 ? 0x2715 : 'x', false, "no fit"};
+    if (m == UI_METRIC_LATENCY && a->slo_ms > 0) {
+        snprintf(labels[p.n_hlines], sizeof labels[0], "SLO %g ms", a->slo_ms);
+        p.hlines[p.n_hlines] = (struct w_plot_hline){a->slo_ms, labels[p.n_hlines], UI_STYLE_LIMIT};
+        p.n_hlines++;
+    }
     if (m == UI_METRIC_MEMORY && gpu) {
         /* one line per distinct capacity, smallest profile name for each */
         for (int i = 0; i < gpu->n_mig && p.n_hlines < W_PLOT_MAX_HLINES - 1; i++) {
@@ -94,13 +145,16 @@ static void draw(struct app *a, struct ui_canvas *c, struct ui_rect r)
     }
     int tw = table_w(r);
     struct ui_rect pr = {r.y, r.x, r.h - (sw->err[0] ? 1 : 0), r.w - tw};
-    w_plot_draw(&p, c, pr);
+    if (sw->n > 0)
+        w_plot_draw(&p, c, pr);
     if (sw->err[0])
-        draw_text(c, r.y + r.h - 1, r.x, r.w, UI_STYLE_ERROR, sw->err);
-    if (!tw)
+        draw_text(c, r.y + (sw->n > 0 ? r.h - 1 : 0), r.x, r.w, UI_STYLE_ERROR, sw->err);
+    if (!tw || sw->n == 0)
         return;
     int x = r.x + r.w - tw + 1;
-    draw_textf(c, r.y, x, tw - 1, UI_STYLE_HEADING, "%5s %8s %9s %9s", "batch", "latency", "per s",
+    char over[8];
+    snprintf(over, sizeof over, "%.7s", sw->over);
+    draw_textf(c, r.y, x, tw - 1, UI_STYLE_HEADING, "%7s %8s %9s %9s", over, "latency", "per s",
                "memory");
     struct ui_list *l = &a->st.list[UI_TAB_SWEEP];
     ui_list_clamp(l, sw->n, r.h - 3);
@@ -108,22 +162,22 @@ static void draw(struct app *a, struct ui_canvas *c, struct ui_rect r)
         int i = k + l->top, y = r.y + 1 + k;
         char b1[24], b2[24], b3[24];
         if (!sw->ok[i]) {
-            draw_textf(c, y, x, tw - 1, UI_STYLE_ERROR, "%5lld %s", (long long)sw->batch[i],
-                       "failed");
+            draw_textf(c, y, x, tw - 1, UI_STYLE_ERROR, "%7.7s %s", sw->label[i], "failed");
             continue;
         }
-        draw_textf(c, y, x, tw - 1, sw->batch[i] == a->cfg.batch ? UI_STYLE_VALUE : UI_STYLE_NORMAL,
-                   "%5lld %8s %9s %9s", (long long)sw->batch[i],
+        enum ui_style st = bad[i] ? UI_STYLE_BAD : i == sw->cur ? UI_STYLE_VALUE : UI_STYLE_NORMAL;
+        draw_textf(c, y, x, tw - 1, st, "%7.7s %8s %9s %9s%s", sw->label[i],
                    fmt_ms(sw->latency_ms[i], b1, sizeof b1), fmt_si(sw->throughput[i], b2, sizeof b2),
-                   fmt_mib(sw->memory_mib[i], b3, sizeof b3));
+                   fmt_mib(sw->memory_mib[i], b3, sizeof b3), bad[i] ? "!" : "");
         if (i == l->sel)
             draw_restyle(c, y, x, tw - 1, UI_STYLE_SELECTED);
     }
     if (l->sel < sw->n && sw->ok[l->sel] && r.h >= 4) {
-        char b[48];
-        snprintf(b, sizeof b, "fits: %s", smallest_fit(gpu, sw->memory_mib[l->sel]));
+        char b[64];
+        snprintf(b, sizeof b, "fits: %s%s", smallest_fit(gpu, sw->memory_mib[l->sel]),
+                 n_bad ? "  (! does not fit)" : "");
         draw_text(c, r.y + r.h - 2, x, tw - 1, UI_STYLE_DIM, b);
-        draw_text(c, r.y + r.h - 1, x, tw - 1, UI_STYLE_DIM, "m: metric  Enter: use batch");
+        draw_text(c, r.y + r.h - 1, x, tw - 1, UI_STYLE_DIM, "m: view  Enter: use this value");
     }
 }
 
@@ -143,12 +197,13 @@ static unsigned on_action(struct app *a, enum ui_action act, struct ui_rect r)
                                               UI_METRIC__COUNT);
         return UI_HANDLED | UI_REDRAW;
     case UI_ACT_ENTER:
-        if (l->sel < a->sweep.n) {
+        if (l->sel < a->sweep.n && a->st.metric != UI_METRIC_MIG) {
             struct diag d = {0};
-            if (app_set_batch(a, a->sweep.batch[l->sel], &d))
+            const struct app_sweep *sw = &a->sweep;
+            if (app_set_param(a, sw->over, sw->label[l->sel], &d))
                 ui_state_message(&a->st, true, "%s", d.msg);
             else
-                ui_state_message(&a->st, false, "batch %lld", (long long)a->cfg.batch);
+                ui_state_message(&a->st, false, "%s %s", sw->over, sw->label[l->sel]);
         }
         return UI_HANDLED | UI_REDRAW;
     default:

@@ -25,8 +25,8 @@
     X(UI_STYLE_ERROR, "error", 'b')      \
     X(UI_STYLE_GOOD, "good", 'n')        \
     X(UI_STYLE_WARN, "warn", 'b')        \
-    X(UI_STYLE_BAD, "bad", 'r')          \
-    X(UI_STYLE_BAR, "bar", 'r')          \
+    X(UI_STYLE_BAD, "bad", 'b')          \
+    X(UI_STYLE_BAR, "bar", 'n')          \
     X(UI_STYLE_SERIES1, "series1", 'b')  \
     X(UI_STYLE_SERIES2, "series2", 'n')  \
     X(UI_STYLE_LIMIT, "limit", 'd')      \

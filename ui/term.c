@@ -21,6 +21,7 @@ struct term {
     bool utf8;
     struct theme theme;
     int rows, cols;
+    int drawn_rows, drawn_cols; /* canvas size of the last flush */
 };
 
 /* Signal flags: the only state signal handlers touch. */
@@ -37,8 +38,7 @@ static void on_winch(int sig)
 
 static void on_quit(int sig)
 {
-    (void)sig;
-    got_quit = 1;
+    got_quit = sig;
 }
 
 static void at_exit_restore(void)
@@ -52,6 +52,30 @@ static void at_exit_restore(void)
 bool term_quit_requested(void)
 {
     return got_quit != 0;
+}
+
+int term_quit_signal(void)
+{
+    return (int)got_quit;
+}
+
+void term_suspend(struct term *t)
+{
+    (void)t;
+    if (!curses_active)
+        return;
+    endwin();
+    /* stop as the shell's Ctrl-Z would; fg continues here */
+    struct sigaction sa, old;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = SIG_DFL;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGTSTP, &sa, &old);
+    raise(SIGTSTP);
+    sigaction(SIGTSTP, &old, NULL);
+    /* resumed: the terminal may have another size and other contents */
+    got_winch = 1;
+    refresh();
 }
 
 static void install(int sig, void (*fn)(int))
@@ -149,6 +173,13 @@ bool term_color(const struct term *t)
 
 void term_flush(struct term *t, const struct ui_canvas *c, int cy, int cx, bool force)
 {
+    if (force || c->rows != t->drawn_rows || c->cols != t->drawn_cols) {
+        /* a new size or Ctrl-L: forget what stdscr held, including the
+         * bottom-right cell that is never written */
+        erase();
+        t->drawn_rows = c->rows;
+        t->drawn_cols = c->cols;
+    }
     if (force)
         clearok(curscr, TRUE);
     int rows = c->rows < t->rows ? c->rows : t->rows;

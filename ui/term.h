@@ -45,5 +45,10 @@ bool term_poll(struct term *t, int timeout_ms, struct term_event *ev);
 bool term_input_pending(struct term *t);
 /* True once SIGINT, SIGTERM or SIGHUP arrived. */
 bool term_quit_requested(void);
+/* The signal that asked to quit (SIGINT, SIGTERM, SIGHUP), 0 if none. */
+int term_quit_signal(void);
+/* Ctrl-Z: leaves curses mode, stops the process (SIGTSTP); after fg the
+ * next term_poll reports a resize so the caller redraws everything. */
+void term_suspend(struct term *t);
 
 #endif

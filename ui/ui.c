@@ -17,7 +17,9 @@
 #include "layout.h"
 #include "prompt.h"
 #include "screen.h"
+#include "session.h"
 #include "term.h"
+#include "tour.h"
 #include "xalloc.h"
 
 #define SCRIPT_MAX 8192
@@ -35,6 +37,8 @@ struct ui {
     enum ui_tab shown_tab;
     struct frame_input input;
     char hint[512];
+    bool pending_g;    /* 'g' pressed: gg goes to the first row, g NAME jumps */
+    struct tour tour;  /* the teaching tour, when active */
 };
 
 /* ================================================================== */
@@ -70,6 +74,8 @@ static void render(struct ui *u)
             side.w -= 2;
             screen_detail_draw_node(&u->a, u->a.st.detail_node, &u->canvas, side);
         }
+        if (u->tour.active)
+            tour_draw(&u->tour, &u->a, &u->canvas, u->layout.r[UI_R_BODY]);
         struct frame_input in = u->input;
         const struct ui_state *st = &u->a.st;
         if (!in.active && st->input != UI_INPUT_NONE) {
@@ -161,8 +167,16 @@ static void run_command(struct ui *u, const char *raw)
     struct cmd_out out;
     struct diag d = {0};
     unsigned gen = u->a.gen;
+    char before[UI_STATUS_MAX];
+    bool before_err = u->a.st.status_error;
+    memcpy(before, u->a.st.status, sizeof before);
     u->a.st.status[0] = 0;
     enum status st = cmd_execute(&u->a, line, &out, &d);
+    if (!st && (out.flags & CMD_DUMP)) {
+        /* the screen as it was: the dump does not clear the message */
+        memcpy(u->a.st.status, before, sizeof before);
+        u->a.st.status_error = before_err;
+    }
     if (st) {
         ui_state_message(&u->a.st, true, "%s", d.msg);
         return;
@@ -176,6 +190,12 @@ static void run_command(struct ui *u, const char *raw)
         ui_state_tab_set(&u->a.st, UI_TAB_HELP);
     if (out.flags & CMD_DUMP)
         dump_screen(u, out.path);
+    if (out.flags & CMD_LOG) {
+        u->a.st.list[UI_TAB_LOG].top = 0;
+        ui_state_tab_set(&u->a.st, UI_TAB_LOG);
+    }
+    if (out.flags & CMD_TOUR)
+        tour_start(&u->tour, &u->a);
 }
 
 static void run_prompt(struct ui *u, const char *initial)
@@ -218,6 +238,7 @@ static void input_begin(struct ui *u, enum ui_input mode)
     if (s->tab != UI_TAB_LAYERS && s->tab != UI_TAB_GRAPH)
         ui_state_tab_set(s, UI_TAB_LAYERS);
     s->input = mode;
+    s->status[0] = 0; /* the input line's hint shows only what this input says */
     char *text = mode == UI_INPUT_SEARCH ? s->search : s->filter;
     snprintf(s->input_saved, sizeof s->input_saved, "%s", text);
     if (mode == UI_INPUT_SEARCH)
@@ -236,8 +257,8 @@ static void input_apply(struct ui *u)
         u->a.rows_dirty = true;
         app_rows_update(&u->a);
         ui_list_clamp(&s->list[UI_TAB_LAYERS], u->a.n_rows, 1);
-        if (u->a.n_rows > 0)
-            s->detail_node = u->a.rows[s->list[UI_TAB_LAYERS].sel];
+        /* no row, no current layer: the detail must not show a stale one */
+        s->detail_node = u->a.n_rows > 0 ? u->a.rows[s->list[UI_TAB_LAYERS].sel] : -1;
         ui_state_message(s, u->a.n_rows == 0, "%d of %d layers match", u->a.n_rows,
                          u->a.g ? u->a.g->n_nodes : 0);
     }
@@ -302,7 +323,28 @@ static void global_action(struct ui *u, enum ui_action act)
     struct app *a = &u->a;
     struct ui_state *s = &a->st;
     switch (act) {
-    case UI_ACT_QUIT: s->quit = true; break;
+    case UI_ACT_QUIT:
+        if (s->tab == UI_TAB_HELP || s->tab == UI_TAB_ABOUT || s->tab == UI_TAB_LOG) {
+            ui_state_back(s); /* q closes Help and About like Esc */
+        } else if (u->tour.active) {
+            tour_stop(&u->tour, a);
+        } else if (app_dirty(a) && !a->quit_asked && !u->headless) {
+            a->quit_asked = true;
+            ui_state_message(s, true, "unsaved what-if changes: q again quits, :w NAME saves "
+                                      "them as a session, u undoes");
+        } else {
+            s->quit = true;
+        }
+        break;
+    case UI_ACT_UNDO: run_command(u, "undo"); break;
+    case UI_ACT_REDO: run_command(u, "redo"); break;
+    case UI_ACT_TAB_COMPARE: ui_state_tab_set(s, UI_TAB_COMPARE); break;
+    case UI_ACT_LOG: run_command(u, "messages"); break;
+    case UI_ACT_SUSPEND:
+        if (u->term)
+            term_suspend(u->term);
+        u->force = true;
+        break;
     case UI_ACT_HELP: ui_state_tab_set(s, UI_TAB_HELP); break;
     case UI_ACT_SETUP:
     case UI_ACT_TAB_PARAMS: ui_state_tab_set(s, UI_TAB_PARAMS); break;
@@ -327,7 +369,8 @@ static void global_action(struct ui *u, enum ui_action act)
             search_from(u, s->list[UI_TAB_LAYERS].sel, act == UI_ACT_SEARCH_NEXT ? 1 : -1, false);
         break;
     case UI_ACT_TOGGLE_VIEW:
-        ui_state_tab_set(s, s->tab == UI_TAB_LAYERS ? UI_TAB_GRAPH : UI_TAB_LAYERS);
+        /* as the F-key bar says: Table from the graph, Graph from anywhere else */
+        ui_state_tab_set(s, s->tab == UI_TAB_GRAPH ? UI_TAB_LAYERS : UI_TAB_GRAPH);
         break;
     case UI_ACT_SORT_NEXT:
     case UI_ACT_SORT_PREV:
@@ -338,6 +381,7 @@ static void global_action(struct ui *u, enum ui_action act)
         else
             ui_state_sort_cycle(s, act == UI_ACT_SORT_NEXT ? 1 : -1);
         a->rows_dirty = true;
+        s->list[UI_TAB_LAYERS] = (struct ui_list){0, 0}; /* a new order starts at its top */
         ui_state_message(s, false, "sorted by %s, %s", ui_col_title(s->sort_col),
                          s->sort_desc ? "descending" : "ascending");
         break;
@@ -374,13 +418,47 @@ static void handle_reaction(struct ui *u, unsigned f)
     }
 }
 
-static void handle_key(struct ui *u, int key)
+/* 'g' waits for the next key: g again goes to the first row, Esc cancels,
+ * anything else opens the jump prompt with that key typed. */
+static bool pending_g_key(struct ui *u, int key)
+{
+    u->pending_g = false;
+    if (key == 'g') {
+        const struct screen_ops *s = screen_get(u->a.st.tab);
+        unsigned f = s->on_action ? s->on_action(&u->a, UI_ACT_HOME, u->layout.r[UI_R_BODY]) : 0;
+        (void)f;
+        u->a.st.status[0] = 0;
+        return true;
+    }
+    if (key == UI_KEY_ESC) {
+        u->a.st.status[0] = 0;
+        return true;
+    }
+    char initial[32] = "goto ";
+    if (key >= 32 && key < 127)
+        initial[5] = (char)key;
+    else if (key != UI_KEY_ENTER && key != '\r')
+        return false; /* a special key: handle it normally */
+    run_prompt(u, initial);
+    return true;
+}
+
+static void handle_key_inner(struct ui *u, int key)
 {
     if (u->a.st.input != UI_INPUT_NONE) {
         input_key(u, key);
         return;
     }
+    if (u->pending_g && pending_g_key(u, key))
+        return;
+    if (u->tour.active && tour_key(&u->tour, &u->a, key))
+        return;
     enum ui_action act = keymap_lookup(key);
+    if (act == UI_ACT_JUMP) {
+        u->pending_g = true;
+        ui_state_message(&u->a.st, false, "g: g again = first row, or type a node name");
+        return;
+    }
     if (act == UI_ACT_NONE) {
         char k[24];
         if (key != UI_KEY_RESIZE)
@@ -399,6 +477,18 @@ static void handle_key(struct ui *u, int key)
         handle_reaction(u, f);
     else
         global_action(u, act);
+}
+
+/* Every key goes through here: a configuration change it makes becomes
+ * one undo step (undo and redo themselves move along the history). */
+static void handle_key(struct ui *u, int key)
+{
+    struct app_whatif before;
+    app_whatif_get(&u->a, &before);
+    int nu = u->a.n_undo, nr = u->a.n_redo;
+    handle_key_inner(u, key);
+    if (u->a.n_undo == nu && u->a.n_redo == nr)
+        app_history_note(&u->a, &before);
 }
 
 static void handle_mouse(struct ui *u, const struct term_event *ev)
@@ -470,11 +560,20 @@ static void load_script(struct ui *u)
 
 int ui_main(const char *model)
 {
+    struct ui_opts o = {model, NULL, false};
+    return ui_main_opts(&o);
+}
+
+int ui_main_opts(const struct ui_opts *o)
+{
     setlocale(LC_ALL, "");
     struct ui *u = xcalloc(1, sizeof *u);
     struct diag d = {0};
     int rc = 0;
-    if (app_init(&u->a, model, &d)) {
+    /* a session names its own model: read it first so a missing or broken
+     * file is reported before the terminal is taken */
+    if (app_init(&u->a, o->model, &d) ||
+        (o->session && session_load(&u->a, o->session, &d))) {
         fprintf(stderr, "dippm: %s\n", d.msg);
         rc = status_exit_code(d.code);
         goto out;
@@ -509,17 +608,25 @@ int ui_main(const char *model)
                          u->a.recompute_ms, u->headless ? "" : "  q quit");
     load_script(u);
     prompt_init();
+    if (o->tour)
+        tour_start(&u->tour, &u->a);
     u->shown_tab = u->a.st.tab;
     app_update_mig(&u->a);
     render(u);
     struct term_event ev;
     while (!u->a.st.quit && next_event(u, &ev)) {
         if (u->term && term_quit_requested()) {
-            rc = 130;
+            rc = 128 + term_quit_signal(); /* 130 SIGINT, 143 SIGTERM, 129 SIGHUP */
             break;
         }
-        if (ev.key == UI_KEY_MOUSE)
+        if (ev.key == UI_KEY_MOUSE) {
+            struct app_whatif before;
+            app_whatif_get(&u->a, &before);
+            int nu = u->a.n_undo, nr = u->a.n_redo;
             handle_mouse(u, &ev);
+            if (u->a.n_undo == nu && u->a.n_redo == nr)
+                app_history_note(&u->a, &before);
+        }
         else if (ev.key != UI_KEY_RESIZE)
             handle_key(u, ev.key);
         if (u->a.st.tab != u->shown_tab) {
@@ -539,7 +646,8 @@ int ui_main(const char *model)
             render(u);
         }
     }
-    prompt_fini();
+    /* a key script is not the user typing: keep it out of the history */
+    prompt_fini(!u->headless && u->n_script == 0);
 out:
     term_close(u->term);
     draw_canvas_fini(&u->canvas);

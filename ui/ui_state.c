@@ -94,7 +94,7 @@ void ui_state_init(struct ui_state *s)
 
 static bool is_overlay(enum ui_tab t)
 {
-    return t == UI_TAB_DETAIL || t == UI_TAB_HELP || t == UI_TAB_ABOUT;
+    return t == UI_TAB_DETAIL || t == UI_TAB_HELP || t == UI_TAB_ABOUT || t == UI_TAB_LOG;
 }
 
 void ui_state_tab_set(struct ui_state *s, enum ui_tab t)
@@ -129,6 +129,8 @@ bool ui_state_back(struct ui_state *s)
 void ui_state_tab_cycle(struct ui_state *s, int dir)
 {
     int t = ((int)s->tab + (dir < 0 ? -1 : 1) + UI_TAB__COUNT) % UI_TAB__COUNT;
+    if (t == UI_TAB_LOG) /* an overlay reached with L or :messages, not by cycling */
+        t = (t + (dir < 0 ? -1 : 1) + UI_TAB__COUNT) % UI_TAB__COUNT;
     s->n_focus = 0;
     s->tab = (enum ui_tab)t;
 }
@@ -137,6 +139,7 @@ void ui_state_sort_cycle(struct ui_state *s, int dir)
 {
     int c = ((int)s->sort_col + (dir < 0 ? -1 : 1) + UI_COL__COUNT) % UI_COL__COUNT;
     s->sort_col = (enum ui_col)c;
+    s->sort_explicit = true;
     s->sort_desc = ui_col_numeric(s->sort_col) && s->sort_col != UI_COL_INDEX;
 }
 
@@ -144,6 +147,7 @@ void ui_state_sort_by(struct ui_state *s, enum ui_col c)
 {
     if ((unsigned)c >= UI_COL__COUNT)
         return;
+    s->sort_explicit = true;
     if (s->sort_col == c) {
         s->sort_desc = !s->sort_desc;
         return;
@@ -163,6 +167,30 @@ void ui_state_message(struct ui_state *s, bool error, const char *fmt, ...)
         if (*p == '\n' || *p == '\t')
             *p = ' ';
     s->status_error = error;
+    if (!s->status[0])
+        return;
+    const char *last = s->log_n ? s->log[(s->log_head + s->log_n - 1) % UI_LOG_MAX] : NULL;
+    if (last && !strcmp(last, s->status))
+        return;
+    int slot;
+    if (s->log_n < UI_LOG_MAX) {
+        slot = (s->log_head + s->log_n++) % UI_LOG_MAX;
+    } else {
+        slot = s->log_head;
+        s->log_head = (s->log_head + 1) % UI_LOG_MAX;
+    }
+    memcpy(s->log[slot], s->status, sizeof s->log[slot]);
+    s->log_error[slot] = error;
+}
+
+const char *ui_state_log_get(const struct ui_state *s, int k, bool *error)
+{
+    if (k < 0 || k >= s->log_n)
+        return NULL;
+    int slot = (s->log_head + k) % UI_LOG_MAX;
+    if (error)
+        *error = s->log_error[slot];
+    return s->log[slot];
 }
 
 bool ui_str_icontains(const char *hay, const char *needle)

@@ -17,7 +17,9 @@
     X(UI_TAB_PARAMS, "Setup", "Setup")              \
     X(UI_TAB_DETAIL, "Detail", "Detail")            \
     X(UI_TAB_HELP, "Help", "Help")                  \
-    X(UI_TAB_ABOUT, "About", "About")
+    X(UI_TAB_ABOUT, "About", "About")              \
+    X(UI_TAB_COMPARE, "Compare", "Compare")        \
+    X(UI_TAB_LOG, "Log", "Log")
 
 enum ui_tab {
 #define X(id, title, short_title) id,
@@ -72,8 +74,13 @@ enum ui_input {
 #define UI_TEXT_MAX 128
 #define UI_FOCUS_MAX 8
 #define UI_STATUS_MAX 512
+#define UI_LOG_MAX 100
 
-enum ui_sweep_metric { UI_METRIC_LATENCY, UI_METRIC_THROUGHPUT, UI_METRIC_MEMORY, UI_METRIC__COUNT };
+enum ui_sweep_metric {
+    UI_METRIC_LATENCY, UI_METRIC_THROUGHPUT, UI_METRIC_MEMORY,
+    UI_METRIC_MIG, /* not a chart: the per-MIG-profile table */
+    UI_METRIC__COUNT
+};
 
 struct ui_state {
     enum ui_tab tab;
@@ -82,6 +89,8 @@ struct ui_state {
     struct ui_list list[UI_TAB__COUNT];
     enum ui_col sort_col;
     bool sort_desc;
+    int hscroll; /* layer table: columns after the name scrolled out */
+    bool sort_explicit; /* a sort was chosen (else graph order) */
     char search[UI_TEXT_MAX];
     char filter[UI_TEXT_MAX];
     enum ui_input input;
@@ -97,6 +106,10 @@ struct ui_state {
     bool quit;
     char status[UI_STATUS_MAX];
     bool status_error;
+    /* every message shown in the status line, oldest first (ring) */
+    char log[UI_LOG_MAX][UI_STATUS_MAX];
+    bool log_error[UI_LOG_MAX];
+    int log_n, log_head; /* count, index of the oldest */
 };
 
 void ui_state_init(struct ui_state *s);
@@ -112,7 +125,10 @@ void ui_state_tab_cycle(struct ui_state *s, int dir);
 void ui_state_sort_cycle(struct ui_state *s, int dir);
 /* Sorts by column c; choosing the current column inverts the order. */
 void ui_state_sort_by(struct ui_state *s, enum ui_col c);
-/* Writes an information (error = false) or error message to the status line. */
+/* The k-th logged message (0 = oldest), NULL past the end. */
+const char *ui_state_log_get(const struct ui_state *s, int k, bool *error);
+/* Writes an information (error = false) or error message to the status
+ * line and appends it to the log. */
 void ui_state_message(struct ui_state *s, bool error, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 

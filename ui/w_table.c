@@ -10,7 +10,10 @@ void w_table_widths(const struct w_table *t, int w, int *widths)
     int used = 0, n_flex = 0;
     for (int i = 0; i < t->n_cols; i++) {
         int need = t->cols[i].min_width + (used ? 1 : 0);
-        if (w >= t->cols[i].hide_below && used + need <= w) {
+        bool scrolled = i >= t->frozen && i < t->frozen + t->skip;
+        /* hide_below gives way once the user scrolls the columns */
+        bool narrow = w < t->cols[i].hide_below && !(t->skip > 0 && i >= t->frozen);
+        if (!scrolled && !narrow && used + need <= w) {
             widths[i] = t->cols[i].min_width;
             used += need;
             n_flex += t->cols[i].flex;
@@ -22,11 +25,23 @@ void w_table_widths(const struct w_table *t, int w, int *widths)
     for (int i = 0; i < t->n_cols && n_flex && spare > 0; i++) {
         if (!widths[i] || !t->cols[i].flex)
             continue;
-        int add = spare / n_flex;
+        int add = spare * t->cols[i].flex / n_flex;
         widths[i] += add;
         spare -= add;
-        n_flex--;
+        n_flex -= t->cols[i].flex;
     }
+}
+
+bool w_table_clipped(const struct w_table *t, int w)
+{
+    int widths[W_TABLE_MAX_COLS];
+    if (t->n_cols > W_TABLE_MAX_COLS)
+        return false;
+    w_table_widths(t, w, widths);
+    for (int i = t->frozen + t->skip; i < t->n_cols; i++)
+        if (!widths[i])
+            return true;
+    return false;
 }
 
 int w_table_visible(struct ui_rect r)
@@ -89,13 +104,9 @@ void w_table_draw(const struct w_table *t, struct ui_canvas *c, struct ui_rect r
                 }
             }
             int tw = draw_strwidth(text);
-            if (t->cols[i].keep_tail && tw > cw && cw > 1) {
-                const char *p = text;
-                for (int q = 0; q < tw - cw + 1; q++)
-                    draw_utf8_next(&p);
-                draw_put_glyph(c, y, cx, G_ELLIPSIS, UI_STYLE_DIM);
-                draw_text(c, y, cx + 1, cw - 1, st, p);
-            } else if (t->cols[i].right)
+            if (t->cols[i].keep_tail && tw > cw && cw > 1)
+                draw_text_mid(c, y, cx, cw, st, text);
+            else if (t->cols[i].right)
                 draw_text_right(c, y, cx, cw, st, text);
             else
                 draw_text(c, y, cx, cw, st, text);

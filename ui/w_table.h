@@ -17,10 +17,10 @@ struct w_table_col {
     const char *title;
     int min_width;
     bool right;  /* right-aligned (numbers) */
-    bool flex;   /* takes a share of spare width */
+    int flex;    /* shares of the spare width it takes (0: fixed) */
     bool bar;    /* draws get_fraction() as a bar before the text */
     int hide_below; /* hidden when the table is narrower than this */
-    bool keep_tail; /* too long: show the end ("...0.conv1"), not the start */
+    bool keep_tail; /* too long: cut the middle ("layer1…0.conv1"), keeping both ends */
 };
 
 /* Text of cell (row, col) into buf; may set *style (default normal). */
@@ -39,14 +39,18 @@ struct w_table {
     w_table_frac_fn get_fraction;
     void *ctx;
     const char *empty_text; /* shown when n_rows == 0 */
+    int frozen;     /* leading columns that never scroll away */
+    int skip;       /* columns after the frozen ones scrolled out (Left/Right) */
 };
 
 /* Column widths for a total width w (every column at least min_width when
- * it fits; columns that do not fit get width 0). */
+ * it fits; columns that do not fit or are scrolled out get width 0). */
 void w_table_widths(const struct w_table *t, int w, int *widths);
 /* Rows visible in r (one line goes to the header). */
 int w_table_visible(struct ui_rect r);
 void w_table_draw(const struct w_table *t, struct ui_canvas *c, struct ui_rect r);
+/* True when some column is hidden for lack of width (Right can scroll). */
+bool w_table_clipped(const struct w_table *t, int w);
 /* The column under screen column x (header clicks), -1 if none. */
 int w_table_col_at(const struct w_table *t, struct ui_rect r, int x);
 /* The data row under screen row y, -1 if none (header or past the end). */

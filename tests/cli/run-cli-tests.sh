@@ -209,6 +209,15 @@ run "calibrate bad table" 4 "$DIPPM" calibrate --no-fit --data "$T/c.tsv" &&
     check "calibrate bad table message" "$T/err" "c.tsv:2: column 14 (mig): '5g.99gb'"
 run "calibrate missing table" 3 "$DIPPM" calibrate --data "$T/none.tsv" &&
     check "calibrate missing table message" "$T/err" "none.tsv"
+# the explorer's entry points: --tour and --session NAME need a terminal (or
+# DIPPM_NO_DISPLAY); a missing session is named before the terminal is used
+run "--tour without a terminal" 2 "$DIPPM" --tour </dev/null &&
+    check "--tour needs a terminal" "$T/err" "needs a terminal"
+run "--session without a name" 2 "$DIPPM" --session && check "--session usage" "$T/err" "usage: dippm --tour"
+run "--session of an absent session" 3 env DIPPM_NO_DISPLAY=1 XDG_STATE_HOME="$T/state" \
+    "$DIPPM" --session nosuch && check "absent session named" "$T/err" "no session 'nosuch'"
+run "--session with a bad name" 2 env DIPPM_NO_DISPLAY=1 XDG_STATE_HOME="$T/state" \
+    "$DIPPM" --session ../etc && check "bad session name" "$T/err" "session name '../etc'"
 
 # every ONNX sample converts to JSON with the same parameters and MACs
 for m in "$S"/*.onnx; do

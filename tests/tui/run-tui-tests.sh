@@ -255,7 +255,7 @@ begin "pin and compare show deltas"
 start -- "$TINY"
 wait_for "F10Quit" && {
     keys P
-    wait_for "pinned:"
+    wait_for "pin 1:"
     keys ":batch 64" Enter
     keys C
     wait_for "compare on" && expect "(+"
@@ -286,6 +286,57 @@ wait_for "F10Quit" && {
 }
 end
 
+begin "after shrinking, no stale character in the bottom-right cell"
+start -- zoo:resnet:depth=18      # at 100x30 row 24 column 80 is inside a table row's bar
+wait_for "F10Quit" 10 && {
+    T resize-window -t ui -x 80 -y 24
+    wait_for "F10Quit"
+    sleep 0.3
+    last=$(screen | sed -n 24p)
+    [ "${#last}" -le 79 ] || bad "row 24 is ${#last} characters wide: '$last'"
+    keys C-l
+    sleep 0.3
+    last=$(screen | sed -n 24p)
+    [ "${#last}" -le 79 ] || bad "Ctrl-L left row 24 ${#last} wide: '$last'"
+}
+end
+
+begin "the search prompt does not show an old status message"
+start -- "$TINY"
+wait_for "F10Quit" && {
+    keys ":gpu nosuch" Enter
+    wait_for "unknown GPU"
+    keys /
+    wait_for "Search:"
+    expect_not "unknown GPU"
+    keys Escape
+}
+end
+
+begin "completion: :gpu h100: lists the slices, :open zoo: the families"
+start -- "$TINY"
+wait_for "F10Quit" && {
+    keys ":gpu h100:" Tab Tab
+    wait_for "h100:1g.10gb"
+    keys Escape
+    keys ":open zoo:" Tab
+    wait_for "zoo:resnet"
+    keys Escape
+}
+end
+
+begin "Ctrl-Z suspends to the shell; fg redraws"
+start -- "$TINY"
+wait_for "F10Quit" && {
+    keys C-z
+    wait_for "PROMPT\$" && {
+        keys "fg" Enter
+        wait_for "F10Quit" && expect "conv1"
+    }
+    keys q
+}
+end
+
 begin "SIGTERM restores the terminal too"
 start -- "$TINY"
 wait_for "F10Quit" && {
@@ -294,7 +345,7 @@ wait_for "F10Quit" && {
     pid=$(pgrep -P "$shell" || true)
     if [ -n "$pid" ]; then
         kill -TERM "$pid"
-        wait_for "EXIT=" && {
+        wait_for "EXIT=143" && {
             [ "$(T display -p -t ui '#{alternate_on}')" = "0" ] || bad "still on the alternate screen"
             keys "stty -a | tr ' ' '\\n' | grep -x -e echo -e icanon | sort | tr '\\n' ' '; echo" Enter
             wait_for "echo icanon"
@@ -302,6 +353,15 @@ wait_for "F10Quit" && {
     else
         bad "could not find the dippm process"
     fi
+}
+end
+
+begin "SIGHUP exits 129 (128 + the signal), not 130"
+start -- "$TINY"
+wait_for "F10Quit" && {
+    shell=$(T display -p -t ui '#{pane_pid}')
+    pid=$(pgrep -P "$shell" || true)
+    if [ -n "$pid" ]; then kill -HUP "$pid"; wait_for "EXIT=129"; else bad "no dippm process"; fi
 }
 end
 
@@ -340,6 +400,12 @@ wait_for "F10Quit" && {
     wait_for "p producer" && { expect "+-o  Conv conv2"; expect "o-+  Add add"; expect_not "●"; }
     colors=$(T capture-pane -p -e -t ui | grep -c '\[3[1-7]m' || true)
     [ "$colors" -eq 0 ] || bad "colour escapes on $colors lines with NO_COLOR"
+    keys F5
+    wait_for "Time share"
+    # the time-share bars of unselected rows: '#' cells, not reverse video
+    row=$(T capture-pane -p -e -t ui | grep -a 'relu1' | head -1)
+    echo "$row" | grep -q '#' || bad "no bar cells on the relu1 row: $row"
+    printf '%s' "$row" | grep -q "$(printf '\033')\[7m" && bad "bar drawn in reverse video: $row"
 }
 end
 
@@ -353,6 +419,8 @@ wait_for "F10Quit" && {
     keys "fp1" Tab
     wait_for ":precision fp16"
     keys Escape q
+    wait_for "unsaved what-if changes"   # asked once
+    keys q
     wait_for "EXIT=0"
     [ -f "$XDG_STATE_HOME/dippm/history" ] && grep -qx "batch 32" "$XDG_STATE_HOME/dippm/history" ||
         bad "history file lacks 'batch 32'"

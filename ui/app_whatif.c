@@ -1,0 +1,138 @@
+/* app_whatif.c - the what-if state as a value: capture, compare, apply;
+ * undo and redo of configuration changes on top of it. */
+#include "app.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "gpu.h"
+
+void app_whatif_get(const struct app *a, struct app_whatif *w)
+{
+    memset(w, 0, sizeof *w);
+    snprintf(w->spec, sizeof w->spec, "%s", a->spec);
+    w->cfg = a->cfg;
+    w->slo_ms = a->slo_ms;
+    if (!a->g)
+        return;
+    int bs = graph_batch_sym(a->g);
+    for (int i = 0; i < a->g->n_syms && w->n_syms < APP_WHATIF_SYMS; i++) {
+        if (i == bs)
+            continue;
+        snprintf(w->sym_name[w->n_syms], sizeof w->sym_name[0], "%s", a->g->syms[i].name);
+        w->sym_val[w->n_syms++] = a->g->syms[i].val;
+    }
+}
+
+bool app_whatif_equal(const struct app_whatif *x, const struct app_whatif *y)
+{
+    if (strcmp(x->spec, y->spec) || x->slo_ms != y->slo_ms || x->n_syms != y->n_syms)
+        return false;
+    const struct config *p = &x->cfg, *q = &y->cfg;
+    if (p->gpu != q->gpu || p->mig != q->mig || p->prec != q->prec || p->rt != q->rt ||
+        p->batch != q->batch)
+        return false;
+    for (int i = 0; i < x->n_syms; i++)
+        if (strcmp(x->sym_name[i], y->sym_name[i]) || x->sym_val[i] != y->sym_val[i])
+            return false;
+    return true;
+}
+
+/* Applies w without restoring anything on failure. */
+static enum status apply_raw(struct app *a, const struct app_whatif *w, struct diag *d)
+{
+    enum status st;
+    if (!a->g || strcmp(w->spec, a->spec)) {
+        if ((st = app_open_view(a, w->spec, true, d)))
+            return st;
+    }
+    struct hw hw;
+    if ((st = hw_from_config(&w->cfg, &hw, d)))
+        return st;
+    if (w->cfg.batch < 1 || w->cfg.batch > APP_BATCH_MAX)
+        return diag_set(d, ST_ERANGE, "batch %lld out of range 1..%lld",
+                        (long long)w->cfg.batch, (long long)APP_BATCH_MAX);
+    if (w->cfg.batch != 1 && graph_batch_sym(a->g) < 0)
+        return diag_set(d, ST_EUSAGE, "batch %lld: the model has no batch dimension",
+                        (long long)w->cfg.batch);
+    if (!(w->slo_ms >= 0) || w->slo_ms > 1e7)
+        return diag_set(d, ST_ERANGE, "slo %g ms: expected 0 (none) to 10000000 ms", w->slo_ms);
+    int bs = graph_batch_sym(a->g);
+    for (int i = 0; i < a->g->n_syms; i++)
+        if (i != bs)
+            a->g->syms[i].val = a->g->syms[i].def;
+    for (int i = 0; i < w->n_syms; i++)
+        if ((st = graph_sym_set(a->g, w->sym_name[i], w->sym_val[i], d)))
+            return st;
+    a->cfg = w->cfg;
+    a->slo_ms = w->slo_ms;
+    a->sweep_gen++;
+    return app_recompute(a, d);
+}
+
+enum status app_whatif_apply(struct app *a, const struct app_whatif *w, struct diag *d)
+{
+    struct app_whatif old;
+    app_whatif_get(a, &old);
+    enum status st = apply_raw(a, w, d);
+    if (st && a->g) {
+        struct diag ignore = {0};
+        apply_raw(a, &old, &ignore);
+    }
+    return st;
+}
+
+static void push(struct app_whatif *stack, int *n, const struct app_whatif *w)
+{
+    if (*n == APP_UNDO_MAX) {
+        memmove(stack, stack + 1, sizeof *stack * (APP_UNDO_MAX - 1));
+        (*n)--;
+    }
+    stack[(*n)++] = *w;
+}
+
+void app_history_note(struct app *a, const struct app_whatif *before)
+{
+    struct app_whatif now;
+    app_whatif_get(a, &now);
+    if (app_whatif_equal(before, &now))
+        return;
+    push(a->undo, &a->n_undo, before);
+    a->n_redo = 0;
+    a->quit_asked = false;
+}
+
+/* Moves one step from `from` to `to`, applying the popped state. */
+static enum status step(struct app *a, struct app_whatif *from, int *n_from,
+                        struct app_whatif *to, int *n_to, const char *what, struct diag *d)
+{
+    if (*n_from == 0)
+        return diag_set(d, ST_ENOTFOUND, "nothing to %s", what);
+    struct app_whatif cur;
+    app_whatif_get(a, &cur);
+    enum status st = app_whatif_apply(a, &from[*n_from - 1], d);
+    if (st) {
+        diag_prefix(d, "%s", what);
+        return st;
+    }
+    (*n_from)--;
+    push(to, n_to, &cur);
+    return ST_OK;
+}
+
+enum status app_undo(struct app *a, struct diag *d)
+{
+    return step(a, a->undo, &a->n_undo, a->redo, &a->n_redo, "undo", d);
+}
+
+enum status app_redo(struct app *a, struct diag *d)
+{
+    return step(a, a->redo, &a->n_redo, a->undo, &a->n_undo, "redo", d);
+}
+
+bool app_dirty(const struct app *a)
+{
+    struct app_whatif now;
+    app_whatif_get(a, &now);
+    return !app_whatif_equal(&now, &a->saved);
+}

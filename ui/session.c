@@ -1,0 +1,308 @@
+/* session.c - sessions as small text files (format in session.h). */
+#include "session.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "fileio.h"
+#include "gpu.h"
+#include "xalloc.h"
+
+#define SESSION_MAX_BYTES (1 << 20)
+
+static bool session_dir(char *buf, int size)
+{
+    const char *xdg = getenv("XDG_STATE_HOME"), *home = getenv("HOME");
+    if (xdg && *xdg == '/')
+        snprintf(buf, (size_t)size, "%s/dippm/sessions", xdg);
+    else if (home && *home)
+        snprintf(buf, (size_t)size, "%s/.local/state/dippm/sessions", home);
+    else
+        return false;
+    return true;
+}
+
+/* mkdir -p (mode 0700 as XDG asks). */
+static void make_dirs(const char *path)
+{
+    char dir[1024];
+    snprintf(dir, sizeof dir, "%s", path);
+    for (char *p = dir + 1; *p; p++)
+        if (*p == '/') {
+            *p = 0;
+            mkdir(dir, 0700);
+            *p = '/';
+        }
+    mkdir(dir, 0700);
+}
+
+enum status session_path(const char *name, char *buf, int size, struct diag *d)
+{
+    size_t n = strlen(name);
+    bool ok = n >= 1 && n <= 48 && name[0] != '.';
+    for (size_t i = 0; ok && i < n; i++)
+        ok = isalnum((unsigned char)name[i]) || strchr("._-", name[i]);
+    if (!ok)
+        return diag_set(d, ST_EUSAGE,
+                        "session name '%s': expected 1-48 letters, digits, '.', '_' or '-'", name);
+    char dir[900];
+    if (!session_dir(dir, sizeof dir))
+        return diag_set(d, ST_EUSAGE, "neither XDG_STATE_HOME nor HOME is set: nowhere to keep "
+                                      "sessions");
+    snprintf(buf, (size_t)size, "%s/%s.session", dir, name);
+    return ST_OK;
+}
+
+/* ---- writing ---------------------------------------------------------- */
+
+struct sbuf {
+    char *p;
+    size_t len, cap;
+};
+
+static void sb_printf(struct sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void sb_printf(struct sbuf *b, const char *fmt, ...)
+{
+    va_list ap;
+    for (;;) {
+        va_start(ap, fmt);
+        int n = vsnprintf(b->p + b->len, b->cap - b->len, fmt, ap);
+        va_end(ap);
+        if (n >= 0 && (size_t)n < b->cap - b->len) {
+            b->len += (size_t)n;
+            return;
+        }
+        b->cap = b->cap * 2 + (size_t)(n > 0 ? n : 64);
+        b->p = xrealloc(b->p, b->cap);
+    }
+}
+
+static void write_whatif(struct sbuf *b, const char *section, const struct app_whatif *w)
+{
+    const struct gpu_spec *gpu = gpu_get(w->cfg.gpu);
+    sb_printf(b, "[%s]\nmodel %s\ngpu %s\nmig %s\nprecision %s\nruntime %s\nbatch %lld\nslo %g\n",
+              section, w->spec, gpu ? gpu->name : "?",
+              gpu && w->cfg.mig >= 0 && w->cfg.mig < gpu->n_mig ? gpu->mig[w->cfg.mig].name
+                                                                 : "full",
+              precision_name(w->cfg.prec), runtime_name(w->cfg.rt), (long long)w->cfg.batch,
+              w->slo_ms);
+    for (int i = 0; i < w->n_syms; i++)
+        sb_printf(b, "sym %s %lld\n", w->sym_name[i], (long long)w->sym_val[i]);
+}
+
+enum status session_save(struct app *a, const char *name, bool force, struct diag *d)
+{
+    char path[1024];
+    enum status st = session_path(name, path, sizeof path, d);
+    if (st)
+        return st;
+    bool mine = !strcmp(a->session, name);
+    if (!force && !mine && file_exists(path))
+        return diag_set(d, ST_EEXIST, "session '%s' exists (%s); ':w! %s' overwrites it", name,
+                        path, name);
+    struct sbuf b = {xmalloc(1024), 0, 1024};
+    struct app_whatif cur;
+    app_whatif_get(a, &cur);
+    sb_printf(&b, "dippm-session 1\n");
+    write_whatif(&b, "current", &cur);
+    for (int i = 0; i < a->n_pins; i++)
+        write_whatif(&b, "pin", &a->pins[i].w);
+    char dir[1024];
+    snprintf(dir, sizeof dir, "%s", path);
+    *strrchr(dir, '/') = 0;
+    make_dirs(dir);
+    st = file_write_atomic(path, b.p, b.len, true, d);
+    free(b.p);
+    if (st)
+        return st;
+    snprintf(a->session, sizeof a->session, "%s", name);
+    a->saved = cur;
+    return ST_OK;
+}
+
+/* ---- reading ---------------------------------------------------------- */
+
+#define SESSION_MAX_STATES (1 + APP_PINS_MAX)
+
+static enum status parse_line(struct app_whatif *w, const char *key, char *val,
+                              const char *where, struct diag *d)
+{
+    char *end;
+    if (!strcmp(key, "model")) {
+        if (!*val || strlen(val) >= sizeof w->spec)
+            return diag_set(d, ST_EPARSE, "%s: model: expected a file or zoo: spec", where);
+        snprintf(w->spec, sizeof w->spec, "%s", val);
+    } else if (!strcmp(key, "gpu")) {
+        int g = gpu_find(val);
+        if (g < 0)
+            return diag_set(d, ST_EPARSE, "%s: unknown GPU '%s'", where, val);
+        w->cfg.gpu = g;
+    } else if (!strcmp(key, "mig")) {
+        const struct gpu_spec *gpu = gpu_get(w->cfg.gpu);
+        w->cfg.mig = strcmp(val, "full") ? gpu_mig_find(gpu, val) : -1;
+        if (strcmp(val, "full") && w->cfg.mig < 0)
+            return diag_set(d, ST_EPARSE, "%s: %s has no MIG profile '%s' (gpu must come first)",
+                            where, gpu ? gpu->name : "the GPU", val);
+    } else if (!strcmp(key, "precision")) {
+        if (!precision_parse(val, &w->cfg.prec))
+            return diag_set(d, ST_EPARSE, "%s: precision '%s': not a precision dippm knows "
+                                          "(:precision Tab lists them)", where, val);
+    } else if (!strcmp(key, "runtime")) {
+        if (!runtime_parse(val, &w->cfg.rt))
+            return diag_set(d, ST_EPARSE, "%s: runtime '%s': expected pytorch or tensorrt", where,
+                            val);
+    } else if (!strcmp(key, "batch")) {
+        errno = 0;
+        long long v = strtoll(val, &end, 10);
+        if (errno || end == val || *end || v < 1 || v > APP_BATCH_MAX)
+            return diag_set(d, ST_EPARSE, "%s: batch '%s': expected an integer 1..%lld", where,
+                            val, (long long)APP_BATCH_MAX);
+        w->cfg.batch = v;
+    } else if (!strcmp(key, "slo")) {
+        errno = 0;
+        double v = strtod(val, &end);
+        if (errno || end == val || *end || !(v >= 0) || v > 1e7)
+            return diag_set(d, ST_EPARSE, "%s: slo '%s': expected milliseconds (0 = none)",
+                            where, val);
+        w->slo_ms = v;
+    } else if (!strcmp(key, "sym")) {
+        char *sp = strchr(val, ' ');
+        if (!sp || w->n_syms == APP_WHATIF_SYMS)
+            return diag_set(d, ST_EPARSE, "%s: sym: expected 'sym NAME VALUE' (at most %d)",
+                            where, APP_WHATIF_SYMS);
+        *sp = 0;
+        errno = 0;
+        long long v = strtoll(sp + 1, &end, 10);
+        if (errno || end == sp + 1 || *end || v < 1 || strlen(val) >= sizeof w->sym_name[0])
+            return diag_set(d, ST_EPARSE, "%s: sym %s: expected a positive integer", where, val);
+        snprintf(w->sym_name[w->n_syms], sizeof w->sym_name[0], "%s", val);
+        w->sym_val[w->n_syms++] = v;
+    } else {
+        return diag_set(d, ST_EPARSE,
+                        "%s: unknown key '%s' (expected model, gpu, mig, precision, runtime, "
+                        "batch, slo or sym)", where, key);
+    }
+    return ST_OK;
+}
+
+/* Parses text into states[0] (current) and the pins after it. */
+static enum status parse(const char *path, char *text, struct app_whatif *states, int *n,
+                         struct diag *d)
+{
+    int line_no = 0, cur = -1;
+    *n = 0;
+    char where[1100];
+    for (char *p = text; p && *p;) {
+        char *nl = strchr(p, '\n');
+        if (nl)
+            *nl = 0;
+        char *line = p;
+        p = nl ? nl + 1 : NULL;
+        line_no++;
+        snprintf(where, sizeof where, "%s line %d", path, line_no);
+        size_t len = strlen(line);
+        while (len && (line[len - 1] == '\r' || line[len - 1] == ' '))
+            line[--len] = 0;
+        if (line_no == 1) {
+            if (strcmp(line, "dippm-session 1"))
+                return diag_set(d, ST_EPARSE, "%s: expected 'dippm-session 1'", where);
+            continue;
+        }
+        if (!*line || line[0] == '#')
+            continue;
+        if (!strcmp(line, "[current]") || !strcmp(line, "[pin]")) {
+            if ((line[1] == 'c') != (*n == 0))
+                return diag_set(d, ST_EPARSE, "%s: [current] must come first, once", where);
+            if (*n == SESSION_MAX_STATES)
+                return diag_set(d, ST_EPARSE, "%s: more than %d pins", where, APP_PINS_MAX);
+            cur = (*n)++;
+            memset(&states[cur], 0, sizeof states[cur]);
+            config_default(&states[cur].cfg);
+            continue;
+        }
+        if (cur < 0)
+            return diag_set(d, ST_EPARSE, "%s: expected [current] before any setting", where);
+        char *sp = strchr(line, ' ');
+        if (!sp)
+            return diag_set(d, ST_EPARSE, "%s: expected 'KEY VALUE'", where);
+        *sp = 0;
+        enum status st = parse_line(&states[cur], line, sp + 1, where, d);
+        if (st)
+            return st;
+    }
+    if (*n == 0)
+        return diag_set(d, ST_EPARSE, "%s: no [current] section", path);
+    for (int i = 0; i < *n; i++)
+        if (!states[i].spec[0])
+            return diag_set(d, ST_EPARSE, "%s: a section without 'model'", path);
+    return ST_OK;
+}
+
+enum status session_load(struct app *a, const char *name, struct diag *d)
+{
+    char path[1024];
+    enum status st = session_path(name, path, sizeof path, d);
+    if (st)
+        return st;
+    if (!file_exists(path))
+        return diag_set(d, ST_ENOTFOUND, "no session '%s' (%s); ':w %s' saves one", name, path,
+                        name);
+    char *text;
+    size_t len;
+    if ((st = file_read_all(path, SESSION_MAX_BYTES, &text, &len, d)))
+        return st;
+    struct app_whatif *states = xcalloc(SESSION_MAX_STATES, sizeof *states);
+    int n = 0;
+    st = parse(path, text, states, &n, d);
+    free(text);
+    struct app_whatif before;
+    app_whatif_get(a, &before);
+    /* each pin first (applying it and pinning), then the current state */
+    for (int i = 1; !st && i < n; i++) {
+        if (!(st = app_whatif_apply(a, &states[i], d)) && i == 1)
+            app_pins_clear(a);
+        if (!st)
+            app_pin(a);
+    }
+    if (!st)
+        st = app_whatif_apply(a, &states[0], d);
+    if (st) {
+        struct diag ignore = {0};
+        app_whatif_apply(a, &before, &ignore);
+        diag_prefix(d, "session %s", name);
+    } else {
+        if (n == 1)
+            app_pins_clear(a);
+        snprintf(a->session, sizeof a->session, "%s", name);
+        a->saved = states[0];
+        app_whatif_get(a, &a->saved);
+    }
+    free(states);
+    return st;
+}
+
+void session_list(void (*add)(void *ctx, const char *name), void *ctx)
+{
+    char dir[1024];
+    if (!session_dir(dir, sizeof dir))
+        return;
+    DIR *dp = opendir(dir);
+    if (!dp)
+        return;
+    struct dirent *e;
+    while ((e = readdir(dp))) {
+        size_t n = strlen(e->d_name);
+        if (n > 8 && !strcmp(e->d_name + n - 8, ".session") && e->d_name[0] != '.') {
+            char name[64];
+            snprintf(name, sizeof name, "%.*s", (int)(n - 8), e->d_name);
+            add(ctx, name);
+        }
+    }
+    closedir(dp);
+}

@@ -1,0 +1,247 @@
+/* tour.c - the teaching tour: steps as command lists plus explanations. */
+#include "tour.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "commands.h"
+#include "fmt.h"
+#include "keymap.h"
+
+struct step {
+    const char *title;
+    const char *cmds; /* ';'-separated `:` commands */
+    const char *text;
+};
+
+/* Every step replays from step 0, so each one's commands may rely on the
+ * earlier ones (the model, the batch) and going back is exact. */
+static const struct step steps[] = {
+    {"Welcome",
+     "open zoo:resnet:depth=18; gpu a100; precision fp32; runtime pytorch; batch 1; slo 0; "
+     "filter; sort # asc; tab layers",
+     "This is ResNet-18, an image classifier, on an NVIDIA A100. Line 1 names the model and its "
+     "size: nodes (layers), parameters (weights) and MACs. Line 2 is the configuration you can "
+     "change. Then the predicted latency, throughput, energy and memory, and the MIG advice. The "
+     "table lists every layer. All figures are predictions, not measurements. "
+     "n: next step, N: back, Esc: leave the tour."},
+    {"What a MAC is", "goto layer1.0.conv1; tab detail",
+     "A MAC is one multiply-accumulate, a = a + x * w: the unit of work of convolutions and matrix "
+     "products (1 MAC = 2 FLOPs). This 3x3 convolution makes 64 output channels of 56x56 pixels; "
+     "each output value sums 64 input channels x 3 x 3 products. The formula above multiplies it "
+     "out; line 1 shows the total for the whole network."},
+    {"Where the time goes", "tab layers; sort time desc",
+     "The table is now sorted by predicted time share, biggest first: the bars show which layers "
+     "take the time. Convolutions with many MACs lead, but look at how many small layers follow: "
+     "each one is a separate kernel the GPU has to launch."},
+    {"Compute-bound or memory-bound: the roofline", "goto layer1.0.bn1; tab detail",
+     "A GPU computes far faster than it moves data. A layer's arithmetic intensity (FLOPs per "
+     "byte moved) decides which limit it hits: below the GPU's ridge point it is memory-bound, "
+     "above it compute-bound. This batch norm does a couple of FLOPs per element it reads and "
+     "writes: memory-bound, see where it sits on the roofline chart. The roofline floor on the "
+     "prediction line adds up every layer's best case."},
+    {"Launch overhead", "tab layers; sort bound asc",
+     "At batch 1 many layers are so small that the fixed cost of launching a kernel (a few "
+     "microseconds each) is larger than their work: the Bound column says overhead. That is why "
+     "the latency is well above the roofline floor."},
+    {"Why batch helps", "batch 32; sort time desc",
+     "Batch 32 processes 32 images at once. Each kernel now has 32 times the work but is launched "
+     "once, so the latency grows much less than 32 times and the throughput (images per second) "
+     "rises. The line above says by how much."},
+    {"...until it does not", "tab sweep",
+     "Latency against batch 1 to 1024 on log axes. While launch overhead dominates the curve is "
+     "flat; once the GPU is busy (compute-bound) latency grows in step with the batch and the "
+     "throughput stops rising, while memory keeps growing. m switches the chart to throughput "
+     "and memory."},
+    {"Precision", "precision fp16; tab layers",
+     "fp16 halves the bytes of weights and activations and runs matrix work on tensor cores, "
+     "which are many times faster than the fp32 units. Compute-bound layers gain most; "
+     "memory-bound ones about 2x from the smaller data."},
+    {"Fusing kernels", "runtime tensorrt",
+     "An inference engine such as TensorRT fuses a convolution with the batch norm and ReLU after "
+     "it into one kernel: fewer launches and fewer trips to memory. Layers folded into another "
+     "say fused in the Bound column."},
+    {"A MIG slice", "mig 2g.10gb",
+     "Multi-Instance GPU splits an A100 into up to seven isolated slices. A 2g.10gb slice has 2 "
+     "of the 7 compute slices, a quarter of the memory bandwidth and 10 GB: the model runs "
+     "slower, but several jobs can share one GPU safely. The memory bar now measures against the "
+     "slice; the MIG line names the smallest slice that holds the model."},
+    {"Transformers and sequence length",
+     "open zoo:gpt; mig full; precision fp16; runtime pytorch; batch 1; set seq=128; "
+     "tab layers; sort time desc",
+     "GPT-2, a decoder reading 128 tokens. Its cost grows with the sequence length: the linear "
+     "layers linearly, attention's score matrices quadratically. Most of the time is in the "
+     "matrix products (MatMul, Gemm)."},
+    {"Longer sequences", "set seq=1024",
+     "Eight times the tokens: line 1 shows eight times the MACs in the linear layers, and "
+     "attention's score matrices are 64 times larger, so activation memory grows. Whether the "
+     "latency follows depends on how busy the GPU already was: at batch 1 much of the time is "
+     "launch overhead, which does not grow with the tokens. The GNN and the teacher can "
+     "disagree most in such corners; both figures are on the prediction line."},
+    {"Your turn", "tab setup",
+     "Change anything here with Left/Right or Enter. P pins a configuration and 8 opens the "
+     "Compare tab to put pins side by side; u undoes a change, U redoes it; :w NAME saves a "
+     "session. Esc ends the tour and restores what you had; :tour starts it again."},
+};
+#define N_STEPS ((int)(sizeof steps / sizeof steps[0]))
+
+int tour_step_count(void)
+{
+    return N_STEPS;
+}
+
+const char *tour_step_title(int k)
+{
+    return k >= 0 && k < N_STEPS ? steps[k].title : NULL;
+}
+
+/* Runs one step's commands; the first error goes into t->note. */
+static void run_step(struct tour *t, struct app *a, int k)
+{
+    char buf[512];
+    snprintf(buf, sizeof buf, "%s", steps[k].cmds);
+    for (char *p = buf; p && *p;) {
+        char *semi = strchr(p, ';');
+        if (semi)
+            *semi = 0;
+        struct cmd_out out;
+        struct diag d = {0};
+        if (cmd_execute(a, p, &out, &d) != ST_OK && !t->note[0])
+            snprintf(t->note, sizeof t->note, "this step could not run '%.100s': %.300s", p,
+                     d.msg);
+        p = semi ? semi + 1 : NULL;
+    }
+}
+
+static void record(struct tour *t, const struct app *a)
+{
+    t->prev_latency = a->have_pred ? a->pred.latency_ms : NAN;
+    t->prev_tput = a->have_pred ? a->pred.throughput : NAN;
+    t->prev_mem = a->have_pred ? a->pred.memory_mib : NAN;
+    t->prev_macs = a->g ? a->g->totals.macs : NAN;
+}
+
+static int change(char *buf, int size, const char *what, const char *from, const char *to,
+                  double old, double now)
+{
+    char d[32];
+    if (old == now || !isfinite(old) || !isfinite(now))
+        return 0;
+    fmt_delta(now, old, d, sizeof d);
+    return snprintf(buf, (size_t)size, "%s %s -> %s (%s); ", what, from, to, d);
+}
+
+static void describe_changes(struct tour *t, const struct app *a)
+{
+    if (t->note[0] || !a->have_pred)
+        return;
+    char f[32], g[32];
+    int len = 0, n;
+    char *b = t->note;
+    int sz = (int)sizeof t->note;
+    n = change(b + len, sz - len, "latency", fmt_ms(t->prev_latency, f, sizeof f),
+               fmt_ms(a->pred.latency_ms, g, sizeof g), t->prev_latency, a->pred.latency_ms);
+    len += n;
+    char f2[48], g2[48];
+    snprintf(f2, sizeof f2, "%s/s", fmt_si(t->prev_tput, f, sizeof f));
+    snprintf(g2, sizeof g2, "%s/s", fmt_si(a->pred.throughput, g, sizeof g));
+    len += change(b + len, sz - len, "throughput", f2, g2, t->prev_tput, a->pred.throughput);
+    len += change(b + len, sz - len, "memory", fmt_bytes(t->prev_mem * 1048576.0, f, sizeof f),
+                  fmt_bytes(a->pred.memory_mib * 1048576.0, g, sizeof g), t->prev_mem,
+                  a->pred.memory_mib);
+    if (len > 2 && len < sz)
+        b[len - 2] = 0;
+    if (!len)
+        snprintf(b, (size_t)sz, "the figures did not change in this step");
+}
+
+void tour_goto(struct tour *t, struct app *a, int k)
+{
+    if (k < 0)
+        k = 0;
+    if (k >= N_STEPS)
+        k = N_STEPS - 1;
+    t->step = k;
+    t->note[0] = 0;
+    for (int i = 0; i < k; i++)
+        run_step(t, a, i);
+    t->note[0] = 0; /* earlier steps' trouble shows on those steps */
+    record(t, a);
+    run_step(t, a, k);
+    if (k > 0)
+        describe_changes(t, a);
+    ui_state_message(&a->st, false, "tour %d/%d: %s", k + 1, N_STEPS, steps[k].title);
+}
+
+void tour_start(struct tour *t, struct app *a)
+{
+    memset(t, 0, sizeof *t);
+    app_whatif_get(a, &t->before);
+    t->active = true;
+    tour_goto(t, a, 0);
+}
+
+void tour_stop(struct tour *t, struct app *a)
+{
+    struct diag d = {0};
+    t->active = false;
+    if (app_whatif_apply(a, &t->before, &d))
+        ui_state_message(&a->st, true, "tour ended; the earlier state could not be restored: %s",
+                         d.msg);
+    else
+        ui_state_message(&a->st, false, "tour ended; back to %s", a->spec);
+}
+
+bool tour_key(struct tour *t, struct app *a, int key)
+{
+    if (key == 'n') {
+        if (t->step + 1 < N_STEPS)
+            tour_goto(t, a, t->step + 1);
+        else
+            ui_state_message(&a->st, false, "that was the last step: Esc ends the tour");
+        return true;
+    }
+    if (key == 'N') {
+        tour_goto(t, a, t->step - 1);
+        return true;
+    }
+    if (key == UI_KEY_ESC) {
+        tour_stop(t, a);
+        return true;
+    }
+    return false;
+}
+
+void tour_draw(const struct tour *t, const struct app *a, struct ui_canvas *c, struct ui_rect r)
+{
+    (void)a;
+    /* the lower part of the body, as tall as the text needs (estimated from
+     * its length; word wrap loses a little per line), leaving the top three
+     * rows of the screen visible */
+    int tw = r.w - 4 > 10 ? r.w - 4 : 10;
+    int need = (draw_strwidth(steps[t->step].text) * 6 / 5) / tw + 1 +
+               (t->note[0] ? (draw_strwidth(t->note) * 6 / 5) / tw + 1 : 0) + 2;
+    int h = need < 6 ? 6 : need;
+    if (h > r.h - 3)
+        h = r.h - 3;
+    if (h < 4)
+        h = r.h < 4 ? r.h : 4;
+    struct ui_rect b = {r.y + r.h - h, r.x, h, r.w};
+    draw_clear(c, b, UI_STYLE_NORMAL);
+    char title[160];
+    snprintf(title, sizeof title, " Tour %d/%d: %s ", t->step + 1, N_STEPS, steps[t->step].title);
+    draw_box(c, b, UI_STYLE_TITLE, title);
+    struct ui_rect in = {b.y + 1, b.x + 2, b.h - 2, b.w - 4};
+    if (in.h < 1 || in.w < 10)
+        return;
+    int used = 0;
+    if (t->note[0] && in.h > 2) {
+        used = draw_text_wrap(c, in.y, in.x, in.w, 2, UI_STYLE_VALUE, t->note);
+    }
+    draw_text_wrap(c, in.y + used, in.x, in.w, in.h - used, UI_STYLE_NORMAL, steps[t->step].text);
+    const char *keys = " n next  N back  Esc leave ";
+    int kw = draw_strwidth(keys);
+    if (kw + 4 < b.w)
+        draw_text(c, b.y + b.h - 1, b.x + b.w - kw - 2, kw, UI_STYLE_DIM, keys);
+}
