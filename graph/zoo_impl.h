@@ -158,6 +158,7 @@ struct zb_decoder {
     int layers, hidden, heads, kv_heads, head_dim, inter, vocab, context;
     int experts, top_k; /* 0, 0: dense MLP */
     bool tied, decode, qk_norm;
+    bool last_logits; /* LM head on the last position only */
 };
 enum status zb_decoder_build(struct zoo_build *b, const struct zb_decoder *c);
 /* SwiGLU MLP "<prefix>.gate_proj/up_proj/down_proj" on y [.., h]. */

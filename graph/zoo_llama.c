@@ -32,6 +32,7 @@ static const char *const llama_presets[] = {
     "tied=0",
     ""};
 static const char *const llama_phases[] = {"prefill", "decode"};
+static const char *const llama_logits[] = {"all", "last"};
 
 static const struct zoo_param llama_params[] = {
     {.name = "preset", .type = ZOO_PT_ENUM, .n_choices = 7, .choices = llama_names,
@@ -56,6 +57,10 @@ static const struct zoo_param llama_params[] = {
     {.name = "phase", .type = ZOO_PT_ENUM, .n_choices = 2, .choices = llama_phases,
      .def = "prefill",
      .help = "prefill: seq tokens at once; decode: 1 token over a KV cache of seq tokens"},
+    {.name = "logits", .type = ZOO_PT_ENUM, .n_choices = 2, .choices = llama_logits,
+     .def = "all",
+     .help = "all: LM head on every position (as an export computes it); last: on the "
+             "last only (what generation needs)"},
 };
 
 static enum status llama_check(const struct zoo_args *a, struct diag *d)
@@ -191,6 +196,10 @@ enum status zb_decoder_build(struct zoo_build *b, const struct zb_decoder *c)
     }
     zb_scope(b, "%s", "");
     x = zb_rmsnorm(b, x, "model.norm", h);
+    if (c->last_logits && !decode) {
+        const int64_t s0 = -1, s1 = ZB_SLICE_END, axis = 1;
+        x = zb_slice(b, x, &s0, &s1, &axis, NULL, 1);
+    }
     int logits;
     if (c->tied) {
         static const int64_t perm[2] = {1, 0};
@@ -213,7 +222,8 @@ static enum status llama_build(struct zoo_build *b, const struct zoo_args *a, st
         .heads = zoo_arg_int(a, "heads"), .kv_heads = zoo_arg_int(a, "kv_heads"),
         .inter = zoo_arg_int(a, "intermediate"), .vocab = zoo_arg_int(a, "vocab"),
         .context = zoo_arg_int(a, "context"), .tied = zoo_arg_int(a, "tied") != 0,
-        .decode = strcmp(zoo_arg_enum(a, "phase"), "decode") == 0};
+        .decode = strcmp(zoo_arg_enum(a, "phase"), "decode") == 0,
+        .last_logits = strcmp(zoo_arg_enum(a, "logits"), "last") == 0};
     c.head_dim = c.hidden / c.heads;
     return zb_decoder_build(b, &c);
 }

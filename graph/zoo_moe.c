@@ -24,6 +24,7 @@ static const char *const moe_presets[] = {
     "expert_inter=768:vocab=151936:context=40960:qk_norm=1:tied=0",
     ""};
 static const char *const moe_phases[] = {"prefill", "decode"};
+static const char *const moe_logits[] = {"all", "last"};
 
 static const struct zoo_param moe_params[] = {
     {.name = "preset", .type = ZOO_PT_ENUM, .n_choices = 3, .choices = moe_names,
@@ -56,6 +57,10 @@ static const struct zoo_param moe_params[] = {
     {.name = "phase", .type = ZOO_PT_ENUM, .n_choices = 2, .choices = moe_phases,
      .def = "prefill",
      .help = "prefill: seq tokens at once; decode: 1 token over a KV cache of seq tokens"},
+    {.name = "logits", .type = ZOO_PT_ENUM, .n_choices = 2, .choices = moe_logits,
+     .def = "all",
+     .help = "all: LM head on every position (as an export computes it); last: on the "
+             "last only (what generation needs)"},
 };
 
 static enum status moe_check(const struct zoo_args *a, struct diag *d)
@@ -105,7 +110,8 @@ static enum status moe_build(struct zoo_build *b, const struct zoo_args *a, stru
         .vocab = zoo_arg_int(a, "vocab"), .context = zoo_arg_int(a, "context"),
         .experts = zoo_arg_int(a, "experts"), .top_k = zoo_arg_int(a, "top_k"),
         .tied = zoo_arg_int(a, "tied") != 0, .qk_norm = zoo_arg_int(a, "qk_norm") != 0,
-        .decode = strcmp(zoo_arg_enum(a, "phase"), "decode") == 0};
+        .decode = strcmp(zoo_arg_enum(a, "phase"), "decode") == 0,
+        .last_logits = strcmp(zoo_arg_enum(a, "logits"), "last") == 0};
     return zb_decoder_build(b, &c);
 }
 

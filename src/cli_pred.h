@@ -45,4 +45,20 @@ bool cli_gen_wanted(const struct cli_gen *gen, const char *sub, int *rc);
 int cli_gen_prepare(const struct cli_gen *gen, struct graph *g, const struct config *cfg,
                     double headroom, struct gen_model **m, struct gen_request *rq);
 
+/* `dippm sweep` with generation: rows over batches and input_tokens or
+ * output_tokens (--over), or the largest batch (--max-batch). */
+struct cli_sweep_gen {
+    const struct cli_common *co;
+    const struct cli_gen *gen;
+    struct graph *g;
+    const struct config *cfg;
+    struct predictor *p;
+    const char *over_name; /* NULL, "input_tokens" or "output_tokens" */
+    const int64_t *over_vals, *batches;
+    int n_over, n_batch;
+    bool max_batch;
+    double headroom;
+};
+int cli_sweep_gen(const struct cli_sweep_gen *s);
+
 #endif

@@ -163,6 +163,9 @@ static struct graph *build_phase(const char *spec, const char *phase, struct dia
     struct zoo_args a;
     if (zoo_args_parse(spec, &a, d) || zoo_args_set(&a, "phase", phase, d))
         return NULL;
+    /* serving computes the next token's logits only */
+    if (zoo_param_find(a.fam, "logits") >= 0 && zoo_args_set(&a, "logits", "last", d))
+        return NULL;
     return zoo_build(&a, d);
 }
 
