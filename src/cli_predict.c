@@ -139,6 +139,20 @@ int cli_predict(int argc, char **argv)
     struct mig_advice adv;
     bool have_mig = false;
     struct prediction pr;
+    /* generation first: an export's graph is re-bound per pass */
+    struct gen_result gr;
+    if (want_gen) {
+        struct gen_model *gm;
+        struct gen_request rq;
+        if ((rc = cli_gen_prepare(&gen, g, &cfg, headroom, &gm, &rq)))
+            goto out;
+        enum status st = gen_run(p, gm, &cfg, &rq, &gr, &d);
+        gen_model_free(gm);
+        if (st) {
+            rc = cli_fail(&d);
+            goto out;
+        }
+    }
     /* MIG advice first: it re-runs the predictor per profile */
     if (mig_advise(p, g, &cfg, headroom, slo, &adv, &d) == ST_OK) {
         have_mig = true;
@@ -151,25 +165,8 @@ int cli_predict(int argc, char **argv)
         rc = cli_fail(&d);
         goto out;
     }
-    struct gen_result gr;
-    struct report_ctx ctx = {g, &cfg, &pr, have_mig ? &adv : NULL, p, argv[optind], NULL,
-                             headroom};
-    if (want_gen) {
-        struct gen_model *gm;
-        struct gen_request rq;
-        if ((rc = cli_gen_prepare(&gen, g, &cfg, headroom, &gm, &rq))) {
-            prediction_fini(&pr);
-            goto out;
-        }
-        enum status st = gen_run(p, gm, &cfg, &rq, &gr, &d);
-        gen_model_free(gm);
-        if (st) {
-            prediction_fini(&pr);
-            rc = cli_fail(&d);
-            goto out;
-        }
-        ctx.gen = &gr;
-    }
+    struct report_ctx ctx = {g, &cfg, &pr, have_mig ? &adv : NULL, p, argv[optind],
+                             want_gen ? &gr : NULL, headroom};
     if (co.json) {
         struct jsonw w;
         jsonw_init(&w, true);

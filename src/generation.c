@@ -218,6 +218,18 @@ void gen_model_free(struct gen_model *m)
     free(m);
 }
 
+bool gen_is_decoder(const struct graph *g)
+{
+    char fam[32];
+    const char *f = zoo_graph_family(g, fam, sizeof fam);
+    if (f)
+        return !strcmp(f, "gpt") || !strcmp(f, "llama") || !strcmp(f, "moe");
+    for (int i = 0; i < g->n_inputs; i++)
+        if (is_kv_input(g, g->inputs[i], "past"))
+            return true;
+    return false;
+}
+
 double gen_model_kv_elems(const struct gen_model *m)
 {
     return m->kv_elems;
@@ -410,8 +422,8 @@ static enum status check_request(const struct gen_request *rq, struct diag *d)
     return ST_OK;
 }
 
-enum status gen_run_batch(struct predictor *p, struct gen_model *m, const struct config *cfg,
-                          const struct gen_request *rq, struct gen_result *out, struct diag *d)
+static enum status run_batch(struct predictor *p, struct gen_model *m, const struct config *cfg,
+                             const struct gen_request *rq, struct gen_result *out, struct diag *d)
 {
     memset(out, 0, sizeof *out);
     enum status st = check_request(rq, d);
@@ -425,8 +437,8 @@ enum status gen_run_batch(struct predictor *p, struct gen_model *m, const struct
     return ST_OK;
 }
 
-enum status gen_run(struct predictor *p, struct gen_model *m, const struct config *cfg,
-                    const struct gen_request *rq, struct gen_result *out, struct diag *d)
+static enum status run_max(struct predictor *p, struct gen_model *m, const struct config *cfg,
+                           const struct gen_request *rq, struct gen_result *out, struct diag *d)
 {
     enum status st = gen_run_batch(p, m, cfg, rq, out, d);
     if (st)
@@ -445,9 +457,44 @@ enum status gen_run(struct predictor *p, struct gen_model *m, const struct confi
         struct gen_result at;
         struct gen_request r = *rq;
         r.batch = mb;
-        if ((st = gen_run_batch(p, m, cfg, &r, &at, d)))
+        if ((st = run_batch(p, m, cfg, &r, &at, d)))
             return st;
         out->max_output_tokens_per_s = at.output_tokens_per_s;
     }
     return ST_OK;
+}
+
+/* An export's graph is the caller's: its symbol bindings are put back (and
+ * its shapes left to be re-inferred) whatever happened. */
+typedef enum status (*gen_fn)(struct predictor *, struct gen_model *, const struct config *,
+                              const struct gen_request *, struct gen_result *, struct diag *);
+
+static enum status keep_bindings(gen_fn fn, struct predictor *p, struct gen_model *m,
+                                 const struct config *cfg, const struct gen_request *rq,
+                                 struct gen_result *out, struct diag *d)
+{
+    struct graph *g = m->decode;
+    int n = m->own ? 0 : g->n_syms;
+    int64_t *saved = xmalloc(sizeof(int64_t) * (size_t)(n > 0 ? n : 1));
+    for (int i = 0; i < n; i++)
+        saved[i] = g->syms[i].val;
+    enum status st = fn(p, m, cfg, rq, out, d);
+    for (int i = 0; i < n; i++)
+        g->syms[i].val = saved[i];
+    if (n)
+        g->inferred = false;
+    free(saved);
+    return st;
+}
+
+enum status gen_run_batch(struct predictor *p, struct gen_model *m, const struct config *cfg,
+                          const struct gen_request *rq, struct gen_result *out, struct diag *d)
+{
+    return keep_bindings(run_batch, p, m, cfg, rq, out, d);
+}
+
+enum status gen_run(struct predictor *p, struct gen_model *m, const struct config *cfg,
+                    const struct gen_request *rq, struct gen_result *out, struct diag *d)
+{
+    return keep_bindings(run_max, p, m, cfg, rq, out, d);
 }

@@ -75,11 +75,16 @@ struct gen_result {
 enum status gen_model_open(struct graph *g, const char *kv_inputs, struct gen_model **out,
                            struct diag *d);
 void gen_model_free(struct gen_model *m);
+/* Quick test for the explorer: a decoder template, or a graph with an input
+ * whose name contains "past". Does not validate what gen_model_open checks. */
+bool gen_is_decoder(const struct graph *g);
 /* Cache elements per token of one sequence (all layers, keys and values). */
 double gen_model_kv_elems(const struct gen_model *m);
 
 /* Predicts the generation rq on cfg (cfg->batch is ignored: rq->batch is
- * used); fills out. p may be NULL (teacher only). */
+ * used); fills out. p may be NULL (teacher only). An export's symbol
+ * bindings are restored afterwards, its shapes left to re-infer (the next
+ * predict_run does). */
 enum status gen_run(struct predictor *p, struct gen_model *m, const struct config *cfg,
                     const struct gen_request *rq, struct gen_result *out, struct diag *d);
 

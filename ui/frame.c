@@ -153,6 +153,32 @@ static void draw_mig(struct app *a, struct ui_canvas *c, int y, int x, int xend)
     put(c, y, x, xend, UI_STYLE_NORMAL, reason);
 }
 
+/* The generation of a decoder: TTFT, time per output token, tokens/s,
+ * energy per token, the largest batch. */
+static void draw_gen(struct app *a, struct ui_canvas *c, int y, int x, int xend)
+{
+    char b1[48], t[160];
+    const struct gen_result *g = &a->genr;
+    snprintf(t, sizeof t, "Generation %lld+%lld ", (long long)a->gen_in, (long long)a->gen_out);
+    x = put(c, y, x, xend, UI_STYLE_LABEL, t);
+    if (!a->have_gen) {
+        put(c, y, x, xend, UI_STYLE_DIM, a->gen_err[0] ? a->gen_err : "updating...");
+        return;
+    }
+    x = put_field(c, y, x, xend, "TTFT ", fmt_ms(g->ttft_ms, b1, sizeof b1));
+    x = put_field(c, y, x, xend, "TPOT ", fmt_ms(g->tpot_ms, b1, sizeof b1));
+    snprintf(t, sizeof t, "%.0f tok/s", g->output_tokens_per_s);
+    x = put_field(c, y, x, xend, "", t);
+    snprintf(t, sizeof t, "%.3g J/tok", g->energy_j_per_output_token);
+    x = put_field(c, y, x, xend, "", t);
+    if (g->max_batch > 0)
+        snprintf(t, sizeof t, "%lld (%.0f tok/s)", (long long)g->max_batch,
+                 g->max_output_tokens_per_s);
+    else
+        snprintf(t, sizeof t, "none fits");
+    put_field(c, y, x, xend, "max batch ", t);
+}
+
 static void draw_pred(struct app *a, struct ui_canvas *c, struct ui_rect r)
 {
     char b1[48], b2[48], t[160];
@@ -192,26 +218,38 @@ static void draw_pred(struct app *a, struct ui_canvas *c, struct ui_rect r)
         if (hw_from_config(&a->cfg, &hw, NULL) == ST_OK)
             cap = hw.mem_bytes / (1024.0 * 1024.0);
     }
-    double frac = cap > 0 ? p->memory_mib / cap : 0;
+    /* a decoder's bar: weights + KV cache + activations of its generation */
+    double mem = a->have_gen ? a->genr.mem.total_mib : p->memory_mib;
+    double frac = cap > 0 ? mem / cap : 0;
     x = put(c, y, x, xend, UI_STYLE_LABEL, "Memory ");
     int bw = r.w >= 120 ? r.w / 4 : 12;
     if (x + bw < xend) {
         w_bar_draw(c, y, x, bw, frac, w_bar_level(frac), UI_STYLE_DIM, true);
         x += bw + 1;
     }
-    snprintf(t, sizeof t, "%s of %s (%.0f%%)", fmt_bytes(p->memory_mib * 1048576.0, b1, sizeof b1),
+    snprintf(t, sizeof t, "%s of %s (%.0f%%)", fmt_bytes(mem * 1048576.0, b1, sizeof b1),
              fmt_bytes(cap * 1048576.0, b2, sizeof b2), frac * 100);
     x = put(c, y, x, xend, w_bar_level(frac), t);
     x = put(c, y, x, xend, UI_STYLE_NORMAL, " ");
     x = put_delta(a, c, y, x, xend, p->memory_mib, pin->memory_mib, true);
     x = put(c, y, x, xend, frac > 1 ? UI_STYLE_BAD : UI_STYLE_DIM,
             frac > 1 ? "does not fit " : "");
-    snprintf(t, sizeof t, wide ? "weights %s, activations %s" : "w %s, act %s",
-             fmt_bytes(p->sim.weights_mib * 1048576.0, b1, sizeof b1),
-             fmt_bytes(p->sim.act_peak_mib * 1048576.0, b2, sizeof b2));
+    if (a->have_gen) {
+        char b3[48];
+        snprintf(t, sizeof t, wide ? "weights %s, KV cache %s, activations %s" : "w %s, KV %s, act %s",
+                 fmt_bytes(a->genr.mem.weights_mib * 1048576.0, b1, sizeof b1),
+                 fmt_bytes(a->genr.kv_cache_mib * 1048576.0, b3, sizeof b3),
+                 fmt_bytes(a->genr.mem.activations_mib * 1048576.0, b2, sizeof b2));
+    } else {
+        snprintf(t, sizeof t, wide ? "weights %s, activations %s" : "w %s, act %s",
+                 fmt_bytes(p->sim.weights_mib * 1048576.0, b1, sizeof b1),
+                 fmt_bytes(p->sim.act_peak_mib * 1048576.0, b2, sizeof b2));
+    }
     put(c, y, x, xend, UI_STYLE_DIM, t);
+    if (r.h >= 4)
+        draw_gen(a, c, r.y + 2, r.x, xend);
     if (r.h >= 3)
-        draw_mig(a, c, r.y + 2, r.x, xend);
+        draw_mig(a, c, r.y + r.h - 1, r.x, xend);
 }
 
 /* ---- tabs ------------------------------------------------------------- */
