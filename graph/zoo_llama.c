@@ -14,28 +14,34 @@
 
 #include "zoo_impl.h"
 
-static const char *const llama_names[] = {"llama2-7b",      "llama2-13b", "llama2-70b",
-                                          "llama3-8b",      "llama3-70b", "tinyllama-1.1b",
-                                          "custom"};
+static const char *const llama_names[] = {
+    "llama2-7b", "llama2-13b", "llama2-70b", "llama3-8b", "llama3-70b", "tinyllama-1.1b",
+    "qwen3-8b",  "qwen3-14b",  "qwen3-32b",  "custom"};
 static const char *const llama_presets[] = {
     "layers=32:hidden=4096:heads=32:kv_heads=32:intermediate=11008:vocab=32000:context=4096:"
-    "tied=0",
+    "tied=0:head_dim=0:qk_norm=0",
     "layers=40:hidden=5120:heads=40:kv_heads=40:intermediate=13824:vocab=32000:context=4096:"
-    "tied=0",
+    "tied=0:head_dim=0:qk_norm=0",
     "layers=80:hidden=8192:heads=64:kv_heads=8:intermediate=28672:vocab=32000:context=4096:"
-    "tied=0",
+    "tied=0:head_dim=0:qk_norm=0",
     "layers=32:hidden=4096:heads=32:kv_heads=8:intermediate=14336:vocab=128256:context=8192:"
-    "tied=0",
+    "tied=0:head_dim=0:qk_norm=0",
     "layers=80:hidden=8192:heads=64:kv_heads=8:intermediate=28672:vocab=128256:context=8192:"
-    "tied=0",
+    "tied=0:head_dim=0:qk_norm=0",
     "layers=22:hidden=2048:heads=32:kv_heads=4:intermediate=5632:vocab=32000:context=2048:"
-    "tied=0",
+    "tied=0:head_dim=0:qk_norm=0",
+    "layers=36:hidden=4096:heads=32:kv_heads=8:intermediate=12288:vocab=151936:context=40960:"
+    "tied=0:head_dim=128:qk_norm=1",
+    "layers=40:hidden=5120:heads=40:kv_heads=8:intermediate=17408:vocab=151936:context=40960:"
+    "tied=0:head_dim=128:qk_norm=1",
+    "layers=64:hidden=5120:heads=64:kv_heads=8:intermediate=25600:vocab=151936:context=40960:"
+    "tied=0:head_dim=128:qk_norm=1",
     ""};
 static const char *const llama_phases[] = {"prefill", "decode"};
 static const char *const llama_logits[] = {"all", "last"};
 
 static const struct zoo_param llama_params[] = {
-    {.name = "preset", .type = ZOO_PT_ENUM, .n_choices = 7, .choices = llama_names,
+    {.name = "preset", .type = ZOO_PT_ENUM, .n_choices = 10, .choices = llama_names,
      .presets = llama_presets, .def = "tinyllama-1.1b",
      .help = "published configuration to start from (sets every size parameter)"},
     {.name = "layers", .type = ZOO_PT_INT, .min = 1, .max = 128, .smin = 2, .smax = 24,
@@ -54,6 +60,9 @@ static const struct zoo_param llama_params[] = {
      .def = "2048", .help = "context length: rotary table rows and seq default"},
     {.name = "tied", .type = ZOO_PT_INT, .min = 0, .max = 1, .def = "0",
      .help = "1 = LM head shares the token embedding"},
+    {.name = "head_dim", .type = ZOO_PT_INT, .min = 0, .max = 512, .step = 2, .smin = 0,
+     .smax = 128, .def = "0", .help = "width of one head; 0 = hidden/heads (Qwen3: 128)"},
+    {.name = "qk_norm", .type = ZOO_PT_INT, .min = 0, .max = 1, .def = "0", .help = "1 = RMSNorm on each query and key head (Qwen3)"},
     {.name = "phase", .type = ZOO_PT_ENUM, .n_choices = 2, .choices = llama_phases,
      .def = "prefill",
      .help = "prefill: seq tokens at once; decode: 1 token over a KV cache of seq tokens"},
@@ -66,13 +75,15 @@ static const struct zoo_param llama_params[] = {
 static enum status llama_check(const struct zoo_args *a, struct diag *d)
 {
     int hidden = zoo_arg_int(a, "hidden"), heads = zoo_arg_int(a, "heads");
-    int kv = zoo_arg_int(a, "kv_heads");
-    if (hidden % heads)
-        return diag_set(d, ST_ERANGE, "zoo:llama: hidden=%d is not a multiple of heads=%d",
-                        hidden, heads);
+    int kv = zoo_arg_int(a, "kv_heads"), hd = zoo_arg_int(a, "head_dim");
     if (heads % kv)
         return diag_set(d, ST_ERANGE, "zoo:llama: heads=%d is not a multiple of kv_heads=%d",
                         heads, kv);
+    if (hd)
+        return ST_OK; /* explicit head width (even by its step) */
+    if (hidden % heads)
+        return diag_set(d, ST_ERANGE, "zoo:llama: hidden=%d is not a multiple of heads=%d",
+                        hidden, heads);
     if ((hidden / heads) % 2)
         return diag_set(d, ST_ERANGE,
                         "zoo:llama: head width hidden/heads = %d must be even (rotary halves)",
@@ -224,7 +235,8 @@ static enum status llama_build(struct zoo_build *b, const struct zoo_args *a, st
         .context = zoo_arg_int(a, "context"), .tied = zoo_arg_int(a, "tied") != 0,
         .decode = strcmp(zoo_arg_enum(a, "phase"), "decode") == 0,
         .last_logits = strcmp(zoo_arg_enum(a, "logits"), "last") == 0};
-    c.head_dim = c.hidden / c.heads;
+    c.head_dim = zoo_arg_int(a, "head_dim") ? zoo_arg_int(a, "head_dim") : c.hidden / c.heads;
+    c.qk_norm = zoo_arg_int(a, "qk_norm") != 0;
     return zb_decoder_build(b, &c);
 }
 

@@ -8,6 +8,9 @@
  *   Qwen3-30B-A3B (Qwen)             30,532,122,624  ("30.5B", 3.3B activated)
  *   Llama-2-70b-hf (meta-llama)      68,976,648,192  ("69B")
  *   Meta-Llama-3-70B (meta-llama)    70,553,706,496  ("70.6B")
+ *   Qwen3-8B (Qwen)                   8,190,735,360  ("8.2B")
+ *   Qwen3-14B (Qwen)                 14,768,307,200  ("14.8B")
+ *   Qwen3-32B (Qwen)                 32,762,123,264  ("32.8B")
  *   Llama-2-7b-hf 6,738,415,616; Meta-Llama-3-8B 8,030,261,248.
  * The active counts are the published configurations' arithmetic: total
  * minus (experts - top_k) experts of 3 x hidden x expert_inter per layer.
@@ -78,6 +81,9 @@ static void test_preset_params(void **state)
         {"llama:preset=llama3-70b", 70553706496.0, 70553706496.0},
         {"llama:preset=llama2-7b", 6738415616.0, 6738415616.0},
         {"llama:preset=llama3-8b", 8030261248.0, 8030261248.0},
+        {"llama:preset=qwen3-8b", 8190735360.0, 8190735360.0},
+        {"llama:preset=qwen3-14b", 14768307200.0, 14768307200.0},
+        {"llama:preset=qwen3-32b", 32762123264.0, 32762123264.0},
     };
     struct config c = cfg_for("H100-SXM5-80GB", PREC_FP16);
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
@@ -115,6 +121,8 @@ static void test_kv_per_token(void **state)
         {"llama:preset=llama2-70b", 80, 8, 128},
         {"moe:preset=mixtral-8x7b", 32, 8, 128},
         {"moe:preset=qwen3-30b-a3b", 48, 4, 128},
+        {"llama:preset=qwen3-8b", 36, 8, 128},
+        {"llama:preset=qwen3-32b", 64, 8, 128},
     };
     static const enum precision kv[] = {PREC_FP32, PREC_FP16, PREC_FP8};
     struct config c = cfg_for("H100-SXM5-80GB", PREC_FP16);
@@ -144,6 +152,7 @@ static void test_decode_floor(void **state)
         "gpt", "gpt:preset=gpt2-medium", "gpt:preset=gpt2-large", "gpt:preset=gpt2-xl",
         "llama", "llama:preset=llama2-7b", "llama:preset=llama2-13b",
         "llama:preset=llama2-70b", "llama:preset=llama3-8b", "llama:preset=llama3-70b",
+        "llama:preset=qwen3-8b", "llama:preset=qwen3-14b", "llama:preset=qwen3-32b",
         "moe:preset=mixtral-8x7b", "moe:preset=qwen3-30b-a3b"};
     static const enum precision precs[] = {PREC_FP16, PREC_FP8};
     for (size_t i = 0; i < sizeof specs / sizeof specs[0]; i++) {

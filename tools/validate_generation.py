@@ -45,12 +45,9 @@ MODELS = [
     (r"^Mixtral 8x7B", "moe:preset=mixtral-8x7b", True),
     (r"^Qwen/Qwen3-30B-A3B-(Instruct|Thinking)", "moe:preset=qwen3-30b-a3b", True),
     (r"^Qwen/Qwen3-Coder-30B-A3B", "moe:preset=qwen3-30b-a3b", True),
-    (r"^Qwen/Qwen3-8B$", "moe:layers=36:hidden=4096:heads=32:kv_heads=8:head_dim=128:"
-     "experts=1:top_k=1:expert_inter=12288:vocab=151936:context=40960:qk_norm=1", False),
-    (r"^Qwen/Qwen3-14B$", "moe:layers=40:hidden=5120:heads=40:kv_heads=8:head_dim=128:"
-     "experts=1:top_k=1:expert_inter=17408:vocab=151936:context=40960:qk_norm=1", False),
-    (r"^Qwen/Qwen3-32B$", "moe:layers=64:hidden=5120:heads=64:kv_heads=8:head_dim=128:"
-     "experts=1:top_k=1:expert_inter=25600:vocab=151936:context=40960:qk_norm=1", False),
+    (r"^Qwen/Qwen3-8B$", "llama:preset=qwen3-8b", True),
+    (r"^Qwen/Qwen3-14B$", "llama:preset=qwen3-14b", True),
+    (r"^Qwen/Qwen3-32B$", "llama:preset=qwen3-32b", True),
 ]
 
 
