@@ -17,6 +17,11 @@
  * heads counted once):
  *   t5-small 60,506,624; t5-base 222,903,552; t5-large 737,668,096
  *   facebook/bart-base 139,420,416; facebook/bart-large 406,291,456
+ * Diffusion UNets (diffusers UNet2DConditionModel of the published
+ * pipelines, sum of p.numel()):
+ *   runwayml/stable-diffusion-v1-5 unet           859,520,964
+ *   stabilityai/stable-diffusion-2-1 unet         865,910,724
+ *   stabilityai/stable-diffusion-xl-base-1.0 unet 2,567,463,684
  * The active counts are the published configurations' arithmetic: total
  * minus (experts - top_k) experts of 3 x hidden x expert_inter per layer.
  */
@@ -81,7 +86,8 @@ static void test_encdec_params(void **state)
         double params;
     } want[] = {{"t5", 60506624.0},         {"t5:preset=t5-base", 222903552.0},
                 {"t5:preset=t5-large", 737668096.0}, {"bart", 139420416.0},
-                {"bart:preset=bart-large", 406291456.0}};
+                {"bart:preset=bart-large", 406291456.0}, {"unet", 859520964.0},
+                {"unet:preset=sd21", 865910724.0},  {"unet:preset=sdxl", 2567463684.0}};
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
         struct graph *g = build(want[i].spec);
         if (g->totals.params != want[i].params)
