@@ -434,6 +434,36 @@ int zb_attention(struct zoo_build *b, int x, int dim, int heads, const char *qkv
     return zb_reshape(b, c, merged, 3);
 }
 
+int zb_unsqueeze(struct zoo_build *b, int x, const int64_t *axes, int n)
+{
+    int in[2] = {x, zb_const_ints(b, axes, n, false)};
+    return zb_node(b, "Unsqueeze", "unsqueeze", in, 2);
+}
+
+int zb_rmsnorm(struct zoo_build *b, int x, const char *local, int c)
+{
+    static const int64_t last[1] = {-1};
+    int sq = zb_binary(b, "Pow", x, zb_const_float(b, 2.0));
+    int ri[2] = {sq, zb_const_ints(b, last, 1, false)};
+    int ms = zb_node(b, "ReduceMean", "reducemean", ri, 2);
+    graph_attr_int(b->g, zb_last(b), "keepdims", 1);
+    int rms = zb_act(b, zb_binary(b, "Add", ms, zb_const_float(b, 1e-5)), "Sqrt");
+    char wn[96];
+    snprintf(wn, sizeof wn, "%s.weight", local);
+    const int64_t wd[1] = {c};
+    return zb_binary(b, "Mul", zb_binary(b, "Div", x, rms), zb_weight(b, wn, 1, wd));
+}
+
+int zb_rope(struct zoo_build *b, int x, int hd, int cos, int sin)
+{
+    const int64_t s0 = 0, mid = hd / 2, end = ZB_SLICE_END, axis = -1;
+    int x1 = zb_slice(b, x, &s0, &mid, &axis, NULL, 1);
+    int x2 = zb_slice(b, x, &mid, &end, &axis, NULL, 1);
+    int parts[2] = {zb_node(b, "Neg", "neg", &x2, 1), x1};
+    int rot = zb_concat(b, parts, 2, -1);
+    return zb_binary(b, "Add", zb_binary(b, "Mul", x, cos), zb_binary(b, "Mul", rot, sin));
+}
+
 void zb_output(struct zoo_build *b, int v)
 {
     graph_output_add(b->g, v);

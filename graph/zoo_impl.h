@@ -42,7 +42,7 @@ struct zoo_family {
 extern const struct zoo_family zoo_fam_resnet, zoo_fam_vgg, zoo_fam_mobilenet_v2,
     zoo_fam_mobilenet_v3, zoo_fam_efficientnet, zoo_fam_densenet, zoo_fam_convnext,
     zoo_fam_vit, zoo_fam_swin, zoo_fam_bert, zoo_fam_gpt, zoo_fam_llama, zoo_fam_mlp,
-    zoo_fam_randnet;
+    zoo_fam_randnet, zoo_fam_moe, zoo_fam_t5, zoo_fam_bart, zoo_fam_unet;
 
 const struct zoo_family *zoo_family_get(int fam);
 
@@ -142,6 +142,31 @@ int zb_se(struct zoo_build *b, int x, int c, int sq, const char *act, const char
  * KV cache would keep. */
 int zb_attention(struct zoo_build *b, int x, int dim, int heads, const char *qkv, int mask,
                  int causal, int past_k, int past_v, int *present_k, int *present_v);
+
+/* Unsqueeze x at the given axes. */
+int zb_unsqueeze(struct zoo_build *b, int x, const int64_t *axes, int n);
+/* RMSNorm over the last axis (width c) with weight "<local>.weight",
+ * decomposed (Pow, ReduceMean, Add, Sqrt, Div, Mul) as the exporter writes it. */
+int zb_rmsnorm(struct zoo_build *b, int x, const char *local, int c);
+/* Rotary embedding x * cos + rotate_half(x) * sin on [B, S, h, hd]. */
+int zb_rope(struct zoo_build *b, int x, int hd, int cos, int sin);
+
+/* A LLaMA-style decoder (zoo_llama.c), shared by the llama and moe
+ * families: RMSNorm, rotary, grouped-query attention with head_dim wide
+ * heads (optionally RMS-normed per head, Qwen3), a SwiGLU MLP of width inter
+ * or, with experts > 0, a mixture of experts of that width (zb_moe_mlp). */
+struct zb_decoder {
+    int layers, hidden, heads, kv_heads, head_dim, inter, vocab, context;
+    int experts, top_k; /* 0, 0: dense MLP */
+    bool tied, decode, qk_norm;
+    bool last_logits; /* LM head on the last position only */
+};
+enum status zb_decoder_build(struct zoo_build *b, const struct zb_decoder *c);
+/* SwiGLU MLP "<prefix>.gate_proj/up_proj/down_proj" on y [.., h]. */
+int zb_swiglu(struct zoo_build *b, int y, const char *prefix, int h, int inter);
+/* Mixture-of-experts MLP (zoo_moe.c): router, top_k routed experts of
+ * width inter run on every token, the others resident but not read. */
+int zb_moe_mlp(struct zoo_build *b, int y, int h, int inter, int experts, int top_k);
 
 /* Marks v as a graph output. */
 void zb_output(struct zoo_build *b, int v);

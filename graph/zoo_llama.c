@@ -14,22 +14,34 @@
 
 #include "zoo_impl.h"
 
-static const char *const llama_names[] = {"llama2-7b", "llama2-13b", "llama3-8b",
-                                          "tinyllama-1.1b", "custom"};
+static const char *const llama_names[] = {
+    "llama2-7b", "llama2-13b", "llama2-70b", "llama3-8b", "llama3-70b", "tinyllama-1.1b",
+    "qwen3-8b",  "qwen3-14b",  "qwen3-32b",  "custom"};
 static const char *const llama_presets[] = {
     "layers=32:hidden=4096:heads=32:kv_heads=32:intermediate=11008:vocab=32000:context=4096:"
-    "tied=0",
+    "tied=0:head_dim=0:qk_norm=0",
     "layers=40:hidden=5120:heads=40:kv_heads=40:intermediate=13824:vocab=32000:context=4096:"
-    "tied=0",
+    "tied=0:head_dim=0:qk_norm=0",
+    "layers=80:hidden=8192:heads=64:kv_heads=8:intermediate=28672:vocab=32000:context=4096:"
+    "tied=0:head_dim=0:qk_norm=0",
     "layers=32:hidden=4096:heads=32:kv_heads=8:intermediate=14336:vocab=128256:context=8192:"
-    "tied=0",
+    "tied=0:head_dim=0:qk_norm=0",
+    "layers=80:hidden=8192:heads=64:kv_heads=8:intermediate=28672:vocab=128256:context=8192:"
+    "tied=0:head_dim=0:qk_norm=0",
     "layers=22:hidden=2048:heads=32:kv_heads=4:intermediate=5632:vocab=32000:context=2048:"
-    "tied=0",
+    "tied=0:head_dim=0:qk_norm=0",
+    "layers=36:hidden=4096:heads=32:kv_heads=8:intermediate=12288:vocab=151936:context=40960:"
+    "tied=0:head_dim=128:qk_norm=1",
+    "layers=40:hidden=5120:heads=40:kv_heads=8:intermediate=17408:vocab=151936:context=40960:"
+    "tied=0:head_dim=128:qk_norm=1",
+    "layers=64:hidden=5120:heads=64:kv_heads=8:intermediate=25600:vocab=151936:context=40960:"
+    "tied=0:head_dim=128:qk_norm=1",
     ""};
 static const char *const llama_phases[] = {"prefill", "decode"};
+static const char *const llama_logits[] = {"all", "last"};
 
 static const struct zoo_param llama_params[] = {
-    {.name = "preset", .type = ZOO_PT_ENUM, .n_choices = 5, .choices = llama_names,
+    {.name = "preset", .type = ZOO_PT_ENUM, .n_choices = 10, .choices = llama_names,
      .presets = llama_presets, .def = "tinyllama-1.1b",
      .help = "published configuration to start from (sets every size parameter)"},
     {.name = "layers", .type = ZOO_PT_INT, .min = 1, .max = 128, .smin = 2, .smax = 24,
@@ -48,57 +60,35 @@ static const struct zoo_param llama_params[] = {
      .def = "2048", .help = "context length: rotary table rows and seq default"},
     {.name = "tied", .type = ZOO_PT_INT, .min = 0, .max = 1, .def = "0",
      .help = "1 = LM head shares the token embedding"},
+    {.name = "head_dim", .type = ZOO_PT_INT, .min = 0, .max = 512, .step = 2, .smin = 0,
+     .smax = 128, .def = "0", .help = "width of one head; 0 = hidden/heads (Qwen3: 128)"},
+    {.name = "qk_norm", .type = ZOO_PT_INT, .min = 0, .max = 1, .def = "0", .help = "1 = RMSNorm on each query and key head (Qwen3)"},
     {.name = "phase", .type = ZOO_PT_ENUM, .n_choices = 2, .choices = llama_phases,
      .def = "prefill",
      .help = "prefill: seq tokens at once; decode: 1 token over a KV cache of seq tokens"},
+    {.name = "logits", .type = ZOO_PT_ENUM, .n_choices = 2, .choices = llama_logits,
+     .def = "all",
+     .help = "all: LM head on every position (as an export computes it); last: on the "
+             "last only (what generation needs)"},
 };
 
 static enum status llama_check(const struct zoo_args *a, struct diag *d)
 {
     int hidden = zoo_arg_int(a, "hidden"), heads = zoo_arg_int(a, "heads");
-    int kv = zoo_arg_int(a, "kv_heads");
-    if (hidden % heads)
-        return diag_set(d, ST_ERANGE, "zoo:llama: hidden=%d is not a multiple of heads=%d",
-                        hidden, heads);
+    int kv = zoo_arg_int(a, "kv_heads"), hd = zoo_arg_int(a, "head_dim");
     if (heads % kv)
         return diag_set(d, ST_ERANGE, "zoo:llama: heads=%d is not a multiple of kv_heads=%d",
                         heads, kv);
+    if (hd)
+        return ST_OK; /* explicit head width (even by its step) */
+    if (hidden % heads)
+        return diag_set(d, ST_ERANGE, "zoo:llama: hidden=%d is not a multiple of heads=%d",
+                        hidden, heads);
     if ((hidden / heads) % 2)
         return diag_set(d, ST_ERANGE,
                         "zoo:llama: head width hidden/heads = %d must be even (rotary halves)",
                         hidden / heads);
     return ST_OK;
-}
-
-static int unsqueeze(struct zoo_build *b, int x, const int64_t *axes, int n)
-{
-    int in[2] = {x, zb_const_ints(b, axes, n, false)};
-    return zb_node(b, "Unsqueeze", "unsqueeze", in, 2);
-}
-
-static int rmsnorm(struct zoo_build *b, int x, const char *local, int c)
-{
-    static const int64_t last[1] = {-1};
-    int sq = zb_binary(b, "Pow", x, zb_const_float(b, 2.0));
-    int ri[2] = {sq, zb_const_ints(b, last, 1, false)};
-    int ms = zb_node(b, "ReduceMean", "reducemean", ri, 2);
-    graph_attr_int(b->g, zb_last(b), "keepdims", 1);
-    int rms = zb_act(b, zb_binary(b, "Add", ms, zb_const_float(b, 1e-5)), "Sqrt");
-    char wn[64];
-    snprintf(wn, sizeof wn, "%s.weight", local);
-    const int64_t wd[1] = {c};
-    return zb_binary(b, "Mul", zb_binary(b, "Div", x, rms), zb_weight(b, wn, 1, wd));
-}
-
-/* x * cos + rotate_half(x) * sin on [B, S, h, hd]; cos/sin are [B, S, 1, hd]. */
-static int rope(struct zoo_build *b, int x, int hd, int cos, int sin)
-{
-    const int64_t s0 = 0, mid = hd / 2, end = ZB_SLICE_END, axis = -1;
-    int x1 = zb_slice(b, x, &s0, &mid, &axis, NULL, 1);
-    int x2 = zb_slice(b, x, &mid, &end, &axis, NULL, 1);
-    int parts[2] = {zb_node(b, "Neg", "neg", &x2, 1), x1};
-    int rot = zb_concat(b, parts, 2, -1);
-    return zb_binary(b, "Add", zb_binary(b, "Mul", x, cos), zb_binary(b, "Mul", rot, sin));
 }
 
 static int token_input(struct zoo_build *b, const char *name, int64_t seq, bool sym)
@@ -108,20 +98,75 @@ static int token_input(struct zoo_build *b, const char *name, int64_t seq, bool 
     return zb_input(b, name, DT_INT64, 2, dims, syms);
 }
 
-static enum status llama_build(struct zoo_build *b, const struct zoo_args *a, struct diag *d)
+/* Attention of one layer on the normed input y; returns the context after
+ * o_proj. present[0..1] receive the keys and values the cache keeps. */
+static int attention(struct zoo_build *b, const struct zb_decoder *c, int y, int cos, int sin,
+                     int causal, int past_k, int past_v, int *present)
 {
-    (void)d;
-    int h = zoo_arg_int(a, "hidden"), heads = zoo_arg_int(a, "heads");
-    int kvh = zoo_arg_int(a, "kv_heads"), inter = zoo_arg_int(a, "intermediate");
-    int ctx = zoo_arg_int(a, "context"), vocab = zoo_arg_int(a, "vocab");
-    int layers = zoo_arg_int(a, "layers"), hd = h / heads, rep = heads / kvh;
-    bool decode = strcmp(zoo_arg_enum(a, "phase"), "decode") == 0;
+    int h = c->hidden, heads = c->heads, kvh = c->kv_heads, hd = c->head_dim;
+    int rep = heads / kvh;
+    static const int64_t ax2[1] = {2};
+    const int64_t qs[4] = {0, 0, heads, hd}, ks[4] = {0, 0, kvh, hd};
+    int q = zb_reshape(b, zb_linear(b, y, "self_attn.q_proj", h, heads * hd, false), qs, 4);
+    int k = zb_reshape(b, zb_linear(b, y, "self_attn.k_proj", h, kvh * hd, false), ks, 4);
+    int v = zb_reshape(b, zb_linear(b, y, "self_attn.v_proj", h, kvh * hd, false), ks, 4);
+    if (c->qk_norm) {
+        q = zb_rmsnorm(b, q, "self_attn.q_norm", hd);
+        k = zb_rmsnorm(b, k, "self_attn.k_norm", hd);
+    }
+    q = zb_rope(b, q, hd, cos, sin);
+    k = zb_rope(b, k, hd, cos, sin);
+    /* q: [B, S, heads, hd] -> [B, kvh, rep, S, hd]; k, v: [B, kvh, T, hd] */
+    const int64_t qg[5] = {0, 0, kvh, rep, hd};
+    static const int64_t pq[5] = {0, 2, 3, 1, 4}, pkv[4] = {0, 2, 1, 3};
+    q = zb_transpose(b, zb_reshape(b, q, qg, 5), pq, 5);
+    k = zb_transpose(b, k, pkv, 4);
+    v = zb_transpose(b, v, pkv, 4);
+    if (past_k >= 0) {
+        int ck[2] = {past_k, k}, cv[2] = {past_v, v};
+        k = zb_concat(b, ck, 2, 2);
+        v = zb_concat(b, cv, 2, 2);
+    }
+    present[0] = k;
+    present[1] = v;
+    static const int64_t pkt[5] = {0, 1, 2, 4, 3};
+    k = zb_transpose(b, zb_unsqueeze(b, k, ax2, 1), pkt, 5);
+    v = zb_unsqueeze(b, v, ax2, 1);
+    int s = zb_binary(b, "MatMul", q, k);
+    s = zb_binary(b, "Div", s, zb_const_float(b, sqrt((double)hd)));
+    if (causal >= 0) {
+        int wi[3] = {causal, s, zb_const_float(b, -3.4028234663852886e38)};
+        s = zb_node(b, "Where", "where", wi, 3);
+    }
+    int ctx = zb_binary(b, "MatMul", zb_softmax(b, s, -1), v);
+    static const int64_t pc[5] = {0, 3, 1, 2, 4};
+    const int64_t merged[3] = {0, 0, heads * hd};
+    ctx = zb_reshape(b, zb_transpose(b, ctx, pc, 5), merged, 3);
+    return zb_linear(b, ctx, "self_attn.o_proj", heads * hd, h, false);
+}
+
+/* SwiGLU MLP "<prefix>.gate_proj/up_proj/down_proj" on y. */
+int zb_swiglu(struct zoo_build *b, int y, const char *prefix, int h, int inter)
+{
+    char n[96];
+    snprintf(n, sizeof n, "%s.gate_proj", prefix);
+    int gate = zb_act(b, zb_linear(b, y, n, h, inter, false), "Silu");
+    snprintf(n, sizeof n, "%s.up_proj", prefix);
+    int up = zb_linear(b, y, n, h, inter, false);
+    snprintf(n, sizeof n, "%s.down_proj", prefix);
+    return zb_linear(b, zb_binary(b, "Mul", gate, up), n, inter, h, false);
+}
+
+enum status zb_decoder_build(struct zoo_build *b, const struct zb_decoder *c)
+{
+    int h = c->hidden, hd = c->head_dim, ctx = c->context, layers = c->layers;
+    bool decode = c->decode;
     int64_t seq = decode ? ctx - 1 : ctx;
     int ids = token_input(b, "input_ids", decode ? 1 : seq, !decode);
     int pos = token_input(b, "position_ids", decode ? 1 : seq, !decode);
     int past_k[128], past_v[128];
     for (int l = 0; l < layers && decode; l++) {
-        const int64_t dims[4] = {1, kvh, seq, hd};
+        const int64_t dims[4] = {1, c->kv_heads, seq, hd};
         const char *const syms[4] = {"batch", NULL, "seq", NULL};
         char name[48];
         snprintf(name, sizeof name, "past_key.%d", l);
@@ -129,7 +174,7 @@ static enum status llama_build(struct zoo_build *b, const struct zoo_args *a, st
         snprintf(name, sizeof name, "past_value.%d", l);
         past_v[l] = zb_input(b, name, DT_FLOAT, 4, dims, syms);
     }
-    const int64_t ed[2] = {vocab, h};
+    const int64_t ed[2] = {c->vocab, h};
     int embed = zb_weight(b, "model.embed_tokens.weight", 2, ed);
     int gi[2] = {embed, ids};
     int x = zb_node(b, "Gather", "model.embed_tokens", gi, 2);
@@ -141,70 +186,58 @@ static enum status llama_build(struct zoo_build *b, const struct zoo_args *a, st
     int ci[2] = {zb_const_nodata(b, key, 2, td), pos};
     snprintf(key, sizeof key, "rope_sin_%dx%d", ctx, hd);
     int si[2] = {zb_const_nodata(b, key, 2, td), pos};
-    int cos = unsqueeze(b, zb_node(b, "Gather", "rope.cos", ci, 2), ax2, 1);
-    int sin = unsqueeze(b, zb_node(b, "Gather", "rope.sin", si, 2), ax2, 1);
+    int cos = zb_unsqueeze(b, zb_node(b, "Gather", "rope.cos", ci, 2), ax2, 1);
+    int sin = zb_unsqueeze(b, zb_node(b, "Gather", "rope.sin", si, 2), ax2, 1);
     int causal = -1;
     if (!decode) {
-        int cin[2] = {unsqueeze(b, pos, ax1, 1), unsqueeze(b, pos, ax2, 1)};
-        causal = unsqueeze(b, zb_node(b, "LessOrEqual", "causal", cin, 2), ax12, 2);
+        int cin[2] = {zb_unsqueeze(b, pos, ax1, 1), zb_unsqueeze(b, pos, ax2, 1)};
+        causal = zb_unsqueeze(b, zb_node(b, "LessOrEqual", "causal", cin, 2), ax12, 2);
     }
     int present[2 * 128];
     for (int l = 0; l < layers; l++) {
         zb_scope(b, "model.layers.%d", l);
-        int y = rmsnorm(b, x, "input_layernorm", h);
-        const int64_t qs[4] = {0, 0, heads, hd}, ks[4] = {0, 0, kvh, hd};
-        int q = zb_reshape(b, zb_linear(b, y, "self_attn.q_proj", h, h, false), qs, 4);
-        int k = zb_reshape(b, zb_linear(b, y, "self_attn.k_proj", h, kvh * hd, false), ks, 4);
-        int v = zb_reshape(b, zb_linear(b, y, "self_attn.v_proj", h, kvh * hd, false), ks, 4);
-        q = rope(b, q, hd, cos, sin);
-        k = rope(b, k, hd, cos, sin);
-        /* q: [B, S, heads, hd] -> [B, kvh, rep, S, hd]; k, v: [B, kvh, T, hd] */
-        const int64_t qg[5] = {0, 0, kvh, rep, hd};
-        static const int64_t pq[5] = {0, 2, 3, 1, 4}, pkv[4] = {0, 2, 1, 3};
-        q = zb_transpose(b, zb_reshape(b, q, qg, 5), pq, 5);
-        k = zb_transpose(b, k, pkv, 4);
-        v = zb_transpose(b, v, pkv, 4);
-        if (decode) {
-            int ck[2] = {past_k[l], k}, cv[2] = {past_v[l], v};
-            k = zb_concat(b, ck, 2, 2);
-            v = zb_concat(b, cv, 2, 2);
-        }
-        present[2 * l] = k;
-        present[2 * l + 1] = v;
-        static const int64_t pkt[5] = {0, 1, 2, 4, 3};
-        k = zb_transpose(b, unsqueeze(b, k, ax2, 1), pkt, 5);
-        v = unsqueeze(b, v, ax2, 1);
-        int s = zb_binary(b, "MatMul", q, k);
-        s = zb_binary(b, "Div", s, zb_const_float(b, sqrt((double)hd)));
-        if (causal >= 0) {
-            int wi[3] = {causal, s, zb_const_float(b, -3.4028234663852886e38)};
-            s = zb_node(b, "Where", "where", wi, 3);
-        }
-        int c = zb_binary(b, "MatMul", zb_softmax(b, s, -1), v);
-        static const int64_t pc[5] = {0, 3, 1, 2, 4};
-        const int64_t merged[3] = {0, 0, h};
-        c = zb_reshape(b, zb_transpose(b, c, pc, 5), merged, 3);
-        x = zb_binary(b, "Add", x, zb_linear(b, c, "self_attn.o_proj", h, h, false));
-        y = rmsnorm(b, x, "post_attention_layernorm", h);
-        int gate = zb_act(b, zb_linear(b, y, "mlp.gate_proj", h, inter, false), "Silu");
-        int up = zb_linear(b, y, "mlp.up_proj", h, inter, false);
-        y = zb_linear(b, zb_binary(b, "Mul", gate, up), "mlp.down_proj", inter, h, false);
+        int y = zb_rmsnorm(b, x, "input_layernorm", h);
+        y = attention(b, c, y, cos, sin, causal, decode ? past_k[l] : -1,
+                      decode ? past_v[l] : -1, &present[2 * l]);
+        x = zb_binary(b, "Add", x, y);
+        y = zb_rmsnorm(b, x, "post_attention_layernorm", h);
+        y = c->experts > 0 ? zb_moe_mlp(b, y, h, c->inter, c->experts, c->top_k)
+                           : zb_swiglu(b, y, "mlp", h, c->inter);
         x = zb_binary(b, "Add", x, y);
     }
     zb_scope(b, "%s", "");
-    x = rmsnorm(b, x, "model.norm", h);
+    x = zb_rmsnorm(b, x, "model.norm", h);
+    if (c->last_logits && !decode) {
+        const int64_t s0 = -1, s1 = ZB_SLICE_END, axis = 1;
+        x = zb_slice(b, x, &s0, &s1, &axis, NULL, 1);
+    }
     int logits;
-    if (zoo_arg_int(a, "tied")) {
+    if (c->tied) {
         static const int64_t perm[2] = {1, 0};
         int mi[2] = {x, zb_transpose(b, embed, perm, 2)};
         logits = zb_node(b, "MatMul", "lm_head", mi, 2);
     } else {
-        logits = zb_linear(b, x, "lm_head", h, vocab, false);
+        logits = zb_linear(b, x, "lm_head", h, c->vocab, false);
     }
     zb_output(b, logits);
     for (int l = 0; l < 2 * layers; l++)
         zb_output(b, present[l]);
     return ST_OK;
+}
+
+static enum status llama_build(struct zoo_build *b, const struct zoo_args *a, struct diag *d)
+{
+    (void)d;
+    struct zb_decoder c = {
+        .layers = zoo_arg_int(a, "layers"), .hidden = zoo_arg_int(a, "hidden"),
+        .heads = zoo_arg_int(a, "heads"), .kv_heads = zoo_arg_int(a, "kv_heads"),
+        .inter = zoo_arg_int(a, "intermediate"), .vocab = zoo_arg_int(a, "vocab"),
+        .context = zoo_arg_int(a, "context"), .tied = zoo_arg_int(a, "tied") != 0,
+        .decode = strcmp(zoo_arg_enum(a, "phase"), "decode") == 0,
+        .last_logits = strcmp(zoo_arg_enum(a, "logits"), "last") == 0};
+    c.head_dim = zoo_arg_int(a, "head_dim") ? zoo_arg_int(a, "head_dim") : c.hidden / c.heads;
+    c.qk_norm = zoo_arg_int(a, "qk_norm") != 0;
+    return zb_decoder_build(b, &c);
 }
 
 const struct zoo_family zoo_fam_llama = {

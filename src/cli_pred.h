@@ -5,6 +5,7 @@
 #define DIPPM_CLI_PRED_H
 
 #include "cli.h"
+#include "generation.h"
 #include "predict.h"
 
 /* "10" or "10%" -> 0.10; -1 if not a percentage from 0 to 1000. */
@@ -15,5 +16,49 @@ int cli_pred_parse_ms(const char *arg, double *out);
  * no default weights, prints a note and returns NULL with *rc = 0 (the
  * teacher's estimate is then shown, labelled as such). */
 struct predictor *cli_pred_predictor(const struct cli_common *co, int *rc);
+
+/* ---- generation options (predict and sweep) ---------------------------- */
+
+enum { CLI_OPT_GEN_IN = 1200, CLI_OPT_GEN_OUT, CLI_OPT_GEN_KVIN, CLI_OPT_GEN_KVPREC };
+
+#define CLI_GEN_LONGOPTS                                                  \
+    {"input-tokens", required_argument, NULL, CLI_OPT_GEN_IN},            \
+    {"output-tokens", required_argument, NULL, CLI_OPT_GEN_OUT},          \
+    {"kv-inputs", required_argument, NULL, CLI_OPT_GEN_KVIN},             \
+    {"kv-precision", required_argument, NULL, CLI_OPT_GEN_KVPREC}
+
+struct cli_gen {
+    int64_t in, out;       /* 0: not given */
+    const char *kv_inputs; /* NULL: "past" */
+    bool kv_set;
+    enum precision kv;
+};
+
+/* Handles the generation options and "--set kv=PRECISION" (before
+ * cli_common_opt, which takes integer --set values only). Returns 1 if
+ * handled, 0 if not a generation option, -1 on a bad value (message printed). */
+int cli_gen_opt(struct cli_gen *gen, int c, const char *arg);
+/* True when --input-tokens or --output-tokens was given (both are then
+ * required: returns false and prints why when only one is). */
+bool cli_gen_wanted(const struct cli_gen *gen, const char *sub, int *rc);
+/* Opens g as a decoder and fills rq from gen and cfg; prints errors. */
+int cli_gen_prepare(const struct cli_gen *gen, struct graph *g, const struct config *cfg,
+                    double headroom, struct gen_model **m, struct gen_request *rq);
+
+/* `dippm sweep` with generation: rows over batches and input_tokens or
+ * output_tokens (--over), or the largest batch (--max-batch). */
+struct cli_sweep_gen {
+    const struct cli_common *co;
+    const struct cli_gen *gen;
+    struct graph *g;
+    const struct config *cfg;
+    struct predictor *p;
+    const char *over_name; /* NULL, "input_tokens" or "output_tokens" */
+    const int64_t *over_vals, *batches;
+    int n_over, n_batch;
+    bool max_batch;
+    double headroom;
+};
+int cli_sweep_gen(const struct cli_sweep_gen *s);
 
 #endif

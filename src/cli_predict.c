@@ -13,7 +13,9 @@ static void help(void)
 {
     printf("Usage: dippm predict MODEL [--batch N] [--gpu NAME[:PROFILE]] [--precision P]\n"
            "                     [--runtime R] [--set NAME=VALUE]... [--slo-ms X]\n"
-           "                     [--headroom PCT] [--weights FILE] [--json] [-o FILE]\n\n"
+           "                     [--headroom PCT] [--weights FILE] [--json] [-o FILE]\n"
+           "                     [--input-tokens N --output-tokens M [--set kv=P]\n"
+           "                      [--kv-inputs SUBSTRING]]\n\n"
            "Predicts latency (ms), throughput (samples/s), energy (J per batch, mJ per\n"
            "sample) and peak device memory (MiB) with the GNN, shows the teacher's roofline\n"
            "bound beside it, and suggests the smallest MIG profile of the GPU that holds the\n"
@@ -21,7 +23,14 @@ static void help(void)
            "latency target.\n\n"
            "  --gpu NAME[:PROFILE]  e.g. A100-SXM4-80GB, h100, h200, a100:3g.20gb\n"
            "  --precision P         fp32 (default), tf32, fp16, bf16, int8, fp8\n"
-           "  --runtime R           pytorch (eager, default) or tensorrt (fused engine)\n");
+           "  --runtime R           pytorch (eager, default) or tensorrt (fused engine)\n\n"
+           "Decoders (zoo gpt, llama, moe, or an export with KV-cache inputs): with\n"
+           "--input-tokens and --output-tokens, also the generation of the batch: time to\n"
+           "first token, mean time per output token over the growing KV cache, tokens/s,\n"
+           "energy per output token, KV-cache memory, the largest batch that fits and its\n"
+           "tokens/s. --set kv=P (or --kv-precision P) stores the cache in fp32, fp16,\n"
+           "bf16, int8 or fp8 (default: the model precision); --kv-inputs names the cache\n"
+           "inputs of an export (default: names containing 'past').\n");
 }
 
 int cli_pred_parse_pct(const char *arg, double *out)
@@ -65,7 +74,9 @@ int cli_predict(int argc, char **argv)
     static const struct option opts[] = {CLI_COMMON_LONGOPTS,
                                          {"slo-ms", required_argument, NULL, OPT_SLO},
                                          {"headroom", required_argument, NULL, OPT_HEADROOM},
+                                         CLI_GEN_LONGOPTS,
                                          {0, 0, 0, 0}};
+    struct cli_gen gen = {0};
     struct cli_common co;
     cli_common_init(&co);
     double slo = 0, headroom = 0.10;
@@ -88,7 +99,12 @@ int cli_predict(int argc, char **argv)
                                        "from 0 to 1000, e.g. 10", optarg);
             continue;
         }
-        int r = cli_common_opt(&co, c, optarg);
+        int r = cli_gen_opt(&gen, c, optarg);
+        if (r < 0)
+            return 2;
+        if (r > 0)
+            continue;
+        r = cli_common_opt(&co, c, optarg);
         if (r < 0)
             return 2;
         if (r == 0 || c == CLI_OPT_CSV || c == CLI_OPT_FORCE)
@@ -97,9 +113,18 @@ int cli_predict(int argc, char **argv)
     if (optind + 1 != argc)
         return cli_usage_error("predict", "expected exactly one MODEL");
     int rc;
+    bool want_gen = cli_gen_wanted(&gen, "predict", &rc);
+    if (rc)
+        return rc;
     struct graph *g = cli_load_model(argv[optind], &co, &rc);
     if (!g)
         return rc;
+    /* a template's prefill is predicted at the prompt length unless --set seq says otherwise */
+    bool seq_set = false;
+    for (int i = 0; i < co.n_sets; i++)
+        seq_set |= strcmp(co.set_name[i], "seq") == 0;
+    if (want_gen && !seq_set && strcmp(g->format, "zoo") == 0 && graph_sym_find(g, "seq") >= 0)
+        g->syms[graph_sym_find(g, "seq")].val = gen.in;
     struct config cfg;
     if ((rc = cli_config(&co, g, &cfg))) {
         graph_free(g);
@@ -114,6 +139,20 @@ int cli_predict(int argc, char **argv)
     struct mig_advice adv;
     bool have_mig = false;
     struct prediction pr;
+    /* generation first: an export's graph is re-bound per pass */
+    struct gen_result gr;
+    if (want_gen) {
+        struct gen_model *gm;
+        struct gen_request rq;
+        if ((rc = cli_gen_prepare(&gen, g, &cfg, headroom, &gm, &rq)))
+            goto out;
+        enum status st = gen_run(p, gm, &cfg, &rq, &gr, &d);
+        gen_model_free(gm);
+        if (st) {
+            rc = cli_fail(&d);
+            goto out;
+        }
+    }
     /* MIG advice first: it re-runs the predictor per profile */
     if (mig_advise(p, g, &cfg, headroom, slo, &adv, &d) == ST_OK) {
         have_mig = true;
@@ -126,7 +165,8 @@ int cli_predict(int argc, char **argv)
         rc = cli_fail(&d);
         goto out;
     }
-    struct report_ctx ctx = {g, &cfg, &pr, have_mig ? &adv : NULL, p, argv[optind]};
+    struct report_ctx ctx = {g, &cfg, &pr, have_mig ? &adv : NULL, p, argv[optind],
+                             want_gen ? &gr : NULL, headroom};
     if (co.json) {
         struct jsonw w;
         jsonw_init(&w, true);

@@ -30,7 +30,11 @@ static void help(void)
            "zoo: template, a hyperparameter (e.g. --over depth=18,34,50,101).\n\n"
            "--max-batch answers: what is the largest batch that fits the GPU or MIG profile\n"
            "with HEADROOM percent of memory to spare (default 10) and, with --slo-ms, meets\n"
-           "the latency target?\n");
+           "the latency target?\n\n"
+           "Decoders: --input-tokens N --output-tokens M [--set kv=P] sweep the generation\n"
+           "(TTFT, TPOT, tokens/s, J per output token, KV cache, memory) over --batch and\n"
+           "--over input_tokens=RANGE or output_tokens=RANGE; --max-batch then counts the\n"
+           "KV cache of every sequence.\n");
 }
 
 /* Parses RANGE into vals (sorted as written); returns count or -1. */
@@ -381,7 +385,9 @@ int cli_sweep(int argc, char **argv)
                                          {"max-batch", no_argument, NULL, OPT_MAXB},
                                          {"slo-ms", required_argument, NULL, OPT_SLO},
                                          {"headroom", required_argument, NULL, OPT_HEADROOM},
+                                         CLI_GEN_LONGOPTS,
                                          {0, 0, 0, 0}};
+    struct cli_gen gen = {0};
     struct sweep *s = xcalloc(1, sizeof *s);
     cli_common_init(&s->co);
     const char *batch_arg = "1..1024";
@@ -432,7 +438,11 @@ int cli_sweep(int argc, char **argv)
             continue;
         }
         }
-        int r = cli_common_opt(&s->co, c, optarg);
+        int r = cli_gen_opt(&gen, c, optarg);
+        if (r > 0)
+            continue;
+        if (r == 0)
+            r = cli_common_opt(&s->co, c, optarg);
         if (r < 0) {
             rc = 2;
             goto done;
@@ -450,6 +460,15 @@ int cli_sweep(int argc, char **argv)
         rc = cli_usage_error("sweep", "--json and --csv exclude each other");
         goto done;
     }
+    bool want_gen = cli_gen_wanted(&gen, "sweep", &rc);
+    if (rc)
+        goto done;
+    if (want_gen && slo > 0) {
+        rc = cli_usage_error("sweep", "--slo-ms is not used with generation sweeps");
+        goto done;
+    }
+    if (want_gen && !strcmp(batch_arg, "1..1024") && !max_batch)
+        batch_arg = "1..256";
     s->n_batch = parse_range(batch_arg, 1, 1 << 20, s->batches, MAX_POINTS);
     if (s->n_batch < 0) {
         rc = cli_usage_error("sweep", "--batch '%s': bad RANGE (use 8, 1,2,4, 1..1024 or "
@@ -465,8 +484,11 @@ int cli_sweep(int argc, char **argv)
         rc = 2;
     } else if (!(rc = cli_config(&s->co, g, &s->cfg))) {
         s->p = cli_pred_predictor(&s->co, &rc);
+        struct cli_sweep_gen sg = {&s->co, &gen, g, &s->cfg, s->p, s->over_name, s->over_vals,
+                                   s->batches, s->n_over, s->n_batch, max_batch, headroom};
         if (!rc)
-            rc = max_batch ? run_max_batch(s, g, headroom, slo) : run_grid(s, g);
+            rc = want_gen ? cli_sweep_gen(&sg)
+                 : max_batch ? run_max_batch(s, g, headroom, slo) : run_grid(s, g);
         predictor_free(s->p);
     }
     graph_free(g);

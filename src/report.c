@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "generation.h"
 #include "textsafe.h"
 #include "gpu.h"
 #include "load.h"
@@ -107,6 +108,8 @@ void report_prediction_text(FILE *f, const struct report_ctx *rc)
             fputc('\n', f);
         }
     }
+    if (rc->gen)
+        gen_report_text(f, rc->gen, rc->headroom);
     fprintf(f, "source      %s\n", report_source_line(rc->p));
 }
 
@@ -209,6 +212,8 @@ void report_prediction_json(struct jsonw *w, const struct report_ctx *rc)
         jsonw_arr_end(w);
         jsonw_obj_end(w);
     }
+    if (rc->gen)
+        gen_report_json(w, rc->gen, rc->headroom);
     jsonw_key(w, "weights");
     jsonw_str(w, report_source_line(rc->p));
     jsonw_obj_end(w);
@@ -293,7 +298,7 @@ int report_main(const char *model)
         goto out;
     }
     printf("dippm report for %s\n\n", model);
-    struct report_ctx ctx = {g, &cfg, &pr, have_mig ? &adv : NULL, p, model};
+    struct report_ctx ctx = {g, &cfg, &pr, have_mig ? &adv : NULL, p, model, NULL, 0};
     report_prediction_text(stdout, &ctx);
     top_layers(stdout, g, &pr, 10);
     if (!p)

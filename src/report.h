@@ -12,6 +12,8 @@
 #include "mig.h"
 #include "predict.h"
 
+struct gen_result;
+
 struct report_ctx {
     const struct graph *g;
     const struct config *cfg;
@@ -19,6 +21,8 @@ struct report_ctx {
     const struct mig_advice *mig; /* NULL: not computed */
     const struct predictor *p;    /* NULL: teacher only */
     const char *model_spec;       /* what the user typed */
+    const struct gen_result *gen; /* generation block (generation.h), or NULL */
+    double headroom;              /* memory headroom the generation block used */
 };
 
 /* Aligned human-readable block: model, configuration, latency (with the

@@ -110,6 +110,8 @@ enum status app_init(struct app *a, const char *spec, struct diag *d)
     ui_state_init(&a->st);
     config_default(&a->cfg);
     a->headroom = 0.10;
+    a->gen_in = 512;
+    a->gen_out = 128;
     a->rows_dirty = true;
     if (!spec)
         spec = model_default_path();
@@ -170,7 +172,50 @@ enum status app_recompute(struct app *a, struct diag *d)
     a->mig_stale = true;
     a->have_mig = false;
     snprintf(a->mig_err, sizeof a->mig_err, "updating...");
+    a->is_decoder = gen_is_decoder(a->g);
+    a->have_gen = false;
+    snprintf(a->gen_err, sizeof a->gen_err, "updating...");
     return ST_OK;
+}
+
+/* The generation of a decoder at the current configuration. */
+static void update_gen(struct app *a)
+{
+    a->have_gen = false;
+    a->gen_err[0] = 0;
+    if (!a->is_decoder)
+        return;
+    struct diag d = {0};
+    struct gen_model *m;
+    if (gen_model_open(a->g, NULL, &m, &d)) {
+        snprintf(a->gen_err, sizeof a->gen_err, "%s", d.msg);
+        return;
+    }
+    /* an export serves both passes from a->g: keep its bindings to restore */
+    int64_t saved[64];
+    int ns = a->g->n_syms < 64 ? a->g->n_syms : 64;
+    for (int i = 0; i < ns; i++)
+        saved[i] = a->g->syms[i].val;
+    enum precision kv = a->kv_set ? a->kv_prec : a->cfg.prec == PREC_TF32 ? PREC_FP32 : a->cfg.prec;
+    struct gen_request rq = {a->gen_in, a->gen_out, a->cfg.batch, kv, a->headroom};
+    if (gen_run(a->p, m, &a->cfg, &rq, &a->genr, &d) == ST_OK)
+        a->have_gen = true;
+    else
+        snprintf(a->gen_err, sizeof a->gen_err, "%s", d.msg);
+    gen_model_free(m);
+    if (strcmp(a->g->format, "zoo") != 0) {
+        for (int i = 0; i < ns; i++)
+            a->g->syms[i].val = saved[i];
+        a->g->inferred = false;
+        struct prediction pr;
+        if (predict_run(a->p, a->g, &a->cfg, &pr, &d) == ST_OK) {
+            clear_prediction(a);
+            a->pred = pr;
+            a->have_pred = true;
+        } else {
+            prediction_fini(&pr);
+        }
+    }
 }
 
 void app_update_mig(struct app *a)
@@ -191,6 +236,7 @@ void app_update_mig(struct app *a)
     } else if (gpu) {
         snprintf(a->mig_err, sizeof a->mig_err, "%s has no MIG profiles", gpu->name);
     }
+    update_gen(a);
     a->mig_ms = now_ms() - t0;
 }
 
@@ -314,6 +360,33 @@ static bool parse_i64(const char *s, int64_t *out)
     return true;
 }
 
+/* input_tokens, output_tokens or kv of a decoder's generation. */
+static enum status set_generation(struct app *a, const char *name, const char *value,
+                                  struct diag *d)
+{
+    if (!a->is_decoder)
+        return diag_set(d, ST_EUSAGE, "%s: only decoders (zoo gpt, llama, moe, or an export "
+                        "with a KV cache) have a generation", name);
+    if (!strcmp(name, "kv")) {
+        enum precision p;
+        if (!precision_parse(value, &p) || p == PREC_TF32)
+            return diag_set(d, ST_ERANGE, "kv=%s: expected fp32, fp16, bf16, int8 or fp8 (the "
+                            "KV-cache precision)", value);
+        a->kv_set = true;
+        a->kv_prec = p;
+    } else {
+        int64_t v;
+        if (!parse_i64(value, &v) || v < 1 || v > ((int64_t)1 << 24))
+            return diag_set(d, ST_ERANGE, "%s=%s: expected a token count from 1 to 16777216",
+                            name, value);
+        *(name[0] == 'i' ? &a->gen_in : &a->gen_out) = v;
+    }
+    a->mig_stale = true;
+    a->have_gen = false;
+    snprintf(a->gen_err, sizeof a->gen_err, "updating...");
+    return ST_OK;
+}
+
 /* Sets graph symbol si (the batch symbol goes through the configuration). */
 static enum status set_symbol(struct app *a, int si, const char *name, const char *value,
                               struct diag *d)
@@ -366,6 +439,8 @@ enum status app_set_param(struct app *a, const char *name, const char *value, st
 {
     if (!a->g)
         return diag_set(d, ST_EUSAGE, "no model loaded");
+    if (!strcmp(name, "input_tokens") || !strcmp(name, "output_tokens") || !strcmp(name, "kv"))
+        return set_generation(a, name, value, d);
     bool want_sym = !strncmp(name, "sym.", 4), want_tpl = !strncmp(name, "tpl.", 4);
     if (want_sym || want_tpl)
         name += 4;

@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "config.h"
+#include "generation.h"
 #include "ir.h"
 #include "mig.h"
 #include "predict.h"
@@ -133,6 +134,16 @@ struct app {
     struct app_whatif saved;  /* as at start or the last session save/load */
     char session[64];         /* the session name, "" if none */
     bool quit_asked;          /* "unsaved changes" already said once */
+    /* Generation of a decoder (generation.h): prompt and output lengths and
+     * the KV-cache precision (Setup fields, :set input_tokens=N
+     * output_tokens=M kv=P), computed with the MIG advice after the redraw. */
+    bool is_decoder;
+    int64_t gen_in, gen_out;
+    bool kv_set;
+    enum precision kv_prec;   /* when kv_set; else the model precision */
+    bool have_gen;
+    struct gen_result genr;
+    char gen_err[DIAG_MSG_MAX];
     bool is_template;
     char family[64];
     int n_tparams;

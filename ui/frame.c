@@ -231,6 +231,32 @@ static const char *bound_phrase(const struct app *a, bool wide, bool utf8, char 
     return t;
 }
 
+/* The generation of a decoder: TTFT, time per output token, tokens/s,
+ * energy per token, the largest batch. */
+static void draw_gen(struct app *a, struct ui_canvas *c, int y, int x, int xend)
+{
+    char b1[48], t[160];
+    const struct gen_result *g = &a->genr;
+    snprintf(t, sizeof t, "Generation %lld+%lld ", (long long)a->gen_in, (long long)a->gen_out);
+    x = put(c, y, x, xend, UI_STYLE_LABEL, t);
+    if (!a->have_gen) {
+        put(c, y, x, xend, UI_STYLE_DIM, a->gen_err[0] ? a->gen_err : "updating...");
+        return;
+    }
+    x = put_field(c, y, x, xend, "TTFT ", fmt_ms(g->ttft_ms, b1, sizeof b1));
+    x = put_field(c, y, x, xend, "TPOT ", fmt_ms(g->tpot_ms, b1, sizeof b1));
+    snprintf(t, sizeof t, "%.0f tok/s", g->output_tokens_per_s);
+    x = put_field(c, y, x, xend, "", t);
+    snprintf(t, sizeof t, "%.3g J/tok", g->energy_j_per_output_token);
+    x = put_field(c, y, x, xend, "", t);
+    if (g->max_batch > 0)
+        snprintf(t, sizeof t, "%lld (%.0f tok/s)", (long long)g->max_batch,
+                 g->max_output_tokens_per_s);
+    else
+        snprintf(t, sizeof t, "none fits");
+    put_field(c, y, x, xend, "max batch ", t);
+}
+
 static void draw_pred(struct app *a, struct ui_canvas *c, struct ui_rect r)
 {
     char b1[48], b2[48], b3[48], b4[48], b5[48], t[512];
@@ -284,16 +310,18 @@ static void draw_pred(struct app *a, struct ui_canvas *c, struct ui_rect r)
         if (hw_from_config(&a->cfg, &hw, NULL) == ST_OK)
             cap = hw.mem_bytes / (1024.0 * 1024.0);
     }
-    double frac = cap > 0 ? p->memory_mib / cap : 0;
+    /* a decoder's bar: weights + KV cache + activations of its generation */
+    double mem = a->have_gen ? a->genr.mem.total_mib : p->memory_mib;
+    double frac = cap > 0 ? mem / cap : 0;
     x = put(c, y, x, xend, UI_STYLE_LABEL, "Memory ");
     /* the teacher's parts add up to the teacher's own total (the GNN
      * predicts the total only); the longest wording that fits wins */
     const struct sim_result *sr = &p->sim;
     char tot[2][160], parts[4][320], dl[64] = "";
-    fmt_bytes(p->memory_mib * 1048576.0, b1, sizeof b1);
+    fmt_bytes(mem * 1048576.0, b1, sizeof b1);
     fmt_bytes(cap * 1048576.0, b2, sizeof b2);
     snprintf(tot[0], sizeof tot[0], "%s of %s (%.0f%%) ", b1, b2, frac * 100);
-    fmt_bytes_short(p->memory_mib * 1048576.0, b1, sizeof b1);
+    fmt_bytes_short(mem * 1048576.0, b1, sizeof b1);
     fmt_bytes_short(cap * 1048576.0, b2, sizeof b2);
     snprintf(tot[1], sizeof tot[1], "%s/%s ", b1, b2);
     const char *src = gnn ? "teacher " : "";
@@ -315,6 +343,20 @@ static void draw_pred(struct app *a, struct ui_canvas *c, struct ui_rect r)
                  : v == 1 ? " %s%s = %s weights + %s activations%s + %s context + %s workspace"
                           : " %s%s = %s w + %s act%s + %s ctx + %s ws",
                  src, b5, b1, b2, kvs, b3, b4);
+        if (a->have_gen) { /* a decoder: its generation's footprint, KV cache apart */
+            const struct gen_memory *gm = &a->genr.mem;
+            fb(gm->weights_mib * 1048576.0, b1, sizeof b1);
+            fb(gm->kv_cache_mib * 1048576.0, k, sizeof k);
+            fb(gm->activations_mib * 1048576.0, b2, sizeof b2);
+            fb(gm->context_mib * 1048576.0, b3, sizeof b3);
+            fb(gm->total_mib * 1048576.0, b5, sizeof b5);
+            snprintf(parts[v], sizeof parts[v],
+                     v == 0   ? " generation %s = weights %s + KV cache %s + activations %s + "
+                                "context %s"
+                     : v == 1 ? " gen %s = %s weights + KV cache %s + %s act + %s ctx"
+                              : " gen %s = %s w + %s KV + %s act + %s ctx",
+                     b5, b1, k, b2, b3);
+        }
     }
     if (a->st.compare && pin->valid) {
         fmt_delta(p->memory_mib, pin->memory_mib, b1, sizeof b1);
@@ -350,8 +392,10 @@ static void draw_pred(struct app *a, struct ui_canvas *c, struct ui_rect r)
     x = put_delta(a, c, y, x, xend, p->memory_mib, pin->memory_mib, true);
     x = put(c, y, x, xend, UI_STYLE_BAD, fit);
     put(c, y, x, xend, UI_STYLE_DIM, parts[pi]);
+    if (r.h >= 4)
+        draw_gen(a, c, r.y + 2, r.x, xend);
     if (r.h >= 3)
-        draw_mig(a, c, r.y + 2, r.x, xend);
+        draw_mig(a, c, r.y + r.h - 1, r.x, xend);
 }
 
 /* ---- tabs ------------------------------------------------------------- */

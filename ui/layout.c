@@ -22,6 +22,8 @@ void ui_layout_compute(int rows, int cols, const struct ui_layout_opts *opts,
     /* Header 2 lines; the predictions panel 3 (2 on short terminals, where
      * the MIG line folds into the first); tabs, status and F-keys 1 each. */
     int pred_h = rows >= 20 ? 3 : 2;
+    if (opts && opts->decoder && rows >= 24)
+        pred_h = 4; /* the generation line of a decoder */
     int y = 0;
     out->r[UI_R_HEADER] = (struct ui_rect){y, 0, 2, cols};
     y += 2;

@@ -31,6 +31,7 @@ enum ui_region {
 
 struct ui_layout_opts {
     bool side_pane; /* allow the side pane when wide enough */
+    bool decoder;   /* a fourth predictions line for the generation (tall terminals) */
 };
 
 struct ui_layout {

@@ -11,7 +11,10 @@
 #include "gpu.h"
 #include "zoo.h"
 
-enum field_kind { F_SECTION, F_GPU, F_MIG, F_PREC, F_RT, F_BATCH, F_SLO, F_SYM, F_TPARAM };
+enum field_kind {
+    F_SECTION, F_GPU, F_MIG, F_PREC, F_RT, F_BATCH, F_SLO, F_SYM, F_TPARAM, F_GEN_IN, F_GEN_OUT,
+    F_GEN_KV
+};
 
 struct field {
     enum field_kind kind;
@@ -31,6 +34,12 @@ static int fields(const struct app *a, struct field *f)
     f[n++] = (struct field){F_RT, 0, NULL};
     f[n++] = (struct field){F_BATCH, 0, NULL};
     f[n++] = (struct field){F_SLO, 0, NULL};
+    if (a->is_decoder) {
+        f[n++] = (struct field){F_SECTION, 0, "Generation (decoder)"};
+        f[n++] = (struct field){F_GEN_IN, 0, NULL};
+        f[n++] = (struct field){F_GEN_OUT, 0, NULL};
+        f[n++] = (struct field){F_GEN_KV, 0, NULL};
+    }
     int bs = a->g ? graph_batch_sym(a->g) : -1;
     bool sec = false;
     for (int i = 0; a->g && i < a->g->n_syms && n < MAX_FIELDS - APP_MAX_TPARAMS - 1; i++) {
@@ -95,6 +104,19 @@ static void describe(const struct app *a, const struct field *f, char *name, cha
         snprintf(name, 64, "slo");
         snprintf(val, 64, a->slo_ms > 0 ? "%g ms" : "none", a->slo_ms);
         snprintf(range, 256, "latency target for the MIG suggestion, ms (0 = none)");
+        break;
+    case F_GEN_IN:
+    case F_GEN_OUT:
+        snprintf(name, 64, f->kind == F_GEN_IN ? "input_tokens" : "output_tokens");
+        snprintf(val, 64, "%lld", (long long)(f->kind == F_GEN_IN ? a->gen_in : a->gen_out));
+        snprintf(range, 256, "%s tokens per sequence, 1 to 16777216 (+/- double and halve)",
+                 f->kind == F_GEN_IN ? "prompt" : "generated");
+        break;
+    case F_GEN_KV:
+        snprintf(name, 64, "kv");
+        snprintf(val, 64, "%s", a->kv_set ? precision_name(a->kv_prec) : "model");
+        snprintf(range, 256, "KV-cache precision: fp32, fp16, bf16, int8, fp8 (model: as the "
+                             "weights)");
         break;
     case F_SYM: {
         const struct symbol *s = &a->g->syms[f->index];
@@ -265,6 +287,23 @@ static unsigned step(struct app *a, const struct field *f, int dir)
         char qname[80];
         snprintf(qname, sizeof qname, "sym.%s", name); /* not a hyperparameter of that name */
         st = app_set_param(a, qname, buf, &d);
+        break;
+    }
+    case F_GEN_IN:
+    case F_GEN_OUT: {
+        int64_t v = f->kind == F_GEN_IN ? a->gen_in : a->gen_out;
+        snprintf(buf, sizeof buf, "%lld", (long long)(dir > 0 ? v * 2 : (v > 1 ? v / 2 : 1)));
+        st = app_set_param(a, name, buf, &d);
+        break;
+    }
+    case F_GEN_KV: {
+        static const enum precision kvs[] = {PREC_FP32, PREC_FP16, PREC_BF16, PREC_INT8, PREC_FP8};
+        int cur = -1;
+        for (int k = 0; k < 5 && a->kv_set; k++)
+            if (kvs[k] == a->kv_prec)
+                cur = k;
+        cur = ((cur < 0 ? (dir > 0 ? -1 : 5) : cur) + dir + 5) % 5;
+        st = app_set_param(a, "kv", precision_name(kvs[cur]), &d);
         break;
     }
     case F_TPARAM:

@@ -232,5 +232,83 @@ for m in "$S"/*.onnx; do
 done
 ls "$T" | grep -q 'tmp' && bad "temporary files left behind" || ok "no temporary files left"
 
+# generation: decoder templates, an exported decoder with a KV cache, errors
+run "generation text" 0 "$DIPPM" predict zoo:llama --gpu h100 --precision fp16 --runtime tensorrt \
+    --input-tokens 128 --output-tokens 64 --batch 4 && {
+    check "generation block" "$T/out" "^generation  128 input + 64 output tokens, batch 4, KV cache fp16"
+    check "generation ttft" "$T/out" "^  ttft  "
+    check "generation tpot" "$T/out" "mean over the growing KV cache"
+    # tinyllama: 2 x 22 layers x 4 kv heads x 64 x 2 bytes = 22 KiB per token
+    check "generation kv per token" "$T/out" "(22.0 KiB per token per sequence)"
+    check "generation kv total" "$T/out" "KV cache  16.5 MiB at 192 tokens"
+    check "generation prefill at the prompt" "$T/out" "seq=128"
+}
+run "generation json" 0 "$DIPPM" predict zoo:gpt --json --input-tokens 32 --output-tokens 8 && {
+    for k in input_tokens output_tokens batch ttft_ms tpot_ms e2e_ms output_tokens_per_s \
+        kv_cache_mib max_batch max_output_tokens_per_s energy_j_per_output_token \
+        generation_memory kv_precision active_params over_mib; do
+        grep -q "\"$k\":" "$T/out" || bad "generation json lacks $k"
+    done
+    ok "generation json fields"
+    check "generation json lengths" "$T/out" '"input_tokens": 32,'
+}
+run "kv fp8" 0 "$DIPPM" predict zoo:llama --gpu h100 --precision fp16 --runtime tensorrt \
+    --input-tokens 128 --output-tokens 64 --set kv=fp8 && {
+    check "kv fp8 named" "$T/out" "KV cache fp8"
+    check "kv fp8 halves the cache" "$T/out" "(11.0 KiB per token per sequence)"
+}
+run "70b fp16 on 80 GB" 0 "$DIPPM" predict zoo:llama:preset=llama2-70b --gpu a100-80gb \
+    --precision fp16 --runtime tensorrt --input-tokens 128 --output-tokens 128 && {
+    check "70b does not fit, by how much" "$T/out" "DOES NOT FIT: [0-9]* MiB ([0-9.]* GiB) over"
+    check "70b max batch 0" "$T/out" "max batch 0"
+}
+run "70b fp8 on H200" 0 "$DIPPM" predict zoo:llama:preset=llama2-70b --gpu h200 \
+    --precision fp8 --runtime tensorrt --input-tokens 128 --output-tokens 128 &&
+    check "70b fp8 fits H200" "$T/out" "usable: fits with 10% headroom"
+run "moe active params" 0 "$DIPPM" predict zoo:moe:layers=2:vocab=1000 --precision fp16 \
+    --runtime tensorrt --input-tokens 16 --output-tokens 4 &&
+    check "moe params and active" "$T/out" "active per token"
+run "generation needs both" 2 "$DIPPM" predict zoo:gpt --input-tokens 8 &&
+    check "generation needs both message" "$T/err" "needs both --input-tokens N and --output-tokens M"
+run "generation not a decoder" 2 "$DIPPM" predict zoo:bert --input-tokens 8 --output-tokens 8 &&
+    check "not a decoder message" "$T/err" "zoo:bert is not one"
+run "generation no cache" 2 "$DIPPM" predict "$S/gpt2_medium.onnx" --input-tokens 8 --output-tokens 8 &&
+    check "no cache inputs named" "$T/err" "no input name contains 'past'"
+run "bad kv precision" 2 "$DIPPM" predict zoo:gpt --input-tokens 8 --output-tokens 8 --set kv=fp4 &&
+    check "bad kv precision message" "$T/err" "expected a KV-cache precision"
+# an exported decoder: the template's decode step with dynamic token and past axes
+"$DIPPM" convert zoo:gpt:layers=2:phase=decode -o "$T/dec.json" 2>/dev/null
+sed -e 's/"shape": \["batch", 1\]/"shape": ["batch", "sequence_length"]/' \
+    -e 's/"seq"/"past_sequence_length"/g' -e 's/past_key\./past_key_values.key./g' \
+    -e 's/past_value\./past_key_values.value./g' "$T/dec.json" >"$T/dec2.json"
+run "export generation" 0 "$DIPPM" predict "$T/dec2.json" --input-tokens 64 --output-tokens 16 && {
+    # gpt2 width: 2 x 2 layers x 12 heads x 64 x 4 bytes = 12 KiB per token
+    check "export kv per token" "$T/out" "(12.0 KiB per token per sequence)"
+    check "export kv total" "$T/out" "KV cache  0.9 MiB at 80 tokens"
+}
+run "export kv-inputs" 2 "$DIPPM" predict "$T/dec2.json" --input-tokens 64 --output-tokens 16 \
+    --kv-inputs cache && check "kv-inputs named in error" "$T/err" "no input name contains 'cache'"
+run "sweep generation" 0 "$DIPPM" sweep zoo:gpt --csv --input-tokens 32 --output-tokens 8 \
+    --batch 1,4 --over output_tokens=8,16 && {
+    check "sweep generation header" "$T/out" "^input_tokens,output_tokens,batch,ttft_ms,tpot_ms"
+    [ "$(grep -c '^32,' "$T/out")" -eq 4 ] && ok "sweep generation rows" || bad "sweep generation rows"
+}
+run "sweep generation max batch" 0 "$DIPPM" sweep zoo:llama --gpu h100 --precision fp16 \
+    --runtime tensorrt --input-tokens 512 --output-tokens 512 --max-batch &&
+    check "sweep generation max batch line" "$T/out" "^largest batch on H100-SXM5-80GB for 512 + 512 tokens"
+run "sweep generation bad over" 2 "$DIPPM" sweep zoo:gpt --input-tokens 32 --output-tokens 8 \
+    --over layers=2,4 && check "sweep generation over message" "$T/err" "input_tokens=RANGE"
+
+# the explorer (headless): a decoder's generation line, KV cache in the memory bar, :set names
+printf ':set input_tokens=1024 output_tokens=256 kv=fp8<Enter>:gpu h100<Enter>:dump-screen %s<Enter>q' \
+    "$T/ui.txt" >"$T/ui.keys"
+run "explorer generation" 0 env DIPPM_NO_DISPLAY=1 DIPPM_SCRIPT="$T/ui.keys" DIPPM_COLS=130 \
+    DIPPM_ROWS=30 XDG_STATE_HOME="$T/state" "$DIPPM" zoo:llama && {
+    check "explorer generation line" "$T/ui.txt" "^Generation 1024+256 TTFT .* TPOT .* tok/s .* max batch"
+    # tinyllama, fp8 cache: 2 x 22 x 4 x 64 x 1 byte = 11 KiB per token x 1280 tokens
+    check "explorer KV cache in the memory bar" "$T/ui.txt" "KV cache 13.8"
+    check "explorer MIG line kept" "$T/ui.txt" "^MIG "
+}
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -116,9 +116,9 @@ function mib(v, u) { return u == "GiB" ? v * 1024 : u == "KiB" ? v / 1024 : u ==
 }' || bad "parts do not add up: $mem"
 line_has 1 5 "predicted"
 line_has 1 5 "there"
-# a decoder step: the KV cache it reads is named, inside the activations
+# a decoder: its generation's footprint names the KV cache apart
 run 30 200 '@1' zoo:gpt:phase=decode
-line_has 1 4 "(KV cache"
+line "1" "4" | grep -q "generation .* = weights .* + KV cache .* + activations .* + context" || bad "decoder memory line lacks the generation breakdown: $(line 1 4)"
 end
 
 begin "7: # ascending is numeric; a sort starts at the top"

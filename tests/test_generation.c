@@ -1,0 +1,310 @@
+/* test_generation.c - LLM generation (src/generation.c) and the decoder
+ * presets it runs on.
+ *
+ * Parameter counts of the presets are the published totals (the sum of the
+ * tensors' elements in each model's released safetensors, as the model
+ * cards and configs give them):
+ *   Mixtral-8x7B-v0.1 (mistralai)    46,702,792,704  ("46.7B", 12.9B active)
+ *   Qwen3-30B-A3B (Qwen)             30,532,122,624  ("30.5B", 3.3B activated)
+ *   Llama-2-70b-hf (meta-llama)      68,976,648,192  ("69B")
+ *   Meta-Llama-3-70B (meta-llama)    70,553,706,496  ("70.6B")
+ *   Qwen3-8B (Qwen)                   8,190,735,360  ("8.2B")
+ *   Qwen3-14B (Qwen)                 14,768,307,200  ("14.8B")
+ *   Qwen3-32B (Qwen)                 32,762,123,264  ("32.8B")
+ *   Llama-2-7b-hf 6,738,415,616; Meta-Llama-3-8B 8,030,261,248.
+ * Encoder-decoders (Hugging Face T5ForConditionalGeneration and
+ * BartForConditionalGeneration, sum of p.numel() over parameters, tied
+ * heads counted once):
+ *   t5-small 60,506,624; t5-base 222,903,552; t5-large 737,668,096
+ *   facebook/bart-base 139,420,416; facebook/bart-large 406,291,456
+ * Diffusion UNets (diffusers UNet2DConditionModel of the published
+ * pipelines, sum of p.numel()):
+ *   runwayml/stable-diffusion-v1-5 unet           859,520,964
+ *   stabilityai/stable-diffusion-2-1 unet         865,910,724
+ *   stabilityai/stable-diffusion-xl-base-1.0 unet 2,567,463,684
+ * The active counts are the published configurations' arithmetic: total
+ * minus (experts - top_k) experts of 3 x hidden x expert_inter per layer.
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "generation.h"
+#include "gpu.h"
+#include "shape.h"
+#include "sim.h"
+#include "zoo.h"
+
+static struct graph *build(const char *spec)
+{
+    struct diag d = {0};
+    struct graph *g = zoo_build_spec(spec, &d);
+    if (!g)
+        fail_msg("%s: %s", spec, d.msg);
+    if (graph_infer(g, &d))
+        fail_msg("%s: %s", spec, d.msg);
+    return g;
+}
+
+static struct config cfg_for(const char *gpu, enum precision prec)
+{
+    struct config c;
+    config_default(&c);
+    c.gpu = gpu_find(gpu);
+    assert_true(c.gpu >= 0);
+    c.prec = prec;
+    c.rt = RT_TENSORRT;
+    return c;
+}
+
+static void run(struct graph *g, const struct config *cfg, int64_t n, int64_t m, int64_t b,
+                enum precision kv, bool max_batch, struct gen_result *r)
+{
+    struct diag d = {0};
+    struct gen_model *gm;
+    if (gen_model_open(g, NULL, &gm, &d))
+        fail_msg("%s: %s", g->name, d.msg);
+    struct gen_request rq = {n, m, b, kv, 0.10};
+    enum status st = max_batch ? gen_run(NULL, gm, cfg, &rq, r, &d)
+                               : gen_run_batch(NULL, gm, cfg, &rq, r, &d);
+    gen_model_free(gm);
+    if (st)
+        fail_msg("%s: %s", g->name, d.msg);
+}
+
+static void test_encdec_params(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *spec;
+        double params;
+    } want[] = {{"t5", 60506624.0},         {"t5:preset=t5-base", 222903552.0},
+                {"t5:preset=t5-large", 737668096.0}, {"bart", 139420416.0},
+                {"bart:preset=bart-large", 406291456.0}, {"unet", 859520964.0},
+                {"unet:preset=sd21", 865910724.0},  {"unet:preset=sdxl", 2567463684.0}};
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        struct graph *g = build(want[i].spec);
+        if (g->totals.params != want[i].params)
+            fail_msg("%s: %.0f params, published %.0f", want[i].spec, g->totals.params,
+                     want[i].params);
+        /* every node is covered by the cost model */
+        assert_int_equal(g->totals.n_unsupported + g->totals.n_unknown, 0);
+        graph_free(g);
+    }
+    /* MACs of t5-small at seq 512, tgt 128, by hand: encoder 6 x 512 x (4 x 512^2 +
+     * 2 x 512 x 2048) + attention 6 x 2 x 512^2 x 512; decoder 6 x 128 x (4 x 512^2
+     * + 2 x 512 x 2048) + cross q, o 6 x 128 x 2 x 512^2 + cross k, v over 512 source
+     * tokens 6 x 512 x 2 x 512^2 + self 6 x 2 x 128^2 x 512 + cross 6 x 2 x 128 x 512
+     * x 512; head 128 x 512 x 32128 */
+    struct graph *g = build("t5");
+    double e = 6.0 * 512 * (4.0 * 512 * 512 + 2.0 * 512 * 2048) + 6.0 * 2 * 512 * 512 * 512 +
+               6.0 * 128 * (4.0 * 512 * 512 + 2.0 * 512 * 2048) + 6.0 * 128 * 2 * 512 * 512 +
+               6.0 * 512 * 2 * 512 * 512 + 6.0 * 2 * 128 * 128 * 512 +
+               6.0 * 2 * 128 * 512 * 512 + 128.0 * 512 * 32128;
+    if (fabs(g->totals.macs - e) > 1e-9 * e)
+        fail_msg("t5-small: %.0f MACs, expected %.0f", g->totals.macs, e);
+    graph_free(g);
+}
+
+static void test_preset_params(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *spec;
+        double params, active;
+    } want[] = {
+        {"moe:preset=mixtral-8x7b", 46702792704.0, 46702792704.0 - 32 * 6 * 3.0 * 4096 * 14336},
+        {"moe:preset=qwen3-30b-a3b", 30532122624.0, 30532122624.0 - 48 * 120 * 3.0 * 2048 * 768},
+        {"llama:preset=llama2-70b", 68976648192.0, 68976648192.0},
+        {"llama:preset=llama3-70b", 70553706496.0, 70553706496.0},
+        {"llama:preset=llama2-7b", 6738415616.0, 6738415616.0},
+        {"llama:preset=llama3-8b", 8030261248.0, 8030261248.0},
+        {"llama:preset=qwen3-8b", 8190735360.0, 8190735360.0},
+        {"llama:preset=qwen3-14b", 14768307200.0, 14768307200.0},
+        {"llama:preset=qwen3-32b", 32762123264.0, 32762123264.0},
+    };
+    struct config c = cfg_for("H100-SXM5-80GB", PREC_FP16);
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        struct graph *g = build(want[i].spec);
+        if (g->totals.params != want[i].params)
+            fail_msg("%s: %.0f params, published %.0f", want[i].spec, g->totals.params,
+                     want[i].params);
+        struct gen_result r;
+        run(g, &c, 16, 2, 1, PREC_FP16, false, &r);
+        assert_true(r.params == want[i].params);
+        if (r.active_params != want[i].active)
+            fail_msg("%s: %.0f active params, expected %.0f", want[i].spec, r.active_params,
+                     want[i].active);
+        graph_free(g);
+    }
+    /* Mixtral: 12.9B active as published; Qwen3-30B-A3B: 3.3B */
+    assert_true(fabs(want[0].active / 1e9 - 12.9) < 0.05);
+    assert_true(fabs(want[1].active / 1e9 - 3.35) < 0.05);
+}
+
+/* KV cache per token = 2 x layers x kv_heads x head_dim x bytes, exactly. */
+static void test_kv_per_token(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *spec;
+        int layers, kv_heads, head_dim;
+    } m[] = {
+        {"gpt", 12, 12, 64},
+        {"gpt:preset=gpt2-xl", 48, 25, 64},
+        {"llama", 22, 4, 64},
+        {"llama:preset=llama2-7b", 32, 32, 128},
+        {"llama:preset=llama2-13b", 40, 40, 128},
+        {"llama:preset=llama3-8b", 32, 8, 128},
+        {"llama:preset=llama2-70b", 80, 8, 128},
+        {"moe:preset=mixtral-8x7b", 32, 8, 128},
+        {"moe:preset=qwen3-30b-a3b", 48, 4, 128},
+        {"llama:preset=qwen3-8b", 36, 8, 128},
+        {"llama:preset=qwen3-32b", 64, 8, 128},
+    };
+    static const enum precision kv[] = {PREC_FP32, PREC_FP16, PREC_FP8};
+    struct config c = cfg_for("H100-SXM5-80GB", PREC_FP16);
+    for (size_t i = 0; i < sizeof m / sizeof m[0]; i++) {
+        struct graph *g = build(m[i].spec);
+        for (size_t k = 0; k < sizeof kv / sizeof kv[0]; k++) {
+            struct gen_result r;
+            run(g, &c, 100, 28, 3, kv[k], false, &r);
+            double want = 2.0 * m[i].layers * m[i].kv_heads * m[i].head_dim *
+                          precision_bytes(kv[k]);
+            if (r.kv_bytes_per_token != want)
+                fail_msg("%s kv=%s: %.0f bytes per token, expected %.0f", m[i].spec,
+                         precision_name(kv[k]), r.kv_bytes_per_token, want);
+            /* the whole cache: 3 sequences of 128 tokens */
+            assert_true(r.kv_cache_mib * 1048576.0 == want * 128 * 3);
+        }
+        graph_free(g);
+    }
+}
+
+/* Decode at batch 1 is never faster than reading the (active) weights once
+ * at the GPU's bandwidth: every decoder preset on every GPU. */
+static void test_decode_floor(void **state)
+{
+    (void)state;
+    static const char *const specs[] = {
+        "gpt", "gpt:preset=gpt2-medium", "gpt:preset=gpt2-large", "gpt:preset=gpt2-xl",
+        "llama", "llama:preset=llama2-7b", "llama:preset=llama2-13b",
+        "llama:preset=llama2-70b", "llama:preset=llama3-8b", "llama:preset=llama3-70b",
+        "llama:preset=qwen3-8b", "llama:preset=qwen3-14b", "llama:preset=qwen3-32b",
+        "moe:preset=mixtral-8x7b", "moe:preset=qwen3-30b-a3b"};
+    static const enum precision precs[] = {PREC_FP16, PREC_FP8};
+    for (size_t i = 0; i < sizeof specs / sizeof specs[0]; i++) {
+        struct graph *g = build(specs[i]);
+        for (int gi = 0; gi < gpu_count(); gi++) {
+            for (size_t pi = 0; pi < 2; pi++) {
+                struct config c = cfg_for(gpu_get(gi)->name, precs[pi]);
+                if (config_supported(&c, NULL))
+                    continue; /* fp8 before Hopper: refused, nothing to predict */
+                struct gen_result r;
+                run(g, &c, 64, 3, 1, precs[pi], false, &r);
+                struct hw hw;
+                assert_int_equal(hw_from_config(&c, &hw, NULL), ST_OK);
+                double floor_ms = r.active_params * precision_bytes(c.prec) / hw.bw_bytes * 1e3;
+                if (!(r.tpot_ms >= floor_ms))
+                    fail_msg("%s on %s %s: decode %.3f ms < weights / bandwidth %.3f ms",
+                             specs[i], gpu_get(gi)->name, precision_name(c.prec), r.tpot_ms,
+                             floor_ms);
+            }
+        }
+        graph_free(g);
+    }
+}
+
+/* A 70B model in fp16 does not fit one 80 GB GPU (by about 140 - 80 GB);
+ * in fp8 it fits an H200. */
+static void test_70b_fit(void **state)
+{
+    (void)state;
+    struct graph *g = build("llama:preset=llama2-70b");
+    struct config c = cfg_for("A100-SXM4-80GB", PREC_FP16);
+    struct gen_result r;
+    run(g, &c, 128, 128, 1, PREC_FP16, true, &r);
+    assert_false(r.mem.fits);
+    assert_int_equal(r.max_batch, 0);
+    assert_true(r.max_output_tokens_per_s == 0);
+    /* over by at least the weights beyond the usable memory */
+    double weights_mib = 68976648192.0 * 2 / 1048576.0;
+    assert_true(r.mem.over_mib >= weights_mib * 1.10 - r.mem.capacity_mib);
+    assert_true(r.mem.over_mib > 40 * 1024);
+    c = cfg_for("H100-SXM5-80GB", PREC_FP16);
+    run(g, &c, 128, 128, 1, PREC_FP16, true, &r);
+    assert_false(r.mem.fits);
+    c = cfg_for("H200-SXM-141GB", PREC_FP8);
+    run(g, &c, 128, 128, 1, PREC_FP8, true, &r);
+    assert_true(r.mem.fits);
+    assert_true(r.max_batch > 1);
+    assert_true(r.max_output_tokens_per_s > r.output_tokens_per_s);
+    /* the max batch fills the memory: one more sequence would not fit */
+    double per_seq = r.mem.kv_cache_mib + r.mem.activations_mib;
+    double room = r.mem.capacity_mib / 1.10 - r.mem.weights_mib - r.mem.context_mib;
+    assert_true(r.max_batch * per_seq <= room && (r.max_batch + 1) * per_seq > room);
+    graph_free(g);
+}
+
+/* TPOT with two output tokens is the one decode step over N cached tokens;
+ * e2e and tokens/s follow from TTFT and TPOT. */
+static void test_timing_identities(void **state)
+{
+    (void)state;
+    struct graph *g = build("llama:layers=4:hidden=512:heads=8:kv_heads=2:intermediate=1024");
+    struct config c = cfg_for("H100-SXM5-80GB", PREC_FP16);
+    c.batch = 8;
+    struct gen_result r;
+    run(g, &c, 200, 2, 8, PREC_FP16, false, &r);
+    struct diag d = {0};
+    struct graph *dec = zoo_build_spec("llama:layers=4:hidden=512:heads=8:kv_heads=2:"
+                                       "intermediate=1024:phase=decode", &d);
+    assert_non_null(dec);
+    assert_int_equal(graph_sym_set(dec, "seq", 200, &d), ST_OK);
+    struct prediction pr;
+    assert_int_equal(predict_run(NULL, dec, &c, &pr, &d), ST_OK);
+    assert_true(fabs(r.tpot_ms - pr.latency_ms) < 1e-9 * pr.latency_ms);
+    prediction_fini(&pr);
+    graph_free(dec);
+    run(g, &c, 200, 300, 8, PREC_FP16, false, &r);
+    assert_true(fabs(r.e2e_ms - (r.ttft_ms + 299 * r.tpot_ms)) < 1e-9 * r.e2e_ms);
+    assert_true(fabs(r.output_tokens_per_s - 8 * 300 / (r.e2e_ms / 1e3)) < 1e-6);
+    /* the cache grows: the mean step is slower than the first */
+    struct gen_result r2;
+    run(g, &c, 200, 2, 8, PREC_FP16, false, &r2);
+    assert_true(r.tpot_ms > r2.tpot_ms);
+    /* an fp8 cache is read faster than an fp16 one */
+    struct gen_result r8;
+    run(g, &c, 200, 300, 8, PREC_FP8, false, &r8);
+    assert_true(r8.tpot_ms < r.tpot_ms && r8.kv_cache_mib * 2 == r.kv_cache_mib);
+    graph_free(g);
+}
+
+static void test_not_a_decoder(void **state)
+{
+    (void)state;
+    struct graph *g = build("bert");
+    struct gen_model *m = NULL;
+    struct diag d = {0};
+    assert_int_equal(gen_model_open(g, NULL, &m, &d), ST_EUSAGE);
+    assert_null(m);
+    assert_non_null(strstr(d.msg, "not one"));
+    graph_free(g);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_preset_params),   cmocka_unit_test(test_encdec_params),
+        cmocka_unit_test(test_kv_per_token),
+        cmocka_unit_test(test_decode_floor),    cmocka_unit_test(test_70b_fit),
+        cmocka_unit_test(test_timing_identities), cmocka_unit_test(test_not_a_decoder),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
