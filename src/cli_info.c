@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cli_control.h"
 #include "jsonw.h"
 #include "shape.h"
 #include "xalloc.h"
@@ -158,6 +159,7 @@ int cli_info(int argc, char **argv)
         for (int i = 0; i < n_unc; i++)
             jsonw_str(&w, uncovered[i]);
         jsonw_arr_end(&w);
+        info_control_json(&w, g);
         jsonw_key(&w, "nodes_not_counted");
         jsonw_int(&w, t->n_unsupported + t->n_unknown);
         jsonw_key(&w, "shape_error");
@@ -202,6 +204,7 @@ int cli_info(int argc, char **argv)
         fprintf(f, "ops (%d types):\n", n_ops);
         for (int i = 0; i < n_ops; i++)
             fprintf(f, "  %-24s %d\n", hist[i].op_type, hist[i].count);
+        info_control_text(f, g);
         if (ist) {
             fprintf(stderr, "dippm: %s: shape inference failed: %s\n", argv[optind], d.msg);
         } else if (n_unc) {

@@ -1,0 +1,377 @@
+/*
+ * ops_control.c - shape and cost of the ONNX control-flow ops If, Loop and
+ * Scan over their flattened bodies (ir.h struct body).
+ *
+ * A body's nodes are ordinary graph nodes whose parent is the control node;
+ * graph_infer skips them in its walk and the control node's shape function
+ * infers them at its turn (bodies read outer values, which the topological
+ * order puts first), then sets the control node's outputs from the body's
+ * outputs. Costs stay on the body nodes, scaled for the whole control node:
+ *
+ *   If    a condition that folds to a constant picks its branch; the other
+ *         branch is marked NODE_NOT_RUN. Otherwise both are inferred, the
+ *         branch with more FLOPs is costed and the other is NODE_NOT_RUN,
+ *         and the If's note says so.
+ *   Loop  body cost x trip count. The trip count is known when the trip
+ *         input M folds and the loop condition is constant true (a `for`
+ *         loop); otherwise it is the symbol "<loop name>.trips" (default 1,
+ *         capped at M when M folds), which the user can bind like any dim.
+ *   Scan  body cost x the length of the scanned axis (always known when the
+ *         inputs' shapes are).
+ *
+ * Loop-carried values are inferred from their initial shapes; a carried
+ * value whose shape changes between iterations is reported with a note.
+ * The control node itself moves nothing (its cost is zero).
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "arena.h"
+#include "ops_impl.h"
+
+/* true when node x lies (at any depth) in body br of control node ctrl */
+static bool in_body(const struct graph *g, int x, int ctrl, int br)
+{
+    for (int depth = 0; x >= 0 && depth <= g->n_nodes; depth++) {
+        const struct node *n = &g->nodes[x];
+        if (n->parent == ctrl)
+            return n->branch == br;
+        x = n->parent;
+    }
+    return false;
+}
+
+static void infer_body(struct infer_ctx *c, int br)
+{
+    const struct body *b = &c->n->body[br];
+    for (int k = 0; k < b->n_nodes; k++) {
+        struct infer_ctx cc = *c;
+        cc.n = &c->g->nodes[b->nodes[k]];
+        shape_infer_node(&cc);
+    }
+}
+
+static double body_flops(const struct graph *g, int ctrl, int br)
+{
+    double f = 0;
+    for (int x = 0; x < g->n_nodes; x++)
+        if (g->nodes[x].state == NODE_OK && in_body(g, x, ctrl, br))
+            f += g->nodes[x].cost.flops + 1e-9 * g->nodes[x].cost.bytes_read;
+    return f;
+}
+
+static const char *note_append(struct infer_ctx *c, const char *old, const char *add)
+{
+    return old ? arena_printf(c->a, "%s; %s", old, add) : arena_strdup(c->a, add);
+}
+
+/* Marks every node of body br NODE_NOT_RUN with note why. */
+static void body_not_run(struct infer_ctx *c, int br, const char *why)
+{
+    struct graph *g = c->g;
+    int ctrl = (int)(c->n - g->nodes);
+    for (int x = 0; x < g->n_nodes; x++)
+        if (in_body(g, x, ctrl, br)) {
+            struct node *n = &g->nodes[x];
+            double params = n->cost.params, pbytes = n->cost.param_bytes;
+            memset(&n->cost, 0, sizeof n->cost);
+            n->cost.params = params; /* the weights are loaded whether or not it runs */
+            n->cost.param_bytes = pbytes;
+            n->state = NODE_NOT_RUN;
+            n->note = why;
+        }
+}
+
+/* Multiplies the run-time cost of every node of body br by f. */
+static void body_scale(struct infer_ctx *c, int br, double f, const char *why)
+{
+    struct graph *g = c->g;
+    int ctrl = (int)(c->n - g->nodes);
+    for (int x = 0; x < g->n_nodes; x++)
+        if (g->nodes[x].state == NODE_OK && in_body(g, x, ctrl, br)) {
+            struct node_cost *nc = &g->nodes[x].cost;
+            nc->macs *= f;
+            nc->flops *= f;
+            nc->bytes_read *= f;
+            nc->bytes_written *= f;
+            if (!g->nodes[x].n_body)
+                g->nodes[x].note = note_append(c, g->nodes[x].note, why);
+        }
+}
+
+/* Sets body input vi to shape s / dtype dt (s NULL or unknown: unknown). */
+static void set_body_input(struct graph *g, int vi, const struct shape *s, enum dtype dt)
+{
+    struct value *v = &g->values[vi];
+    memset(&v->shape, 0, sizeof v->shape);
+    if (s && s->known)
+        v->shape = *s;
+    v->idtype = dt != DT_UNDEFINED ? dt : v->dtype;
+    v->folded = NULL; /* varies per iteration */
+    v->is_const = false;
+}
+
+static const char *branch_name(const struct node *n, int br)
+{
+    return n->body[br].label;
+}
+
+/* Output j of the control node copied from body value vi. */
+static enum status out_from_body(struct infer_ctx *c, int j, int vi, int br, bool fold)
+{
+    const struct value *v = &c->g->values[vi];
+    if (!v->shape.known)
+        return shape_unsupported(c, "output %d of the '%s' body ('%s') has an unknown shape", j,
+                                 branch_name(c->n, br), v->name);
+    out_like(c, j, &v->shape, v->idtype);
+    out_v(c, j)->folded = fold ? v->folded : NULL;
+    out_v(c, j)->is_const = fold && v->is_const;
+    return ST_OK;
+}
+
+static enum status check_bodies(struct infer_ctx *c, int want)
+{
+    if (c->n->n_body != want)
+        return shape_fail(c, "has %d subgraph attribute(s), expected %d", c->n->n_body, want);
+    return ST_OK;
+}
+
+/* ---- If ------------------------------------------------------------------ */
+
+enum status shape_if(struct infer_ctx *c)
+{
+    enum status st = check_bodies(c, 2);
+    if (st)
+        return st;
+    struct node *n = c->n;
+    for (int br = 0; br < 2; br++)
+        if (n->body[br].n_out != n->n_out)
+            return shape_fail(c, "the '%s' branch has %d outputs, expected %d (the If's outputs)",
+                              branch_name(n, br), n->body[br].n_out, n->n_out);
+    const struct tconst *k = in_k(c, 0);
+    int take;
+    bool known = k && k->n == 1;
+    if (known) {
+        take = k_getf(k, 0) != 0.0 ? 0 : 1;
+        infer_body(c, take);
+        body_not_run(c, 1 - take,
+                     arena_printf(c->a, "branch not taken: the condition of If '%s' folds to %s",
+                                  n->name, take == 0 ? "true" : "false"));
+        c->note = arena_printf(c->a, "condition folds to %s: '%s' branch taken",
+                               take == 0 ? "true" : "false", branch_name(n, take));
+    } else {
+        infer_body(c, 0);
+        infer_body(c, 1);
+        int ctrl = (int)(n - c->g->nodes);
+        double f0 = body_flops(c->g, ctrl, 0), f1 = body_flops(c->g, ctrl, 1);
+        take = f1 > f0 ? 1 : 0;
+        const char *why = arena_printf(
+            c->a, "condition known only at run time: the more expensive '%s' branch "
+            "(%.4g FLOPs) is costed, not '%s' (%.4g FLOPs)", branch_name(n, take),
+            take ? f1 : f0, branch_name(n, 1 - take), take ? f0 : f1);
+        body_not_run(c, 1 - take, arena_printf(c->a, "not costed: If '%s': %s", n->name, why));
+        c->note = why;
+    }
+    const char *note = c->note;
+    for (int j = 0; j < n->n_out && !st; j++)
+        st = out_from_body(c, j, n->body[take].out[j], take, known);
+    if (!st)
+        c->note = note;
+    return st;
+}
+
+/* ---- Loop ---------------------------------------------------------------- */
+
+/* Is the body's condition output constant true given a true input? */
+static bool cond_static_true(const struct graph *g, const struct body *b)
+{
+    int vo = b->out[0];
+    const struct value *v = &g->values[vo];
+    if (v->folded && v->folded->n == 1)
+        return k_getf(v->folded, 0) != 0.0;
+    if (vo == b->in[1])
+        return true;
+    if (v->producer >= 0) {
+        const struct node *p = &g->nodes[v->producer];
+        if (p->op == OP_Identity && p->n_in == 1 && p->in[0] == b->in[1])
+            return true;
+    }
+    return false;
+}
+
+/* Trip count of the Loop being inferred; *note says where it came from. */
+static int64_t loop_trips(struct infer_ctx *c, const struct body *b, const char **note)
+{
+    const struct tconst *m = in_k(c, 0), *cond = in_k(c, 1);
+    bool has_m = m && m->n == 1;
+    int64_t mv = has_m ? k_geti(m, 0) : 0;
+    if (has_m && mv < 0)
+        mv = 0;
+    bool cond_in_known = !in_v(c, 1) || (cond && cond->n == 1);
+    bool cond_true = !in_v(c, 1) || (cond && cond->n == 1 && k_getf(cond, 0) != 0.0);
+    if (cond_in_known && !cond_true) {
+        *note = "the loop condition folds to false: the body never runs";
+        return 0;
+    }
+    if (has_m && cond_in_known && cond_static_true(c->g, b)) {
+        *note = arena_printf(c->a, "trip count %lld (folded)", (long long)mv);
+        return mv;
+    }
+    const char *sname = arena_printf(c->a, "%s.trips", c->n->name);
+    int si = graph_sym_find(c->g, sname);
+    int64_t t = si >= 0 ? c->g->syms[si].val : 1;
+    if (has_m && mv < t)
+        t = mv;
+    const char *why = !in_v(c, 0) || !has_m ? "no constant trip count"
+                                            : "the condition is computed in the body";
+    if (si >= 0)
+        *note = arena_printf(c->a, "trip count known only at run time (%s): symbol '%s' = %lld "
+                             "(default %lld%s)", why, sname, (long long)t,
+                             (long long)c->g->syms[si].def,
+                             has_m ? ", at most the trip input" : "");
+    else
+        *note = arena_printf(c->a, "trip count known only at run time (%s): 1 assumed", why);
+    return t;
+}
+
+enum status shape_loop(struct infer_ctx *c)
+{
+    enum status st = check_bodies(c, 1);
+    if (st)
+        return st;
+    struct node *n = c->n;
+    const struct body *b = &n->body[0];
+    int nc = n->n_in - 2; /* loop-carried values */
+    if (nc < 0)
+        nc = 0;
+    int ks = b->n_out - 1 - nc; /* scan outputs */
+    if (b->n_in != 2 + nc || ks < 0 || n->n_out != nc + ks)
+        return shape_fail(c, "body has %d inputs and %d outputs; with %d loop-carried value(s) "
+                          "expected %d inputs and %d outputs (condition, carried, scan outputs), "
+                          "and the Loop %d outputs", b->n_in, b->n_out, nc, 2 + nc, n->n_out,
+                          b->n_out - 1);
+    struct shape scalar = {.known = true, .rank = 0};
+    set_body_input(c->g, b->in[0], &scalar, DT_INT64);
+    set_body_input(c->g, b->in[1], &scalar, DT_BOOL);
+    for (int j = 0; j < nc; j++)
+        set_body_input(c->g, b->in[2 + j], in_s(c, 2 + j), in_dt(c, 2 + j));
+    infer_body(c, 0);
+    const char *note = NULL;
+    int64_t trips = loop_trips(c, b, &note);
+    body_scale(c, 0, (double)trips,
+               arena_printf(c->a, "x%lld iterations of Loop '%s'", (long long)trips, n->name));
+    for (int j = 0; j < nc && !st; j++) {
+        st = out_from_body(c, j, b->out[1 + j], 0, false);
+        const struct shape *s0 = in_s(c, 2 + j), *s1 = &out_v(c, j)->shape;
+        if (!st && s0 && s0->known &&
+            (s0->rank != s1->rank || memcmp(s0->d, s1->d, sizeof(int64_t) * (size_t)s0->rank)))
+            note = arena_printf(c->a, "%s; carried value %d changes shape in the body (shown "
+                                "after one iteration)", note, j);
+    }
+    for (int j = 0; j < ks && !st; j++) {
+        const struct value *v = &c->g->values[b->out[1 + nc + j]];
+        if (!v->shape.known)
+            return shape_unsupported(c, "scan output %d of the body ('%s') has an unknown shape",
+                                     j, v->name);
+        if (v->shape.rank >= IR_MAX_RANK)
+            return shape_fail(c, "scan output %d has rank %d; stacked it would exceed %d", j,
+                              v->shape.rank, IR_MAX_RANK);
+        int64_t d[IR_MAX_RANK];
+        d[0] = trips;
+        memcpy(d + 1, v->shape.d, sizeof(int64_t) * (size_t)v->shape.rank);
+        out_shape(c, nc + j, v->shape.rank + 1, d, v->idtype);
+    }
+    for (int j = 0; j < n->n_out; j++)
+        out_v(c, j)->is_const = false;
+    if (!st)
+        c->note = note;
+    return st;
+}
+
+/* ---- Scan ---------------------------------------------------------------- */
+
+static enum status scan_axes(struct infer_ctx *c, const char *attr, int n, int64_t *ax)
+{
+    int64_t buf[64];
+    int k = attr_ints(c->n, attr, buf, 64);
+    if (k && k != n)
+        return shape_fail(c, "attribute %s has %d entries, expected %d", attr, k, n);
+    for (int i = 0; i < n; i++)
+        ax[i] = k ? buf[i] : 0;
+    return ST_OK;
+}
+
+enum status shape_scan(struct infer_ctx *c)
+{
+    enum status st = check_bodies(c, 1);
+    if (st)
+        return st;
+    if (c->opset < 9)
+        return shape_unsupported(c, "Scan before opset 9 (with sequence_lens and a batch axis) "
+                                 "is not covered");
+    struct node *n = c->n;
+    const struct body *b = &n->body[0];
+    int64_t m = node_attr_int(n, "num_scan_inputs", -1);
+    int ns = n->n_in - (int)m, ks = b->n_out - ns;
+    if (m < 1 || m > n->n_in || m > 64 || b->n_in != n->n_in || ks < 0 || ks > 64 ||
+        n->n_out != b->n_out)
+        return shape_fail(c, "num_scan_inputs %lld with %d inputs, a body of %d inputs and %d "
+                          "outputs and %d outputs do not match (expected body inputs = inputs, "
+                          "outputs = body outputs)", (long long)m, n->n_in, b->n_in, b->n_out,
+                          n->n_out);
+    int64_t iax[64], oax[64];
+    if ((st = scan_axes(c, "scan_input_axes", (int)m, iax)) ||
+        (st = scan_axes(c, "scan_output_axes", ks, oax)))
+        return st;
+    int64_t trips = -1;
+    for (int i = 0; i < ns; i++)
+        set_body_input(c->g, b->in[i], in_s(c, i), in_dt(c, i));
+    for (int i = 0; i < m; i++) {
+        const struct shape *s = in_s(c, ns + i);
+        if (!s || !s->known) {
+            set_body_input(c->g, b->in[ns + i], NULL, in_dt(c, ns + i));
+            continue;
+        }
+        int ax;
+        if ((st = norm_axis(c, iax[i], s->rank, &ax)))
+            return st;
+        if (trips >= 0 && s->d[ax] != trips)
+            return shape_fail(c, "scan input %d has %lld steps along axis %d, expected %lld like "
+                              "the first scan input", i, (long long)s->d[ax], ax,
+                              (long long)trips);
+        trips = s->d[ax];
+        struct shape slice = {.known = true, .rank = s->rank - 1};
+        for (int k = 0, o = 0; k < s->rank; k++)
+            if (k != ax)
+                slice.d[o++] = s->d[k];
+        set_body_input(c->g, b->in[ns + i], &slice, in_dt(c, ns + i));
+    }
+    infer_body(c, 0);
+    if (trips < 0)
+        return shape_unsupported(c, "no scan input has a known shape: the step count is unknown");
+    body_scale(c, 0, (double)trips,
+               arena_printf(c->a, "x%lld steps of Scan '%s'", (long long)trips, n->name));
+    for (int j = 0; j < ns && !st; j++)
+        st = out_from_body(c, j, b->out[j], 0, false);
+    for (int j = 0; j < ks && !st; j++) {
+        const struct value *v = &c->g->values[b->out[ns + j]];
+        if (!v->shape.known)
+            return shape_unsupported(c, "scan output %d of the body ('%s') has an unknown shape",
+                                     j, v->name);
+        if (v->shape.rank >= IR_MAX_RANK)
+            return shape_fail(c, "scan output %d has rank %d; stacked it would exceed %d", j,
+                              v->shape.rank, IR_MAX_RANK);
+        int ax;
+        if ((st = norm_axis(c, oax[j], v->shape.rank + 1, &ax)))
+            return st;
+        int64_t d[IR_MAX_RANK];
+        for (int k = 0, i = 0; k <= v->shape.rank; k++)
+            d[k] = k == ax ? trips : v->shape.d[i++];
+        out_shape(c, ns + j, v->shape.rank + 1, d, v->idtype);
+    }
+    for (int j = 0; j < n->n_out; j++)
+        out_v(c, j)->is_const = false;
+    if (!st)
+        c->note = arena_printf(c->a, "%lld steps", (long long)trips);
+    return st;
+}
