@@ -245,11 +245,13 @@ enum status shape_loop(struct infer_ctx *c)
     if (nc < 0)
         nc = 0;
     int ks = b->n_out - 1 - nc; /* scan outputs */
-    if (b->n_in != 2 + nc || ks < 0 || n->n_out != nc + ks)
-        return shape_fail(c, "body has %d inputs and %d outputs; with %d loop-carried value(s) "
-                          "expected %d inputs and %d outputs (condition, carried, scan outputs), "
-                          "and the Loop %d outputs", b->n_in, b->n_out, nc, 2 + nc, n->n_out,
-                          b->n_out - 1);
+    if (b->n_in != 2 + nc)
+        return shape_fail(c, "body has %d inputs, expected %d (iteration number, condition and "
+                          "%d loop-carried value(s))", b->n_in, 2 + nc, nc);
+    if (ks < 0 || n->n_out != nc + ks)
+        return shape_fail(c, "body has %d outputs and the Loop %d; expected the body to give the "
+                          "condition, %d carried value(s) and one scan output per Loop output "
+                          "beyond them", b->n_out, n->n_out, nc);
     struct shape scalar = {.known = true, .rank = 0};
     set_body_input(c->g, b->in[0], &scalar, DT_INT64);
     set_body_input(c->g, b->in[1], &scalar, DT_BOOL);
@@ -312,6 +314,9 @@ enum status shape_scan(struct infer_ctx *c)
     struct node *n = c->n;
     const struct body *b = &n->body[0];
     int64_t m = node_attr_int(n, "num_scan_inputs", -1);
+    if (!node_attr(n, "num_scan_inputs"))
+        return shape_fail(c, "attribute num_scan_inputs is missing, expected the number of "
+                          "scanned inputs");
     int ns = n->n_in - (int)m, ks = b->n_out - ns;
     if (m < 1 || m > n->n_in || m > 64 || b->n_in != n->n_in || ks < 0 || ks > 64 ||
         n->n_out != b->n_out)
