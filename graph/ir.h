@@ -209,6 +209,10 @@ struct graph {
     int *topo;             /* node indices in topological order (after finalize) */
     struct strmap *names;  /* value name -> index */
     bool finalized;
+    /* Weight tensors a Keras .keras/.h5 file declares (shapes read, values
+     * never): count and total elements; 0 when the file has none. */
+    int n_file_weights;
+    double file_weight_elems;
     /* graph_infer state */
     struct arena *scratch;
     bool inferred;

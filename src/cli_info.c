@@ -127,6 +127,8 @@ int cli_info(int argc, char **argv)
         jsonw_num(&w, t->params, false);
         jsonw_key(&w, "param_bytes");
         jsonw_num(&w, t->param_bytes, false);
+        jsonw_key(&w, "file_weight_elems");
+        jsonw_num(&w, g->file_weight_elems, false);
         jsonw_key(&w, "macs");
         jsonw_num(&w, t->macs, false);
         jsonw_key(&w, "flops");
@@ -178,6 +180,9 @@ int cli_info(int argc, char **argv)
         fprintf(f, "\nnodes:    %d\nedges:    %d\nvalues:   %d\n", g->n_nodes, graph_edge_count(g),
                 g->n_values);
         fprintf(f, "params:   %.0f (%.2f MiB)\n", t->params, t->param_bytes / 1048576.0);
+        if (g->n_file_weights)
+            fprintf(f, "weights:  %d tensors in the file, %.0f elements (shapes read, values "
+                    "not)\n", g->n_file_weights, g->file_weight_elems);
         fprintf(f, "MACs:     %.4g G   (multiply-accumulates; FLOPs %.4g G)\n", t->macs / 1e9,
                 t->flops / 1e9);
         fprintf(f, "\ninputs:\n");
