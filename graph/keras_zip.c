@@ -84,9 +84,11 @@ static struct graph *load_archive(zip_t *z, const char *name, struct diag *d)
     size_t len;
     enum status st = read_entry(z, name, "config.json", KERAS_CONFIG_MAX, &text, &len, d);
     if (st) {
-        if (st == ST_ENOTFOUND)
+        if (st == ST_ENOTFOUND) {
+            diag_clear(d);
             diag_set(d, ST_EPARSE, "%s: the archive has no config.json: not a Keras 3 .keras "
                      "file", name);
+        }
         return NULL;
     }
     char label[4200];
