@@ -1,7 +1,9 @@
 /* gen_keras.c - writes the Keras .keras/.h5 files of the bad-input corpus
  * (tests/bad/files/keras_*.keras, h5_*.h5) with libzip and libhdf5:
  *   cc -std=c11 tests/bad/gen_keras.c $(pkg-config --cflags --libs libzip hdf5) \
- *      -o /tmp/gen_keras && /tmp/gen_keras tests/bad/files
+ *      -o /tmp/gen_keras && /tmp/gen_keras tests/bad/files tests/fuzz/corpus
+ * With a second directory it also writes valid seeds for the fuzz targets
+ * (keras_zip/seed.keras, keras_h5/seed.h5).
  */
 #include <hdf5.h>
 #include <stdio.h>
@@ -89,5 +91,22 @@ int main(int argc, char **argv)
     f = h5(dir, "h5_config_bad_json.h5");
     str_attr(f, "model_config", "{\"class_name\": [");
     H5Fclose(f);
+    if (argc > 2) {
+        char d2[1024];
+        snprintf(d2, sizeof d2, "%s/keras_zip", argv[2]);
+        zipfile(d2, "seed.keras", "config.json", config);
+        snprintf(d2, sizeof d2, "%s/keras_h5", argv[2]);
+        f = h5(d2, "seed.h5");
+        str_attr(f, "model_config", config);
+        hsize_t dims[2] = {4, 2};
+        hid_t s2 = H5Screate_simple(2, dims, NULL);
+        hid_t g = H5Gcreate2(f, "model_weights", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+        hid_t ds = H5Dcreate2(g, "kernel", H5T_NATIVE_FLOAT, s2, H5P_DEFAULT, H5P_DEFAULT,
+                              H5P_DEFAULT);
+        H5Dclose(ds);
+        H5Gclose(g);
+        H5Sclose(s2);
+        H5Fclose(f);
+    }
     return 0;
 }
