@@ -138,38 +138,52 @@ static enum status check_bodies(struct infer_ctx *c, int want)
 
 /* ---- If ------------------------------------------------------------------ */
 
+static int body_index(const struct node *n, const char *attr)
+{
+    for (int b = 0; b < n->n_body; b++)
+        if (!strcmp(n->body[b].attr, attr))
+            return b;
+    return -1;
+}
+
 enum status shape_if(struct infer_ctx *c)
 {
     enum status st = check_bodies(c, 2);
     if (st)
         return st;
     struct node *n = c->n;
-    for (int br = 0; br < 2; br++)
-        if (n->body[br].n_out != n->n_out)
+    /* br[0]: then, br[1]: else, whatever order the file lists them in */
+    int br[2] = {body_index(n, "then_branch"), body_index(n, "else_branch")};
+    if (br[0] < 0 || br[1] < 0)
+        return shape_fail(c, "has subgraphs '%s' and '%s', expected then_branch and else_branch",
+                          n->body[0].attr, n->body[1].attr);
+    for (int k = 0; k < 2; k++)
+        if (n->body[br[k]].n_out != n->n_out)
             return shape_fail(c, "the '%s' branch has %d outputs, expected %d (the If's outputs)",
-                              branch_name(n, br), n->body[br].n_out, n->n_out);
+                              branch_name(n, br[k]), n->body[br[k]].n_out, n->n_out);
     const struct tconst *k = in_k(c, 0);
     int take;
     bool known = k && k->n == 1;
     if (known) {
-        take = k_getf(k, 0) != 0.0 ? 0 : 1;
+        take = k_getf(k, 0) != 0.0 ? br[0] : br[1];
         infer_body(c, take);
-        body_not_run(c, 1 - take,
+        body_not_run(c, br[0] + br[1] - take,
                      arena_printf(c->a, "branch not taken: the condition of If '%s' folds to %s",
-                                  n->name, take == 0 ? "true" : "false"));
+                                  n->name, take == br[0] ? "true" : "false"));
         c->note = arena_printf(c->a, "condition folds to %s: '%s' branch taken",
-                               take == 0 ? "true" : "false", branch_name(n, take));
+                               take == br[0] ? "true" : "false", branch_name(n, take));
     } else {
-        infer_body(c, 0);
-        infer_body(c, 1);
+        infer_body(c, br[0]);
+        infer_body(c, br[1]);
         int ctrl = (int)(n - c->g->nodes);
-        double f0 = body_flops(c->g, ctrl, 0), f1 = body_flops(c->g, ctrl, 1);
-        take = f1 > f0 ? 1 : 0;
+        double f0 = body_flops(c->g, ctrl, br[0]), f1 = body_flops(c->g, ctrl, br[1]);
+        take = f1 > f0 ? br[1] : br[0];
+        int other = br[0] + br[1] - take;
         const char *why = arena_printf(
             c->a, "condition known only at run time: the more expensive '%s' branch "
             "(%.4g FLOPs) is costed, not '%s' (%.4g FLOPs)", branch_name(n, take),
-            take ? f1 : f0, branch_name(n, 1 - take), take ? f0 : f1);
-        body_not_run(c, 1 - take, arena_printf(c->a, "not costed: If '%s': %s", n->name, why));
+            f1 > f0 ? f1 : f0, branch_name(n, other), f1 > f0 ? f0 : f1);
+        body_not_run(c, other, arena_printf(c->a, "not costed: If '%s': %s", n->name, why));
         c->note = why;
     }
     const char *note = c->note;

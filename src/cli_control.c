@@ -24,10 +24,14 @@ static void text_node(FILE *f, const struct graph *g, int ni, int depth)
     fputc('\n', f);
     if (n->note)
         fprintf(f, "  %*s  %s\n", 2 * depth, "", n->note);
+    /* control nodes inside a branch that does not run are covered by the
+     * note of the If that skips them */
     for (int b = 0; b < n->n_body; b++)
-        for (int k = 0; k < n->body[b].n_nodes; k++)
-            if (g->nodes[n->body[b].nodes[k]].n_body > 0)
+        for (int k = 0; k < n->body[b].n_nodes; k++) {
+            const struct node *ch = &g->nodes[n->body[b].nodes[k]];
+            if (ch->n_body > 0 && ch->state != NODE_NOT_RUN)
                 text_node(f, g, n->body[b].nodes[k], depth + 1);
+        }
 }
 
 void info_control_text(FILE *f, const struct graph *g)
