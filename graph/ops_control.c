@@ -51,6 +51,18 @@ static void infer_body(struct infer_ctx *c, int br)
     }
 }
 
+/* Infers body br keeping its first genuine error in *d (not in c's diag). */
+static enum status infer_body_apart(struct infer_ctx *c, int br, struct diag *d)
+{
+    enum status err = ST_OK;
+    struct infer_ctx cc = *c;
+    diag_clear(d);
+    cc.d = d;
+    cc.first_err = &err;
+    infer_body(&cc, br);
+    return err;
+}
+
 static double body_flops(const struct graph *g, int ctrl, int br)
 {
     double f = 0;
@@ -173,16 +185,29 @@ enum status shape_if(struct infer_ctx *c)
         c->note = arena_printf(c->a, "condition folds to %s: '%s' branch taken",
                                take == br[0] ? "true" : "false", branch_name(n, take));
     } else {
-        infer_body(c, br[0]);
-        infer_body(c, br[1]);
+        /* a branch that cannot run with these shapes is not the one taken */
+        struct diag d0, d1;
+        enum status e0 = infer_body_apart(c, br[0], &d0), e1 = infer_body_apart(c, br[1], &d1);
+        if (e0 && e1) {
+            diag_set(c->d, d0.code, "%s", d0.msg);
+            if (*c->first_err == ST_OK)
+                *c->first_err = e0;
+        }
         int ctrl = (int)(n - c->g->nodes);
         double f0 = body_flops(c->g, ctrl, br[0]), f1 = body_flops(c->g, ctrl, br[1]);
-        take = f1 > f0 ? br[1] : br[0];
+        take = (e0 && !e1) || (!e0 == !e1 && f1 > f0) ? br[1] : br[0];
         int other = br[0] + br[1] - take;
-        const char *why = arena_printf(
-            c->a, "condition known only at run time: the more expensive '%s' branch "
-            "(%.4g FLOPs) is costed, not '%s' (%.4g FLOPs)", branch_name(n, take),
-            f1 > f0 ? f1 : f0, branch_name(n, other), f1 > f0 ? f0 : f1);
+        const char *why;
+        if (!e0 != !e1)
+            why = arena_printf(c->a, "condition known only at run time: the '%s' branch cannot "
+                               "run with these shapes (%s), so the '%s' branch is costed",
+                               branch_name(n, other), e0 ? d0.msg : d1.msg,
+                               branch_name(n, take));
+        else
+            why = arena_printf(c->a, "condition known only at run time: the more expensive '%s' "
+                               "branch (%.4g FLOPs) is costed, not '%s' (%.4g FLOPs)",
+                               branch_name(n, take), f1 > f0 ? f1 : f0, branch_name(n, other),
+                               f1 > f0 ? f0 : f1);
         body_not_run(c, other, arena_printf(c->a, "not costed: If '%s': %s", n->name, why));
         c->note = why;
     }
