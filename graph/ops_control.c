@@ -29,16 +29,18 @@
 #include "arena.h"
 #include "ops_impl.h"
 
-/* true when node x lies (at any depth) in body br of control node ctrl */
-static bool in_body(const struct graph *g, int x, int ctrl, int br)
+/* Calls fn on every node of body b and, depth first, of the bodies nested
+ * in it (graph_finalize keeps the lists; the nesting depth is bounded by
+ * the readers). */
+static void walk_body(struct graph *g, const struct body *b,
+                      void (*fn)(struct node *n, void *arg), void *arg)
 {
-    for (int depth = 0; x >= 0 && depth <= g->n_nodes; depth++) {
-        const struct node *n = &g->nodes[x];
-        if (n->parent == ctrl)
-            return n->branch == br;
-        x = n->parent;
+    for (int k = 0; k < b->n_nodes; k++) {
+        struct node *n = &g->nodes[b->nodes[k]];
+        fn(n, arg);
+        for (int j = 0; j < n->n_body; j++)
+            walk_body(g, &n->body[j], fn, arg);
     }
-    return false;
 }
 
 static void infer_body(struct infer_ctx *c, int br)
@@ -63,12 +65,16 @@ static enum status infer_body_apart(struct infer_ctx *c, int br, struct diag *d)
     return err;
 }
 
-static double body_flops(const struct graph *g, int ctrl, int br)
+static void add_flops(struct node *n, void *arg)
+{
+    if (n->state == NODE_OK)
+        *(double *)arg += n->cost.flops + 1e-9 * n->cost.bytes_read;
+}
+
+static double body_flops(struct infer_ctx *c, int br)
 {
     double f = 0;
-    for (int x = 0; x < g->n_nodes; x++)
-        if (g->nodes[x].state == NODE_OK && in_body(g, x, ctrl, br))
-            f += g->nodes[x].cost.flops + 1e-9 * g->nodes[x].cost.bytes_read;
+    walk_body(c->g, &c->n->body[br], add_flops, &f);
     return f;
 }
 
@@ -77,38 +83,46 @@ static const char *note_append(struct infer_ctx *c, const char *old, const char 
     return old ? arena_printf(c->a, "%s; %s", old, add) : arena_strdup(c->a, add);
 }
 
+static void set_not_run(struct node *n, void *arg)
+{
+    double params = n->cost.params, pbytes = n->cost.param_bytes;
+    memset(&n->cost, 0, sizeof n->cost);
+    n->cost.params = params; /* the weights are loaded whether or not it runs */
+    n->cost.param_bytes = pbytes;
+    n->state = NODE_NOT_RUN;
+    n->note = arg;
+}
+
 /* Marks every node of body br NODE_NOT_RUN with note why. */
 static void body_not_run(struct infer_ctx *c, int br, const char *why)
 {
-    struct graph *g = c->g;
-    int ctrl = (int)(c->n - g->nodes);
-    for (int x = 0; x < g->n_nodes; x++)
-        if (in_body(g, x, ctrl, br)) {
-            struct node *n = &g->nodes[x];
-            double params = n->cost.params, pbytes = n->cost.param_bytes;
-            memset(&n->cost, 0, sizeof n->cost);
-            n->cost.params = params; /* the weights are loaded whether or not it runs */
-            n->cost.param_bytes = pbytes;
-            n->state = NODE_NOT_RUN;
-            n->note = why;
-        }
+    walk_body(c->g, &c->n->body[br], set_not_run, (void *)why);
+}
+
+struct scale {
+    struct infer_ctx *c;
+    double f;
+    const char *why;
+};
+
+static void scale_node(struct node *n, void *arg)
+{
+    const struct scale *sc = arg;
+    if (n->state != NODE_OK)
+        return;
+    n->cost.macs *= sc->f;
+    n->cost.flops *= sc->f;
+    n->cost.bytes_read *= sc->f;
+    n->cost.bytes_written *= sc->f;
+    if (!n->n_body)
+        n->note = note_append(sc->c, n->note, sc->why);
 }
 
 /* Multiplies the run-time cost of every node of body br by f. */
 static void body_scale(struct infer_ctx *c, int br, double f, const char *why)
 {
-    struct graph *g = c->g;
-    int ctrl = (int)(c->n - g->nodes);
-    for (int x = 0; x < g->n_nodes; x++)
-        if (g->nodes[x].state == NODE_OK && in_body(g, x, ctrl, br)) {
-            struct node_cost *nc = &g->nodes[x].cost;
-            nc->macs *= f;
-            nc->flops *= f;
-            nc->bytes_read *= f;
-            nc->bytes_written *= f;
-            if (!g->nodes[x].n_body)
-                g->nodes[x].note = note_append(c, g->nodes[x].note, why);
-        }
+    struct scale sc = {c, f, why};
+    walk_body(c->g, &c->n->body[br], scale_node, &sc);
 }
 
 /* Sets body input vi to shape s / dtype dt (s NULL or unknown: unknown). */
@@ -193,8 +207,7 @@ enum status shape_if(struct infer_ctx *c)
             if (*c->first_err == ST_OK)
                 *c->first_err = e0;
         }
-        int ctrl = (int)(n - c->g->nodes);
-        double f0 = body_flops(c->g, ctrl, br[0]), f1 = body_flops(c->g, ctrl, br[1]);
+        double f0 = body_flops(c, br[0]), f1 = body_flops(c, br[1]);
         take = (e0 && !e1) || (!e0 == !e1 && f1 > f0) ? br[1] : br[0];
         int other = br[0] + br[1] - take;
         const char *why;

@@ -63,6 +63,51 @@ MODELS = {
 }
 
 
+class EncDec(torch.nn.Module):
+    """A HuggingFace-style encoder-decoder (token embeddings, 2 encoder and
+    2 decoder layers, LM head) from torch.nn.Transformer."""
+    D, H, FF, V, LE, LD = 128, 4, 256, 1000, 2, 2
+
+    def __init__(self):
+        super().__init__()
+        self.emb = torch.nn.Embedding(self.V, self.D)
+        self.tf = torch.nn.Transformer(self.D, self.H, self.LE, self.LD, self.FF,
+                                       dropout=0.0, batch_first=True)
+        self.head = torch.nn.Linear(self.D, self.V)
+
+    def forward(self, src, tgt):
+        return self.head(self.tf(self.emb(src), self.emb(tgt)))
+
+    @classmethod
+    def macs(cls, ls, lt):
+        """Projections, attention scores and context, feed-forward, head."""
+        d, ff = cls.D, cls.FF
+        def attn(lq, lk):
+            return lq * d * d + 2 * lk * d * d + 2 * lq * lk * d + lq * d * d
+        enc = cls.LE * (attn(ls, ls) + 2 * ls * d * ff)
+        dec = cls.LD * (attn(lt, lt) + attn(lt, ls) + 2 * lt * d * ff)
+        return enc + dec + lt * d * cls.V
+
+
+def export_encdec():
+    torch.manual_seed(0)
+    m = EncDec().eval()
+    with torch.no_grad():
+        for p in m.parameters():
+            p.add_(torch.randn_like(p) * 1e-3)
+    src = torch.randint(0, EncDec.V, (1, 16))
+    tgt = torch.randint(0, EncDec.V, (1, 8))
+    buf = io.BytesIO()
+    # grad enabled: under no_grad torch takes a fused fast path the exporter lacks
+    torch.onnx.export(m, (src, tgt), buf, opset_version=14, input_names=["src", "tgt"],
+                      dynamic_axes={"src": {0: "batch", 1: "src_seq"},
+                                    "tgt": {0: "batch", 1: "tgt_seq"}})
+    ref = {"source": "torch.nn.Transformer encoder-decoder (tools/export_corpus.py EncDec)",
+           "num_params": sum(p.numel() for p in m.parameters()),
+           "torch_macs": EncDec.macs(16, 8), "bind": {"src_seq": 16, "tgt_seq": 8}}
+    return onnx.load_from_string(buf.getvalue()), ref
+
+
 def count(g):
     nodes, elems = 0, 0
     for t in g.initializer:
@@ -163,6 +208,10 @@ def main():
         model, ref = export(name, shape, kind)
         finish(model, name, ref, exp)
         print(name, ref, flush=True)
+    if a.only is None or "encdec_transformer" in a.only:
+        model, ref = export_encdec()
+        finish(model, "encdec_transformer", ref, exp)
+        print("encdec_transformer", ref, flush=True)
     for f in a.add:
         name = os.path.splitext(os.path.basename(f))[0]
         finish(onnx.load(f), name, {"source": "see SOURCES"}, exp)
