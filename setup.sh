@@ -17,7 +17,7 @@ case "$mode" in
 esac
 
 build_pkgs="build-essential autoconf automake pkg-config libncurses-dev libprotobuf-c-dev
-protobuf-c-compiler libcjson-dev libopenblas-dev libreadline-dev libcmocka-dev"
+protobuf-c-compiler libcjson-dev libopenblas-dev libreadline-dev libcmocka-dev libzip-dev libhdf5-dev"
 test_pkgs="tmux python3 python3-torch python3-torchvision python3-onnx libonnx-testdata clang
 libclang-rt-14-dev valgrind util-linux"
 pkgs=$build_pkgs

@@ -507,6 +507,8 @@ void cost_totals(struct graph *g)
             t->n_unsupported++;
         else if (n->state == NODE_UNKNOWN_INPUT)
             t->n_unknown++;
+        else if (n->state == NODE_NOT_RUN)
+            t->n_not_run++;
         if (n->state != NODE_OK)
             continue;
         t->n_counted++;

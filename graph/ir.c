@@ -217,6 +217,7 @@ int graph_node_add(struct graph *g, const char *op_type, const char *domain, con
     int ni = g->n_nodes++;
     struct node *n = &g->nodes[ni];
     memset(n, 0, sizeof *n);
+    n->parent = -1;
     n->op_type = arena_strdup(g->arena, op_type);
     n->domain = arena_strdup(g->arena, domain ? domain : "");
     n->name = name && *name ? arena_strdup(g->arena, name)
@@ -246,6 +247,61 @@ int graph_node_add_named(struct graph *g, const char *op_type, const char *name,
     for (int i = 0; i < n_out; i++)
         ov[i] = graph_value_get(g, out[i]);
     return graph_node_add(g, op_type, "", name, iv, n_in, ov, n_out);
+}
+
+/* ---- control-flow bodies --------------------------------------------- */
+
+static void arena_push_int(struct graph *g, int **arr, int *n, int v)
+{
+    int *old = *arr;
+    *arr = arena_alloc(g->arena, sizeof(int) * (size_t)(*n + 1));
+    if (*n)
+        memcpy(*arr, old, sizeof(int) * (size_t)*n);
+    (*arr)[(*n)++] = v;
+}
+
+int graph_body_add(struct graph *g, int node, const char *attr, const char *label)
+{
+    struct node *n = &g->nodes[node];
+    struct body *old = n->body;
+    n->body = arena_alloc(g->arena, sizeof(struct body) * (size_t)(n->n_body + 1));
+    if (n->n_body)
+        memcpy(n->body, old, sizeof(struct body) * (size_t)n->n_body);
+    struct body *b = &n->body[n->n_body];
+    memset(b, 0, sizeof *b);
+    b->attr = arena_strdup(g->arena, attr);
+    b->label = arena_strdup(g->arena, label);
+    g->finalized = false;
+    return n->n_body++;
+}
+
+void graph_body_input(struct graph *g, int node, int body, int vi)
+{
+    struct body *b = &g->nodes[node].body[body];
+    g->values[vi].flags |= VAL_BODY_INPUT;
+    arena_push_int(g, &b->in, &b->n_in, vi);
+}
+
+void graph_body_output(struct graph *g, int node, int body, int vi)
+{
+    struct body *b = &g->nodes[node].body[body];
+    arena_push_int(g, &b->out, &b->n_out, vi);
+}
+
+void graph_body_node(struct graph *g, int parent, int body, int child)
+{
+    CHECK(parent != child && body >= 0 && body < g->nodes[parent].n_body);
+    g->nodes[child].parent = parent;
+    g->nodes[child].branch = body;
+    g->finalized = false;
+}
+
+int graph_node_depth(const struct graph *g, int ni)
+{
+    int depth = 0;
+    for (int p = g->nodes[ni].parent; p >= 0 && depth <= g->n_nodes; p = g->nodes[p].parent)
+        depth++;
+    return depth;
 }
 
 static struct attr *attr_push(struct graph *g, int node, const char *name, enum attr_type t)

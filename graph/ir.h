@@ -105,6 +105,7 @@ enum value_flag {
     VAL_INPUT = 1u << 0,  /* graph input (fed at run time) */
     VAL_OUTPUT = 1u << 1, /* graph output */
     VAL_INIT = 1u << 2,   /* initializer / weight (a parameter) */
+    VAL_BODY_INPUT = 1u << 3, /* formal input of an If/Loop/Scan body (set by the control node) */
 };
 
 struct value {
@@ -143,6 +144,19 @@ enum node_state {
     NODE_OK = 0,        /* shapes inferred and cost counted */
     NODE_UNSUPPORTED,   /* op not in the catalogue or lacks a shape function */
     NODE_UNKNOWN_INPUT, /* an input's shape is unknown (upstream unsupported op) */
+    NODE_NOT_RUN,       /* in an If branch that is not taken (or not the costed one) */
+};
+
+/* One subgraph of a control node (If then/else branch, Loop/Scan body),
+ * flattened into the graph: its nodes are ordinary graph nodes whose parent
+ * is the control node. in/out are the body's formal inputs (values flagged
+ * VAL_BODY_INPUT) and outputs; nodes lists the body's direct nodes in
+ * topological order (filled by graph_finalize). */
+struct body {
+    const char *attr; /* attribute name: "then_branch", "else_branch", "body" */
+    const char *label; /* short name used in node names: "then", "else", "body" */
+    int n_in, n_out, n_nodes;
+    int *in, *out, *nodes;
 };
 
 struct node {
@@ -156,6 +170,10 @@ struct node {
     int n_attr;
     struct attr *attrs;
     const char *block; /* optional repeated-block label ("layer1.0"), or NULL */
+    int parent;        /* control node whose body holds this node, -1 at top level */
+    int branch;        /* index into the parent's bodies */
+    int n_body;        /* subgraphs of a control node (If: 2, Loop/Scan: 1) */
+    struct body *body;
     /* Results of graph_infer. */
     enum node_state state;
     struct node_cost cost;
@@ -172,6 +190,7 @@ struct graph_totals {
     int n_counted;
     int n_unsupported;     /* ops without shape/cost support */
     int n_unknown;         /* nodes whose inputs were unknown */
+    int n_not_run;         /* nodes in If branches that are not costed */
 };
 
 struct graph {
@@ -192,6 +211,10 @@ struct graph {
     struct strmap *names;  /* value name -> index */
     struct strmap *sym_names; /* symbol name -> index */
     bool finalized;
+    /* Weight tensors a Keras .keras/.h5 file declares (shapes read, values
+     * never): count and total elements; 0 when the file has none. */
+    int n_file_weights;
+    double file_weight_elems;
     /* graph_infer state */
     struct arena *scratch;
     bool inferred;
@@ -246,6 +269,16 @@ void graph_attr_floats(struct graph *g, int node, const char *name, const double
 void graph_attr_strings(struct graph *g, int node, const char *name, const char *const *v, int n);
 void graph_attr_tensor(struct graph *g, int node, const char *name, const struct tconst *t);
 void graph_attr_graph(struct graph *g, int node, const char *name);
+
+/* Adds an empty subgraph to control node `node` and returns its index in
+ * node->body; graph_body_* fill it. */
+int graph_body_add(struct graph *g, int node, const char *attr, const char *label);
+void graph_body_input(struct graph *g, int node, int body, int vi);
+void graph_body_output(struct graph *g, int node, int body, int vi);
+/* Marks node child as a direct node of body `body` of control node parent. */
+void graph_body_node(struct graph *g, int parent, int body, int child);
+/* Number of enclosing control nodes of node ni (0 at top level). */
+int graph_node_depth(const struct graph *g, int ni);
 
 /* Adds symbol name with default def (returns its index); if it exists, the
  * existing index is returned and its default left unchanged. */

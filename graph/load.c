@@ -13,6 +13,7 @@
 #include "fileio.h"
 #include "json_graph.h"
 #include "keras.h"
+#include "keras_file.h"
 #include "onnx_load.h"
 #include "zoo.h"
 
@@ -86,18 +87,30 @@ struct graph *model_load(const char *spec, struct diag *d)
         return load_json(spec, d);
     if (has_ext(spec, ".onnx"))
         return onnx_load_file(spec, d);
+    if (has_ext(spec, ".keras"))
+        return keras_zip_load_file(spec, d);
+    if (has_ext(spec, ".h5") || has_ext(spec, ".hdf5"))
+        return keras_h5_load_file(spec, d);
 
     /* No telling extension: sniff the first bytes. JSON starts with '{'
      * (after whitespace); anything else is tried as ONNX protobuf. */
     FILE *f = file_fopen_regular(spec, d);
     if (!f)
         return NULL;
+    uint8_t head[8];
+    size_t got = fread(head, 1, sizeof head, f);
+    rewind(f);
     int c = fgetc(f);
     if (c == 0xEF && fgetc(f) == 0xBB && fgetc(f) == 0xBF) /* UTF-8 byte-order mark */
         c = '{';
     while (c == ' ' || c == '\n' || c == '\r' || c == '\t')
         c = fgetc(f);
     fclose(f);
+    switch (keras_file_sniff(head, got)) {
+    case 1: return keras_zip_load_file(spec, d);
+    case 2: return keras_h5_load_file(spec, d);
+    default: break;
+    }
     if (c == '{')
         return load_json(spec, d);
     return onnx_load_file(spec, d);

@@ -9,8 +9,8 @@
  *      nesting depth) and copies into a new, small buffer only the fields
  *      onnx.proto declares, leaving out tensor payloads (raw_data and the
  *      typed *_data fields) except those of small tensors whose contents
- *      shape inference folds, and leaving out the contents of subgraph
- *      attributes. Payload bytes are skipped by length, never read, so the
+ *      shape inference folds (subgraph attributes are kept: If/Loop/Scan
+ *      bodies are read like the main graph, onnx_control.c). Payload bytes are skipped by length, never read, so the
  *      pages holding weights are not even faulted in.
  *   2. protobuf-c unpacks the compact buffer (a few hundred KB for a 100 MB
  *      model) and onnx_load.c copies the tree into the IR, then frees it.
@@ -43,7 +43,7 @@ struct onnx_compact {
     uint8_t *buf; /* malloc'd compact ModelProto; caller frees */
     size_t len;
     size_t skipped_payload; /* tensor payload bytes left out */
-    int n_subgraphs;        /* subgraph attributes whose contents were dropped */
+    int n_subgraphs;        /* subgraph attributes met */
 };
 
 /* Validates the ModelProto in buf[0..len) and writes its compact form to

@@ -26,19 +26,12 @@
 #include "arena.h"
 #include "onnx.pb-c.h"
 #include "onnx_impl.h"
+#include "onnx_load_impl.h"
 #include "strmap.h"
 #include "xalloc.h"
 
 #define MIN_OPSET 7
 #define MAX_OPSET 21
-
-struct lctx {
-    struct graph *g;
-    const char *name; /* file name for messages */
-    struct diag *d;
-    struct strmap *node_names;
-    struct strmap *name_next; /* base name -> next "#k" suffix to try */
-};
 
 /* ---- symbols and dims ---------------------------------------------------- */
 
@@ -101,8 +94,8 @@ static enum status shape_dims(struct lctx *c, const char *what, const char *vnam
     return ST_OK;
 }
 
-static enum status set_value_type(struct lctx *c, const char *what, int vi,
-                                  const Onnx__TypeProto *tp, bool is_input)
+enum status onnx_set_value_type(struct lctx *c, const char *what, int vi,
+                                const Onnx__TypeProto *tp, bool is_input)
 {
     const char *vname = c->g->values[vi].name;
     if (!tp || tp->value_case != ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE || !tp->tensor_type)
@@ -259,8 +252,8 @@ static enum status tensor_to_tconst(struct lctx *c, const char *what, const char
     return ST_OK;
 }
 
-static enum status add_initializer(struct lctx *c, const Onnx__TensorProto *t,
-                                   const int64_t *sparse_dims, size_t n_sparse_dims, size_t idx)
+enum status onnx_add_initializer(struct lctx *c, const Onnx__TensorProto *t,
+                                 const int64_t *sparse_dims, size_t n_sparse_dims, size_t idx)
 {
     const char *tname = t->name && t->name[0] ? t->name : NULL;
     if (!tname)
@@ -386,7 +379,7 @@ static enum status add_attr(struct lctx *c, int ni, const char *nname,
     case 5:
     case 10:
         graph_attr_graph(g, ni, an);
-        break;
+        return onnx_load_body(c, ni, nname, a);
     case 6: {
         double *f = arena_alloc(g->arena, sizeof(double) * (a->n_floats + 1));
         for (size_t i = 0; i < a->n_floats; i++)
@@ -412,7 +405,7 @@ static enum status add_attr(struct lctx *c, int ni, const char *nname,
     return ST_OK;
 }
 
-static enum status add_node(struct lctx *c, const Onnx__NodeProto *np, int idx)
+enum status onnx_add_node(struct lctx *c, const Onnx__NodeProto *np, int idx)
 {
     struct graph *g = c->g;
     if (!np->op_type || !np->op_type[0])
@@ -526,14 +519,14 @@ static enum status convert(struct lctx *c, const Onnx__ModelProto *m)
         strmap_reserve(c->node_names, gp->n_node);
     }
     for (size_t i = 0; i < gp->n_initializer; i++)
-        if ((st = add_initializer(c, gp->initializer[i], NULL, 0, i)))
+        if ((st = onnx_add_initializer(c, gp->initializer[i], NULL, 0, i)))
             return st;
     for (size_t i = 0; i < gp->n_sparse_initializer; i++) {
         const Onnx__SparseTensorProto *sp = gp->sparse_initializer[i];
         if (!sp->values)
             return diag_set(c->d, ST_EPARSE, "%s: sparse initializer #%zu has no values tensor",
                             c->name, i);
-        if ((st = add_initializer(c, sp->values, sp->dims, sp->n_dims, i)))
+        if ((st = onnx_add_initializer(c, sp->values, sp->dims, sp->n_dims, i)))
             return st;
     }
     for (size_t i = 0; i < gp->n_input; i++) {
@@ -546,19 +539,19 @@ static enum status convert(struct lctx *c, const Onnx__ModelProto *m)
         if (c->g->values[v].flags & VAL_INPUT)
             return diag_set(c->d, ST_EGRAPH, "%s: graph input '%s' is listed twice", c->name,
                             vi->name);
-        if ((st = set_value_type(c, "graph input", v, vi->type, true)))
+        if ((st = onnx_set_value_type(c, "graph input", v, vi->type, true)))
             return st;
         graph_input_add(c->g, v);
     }
     for (size_t i = 0; i < gp->n_node; i++)
-        if ((st = add_node(c, gp->node[i], (int)i)))
+        if ((st = onnx_add_node(c, gp->node[i], (int)i)))
             return st;
     for (size_t i = 0; i < gp->n_output; i++) {
         const Onnx__ValueInfoProto *vi = gp->output[i];
         if (!vi->name || !vi->name[0])
             return diag_set(c->d, ST_EPARSE, "%s: graph output #%zu has no name", c->name, i);
         int v = graph_value_get(c->g, vi->name);
-        if ((st = set_value_type(c, "graph output", v, vi->type, false)))
+        if ((st = onnx_set_value_type(c, "graph output", v, vi->type, false)))
             return st;
         graph_output_add(c->g, v);
     }
@@ -567,7 +560,7 @@ static enum status convert(struct lctx *c, const Onnx__ModelProto *m)
         int v = vi->name ? graph_value_find(c->g, vi->name) : -1;
         if (v < 0 || (c->g->values[v].flags & (VAL_INIT | VAL_INPUT)))
             continue; /* annotations of values the graph does not use */
-        if ((st = set_value_type(c, "value_info", v, vi->type, false)))
+        if ((st = onnx_set_value_type(c, "value_info", v, vi->type, false)))
             return st;
     }
     return ST_OK;

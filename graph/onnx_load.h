@@ -1,9 +1,10 @@
 /*
  * onnx_load.h - ONNX ModelProto reader (protobuf-c), opsets 7 to 21.
  *
- * What the graph gets: every node with its attributes (subgraph attributes of
- * If/Loop/Scan become ATTR_GRAPH without contents, so shape inference reports
- * those nodes as not covered); initializers with name, dtype and dims and the
+ * What the graph gets: every node with its attributes (a subgraph attribute
+ * of If/Loop/Scan becomes an ATTR_GRAPH marker plus a body of the node whose
+ * nodes and values are added to the graph with the node's name as prefix,
+ * onnx_control.c); initializers with name, dtype and dims and the
  * VAL_INIT flag (an initializer also listed in graph.input, as IR < 4 files
  * do, stays a weight, not a runtime input; sparse initializers get their
  * dense shape); graph inputs and outputs with declared types; value_info as

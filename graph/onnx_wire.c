@@ -462,17 +462,16 @@ static enum status walk(struct wctx *c, const uint8_t *p, const uint8_t *end, in
         if (f->kind == K_MSG) {
             if (c->depth >= ONNX_MAX_DEPTH)
                 return werr(c, fstart, "messages nested deeper than %d levels", ONNX_MAX_DEPTH);
-            bool drop = msg == M_ATTR && (num == 6 || num == 11); /* subgraph contents */
             size_t mark = 0;
             if (emit) {
                 put_varint(c, key);
                 mark = c->n;
-                c->n_sub += drop;
+                c->n_sub += msg == M_ATTR && (num == 6 || num == 11);
             }
             c->path[c->depth].field = f->name;
             c->path[c->depth].idx = idx;
             c->depth++;
-            enum status st = walk(c, vstart, p, f->sub, emit && !drop);
+            enum status st = walk(c, vstart, p, f->sub, emit);
             c->depth--;
             if (st)
                 return st;

@@ -60,6 +60,7 @@ struct infer_ctx {
     struct arena *a; /* g->scratch */
     int opset;
     const char *note; /* set by shape_unsupported */
+    enum status *first_err; /* graph_infer's first genuine error */
 };
 
 typedef enum status (*shape_fn)(struct infer_ctx *c);
@@ -155,6 +156,12 @@ enum status need_rank(struct infer_ctx *c, int i, int lo, int hi);
 double einsum_iterations(const struct infer_ctx *c);
 /* Linear index e of shape s into coordinates co[rank]. */
 void unravel(int64_t e, const struct shape *s, int64_t *co);
+
+/* Infers node c->n (shape, state, note, cost): the driver's step, also used
+ * by control ops (ops_control.c) to infer their bodies. */
+void shape_infer_node(struct infer_ctx *c);
+/* If, Loop, Scan: ops whose bodies are inferred by their shape function. */
+bool op_is_control(enum op op);
 
 /* ---- cost (cost.c) ---------------------------------------------------- */
 

@@ -353,8 +353,14 @@ static void use_declared_outputs(struct graph *g, const struct node *n)
         g->values[n->out[j]].shape = s[j];
 }
 
-static void infer_node(struct infer_ctx *c, enum status *first_err)
+bool op_is_control(enum op op)
 {
+    return op == OP_If || op == OP_Loop || op == OP_Scan;
+}
+
+void shape_infer_node(struct infer_ctx *c)
+{
+    enum status *first_err = c->first_err;
     struct graph *g = c->g;
     struct node *n = c->n;
     memset(&n->cost, 0, sizeof n->cost);
@@ -368,7 +374,7 @@ static void infer_node(struct infer_ctx *c, enum status *first_err)
             all_const = false;
     for (int j = 0; j < n->n_out; j++)
         out_v(c, j)->is_const = all_const;
-    for (int i = 0; i < n->n_in; i++) {
+    for (int i = 0; i < n->n_in && !op_is_control(n->op); i++) {
         const struct value *v = in_v(c, i);
         if (v && !v->shape.known) {
             n->state = NODE_UNKNOWN_INPUT;
@@ -378,7 +384,7 @@ static void infer_node(struct infer_ctx *c, enum status *first_err)
         }
     }
     const struct op_impl *im = op_impl_get(n->op);
-    if (!im || !im->shape) {
+    if (!im || !im->shape || (n->n_body && !op_is_control(n->op))) {
         n->state = NODE_UNSUPPORTED;
         n->note = arena_printf(c->a, "op %s%s%s is not in the catalogue", n->domain,
                                *n->domain ? "." : "", n->op_type);
@@ -443,11 +449,24 @@ enum status graph_infer(struct graph *g, struct diag *d)
     arena_free(g->scratch);
     g->scratch = arena_new();
     reset_values(g);
-    struct infer_ctx c = {.g = g, .d = d, .a = g->scratch, .opset = g->opset ? g->opset : 21};
     enum status first_err = ST_OK;
+    struct infer_ctx c = {.g = g, .d = d, .a = g->scratch, .opset = g->opset ? g->opset : 21,
+                          .first_err = &first_err};
+    /* body nodes are inferred by their control node (ops_control.c); until
+     * then they count as not reached */
+    for (int ni = 0; ni < g->n_nodes; ni++) {
+        struct node *n = &g->nodes[ni];
+        if (n->parent < 0)
+            continue;
+        memset(&n->cost, 0, sizeof n->cost);
+        n->state = NODE_UNKNOWN_INPUT;
+        n->note = arena_printf(g->scratch, "the enclosing %s '%s' could not be inferred",
+                               g->nodes[n->parent].op_type, g->nodes[n->parent].name);
+    }
     for (int t = 0; t < g->n_nodes; t++) {
         c.n = &g->nodes[g->topo[t]];
-        infer_node(&c, &first_err);
+        if (c.n->parent < 0)
+            shape_infer_node(&c);
     }
     cost_totals(g);
     g->inferred = true;

@@ -23,9 +23,10 @@ static enum status link_producers(struct graph *g, struct diag *d)
                 return diag_set(d, ST_EGRAPH,
                                 "node '%s': output '%s' is already produced by node '%s'",
                                 n->name, v->name, g->nodes[v->producer].name);
-            if (v->flags & (VAL_INPUT | VAL_INIT))
+            if (v->flags & (VAL_INPUT | VAL_INIT | VAL_BODY_INPUT))
                 return diag_set(d, ST_EGRAPH,
-                                "node '%s': output '%s' is also a graph input or initializer",
+                                "node '%s': output '%s' is also a graph input, initializer or "
+                                "subgraph input",
                                 n->name, v->name);
             v->producer = ni;
         }
@@ -51,18 +52,51 @@ static enum status check_node(struct graph *g, int ni, struct diag *d)
     }
     if (n->n_out < 1)
         return diag_set(d, ST_EGRAPH, "node '%s' (%s): has no outputs", n->name, n->op_type);
+    if (n->parent >= g->n_nodes || (n->parent >= 0 && (n->branch < 0 ||
+                                    n->branch >= g->nodes[n->parent].n_body)))
+        return diag_set(d, ST_EGRAPH, "node '%s' (%s): belongs to a subgraph that does not exist",
+                        n->name, n->op_type);
+    if (n->parent >= 0 && graph_node_depth(g, ni) > g->n_nodes)
+        return diag_set(d, ST_EGRAPH, "node '%s' (%s): its enclosing subgraphs form a cycle",
+                        n->name, n->op_type);
     for (int j = 0; j < n->n_in; j++) {
         int vi = n->in[j];
         if (vi < 0)
             continue;
         const struct value *v = &g->values[vi];
-        if (v->producer < 0 && !(v->flags & (VAL_INPUT | VAL_INIT)) && !v->data)
+        if (v->producer < 0 && !(v->flags & (VAL_INPUT | VAL_INIT | VAL_BODY_INPUT)) && !v->data)
             return diag_set(d, ST_EGRAPH,
                             "node '%s' (%s): input %d '%s' is not produced by any node and is "
                             "neither a graph input nor an initializer",
                             n->name, n->op_type, j, v->name);
     }
     return ST_OK;
+}
+
+/* Fills each body's node list in topological order. */
+static void body_lists(struct graph *g)
+{
+    for (int ni = 0; ni < g->n_nodes; ni++)
+        for (int b = 0; b < g->nodes[ni].n_body; b++)
+            g->nodes[ni].body[b].n_nodes = 0;
+    for (int ni = 0; ni < g->n_nodes; ni++) {
+        const struct node *n = &g->nodes[ni];
+        if (n->parent >= 0)
+            g->nodes[n->parent].body[n->branch].n_nodes++;
+    }
+    for (int ni = 0; ni < g->n_nodes; ni++)
+        for (int b = 0; b < g->nodes[ni].n_body; b++) {
+            struct body *bd = &g->nodes[ni].body[b];
+            bd->nodes = arena_alloc(g->arena, sizeof(int) * (size_t)(bd->n_nodes + 1));
+            bd->n_nodes = 0;
+        }
+    for (int t = 0; t < g->n_nodes; t++) {
+        const struct node *n = &g->nodes[g->topo[t]];
+        if (n->parent >= 0) {
+            struct body *bd = &g->nodes[n->parent].body[n->branch];
+            bd->nodes[bd->n_nodes++] = g->topo[t];
+        }
+    }
 }
 
 enum status graph_finalize(struct graph *g, struct diag *d)
@@ -130,6 +164,10 @@ enum status graph_finalize(struct graph *g, struct diag *d)
         for (int j = 0; j < g->nodes[ni].n_in; j++)
             if (g->nodes[ni].in[j] >= 0 && g->values[g->nodes[ni].in[j]].producer >= 0)
                 indeg[ni]++;
+    /* a control node runs after every node of its bodies (they feed it) */
+    for (int ni = 0; ni < g->n_nodes; ni++)
+        if (g->nodes[ni].parent >= 0)
+            indeg[g->nodes[ni].parent]++;
     int head = 0, tail = 0;
     for (int ni = 0; ni < g->n_nodes; ni++)
         if (!indeg[ni])
@@ -143,6 +181,8 @@ enum status graph_finalize(struct graph *g, struct diag *d)
                 if (--indeg[v->consumers[k]] == 0)
                     queue[tail++] = v->consumers[k];
         }
+        if (n->parent >= 0 && --indeg[n->parent] == 0)
+            queue[tail++] = n->parent;
     }
     free(count);
     if (tail < g->n_nodes) {
@@ -158,6 +198,7 @@ enum status graph_finalize(struct graph *g, struct diag *d)
     free(indeg);
     free(g->topo);
     g->topo = queue;
+    body_lists(g);
     g->finalized = true;
     g->inferred = false;
     return ST_OK;

@@ -41,6 +41,16 @@ int cli_convert(int argc, char **argv)
     struct graph *g = cli_load_model(argv[optind], &co, &rc);
     if (!g)
         return rc;
+    /* the dippm JSON format has no form for subgraph bodies: refuse rather
+     * than write a file whose body nodes read values nothing defines */
+    for (int i = 0; i < g->n_nodes; i++)
+        if (g->nodes[i].n_body > 0) {
+            fprintf(stderr, "dippm: %s: node '%s' (%s) has subgraph bodies, which the dippm "
+                    "JSON format cannot hold; analyse the ONNX file directly\n", argv[optind],
+                    g->nodes[i].name, g->nodes[i].op_type);
+            graph_free(g);
+            return status_exit_code(ST_EUNSUPPORTED);
+        }
     /* --set/--batch change defaults in the written file */
     for (int i = 0; i < g->n_syms; i++)
         g->syms[i].def = g->syms[i].val;

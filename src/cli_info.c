@@ -6,6 +6,7 @@
 
 #include "cli.h"
 #include "textsafe.h"
+#include "cli_control.h"
 #include "jsonw.h"
 #include "shape.h"
 #include "xalloc.h"
@@ -127,6 +128,8 @@ int cli_info(int argc, char **argv)
         jsonw_num(&w, t->params, false);
         jsonw_key(&w, "param_bytes");
         jsonw_num(&w, t->param_bytes, false);
+        jsonw_key(&w, "file_weight_elems");
+        jsonw_num(&w, g->file_weight_elems, false);
         jsonw_key(&w, "macs");
         jsonw_num(&w, t->macs, false);
         jsonw_key(&w, "flops");
@@ -159,6 +162,7 @@ int cli_info(int argc, char **argv)
         for (int i = 0; i < n_unc; i++)
             jsonw_str(&w, uncovered[i]);
         jsonw_arr_end(&w);
+        info_control_json(&w, g);
         jsonw_key(&w, "nodes_not_counted");
         jsonw_int(&w, t->n_unsupported + t->n_unknown);
         jsonw_key(&w, "shape_error");
@@ -177,6 +181,9 @@ int cli_info(int argc, char **argv)
         fprintf(f, "\nnodes:    %d\nedges:    %d\nvalues:   %d\n", g->n_nodes, graph_edge_count(g),
                 g->n_values);
         fprintf(f, "params:   %.0f (%.2f MiB)\n", t->params, t->param_bytes / 1048576.0);
+        if (g->n_file_weights)
+            fprintf(f, "weights:  %d tensors in the file, %.0f elements (shapes read, values "
+                    "not)\n", g->n_file_weights, g->file_weight_elems);
         fprintf(f, "MACs:     %.4g G   (multiply-accumulates; FLOPs %.4g G)\n", t->macs / 1e9,
                 t->flops / 1e9);
         fprintf(f, "\ninputs:\n");
@@ -203,6 +210,7 @@ int cli_info(int argc, char **argv)
         fprintf(f, "ops (%d types):\n", n_ops);
         for (int i = 0; i < n_ops; i++)
             fprintf(f, "  %-24s %d\n", hist[i].op_type, hist[i].count);
+        info_control_text(f, g);
         if (ist) {
             fprintf(stderr, "dippm: %s: shape inference failed: %s\n", argv[optind], d.msg);
         } else if (n_unc) {

@@ -64,6 +64,7 @@ static const char *state_name(enum node_state s)
     switch (s) {
     case NODE_OK: return "ok";
     case NODE_UNSUPPORTED: return "not covered";
+    case NODE_NOT_RUN: return "not run";
     default: return "unknown input";
     }
 }

@@ -123,7 +123,7 @@ void gnn_features_node(const struct graph *g, int ni, const struct config *cfg, 
         if (n->op == freq_ops[i])
             fr[i] = 1;
     float *s = fr + FEAT_FREQ__COUNT;
-    s[FEAT_N_unsupported] = n->state != NODE_OK;
+    s[FEAT_N_unsupported] = n->state != NODE_OK && n->state != NODE_NOT_RUN;
     if (n->n_out > 0 && n->out[0] >= 0) {
         const struct shape *sh = &g->values[n->out[0]].shape;
         if (sh->known) {

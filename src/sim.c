@@ -327,6 +327,8 @@ static void pass_fuse(const struct graph *g, const struct config *cfg, struct si
         sn->fused_into = -1;
         sn->bound = BOUND_NONE;
         enum node_kind kind = node_kind(g, n, cfg->rt);
+        if (n->state == NODE_NOT_RUN)
+            continue; /* an If branch that does not run */
         if (n->state != NODE_OK) {
             r->n_unmodelled++;
             if (kind == NK_KERNEL)
@@ -474,7 +476,7 @@ enum status sim_run_params(const struct graph *g, const struct config *cfg,
         const struct node *n = &g->nodes[i];
         struct sim_node *sn = &r->nodes[i];
         enum node_kind kind = node_kind(g, n, cfg->rt);
-        if (kind == NK_CONST || sn->fused)
+        if (kind == NK_CONST || sn->fused || n->state == NODE_NOT_RUN)
             continue;
         if (kind == NK_VIEW && !sn->kernel) {
             if (cfg->rt == RT_PYTORCH)

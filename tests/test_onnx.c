@@ -114,8 +114,11 @@ static void test_subgraph_attr(void **state)
 {
     (void)state;
     struct pb g = {0}, body = {0}, a = {0}, m = {0}, vi = {0};
-    const char *bin[] = {"x"}, *bout[] = {"z"};
-    pb_node(&body, "Relu", NULL, bin, 1, bout, 1, NULL, 0);
+    /* the body reads the outer input "c" (outer-scope reference) */
+    const char *bin[] = {"c"}, *bout[] = {"z"};
+    pb_node(&body, "Relu", "r", bin, 1, bout, 1, NULL, 0);
+    pb_value_info(&vi, "z", NULL, 0);
+    pb_msg(&body, 12, &vi);
     pb_str(&a, 1, "then_branch");
     pb_int(&a, 20, 5);
     pb_msg(&a, 6, &body);
@@ -134,12 +137,19 @@ static void test_subgraph_attr(void **state)
     const struct attr *at = node_attr(&gr->nodes[0], "then_branch");
     assert_non_null(at);
     assert_int_equal(at->type, ATTR_GRAPH);
-    /* the body was not kept, so shape inference must not claim the node */
+    /* the body is flattened into the graph under the If's name */
+    assert_int_equal(gr->n_nodes, 2);
+    assert_int_equal(gr->nodes[0].n_body, 1);
+    assert_string_equal(gr->nodes[1].name, "if0/then/r");
+    assert_int_equal(gr->nodes[1].parent, 0);
+    assert_string_equal(gr->values[gr->nodes[1].in[0]].name, "c");
+    assert_string_equal(gr->values[gr->nodes[1].out[0]].name, "if0/then/z");
+    /* an If needs both branches: inference must not claim the node */
     struct diag e;
     diag_clear(&e);
-    graph_infer(gr, &e);
-    assert_int_not_equal(gr->nodes[0].state, NODE_OK);
-    assert_true(gr->totals.n_unsupported + gr->totals.n_unknown >= 1);
+    assert_int_equal(graph_infer(gr, &e), ST_ESHAPE);
+    assert_int_equal(gr->nodes[0].state, NODE_UNSUPPORTED);
+    assert_non_null(strstr(e.msg, "expected 2"));
     graph_free(gr);
     pb_free(&m);
 }

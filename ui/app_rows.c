@@ -72,7 +72,9 @@ const char *app_cell_text(const struct app *a, int ni, enum ui_col c, char *buf,
     case UI_COL_SHAPE:
         if (!covered)
             snprintf(buf, (size_t)size, "%s",
-                     n->state == NODE_UNSUPPORTED ? "n/a (op not covered)" : "n/a (input unknown)");
+                     n->state == NODE_UNSUPPORTED ? "n/a (op not covered)"
+                     : n->state == NODE_NOT_RUN  ? "n/a (branch not run)"
+                                                 : "n/a (input unknown)");
         else {
             /* "[1,64,112,112]": the table is narrow, drop shape_str's spaces */
             first_out_shape(a, ni, buf, size);
@@ -263,8 +265,10 @@ static char *export_csv(const struct app *a, size_t *len)
         csv_field(&buf, len, &cap, t, false);
         csv_field(&buf, len, &cap, app_cell_text(a, ni, UI_COL_BOUND, t, sizeof t), false);
         csv_field(&buf, len, &cap,
-                  n->state == NODE_OK ? "ok" : n->state == NODE_UNSUPPORTED ? "unsupported"
-                                                                            : "unknown-input",
+                  n->state == NODE_OK            ? "ok"
+                  : n->state == NODE_UNSUPPORTED ? "unsupported"
+                  : n->state == NODE_NOT_RUN     ? "not-run"
+                                                 : "unknown-input",
                   true);
     }
     buf[*len] = 0;

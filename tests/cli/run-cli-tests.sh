@@ -218,6 +218,24 @@ run "--session of an absent session" 3 env DIPPM_NO_DISPLAY=1 XDG_STATE_HOME="$T
     "$DIPPM" --session nosuch && check "absent session named" "$T/err" "no session 'nosuch'"
 run "--session with a bad name" 2 env DIPPM_NO_DISPLAY=1 XDG_STATE_HOME="$T/state" \
     "$DIPPM" --session ../etc && check "bad session name" "$T/err" "session name '../etc'"
+# ONNX control flow: nesting in info, the trip-count symbol, convert refuses bodies
+C=${TOP_SRCDIR:-$(dirname "$S")}/tests/models/control
+run "info loop_if" 0 "$DIPPM" info "$C/loop_if.onnx" && {
+    check "info control section" "$T/out" "^control flow (2 nodes with subgraphs, 11 nodes inside"
+    check "info nested If" "$T/out" "^    If '/Loop/body/If': then 1 node, else 3 nodes"
+    check "info trip count" "$T/out" "trip count 3 (folded)"
+}
+run "info loop_while trips" 0 "$DIPPM" info --json --set /Loop.trips=7 "$C/loop_while.onnx" && {
+    check "trips symbol bound" "$T/out" '"/Loop.trips": {'
+    check "trips scale MACs" "$T/out" '"macs": 7168'
+    check "control json" "$T/out" '"op": "Loop"'
+}
+run "layers body names" 0 "$DIPPM" layers "$C/if_runtime.onnx" && {
+    check "layers then node" "$T/out" "/If/then/a/Gemm"
+    check "layers not run" "$T/out" "not run"
+}
+run "convert refuses bodies" 5 "$DIPPM" convert "$C/if_runtime.onnx" -o "$T/ctl.json" &&
+    check "convert bodies message" "$T/err" "has subgraph bodies"
 
 # every ONNX sample converts to JSON with the same parameters and MACs
 for m in "$S"/*.onnx; do

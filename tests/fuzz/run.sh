@@ -12,6 +12,14 @@ CC=${CLANG:-clang}
 flags="-std=c11 -D_DEFAULT_SOURCE -g -O1 -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined"
 inc="-iquote $top/src/util -iquote $top/graph -iquote $top/src -iquote $out -DDIPPM_DATADIR=\"/nonexistent\" -DDIPPM_SRCDIR=\"$top\""
 deps=$(pkg-config --cflags --libs libprotobuf-c libcjson openblas 2>/dev/null || echo "-lprotobuf-c -lcjson -lopenblas")
+# the Keras file readers when their libraries are there (else those targets are not built)
+have_zip=no have_hdf5=no
+if pkg-config --exists libzip; then
+    have_zip=yes; flags="$flags -DHAVE_LIBZIP=1 $(pkg-config --cflags libzip)"; deps="$deps $(pkg-config --libs libzip)"
+fi
+if pkg-config --exists hdf5; then
+    have_hdf5=yes; flags="$flags -DHAVE_HDF5=1 $(pkg-config --cflags hdf5)"; deps="$deps $(pkg-config --libs hdf5)"
+fi
 # the dippm core without the CLI and the UI
 srcs=$(ls "$top"/src/util/*.c "$top"/graph/*.c "$top"/src/*.c | grep -vE '/src/(main|cli[a-z_]*)\.c$')
 [ -f "$out/dippm_config.h" ] || printf '#define PACKAGE_VERSION "fuzz"\n' >"$out/dippm_config.h"
@@ -29,6 +37,9 @@ fail=0
 for h in "$here"/fuzz_*.c; do
     t=$(basename "$h" .c)
     t=${t#fuzz_}
+    case "$t:$have_zip:$have_hdf5" in
+    keras_zip:no:* | keras_h5:*:no) echo "fuzz_$t: not built (its library is not installed)"; continue ;;
+    esac
     # shellcheck disable=SC2086
     $CC $flags -fsanitize=fuzzer $inc "$h" $objs $deps -lm -o "$out/fuzz_$t"
     corpus="$out/corpus_$t"

@@ -1,0 +1,276 @@
+/*
+ * keras_h5.c - legacy Keras `.h5` files (model.save("m.h5")): the root
+ * attribute model_config holds the JSON of model.to_json(); the weights are
+ * datasets under the group model_weights (Keras 2: model_weights/<layer>/
+ * <layer>/kernel:0). The JSON goes through the Keras reader; the datasets'
+ * shapes are summed, their values are never read.
+ *
+ * Files are opened from memory (HDF5's core driver with a file image), so a
+ * file on disk and a model.weights.h5 unpacked from a .keras archive take
+ * the same path. HDF5's own error printing is switched off; every failure
+ * becomes a diag naming the file and what was expected. Only hard links are
+ * followed (an external link could name another file).
+ */
+#include "dippm_config.h"
+
+#include "keras_file.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "keras.h"
+
+#ifdef HAVE_HDF5
+#include <hdf5.h>
+
+/* Links visited at most (a hostile file could hold millions). */
+#define H5_MAX_LINKS 1000000
+
+struct visit {
+    int n;
+    double elems;
+    long links;
+    bool too_many;
+};
+
+static herr_t visit_link(hid_t grp, const char *name, const H5L_info_t *info, void *data)
+{
+    struct visit *v = data;
+    if (++v->links > H5_MAX_LINKS) {
+        v->too_many = true;
+        return 1; /* stop */
+    }
+    if (info->type != H5L_TYPE_HARD)
+        return 0;
+    hid_t o = H5Oopen(grp, name, H5P_DEFAULT);
+    if (o < 0)
+        return 0;
+    if (H5Iget_type(o) == H5I_DATASET) {
+        hid_t sp = H5Dget_space(o);
+        int rank = sp >= 0 ? H5Sget_simple_extent_ndims(sp) : -1;
+        if (rank >= 0 && rank <= 32) {
+            hsize_t dims[32];
+            H5Sget_simple_extent_dims(sp, dims, NULL);
+            double e = 1;
+            for (int i = 0; i < rank; i++)
+                e *= (double)dims[i];
+            v->n++;
+            v->elems += e;
+        }
+        if (sp >= 0)
+            H5Sclose(sp);
+    }
+    H5Oclose(o);
+    return 0;
+}
+
+static hid_t open_image(const void *buf, size_t len, const char *name, struct diag *d)
+{
+    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+    if (len < 8 || memcmp(buf, "\211HDF\r\n\032\n", 8)) {
+        diag_set(d, ST_EPARSE, "%s: not an HDF5 file (no HDF5 signature at byte 0), expected a "
+                 "Keras .h5 model", name);
+        return -1;
+    }
+    hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+    hid_t f = -1;
+    if (fapl >= 0 && H5Pset_fapl_core(fapl, 1 << 16, 0) >= 0 &&
+        H5Pset_file_image(fapl, (void *)buf, len) >= 0)
+        f = H5Fopen(name, H5F_ACC_RDONLY, fapl);
+    if (fapl >= 0)
+        H5Pclose(fapl);
+    if (f < 0)
+        diag_set(d, ST_EPARSE, "%s: HDF5 cannot open the file (truncated or corrupt)", name);
+    return f;
+}
+
+static enum status count_weights(hid_t f, const char *name, int *n, double *elems,
+                                 struct diag *d)
+{
+    const char *root = H5Lexists(f, "model_weights", H5P_DEFAULT) > 0 ? "model_weights" : "/";
+    hid_t g = H5Oopen(f, root, H5P_DEFAULT);
+    if (g < 0)
+        return diag_set(d, ST_EPARSE, "%s: cannot open group '%s'", name, root);
+    struct visit v = {0};
+    herr_t r = H5Iget_type(g) == H5I_GROUP
+                   ? H5Lvisit(g, H5_INDEX_NAME, H5_ITER_NATIVE, visit_link, &v)
+                   : 0;
+    H5Oclose(g);
+    if (v.too_many)
+        return diag_set(d, ST_EUNSUPPORTED, "%s: more than %d links under '%s'", name,
+                        H5_MAX_LINKS, root);
+    if (r < 0)
+        return diag_set(d, ST_EPARSE, "%s: the group '%s' cannot be walked (corrupt file)", name,
+                        root);
+    *n = v.n;
+    *elems = v.elems;
+    return ST_OK;
+}
+
+enum status keras_h5_weight_shapes(const void *buf, size_t len, const char *name, int *n,
+                                   double *elems, struct diag *d)
+{
+    hid_t f = open_image(buf, len, name, d);
+    if (f < 0)
+        return d->code;
+    enum status st = count_weights(f, name, n, elems, d);
+    H5Fclose(f);
+    return st;
+}
+
+/* The model_config attribute as a malloc'd string. */
+static enum status read_config(hid_t f, const char *name, char **out, size_t *len,
+                               struct diag *d)
+{
+    if (H5Aexists(f, "model_config") <= 0)
+        return diag_set(d, ST_EPARSE, "%s: no root attribute model_config: a weights-only file "
+                        "(save_weights) or not a Keras model; save with model.save()", name);
+    hid_t a = H5Aopen(f, "model_config", H5P_DEFAULT);
+    hid_t t = a >= 0 ? H5Aget_type(a) : -1, sp = a >= 0 ? H5Aget_space(a) : -1;
+    enum status st = ST_OK;
+    if (a < 0 || t < 0 || sp < 0) {
+        st = diag_set(d, ST_EPARSE, "%s: attribute model_config cannot be read", name);
+    } else if (H5Tget_class(t) != H5T_STRING) {
+        st = diag_set(d, ST_EPARSE, "%s: attribute model_config is not a string, expected the "
+                      "model's JSON", name);
+    } else if (H5Sget_simple_extent_npoints(sp) != 1) {
+        st = diag_set(d, ST_EPARSE, "%s: attribute model_config holds %lld strings, expected 1",
+                      name, (long long)H5Sget_simple_extent_npoints(sp));
+    } else if (H5Tis_variable_str(t) > 0) {
+        hid_t mt = H5Tcopy(H5T_C_S1);
+        H5Tset_size(mt, H5T_VARIABLE);
+        char *s = NULL;
+        if (H5Aread(a, mt, &s) < 0 || !s) {
+            st = diag_set(d, ST_EPARSE, "%s: attribute model_config cannot be read", name);
+        } else {
+            *len = strlen(s);
+            *out = *len <= KERAS_CONFIG_MAX ? strdup(s) : NULL;
+            if (!*out)
+                st = diag_set(d, ST_EPARSE, "%s: attribute model_config is %zu bytes, more than "
+                              "%zu", name, *len, KERAS_CONFIG_MAX);
+        }
+        if (s)
+            H5free_memory(s);
+        H5Tclose(mt);
+    } else {
+        size_t n = H5Tget_size(t);
+        if (n == 0 || n > KERAS_CONFIG_MAX) {
+            st = diag_set(d, ST_EPARSE, "%s: attribute model_config is %zu bytes, expected 1 to "
+                          "%zu", name, n, KERAS_CONFIG_MAX);
+        } else {
+            char *s = calloc(1, n + 1);
+            hid_t mt = H5Tcopy(t);
+            if (!s || H5Aread(a, mt, s) < 0) {
+                free(s);
+                st = diag_set(d, ST_EPARSE, "%s: attribute model_config cannot be read", name);
+            } else {
+                *out = s;
+                *len = strnlen(s, n);
+            }
+            H5Tclose(mt);
+        }
+    }
+    if (sp >= 0)
+        H5Sclose(sp);
+    if (t >= 0)
+        H5Tclose(t);
+    if (a >= 0)
+        H5Aclose(a);
+    return st;
+}
+
+/* Reads config and weight shapes of the open file f (closed here). */
+static struct graph *load_open(hid_t f, const char *name, struct diag *d)
+{
+    char *text = NULL;
+    size_t tlen = 0;
+    int nw = 0;
+    double elems = 0;
+    enum status st = read_config(f, name, &text, &tlen, d);
+    if (!st)
+        st = count_weights(f, name, &nw, &elems, d);
+    H5Fclose(f);
+    if (st) {
+        free(text);
+        return NULL;
+    }
+    char label[4200];
+    snprintf(label, sizeof label, "%s: model_config", name);
+    struct graph *g = keras_load_buffer(text, tlen, label, d);
+    free(text);
+    if (!g)
+        return NULL;
+    g->path = graph_strdup(g, name);
+    g->n_file_weights = nw;
+    g->file_weight_elems = elems;
+    return g;
+}
+
+struct graph *keras_h5_load_buffer(const void *buf, size_t len, const char *name,
+                                   struct diag *d)
+{
+    hid_t f = open_image(buf, len, name, d);
+    return f < 0 ? NULL : load_open(f, name, d);
+}
+
+struct graph *keras_h5_load_file(const char *path, struct diag *d)
+{
+    /* opened in place: the weight pages are never read */
+    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+    unsigned char head[8] = {0};
+    FILE *fp = fopen(path, "rb");
+    if (!fp) {
+        diag_set(d, ST_EIO, "%s: cannot open", path);
+        return NULL;
+    }
+    size_t got = fread(head, 1, sizeof head, fp);
+    fclose(fp);
+    if (got < 8 || memcmp(head, "\211HDF\r\n\032\n", 8)) {
+        diag_set(d, ST_EPARSE, "%s: not an HDF5 file (no HDF5 signature at byte 0), expected a "
+                 "Keras .h5 model", path);
+        return NULL;
+    }
+    hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+    if (f < 0) {
+        diag_set(d, ST_EPARSE, "%s: HDF5 cannot open the file (truncated or corrupt)", path);
+        return NULL;
+    }
+    return load_open(f, path, d);
+}
+
+#else /* !HAVE_HDF5 */
+
+static enum status no_hdf5(const char *name, struct diag *d)
+{
+    return diag_set(d, ST_EUNSUPPORTED, "%s: this dippm was built without libhdf5, so Keras "
+                    ".h5 files cannot be read (install libhdf5-dev and reconfigure), or save "
+                    "the model as .keras or to_json()", name);
+}
+
+enum status keras_h5_weight_shapes(const void *buf, size_t len, const char *name, int *n,
+                                   double *elems, struct diag *d)
+{
+    (void)buf;
+    (void)len;
+    *n = 0;
+    *elems = 0;
+    return no_hdf5(name, d);
+}
+
+struct graph *keras_h5_load_buffer(const void *buf, size_t len, const char *name,
+                                   struct diag *d)
+{
+    (void)buf;
+    (void)len;
+    no_hdf5(name, d);
+    return NULL;
+}
+
+struct graph *keras_h5_load_file(const char *path, struct diag *d)
+{
+    no_hdf5(path, d);
+    return NULL;
+}
+
+#endif
