@@ -27,6 +27,7 @@ static void usage(void)
            "  --rows CSV     also write every evaluated row with its prediction\n"
            "  --lofo-only    only (b); no weights needed\n"
            "  --all-rows     evaluate every row of FILE (e.g. measured data), not the split\n"
+           "  --quiet        no progress messages\n"
            "Labels are the teacher's (simulated) unless the data holds measured rows.\n");
 }
 

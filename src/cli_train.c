@@ -27,7 +27,8 @@ static void usage(void)
            "Rows of the random test split are held out unless --all is given.\n"
            "  --init W       fine-tune the weights in W (keeps its architecture and\n"
            "                 normalisation; default lr 3e-4)\n"
-           "  --epochs E     passes over the data (default 30)\n");
+           "  --epochs E     passes over the data (default 30)\n"
+           "  --quiet        no progress messages\n");
 }
 
 enum { OPT_DATA = CLI_OPT__OWN, OPT_EPOCHS, OPT_SEED, OPT_INIT, OPT_LR, OPT_BG, OPT_HIDDEN,

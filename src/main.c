@@ -50,6 +50,8 @@ int main(int argc, char **argv)
         printf("dippm %s\n", PACKAGE_VERSION);
         return 0;
     }
+    if (argc >= 2 && !strcmp(argv[1], "__complete"))
+        return cli_complete(argc - 1, argv + 1);
     if (argc >= 2) {
         for (size_t i = 0; i < sizeof subcommands / sizeof subcommands[0]; i++)
             if (!strcmp(argv[1], subcommands[i].name))
