@@ -1,6 +1,7 @@
 /*
  * calib.h - fits the teacher's global constants (struct sim_params) to the
- * published A100 measurements in ../shared/reference/calibration and writes
+ * published A100 measurements (tests/data/a100_published_calibration.jsonl,
+ * described in tests/data/README) and writes
  * the calibration report (weights/calibration.md).
  *
  * Which rows are modelled: ResNet-50, EfficientNet-B0, BERT-base encoder and

@@ -6,10 +6,8 @@
 
 #include "calib.h"
 #include "cli.h"
+#include "datafile.h"
 #include "sim.h"
-
-/* A verbatim copy of ../shared/reference/calibration/ ships in tests/data. */
-#define DATA_REL "/tests/data/a100_published_calibration.jsonl"
 
 enum { OPT_DATA = CLI_OPT__OWN, OPT_SAMPLES, OPT_NO_FIT };
 
@@ -24,9 +22,9 @@ static void help(void)
            "overall, every modelled row predicted vs published, and the rows not modelled.\n"
            "Predictions in the report use the compiled-in constants; the fitted values are\n"
            "printed on stderr as a C initializer for src/sim_params.c.\n\n"
-           "  --data FILE    the JSONL rows (default $TOP_SRCDIR" DATA_REL ")\n"
+           "  --data FILE    the JSONL rows (default: the shipped " DATAFILE_CALIBRATION_NAME ")\n"
            "  --samples DIR  where resnet50.onnx, efficientnet_b0.onnx, bert_base.onnx and\n"
-           "                 gpt2_medium.onnx are (default $SAMPLES_DIR or the source tree)\n"
+           "                 gpt2_medium.onnx are (default: the shipped samples)\n"
            "  --no-fit       only evaluate the compiled-in constants\n"
            "  -o FILE        write the report to FILE (refuses to overwrite without --force)\n\n"
            "The committed report is weights/calibration.md:\n"
@@ -80,24 +78,22 @@ int cli_calibrate(int argc, char **argv)
     if (optind != argc)
         return cli_usage_error("calibrate", "unexpected argument '%s'", argv[optind]);
 
-    const char *top = getenv("TOP_SRCDIR");
-    if (!top || !*top)
-        top = DIPPM_SRCDIR;
-    char data_buf[4096], samples_buf[4096];
-    if (!data) {
-        snprintf(data_buf, sizeof data_buf, "%s%s", top, DATA_REL);
-        data = data_buf;
+    struct diag d = {0};
+    char data_buf[4096], samples_buf[4096], where[4096];
+    if (!data && !(data = datafile_find(DATAFILE_CALIBRATION, DATAFILE_CALIBRATION_NAME, data_buf,
+                                        sizeof data_buf))) {
+        diag_set(&d, ST_ENOTFOUND, "no calibration data (looked for %s); use --data FILE",
+                 datafile_searched(DATAFILE_CALIBRATION, DATAFILE_CALIBRATION_NAME, where,
+                                   sizeof where));
+        return cli_fail(&d);
     }
-    if (!samples) {
-        const char *env = getenv("SAMPLES_DIR");
-        if (env && *env)
-            snprintf(samples_buf, sizeof samples_buf, "%s", env);
-        else
-            snprintf(samples_buf, sizeof samples_buf, "%s/samples", top);
-        samples = samples_buf;
+    if (!samples && !(samples = datafile_find(DATAFILE_SAMPLES, NULL, samples_buf,
+                                              sizeof samples_buf))) {
+        diag_set(&d, ST_ENOTFOUND, "no samples directory (looked in %s); use --samples DIR",
+                 datafile_searched(DATAFILE_SAMPLES, NULL, where, sizeof where));
+        return cli_fail(&d);
     }
 
-    struct diag d = {0};
     struct calib_set set;
     if (calib_load(data, &set, &d))
         return cli_fail(&d);

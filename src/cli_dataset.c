@@ -6,6 +6,7 @@
 
 #include "cli.h"
 #include "dataset.h"
+#include "datafile.h"
 #include "fileio.h"
 
 static void usage(void)
@@ -109,12 +110,9 @@ int cli_dataset(int argc, char **argv)
         fprintf(stderr, "dippm: %s exists (use --force to overwrite)\n", co.output);
         return 9;
     }
-    if (!no_samples) {
-        if (!samples && file_exists(DIPPM_SRCDIR "/samples"))
-            samples = DIPPM_SRCDIR "/samples";
-        if (!samples && file_exists(DIPPM_DATADIR "/samples"))
-            samples = DIPPM_DATADIR "/samples";
-    }
+    char samples_buf[1024];
+    if (!no_samples && !samples)
+        samples = datafile_find(DATAFILE_SAMPLES, NULL, samples_buf, sizeof samples_buf);
     o.samples_dir = samples;
     char *buf = NULL;
     size_t len = 0;

@@ -8,6 +8,7 @@
 
 #include "cli.h"
 #include "dataset.h"
+#include "datafile.h"
 #include "eval.h"
 #include "jsonw.h"
 #include "train.h"
@@ -137,7 +138,14 @@ int cli_eval(int argc, char **argv)
         go.seed = 4242;
         go.n_shards = 1;
         go.configs_per_graph = 4;
-        go.samples_dir = DIPPM_SRCDIR "/samples";
+        char samples_dir[1024];
+        go.samples_dir = datafile_find(DATAFILE_SAMPLES, NULL, samples_dir, sizeof samples_dir);
+        if (!go.samples_dir) {
+            char where[2048];
+            diag_set(&d, ST_ENOTFOUND, "no samples directory (looked in %s); use --data FILE",
+                     datafile_searched(DATAFILE_SAMPLES, NULL, where, sizeof where));
+            goto fail;
+        }
         char *buf = NULL;
         size_t len = 0;
         FILE *mem = open_memstream(&buf, &len);
@@ -177,16 +185,12 @@ int cli_eval(int argc, char **argv)
     struct eval_metrics met;
     const char *wp = co.weights;
     if (!lofo_only) {
-        if (!wp) {
-            const char *env = getenv("DIPPM_WEIGHTS");
-            const char *dir = getenv("DIPPM_WEIGHTS_DIR");
-            if (env && *env)
-                wp = env;
-            else {
-                snprintf(wpath, sizeof wpath, "%s/dippm-gnn.dpw",
-                         dir && *dir ? dir : DIPPM_SRCDIR "/weights");
-                wp = wpath;
-            }
+        if (!wp && !(wp = datafile_weights(wpath, sizeof wpath))) {
+            char where[2048];
+            diag_set(&d, ST_ENOTFOUND, "no GNN weights found (looked for %s); use --weights FILE",
+                     datafile_searched(DATAFILE_WEIGHTS, DATAFILE_WEIGHTS_NAME, where,
+                                       sizeof where));
+            goto fail;
         }
         if (weights_load(wp, gnn_features_schema_id(), &m, desc, sizeof desc, &d))
             goto fail;

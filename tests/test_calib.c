@@ -17,8 +17,8 @@
 
 static char data_path[4096];
 
-/* The published rows: a copy ships in tests/data (identical to
- * ../shared/reference/calibration/, so the suite also runs from a tarball). */
+/* The published rows ship in tests/data (see tests/data/README), so the
+ * suite also runs from a tarball. */
 static int have_data(void)
 {
     const char *top = getenv("TOP_SRCDIR");

@@ -99,7 +99,7 @@ run "dippm calibrate --no-fit (installed calibration data and samples)" \
     dippm calibrate --no-fit -o report.md
 has "calibrate reads the installed data" "/usr/share/dippm/calibration/a100_published_calibration.jsonl"
 printf '7:dump-screen %s<Enter>q' "$work/about.txt" >keys.txt
-run "explorer About screen (headless)" env DIPPM_NO_DISPLAY=1 DIPPM_SCRIPT=keys.txt DIPPM_ROWS=50 \
+run "explorer About screen (headless)" env DIPPM_NO_DISPLAY=1 DIPPM_SCRIPT=keys.txt DIPPM_ROWS=160 \
     DIPPM_COLS=140 dippm
 cp "$work/about.txt" "$work/out" 2>/dev/null || : >"$work/out"
 has "About: the weights in use" "/usr/share/dippm/weights/dippm-gnn.dpw"
