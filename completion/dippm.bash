@@ -64,13 +64,20 @@ _dippm_zoo_spec()
     fi
     fam=${rest%%:*}
     last=${rest##*:}
-    local head=${cur%"$last"}
-    if [[ $last == *=* ]]; then
-        _dippm_lines _dippm_run __complete values "$fam" "${last%%=*}"
-        _dippm_reply "$cur" "${lines[@]/#/$head${last%%=*}=}"
+    _dippm_zoo_param "$fam" "$last" "${cur%"$last"}"
+}
+
+# _dippm_zoo_param FAMILY WORD HEAD: a NAME= or NAME=VALUE of FAMILY typed as
+# WORD, after HEAD (what comes before it in the word being completed).
+_dippm_zoo_param()
+{
+    local fam=$1 word=$2 head=$3 lines=()
+    if [[ $word == *=* ]]; then
+        _dippm_lines _dippm_run __complete values "$fam" "${word%%=*}"
+        _dippm_reply "$head$word" "${lines[@]/#/$head${word%%=*}=}"
     else
         _dippm_lines _dippm_run __complete params "$fam"
-        _dippm_reply "$cur" "${lines[@]/#/$head}"
+        _dippm_reply "$head$word" "${lines[@]/#/$head}"
         compopt -o nospace 2>/dev/null
     fi
 }
@@ -87,14 +94,7 @@ _dippm_zoo_args()
         [[ $first == sample ]] && lines+=(all)
         _dippm_reply "$cur" "${lines[@]}"
     elif [[ $first != list && $first != show && $first != sample ]]; then
-        if [[ $cur == *=* ]]; then
-            _dippm_lines _dippm_run __complete values "$first" "${cur%%=*}"
-            _dippm_reply "$cur" "${lines[@]/#/${cur%%=*}=}"
-        else
-            _dippm_lines _dippm_run __complete params "$first"
-            _dippm_reply "$cur" "${lines[@]}"
-            compopt -o nospace 2>/dev/null
-        fi
+        _dippm_zoo_param "$first" "$cur" ""
     fi
 }
 

@@ -14,7 +14,7 @@ static void usage(void)
     printf("Usage: dippm dataset -o FILE [--n N] [--seed S] [--shard I/N] [--families a,b]\n"
            "                     [--samples DIR|none] [--configs K] [--jsonl] [--force]\n"
            "Samples model graphs from the zoo templates (and the real models in DIR,\n"
-           "default the source tree's samples/) and configurations (batch 1..1024 log-uniform,\n"
+           "default the shipped samples/) and configurations (batch 1..1024 log-uniform,\n"
            "precision, runtime, GPU and MIG slice), labels them with the teacher (the analytic\n"
            "GPU model: simulated, not measured) and writes compact binary records (or JSONL).\n"
            "  --n N          rows before sharding (default 1000)\n"

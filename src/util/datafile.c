@@ -52,7 +52,11 @@ static const char *place(enum datafile_kind k, int i, char *buf, size_t size)
     const char *dirs[3][2] = {{env && *env ? env : NULL, NULL}, {NULL, NULL}, {NULL, NULL}};
     int n = 1;
     if (datafile_uninstalled() && *DIPPM_SRCDIR) {
-        dirs[n][0] = DIPPM_SRCDIR;
+        /* "/src/dippm", not "/src/dippm/build/.." (the configured spelling) */
+        static char src[PATH_MAX];
+        if (!src[0] && !realpath(DIPPM_SRCDIR, src))
+            snprintf(src, sizeof src, "%s", DIPPM_SRCDIR);
+        dirs[n][0] = src;
         dirs[n++][1] = kinds[k].src_sub;
     }
     if (*DIPPM_DATADIR) {
