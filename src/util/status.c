@@ -32,14 +32,24 @@ int status_exit_code(enum status st)
     return status_codes[st];
 }
 
-enum status diag_set(struct diag *d, enum status st, const char *fmt, ...)
+enum status diag_vset(struct diag *d, enum status st, const char *prefix, const char *fmt,
+                      va_list ap)
 {
     if (!d || d->code != ST_OK)
         return st;
     d->code = st;
+    int n = prefix ? snprintf(d->msg, sizeof d->msg, "%s: ", prefix) : 0;
+    if (n < 0 || (size_t)n >= sizeof d->msg)
+        return st; /* the prefix fills the message */
+    vsnprintf(d->msg + n, sizeof d->msg - (size_t)n, fmt, ap);
+    return st;
+}
+
+enum status diag_set(struct diag *d, enum status st, const char *fmt, ...)
+{
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(d->msg, sizeof d->msg, fmt, ap);
+    diag_vset(d, st, NULL, fmt, ap);
     va_end(ap);
     return st;
 }
