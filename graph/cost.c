@@ -58,24 +58,6 @@
 
 /* ---- params -------------------------------------------------------------- */
 
-static bool op_is_config_only(enum op op)
-{
-    /* ops whose inputs other than 0 (and Scatter updates) are arguments */
-    switch (op) {
-    case OP_Resize: case OP_Upsample: case OP_Clip: case OP_Pad: case OP_Dropout:
-    case OP_Reshape: case OP_Expand: case OP_Tile: case OP_Slice: case OP_Split:
-    case OP_Squeeze: case OP_Unsqueeze: case OP_TopK: case OP_CumSum: case OP_Gather:
-    case OP_GatherElements: case OP_GatherND: case OP_Trilu: case OP_Compress:
-    case OP_QuantizeLinear: case OP_DequantizeLinear: case OP_RoiAlign: case OP_GridSample:
-    case OP_ReduceMean: case OP_ReduceSum: case OP_ReduceMax: case OP_ReduceMin:
-    case OP_ReduceProd: case OP_ReduceL1: case OP_ReduceL2: case OP_ReduceLogSumExp:
-    case OP_ReduceSumSquare:
-        return true;
-    default:
-        return false;
-    }
-}
-
 /* Is input i of node n a parameter (see the conventions above)? strict:
  * only initializers themselves (graph totals); otherwise also weights
  * derived from them by constant nodes (a transposed or cast weight feeding
@@ -132,12 +114,6 @@ void cost_params(struct infer_ctx *c)
             nc->param_bytes += vbytes(v);
         }
     }
-}
-
-bool op_is_view(enum op op)
-{
-    return op == OP_Reshape || op == OP_Flatten || op == OP_Squeeze || op == OP_Unsqueeze ||
-           op == OP_Identity || op == OP_Dropout;
 }
 
 void cost_node(struct infer_ctx *c, const struct op_impl *im)

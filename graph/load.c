@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "datafile.h"
 #include "fileio.h"
 #include "json_graph.h"
 #include "keras.h"
@@ -118,17 +119,9 @@ struct graph *model_load(const char *spec, struct diag *d)
 
 const char *model_default_path(void)
 {
-    static const char *const candidates[] = {
-        DIPPM_SRCDIR "/samples/resnet50.onnx",
-        DIPPM_DATADIR "/samples/resnet50.onnx",
-    };
     const char *env = getenv("DIPPM_DEFAULT_MODEL");
     if (env && *env)
         return env;
-    /* canonical, so messages show /src/dippm/samples/... not build/../samples */
-    static char resolved[PATH_MAX];
-    for (size_t i = 0; i < sizeof candidates / sizeof candidates[0]; i++)
-        if (file_exists(candidates[i]))
-            return realpath(candidates[i], resolved) ? resolved : candidates[i];
-    return NULL;
+    static char path[PATH_MAX];
+    return datafile_find(DATAFILE_SAMPLES, "resnet50.onnx", path, sizeof path);
 }

@@ -12,8 +12,8 @@
  * NULL on error with diag naming the file and what was wrong. */
 struct graph *model_load(const char *spec, struct diag *d);
 
-/* The bundled default model's path (samples/resnet50.onnx in the build tree
- * or the installed data directory); NULL if neither exists. */
+/* The bundled default model's path: $DIPPM_DEFAULT_MODEL, else resnet50.onnx
+ * in the samples directory (datafile.h); NULL if there is none. */
 const char *model_default_path(void);
 
 #endif

@@ -10,10 +10,12 @@ struct op_info {
     unsigned char len; /* strlen(name): a cheap first filter in op_lookup */
     int min_in, max_in;
     enum op_class cls;
+    unsigned flags; /* enum op_flag bits */
 };
 
 static const struct op_info op_table[] = {
-#define X(name, min_in, max_in, cls, ...) {#name, sizeof #name - 1, min_in, max_in, cls},
+#define X(name, min_in, max_in, cls, shape_fn, cost_fn, fl, flags)                           \
+    {#name, sizeof #name - 1, min_in, max_in, cls, flags},
 #include "ops.def"
 #undef X
 };
@@ -21,7 +23,7 @@ _Static_assert(sizeof op_table / sizeof op_table[0] == OP__COUNT, "ops.def table
 
 /* Shape and cost functions and per-element FLOPs (ops_impl.h). */
 static const struct op_impl impl_table[] = {
-#define X(name, min_in, max_in, cls, shape_fn, cost_fn, fl) {shape_fn, cost_fn, fl},
+#define X(name, min_in, max_in, cls, shape_fn, cost_fn, fl, flags) {shape_fn, cost_fn, fl},
 #include "ops.def"
 #undef X
 };
@@ -64,6 +66,16 @@ int op_max_inputs(enum op op)
 enum op_class op_class_of(enum op op)
 {
     return (unsigned)op < OP__COUNT ? op_table[op].cls : OPC_OTHER;
+}
+
+bool op_is_view(enum op op)
+{
+    return (unsigned)op < OP__COUNT && (op_table[op].flags & OPF_VIEW);
+}
+
+bool op_is_config_only(enum op op)
+{
+    return (unsigned)op < OP__COUNT && (op_table[op].flags & OPF_ARGS);
 }
 
 const char *op_class_name(enum op_class c)

@@ -7,6 +7,12 @@
 
 #include <stdbool.h>
 
+/* Facts about an op, the last column of ops.def (described there). */
+enum op_flag {
+    OPF_VIEW = 1 << 0, /* the output is a view of the input's storage */
+    OPF_ARGS = 1 << 1, /* inputs after the first are arguments, never parameters */
+};
+
 enum op {
 #define X(name, min_in, max_in, cls, ...) OP_##name,
 #include "ops.def"
@@ -47,6 +53,12 @@ int op_min_inputs(enum op op);
 /* -1 = variadic. */
 int op_max_inputs(enum op op);
 enum op_class op_class_of(enum op op);
+/* OPF_VIEW: Reshape, Flatten, Squeeze, Unsqueeze, Identity, Dropout (false
+ * for OP__UNKNOWN). */
+bool op_is_view(enum op op);
+/* OPF_ARGS: inputs after the first configure the op (shape, axes, indices,
+ * scales, bounds) and are never counted as parameters. */
+bool op_is_config_only(enum op op);
 const char *op_class_name(enum op_class c);
 
 #endif

@@ -75,7 +75,7 @@ struct op_impl {
 /* Shape/cost functions and FLOPs column for op; NULL for OP__UNKNOWN. */
 const struct op_impl *op_impl_get(enum op op);
 
-#define X(name, min_in, max_in, cls, sfn, cfn, fl)                          \
+#define X(name, min_in, max_in, cls, sfn, cfn, fl, flags)                   \
     enum status sfn(struct infer_ctx *c);                                   \
     void cfn(const struct infer_ctx *c, struct node_cost *nc);
 #include "ops.def"
@@ -171,8 +171,5 @@ void cost_params(struct infer_ctx *c);
 void cost_node(struct infer_ctx *c, const struct op_impl *im);
 /* Graph totals: unique params, sums, liveness peak. */
 void cost_totals(struct graph *g);
-
-/* Views: ops whose output aliases the input's storage (cost.c). */
-bool op_is_view(enum op op);
 
 #endif

@@ -91,4 +91,7 @@ int cli_parse_int(const char *s, int64_t lo, int64_t hi, int64_t *out);
 CLI_SUBCOMMANDS(X)
 #undef X
 
+/* `dippm __complete WHAT`: the lists the bash completion offers (hidden). */
+int cli_complete(int argc, char **argv);
+
 #endif

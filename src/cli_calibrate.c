@@ -8,10 +8,8 @@
 
 #include "calib.h"
 #include "cli.h"
+#include "datafile.h"
 #include "sim.h"
-
-/* The mapping table; the JSONL rows it maps are beside it. */
-#define DATA_REL "/tests/data/calib_map.tsv"
 
 enum { OPT_DATA = CLI_OPT__OWN, OPT_SAMPLES, OPT_NO_FIT, OPT_NO_LOMO };
 
@@ -28,10 +26,10 @@ static void help(void)
            "published, and the skipped rows per reason. Predictions in the report use the\n"
            "compiled-in constants; the fitted values are printed on stderr as a C\n"
            "initializer for src/sim_params.c.\n\n"
-           "  --data TABLE   the mapping table (default $TOP_SRCDIR" DATA_REL "); the\n"
+           "  --data TABLE   the mapping table (default: the shipped " DATAFILE_CALIBRATION_NAME "); the\n"
            "                 JSONL files it names must be beside it\n"
-           "  --samples DIR  where the ONNX samples the table names are (default\n"
-           "                 $SAMPLES_DIR or the source tree's samples/)\n"
+           "  --samples DIR  where the ONNX samples the table names are (default: the\n"
+           "                 shipped samples)\n"
            "  --no-fit       only evaluate the compiled-in constants\n"
            "  --no-lomo      skip the leave-one-model-out folds\n"
            "  -o FILE        write the report to FILE (refuses to overwrite without --force)\n\n"
@@ -89,24 +87,22 @@ int cli_calibrate(int argc, char **argv)
     if (optind != argc)
         return cli_usage_error("calibrate", "unexpected argument '%s'", argv[optind]);
 
-    const char *top = getenv("TOP_SRCDIR");
-    if (!top || !*top)
-        top = DIPPM_SRCDIR;
-    char data_buf[4096], samples_buf[4096];
-    if (!data) {
-        snprintf(data_buf, sizeof data_buf, "%s%s", top, DATA_REL);
-        data = data_buf;
+    struct diag d = {0};
+    char data_buf[4096], samples_buf[4096], where[4096];
+    if (!data && !(data = datafile_find(DATAFILE_CALIBRATION, DATAFILE_CALIBRATION_NAME, data_buf,
+                                        sizeof data_buf))) {
+        diag_set(&d, ST_ENOTFOUND, "no calibration data (looked for %s); use --data FILE",
+                 datafile_searched(DATAFILE_CALIBRATION, DATAFILE_CALIBRATION_NAME, where,
+                                   sizeof where));
+        return cli_fail(&d);
     }
-    if (!samples) {
-        const char *env = getenv("SAMPLES_DIR");
-        if (env && *env)
-            snprintf(samples_buf, sizeof samples_buf, "%s", env);
-        else
-            snprintf(samples_buf, sizeof samples_buf, "%s/samples", top);
-        samples = samples_buf;
+    if (!samples && !(samples = datafile_find(DATAFILE_SAMPLES, NULL, samples_buf,
+                                              sizeof samples_buf))) {
+        diag_set(&d, ST_ENOTFOUND, "no samples directory (looked in %s); use --samples DIR",
+                 datafile_searched(DATAFILE_SAMPLES, NULL, where, sizeof where));
+        return cli_fail(&d);
     }
 
-    struct diag d = {0};
     struct calib_set set;
     clock_t t0 = clock();
     if (calib_load(data, &set, &d))

@@ -6,6 +6,7 @@
 
 #include "cli.h"
 #include "dataset.h"
+#include "datafile.h"
 #include "fileio.h"
 
 static void usage(void)
@@ -13,7 +14,7 @@ static void usage(void)
     printf("Usage: dippm dataset -o FILE [--n N] [--seed S] [--shard I/N] [--families a,b]\n"
            "                     [--samples DIR|none] [--configs K] [--jsonl] [--force]\n"
            "Samples model graphs from the zoo templates (and the real models in DIR,\n"
-           "default the source tree's samples/) and configurations (batch 1..1024 log-uniform,\n"
+           "default the shipped samples/) and configurations (batch 1..1024 log-uniform,\n"
            "precision, runtime, GPU and MIG slice), labels them with the teacher (the analytic\n"
            "GPU model: simulated, not measured) and writes compact binary records (or JSONL).\n"
            "  --n N          rows before sharding (default 1000)\n"
@@ -109,12 +110,9 @@ int cli_dataset(int argc, char **argv)
         fprintf(stderr, "dippm: %s exists (use --force to overwrite)\n", co.output);
         return 9;
     }
-    if (!no_samples) {
-        if (!samples && file_exists(DIPPM_SRCDIR "/samples"))
-            samples = DIPPM_SRCDIR "/samples";
-        if (!samples && file_exists(DIPPM_DATADIR "/samples"))
-            samples = DIPPM_DATADIR "/samples";
-    }
+    char samples_buf[1024];
+    if (!no_samples && !samples)
+        samples = datafile_find(DATAFILE_SAMPLES, NULL, samples_buf, sizeof samples_buf);
     o.samples_dir = samples;
     char *buf = NULL;
     size_t len = 0;

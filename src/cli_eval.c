@@ -8,6 +8,7 @@
 
 #include "cli.h"
 #include "dataset.h"
+#include "datafile.h"
 #include "eval.h"
 #include "fileio.h"
 #include "jsonw.h"
@@ -42,6 +43,7 @@ static void usage(void)
            "                 the regulariser) and tested on that model's rows, beside the\n"
            "                 teacher alone; --lomo-epochs E (default 20)\n"
            "  --order-tol PCT     violations are counted beyond PCT percent (default 1)\n"
+           "  --quiet        no progress messages\n"
            "Labels are the teacher's (simulated) unless the data holds measured rows.\n");
 }
 
@@ -265,7 +267,14 @@ int cli_eval(int argc, char **argv)
         go.seed = 4242;
         go.n_shards = 1;
         go.configs_per_graph = 4;
-        go.samples_dir = DIPPM_SRCDIR "/samples";
+        char samples_dir[1024];
+        go.samples_dir = datafile_find(DATAFILE_SAMPLES, NULL, samples_dir, sizeof samples_dir);
+        if (!go.samples_dir) {
+            char where[2048];
+            diag_set(&d, ST_ENOTFOUND, "no samples directory (looked in %s); use --data FILE",
+                     datafile_searched(DATAFILE_SAMPLES, NULL, where, sizeof where));
+            goto fail;
+        }
         char *buf = NULL;
         size_t len = 0;
         FILE *mem = open_memstream(&buf, &len);
@@ -306,16 +315,12 @@ int cli_eval(int argc, char **argv)
     struct eval_metrics met, met_teacher;
     const char *wp = co.weights;
     if (!lofo_only) {
-        if (!wp) {
-            const char *env = getenv("DIPPM_WEIGHTS");
-            const char *dir = getenv("DIPPM_WEIGHTS_DIR");
-            if (env && *env)
-                wp = env;
-            else {
-                snprintf(wpath, sizeof wpath, "%s/dippm-gnn.dpw",
-                         dir && *dir ? dir : DIPPM_SRCDIR "/weights");
-                wp = wpath;
-            }
+        if (!wp && !(wp = datafile_weights(wpath, sizeof wpath))) {
+            char where[2048];
+            diag_set(&d, ST_ENOTFOUND, "no GNN weights found (looked for %s); use --weights FILE",
+                     datafile_searched(DATAFILE_WEIGHTS, DATAFILE_WEIGHTS_NAME, where,
+                                       sizeof where));
+            goto fail;
         }
         if (weights_load(wp, gnn_features_schema_id(), &m, desc, sizeof desc, &d))
             goto fail;

@@ -3,7 +3,6 @@
  * read and written, arithmetic intensity, state) with a totals line that
  * says how many nodes were not counted. Human table with K/M/G units, or
  * exact numbers with --csv / --json. Column conventions: graph/cost.c. */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +11,7 @@
 #include "textsafe.h"
 #include "jsonw.h"
 #include "shape.h"
+#include "strbuf.h"
 #include "xalloc.h"
 
 static void help(void)
@@ -31,30 +31,6 @@ static void help(void)
            "  --top N            only the first N rows (after --sort); totals stay whole-graph\n"
            "  --csv, --json      exact numbers instead of the aligned table\n"
            "  -o, --output FILE  write to FILE (refuses to overwrite without --force)\n");
-}
-
-/* ---- a small growable text buffer ---------------------------------------- */
-
-struct sbuf {
-    char *s;
-    size_t len, cap;
-};
-
-static void sb_printf(struct sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void sb_printf(struct sbuf *b, const char *fmt, ...)
-{
-    for (;;) {
-        va_list ap;
-        va_start(ap, fmt);
-        int n = vsnprintf(b->s + b->len, b->cap - b->len, fmt, ap);
-        va_end(ap);
-        if (n >= 0 && (size_t)n < b->cap - b->len) {
-            b->len += (size_t)n;
-            return;
-        }
-        b->cap = b->cap * 2 + (n > 0 ? (size_t)n : 0) + 256;
-        b->s = xrealloc(b->s, b->cap);
-    }
 }
 
 /* ---- formatting ----------------------------------------------------------- */
@@ -116,24 +92,24 @@ static double intensity(const struct node_cost *c)
     return bytes > 0 ? c->flops / bytes : 0;
 }
 
-static void csv_field(struct sbuf *b, const char *s)
+static void csv_field(struct strbuf *b, const char *s)
 {
     s = tsafe(s);
     if (strchr("=+-@", s[0]) && s[0]) { /* a spreadsheet formula: neutralised */
-        sb_printf(b, "\"'");
+        strbuf_printf(b, "\"'");
         for (; *s; s++)
-            sb_printf(b, *s == '"' ? "\"\"" : "%c", *s);
-        sb_printf(b, "\"");
+            strbuf_printf(b, *s == '"' ? "\"\"" : "%c", *s);
+        strbuf_printf(b, "\"");
         return;
     }
     if (!strpbrk(s, ",\"\n")) {
-        sb_printf(b, "%s", s);
+        strbuf_printf(b, "%s", s);
         return;
     }
-    sb_printf(b, "\"");
+    strbuf_printf(b, "\"");
     for (; *s; s++)
-        sb_printf(b, *s == '"' ? "\"\"" : "%c", *s);
-    sb_printf(b, "\"");
+        strbuf_printf(b, *s == '"' ? "\"\"" : "%c", *s);
+    strbuf_printf(b, "\"");
 }
 
 /* ---- row selection (--sort, --top) ------------------------------------------ */
@@ -187,7 +163,7 @@ static struct rows select_rows(const struct graph *g, enum sort_key k, int64_t t
 
 /* ---- the three renderings ------------------------------------------------- */
 
-static void render_table(struct sbuf *b, const struct graph *g, const struct rows *rw)
+static void render_table(struct strbuf *b, const struct graph *g, const struct rows *rw)
 {
     int wname = 8;
     for (int i = 0; i < g->n_nodes; i++) {
@@ -196,8 +172,9 @@ static void render_table(struct sbuf *b, const struct graph *g, const struct row
     }
     if (wname > 36)
         wname = 36;
-    sb_printf(b, "%5s  %-*s  %-18s %-22s %8s %8s %8s %8s %8s %6s  %s\n", "#", wname, "name", "op",
-              "output shape", "params", "MACs", "FLOPs", "read", "written", "AI", "state");
+    strbuf_printf(b, "%5s  %-*s  %-18s %-22s %8s %8s %8s %8s %8s %6s  %s\n", "#", wname, "name",
+                  "op", "output shape", "params", "MACs", "FLOPs", "read", "written", "AI",
+                  "state");
     for (int r = 0; r < rw->n; r++) {
         int t = rw->topo[r];
         const struct node *n = &g->nodes[g->topo[t]];
@@ -208,56 +185,56 @@ static void render_table(struct sbuf *b, const struct graph *g, const struct row
         char ai[16] = "-";
         if (ok && intensity(c) > 0)
             snprintf(ai, sizeof ai, "%.1f", intensity(c));
-        sb_printf(b, "%5d  %-*s  %-18s %-22s %8s %8s %8s %8s %8s %6s  %s", t, wname,
-                  fit(n->name, wname, nb), fit(n->op_type, 18, ob), fit(shp, 22, sb),
-                  human(c->params, "", h[0], 16), ok ? human(c->macs, "", h[1], 16) : "?",
-                  ok ? human(c->flops, "", h[2], 16) : "?",
-                  ok ? human(c->bytes_read, "B", h[3], 16) : "?",
-                  ok ? human(c->bytes_written, "B", h[4], 16) : "?", ai, state_name(n->state));
+        strbuf_printf(b, "%5d  %-*s  %-18s %-22s %8s %8s %8s %8s %8s %6s  %s", t, wname,
+                      fit(n->name, wname, nb), fit(n->op_type, 18, ob), fit(shp, 22, sb),
+                      human(c->params, "", h[0], 16), ok ? human(c->macs, "", h[1], 16) : "?",
+                      ok ? human(c->flops, "", h[2], 16) : "?",
+                      ok ? human(c->bytes_read, "B", h[3], 16) : "?",
+                      ok ? human(c->bytes_written, "B", h[4], 16) : "?", ai, state_name(n->state));
         if (n->note)
-            sb_printf(b, " (%s)", n->note);
-        sb_printf(b, "\n");
+            strbuf_printf(b, " (%s)", n->note);
+        strbuf_printf(b, "\n");
     }
     const struct graph_totals *t = &g->totals;
     char h[8][16];
     if (rw->n < g->n_nodes)
-        sb_printf(b, "(%d of %d nodes shown)\n", rw->n, g->n_nodes);
-    sb_printf(b, "\ntotal: %d nodes, %d counted, %d not covered, %d with unknown inputs "
-                 "(%d not counted)\n",
-              g->n_nodes, t->n_counted, t->n_unsupported, t->n_unknown,
-              t->n_unsupported + t->n_unknown);
-    sb_printf(b, "       params %s (%s), MACs %s, FLOPs %s, read %s, written %s\n",
-              human(t->params, "", h[0], 16), human(t->param_bytes, "B", h[1], 16),
-              human(t->macs, "", h[2], 16), human(t->flops, "", h[3], 16),
-              human(t->bytes_read, "B", h[4], 16), human(t->bytes_written, "B", h[5], 16));
-    sb_printf(b, "       activations %s in all, peak live %s (inputs %s, outputs %s)\n",
-              human(t->act_bytes, "B", h[0], 16), human(t->peak_act_bytes, "B", h[1], 16),
-              human(t->input_bytes, "B", h[2], 16), human(t->output_bytes, "B", h[3], 16));
-    sb_printf(b, "       MACs: multiply-accumulates of conv/matmul/attention/RNN; FLOPs: 2 per "
-                 "MAC + elementwise; K/M/G = 10^3/10^6/10^9\n");
+        strbuf_printf(b, "(%d of %d nodes shown)\n", rw->n, g->n_nodes);
+    strbuf_printf(b, "\ntotal: %d nodes, %d counted, %d not covered, %d with unknown inputs "
+                     "(%d not counted)\n",
+                  g->n_nodes, t->n_counted, t->n_unsupported, t->n_unknown,
+                  t->n_unsupported + t->n_unknown);
+    strbuf_printf(b, "       params %s (%s), MACs %s, FLOPs %s, read %s, written %s\n",
+                  human(t->params, "", h[0], 16), human(t->param_bytes, "B", h[1], 16),
+                  human(t->macs, "", h[2], 16), human(t->flops, "", h[3], 16),
+                  human(t->bytes_read, "B", h[4], 16), human(t->bytes_written, "B", h[5], 16));
+    strbuf_printf(b, "       activations %s in all, peak live %s (inputs %s, outputs %s)\n",
+                  human(t->act_bytes, "B", h[0], 16), human(t->peak_act_bytes, "B", h[1], 16),
+                  human(t->input_bytes, "B", h[2], 16), human(t->output_bytes, "B", h[3], 16));
+    strbuf_printf(b, "       MACs: multiply-accumulates of conv/matmul/attention/RNN; FLOPs: 2 per "
+                     "MAC + elementwise; K/M/G = 10^3/10^6/10^9\n");
 }
 
-static void render_csv(struct sbuf *b, const struct graph *g, const struct rows *rw)
+static void render_csv(struct strbuf *b, const struct graph *g, const struct rows *rw)
 {
-    sb_printf(b, "index,name,op,outputs,params,macs,flops,bytes_read,bytes_written,out_bytes,"
-                 "intensity,state,note\n");
+    strbuf_printf(b, "index,name,op,outputs,params,macs,flops,bytes_read,bytes_written,out_bytes,"
+                     "intensity,state,note\n");
     for (int r = 0; r < rw->n; r++) {
         int t = rw->topo[r];
         const struct node *n = &g->nodes[g->topo[t]];
         const struct node_cost *c = &n->cost;
         char shp[512];
         out_shapes(g, n, shp, sizeof shp);
-        sb_printf(b, "%d,", t);
+        strbuf_printf(b, "%d,", t);
         csv_field(b, n->name);
-        sb_printf(b, ",");
+        strbuf_printf(b, ",");
         csv_field(b, n->op_type);
-        sb_printf(b, ",");
+        strbuf_printf(b, ",");
         csv_field(b, shp);
-        sb_printf(b, ",%.0f,%.0f,%.0f,%.0f,%.0f,%.0f,%.6g,%s,", c->params, c->macs, c->flops,
-                  c->bytes_read, c->bytes_written, c->out_bytes, intensity(c),
-                  state_name(n->state));
+        strbuf_printf(b, ",%.0f,%.0f,%.0f,%.0f,%.0f,%.0f,%.6g,%s,", c->params, c->macs, c->flops,
+                      c->bytes_read, c->bytes_written, c->out_bytes, intensity(c),
+                      state_name(n->state));
         csv_field(b, n->note ? n->note : "");
-        sb_printf(b, "\n");
+        strbuf_printf(b, "\n");
     }
 }
 
@@ -422,14 +399,13 @@ int cli_layers(int argc, char **argv)
         rc = cli_emit(&co, w.buf, w.len);
         jsonw_fini(&w);
     } else {
-        struct sbuf b = {xmalloc(4096), 0, 4096};
-        b.s[0] = 0;
+        struct strbuf b = STRBUF_INIT;
         if (co.csv)
             render_csv(&b, g, &rw);
         else
             render_table(&b, g, &rw);
-        rc = cli_emit(&co, b.s, b.len);
-        free(b.s);
+        rc = cli_emit(&co, b.s ? b.s : "", b.len);
+        strbuf_fini(&b);
     }
     free(rw.topo);
     graph_free(g);

@@ -34,7 +34,8 @@ static void help(void)
            "Decoders: --input-tokens N --output-tokens M [--set kv=P] sweep the generation\n"
            "(TTFT, TPOT, tokens/s, J per output token, KV cache, memory) over --batch and\n"
            "--over input_tokens=RANGE or output_tokens=RANGE; --max-batch then counts the\n"
-           "KV cache of every sequence.\n");
+           "KV cache of every sequence. --kv-precision P is --set kv=P; --kv-inputs\n"
+           "SUBSTRING names the KV-cache inputs of an exported decoder (as for predict).\n");
 }
 
 /* Parses RANGE into vals (sorted as written); returns count or -1. */

@@ -36,7 +36,9 @@ static void usage(void)
            "  --order-weight W    weight of the ordering penalty (default 1; 0 = off)\n"
            "  --order-pairs F     fraction of rows given an ordering partner: the same model\n"
            "                 at half the batch, the whole GPU, a lower precision or TensorRT,\n"
-           "                 which must not be predicted slower (default 0.25)\n");
+           "                 which must not be predicted slower (default 0.25)\n"
+
+           "  --quiet        no progress messages\n");
 }
 
 enum { OPT_DATA = CLI_OPT__OWN, OPT_EPOCHS, OPT_SEED, OPT_INIT, OPT_LR, OPT_BG, OPT_HIDDEN,

@@ -1,5 +1,5 @@
 /*
- * gnn_features.h - the GNN's input encoding (ARCHITECTURE.md decision 4).
+ * gnn_features.h - the GNN's input encoding.
  *
  * Per node (FEAT_NODE_DIM floats): op class one-hot, frequent-op indicators,
  * log-scaled output shape and element count, MACs, FLOPs, bytes read/written,

@@ -1,8 +1,8 @@
 /*
  * gpu.c - the hardware table: seven data-centre GPUs and every MIG profile of
- * each. Pure data plus lookups; the figures and their sources are collected in
- * ../shared/reference/gpus.md (NVIDIA datasheets, MIG User Guide v580 tables
- * 6-8, nvidia-smi mig -lgip captures). Figures marked "estimate" below are not
+ * each. Pure data plus lookups; the figures come from NVIDIA's datasheets, the
+ * MIG User Guide (v580, tables 6-8) and nvidia-smi mig -lgip captures; each
+ * GPU's `source` field names its own. Figures marked "estimate" below are not
  * published; each says what it was derived from.
  */
 #include "gpu.h"

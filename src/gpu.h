@@ -1,6 +1,6 @@
 /*
  * gpu.h - the hardware table: data-centre GPUs and every MIG profile of
- * each, with sources (../shared/reference/gpus.md). Pure data plus lookups.
+ * each, with sources (the `source` field). Pure data plus lookups.
  */
 #ifndef DIPPM_GPU_H
 #define DIPPM_GPU_H

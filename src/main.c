@@ -74,6 +74,8 @@ int main(int argc, char **argv)
     }
     if (argc >= 2 && (!strcmp(argv[1], "--tour") || !strcmp(argv[1], "--session")))
         return explore_opts(argc, argv);
+    if (argc >= 2 && !strcmp(argv[1], "__complete"))
+        return cli_complete(argc - 1, argv + 1);
     if (argc >= 2) {
         for (size_t i = 0; i < sizeof subcommands / sizeof subcommands[0]; i++)
             if (!strcmp(argv[1], subcommands[i].name))

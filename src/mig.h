@@ -1,5 +1,5 @@
 /*
- * mig.h - the MIG advisor (ARCHITECTURE.md decision 5): predicts the model on
+ * mig.h - the MIG advisor: predicts the model on
  * every MIG profile of the configured GPU and picks the smallest profile that
  * holds the predicted memory with headroom and, when a latency target is set,
  * meets it. Says why, with numbers; never "Undefined".

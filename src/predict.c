@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fileio.h"
+#include "datafile.h"
 #include "gnn.h"
 #include "gnn_features.h"
 #include "gpu.h"
@@ -14,8 +14,6 @@
 #include "textsafe.h"
 #include "weights.h"
 #include "xalloc.h"
-
-#define PREDICT_WEIGHTS_FILE "dippm-gnn.dpw"
 
 struct predictor {
     struct gnn_model m;
@@ -29,27 +27,6 @@ struct predictor {
     size_t cap_nodes;
     float xg[FEAT_GRAPH_DIM];
 };
-
-/* First existing default weight file, written into buf; NULL if none. */
-static const char *default_weights(char *buf, size_t size)
-{
-    const char *env = getenv("DIPPM_WEIGHTS");
-    if (env && *env) {
-        snprintf(buf, size, "%s", env);
-        return buf;
-    }
-    const char *dir = getenv("DIPPM_WEIGHTS_DIR");
-    const char *dirs[3] = {dir && *dir ? dir : NULL, DIPPM_SRCDIR "/weights",
-                           DIPPM_DATADIR "/weights"};
-    for (int i = 0; i < 3; i++) {
-        if (!dirs[i])
-            continue;
-        snprintf(buf, size, "%s/%s", dirs[i], PREDICT_WEIGHTS_FILE);
-        if (file_exists(buf))
-            return buf;
-    }
-    return NULL;
-}
 
 /* OpenBLAS (0.3.x, pthreads build) takes a 128 MiB work buffer on its first
  * call and retries a failing allocation forever: under an address-space limit
@@ -75,12 +52,13 @@ enum status predict_blas_probe(struct diag *d)
 struct predictor *predictor_new(const char *weights_path, struct diag *d)
 {
     char buf[1024];
-    const char *path = weights_path ? weights_path : default_weights(buf, sizeof buf);
+    const char *path = weights_path ? weights_path : datafile_weights(buf, sizeof buf);
     if (!path) {
+        char where[2048];
         diag_set(d, ST_ENOTFOUND,
-                 "no GNN weights found (looked for $DIPPM_WEIGHTS, %s/weights/%s and "
-                 "%s/weights/%s); run 'make weights' or pass --weights FILE",
-                 DIPPM_SRCDIR, PREDICT_WEIGHTS_FILE, DIPPM_DATADIR, PREDICT_WEIGHTS_FILE);
+                 "no GNN weights found ($DIPPM_WEIGHTS is not set; looked for %s); run "
+                 "'make weights' or pass --weights FILE",
+                 datafile_searched(DATAFILE_WEIGHTS, DATAFILE_WEIGHTS_NAME, where, sizeof where));
         return NULL;
     }
     if (predict_blas_probe(d))
@@ -121,6 +99,11 @@ void predictor_free(struct predictor *p)
 const char *predictor_describe(const struct predictor *p)
 {
     return p ? p->describe : "no weights: teacher figures (analytic model, not measured)";
+}
+
+const char *predictor_path(const struct predictor *p)
+{
+    return p->path;
 }
 
 /* Runs the GNN on the inferred graph, anchored on the teacher's result in

@@ -26,8 +26,8 @@ struct prediction {
     bool from_gnn;          /* false if no weights were loaded: teacher figures only */
 };
 
-/* Loads weights from path (NULL: the default search path: $DIPPM_WEIGHTS,
- * the build tree, then the installed data directory). NULL on error with diag. */
+/* Loads weights from path (NULL: datafile_weights, i.e. $DIPPM_WEIGHTS, then
+ * the weights directories of datafile.h). NULL on error with diag. */
 struct predictor *predictor_new(const char *weights_path, struct diag *d);
 /* ST_ENOMEM when the BLAS library's work buffer could not be allocated
  * (checked before its first use; predictor_new calls it, training must). */
@@ -35,6 +35,8 @@ enum status predict_blas_probe(struct diag *d);
 void predictor_free(struct predictor *p);
 /* A one-line description of the weights: name, label source and accuracy. */
 const char *predictor_describe(const struct predictor *p);
+/* The canonical path of the weight file p was loaded from. */
+const char *predictor_path(const struct predictor *p);
 
 /* Applies cfg->batch to g's batch symbol, runs graph_infer, the teacher and
  * the GNN. p may be NULL (teacher only, from_gnn = false). out is always

@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ops.h"
 #include "sim_impl.h"
 
 const char *bound_name(enum bound b)
@@ -46,17 +47,6 @@ enum node_kind {
     NK_CONST,   /* shape arithmetic / constants: folded before run time */
 };
 
-static bool is_view_op(enum op op)
-{
-    switch (op) {
-    case OP_Reshape: case OP_Flatten: case OP_Squeeze: case OP_Unsqueeze: case OP_Identity:
-    case OP_Dropout:
-        return true;
-    default:
-        return false;
-    }
-}
-
 static enum node_kind node_kind(const struct graph *g, const struct node *n, enum runtime rt)
 {
     enum op_class c = n->op == OP__UNKNOWN ? OPC_OTHER : op_class_of(n->op);
@@ -66,7 +56,7 @@ static enum node_kind node_kind(const struct graph *g, const struct node *n, enu
      * computed on the host from Python ints or at engine build time. */
     if (n->n_out > 0 && n->out[0] >= 0 && g->values[n->out[0]].folded)
         return NK_CONST;
-    if (is_view_op(n->op))
+    if (op_is_view(n->op))
         return NK_VIEW;
     /* The engine picks layouts at build time: transposes become strides of a
      * neighbouring GEMM, concats are written in place by their producers. */

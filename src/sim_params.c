@@ -2,7 +2,7 @@
  * sim_params.c - every constant of the teacher, in one place, with its reason
  * and source. Two groups:
  *   - sim_params_default(): the global constants `dippm calibrate` fits to the
- *     published A100 rows (../shared/reference/calibration); the values below
+ *     published A100 rows (tests/data/a100_published_calibration.jsonl); the values below
  *     are the fitted ones, copied from weights/calibration.md, and calibrate
  *     reports whether it reproduces them.
  *   - sim_fixed: constants the calibration rows cannot pin down, set from

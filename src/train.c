@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "datafile.h"
 #include "fileio.h"
 #include "gpu.h"
 #include "load.h"
@@ -18,12 +19,8 @@ const char *train_resolve_spec(const char *spec, char *buf, size_t size)
 {
     if (strncmp(spec, "zoo:", 4) == 0 || spec[0] == '/' || file_exists(spec))
         return spec;
-    const char *roots[] = {DIPPM_SRCDIR, DIPPM_DATADIR};
-    for (int i = 0; i < 2; i++) {
-        snprintf(buf, size, "%s/%s", roots[i], spec);
-        if (file_exists(buf))
-            return buf;
-    }
+    if (strncmp(spec, "samples/", 8) == 0 && datafile_find(DATAFILE_SAMPLES, spec + 8, buf, size))
+        return buf;
     return spec;
 }
 

@@ -83,9 +83,9 @@ enum status train_fit(struct gnn_model *m, bool fine_tune, const struct train_se
 void train_predict(const struct gnn_model *m, const struct train_set *ts, const int *idx,
                    int n_idx, double *pred);
 
-/* Spec resolution shared with the predictor: a model path as given, or
- * under DIPPM_SRCDIR / DIPPM_DATADIR when it does not exist as given.
- * Returns spec itself or a path in buf. */
+/* Spec resolution shared with the predictor: a model path as given, or,
+ * when a "samples/NAME" path does not exist as given, NAME in the samples
+ * directory (datafile.h). Returns spec itself or a path in buf. */
 const char *train_resolve_spec(const char *spec, char *buf, size_t size);
 
 #endif

@@ -1,5 +1,5 @@
 /*
- * weights.h - the GNN weight file (.dpw), ARCHITECTURE.md decision 6.
+ * weights.h - the GNN weight file (.dpw).
  *
  * Layout (all integers and floats little-endian):
  *   magic      8 bytes  "DPPMGNN\0"

@@ -1,6 +1,7 @@
 #!/bin/sh
 # Fails when a curses, readline, protobuf-c or cJSON header is included
-# outside the module that owns it (ARCHITECTURE.md: ui -> src -> graph -> util).
+# outside the module that owns it (layers, top down: ui -> src -> graph -> util;
+# see HACKING.md).
 top=${TOP_SRCDIR:-$(dirname "$0")/..}
 cd "$top" || exit 1
 fail=0

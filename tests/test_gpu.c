@@ -1,5 +1,5 @@
 /* test_gpu.c - the hardware table: consistency, lookups, aliases, MIG
- * scaling. Expected figures come from ../shared/reference/gpus.md. */
+ * scaling. Expected figures come from NVIDIA's datasheets and MIG User Guide. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

@@ -1,6 +1,6 @@
 /* test_mig.c - the MIG advisor's decision: exact thresholds, headroom,
  * nothing fits, unmeetable latency targets. Capacities are the -lgip usable
- * GiB figures of ../shared/reference/gpus.md (A100-SXM4-40GB). */
+ * GiB figures nvidia-smi mig -lgip reports for the A100-SXM4-40GB. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

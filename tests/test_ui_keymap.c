@@ -18,7 +18,7 @@
 static void test_conventions(void **state)
 {
     (void)state;
-    /* ../shared/reference/peers-and-ui.md section 6 */
+    /* htop/nvtop conventions: F1 help, F3 search, F4 filter, F6 sort, F10 quit */
     assert_int_equal(keymap_lookup(UI_KEY_F1), UI_ACT_HELP);
     assert_int_equal(keymap_lookup('?'), UI_ACT_HELP);
     assert_int_equal(keymap_lookup(UI_KEY_F2), UI_ACT_SETUP);

@@ -21,8 +21,8 @@ static const char *const action_help[] = {
 _Static_assert(sizeof action_names / sizeof action_names[0] == UI_ACT__COUNT, "action names");
 _Static_assert(sizeof action_help / sizeof action_help[0] == UI_ACT__COUNT, "action help");
 
-/* htop/nvtop conventions first (F-keys), then vi-style and mnemonic keys
- * (../shared/reference/peers-and-ui.md section 6). */
+/* htop/nvtop conventions first (F-keys: F1 help, F3 search, F4 filter, F6
+ * sort, F10 quit), then vi-style and mnemonic keys. */
 static const struct ui_keybinding bindings[] = {
     {UI_KEY_F1, UI_ACT_HELP},           {'?', UI_ACT_HELP},
     {'h', UI_ACT_HELP},                 {'6', UI_ACT_HELP},

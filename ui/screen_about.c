@@ -4,62 +4,13 @@
  * labels, from predictor_describe and the weights' manifest file. */
 #include "screen.h"
 
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "datafile.h"
 #include "fileio.h"
-
-#ifndef DIPPM_SRCDIR
-#define DIPPM_SRCDIR "."
-#endif
-#ifndef DIPPM_DATADIR
-#define DIPPM_DATADIR "/usr/local/share/dippm"
-#endif
-
-/* Reads the manifest of the weights into a malloc'd string (or NULL): the
- * JSON file beside a .dpw file ("dippm-gnn.json" for "dippm-gnn.dpw", as
- * `make weights` writes it) or a file named *manifest*, looked for in the
- * directory of $DIPPM_WEIGHTS, the source tree's weights/ and the installed
- * data directory. */
-static char *read_manifest(char *path, int size)
-{
-    const char *dirs[4] = {NULL, DIPPM_SRCDIR "/weights", DIPPM_DATADIR "/weights", DIPPM_DATADIR};
-    char wdir[512];
-    const char *w = getenv("DIPPM_WEIGHTS");
-    if (w && strrchr(w, '/')) {
-        snprintf(wdir, sizeof wdir, "%.*s", (int)(strrchr(w, '/') - w), w);
-        dirs[0] = wdir;
-    }
-    for (int i = 0; i < 4; i++) {
-        if (!dirs[i])
-            continue;
-        DIR *d = opendir(dirs[i]);
-        if (!d)
-            continue;
-        struct dirent *e;
-        char *text = NULL;
-        while (!text && (e = readdir(d))) {
-            size_t n = strlen(e->d_name);
-            if (e->d_name[0] == '.')
-                continue;
-            if (n > 4 && !strcmp(e->d_name + n - 4, ".dpw"))
-                snprintf(path, (size_t)size, "%s/%.*s.json", dirs[i], (int)(n - 4), e->d_name);
-            else if (strstr(e->d_name, "manifest"))
-                snprintf(path, (size_t)size, "%s/%s", dirs[i], e->d_name);
-            else
-                continue;
-            size_t len;
-            if (file_read_all(path, 1 << 16, &text, &len, NULL) != ST_OK)
-                text = NULL;
-        }
-        closedir(d);
-        if (text)
-            return text;
-    }
-    return NULL;
-}
+#include "predict.h"
 
 /* The body of section `heading` ("## Summary") of the markdown file
  * dir/name, up to the next "## " heading: malloc'd, or NULL. Tables are
@@ -85,6 +36,52 @@ static char *read_section(const char *dir, const char *name, const char *heading
     char *out = start ? strdup(start + 1) : NULL;
     free(text);
     return out;
+}
+
+/* What the screen shows from files, read once for the weights in use (and
+ * again only when other weights are loaded): the manifest beside the .dpw
+ * file ("dippm-gnn.json" for "dippm-gnn.dpw", as `make weights` and
+ * `dippm train` write it; without weights, the shipped weights' manifest),
+ * and the calibration summary and accuracy table of the reports beside it. */
+static struct {
+    bool loaded;
+    char key[1100];                /* the manifest's path, "" if there is none */
+    char dir[1100];                /* its directory */
+    char *manifest, *cal, *acc;    /* malloc'd, NULL when missing */
+} about;
+
+static void about_load(const struct predictor *p)
+{
+    char path[1100] = "";
+    if (p) {
+        snprintf(path, sizeof path, "%s", predictor_path(p));
+        size_t n = strlen(path);
+        if (n > 4 && !strcmp(path + n - 4, ".dpw"))
+            snprintf(path + n - 4, sizeof path - (n - 4), ".json");
+        else
+            path[0] = '\0';
+    } else {
+        datafile_find(DATAFILE_WEIGHTS, "dippm-gnn.json", path, sizeof path);
+    }
+    if (about.loaded && !strcmp(path, about.key))
+        return;
+    free(about.manifest);
+    free(about.cal);
+    free(about.acc);
+    about.manifest = about.cal = about.acc = NULL;
+    about.loaded = true;
+    snprintf(about.key, sizeof about.key, "%s", path);
+    size_t len;
+    if (!path[0] || file_read_all(path, 1 << 16, &about.manifest, &len, NULL) != ST_OK) {
+        about.manifest = NULL;
+        return;
+    }
+    snprintf(about.dir, sizeof about.dir, "%s", path);
+    char *slash = strrchr(about.dir, '/');
+    if (slash)
+        *slash = '\0';
+    about.cal = read_section(about.dir, "calibration.md", "## Summary");
+    about.acc = read_section(about.dir, "README.md", "## Accuracy");
 }
 
 /* Draws text line by line (indented), skipping blank lines at either end. */
@@ -132,36 +129,31 @@ static void draw(struct app *a, struct ui_canvas *c, struct ui_rect r)
     LINE(UI_STYLE_NORMAL, "not measured on a GPU; the accuracy below is against those labels.");
     LINE(UI_STYLE_NORMAL, "The roofline bound beside the latency is the sum of per-layer ideal times.");
     LINE(UI_STYLE_NORMAL, " ");
-    char path[1100];
-    char *m = read_manifest(path, sizeof path);
-    if (m) {
-        /* the reports live beside the manifest */
-        char dir[1100];
-        snprintf(dir, sizeof dir, "%s", path);
-        char *slash = strrchr(dir, '/');
-        if (slash)
-            *slash = '\0';
-        char *cal = read_section(dir, "calibration.md", "## Summary");
-        LINE(UI_STYLE_TITLE, "Teacher vs published A100 measurements (%s/calibration.md):", dir);
+    about_load(a->p);
+    if (about.manifest) {
+        /* LINES_OF cuts the text it draws into lines: draw copies */
+        char *cal = about.cal ? strdup(about.cal) : NULL;
+        LINE(UI_STYLE_TITLE, "Teacher vs published A100 measurements (%s/calibration.md):", about.dir);
         if (cal)
             LINES_OF(cal, UI_STYLE_NORMAL);
         else
             LINE(UI_STYLE_DIM, "  calibration report not found");
         free(cal);
         LINE(UI_STYLE_NORMAL, " ");
-        char *acc = read_section(dir, "README.md", "## Accuracy");
-        LINE(UI_STYLE_TITLE, "GNN vs the teacher's labels (%s/README.md):", dir);
+        char *acc = about.acc ? strdup(about.acc) : NULL;
+        LINE(UI_STYLE_TITLE, "GNN vs the teacher's labels (%s/README.md):", about.dir);
         if (acc)
             LINES_OF(acc, UI_STYLE_NORMAL);
         else
             LINE(UI_STYLE_DIM, "  accuracy table not found");
         free(acc);
         LINE(UI_STYLE_NORMAL, " ");
-        LINE(UI_STYLE_TITLE, "Weights manifest: %s", path);
+        char *m = strdup(about.manifest);
+        LINE(UI_STYLE_TITLE, "Weights manifest: %s", about.key);
         LINES_OF(m, UI_STYLE_NORMAL);
         free(m);
     } else {
-        LINE(UI_STYLE_DIM, "No weights manifest found (weights/dippm-gnn.json beside the .dpw file),");
+        LINE(UI_STYLE_DIM, "No weights manifest found (a .json file beside the .dpw file),");
         LINE(UI_STYLE_DIM, "so there is no measured accuracy to show.");
     }
 #undef LINE

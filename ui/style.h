@@ -1,7 +1,7 @@
 /*
  * style.h - the explorer's named text styles. Screens and widgets tag every
  * cell with one of these; only ui/theme.c turns them into curses attributes
- * and colours (STYLE.md section 5), so this header stays curses-free.
+ * and colours, so this header stays curses-free.
  */
 #ifndef DIPPM_UI_STYLE_H
 #define DIPPM_UI_STYLE_H

@@ -1,5 +1,5 @@
 /*
- * ui_state.h - the explorer's view state as plain data (STYLE.md section 5):
+ * ui_state.h - the explorer's view state as plain data:
  * active tab, per-tab selection and scroll, sort, search and filter text,
  * the focus stack. No curses, no model pointers: the transitions below are
  * pure and unit-tested (tests/test_ui_state.c).

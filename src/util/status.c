@@ -33,19 +33,30 @@ int status_exit_code(enum status st)
     return status_codes[st];
 }
 
-enum status diag_set(struct diag *d, enum status st, const char *fmt, ...)
+enum status diag_vset(struct diag *d, enum status st, const char *prefix, const char *fmt,
+                      va_list ap)
 {
     if (!d || d->code != ST_OK)
         return st;
     d->code = st;
     char raw[DIAG_MSG_MAX];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(raw, sizeof raw, fmt, ap);
-    va_end(ap);
+    int n = prefix ? snprintf(raw, sizeof raw, "%s: ", prefix) : 0;
+    if (n < 0)
+        n = 0;
+    if ((size_t)n < sizeof raw) /* else the prefix fills the message */
+        vsnprintf(raw + n, sizeof raw - (size_t)n, fmt, ap);
     /* messages quote names from input files: never let them reach the
      * terminal as control sequences */
     text_sanitize(d->msg, sizeof d->msg, raw, true);
+    return st;
+}
+
+enum status diag_set(struct diag *d, enum status st, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    diag_vset(d, st, NULL, fmt, ap);
+    va_end(ap);
     return st;
 }
 

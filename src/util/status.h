@@ -9,6 +9,7 @@
 #ifndef DIPPM_STATUS_H
 #define DIPPM_STATUS_H
 
+#include <stdarg.h>
 #include <stddef.h>
 
 /* X(name, exit code, message). Exit codes are those of the CLI (man/dippm.1). */
@@ -54,6 +55,11 @@ struct diag {
  * A diag that already holds an error keeps the first one. */
 enum status diag_set(struct diag *d, enum status st, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+
+/* diag_set with a va_list, for printf-style error helpers of a module:
+ * the message is "prefix: " (when prefix is not NULL) and then fmt. */
+enum status diag_vset(struct diag *d, enum status st, const char *prefix, const char *fmt,
+                      va_list ap) __attribute__((format(printf, 4, 0)));
 
 /* Prefixes the message already in d with "prefix: " (e.g. the file name). */
 void diag_prefix(struct diag *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -1,0 +1,108 @@
+#!/bin/bash
+# The bash completion (completion/dippm.bash) against independent listings:
+# subcommands from src/cli.h, each subcommand's own options from its getopt
+# table in src/cli_*.c, GPU names, MIG profiles, precisions and runtimes from
+# the program's error messages, zoo families and parameters from
+# `dippm zoo list/show --json`. Fails when the completion and the program drift.
+set -u
+top=${TOP_SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}
+dippm=${DIPPM:-$top/build/dippm}
+case $dippm in /*) ;; *) dippm=$PWD/$dippm ;; esac
+pass=0 fail=0
+ok() { pass=$((pass + 1)); echo "ok: $1"; }
+bad() { fail=$((fail + 1)); echo "FAIL: $1"; }
+# shellcheck source=/dev/null
+source "$top/completion/dippm.bash"
+# comp LINE: the completions bash would offer at the end of LINE, sorted, one
+# per line (COMP_WORDBREAKS as bash sets it by default).
+COMP_WORDBREAKS=$' \t\n"\'><=;|&(:'
+comp() {
+    COMP_LINE=$1 COMP_POINT=${#1} COMPREPLY=()
+    _dippm
+    printf '%s\n' "${COMPREPLY[@]}" | sed '/^$/d' | sort -u
+}
+# same LABEL GOT WANT: both are newline lists; order and repeats do not matter.
+same() {
+    local g w
+    g=$(sort -u <<<"$2" | sed '/^$/d'); w=$(sort -u <<<"$3" | sed '/^$/d')
+    if [ "$g" = "$w" ] && [ -n "$w" ]; then ok "$1"; else
+        bad "$1"; diff <(echo "$w") <(echo "$g") | sed 's/^/    (want <, got >) /'; fi
+}
+empty=$(mktemp -d) && trap 'rm -rf "$empty"' EXIT
+cd "$empty" || exit 1
+
+# subcommands: the X(name, ...) entries of CLI_SUBCOMMANDS
+subs=$(sed -n '/#define CLI_SUBCOMMANDS/,/^$/p' "$top/src/cli.h" | grep -oE 'X\([a-z]+,' | sed 's/X(//; s/,//')
+same "subcommands offered = CLI_SUBCOMMANDS" "$(comp "$dippm " | grep -v '^zoo:$')" "$subs"
+same "a subcommand prefix completes" "$(comp "$dippm pre")" "predict"
+
+# options: every option a subcommand declares itself is offered, and nothing
+# is offered that neither it nor the common table declares
+common=$(sed -n '/#define CLI_COMMON_LONGOPTS/,/^$/p' "$top/src/cli.h" | grep -oE '\{"[a-z-]+"' | tr -d '{"')
+# the generation options shared by predict and sweep (src/cli_pred.h)
+gen=$(sed -n '/#define CLI_GEN_LONGOPTS/,/^$/p' "$top/src/cli_pred.h" | grep -oE '\{"[a-z-]+"' | tr -d '{"' | sed 's/^/--/')
+for s in $subs; do
+    own=$(grep -oE '^\s*(static const struct option opts\[\] = \{)?\s*(CLI_COMMON_LONGOPTS,\s*)?\{"[a-z-]+", (no|required|optional)_argument' \
+              "$top/src/cli_$s.c" | grep -oE '\{"[a-z-]+"' | tr -d '{"' | sed 's/^/--/')
+    grep -q CLI_GEN_LONGOPTS "$top/src/cli_$s.c" && own=$(printf '%s\n%s' "$own" "$gen")
+    got=$(comp "$dippm $s --")
+    missing=$(comm -23 <(sort -u <<<"$own" | sed '/^$/d') <(echo "$got"))
+    extra=$(comm -13 <( (echo "$own"; sed 's/^/--/' <<<"$common") | sort -u) <(echo "$got"))
+    if [ -z "$got" ]; then bad "$s: no options offered"
+    elif [ -n "$missing" ]; then bad "$s: own options not offered: $(echo $missing)"
+    elif [ -n "$extra" ]; then bad "$s: options offered that $s does not have: $(echo $extra)"
+    else ok "$s: options ($(echo "$got" | wc -l) offered, $(echo "$own" | grep -c .) own)"; fi
+done
+
+# GPUs: the names the program lists for an unknown --gpu, plus aliases that it accepts
+known=$("$dippm" predict --gpu bogus zoo:mlp 2>&1 | sed -n 's/.*known: //p' | tr ' ' '\n')
+gpus=$(comp "$dippm predict --gpu ")
+same "GPU names offered = the GPU table" "$(grep -E '^[AH][0-9]' <<<"$gpus")" "$known"
+rej=""
+for g in $gpus; do "$dippm" predict --gpu "$g" zoo:mlp >/dev/null 2>&1 || rej="$rej $g"; done
+if [ -z "$rej" ]; then ok "every GPU name or alias offered is accepted ($(echo "$gpus" | wc -l))"
+else bad "GPU names offered but refused:$rej"; fi
+for g in $known; do
+    want=$("$dippm" predict --gpu "$g:bogus" zoo:mlp 2>&1 | sed -n 's/.*profiles: //p' | tr ' ' '\n')
+    same "MIG profiles of $g" "$(comp "$dippm predict --gpu $g:")" "$want"
+done
+same "--gpu=ALIAS:PREFIX" "$(comp "$dippm sweep --gpu=a100:3")" "3g.20gb"
+same "--precision values" "$(comp "$dippm predict --precision ")" \
+    "$("$dippm" predict --precision x zoo:mlp 2>&1 | sed -n 's/.*expected //p' | sed 's/,* or /\n/; s/, /\n/g')"
+same "--runtime values" "$(comp "$dippm predict --runtime ")" \
+    "$("$dippm" predict --runtime x zoo:mlp 2>&1 | sed -n 's/.*expected //p' | sed 's/ or /\n/')"
+
+# zoo: families, parameters and enum values from the JSON listings, as lines
+# "FAMILY", "FAMILY PARAM=" and "FAMILY PARAM= VALUE"
+table=$(python3 - "$dippm" <<'PY'
+import json, subprocess, sys
+run = lambda *a: json.loads(subprocess.run([sys.argv[1], "zoo", *a, "--json"], check=True,
+                                           capture_output=True, text=True).stdout)
+for f in run("list"):
+    print(f["family"])
+    for p in run("show", f["family"])["parameters"]:
+        print(f["family"], p["name"] + "=")
+        for c in p.get("choices") or []:
+            print(f["family"], p["name"] + "=", c)
+PY
+)
+fams=$(awk 'NF == 1' <<<"$table")
+same "zoo families" "$(comp "$dippm zoo show ")" "$fams"
+# bash replaces the text after the last ':' or '=', so that is what comes back
+same "zoo: specs" "$(comp "$dippm predict zoo:")" "$fams"
+same "zoo subcommand words" "$(comp "$dippm zoo ")" "$(printf '%s\nlist\nshow\nsample' "$fams")"
+for f in $fams; do
+    params=$(awk -v f="$f" '$1 == f && NF == 2 { print $2 }' <<<"$table")
+    same "zoo $f: parameters" "$(comp "$dippm zoo $f ")" "$params"
+    for p in $(awk -v f="$f" '$1 == f && NF == 3 { print $2 }' <<<"$table" | sort -u); do
+        want=$(awk -v f="$f" -v p="$p" '$1 == f && $2 == p { print $3 }' <<<"$table")
+        same "zoo $f $p values" "$(comp "$dippm zoo $f $p")" "$want"
+    done
+done
+same "zoo:vit:FAMILY: parameters" "$(comp "$dippm info zoo:vit:")" \
+    "$(awk '$1 == "vit" && NF == 2 { print $2 }' <<<"$table")"
+same "zoo:vit:depth=12:preset= values" "$(comp "$dippm info zoo:vit:depth=12:preset=")" \
+    "$(awk '$1 == "vit" && $2 == "preset=" { print $3 }' <<<"$table")"
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
