@@ -22,7 +22,7 @@ static char *read_section(const char *dir, const char *name, const char *heading
     snprintf(path, sizeof path, "%s/%s", dir, name);
     char *text;
     size_t len;
-    if (file_read_all(path, 1 << 20, &text, &len, NULL) != ST_OK)
+    if (file_read_all(path, 4 << 20, &text, &len, NULL) != ST_OK)
         return NULL;
     char *start = strstr(text, heading);
     if (!start) {
@@ -80,7 +80,7 @@ static void about_load(const struct predictor *p)
     char *slash = strrchr(about.dir, '/');
     if (slash)
         *slash = '\0';
-    about.cal = read_section(about.dir, "calibration.md", "## Summary");
+    about.cal = read_section(about.dir, "calibration.md", "## Goals");
     about.acc = read_section(about.dir, "README.md", "## Accuracy");
 }
 
