@@ -38,4 +38,8 @@ struct graph *keras_h5_load_buffer(const void *buf, size_t len, const char *name
 enum status keras_h5_weight_shapes(const void *buf, size_t len, const char *name, int *n,
                                    double *elems, struct diag *d);
 
+/* The wall-clock limit of the HDF5 reader process (default 10 s; the fuzz
+ * harness lowers it). */
+void keras_h5_set_time_limit(int ms);
+
 #endif

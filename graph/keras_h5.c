@@ -10,6 +10,11 @@
  * the same path. HDF5's own error printing is switched off; every failure
  * becomes a diag naming the file and what was expected. Only hard links are
  * followed (an external link could name another file).
+ *
+ * libhdf5 is not hardened against corrupt files (1.10.8 spins forever on a
+ * damaged global heap, and leaks on some error paths), so every libhdf5 call
+ * runs in a reader process (isolate.h) with a time limit; what comes back is
+ * the configuration text and the weight counts, parsed here.
  */
 #include "dippm_config.h"
 
@@ -19,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "isolate.h"
 #include "keras.h"
 
 #ifdef HAVE_HDF5
@@ -108,17 +114,6 @@ static enum status count_weights(hid_t f, const char *name, int *n, double *elem
     return ST_OK;
 }
 
-enum status keras_h5_weight_shapes(const void *buf, size_t len, const char *name, int *n,
-                                   double *elems, struct diag *d)
-{
-    hid_t f = open_image(buf, len, name, d);
-    if (f < 0)
-        return d->code;
-    enum status st = count_weights(f, name, n, elems, d);
-    H5Fclose(f);
-    return st;
-}
-
 /* The model_config attribute as a malloc'd string. */
 static enum status read_config(hid_t f, const char *name, char **out, size_t *len,
                                struct diag *d)
@@ -180,28 +175,120 @@ static enum status read_config(hid_t f, const char *name, char **out, size_t *le
     return st;
 }
 
-/* Reads config and weight shapes of the open file f (closed here). */
-static struct graph *load_open(hid_t f, const char *name, struct diag *d)
+/* What the reader process is asked for: an image in memory or a file path,
+ * with or without the configuration. */
+struct h5_job {
+    const void *buf; /* the image, or NULL to open path in place */
+    size_t len;
+    const char *name;
+    bool want_config;
+};
+
+/* The libhdf5 part, run in the reader process: the result goes back as a
+ * header line "H5R1 status n elems msglen cfglen" and then the message and
+ * the configuration bytes. */
+static void h5_work(void *arg, struct strbuf *out)
+{
+    const struct h5_job *job = arg;
+    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+    struct diag d = {0};
+    char *text = NULL;
+    size_t tlen = 0;
+    int nw = 0;
+    double elems = 0;
+    hid_t f = job->buf ? open_image(job->buf, job->len, job->name, &d)
+                       : H5Fopen(job->name, H5F_ACC_RDONLY, H5P_DEFAULT);
+    if (f < 0 && !job->buf)
+        diag_set(&d, ST_EPARSE, "%s: HDF5 cannot open the file (truncated or corrupt)",
+                 job->name);
+    if (f >= 0) {
+        if (job->want_config)
+            read_config(f, job->name, &text, &tlen, &d);
+        if (!d.code)
+            count_weights(f, job->name, &nw, &elems, &d);
+        H5Fclose(f);
+    }
+    if (d.code)
+        tlen = 0;
+    strbuf_printf(out, "H5R1 %d %d %.17g %zu %zu\n", (int)d.code, nw, elems, strlen(d.msg), tlen);
+    strbuf_add(out, d.msg, strlen(d.msg));
+    if (tlen)
+        strbuf_add(out, text, tlen);
+    free(text);
+}
+
+/* Reader process limit: libhdf5 1.10 can spin forever on a corrupt global
+ * heap; a sound file takes milliseconds. */
+static int h5_limit_ms = 10000;
+
+void keras_h5_set_time_limit(int ms)
+{
+    h5_limit_ms = ms > 0 ? ms : 10000;
+}
+
+/* Runs the job in a reader process; *text (malloc'd) is the configuration
+ * when asked for. */
+static enum status h5_run(const struct h5_job *job, char **text, size_t *tlen, int *nw,
+                          double *elems, struct diag *d)
+{
+    char *bytes = NULL, why[160];
+    size_t n = 0;
+    if (isolate_run(h5_work, (void *)job, h5_limit_ms, KERAS_CONFIG_MAX + DIAG_MSG_MAX + 128,
+                    &bytes, &n, why, sizeof why) != ISOLATE_OK)
+        return diag_set(d, ST_EPARSE, "%s: libhdf5 %s while reading the file (corrupt HDF5?)",
+                        job->name, why);
+    int st = 0, consumed = 0;
+    size_t mlen = 0, clen = 0;
+    if (sscanf(bytes, "H5R1 %d %d %lg %zu %zu\n%n", &st, nw, elems, &mlen, &clen, &consumed) != 5 ||
+        consumed <= 0 || st < 0 || st >= ST__COUNT || mlen >= DIAG_MSG_MAX ||
+        (size_t)consumed + mlen + clen != n) {
+        free(bytes);
+        return diag_set(d, ST_EINTERNAL, "%s: the HDF5 reader process answered garbage", job->name);
+    }
+    if (st) {
+        diag_set(d, (enum status)st, "%.*s", (int)mlen, bytes + consumed);
+        free(bytes);
+        return (enum status)st;
+    }
+    if (text) {
+        *text = malloc(clen + 1);
+        if (!*text) {
+            free(bytes);
+            return diag_set(d, ST_ENOMEM, "%s: no memory for a %zu-byte model_config",
+                            job->name, clen);
+        }
+        memcpy(*text, bytes + consumed + mlen, clen);
+        (*text)[clen] = '\0';
+        *tlen = clen;
+    }
+    free(bytes);
+    return ST_OK;
+}
+
+enum status keras_h5_weight_shapes(const void *buf, size_t len, const char *name, int *n,
+                                   double *elems, struct diag *d)
+{
+    struct h5_job job = {buf, len, name, false};
+    *n = 0;
+    *elems = 0;
+    return h5_run(&job, NULL, NULL, n, elems, d);
+}
+
+static struct graph *load_job(const struct h5_job *job, struct diag *d)
 {
     char *text = NULL;
     size_t tlen = 0;
     int nw = 0;
     double elems = 0;
-    enum status st = read_config(f, name, &text, &tlen, d);
-    if (!st)
-        st = count_weights(f, name, &nw, &elems, d);
-    H5Fclose(f);
-    if (st) {
-        free(text);
+    if (h5_run(job, &text, &tlen, &nw, &elems, d))
         return NULL;
-    }
     char label[4200];
-    snprintf(label, sizeof label, "%s: model_config", name);
+    snprintf(label, sizeof label, "%s: model_config", job->name);
     struct graph *g = keras_load_buffer(text, tlen, label, d);
     free(text);
     if (!g)
         return NULL;
-    g->path = graph_strdup(g, name);
+    g->path = graph_strdup(g, job->name);
     g->n_file_weights = nw;
     g->file_weight_elems = elems;
     return g;
@@ -210,14 +297,18 @@ static struct graph *load_open(hid_t f, const char *name, struct diag *d)
 struct graph *keras_h5_load_buffer(const void *buf, size_t len, const char *name,
                                    struct diag *d)
 {
-    hid_t f = open_image(buf, len, name, d);
-    return f < 0 ? NULL : load_open(f, name, d);
+    if (len < 8 || memcmp(buf, "\211HDF\r\n\032\n", 8)) {
+        diag_set(d, ST_EPARSE, "%s: not an HDF5 file (no HDF5 signature at byte 0), expected a "
+                 "Keras .h5 model", name);
+        return NULL;
+    }
+    struct h5_job job = {buf, len, name, true};
+    return load_job(&job, d);
 }
 
 struct graph *keras_h5_load_file(const char *path, struct diag *d)
 {
-    /* opened in place: the weight pages are never read */
-    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+    /* opened in place by the reader process: the weight pages are never read */
     unsigned char head[8] = {0};
     FILE *fp = fopen(path, "rb");
     if (!fp) {
@@ -231,12 +322,8 @@ struct graph *keras_h5_load_file(const char *path, struct diag *d)
                  "Keras .h5 model", path);
         return NULL;
     }
-    hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
-    if (f < 0) {
-        diag_set(d, ST_EPARSE, "%s: HDF5 cannot open the file (truncated or corrupt)", path);
-        return NULL;
-    }
-    return load_open(f, path, d);
+    struct h5_job job = {NULL, 0, path, true};
+    return load_job(&job, d);
 }
 
 #else /* !HAVE_HDF5 */
@@ -271,6 +358,11 @@ struct graph *keras_h5_load_file(const char *path, struct diag *d)
 {
     no_hdf5(path, d);
     return NULL;
+}
+
+void keras_h5_set_time_limit(int ms)
+{
+    (void)ms;
 }
 
 #endif

@@ -96,7 +96,7 @@ static void toy_build(struct toy *T, int fn, int fg, uint64_t seed)
     }
     T->b = (struct gnn_batch){T->G, T->N, T->goff, T->xn, T->xg,
                               T->pred_off, T->pred, T->succ_off, T->succ, T->w0, T->anchor};
-    T->t = (struct gnn_targets){T->y, T->wt, T->share, NULL, 0.7f};
+    T->t = (struct gnn_targets){.y = T->y, .weight = T->wt, .share = T->share, .share_weight = 0.7f};
 }
 
 static void toy_free(struct toy *T)

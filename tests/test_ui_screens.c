@@ -266,7 +266,7 @@ static void test_graph_lanes_merge(void **state)
     const char *a_out[] = {"a"}, *b_out[] = {"b"}, *c_out[] = {"c"}, *k_out[] = {"k"};
     int kn = graph_node_add_named(g, "Constant", "k", NULL, 0, k_out, 1);
     double one = 1;
-    struct tconst t = {DT_FLOAT, 0, {0}, 1, NULL, &one};
+    struct tconst t = {.dt = DT_FLOAT, .n = 1, .f64 = &one};
     graph_attr_tensor(g, kn, "value", &t);
     graph_node_add_named(g, "Relu", "ra", xin, 1, a_out, 1);
     graph_node_add_named(g, "Relu", "rb", xin, 1, b_out, 1);

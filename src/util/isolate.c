@@ -1,0 +1,124 @@
+/*
+ * isolate.c - fork, run, read back through a pipe, kill on a deadline (see
+ * isolate.h). The child writes its whole buffer and leaves with _exit, so no
+ * atexit handler or stdio buffer of the parent runs twice.
+ */
+#include "isolate.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static long long now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static _Noreturn void child(int fd, void (*fn)(void *, struct strbuf *), void *arg)
+{
+    /* a fault ends the child, whatever handler the parent installed */
+    static const int sigs[] = {SIGPIPE, SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
+    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
+        signal(sigs[i], SIG_DFL);
+    struct strbuf b = STRBUF_INIT;
+    fn(arg, &b);
+    size_t off = 0;
+    while (off < b.len) {
+        ssize_t w = write(fd, b.s + off, b.len - off);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            _exit(3);
+        off += (size_t)w;
+    }
+    _exit(0);
+}
+
+/* Reads the child's output until EOF, the deadline or max_out. */
+static enum isolate_result drain(int fd, long long deadline, size_t max_out, struct strbuf *b)
+{
+    char chunk[65536];
+    for (;;) {
+        long long left = deadline - now_ms();
+        if (left <= 0)
+            return ISOLATE_TIMEOUT;
+        struct pollfd p = {.fd = fd, .events = POLLIN};
+        int r = poll(&p, 1, left > 1000 ? 1000 : (int)left);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0)
+            return ISOLATE_FAILED;
+        if (r == 0)
+            continue;
+        ssize_t n = read(fd, chunk, sizeof chunk);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            return ISOLATE_FAILED;
+        if (n == 0)
+            return ISOLATE_OK;
+        if (b->len + (size_t)n > max_out)
+            return ISOLATE_FAILED;
+        strbuf_add(b, chunk, (size_t)n);
+    }
+}
+
+enum isolate_result isolate_run(void (*fn)(void *arg, struct strbuf *out), void *arg,
+                                int limit_ms, size_t max_out, char **out, size_t *out_len,
+                                char *why, size_t why_len)
+{
+    *out = NULL;
+    *out_len = 0;
+    int fds[2];
+    if (pipe(fds) < 0) {
+        snprintf(why, why_len, "cannot create a pipe: %s", strerror(errno));
+        return ISOLATE_FAILED;
+    }
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0) {
+        snprintf(why, why_len, "cannot start a reader process: %s", strerror(errno));
+        close(fds[0]);
+        close(fds[1]);
+        return ISOLATE_FAILED;
+    }
+    if (pid == 0) {
+        close(fds[0]);
+        child(fds[1], fn, arg);
+    }
+    close(fds[1]);
+    struct strbuf b = STRBUF_INIT;
+    enum isolate_result r = drain(fds[0], now_ms() + limit_ms, max_out, &b);
+    close(fds[0]);
+    if (r != ISOLATE_OK)
+        kill(pid, SIGKILL);
+    int ws = 0;
+    while (waitpid(pid, &ws, 0) < 0 && errno == EINTR)
+        ;
+    if (r == ISOLATE_TIMEOUT) {
+        snprintf(why, why_len, "did not finish within %d s", (limit_ms + 999) / 1000);
+    } else if (r == ISOLATE_FAILED) {
+        snprintf(why, why_len, "wrote more than %zu bytes or could not be read", max_out);
+    } else if (WIFSIGNALED(ws)) {
+        snprintf(why, why_len, "crashed (signal %d)", WTERMSIG(ws));
+        r = ISOLATE_CRASH;
+    } else if (!WIFEXITED(ws) || WEXITSTATUS(ws) != 0) {
+        snprintf(why, why_len, "failed (exit status %d)", WIFEXITED(ws) ? WEXITSTATUS(ws) : -1);
+        r = ISOLATE_CRASH;
+    }
+    if (r != ISOLATE_OK) {
+        strbuf_fini(&b);
+        return r;
+    }
+    *out = strbuf_take(&b, out_len);
+    return ISOLATE_OK;
+}
