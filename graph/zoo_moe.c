@@ -10,7 +10,10 @@
  * other experts are resident: their weights sit in one initializer per
  * layer ("mlp.experts.resident", [experts - top_k, 3, expert_inter, hidden])
  * held by an Identity view that reads nothing, so parameters and memory
- * count every expert while time counts the active ones. */
+ * count every expert. Each expert MatMul carries routed_experts = [experts,
+ * top_k]: the teacher (src/sim.c) then charges the weights of every expert a
+ * batch of M tokens touches on average, experts (1 - (1 - top_k/experts)^M),
+ * as the grouped GEMM of a serving runtime reads them. */
 #include <stdio.h>
 #include <string.h>
 
@@ -86,7 +89,14 @@ int zb_moe_mlp(struct zoo_build *b, int y, int h, int inter, int experts, int to
     for (int j = 0; j < top_k; j++) {
         char prefix[48];
         snprintf(prefix, sizeof prefix, "mlp.experts.%d", j);
+        int first = b->g->n_nodes;
         int e = zb_swiglu(b, y, prefix, h, inter);
+        /* routing for the teacher: each expert MatMul is one of top_k of
+         * `experts`, so a batch reads the weights of every expert it touches */
+        const int64_t re[2] = {experts, top_k};
+        for (int ni = first; ni < b->g->n_nodes; ni++)
+            if (!strcmp(b->g->nodes[ni].op_type, "MatMul"))
+                graph_attr_ints(b->g, ni, "routed_experts", re, 2);
         const int64_t s0 = j, s1 = j + 1, axis = -1;
         int w = zb_slice(b, top[0], &s0, &s1, &axis, NULL, 1);
         e = zb_binary(b, "Mul", e, w);

@@ -92,6 +92,8 @@ static enum status get_num(const struct ctx *c, int col, const char *val, double
 
 static bool is_generation(const struct calib_row *r)
 {
+    if (r->target == CT_ENERGY_TOKEN || r->target == CT_POWER)
+        return r->out_tokens > 0 && r->in_tokens > 0;
     return r->target == CT_GEN_TPUT || (r->target == CT_LATENCY && r->out_tokens > 1);
 }
 
@@ -122,8 +124,10 @@ static enum status get_config(const struct ctx *c, char **f, struct calib_row *r
     if (is_generation(r)) {
         if (r->in_tokens < 1 || r->out_tokens < 1)
             return bad(c, C_OUT, f[C_OUT], "input and output token counts of a generation");
-        if (strncmp(r->spec, "zoo:gpt", 7) && strncmp(r->spec, "zoo:llama", 9))
-            return bad(c, C_SPEC, f[C_SPEC], "a zoo:gpt or zoo:llama template (generation)");
+        if (strncmp(r->spec, "zoo:gpt", 7) && strncmp(r->spec, "zoo:llama", 9) &&
+            strncmp(r->spec, "zoo:moe", 7))
+            return bad(c, C_SPEC, f[C_SPEC], "a zoo:gpt, zoo:llama or zoo:moe template "
+                       "(generation)");
     }
     struct diag sd = {0};
     if (config_supported(&r->cfg, &sd))

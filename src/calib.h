@@ -128,6 +128,9 @@ void calib_knob_range(int k, double *lo, double *hi);
 /* Writes the markdown report into a malloc'd string (caller frees). The
  * rows' predictions must come from fitted; used_summary is calib_summary's
  * line for the compiled-in constants. */
+/* Threads the evaluation uses: one per online CPU, at most 16. */
+int calib_thread_count(void);
+
 char *calib_report(const struct calib_set *set, const struct calib_graphs *cg,
                    const struct sim_params *fitted, const struct sim_params *used,
                    const char *command, double seconds, const char *used_summary);

@@ -7,14 +7,18 @@
  * folds.
  */
 #include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "calib_impl.h"
 #include "gpu.h"
 #include "load.h"
 #include "shape.h"
+#include "zoo.h"
 
 /* Batch sizes an offline-throughput row tries (the best that fits wins). */
 static const int64_t offline_batches[CALIB_MAX_RUNS] = {8, 32, 128, 512, 2048, 0};
@@ -64,12 +68,16 @@ static enum status bind_and_infer(struct graph *g, const struct calib_binding *b
     return ST_OK;
 }
 
+/* A binding of spec at (batch, seq); decode: one step over a cache of seq
+ * tokens. Rows of a generation (input tokens given) compute the logits of
+ * the last position only, as serving runtimes do. */
 static int binding_get(struct calib_graphs *cg, const char *spec, int64_t batch, int64_t seq,
-                       bool decode)
+                       bool decode, bool last)
 {
     for (int i = 0; i < cg->n_b; i++) {
         const struct calib_binding *b = &cg->b[i];
-        if (b->batch == batch && b->seq == seq && b->decode == decode && !strcmp(b->spec, spec))
+        if (b->batch == batch && b->seq == seq && b->decode == decode && b->last == last &&
+            !strcmp(b->spec, spec))
             return i;
     }
     if (cg->n_b == cg->cap_b) {
@@ -86,11 +94,13 @@ static int binding_get(struct calib_graphs *cg, const char *spec, int64_t batch,
     b->batch = batch;
     b->seq = seq;
     b->decode = decode;
+    b->last = last;
     char path[8192];
     if (!strncmp(spec, "samples/", 8))
         snprintf(path, sizeof path, "%.4000s/%.190s", cg->samples_dir, spec + 8);
     else
-        snprintf(path, sizeof path, "%s%s", spec, decode ? ":phase=decode" : "");
+        snprintf(path, sizeof path, "%s%s%s", spec, decode ? ":phase=decode" : "",
+                 last ? ":logits=last" : "");
     struct diag ld = {0};
     b->g = model_load(path, &ld);
     if (!b->g || bind_and_infer(b->g, b, &ld)) {
@@ -129,7 +139,19 @@ static int run_get(struct calib_graphs *cg, int bi, const struct config *cfg)
 
 static bool is_gen(const struct calib_row *r)
 {
+    if (r->target == CT_ENERGY_TOKEN || r->target == CT_POWER)
+        return r->out_tokens > 0 && r->in_tokens > 0;
     return r->target == CT_GEN_TPUT || (r->target == CT_LATENCY && r->out_tokens > 1);
+}
+
+/* A template with the logits parameter (llama, moe; GPT-2 computes every
+ * position's logits). */
+static bool has_logits_param(const char *spec)
+{
+    struct zoo_args a;
+    struct diag d = {0};
+    return !strncmp(spec, "zoo:", 4) && !zoo_args_parse(spec, &a, &d) &&
+           zoo_param_find(a.fam, "logits") >= 0;
 }
 
 /* The runs a row needs: generation = prefill + one decode step at the mean
@@ -138,16 +160,18 @@ static enum status row_runs(struct calib_graphs *cg, struct calib_row *r, struct
 {
     struct config cfg = r->cfg;
     int bis[CALIB_MAX_RUNS], n = 0;
+    bool last = r->in_tokens > 0 && has_logits_param(r->spec);
     if (is_gen(r)) {
-        bis[n++] = binding_get(cg, r->spec, r->batch, r->in_tokens, false);
-        bis[n++] = binding_get(cg, r->spec, r->batch, r->in_tokens + r->out_tokens / 2, true);
+        bis[n++] = binding_get(cg, r->spec, r->batch, r->in_tokens, false, last);
+        bis[n++] = binding_get(cg, r->spec, r->batch, r->in_tokens + r->out_tokens / 2, true,
+                               last);
     } else if (r->target == CT_THROUGHPUT && r->batch == 0) {
         for (int k = 0; k < N_OFFLINE; k++) {
             r->run_batch[n] = offline_batches[k];
-            bis[n++] = binding_get(cg, r->spec, offline_batches[k], r->seq, false);
+            bis[n++] = binding_get(cg, r->spec, offline_batches[k], r->seq, false, last);
         }
     } else {
-        bis[n++] = binding_get(cg, r->spec, r->batch, r->seq, false);
+        bis[n++] = binding_get(cg, r->spec, r->batch, r->seq, false, last);
     }
     r->n_run = 0;
     for (int k = 0; k < n; k++) {
@@ -234,6 +258,8 @@ static bool row_selected(const struct calib_graphs *cg, const struct calib_row *
     if (sel & SEL_HELD_OUT && !r->held_out)
         return false;
     bool mem = r->target == CT_MEMORY;
+    if ((sel & SEL_POWER) && r->target != CT_POWER)
+        return false;
     if ((sel & SEL_TIME) && !(sel & SEL_MEMORY) && mem)
         return false;
     if ((sel & SEL_MEMORY) && !(sel & SEL_TIME) && !mem)
@@ -251,7 +277,9 @@ static double row_prediction(const struct calib_graphs *cg, const struct calib_r
     case CT_MEMORY:
         return a->memory_mib;
     case CT_POWER:
-        return a->power_w;
+        if (!is_gen(r))
+            return a->power_w;
+        break;
     case CT_ENERGY:
         return a->energy_j / (double)r->batch;
     case CT_THROUGHPUT:
@@ -276,10 +304,110 @@ static double row_prediction(const struct calib_graphs *cg, const struct calib_r
     double total_ms = a->latency_ms + (double)r->out_tokens * dec->latency_ms;
     if (r->target == CT_GEN_TPUT)
         return (double)r->batch * (double)r->out_tokens * 1e3 / total_ms;
+    double energy_j = a->energy_j + (double)r->out_tokens * dec->energy_j;
     if (r->target == CT_ENERGY_TOKEN)
-        return (a->energy_j + (double)r->out_tokens * dec->energy_j) /
-               ((double)r->batch * (double)r->out_tokens);
+        return energy_j / ((double)r->batch * (double)r->out_tokens);
+    if (r->target == CT_POWER)
+        return energy_j * 1e3 / total_ms;
     return total_ms;
+}
+
+/* One teacher run of the evaluation, done by whichever worker takes it. */
+static enum status run_one(const struct calib_graphs *cg, struct calib_run *x,
+                           const struct sim_params *p, struct diag *d)
+{
+    struct sim_result res;
+    enum status st = sim_run_params(cg->b[x->bi].g, &x->cfg, p, &res, d);
+    if (st) {
+        diag_prefix(d, "calibration: %s batch %lld", cg->b[x->bi].spec,
+                    (long long)x->cfg.batch);
+        return st;
+    }
+    struct hw hw;
+    if ((st = hw_from_config(&x->cfg, &hw, d))) {
+        sim_result_fini(&res);
+        return st;
+    }
+    x->latency_ms = res.latency_ms;
+    x->memory_mib = res.memory_mib;
+    x->energy_j = res.energy_j;
+    x->power_w = res.avg_power_w;
+    x->fits = res.memory_mib * 1048576.0 <= hw.mem_bytes;
+    sim_result_fini(&res);
+    return ST_OK;
+}
+
+/* The runs are independent (the teacher reads its graph and writes only its
+ * result), so workers take them in turn: the results do not depend on the
+ * number of workers. */
+struct pool {
+    const struct calib_graphs *cg;
+    struct calib_run *runs;
+    const int *todo;
+    int n;
+    const struct sim_params *p;
+    atomic_int next;
+    enum status st[CALIB_MAX_THREADS];
+    struct diag d[CALIB_MAX_THREADS];
+};
+
+struct worker {
+    struct pool *pool;
+    int id;
+};
+
+static void *work(void *arg)
+{
+    struct worker *w = arg;
+    struct pool *pl = w->pool;
+    for (;;) {
+        int i = atomic_fetch_add(&pl->next, 1);
+        if (i >= pl->n || pl->st[w->id])
+            break;
+        pl->st[w->id] = run_one(pl->cg, &pl->runs[pl->todo[i]], pl->p, &pl->d[w->id]);
+    }
+    return NULL;
+}
+
+int calib_thread_count(void)
+{
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    int t = cpus > 1 ? (int)cpus : 1;
+    return t > CALIB_MAX_THREADS ? CALIB_MAX_THREADS : t;
+}
+
+static int worker_count(int n)
+{
+    int t = calib_thread_count();
+    return t > n / 8 + 1 ? n / 8 + 1 : t; /* a few runs are not worth a thread */
+}
+
+static enum status run_all(struct calib_graphs *cg, const int *todo, int n,
+                           const struct sim_params *p, struct diag *d)
+{
+    struct pool pl = {.cg = cg, .runs = cg->r, .todo = todo, .n = n, .p = p};
+    atomic_init(&pl.next, 0);
+    int nt = worker_count(n);
+    pthread_t th[CALIB_MAX_THREADS];
+    struct worker w[CALIB_MAX_THREADS];
+    int started = 0;
+    for (int t = 1; t < nt; t++) {
+        w[t] = (struct worker){&pl, t};
+        if (pthread_create(&th[t], NULL, work, &w[t]))
+            break;
+        started = t;
+    }
+    w[0] = (struct worker){&pl, 0};
+    work(&w[0]);
+    for (int t = 1; t <= started; t++)
+        pthread_join(th[t], NULL);
+    for (int t = 0; t < nt; t++)
+        if (pl.st[t]) {
+            if (d)
+                *d = pl.d[t];
+            return pl.st[t];
+        }
+    return ST_OK;
 }
 
 enum status calib_eval_sel(struct calib_set *set, struct calib_graphs *cg,
@@ -291,29 +419,16 @@ enum status calib_eval_sel(struct calib_set *set, struct calib_graphs *cg,
         if (row_selected(cg, &set->rows[i], sel))
             for (int k = 0; k < set->rows[i].n_run; k++)
                 cg->r[set->rows[i].run[k]].need = true;
-    for (int i = 0; i < cg->n_r; i++) {
-        struct calib_run *x = &cg->r[i];
-        if (!x->need)
-            continue;
-        struct sim_result res;
-        enum status st = sim_run_params(cg->b[x->bi].g, &x->cfg, p, &res, d);
-        if (st) {
-            diag_prefix(d, "calibration: %s batch %lld", cg->b[x->bi].spec,
-                        (long long)x->cfg.batch);
-            return st;
-        }
-        struct hw hw;
-        if ((st = hw_from_config(&x->cfg, &hw, d))) {
-            sim_result_fini(&res);
-            return st;
-        }
-        x->latency_ms = res.latency_ms;
-        x->memory_mib = res.memory_mib;
-        x->energy_j = res.energy_j;
-        x->power_w = res.avg_power_w;
-        x->fits = res.memory_mib * 1048576.0 <= hw.mem_bytes;
-        sim_result_fini(&res);
-    }
+    int *todo = malloc(((size_t)cg->n_r + 1) * sizeof *todo), n = 0;
+    if (!todo)
+        return diag_set(d, ST_ENOMEM, "calibration: out of memory");
+    for (int i = 0; i < cg->n_r; i++)
+        if (cg->r[i].need)
+            todo[n++] = i;
+    enum status st = run_all(cg, todo, n, p, d);
+    free(todo);
+    if (st)
+        return st;
     for (int i = 0; i < set->n_rows; i++) {
         struct calib_row *r = &set->rows[i];
         if (!row_selected(cg, r, sel))

@@ -12,10 +12,13 @@
 
 /* The fitted parameters, their search ranges, which objective they move
  * and which runtime's rows they can change (-1: any). */
+/* The objective a knob moves: time targets, memory, or average power. */
+enum group { G_TIME, G_MEMORY, G_POWER, G__COUNT };
+
 struct knob {
     const char *name;
     double init, lo, hi; /* the search starts at init, whatever is compiled in */
-    bool memory;
+    enum group group;
     int rt;
     int only; /* SEL_FP32 / SEL_CONV: the only rows the knob can change, 0 = any */
     double *(*field)(struct sim_params *p);
@@ -36,24 +39,28 @@ FIELD(f_ctx_trt, p->context_mib[RT_TENSORRT])
 FIELD(f_act, p->act_factor)
 FIELD(f_conv_pt, p->conv_eff[RT_PYTORCH])
 FIELD(f_conv_trt, p->conv_eff[RT_TENSORRT])
+FIELD(f_p_active, p->p_active)
+FIELD(f_p_memory, p->p_memory)
 #undef FIELD
 
 /* Starting points are the documented a-priori values (sim_params.c
  * comments), so the fit is reproducible whatever the compiled-in constants. */
 static const struct knob knobs[] = {
-    {"tc_eff", 0.80, 0.3, 0.95, false, -1, 0, f_tc},
-    {"cuda_eff", 0.85, 0.3, 0.95, false, -1, SEL_FP32, f_cuda},
-    {"bw_eff", 0.85, 0.4, 0.95, false, -1, 0, f_bw},
-    {"kernel_us", 3.0, 0.5, 10, false, -1, 0, f_kernel},
-    {"dispatch_us[pytorch]", 25, 2, 80, false, RT_PYTORCH, 0, f_disp_pt},
-    {"dispatch_us[tensorrt]", 1.5, 0.2, 10, false, RT_TENSORRT, 0, f_disp_trt},
-    {"call_us[pytorch]", 100, 5, 2000, false, RT_PYTORCH, 0, f_call_pt},
-    {"call_us[tensorrt]", 30, 2, 500, false, RT_TENSORRT, 0, f_call_trt},
-    {"conv_eff[pytorch]", 0.8, 0.3, 1.0, false, RT_PYTORCH, SEL_CONV, f_conv_pt},
-    {"conv_eff[tensorrt]", 0.8, 0.3, 1.0, false, RT_TENSORRT, SEL_CONV, f_conv_trt},
-    {"context_mib[pytorch]", 1200, 300, 4000, true, RT_PYTORCH, 0, f_ctx_pt},
-    {"context_mib[tensorrt]", 1200, 300, 4000, true, RT_TENSORRT, 0, f_ctx_trt},
-    {"act_factor", 1.3, 1.0, 3.0, true, -1, 0, f_act},
+    {"tc_eff", 0.80, 0.3, 0.95, G_TIME, -1, 0, f_tc},
+    {"cuda_eff", 0.85, 0.3, 0.95, G_TIME, -1, SEL_FP32, f_cuda},
+    {"bw_eff", 0.85, 0.4, 0.95, G_TIME, -1, 0, f_bw},
+    {"kernel_us", 3.0, 0.5, 10, G_TIME, -1, 0, f_kernel},
+    {"dispatch_us[pytorch]", 25, 2, 80, G_TIME, RT_PYTORCH, 0, f_disp_pt},
+    {"dispatch_us[tensorrt]", 1.5, 0.2, 10, G_TIME, RT_TENSORRT, 0, f_disp_trt},
+    {"call_us[pytorch]", 100, 5, 2000, G_TIME, RT_PYTORCH, 0, f_call_pt},
+    {"call_us[tensorrt]", 30, 2, 500, G_TIME, RT_TENSORRT, 0, f_call_trt},
+    {"conv_eff[pytorch]", 0.8, 0.3, 1.0, G_TIME, RT_PYTORCH, SEL_CONV, f_conv_pt},
+    {"conv_eff[tensorrt]", 0.8, 0.3, 1.0, G_TIME, RT_TENSORRT, SEL_CONV, f_conv_trt},
+    {"context_mib[pytorch]", 1200, 300, 4000, G_MEMORY, RT_PYTORCH, 0, f_ctx_pt},
+    {"context_mib[tensorrt]", 1200, 300, 4000, G_MEMORY, RT_TENSORRT, 0, f_ctx_trt},
+    {"act_factor", 1.3, 1.0, 3.0, G_MEMORY, -1, 0, f_act},
+    {"p_active", 0.2, 0.0, 0.9, G_POWER, -1, 0, f_p_active},
+    {"p_memory", 0.6, 0.05, 1.0, G_POWER, -1, 0, f_p_memory},
 };
 #define N_KNOBS ((int)(sizeof knobs / sizeof knobs[0]))
 
@@ -84,11 +91,18 @@ static bool time_target(enum calib_target t)
     return t == CT_LATENCY || t == CT_THROUGHPUT || t == CT_GEN_TPUT;
 }
 
-/* Mean absolute log error over the fitted rows of one objective (time or
- * memory). Each source family's mean counts with weight sqrt(rows): a large
- * sweep weighs more than a single row, but does not decide the constants
- * alone. */
-static double objective(const struct calib_set *set, bool memory)
+/* The objective a row's target belongs to (energy rows belong to none: they
+ * combine time and power, and are the check of both). */
+static int target_group(enum calib_target t)
+{
+    return t == CT_MEMORY ? G_MEMORY : t == CT_POWER ? G_POWER : time_target(t) ? G_TIME : -1;
+}
+
+/* Mean absolute log error over the fitted rows of one objective (time,
+ * memory or power). Each source family's mean counts with weight sqrt(rows):
+ * a large sweep weighs more than a single row, but does not decide the
+ * constants alone. */
+static double objective(const struct calib_set *set, int group)
 {
     char fam[64][32];
     double sum[64] = {0};
@@ -97,7 +111,7 @@ static double objective(const struct calib_set *set, bool memory)
         const struct calib_row *r = &set->rows[i];
         if (r->use != CU_FIT || r->held_out || r->n_run == 0)
             continue;
-        if (memory ? r->target != CT_MEMORY : !time_target(r->target))
+        if (target_group(r->target) != group)
             continue;
         if (r->pred <= 0 || r->measured <= 0)
             continue;
@@ -123,7 +137,8 @@ static double objective(const struct calib_set *set, bool memory)
 
 static int knob_sel(const struct knob *kb)
 {
-    int sel = SEL_FIT_ONLY | (kb->memory ? SEL_MEMORY : SEL_TIME) | kb->only;
+    int sel = SEL_FIT_ONLY | kb->only |
+              (kb->group == G_MEMORY ? SEL_MEMORY : kb->group == G_POWER ? SEL_POWER : SEL_TIME);
     if (kb->rt >= 0)
         sel |= (kb->rt + 1) << SEL_RT_SHIFT;
     return sel;
@@ -141,7 +156,7 @@ static bool fold_moves(const struct calib_set *set, const struct calib_graphs *c
         if (!r->held_out || r->n_run == 0 || r->use == CU_SKIP)
             continue;
         any_held = true;
-        if (kb->memory != (r->target == CT_MEMORY))
+        if ((int)kb->group != target_group(r->target))
             continue;
         if (kb->rt >= 0 && (int)r->cfg.rt != kb->rt)
             continue;
@@ -154,19 +169,32 @@ static bool fold_moves(const struct calib_set *set, const struct calib_graphs *c
     return !any_held;
 }
 
+static void keep_preds(const struct calib_set *set, double *kept)
+{
+    for (int i = 0; i < set->n_rows; i++)
+        kept[i] = set->rows[i].pred;
+}
+
 enum status calib_fit(struct calib_set *set, struct calib_graphs *cg,
                       const struct sim_params *start, bool from_start, int rounds,
                       struct sim_params *out, struct diag *d)
 {
+    double *kept = malloc(((size_t)set->n_rows + 1) * sizeof *kept);
+    if (!kept)
+        return diag_set(d, ST_ENOMEM, "calibration: out of memory");
     struct sim_params cur = *start;
     if (!from_start)
         for (int k = 0; k < N_KNOBS; k++)
             *knobs[k].field(&cur) = knobs[k].init;
     enum status st = calib_eval_sel(set, cg, &cur, SEL_FIT_ONLY | SEL_TIME | SEL_MEMORY,
                                     false, d);
-    if (st)
+    if (st) {
+        free(kept);
         return st;
-    double obj[2] = {objective(set, false), objective(set, true)};
+    }
+    double obj[G__COUNT];
+    for (int gi = 0; gi < G__COUNT; gi++)
+        obj[gi] = objective(set, gi);
     /* Coordinate search in log space: each round tries each knob at a
      * geometric grid around its value, shrinking the step every round. */
     double step = from_start ? 0.2 : 0.5; /* log-space half width */
@@ -177,7 +205,8 @@ enum status calib_fit(struct calib_set *set, struct calib_graphs *cg,
             if (!fold_moves(set, cg, kb))
                 continue;
             double *fv = kb->field(&cur);
-            double base = *fv, best = base, best_obj = obj[kb->memory];
+            double base = *fv, best = base, best_obj = obj[kb->group];
+            keep_preds(set, kept);
             for (int j = -pts; j <= pts; j++) {
                 if (j == 0)
                     continue;
@@ -186,22 +215,26 @@ enum status calib_fit(struct calib_set *set, struct calib_graphs *cg,
                 if (v > kb->hi) v = kb->hi;
                 *fv = v;
                 if ((st = calib_eval_sel(set, cg, &cur, knob_sel(kb), false, d)))
-                    return st;
-                double o = objective(set, kb->memory);
+                    goto out;
+                double o = objective(set, kb->group);
                 if (o < best_obj - 1e-12) {
                     best_obj = o;
                     best = v;
+                    keep_preds(set, kept);
                 }
             }
             *fv = best;
-            obj[kb->memory] = best_obj;
-            /* leave the rows' predictions consistent with the kept value */
-            if ((st = calib_eval_sel(set, cg, &cur, knob_sel(kb), false, d)))
-                return st;
+            obj[kb->group] = best_obj;
+            /* the rows' predictions at the kept value (rows the knob does not
+             * move were not re-evaluated and already match it) */
+            for (int i = 0; i < set->n_rows; i++)
+                set->rows[i].pred = kept[i];
         }
     }
     *out = cur;
-    return ST_OK;
+out:
+    free(kept);
+    return st;
 }
 
 enum status calib_lomo(struct calib_set *set, struct calib_graphs *cg,

@@ -13,6 +13,7 @@ struct calib_binding {
     char spec[192];
     int64_t batch, seq;  /* seq: tokens (prefill) or cached context (decode); 0 = none */
     bool decode;
+    bool last;           /* logits of the last position only (generation rows) */
     bool has_conv;       /* the graph has convolutions (conv_eff can change its runs) */
     struct graph *g;     /* NULL if rejected (err says why) */
     char err[240];
@@ -35,6 +36,9 @@ struct calib_graphs {
     int n_r, cap_r;
 };
 
+/* Most worker threads an evaluation uses (one per online CPU up to this). */
+#define CALIB_MAX_THREADS 16
+
 /* Row selections for calib_eval_sel (or-ed). */
 enum {
     SEL_TIME = 1,       /* every target but memory */
@@ -43,7 +47,8 @@ enum {
     SEL_HELD_OUT = 8,   /* only held-out rows */
     SEL_RT_SHIFT = 4,   /* (runtime + 1) << SEL_RT_SHIFT: only that runtime's rows */
     SEL_FP32 = 64,      /* only fp32 rows (CUDA-core GEMMs) */
-    SEL_CONV = 128      /* only rows whose graph has convolutions */
+    SEL_CONV = 128,     /* only rows whose graph has convolutions */
+    SEL_POWER = 256     /* only power rows (with SEL_FIT_ONLY: the power objective) */
 };
 
 /* Runs the teacher for the selected rows and sets their pred (or pred_lomo). */

@@ -214,7 +214,7 @@ static void goals(struct buf *b, const struct calib_set *set)
     goal(b, "memory, MIG slices", agg_mig(set, true, true), 8);
     goal(b, "offline throughput (MLPerf)",
          aggregate(set, K_TARGET, NULL, CT_THROUGHPUT, CU_FIT), 20);
-    goal(b, "generation throughput (TensorRT-LLM)",
+    goal(b, "generation throughput (TensorRT-LLM, vLLM)",
          aggregate(set, K_TARGET, NULL, CT_GEN_TPUT, CU_FIT), 20);
     char fams[64][32];
     int nf = 0;
@@ -233,7 +233,7 @@ static void goals(struct buf *b, const struct calib_set *set)
         snprintf(what, sizeof what, "time targets, family %.31s", fams[f]);
         struct agg a = {0};
         for (int t = 0; t < CT__COUNT; t++) {
-            if (t == CT_MEMORY)
+            if (t == CT_MEMORY || t == CT_POWER || t == CT_ENERGY || t == CT_ENERGY_TOKEN)
                 continue;
             struct agg x = aggregate(set, K_FAMILY, fams[f], (enum calib_target)t, CU_FIT);
             a.ins += x.ins * x.n;
@@ -246,8 +246,10 @@ static void goals(struct buf *b, const struct calib_set *set)
             goal(b, what, a, 20);
         }
     }
-    bp(b, "| energy per token / image (ML.ENERGY) | 0 | - | - | <= 20%% | not mapped (see "
-          "skipped rows) |\n");
+    goal(b, "average power (ML.ENERGY, fitted)",
+         aggregate(set, K_TARGET, NULL, CT_POWER, CU_FIT), 20);
+    goal(b, "energy per output token (ML.ENERGY, predicted, not fitted)",
+         aggregate(set, K_TARGET, NULL, CT_ENERGY_TOKEN, CU_EVAL), 20);
 }
 
 static void rows_table(struct buf *b, const struct calib_set *set)
@@ -302,8 +304,9 @@ char *calib_report(const struct calib_set *set, const struct calib_graphs *cg,
 {
     struct buf b = {0};
     bp(&b, "# Teacher calibration report\n\n");
-    bp(&b, "Written by `%s` (%.0f s on one core). Mapping table `tests/data/calib_map.tsv` "
-           "(%d figures) over ", command, seconds, set->n_rows);
+    bp(&b, "Written by `%s` (%.0f s wall clock, %d threads). Mapping table "
+           "`tests/data/calib_map.tsv` (%d figures) over ", command, seconds,
+       calib_thread_count(), set->n_rows);
     for (int f = 0; f < set->n_files; f++)
         bp(&b, "%s`tests/data/%s` (%d rows)", f ? " and " : "", set->files[f],
            set->n_json_rows[f]);
@@ -313,10 +316,12 @@ char *calib_report(const struct calib_set *set, const struct calib_graphs *cg,
            "hyperparameters) were loaded.\n\n", calib_graphs_count(cg));
     bp(&b, "The fit minimises the mean absolute log error over the fitted rows, each source "
            "family weighted equally, separately for time targets (latency, offline and "
-           "generation throughput) and memory; it moves only the %d global constants below "
-           "(a coordinate search, 8 rounds, deterministic). Generation rows are estimated as "
-           "one prefill pass over the input tokens plus output tokens x one decode step at "
-           "the mean context (the template's decode phase with its KV cache); offline "
+           "generation throughput), memory and average power; it moves only the %d global "
+           "constants below (a coordinate search, 8 rounds, deterministic). Energy per token "
+           "is never fitted: it is predicted time x predicted power, the check of both. "
+           "Generation rows are estimated as one prefill pass over the input tokens plus "
+           "output tokens x one decode step at the mean context (the template's decode phase "
+           "with its KV cache, logits of the last position only); offline "
            "throughput as the best batch / latency over batches 8..2048 that fit the GPU or "
            "slice. Leave-one-model-out (LOMO): for each model, its rows are held out, the "
            "constants are refitted from the full fit with 2 rounds of a narrower search, and "

@@ -47,11 +47,12 @@ static void print_params(const struct sim_params *p)
             "    .call_us = {[RT_PYTORCH] = %.4g, [RT_TENSORRT] = %.4g},\n"
             "    .context_mib = {[RT_PYTORCH] = %.4g, [RT_TENSORRT] = %.4g},\n"
             "    .act_factor = %.4g,\n"
-            "    .conv_eff = {[RT_PYTORCH] = %.4g, [RT_TENSORRT] = %.4g},\n",
+            "    .conv_eff = {[RT_PYTORCH] = %.4g, [RT_TENSORRT] = %.4g},\n"
+            "    .p_active = %.4g,\n    .p_memory = %.4g,\n",
             p->tc_eff, p->cuda_eff, p->bw_eff, p->kernel_us, p->dispatch_us[RT_PYTORCH],
             p->dispatch_us[RT_TENSORRT], p->call_us[RT_PYTORCH], p->call_us[RT_TENSORRT],
             p->context_mib[RT_PYTORCH], p->context_mib[RT_TENSORRT], p->act_factor,
-            p->conv_eff[RT_PYTORCH], p->conv_eff[RT_TENSORRT]);
+            p->conv_eff[RT_PYTORCH], p->conv_eff[RT_TENSORRT], p->p_active, p->p_memory);
 }
 
 int cli_calibrate(int argc, char **argv)
@@ -104,7 +105,8 @@ int cli_calibrate(int argc, char **argv)
     }
 
     struct calib_set set;
-    clock_t t0 = clock();
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
     if (calib_load(data, &set, &d))
         return cli_fail(&d);
     int rc = 0;
@@ -142,7 +144,8 @@ int cli_calibrate(int argc, char **argv)
         rc = cli_fail(&d);
         goto out;
     }
-    double secs = (double)(clock() - t0) / CLOCKS_PER_SEC;
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    double secs = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
     char *report = calib_report(&set, cg, &fitted, used,
                                 !fit ? "dippm calibrate --no-fit"
                                      : lomo ? "dippm calibrate" : "dippm calibrate --no-lomo",
@@ -156,7 +159,8 @@ int cli_calibrate(int argc, char **argv)
     free(report);
     calib_summary(&set, fit && lomo, line, sizeof line);
     fprintf(stderr, "dippm: fitted constants: %s\ndippm: compiled-in constants: %s\n"
-            "dippm: (simulated vs published; %.1f s CPU)\n", line, used_line, secs);
+            "dippm: (simulated vs published; %.1f s wall clock, %d threads)\n", line, used_line,
+            secs, calib_thread_count());
 out:
     calib_graphs_free(cg);
     calib_set_fini(&set);

@@ -59,8 +59,10 @@ static enum node_kind node_kind(const struct graph *g, const struct node *n, enu
     if (op_is_view(n->op))
         return NK_VIEW;
     /* The engine picks layouts at build time: transposes become strides of a
-     * neighbouring GEMM, concats are written in place by their producers. */
-    if (rt == RT_TENSORRT && (n->op == OP_Transpose || n->op == OP_Concat))
+     * neighbouring GEMM, concats are written in place by their producers,
+     * slices are offsets of their consumer's reads (rotary halves, a routing
+     * weight column). */
+    if (rt == RT_TENSORRT && (n->op == OP_Transpose || n->op == OP_Concat || n->op == OP_Slice))
         return NK_VIEW;
     /* Eager PyTorch transposes are permute() views; GEMMs read them strided. */
     if (rt == RT_PYTORCH && n->op == OP_Transpose)
@@ -200,6 +202,28 @@ static void gemm_view(const struct graph *g, const struct node *n, enum op_class
         k->k = 1;
 }
 
+/* A routed expert's matrix product (attribute routed_experts = [E, k]: one
+ * of the k experts a token runs, out of E, applied to all M tokens as the
+ * static graph does). The real kernel is a grouped GEMM over the experts the
+ * batch touches: E (1 - (1 - k/E)^M) on average, each over M k / touched
+ * rows. Returns that count divided by k (1 when the node is not routed). */
+static double routed_spread(const struct graph *g, const struct node *n)
+{
+    const int64_t *re;
+    if (n->op != OP_MatMul || node_attr_ints(n, "routed_experts", &re) != 2 || re[1] < 1 ||
+        re[0] < re[1] || n->n_in < 1 || n->in[0] < 0)
+        return 1;
+    const struct shape *x = &g->values[n->in[0]].shape;
+    if (!x->known || x->rank < 1)
+        return 1;
+    double m = 1;
+    for (int i = 0; i + 1 < x->rank; i++)
+        m *= (double)x->d[i];
+    double e = (double)re[0], k = (double)re[1];
+    double touched = e * (1 - pow(1 - k / e, m));
+    return touched > k ? touched / k : 1;
+}
+
 /* ---- the run -------------------------------------------------------------- */
 
 static enum status check_config(const struct config *cfg, struct diag *d)
@@ -327,6 +351,9 @@ static void pass_fuse(const struct graph *g, const struct config *cfg, struct si
         }
         sn->flops = n->cost.flops;
         sn->bytes = (n->cost.bytes_read + n->cost.bytes_written) * byte_ratio(g, n, pb);
+        double spread = routed_spread(g, n);
+        if (spread > 1) /* every touched expert's weights are read */
+            sn->bytes += value_bytes_cfg(&g->values[n->in[1]], pb) * (spread - 1);
         sn->intensity = sn->bytes > 0 ? sn->flops / sn->bytes : 0;
         if (kind != NK_KERNEL)
             continue;
@@ -480,6 +507,11 @@ enum status sim_run_params(const struct graph *g, const struct config *cfg,
             .bytes = sn->kbytes, .batches = 1};
         if (n->state == NODE_OK)
             gemm_view(g, n, kin.cls, &kin);
+        double spread = kin.gemm ? routed_spread(g, n) : 1;
+        if (spread > 1) { /* the grouped GEMM: fewer rows per expert, more experts */
+            kin.m /= spread;
+            kin.batches *= spread;
+        }
         if (kin.gemm && sn->merged > 0)
             kin.n *= sn->merged + 1; /* merged siblings: one wider GEMM */
         struct sim_kernel_out ko;
@@ -505,7 +537,7 @@ enum status sim_run_params(const struct graph *g, const struct config *cfg,
         double peak_used = ko.tc ? hw.peak_flops : hw.peak_fp32_flops;
         double uc = kt > 0 && peak_used > 0 ? sn->kflops / (peak_used * kt) : 0;
         double um = kt > 0 ? sn->kbytes / (hw.bw_bytes * kt) : 0;
-        double frac = sim_fixed.p_compute * uc + sim_fixed.p_memory * um;
+        double frac = p->p_active + sim_fixed.p_compute * uc + p->p_memory * um;
         if (frac > 1)
             frac = 1;
         double ej = dyn_w * frac * kt;

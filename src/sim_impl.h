@@ -30,7 +30,6 @@ struct sim_fixed {
     double gather_bw_eff;      /* bandwidth kept by gathers and scatters (irregular access) */
     double view_dispatch_frac; /* eager: host cost of a view op relative to a kernel op */
     double p_compute;          /* dynamic power share at full tensor/CUDA-core utilisation */
-    double p_memory;           /* dynamic power share at full DRAM bandwidth */
 };
 
 extern const struct sim_fixed sim_fixed;

@@ -100,9 +100,11 @@ void sim_kernel_time(const struct hw *hw, const struct config *cfg, const struct
                 eff *= p->conv_eff[cfg->rt];
             /* A few rows: a CUDA-core matrix-vector kernel (half2 math for
              * 16-bit types) beats tensor cores padded to 16 rows. */
-            double simt = p->cuda_eff * gemm_size_eff(in->m, in->n, in->k, in->batches, hw->sms,
-                                                      true);
-            if (in->m <= f->skinny_m && !in->grouped && vec_peak * simt > peak * eff) {
+            double simt = in->m <= f->skinny_m && !in->grouped
+                              ? p->cuda_eff * gemm_size_eff(in->m, in->n, in->k, in->batches,
+                                                            hw->sms, true)
+                              : 0;
+            if (vec_peak * simt > peak * eff) {
                 out->tc = false;
                 peak = vec_peak;
                 eff = simt;

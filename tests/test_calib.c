@@ -202,7 +202,7 @@ static void test_bad_tables(void **state)
     /* a generation row on a graph without a decode phase */
     expect_error(HEADER "j.jsonl\t1\tresnet50\tx\tfit\tlatency_ms\t10.5\tsamples/resnet50.onnx\t1"
                         "\t0\t128\t8\tA100-SXM4-40GB\t-\tfp16\ttensorrt\t-\n" ROW2,
-                 "t.tsv:2:", "zoo:gpt or zoo:llama");
+                 "t.tsv:2:", "zoo:gpt, zoo:llama or zoo:moe");
 
     char path[256];
     const char *names[] = {"t.tsv", "j.jsonl"};
