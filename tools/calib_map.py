@@ -237,6 +237,9 @@ def trtllm_model(m):
 
 
 def trtllm_gpu(g):
+    # the GPU is the text before any note: the A100 rows' notes cite the
+    # "H100vsA100" blog, which must not make them H100 rows
+    g = re.split(r"[(,]", g or "", maxsplit=1)[0]
     if has(g, "H200"):
         return "H200-SXM-141GB"
     if has(g, "H100"):

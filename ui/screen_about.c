@@ -133,7 +133,7 @@ static void draw(struct app *a, struct ui_canvas *c, struct ui_rect r)
     if (about.manifest) {
         /* LINES_OF cuts the text it draws into lines: draw copies */
         char *cal = about.cal ? strdup(about.cal) : NULL;
-        LINE(UI_STYLE_TITLE, "Teacher vs published A100 measurements (%s/calibration.md):", about.dir);
+        LINE(UI_STYLE_TITLE, "Teacher vs published measurements (%s/calibration.md):", about.dir);
         if (cal)
             LINES_OF(cal, UI_STYLE_NORMAL);
         else

@@ -6,6 +6,7 @@
 #include "isolate.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -23,8 +24,22 @@ static long long now_ms(void)
     return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+/* Present only in sanitizer builds: the hook libFuzzer sets to record a
+ * crash. The reader process clears it, so a fault of the isolated library is
+ * the parent's error to report, not the fuzzer's finding. */
+extern void __sanitizer_set_death_callback(void (*cb)(void)) __attribute__((weak));
+
 static _Noreturn void child(int fd, void (*fn)(void *, struct strbuf *), void *arg)
 {
+    /* what the isolated library prints is not the user's concern: the result
+     * and any error come back through the pipe */
+    int devnull = open("/dev/null", O_WRONLY);
+    if (devnull >= 0) {
+        dup2(devnull, STDERR_FILENO);
+        close(devnull);
+    }
+    if (__sanitizer_set_death_callback)
+        __sanitizer_set_death_callback(NULL);
     /* a fault ends the child, whatever handler the parent installed */
     static const int sigs[] = {SIGPIPE, SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
     for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
