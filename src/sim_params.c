@@ -14,9 +14,9 @@
 static const struct sim_params fitted = {
     /* Large aligned GEMMs: cuBLAS reaches ~250-290 of 312 TFLOPS FP16 on A100
      * (NVIDIA "Matrix Multiplication Background" guide). A-priori 0.80;
-     * fitted 0.786 (dippm calibrate, 839 rows); the tile, wave and K terms in
+     * fitted 0.780 (dippm calibrate, 839 rows); the tile, wave and K terms in
      * sim_kernel.c already take the size losses. */
-    .tc_eff = 0.786,
+    .tc_eff = 0.7795,
     /* FP32 SGEMM on CUDA cores reaches ~80-90% of 19.5 TFLOPS. Not fitted
      * (no FP32-without-TF32 row is modelled). */
     .cuda_eff = 0.85,
@@ -55,7 +55,7 @@ static const struct sim_params fitted = {
      * NCHW<->NHWC transforms around tensor-core convolutions and picks
      * tactics heuristically; an engine picks NHWC tactics by timing them at
      * build time. A-priori 0.8 each; fitted per runtime. */
-    .conv_eff = {[RT_PYTORCH] = 0.5508, [RT_TENSORRT] = 0.9701},
+    .conv_eff = {[RT_PYTORCH] = 0.5555, [RT_TENSORRT] = 0.9783},
     /* Board power while a kernel runs, as shares of the idle-to-TDP range:
      * any running kernel holds boost clocks and wakes the SMs and caches
      * (p_active); streaming HBM adds p_memory at full bandwidth. A-priori

@@ -277,8 +277,10 @@ def map_trtllm(r):
         return
     first_token = has(inp, "time to first token", "1st-token latency")
     if first_token or r.tout <= 1:
-        # time to first token: one prefill pass over the input tokens
+        # time to first token: one prefill pass over the input tokens (the
+        # row's output length is that of the throughput run beside it)
         r.seq = r.tin
+        r.tout = min(r.tout, 1) if first_token else r.tout
         r.targets["latency_ms"] = ("latency_ms", "fit", None)
         r.targets["throughput_per_s"] = ("throughput_per_s", "skip",
                                          "first-token rows: throughput derived from the latency")
