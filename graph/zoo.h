@@ -17,8 +17,9 @@
  *
  * Built graphs: g->format = "zoo", g->path = canonical spec, g->name = the
  * preset's name (e.g. "resnet50") or the family name. Symbols: "batch"
- * (default 1) on every model; image models have "height" and "width"
- * (default: the family's resolution parameter); BERT has "seq"; GPT and
+ * (default 1) on every model; image models and the diffusion denoisers
+ * (unet, dit: the latent) have "height" and "width" (default: the family's
+ * resolution parameter); BERT has "seq"; GPT and
  * LLaMA have "seq" (prefill: tokens processed; decode: tokens already in the
  * KV cache, which is a graph input per layer). Nodes
  * of repeated blocks carry block labels ("layer1.0", "features.3.1",
@@ -29,7 +30,9 @@
  * 224, where torchvision's adaptive 7x7 pool is a plain average pool), so
  * other height/width bindings fail shape
  * inference with ST_ESHAPE, as the real model would; Swin needs every
- * stage's map to be a multiple of its window. BERT and GPT read position
+ * stage's map to be a multiple of its window; the DiT's sin-cos position
+ * table is a constant for its `latent` (as an export traced at that size;
+ * set latent for another size). BERT and GPT read position
  * ids from an input, so a seq beyond max_position/context is not caught.
  */
 #ifndef DIPPM_ZOO_H

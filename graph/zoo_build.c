@@ -149,16 +149,27 @@ int zb_const_ints(struct zoo_build *b, const int64_t *v, int n, bool rank0)
     return const_node(b, key, &t);
 }
 
-int zb_const_nodata(struct zoo_build *b, const char *key, int rank, const int64_t *dims)
+static int const_nodata(struct zoo_build *b, enum dtype dt, const char *key, int rank,
+                        const int64_t *dims)
 {
     char k[160];
-    snprintf(k, sizeof k, "n:%s", key);
-    struct tconst t = {.dt = DT_INT64, .rank = rank, .n = 1};
+    snprintf(k, sizeof k, "%s:%s", dt == DT_INT64 ? "n" : "nf", key);
+    struct tconst t = {.dt = dt, .rank = rank, .n = 1};
     for (int i = 0; i < rank; i++) {
         t.dims[i] = dims[i];
         t.n *= dims[i];
     }
     return const_node(b, k, &t);
+}
+
+int zb_const_nodata(struct zoo_build *b, const char *key, int rank, const int64_t *dims)
+{
+    return const_nodata(b, DT_INT64, key, rank, dims);
+}
+
+int zb_const_float_nodata(struct zoo_build *b, const char *key, int rank, const int64_t *dims)
+{
+    return const_nodata(b, DT_FLOAT, key, rank, dims);
 }
 
 int zb_const_float(struct zoo_build *b, double v)

@@ -42,7 +42,7 @@ struct zoo_family {
 extern const struct zoo_family zoo_fam_resnet, zoo_fam_vgg, zoo_fam_mobilenet_v2,
     zoo_fam_mobilenet_v3, zoo_fam_efficientnet, zoo_fam_densenet, zoo_fam_convnext,
     zoo_fam_vit, zoo_fam_swin, zoo_fam_bert, zoo_fam_gpt, zoo_fam_llama, zoo_fam_mlp,
-    zoo_fam_randnet, zoo_fam_moe, zoo_fam_t5, zoo_fam_bart, zoo_fam_unet;
+    zoo_fam_randnet, zoo_fam_moe, zoo_fam_t5, zoo_fam_bart, zoo_fam_unet, zoo_fam_dit;
 
 const struct zoo_family *zoo_family_get(int fam);
 
@@ -94,6 +94,9 @@ int zb_const_ints(struct zoo_build *b, const int64_t *v, int n, bool rank0);
 /* Constant int64 tensor with dims but no contents (e.g. Swin's relative
  * position index), cached under key. */
 int zb_const_nodata(struct zoo_build *b, const char *key, int rank, const int64_t *dims);
+/* The same with float32 contents (a buffer that is not a parameter, e.g. a
+ * fixed sin-cos position embedding), cached under key. */
+int zb_const_float_nodata(struct zoo_build *b, const char *key, int rank, const int64_t *dims);
 /* Constant float scalar, cached. */
 int zb_const_float(struct zoo_build *b, double v);
 

@@ -40,11 +40,11 @@ const char *calib_use_name(enum calib_use u)
 
 enum col {
     C_FILE, C_LINE, C_MODEL, C_FAMILY, C_USE, C_TARGET, C_MEASURED, C_SPEC, C_BATCH, C_SEQ,
-    C_IN, C_OUT, C_GPU, C_MIG, C_PREC, C_RT, C_REASON, C__COUNT
+    C_IN, C_OUT, C_STEPS, C_GPU, C_MIG, C_PREC, C_RT, C_REASON, C__COUNT
 };
 static const char *const col_names[C__COUNT] = {
     "file", "line", "model_id", "source_family", "use", "target", "measured", "spec", "batch",
-    "seq", "in_tokens", "out_tokens", "gpu", "mig", "precision", "runtime", "reason"};
+    "seq", "in_tokens", "out_tokens", "steps", "gpu", "mig", "precision", "runtime", "reason"};
 
 /* ---- fields ------------------------------------------------------------------ */
 
@@ -121,6 +121,16 @@ static enum status get_config(const struct ctx *c, char **f, struct calib_row *r
     if (r->batch < 1 && r->target != CT_THROUGHPUT)
         return bad(c, C_BATCH, f[C_BATCH], "a batch of at least 1 (0 only for throughput)");
     r->cfg.batch = r->batch > 0 ? r->batch : 1;
+    if (r->steps > 0) {
+        if (r->steps > 10000 || r->batch < 1 || r->in_tokens || r->out_tokens)
+            return bad(c, C_STEPS, f[C_STEPS], "denoising steps (1 to 10000) of a batch of "
+                       "images, without tokens");
+        if (strncmp(r->spec, "zoo:dit", 7) && strncmp(r->spec, "zoo:unet", 8))
+            return bad(c, C_SPEC, f[C_SPEC], "a zoo:dit or zoo:unet denoiser (pipeline)");
+        if (r->target == CT_GEN_TPUT || r->target == CT_ENERGY_TOKEN || r->target == CT_MEMORY)
+            return bad(c, C_TARGET, f[C_TARGET], "latency_ms, throughput_per_s, energy_j or "
+                       "power_w (pipeline)");
+    }
     if (is_generation(r)) {
         if (r->in_tokens < 1 || r->out_tokens < 1)
             return bad(c, C_OUT, f[C_OUT], "input and output token counts of a generation");
@@ -195,7 +205,8 @@ static enum status parse_line(const struct ctx *c, char *line, struct calib_row 
     if ((st = get_int(c, C_BATCH, f[C_BATCH], &r->batch)) ||
         (st = get_int(c, C_SEQ, f[C_SEQ], &r->seq)) ||
         (st = get_int(c, C_IN, f[C_IN], &r->in_tokens)) ||
-        (st = get_int(c, C_OUT, f[C_OUT], &r->out_tokens)))
+        (st = get_int(c, C_OUT, f[C_OUT], &r->out_tokens)) ||
+        (st = get_int(c, C_STEPS, f[C_STEPS], &r->steps)))
         return st;
     snprintf(r->spec, sizeof r->spec, "%s", f[C_SPEC]);
     if (r->use == CU_SKIP) {

@@ -161,7 +161,11 @@ static enum status row_runs(struct calib_graphs *cg, struct calib_row *r, struct
     struct config cfg = r->cfg;
     int bis[CALIB_MAX_RUNS], n = 0;
     bool last = r->in_tokens > 0 && has_logits_param(r->spec);
-    if (is_gen(r)) {
+    if (r->steps > 0) {
+        /* one denoising step: the denoiser over the conditional and the
+         * unconditional half of the batch */
+        bis[n++] = binding_get(cg, r->spec, 2 * r->batch, r->seq, false, false);
+    } else if (is_gen(r)) {
         bis[n++] = binding_get(cg, r->spec, r->batch, r->in_tokens, false, last);
         bis[n++] = binding_get(cg, r->spec, r->batch, r->in_tokens + r->out_tokens / 2, true,
                                last);
@@ -270,9 +274,25 @@ static bool row_selected(const struct calib_graphs *cg, const struct calib_row *
     return true;
 }
 
+/* A diffusion pipeline's figures from one denoising step: steps x the step
+ * (the text encoder and the VAE decoder are not modelled). */
+static double pipeline_prediction(const struct calib_run *a, const struct calib_row *r)
+{
+    double ms = (double)r->steps * a->latency_ms, ej = (double)r->steps * a->energy_j;
+    switch (r->target) {
+    case CT_LATENCY: return ms;
+    case CT_THROUGHPUT: return (double)r->batch * 1e3 / ms;
+    case CT_ENERGY: return ej / (double)r->batch;
+    case CT_POWER: return ej * 1e3 / ms;
+    default: return -1;
+    }
+}
+
 static double row_prediction(const struct calib_graphs *cg, const struct calib_row *r)
 {
     const struct calib_run *a = &cg->r[r->run[0]];
+    if (r->steps > 0)
+        return pipeline_prediction(a, r);
     switch (r->target) {
     case CT_MEMORY:
         return a->memory_mib;

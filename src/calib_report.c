@@ -250,13 +250,15 @@ static void goals(struct buf *b, const struct calib_set *set)
          aggregate(set, K_TARGET, NULL, CT_POWER, CU_FIT), 20);
     goal(b, "energy per output token (ML.ENERGY, predicted, not fitted)",
          aggregate(set, K_TARGET, NULL, CT_ENERGY_TOKEN, CU_EVAL), 20);
+    goal(b, "energy per image (ML.ENERGY diffusion, predicted, not fitted)",
+         aggregate(set, K_TARGET, NULL, CT_ENERGY, CU_EVAL), 20);
 }
 
 static void rows_table(struct buf *b, const struct calib_set *set)
 {
     bp(b, "\n## Every used row: predicted (simulated) vs published (measured)\n\n"
           "| table line | model | family | use | target | GPU / slice | prec | runtime | batch | "
-          "seq | in+out tokens | published | in-sample | LOMO |\n"
+          "seq | in+out tokens / steps | published | in-sample | LOMO |\n"
           "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     char gl[96];
     for (int i = 0; i < set->n_rows; i++) {
@@ -265,13 +267,18 @@ static void rows_table(struct buf *b, const struct calib_set *set)
             continue;
         double e = (r->pred - r->measured) / r->measured * 100;
         double el = (lomo_pred(r) - r->measured) / r->measured * 100;
-        bp(b, "| %d | %s | %s | %s | %s | %s | %s | %s | %lld | %lld | %lld+%lld | %.4g | "
+        char tok[48];
+        if (r->steps > 0)
+            snprintf(tok, sizeof tok, "%lld steps", (long long)r->steps);
+        else
+            snprintf(tok, sizeof tok, "%lld+%lld", (long long)r->in_tokens,
+                     (long long)r->out_tokens);
+        bp(b, "| %d | %s | %s | %s | %s | %s | %s | %s | %lld | %lld | %s | %.4g | "
               "%.4g (%+.0f%%) | %+.0f%% |\n",
            r->tsv_line, r->model_id, r->family, calib_use_name(r->use),
            calib_target_name(r->target), gpu_label(&r->cfg, gl, sizeof gl),
            precision_name(r->cfg.prec), runtime_name(r->cfg.rt), (long long)r->batch,
-           (long long)r->seq, (long long)r->in_tokens, (long long)r->out_tokens, r->measured,
-           r->pred, e, el);
+           (long long)r->seq, tok, r->measured, r->pred, e, el);
     }
 }
 

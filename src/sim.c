@@ -224,6 +224,42 @@ static double routed_spread(const struct graph *g, const struct node *n)
     return touched > k ? touched / k : 1;
 }
 
+/* Fused runtime: an earlier routed-expert MatMul of the same layer with a
+ * weight of the same shape, still a kernel of its own (the first expert of
+ * this projection), or -1. Serving engines run a layer's experts as one
+ * grouped GEMM. The layer ends, looking back, at the first matrix product
+ * that is not a routed expert (the router, attention); at most
+ * EXPERT_LOOKBACK nodes are looked at. */
+#define EXPERT_LOOKBACK 512
+static int expert_group(const struct graph *g, const struct sim_result *r, const struct node *n,
+                        int t)
+{
+    const int64_t *re;
+    if (n->op != OP_MatMul || n->n_in < 2 || n->in[1] < 0 ||
+        node_attr_ints(n, "routed_experts", &re) != 2)
+        return -1;
+    const struct shape *w = &g->values[n->in[1]].shape;
+    for (int u = t - 1; u >= 0 && u >= t - EXPERT_LOOKBACK; u--) {
+        int j = g->topo ? g->topo[u] : u;
+        const struct node *m = &g->nodes[j];
+        const int64_t *rm;
+        if (m->op != OP_MatMul && m->op != OP_Gemm)
+            continue;
+        /* another matrix product (attention, a router) ends the layer */
+        if (node_attr_ints(m, "routed_experts", &rm) != 2)
+            return -1;
+        if (m->n_in < 2 || m->in[1] < 0 || m->state != NODE_OK || rm[0] != re[0] ||
+            rm[1] != re[1])
+            continue;
+        const struct shape *wm = &g->values[m->in[1]].shape;
+        if (wm->rank != w->rank || memcmp(wm->d, w->d, (size_t)w->rank * sizeof w->d[0]))
+            continue;
+        if (r->nodes[j].kernel && r->nodes[j].fused_into < 0)
+            return j;
+    }
+    return -1;
+}
+
 /* ---- the run -------------------------------------------------------------- */
 
 static enum status check_config(const struct config *cfg, struct diag *d)
@@ -263,12 +299,17 @@ static int sibling_gemm(const struct graph *g, const struct sim_result *r, const
 {
     if (!weight_gemm(g, n) || n->in[0] < 0)
         return -1;
+    const int64_t *re;
+    bool routed = node_attr_ints(n, "routed_experts", &re) == 2;
     const struct value *x = &g->values[n->in[0]];
     for (int c = 0; c < x->n_consumers; c++) {
         int m = x->consumers[c];
         const struct sim_node *ms = &r->nodes[m];
+        /* routed experts merge with routed experts only (the router is a
+         * GEMM of its own) */
         if (m != self && ms->kernel && ms->fused_into < 0 && g->nodes[m].op == n->op &&
-            g->nodes[m].state == NODE_OK && weight_gemm(g, &g->nodes[m]))
+            g->nodes[m].state == NODE_OK && weight_gemm(g, &g->nodes[m]) &&
+            (node_attr_ints(&g->nodes[m], "routed_experts", &re) == 2) == routed)
             return m;
     }
     return -1;
@@ -369,6 +410,13 @@ static void pass_fuse(const struct graph *g, const struct config *cfg, struct si
                 double xb = value_bytes_cfg(&g->values[n->in[0]], pb);
                 fuse_into(r, i, sib, xb > 0 ? xb : 0, true);
                 r->nodes[sib].merged++;
+                continue;
+            }
+            int grp = expert_group(g, r, n, t);
+            if (grp >= 0) {
+                /* one grouped GEMM launch for the layer's routed experts */
+                fuse_into(r, i, grp, 0, true);
+                r->nodes[grp].merged++;
                 continue;
             }
         }

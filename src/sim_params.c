@@ -14,25 +14,25 @@
 static const struct sim_params fitted = {
     /* Large aligned GEMMs: cuBLAS reaches ~250-290 of 312 TFLOPS FP16 on A100
      * (NVIDIA "Matrix Multiplication Background" guide). A-priori 0.80;
-     * fitted 0.780 (dippm calibrate, 839 rows); the tile, wave and K terms in
+     * fitted 0.794 (dippm calibrate, 839 rows); the tile, wave and K terms in
      * sim_kernel.c already take the size losses. */
-    .tc_eff = 0.7795,
+    .tc_eff = 0.7937,
     /* FP32 SGEMM on CUDA cores reaches ~80-90% of 19.5 TFLOPS. Not fitted
      * (no FP32-without-TF32 row is modelled). */
     .cuda_eff = 0.85,
     /* STREAM-like kernels sustain ~80-90% of HBM peak on A100; a-priori
-     * 0.85, fitted 0.753: the figure covers every memory-bound kernel, many
+     * 0.85, fitted 0.739: the figure covers every memory-bound kernel, many
      * of which are too short to reach the streaming rate (their ramp is only
      * partly in kernel_us). */
-    .bw_eff = 0.7532,
+    .bw_eff = 0.7386,
     /* Kernel launch latency plus ramp-up/drain of a grid: 2-6 us per kernel
      * on A100 (Nsight traces of back-to-back small kernels); a-priori 3,
      * fitted. */
-    .kernel_us = 6.954,
+    .kernel_us = 7.107,
     /* Eager PyTorch issues every op from Python through the dispatcher
      * (10-40 us per nn.Module call, PyTorch 1.12); an engine enqueues
      * pre-built kernels (a few us each); a-priori 25 and 1.5, fitted. */
-    .dispatch_us = {[RT_PYTORCH] = 44.03, [RT_TENSORRT] = 2.348},
+    .dispatch_us = {[RT_PYTORCH] = 44.03, [RT_TENSORRT] = 2.552},
     /* One call: Python forward entry, input handling and synchronisation
      * (eager), or enqueue + stream sync (engine); a-priori 100 and 30,
      * fitted. */
@@ -55,14 +55,14 @@ static const struct sim_params fitted = {
      * NCHW<->NHWC transforms around tensor-core convolutions and picks
      * tactics heuristically; an engine picks NHWC tactics by timing them at
      * build time. A-priori 0.8 each; fitted per runtime. */
-    .conv_eff = {[RT_PYTORCH] = 0.5555, [RT_TENSORRT] = 0.9783},
+    .conv_eff = {[RT_PYTORCH] = 0.5715, [RT_TENSORRT] = 0.9891},
     /* Board power while a kernel runs, as shares of the idle-to-TDP range:
      * any running kernel holds boost clocks and wakes the SMs and caches
      * (p_active); streaming HBM adds p_memory at full bandwidth. A-priori
      * 0.2 and 0.6 (A100/H100 power studies, e.g. arXiv 2312.02741); fitted
      * to the average power of the ML.ENERGY H100 rows. */
-    .p_active = 0.259,
-    .p_memory = 0.6051,
+    .p_active = 0.2712,
+    .p_memory = 0.595,
 };
 
 const struct sim_params *sim_params_default(void)

@@ -22,6 +22,27 @@
  *   runwayml/stable-diffusion-v1-5 unet           859,520,964
  *   stabilityai/stable-diffusion-2-1 unet         865,910,724
  *   stabilityai/stable-diffusion-xl-base-1.0 unet 2,567,463,684
+ * Diffusion transformers (diffusers PixArtTransformer2DModel), derived from
+ * the architecture (graph/zoo_dit.c; LayerNorms have no affine, the sin-cos
+ * position embedding is a buffer) and checked against the published file:
+ *   PixArt-alpha/PixArt-Sigma-XL-2-1024-MS transformer  610,856,096 =
+ *     pos_embed.proj 4 x 1152 x 2 x 2 + 1152                        19,584
+ *     adaln_single: timestep_embedder (256 x 1152 + 1152) + (1152^2 +
+ *       1152) = 1,624,320, linear 1152 x 6912 + 6912 = 7,969,536    9,593,856
+ *     caption_projection (4096 x 1152 + 1152) + (1152^2 + 1152)  6,048,000
+ *     28 blocks x 21,255,552: scale_shift_table 6 x 1152 = 6,912,
+ *       attn1 and attn2 4 x (1152^2 + 1152) = 5,313,024 each, ff
+ *       (1152 x 4608 + 4608) + (4608 x 1152 + 1152) = 10,622,592  595,155,456
+ *     scale_shift_table 2 x 1152 + proj_out 1152 x 32 + 32          39,200
+ *   Its transformer/diffusion_pytorch_model.safetensors (fp32, commit edfd592
+ *   of that Hugging Face repository) is 2,443,492,488 bytes: the 8-byte
+ *   header length, a 68,096-byte JSON header naming these 603 tensors, and
+ *   4 x 610,856,096 bytes of data.
+ *   PixArt-alpha/PixArt-XL-2-1024-MS adds the resolution and aspect-ratio
+ *   embedders (use_additional_conditions), 2 x ((256 x 384 + 384) +
+ *   (384^2 + 384)) = 493,056: 611,349,152 (derived; its checkpoint is listed
+ *   as 2.45 GB against Sigma's 2.44 GB). The 512 px Sigma has the 1024 one's
+ *   parameters (only the position table, a buffer, is smaller).
  * The active counts are the published configurations' arithmetic: total
  * minus (experts - top_k) experts of 3 x hidden x expert_inter per layer.
  */
@@ -87,7 +108,9 @@ static void test_encdec_params(void **state)
     } want[] = {{"t5", 60506624.0},         {"t5:preset=t5-base", 222903552.0},
                 {"t5:preset=t5-large", 737668096.0}, {"bart", 139420416.0},
                 {"bart:preset=bart-large", 406291456.0}, {"unet", 859520964.0},
-                {"unet:preset=sd21", 865910724.0},  {"unet:preset=sdxl", 2567463684.0}};
+                {"unet:preset=sd21", 865910724.0},  {"unet:preset=sdxl", 2567463684.0},
+                {"dit", 610856096.0}, {"dit:preset=pixart-alpha-xl2-1024", 611349152.0},
+                {"dit:preset=pixart-sigma-xl2-512", 610856096.0}};
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
         struct graph *g = build(want[i].spec);
         if (g->totals.params != want[i].params)
@@ -109,6 +132,19 @@ static void test_encdec_params(void **state)
                6.0 * 2 * 128 * 512 * 512 + 128.0 * 512 * 32128;
     if (fabs(g->totals.macs - e) > 1e-9 * e)
         fail_msg("t5-small: %.0f MACs, expected %.0f", g->totals.macs, e);
+    graph_free(g);
+    /* MACs of PixArt-Sigma 512 px (N = 32 x 32 patches, T = 300 caption
+     * tokens, D = 1152), by hand: per block the self-attention projections
+     * 4 N D^2 and products 2 N^2 D, the cross-attention q, o 2 N D^2, k, v
+     * 2 T D^2 and products 2 N T D, the feed-forward 8 N D^2; caption
+     * projection T (4096 D + D^2); timestep 256 D + D^2 + adaLN 6 D^2;
+     * patch embedding N D x 4 x 2 x 2; proj_out N D x 32 */
+    g = build("dit:preset=pixart-sigma-xl2-512");
+    const double N = 1024, T = 300, D = 1152;
+    e = 28 * (14 * N * D * D + 2 * N * N * D + 2 * T * D * D + 2 * N * T * D) +
+        T * (4096 * D + D * D) + 256 * D + D * D + 6 * D * D + N * D * 16 + N * D * 32;
+    if (fabs(g->totals.macs - e) > 1e-9 * e)
+        fail_msg("pixart-sigma-512: %.0f MACs, expected %.0f", g->totals.macs, e);
     graph_free(g);
 }
 

@@ -1,7 +1,8 @@
 /* test_sim_moe.c - the teacher's routed experts and board power, by hand:
  * an expert MatMul marked routed_experts = [E, k] reads the weights of every
  * expert a batch of M tokens touches, E (1 - (1 - k/E)^M), and the MoE
- * template's decode step slows as the batch touches more experts; a running
+ * template's decode step slows as the batch touches more experts (a serving
+ * engine runs each layer's experts as grouped GEMMs); a running
  * kernel's power is idle + (TDP - idle) (p_active + p_compute uc + p_memory
  * um), capped at TDP. */
 #include <setjmp.h>
@@ -111,6 +112,22 @@ static void test_moe_template_decode(void **state)
         struct config c = cfg_h100(batches[i]);
         struct sim_result r = run(g, &c);
         lat[i] = r.latency_ms;
+        /* a serving engine launches a layer's experts as grouped GEMMs: one
+         * for the gate and up projections, one for the down projections;
+         * eager PyTorch launches every expert's */
+        c.rt = RT_PYTORCH;
+        struct sim_result e = run(g, &c);
+        int engine_kernels = 0, eager_kernels = 0;
+        for (int ni = 0; ni < g->n_nodes; ni++) {
+            const int64_t *re;
+            if (node_attr_ints(&g->nodes[ni], "routed_experts", &re) != 2)
+                continue;
+            engine_kernels += r.nodes[ni].kernel;
+            eager_kernels += e.nodes[ni].kernel;
+        }
+        assert_int_equal(engine_kernels, 2 * 2);
+        assert_int_equal(eager_kernels, 2 * 2 * 3);
+        sim_result_fini(&e);
         double spread = 16 * (1 - pow(1 - 2.0 / 16, (double)batches[i])) / 2;
         for (int ni = 0; ni < g->n_nodes; ni++) {
             const int64_t *re;

@@ -124,6 +124,11 @@ static void test_errors(void **state)
     expect_error("zoo:gpt:phase=train", ST_ERANGE, "phase=train is not one of prefill, decode");
     expect_error("zoo:bert:seq=1024", ST_ERANGE, "seq=1024 exceeds max_position=512");
     expect_error("zoo:mlp:layers=0", ST_ERANGE, "layers=0 is not an integer from 1 to 128");
+    expect_error("zoo:dit:heads=12:hidden=1088", ST_ERANGE,
+                 "hidden=1088 is not a multiple of heads=12");
+    expect_error("zoo:dit:latent=96:patch=5", ST_ERANGE, "latent=96 is not a multiple of patch=5");
+    expect_error("zoo:dit:preset=pixart-alpha-xl2-1024:hidden=1024", ST_ERANGE,
+                 "size_cond=1 needs hidden=1024 to be a multiple of 3");
 }
 
 /* ---- presets and canonical specs ------------------------------------------- */
@@ -320,9 +325,10 @@ static void test_fixed_sizes(void **state)
         assert_int_equal(graph_infer(g, &d), ST_ESHAPE);
     }
     graph_free(g);
-    /* VGG's classifier is made for 224x224; Swin's windows must tile each map */
-    const char *fixed[] = {"vgg", "swin"};
-    for (int i = 0; i < 2; i++) {
+    /* VGG's classifier is made for 224x224; Swin's windows must tile each map;
+     * the DiT's sin-cos position table is a constant for its latent size */
+    const char *fixed[] = {"vgg", "swin", "dit:preset=pixart-sigma-xl2-512"};
+    for (int i = 0; i < 3; i++) {
         g = build(fixed[i]);
         if (infer_real(g)) {
             struct diag d = {0};
@@ -350,6 +356,15 @@ static void test_fixed_sizes(void **state)
     g = build("vit:preset=b_32:image=256");
     if (infer_real(g))
         assert_int_equal(g->totals.n_unknown, 0);
+    graph_free(g);
+    /* the DiT's latent parameter sets the size (and the output follows it) */
+    g = build("dit:preset=pixart-sigma-xl2-512:latent=96");
+    if (infer_real(g)) {
+        const struct value *o = &g->values[g->outputs[0]];
+        assert_int_equal(g->totals.n_unknown, 0);
+        assert_true(o->shape.known && o->shape.rank == 4 && o->shape.d[1] == 8 &&
+                    o->shape.d[2] == 96 && o->shape.d[3] == 96);
+    }
     graph_free(g);
 }
 

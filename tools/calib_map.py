@@ -22,8 +22,8 @@ TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FILES = ["a100_published_calibration.jsonl", "published_more.jsonl"]
 OUT = os.path.join("tests", "data", "calib_map.tsv")
 COLUMNS = ["file", "line", "model_id", "source_family", "use", "target", "measured", "spec",
-           "batch", "seq", "in_tokens", "out_tokens", "gpu", "mig", "precision", "runtime",
-           "reason"]
+           "batch", "seq", "in_tokens", "out_tokens", "steps", "gpu", "mig", "precision",
+           "runtime", "reason"]
 
 # ---- model graphs -----------------------------------------------------------
 # ONNX samples or zoo templates with the real model's hyperparameters.
@@ -60,7 +60,7 @@ class Row:
         self.model_id = "-"
         self.family = "-"
         self.spec = "-"
-        self.batch = self.seq = self.tin = self.tout = 0
+        self.batch = self.seq = self.tin = self.tout = self.steps = 0
         self.gpu = "-"
         self.mig = "-"
         self.prec = "-"
@@ -442,6 +442,38 @@ def map_mlenergy(r):
                                "interleave); throughput carries the same timing")
 
 
+# ML.ENERGY v3 diffusion rows (xDiT/diffusers on one H100): a pipeline is
+# `steps` denoiser passes over 2 x batch latents (classifier-free guidance),
+# then the VAE decoder; the text encoder runs once. Only the denoiser is
+# modelled (at 1024 px the VAE decode, ~5 TFLOP an image, and the T5-XXL
+# text encoder, ~3 TFLOP, add about 3% to the denoiser's ~280 TFLOP), so
+# every figure is evaluated, never fitted.
+DIFFUSION_MODELS = [("PixArt-Sigma-XL-2-1024", "zoo:dit:preset=pixart-sigma-xl2-1024")]
+
+
+def map_diffusion(r):
+    o = r.o
+    inp = o.get("input") or ""
+    # diffusers runs eager PyTorch with fused (SDPA) attention: dippm's
+    # pytorch runtime keeps attention unfused (PyTorch <= 1.13 exports), its
+    # tensorrt runtime fuses attention and elementwise chains; the rows are
+    # evaluated under tensorrt, which misses eager's elementwise kernels
+    r.rt, r.prec = "tensorrt", "bf16"
+    r.spec = next((sp for name, sp in DIFFUSION_MODELS if has(o["model"], name)), None)
+    if r.spec is None:
+        r.spec = "-"
+        r.why = ("no template for this denoiser (linear-attention, video or Hunyuan DiT); the "
+                 "pipeline's VAE and text encoders are not modelled")
+        return
+    m = re.search(r"(\d+) denoising steps", inp)
+    if not m or not o.get("batch") or not has(inp, "text-to-image 1024x1024"):
+        r.why = "steps, batch or image size not stated"
+        return
+    r.steps, r.batch = int(m.group(1)), int(o["batch"])
+    for field in ("latency_ms", "throughput_per_s", "energy_j", "power_w"):
+        r.targets[field] = (field, "eval", None)
+
+
 def map_more(r):
     o = r.o
     fw, model = o["framework"], o["model"]
@@ -456,7 +488,7 @@ def map_more(r):
         r.family = "mlenergy"
         r.gpu = "H100-SXM5-80GB"
         if has(fw, "xDiT"):
-            r.why = "diffusion pipeline: no graph for the denoiser, VAE and text encoders"
+            map_diffusion(r)
         else:
             map_mlenergy(r)
     elif has(fw, "Triton"):
@@ -504,11 +536,11 @@ def lines_for(r):
         else:
             tgt, use, why = target_name(r, field), "skip", "figure not modelled for this source"
         out.append([r.file, r.line, r.model_id, r.family, use, tgt, fmt_num(v), r.spec,
-                    r.batch, r.seq, r.tin, r.tout, r.gpu, r.mig, r.prec, r.rt,
+                    r.batch, r.seq, r.tin, r.tout, r.steps, r.gpu, r.mig, r.prec, r.rt,
                     clean(why) if why else "-"])
     if not out:
         out.append([r.file, r.line, r.model_id, r.family, "skip", "-", "-", r.spec, r.batch,
-                    r.seq, r.tin, r.tout, r.gpu, r.mig, r.prec, r.rt,
+                    r.seq, r.tin, r.tout, r.steps, r.gpu, r.mig, r.prec, r.rt,
                     "no published figure in the row"])
     return out
 

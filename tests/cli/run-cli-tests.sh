@@ -204,9 +204,9 @@ run "max batch unmeetable" 1 "$DIPPM" sweep --max-batch --slo-ms 0.0001 "$S/tiny
 
 # calibrate: a bad mapping table is refused with the file, line and column
 printf '{"latency_ms": 2.5}\n' >"$T/c.jsonl"
-printf 'file\tline\tmodel_id\tsource_family\tuse\ttarget\tmeasured\tspec\tbatch\tseq\tin_tokens\tout_tokens\tgpu\tmig\tprecision\truntime\treason\nc.jsonl\t1\tresnet50\tx\tfit\tlatency_ms\t2.5\tsamples/resnet50.onnx\t1\t0\t0\t0\tA100-SXM4-40GB\t5g.99gb\tfp16\ttensorrt\t-\n' >"$T/c.tsv"
+printf 'file\tline\tmodel_id\tsource_family\tuse\ttarget\tmeasured\tspec\tbatch\tseq\tin_tokens\tout_tokens\tsteps\tgpu\tmig\tprecision\truntime\treason\nc.jsonl\t1\tresnet50\tx\tfit\tlatency_ms\t2.5\tsamples/resnet50.onnx\t1\t0\t0\t0\t0\tA100-SXM4-40GB\t5g.99gb\tfp16\ttensorrt\t-\n' >"$T/c.tsv"
 run "calibrate bad table" 4 "$DIPPM" calibrate --no-fit --data "$T/c.tsv" &&
-    check "calibrate bad table message" "$T/err" "c.tsv:2: column 14 (mig): '5g.99gb'"
+    check "calibrate bad table message" "$T/err" "c.tsv:2: column 15 (mig): '5g.99gb'"
 run "calibrate missing table" 3 "$DIPPM" calibrate --data "$T/none.tsv" &&
     check "calibrate missing table message" "$T/err" "none.tsv"
 # the explorer's entry points: --tour and --session NAME need a terminal (or

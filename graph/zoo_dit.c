@@ -1,0 +1,298 @@
+/* zoo_dit.c - a Diffusion Transformer denoiser as diffusers'
+ * PixArtTransformer2DModel computes it (PixArt-alpha, PixArt-Sigma): one
+ * denoising step on a latent of `latent` x `latent` (symbols height and
+ * width). The sinusoidal timestep features (diffusers Timesteps, 256
+ * channels) and the text encoder's states (T5-XXL, caption_dim wide, padded
+ * to `tokens`) are inputs, as the pipeline computes them outside the
+ * transformer.
+ *
+ *   pos_embed           PatchEmbed: Conv2d in_channels -> hidden, kernel =
+ *                       stride = patch, flattened to tokens, plus a fixed
+ *                       2-D sin-cos position embedding (a non-persistent
+ *                       buffer: a Constant, not a parameter)
+ *   adaln_single        AdaLayerNormSingle: TimestepEmbedding (Linear 256 ->
+ *                       hidden, SiLU, Linear) then SiLU + Linear hidden ->
+ *                       6 x hidden shared by every block; with size_cond
+ *                       (PixArtAlphaCombinedTimestepSizeEmbeddings,
+ *                       PixArt-alpha 1024) resolution and aspect-ratio
+ *                       embeddings of hidden/3 each are added to the timestep
+ *   caption_projection  PixArtAlphaTextProjection: Linear caption_dim ->
+ *                       hidden, GELU(tanh), Linear
+ *   transformer_blocks  BasicTransformerBlock, norm_type ada_norm_single:
+ *                       scale_shift_table [6, hidden] + the shared table
+ *                       gives shift/scale/gate for attention and MLP;
+ *                       LayerNorm without affine, modulation, self-attention
+ *                       (attn1, biased q/k/v/out), gated residual; cross-
+ *                       attention to the projected caption without a norm
+ *                       (attn2), residual; LayerNorm, modulation,
+ *                       FeedForward gelu-approximate 4 x hidden, gated
+ *                       residual
+ *   final layer         norm_out (no affine), scale_shift_table [2, hidden]
+ *                       + the timestep embedding, proj_out hidden ->
+ *                       patch^2 x out_channels, unpatchify
+ *                       (einsum nhwpqc->nchpwq) to [B, out_channels, H, W]
+ *
+ * LayerNorm without affine is LayerNormalization with constant scale and
+ * bias, as torch.onnx exports it. The pipeline's caption padding mask (an
+ * additive bias inside the cross-attention) is left out, as in zoo_unet.c.
+ * The position embedding is made for `latent`: other height/width bindings
+ * fail shape inference, as an export traced at that size would (diffusers
+ * itself recomputes the table; set latent instead). */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "zoo_impl.h"
+
+#define DIT_TIME_CH 256 /* Timesteps(num_channels=256) */
+
+static const char *const dit_names[] = {"pixart-sigma-xl2-1024", "pixart-alpha-xl2-1024",
+                                        "pixart-sigma-xl2-512", "custom"};
+static const char *const dit_presets[] = {
+    "layers=28:hidden=1152:heads=16:patch=2:latent=128:tokens=300:caption_dim=4096:"
+    "in_channels=4:out_channels=8:size_cond=0",
+    "layers=28:hidden=1152:heads=16:patch=2:latent=128:tokens=120:caption_dim=4096:"
+    "in_channels=4:out_channels=8:size_cond=1",
+    "layers=28:hidden=1152:heads=16:patch=2:latent=64:tokens=300:caption_dim=4096:"
+    "in_channels=4:out_channels=8:size_cond=0",
+    ""};
+
+static const struct zoo_param dit_params[] = {
+    {.name = "preset", .type = ZOO_PT_ENUM, .n_choices = 4, .choices = dit_names,
+     .presets = dit_presets, .def = "pixart-sigma-xl2-1024",
+     .help = "PixArt-Sigma 1024/512 or PixArt-alpha 1024 transformer (sets every parameter)"},
+    {.name = "layers", .type = ZOO_PT_INT, .min = 1, .max = 64, .smin = 2, .smax = 12,
+     .def = "28", .help = "transformer blocks"},
+    {.name = "hidden", .type = ZOO_PT_INT, .min = 64, .max = 4096, .step = 64, .smin = 128,
+     .smax = 768, .def = "1152", .help = "hidden width (a multiple of heads)"},
+    {.name = "heads", .type = ZOO_PT_INT, .min = 1, .max = 64, .smin = 2, .smax = 16,
+     .def = "16", .help = "attention heads (must divide hidden)"},
+    {.name = "patch", .type = ZOO_PT_INT, .min = 1, .max = 8, .smin = 1, .smax = 4, .def = "2",
+     .help = "patch size in latent pixels (latent must be a multiple)"},
+    {.name = "latent", .type = ZOO_PT_INT, .min = 8, .max = 512, .step = 8, .smin = 16,
+     .smax = 64, .def = "128",
+     .help = "latent size (image / 8): height and width default, position table size"},
+    {.name = "tokens", .type = ZOO_PT_INT, .min = 1, .max = 1024, .smin = 64, .smax = 300,
+     .def = "300", .help = "text tokens the cross-attention attends to (Sigma 300, alpha 120)"},
+    {.name = "caption_dim", .type = ZOO_PT_INT, .min = 64, .max = 8192, .step = 64,
+     .smin = 256, .smax = 4096, .def = "4096", .help = "width of the text encoder's states"},
+    {.name = "in_channels", .type = ZOO_PT_INT, .min = 1, .max = 64, .smin = 4, .smax = 16,
+     .def = "4", .help = "latent channels in"},
+    {.name = "out_channels", .type = ZOO_PT_INT, .min = 1, .max = 128, .smin = 4, .smax = 32,
+     .def = "8", .help = "channels out (8: noise and learned variance)"},
+    {.name = "size_cond", .type = ZOO_PT_INT, .min = 0, .max = 1, .def = "0",
+     .help = "1 = resolution and aspect-ratio conditioning (PixArt-alpha 1024)"},
+};
+
+struct dit {
+    int layers, hidden, heads, patch, latent, tokens, caption, cin, cout;
+    bool size_cond;
+};
+
+static enum status dit_check(const struct zoo_args *a, struct diag *d)
+{
+    int hidden = zoo_arg_int(a, "hidden"), heads = zoo_arg_int(a, "heads");
+    int patch = zoo_arg_int(a, "patch"), latent = zoo_arg_int(a, "latent");
+    if (hidden % heads)
+        return diag_set(d, ST_ERANGE, "zoo:dit: hidden=%d is not a multiple of heads=%d", hidden,
+                        heads);
+    if (latent % patch)
+        return diag_set(d, ST_ERANGE, "zoo:dit: latent=%d is not a multiple of patch=%d", latent,
+                        patch);
+    if (zoo_arg_int(a, "size_cond") && hidden % 3)
+        return diag_set(d, ST_ERANGE,
+                        "zoo:dit: size_cond=1 needs hidden=%d to be a multiple of 3 "
+                        "(resolution and aspect-ratio embeddings of hidden/3)",
+                        hidden);
+    return ST_OK;
+}
+
+/* LayerNorm(elementwise_affine=False): constant ones and zeros [c], as
+ * torch.onnx writes it; they are not parameters. */
+static int layernorm_plain(struct zoo_build *b, int x, const char *local, int c)
+{
+    char key[48];
+    const int64_t dd[1] = {c};
+    snprintf(key, sizeof key, "ln_ones_%d", c);
+    int in[3] = {x, zb_const_float_nodata(b, key, 1, dd), -1};
+    snprintf(key, sizeof key, "ln_zeros_%d", c);
+    in[2] = zb_const_float_nodata(b, key, 1, dd);
+    int y = zb_node(b, "LayerNormalization", local, in, 3);
+    graph_attr_int(b->g, zb_last(b), "axis", -1);
+    graph_attr_float(b->g, zb_last(b), "epsilon", 1e-6);
+    return y;
+}
+
+/* x * (1 + scale) + shift (scale, shift [B, 1, D]). */
+static int modulate(struct zoo_build *b, int x, int shift, int scale)
+{
+    int s = zb_binary(b, "Add", scale, zb_const_float(b, 1.0));
+    return zb_binary(b, "Add", zb_binary(b, "Mul", x, s), shift);
+}
+
+/* table [n, D] + t [B, n, D] split into n chunks [B, 1, D] along axis 1
+ * (scale_shift_table[None] + ...).chunk(n, dim=1). */
+static void chunks(struct zoo_build *b, int table, int t, int n, int *out)
+{
+    int sum = zb_binary(b, "Add", table, t);
+    const int64_t ones[6] = {1, 1, 1, 1, 1, 1};
+    int in[2] = {sum, zb_const_ints(b, ones, n, false)};
+    zb_node_multi(b, "Split", "chunk", in, 2, out, n);
+    graph_attr_int(b->g, zb_last(b), "axis", 1);
+}
+
+/* diffusers Attention "<name>" (AttnProcessor2_0) of x [B, N, C] over ctx
+ * [B, T, C]: biased to_q/to_k/to_v, scaled dot product, to_out.0. */
+static int attention(struct zoo_build *b, const char *name, int x, int ctx, int c, int heads)
+{
+    char n[4][64];
+    static const char *const parts[4] = {"to_q", "to_k", "to_v", "to_out.0"};
+    for (int i = 0; i < 4; i++)
+        snprintf(n[i], sizeof n[i], "%s.%s", name, parts[i]);
+    int hd = c / heads;
+    const int64_t shape[4] = {0, 0, heads, hd};
+    static const int64_t pq[4] = {0, 2, 1, 3}, pk[4] = {0, 2, 3, 1};
+    int q = zb_transpose(b, zb_reshape(b, zb_linear(b, x, n[0], c, c, true), shape, 4), pq, 4);
+    int k = zb_transpose(b, zb_reshape(b, zb_linear(b, ctx, n[1], c, c, true), shape, 4), pk, 4);
+    int v = zb_transpose(b, zb_reshape(b, zb_linear(b, ctx, n[2], c, c, true), shape, 4), pq, 4);
+    int s = zb_binary(b, "MatMul", q, k);
+    s = zb_binary(b, "Mul", s, zb_const_float(b, 1.0 / sqrt((double)hd)));
+    int o = zb_binary(b, "MatMul", zb_softmax(b, s, -1), v);
+    const int64_t merged[3] = {0, 0, c};
+    o = zb_reshape(b, zb_transpose(b, o, pq, 4), merged, 3);
+    return zb_linear(b, o, n[3], c, c, true);
+}
+
+/* GELU(approximate="tanh"), opset 20. */
+static int gelu_tanh(struct zoo_build *b, int x)
+{
+    int y = zb_act(b, x, "Gelu");
+    graph_attr_string(b->g, zb_last(b), "approximate", "tanh");
+    return y;
+}
+
+/* BasicTransformerBlock (ada_norm_single) on x [B, N, D]; t6 [B, 6, D] is
+ * the shared adaLN output, ctx [B, T, D] the projected caption. */
+static int block(struct zoo_build *b, const struct dit *m, int x, int t6, int ctx)
+{
+    int D = m->hidden;
+    const int64_t td[2] = {6, D};
+    int mod[6]; /* shift_msa, scale_msa, gate_msa, shift_mlp, scale_mlp, gate_mlp */
+    chunks(b, zb_weight(b, "scale_shift_table", 2, td), t6, 6, mod);
+    int h = modulate(b, layernorm_plain(b, x, "norm1", D), mod[0], mod[1]);
+    h = zb_binary(b, "Mul", mod[2], attention(b, "attn1", h, h, D, m->heads));
+    x = zb_binary(b, "Add", h, x);
+    /* PixArt applies no norm before the cross-attention */
+    x = zb_binary(b, "Add", attention(b, "attn2", x, ctx, D, m->heads), x);
+    h = modulate(b, layernorm_plain(b, x, "norm2", D), mod[3], mod[4]);
+    h = gelu_tanh(b, zb_linear(b, h, "ff.net.0.proj", D, 4 * D, true));
+    h = zb_linear(b, h, "ff.net.2", 4 * D, D, true);
+    return zb_binary(b, "Add", zb_binary(b, "Mul", mod[5], h), x);
+}
+
+/* TimestepEmbedding "<scope>.linear_1/2" on x [.., in]. */
+static int time_embedding(struct zoo_build *b, int x, const char *scope, int in, int out)
+{
+    zb_scope(b, "%s", scope);
+    int h = zb_act(b, zb_linear(b, x, "linear_1", in, out, true), "Silu");
+    return zb_linear(b, h, "linear_2", out, out, true);
+}
+
+/* The timestep embedding [B, D] (embedded_timestep), with the resolution
+ * and aspect-ratio embeddings when size_cond. */
+static int timestep(struct zoo_build *b, const struct dit *m)
+{
+    const char *const bs[3] = {"batch", NULL, NULL};
+    const int64_t td[2] = {1, DIT_TIME_CH};
+    int tf = zb_input(b, "time_features", DT_FLOAT, 2, td, bs);
+    int temb = time_embedding(b, tf, "adaln_single.emb.timestep_embedder", DIT_TIME_CH, m->hidden);
+    if (!m->size_cond)
+        return temb;
+    /* sinusoidal features of (height, width) and of height / width, each
+     * embedded to hidden/3 and concatenated behind the batch */
+    int e = m->hidden / 3;
+    const int64_t rd[3] = {1, 2, DIT_TIME_CH}, ad[3] = {1, 1, DIT_TIME_CH};
+    int rf = zb_input(b, "resolution_features", DT_FLOAT, 3, rd, bs);
+    int af = zb_input(b, "aspect_ratio_features", DT_FLOAT, 3, ad, bs);
+    int r = time_embedding(b, rf, "adaln_single.emb.resolution_embedder", DIT_TIME_CH, e);
+    const int64_t flat[2] = {0, -1};
+    int cat[2] = {zb_reshape(b, r, flat, 2), -1};
+    int ar = time_embedding(b, af, "adaln_single.emb.aspect_ratio_embedder", DIT_TIME_CH, e);
+    cat[1] = zb_reshape(b, ar, flat, 2);
+    zb_scope(b, "adaln_single.emb");
+    return zb_binary(b, "Add", temb, zb_concat(b, cat, 2, 1));
+}
+
+/* norm_out, modulation by scale_shift_table [2, D] + temb, proj_out and
+ * unpatchify to [B, out_channels, H, W]. */
+static int final_layer(struct zoo_build *b, const struct dit *m, int x, int temb)
+{
+    int D = m->hidden, p = m->patch, h = m->latent / p;
+    zb_scope(b, "%s", "");
+    static const int64_t ax1[1] = {1};
+    const int64_t sd[2] = {2, D};
+    int mod[2]; /* shift, scale */
+    chunks(b, zb_weight(b, "scale_shift_table", 2, sd), zb_unsqueeze(b, temb, ax1, 1), 2, mod);
+    x = modulate(b, layernorm_plain(b, x, "norm_out", D), mod[0], mod[1]);
+    x = zb_linear(b, x, "proj_out", D, p * p * m->cout, true);
+    const int64_t grid[6] = {0, h, h, p, p, m->cout};
+    static const int64_t perm[6] = {0, 5, 1, 3, 2, 4}; /* nhwpqc -> nchpwq */
+    x = zb_transpose(b, zb_reshape(b, x, grid, 6), perm, 6);
+    const int64_t img[4] = {0, m->cout, m->latent, m->latent};
+    int in[2] = {x, zb_const_ints(b, img, 4, false)};
+    return zb_node(b, "Reshape", "unpatchify", in, 2);
+}
+
+static enum status dit_build(struct zoo_build *b, const struct zoo_args *a, struct diag *d)
+{
+    (void)d;
+    struct dit m = {.layers = zoo_arg_int(a, "layers"), .hidden = zoo_arg_int(a, "hidden"),
+                    .heads = zoo_arg_int(a, "heads"), .patch = zoo_arg_int(a, "patch"),
+                    .latent = zoo_arg_int(a, "latent"), .tokens = zoo_arg_int(a, "tokens"),
+                    .caption = zoo_arg_int(a, "caption_dim"),
+                    .cin = zoo_arg_int(a, "in_channels"), .cout = zoo_arg_int(a, "out_channels"),
+                    .size_cond = zoo_arg_int(a, "size_cond") != 0};
+    int D = m.hidden, grid = m.latent / m.patch;
+    const int64_t sd[4] = {1, m.cin, m.latent, m.latent};
+    const char *const ss[4] = {"batch", NULL, "height", "width"};
+    int x = zb_input(b, "hidden_states", DT_FLOAT, 4, sd, ss);
+    const int64_t cd[3] = {1, m.tokens, m.caption};
+    const char *const bs[3] = {"batch", NULL, NULL};
+    int ctx = zb_input(b, "encoder_hidden_states", DT_FLOAT, 3, cd, bs);
+
+    zb_scope(b, "pos_embed");
+    x = zb_conv(b, x, "proj", m.cin, D, m.patch, m.patch, 0, 1, true);
+    const int64_t flat[3] = {0, D, -1};
+    static const int64_t perm[3] = {0, 2, 1};
+    x = zb_transpose(b, zb_reshape(b, x, flat, 3), perm, 3); /* [B, N, D] */
+    char key[64];
+    snprintf(key, sizeof key, "sincos_pos_embed_%dx%dx%d", grid, grid, D);
+    const int64_t pd[3] = {1, (int64_t)grid * grid, D};
+    x = zb_binary(b, "Add", x, zb_const_float_nodata(b, key, 3, pd));
+
+    int temb = timestep(b, &m);
+    zb_scope(b, "adaln_single");
+    const int64_t six[3] = {0, 6, D};
+    int t6 = zb_linear(b, zb_act(b, temb, "Silu"), "linear", D, 6 * D, true);
+    t6 = zb_reshape(b, t6, six, 3); /* timestep.reshape(batch, 6, -1) */
+
+    zb_scope(b, "caption_projection");
+    ctx = gelu_tanh(b, zb_linear(b, ctx, "linear_1", m.caption, D, true));
+    ctx = zb_linear(b, ctx, "linear_2", D, D, true);
+
+    for (int l = 0; l < m.layers; l++) {
+        zb_scope(b, "transformer_blocks.%d", l);
+        x = block(b, &m, x, t6, ctx);
+    }
+    zb_output(b, final_layer(b, &m, x, temb));
+    return ST_OK;
+}
+
+const struct zoo_family zoo_fam_dit = {
+    .name = "dit",
+    .help = "Diffusion Transformer (PixArt-alpha/Sigma): one denoising step on a latent",
+    .n_params = sizeof dit_params / sizeof dit_params[0],
+    .params = dit_params,
+    .check = dit_check,
+    .build = dit_build,
+};
