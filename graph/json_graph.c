@@ -406,7 +406,8 @@ static enum status read_values(struct jctx *c, const cJSON *root, const char *ke
             dt = old->dtype;
         if (rank < 0 && old->rank >= 0) {
             rank = old->rank;
-            memcpy(dims, old->dims, sizeof(struct dim) * (size_t)rank);
+            if (rank > 0) /* a scalar has no dims array */
+                memcpy(dims, old->dims, sizeof(struct dim) * (size_t)rank);
         }
         if (dt != DT_UNDEFINED || rank >= 0)
             graph_value_set_type(c->g, vi, dt, rank, dims);

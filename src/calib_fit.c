@@ -39,6 +39,7 @@ FIELD(f_ctx_trt, p->context_mib[RT_TENSORRT])
 FIELD(f_act, p->act_factor)
 FIELD(f_conv_pt, p->conv_eff[RT_PYTORCH])
 FIELD(f_conv_trt, p->conv_eff[RT_TENSORRT])
+FIELD(f_overlap, p->overlap_p)
 FIELD(f_p_active, p->p_active)
 FIELD(f_p_memory, p->p_memory)
 #undef FIELD
@@ -59,6 +60,7 @@ static const struct knob knobs[] = {
     {"context_mib[pytorch]", 1200, 300, 4000, G_MEMORY, RT_PYTORCH, 0, f_ctx_pt},
     {"context_mib[tensorrt]", 1200, 300, 4000, G_MEMORY, RT_TENSORRT, 0, f_ctx_trt},
     {"act_factor", 1.3, 1.0, 3.0, G_MEMORY, -1, 0, f_act},
+    {"overlap_p", 4.0, 1.5, 30, G_TIME, -1, 0, f_overlap},
     {"p_active", 0.2, 0.0, 0.9, G_POWER, -1, 0, f_p_active},
     {"p_memory", 0.6, 0.05, 1.0, G_POWER, -1, 0, f_p_memory},
 };

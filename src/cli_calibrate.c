@@ -48,11 +48,11 @@ static void print_params(const struct sim_params *p)
             "    .context_mib = {[RT_PYTORCH] = %.4g, [RT_TENSORRT] = %.4g},\n"
             "    .act_factor = %.4g,\n"
             "    .conv_eff = {[RT_PYTORCH] = %.4g, [RT_TENSORRT] = %.4g},\n"
-            "    .p_active = %.4g,\n    .p_memory = %.4g,\n",
+            "    .overlap_p = %.4g,\n    .p_active = %.4g,\n    .p_memory = %.4g,\n",
             p->tc_eff, p->cuda_eff, p->bw_eff, p->kernel_us, p->dispatch_us[RT_PYTORCH],
             p->dispatch_us[RT_TENSORRT], p->call_us[RT_PYTORCH], p->call_us[RT_TENSORRT],
             p->context_mib[RT_PYTORCH], p->context_mib[RT_TENSORRT], p->act_factor,
-            p->conv_eff[RT_PYTORCH], p->conv_eff[RT_TENSORRT], p->p_active, p->p_memory);
+            p->conv_eff[RT_PYTORCH], p->conv_eff[RT_TENSORRT], p->overlap_p, p->p_active, p->p_memory);
 }
 
 int cli_calibrate(int argc, char **argv)

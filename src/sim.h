@@ -70,6 +70,7 @@ struct sim_params {
     double workspace_mib[RT__COUNT]; /* cuBLAS/cuDNN/TensorRT scratch */
     double act_factor;           /* device memory held per byte of peak live activations */
     double conv_eff[RT__COUNT];  /* implicit-GEMM convolution efficiency relative to a GEMM */
+    double overlap_p;            /* p-norm combining a kernel's compute and memory times */
     double p_active;             /* dynamic power share of a running kernel at any load */
     double p_memory;             /* further dynamic power share at full DRAM bandwidth */
 };
