@@ -523,31 +523,15 @@ static double persistent_bytes(const struct graph *g)
     return b;
 }
 
-enum status sim_run_params(const struct graph *g, const struct config *cfg,
-                           const struct sim_params *p, struct sim_result *r, struct diag *d)
+/* Pass 2: time the kernels and replay the host -> GPU queue. The host
+ * issues ops in order (dispatch each); a kernel starts when both the GPU is
+ * free and the host has issued it. Sets latency, energy and per-node times. */
+static void pass_time(const struct graph *g, const struct config *cfg,
+                      const struct sim_params *p, const struct hw *hw, struct sim_result *r)
 {
-    memset(r, 0, sizeof *r);
-    if (!p)
-        p = sim_params_default();
-    struct hw hw;
-    enum status st = check_config(cfg, d);
-    if (st || (st = hw_from_config(cfg, &hw, d)))
-        return st;
-    if (!g->finalized)
-        return diag_set(d, ST_EGRAPH, "%s: graph is not finalized", g->name ? g->name : "model");
-    r->n_nodes = g->n_nodes;
-    r->nodes = calloc(g->n_nodes > 0 ? (size_t)g->n_nodes : 1, sizeof *r->nodes);
-    if (!r->nodes)
-        return diag_set(d, ST_ENOMEM, "teacher: no memory for %d nodes", g->n_nodes);
-
-    pass_fuse(g, cfg, r);
-
-    /* Pass 2: time the kernels and replay the host -> GPU queue. The host
-     * issues ops in order (dispatch each); a kernel starts when both the GPU
-     * is free and the host has issued it. */
     double host = 0, gpu = 0, busy = 0, dyn_energy = 0;
     double dispatch = p->dispatch_us[cfg->rt] * 1e-6, koh = p->kernel_us * 1e-6;
-    double dyn_w = hw.tdp_w - hw.idle_w;
+    double dyn_w = hw->tdp_w - hw->idle_w;
     for (int t = 0; t < g->n_nodes; t++) {
         int i = g->topo ? g->topo[t] : t;
         const struct node *n = &g->nodes[i];
@@ -575,7 +559,7 @@ enum status sim_run_params(const struct graph *g, const struct config *cfg,
         if (kin.gemm && sn->merged > 0)
             kin.n *= sn->merged + 1; /* merged siblings: one wider GEMM */
         struct sim_kernel_out ko;
-        sim_kernel_time(&hw, cfg, p, &kin, &ko);
+        sim_kernel_time(hw, cfg, p, &kin, &ko);
         double work = sim_overlap(ko.compute_s, ko.memory_s, p->overlap_p);
         double kt = work + koh;
         double start = gpu > host ? gpu : host;
@@ -594,15 +578,15 @@ enum status sim_run_params(const struct graph *g, const struct config *cfg,
         else
             sn->bound = ko.compute_s >= ko.memory_s ? BOUND_COMPUTE : BOUND_MEMORY;
         /* Utilisation against the raw peaks over the kernel's run time. */
-        double peak_used = ko.tc ? hw.peak_flops : hw.peak_fp32_flops;
+        double peak_used = ko.tc ? hw->peak_flops : hw->peak_fp32_flops;
         double uc = kt > 0 && peak_used > 0 ? sn->kflops / (peak_used * kt) : 0;
-        double um = kt > 0 ? sn->kbytes / (hw.bw_bytes * kt) : 0;
+        double um = kt > 0 ? sn->kbytes / (hw->bw_bytes * kt) : 0;
         double frac = p->p_active + sim_fixed.p_compute * uc + p->p_memory * um;
         if (frac > 1)
             frac = 1;
         double ej = dyn_w * frac * kt;
         dyn_energy += ej;
-        sn->energy_j = ej + hw.idle_w * sn->time_s;
+        sn->energy_j = ej + hw->idle_w * sn->time_s;
         r->roofline_ms += ko.roofline_s * 1e3;
     }
     double end = gpu > host ? gpu : host;
@@ -610,20 +594,14 @@ enum status sim_run_params(const struct graph *g, const struct config *cfg,
     r->latency_ms = lat * 1e3;
     r->gpu_busy_ms = busy * 1e3;
     r->host_ms = host * 1e3;
-    r->energy_j = hw.idle_w * lat + dyn_energy;
-    r->avg_power_w = lat > 0 ? r->energy_j / lat : hw.idle_w;
+    r->energy_j = hw->idle_w * lat + dyn_energy;
+    r->avg_power_w = lat > 0 ? r->energy_j / lat : hw->idle_w;
+}
 
-    share_fused(r, &hw);
-    /* Shares; fused nodes report their kernel's bound. */
-    for (int i = 0; i < g->n_nodes; i++) {
-        struct sim_node *sn = &r->nodes[i];
-        if (sn->fused_into >= 0)
-            sn->bound = r->nodes[sn->fused_into].bound;
-        sn->time_share = lat > 0 ? sn->time_s / lat : 0;
-        sn->energy_share = r->energy_j > 0 ? sn->energy_j / r->energy_j : 0;
-    }
-
-    /* Memory as NVML reports it for the process. */
+/* Pass 3: memory as NVML reports it for the process. */
+static void pass_memory(const struct graph *g, const struct config *cfg,
+                        const struct sim_params *p, struct sim_result *r)
+{
     int pb = precision_bytes(cfg->prec);
     double wbytes = 0;
     for (int vi = 0; vi < g->n_values; vi++) {
@@ -661,6 +639,38 @@ enum status sim_run_params(const struct graph *g, const struct config *cfg,
     r->weights_mib = wbytes / mib;
     r->act_peak_mib = (transient * p->act_factor + (peak - transient)) * act_ratio / mib;
     r->memory_mib = r->context_mib + r->weights_mib + r->act_peak_mib + r->workspace_mib;
+}
+
+enum status sim_run_params(const struct graph *g, const struct config *cfg,
+                           const struct sim_params *p, struct sim_result *r, struct diag *d)
+{
+    memset(r, 0, sizeof *r);
+    if (!p)
+        p = sim_params_default();
+    struct hw hw;
+    enum status st = check_config(cfg, d);
+    if (st || (st = hw_from_config(cfg, &hw, d)))
+        return st;
+    if (!g->finalized)
+        return diag_set(d, ST_EGRAPH, "%s: graph is not finalized", g->name ? g->name : "model");
+    r->n_nodes = g->n_nodes;
+    r->nodes = calloc(g->n_nodes > 0 ? (size_t)g->n_nodes : 1, sizeof *r->nodes);
+    if (!r->nodes)
+        return diag_set(d, ST_ENOMEM, "teacher: no memory for %d nodes", g->n_nodes);
+
+    pass_fuse(g, cfg, r);
+    pass_time(g, cfg, p, &hw, r);
+    double lat = r->latency_ms * 1e-3;
+    share_fused(r, &hw);
+    /* Shares; fused nodes report their kernel's bound. */
+    for (int i = 0; i < g->n_nodes; i++) {
+        struct sim_node *sn = &r->nodes[i];
+        if (sn->fused_into >= 0)
+            sn->bound = r->nodes[sn->fused_into].bound;
+        sn->time_share = lat > 0 ? sn->time_s / lat : 0;
+        sn->energy_share = r->energy_j > 0 ? sn->energy_j / r->energy_j : 0;
+    }
+    pass_memory(g, cfg, p, r);
     return ST_OK;
 }
 
