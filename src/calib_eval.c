@@ -234,6 +234,8 @@ void calib_graphs_free(struct calib_graphs *cg)
         return;
     for (int i = 0; i < cg->n_b; i++)
         graph_free(cg->b[i].g);
+    for (int i = 0; i < cg->n_r; i++)
+        sim_prep_free(cg->r[i].prep);
     free(cg->b);
     free(cg->r);
     free(cg);
@@ -332,28 +334,31 @@ static double row_prediction(const struct calib_graphs *cg, const struct calib_r
     return total_ms;
 }
 
-/* One teacher run of the evaluation, done by whichever worker takes it. */
+/* One teacher run of the evaluation, done by whichever worker takes it:
+ * the constant-free part is prepared once per run, then only the timing
+ * and memory passes run for each set of constants. */
 static enum status run_one(const struct calib_graphs *cg, struct calib_run *x,
                            const struct sim_params *p, struct diag *d)
 {
-    struct sim_result res;
-    enum status st = sim_run_params(cg->b[x->bi].g, &x->cfg, p, &res, d);
-    if (st) {
-        diag_prefix(d, "calibration: %s batch %lld", cg->b[x->bi].spec,
-                    (long long)x->cfg.batch);
-        return st;
+    if (!x->prep) {
+        struct hw hw;
+        enum status st = hw_from_config(&x->cfg, &hw, d);
+        if (!st)
+            st = sim_prepare(cg->b[x->bi].g, &x->cfg, &x->prep, d);
+        if (st) {
+            diag_prefix(d, "calibration: %s batch %lld", cg->b[x->bi].spec,
+                        (long long)x->cfg.batch);
+            return st;
+        }
+        x->mem_bytes = hw.mem_bytes;
     }
-    struct hw hw;
-    if ((st = hw_from_config(&x->cfg, &hw, d))) {
-        sim_result_fini(&res);
-        return st;
-    }
-    x->latency_ms = res.latency_ms;
-    x->memory_mib = res.memory_mib;
-    x->energy_j = res.energy_j;
-    x->power_w = res.avg_power_w;
-    x->fits = res.memory_mib * 1048576.0 <= hw.mem_bytes;
-    sim_result_fini(&res);
+    struct sim_totals t;
+    sim_run_prepared(x->prep, p, &t);
+    x->latency_ms = t.latency_ms;
+    x->memory_mib = t.memory_mib;
+    x->energy_j = t.energy_j;
+    x->power_w = t.avg_power_w;
+    x->fits = t.memory_mib * 1048576.0 <= x->mem_bytes;
     return ST_OK;
 }
 

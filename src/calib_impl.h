@@ -24,6 +24,8 @@ struct calib_run {
     int bi;
     struct config cfg;
     bool need;           /* wanted by the current evaluation */
+    struct sim_prep *prep; /* the teacher's constant-free part, made on first use */
+    double mem_bytes;    /* usable memory of the GPU or slice */
     double latency_ms, memory_mib, energy_j, power_w;
     bool fits;           /* predicted memory within the GPU's or slice's usable memory */
 };

@@ -523,28 +523,48 @@ static double persistent_bytes(const struct graph *g)
     return b;
 }
 
-/* Pass 2: time the kernels and replay the host -> GPU queue. The host
- * issues ops in order (dispatch each); a kernel starts when both the GPU is
- * free and the host has issued it. Sets latency, energy and per-node times. */
-static void pass_time(const struct graph *g, const struct config *cfg,
-                      const struct sim_params *p, const struct hw *hw, struct sim_result *r)
+/* One step of the time pass: the host cost of an eager view, or a kernel
+ * with its work and GEMM view (everything that does not depend on the
+ * constants being fitted). */
+struct sim_step {
+    int node;
+    bool view;
+    struct sim_kernel_in kin;
+    double kflops, kbytes;
+};
+
+/* A run made ready for many evaluations with different constants. */
+struct sim_prep {
+    struct config cfg;
+    struct hw hw;
+    int n_steps;
+    struct sim_step *steps;
+    double wbytes, act_ratio, persist, peak; /* what the memory figure needs */
+};
+
+/* The steps of the time pass, in issue order, after pass_fuse; n_steps
+ * steps are written to out (room for g->n_nodes). */
+static int build_steps(const struct graph *g, const struct config *cfg,
+                       const struct sim_result *r, struct sim_step *out)
 {
-    double host = 0, gpu = 0, busy = 0, dyn_energy = 0;
-    double dispatch = p->dispatch_us[cfg->rt] * 1e-6, koh = p->kernel_us * 1e-6;
-    double dyn_w = hw->tdp_w - hw->idle_w;
+    int n_steps = 0;
     for (int t = 0; t < g->n_nodes; t++) {
         int i = g->topo ? g->topo[t] : t;
         const struct node *n = &g->nodes[i];
-        struct sim_node *sn = &r->nodes[i];
+        const struct sim_node *sn = &r->nodes[i];
         enum node_kind kind = node_kind(g, n, cfg->rt);
         if (kind == NK_CONST || sn->fused || n->state == NODE_NOT_RUN)
             continue;
+        struct sim_step *st = &out[n_steps];
+        memset(st, 0, sizeof *st);
+        st->node = i;
         if (kind == NK_VIEW && !sn->kernel) {
-            if (cfg->rt == RT_PYTORCH)
-                host += dispatch * sim_fixed.view_dispatch_frac;
+            if (cfg->rt != RT_PYTORCH)
+                continue;
+            st->view = true;
+            n_steps++;
             continue;
         }
-        host += dispatch;
         struct sim_kernel_in kin = {
             .cls = n->op == OP__UNKNOWN ? OPC_OTHER : op_class_of(n->op),
             .flops = sn->kflops - sn->kflops_vec, .vec_flops = sn->kflops_vec,
@@ -558,8 +578,35 @@ static void pass_time(const struct graph *g, const struct config *cfg,
         }
         if (kin.gemm && sn->merged > 0)
             kin.n *= sn->merged + 1; /* merged siblings: one wider GEMM */
+        st->kin = kin;
+        st->kflops = sn->kflops;
+        st->kbytes = sn->kbytes;
+        n_steps++;
+    }
+    return n_steps;
+}
+
+/* Pass 2: time the kernels and replay the host -> GPU queue. The host
+ * issues ops in order (dispatch each); a kernel starts when both the GPU is
+ * free and the host has issued it. Sets latency and energy, and the
+ * per-node times when r->nodes is not NULL. */
+static void pass_time(const struct sim_prep *sp, const struct sim_params *p,
+                      struct sim_result *r)
+{
+    const struct config *cfg = &sp->cfg;
+    const struct hw *hw = &sp->hw;
+    double host = 0, gpu = 0, busy = 0, dyn_energy = 0;
+    double dispatch = p->dispatch_us[cfg->rt] * 1e-6, koh = p->kernel_us * 1e-6;
+    double dyn_w = hw->tdp_w - hw->idle_w;
+    for (int k = 0; k < sp->n_steps; k++) {
+        const struct sim_step *st = &sp->steps[k];
+        if (st->view) {
+            host += dispatch * sim_fixed.view_dispatch_frac;
+            continue;
+        }
+        host += dispatch;
         struct sim_kernel_out ko;
-        sim_kernel_time(hw, cfg, p, &kin, &ko);
+        sim_kernel_time(hw, cfg, p, &st->kin, &ko);
         double work = sim_overlap(ko.compute_s, ko.memory_s, p->overlap_p);
         double kt = work + koh;
         double start = gpu > host ? gpu : host;
@@ -567,6 +614,19 @@ static void pass_time(const struct graph *g, const struct config *cfg,
         gpu = start + kt;
         busy += kt;
         r->n_kernels++;
+        /* Utilisation against the raw peaks over the kernel's run time. */
+        double peak_used = ko.tc ? hw->peak_flops : hw->peak_fp32_flops;
+        double uc = kt > 0 && peak_used > 0 ? st->kflops / (peak_used * kt) : 0;
+        double um = kt > 0 ? st->kbytes / (hw->bw_bytes * kt) : 0;
+        double frac = p->p_active + sim_fixed.p_compute * uc + p->p_memory * um;
+        if (frac > 1)
+            frac = 1;
+        double ej = dyn_w * frac * kt;
+        dyn_energy += ej;
+        r->roofline_ms += ko.roofline_s * 1e3;
+        if (!r->nodes)
+            continue;
+        struct sim_node *sn = &r->nodes[st->node];
         sn->time_s = wait + kt;
         sn->roofline_s = ko.roofline_s;
         sn->compute_s = ko.compute_s;
@@ -577,17 +637,7 @@ static void pass_time(const struct graph *g, const struct config *cfg,
             sn->bound = BOUND_OVERHEAD;
         else
             sn->bound = ko.compute_s >= ko.memory_s ? BOUND_COMPUTE : BOUND_MEMORY;
-        /* Utilisation against the raw peaks over the kernel's run time. */
-        double peak_used = ko.tc ? hw->peak_flops : hw->peak_fp32_flops;
-        double uc = kt > 0 && peak_used > 0 ? sn->kflops / (peak_used * kt) : 0;
-        double um = kt > 0 ? sn->kbytes / (hw->bw_bytes * kt) : 0;
-        double frac = p->p_active + sim_fixed.p_compute * uc + p->p_memory * um;
-        if (frac > 1)
-            frac = 1;
-        double ej = dyn_w * frac * kt;
-        dyn_energy += ej;
         sn->energy_j = ej + hw->idle_w * sn->time_s;
-        r->roofline_ms += ko.roofline_s * 1e3;
     }
     double end = gpu > host ? gpu : host;
     double lat = end + p->call_us[cfg->rt] * 1e-6;
@@ -598,9 +648,8 @@ static void pass_time(const struct graph *g, const struct config *cfg,
     r->avg_power_w = lat > 0 ? r->energy_j / lat : hw->idle_w;
 }
 
-/* Pass 3: memory as NVML reports it for the process. */
-static void pass_memory(const struct graph *g, const struct config *cfg,
-                        const struct sim_params *p, struct sim_result *r)
+/* What the memory figure needs from the graph at cfg's precision. */
+static void memory_inputs(const struct graph *g, const struct config *cfg, struct sim_prep *sp)
 {
     int pb = precision_bytes(cfg->prec);
     double wbytes = 0;
@@ -620,48 +669,116 @@ static void pass_memory(const struct graph *g, const struct config *cfg,
             wbytes += b;
     }
     /* Activations: the shape engine's liveness peak, scaled from the
-     * graph's float size to the configured precision. The allocator factor
-     * applies to the transient tensors only: graph inputs and outputs (a
-     * decoder's KV cache in and out, the batch itself) are persistent
-     * buffers the runtime allocates once at their exact size. */
+     * graph's float size to the configured precision. */
     double act_ratio = pb / 4.0;
     if (g->n_inputs > 0) {
         enum dtype dt = value_dtype(&g->values[g->inputs[0]]);
         if (dtype_is_float(dt))
             act_ratio = (double)pb / dtype_size(dt);
     }
-    double persist = persistent_bytes(g);
-    double peak = g->totals.peak_act_bytes;
-    double transient = peak > persist ? peak - persist : 0;
+    sp->wbytes = wbytes;
+    sp->act_ratio = act_ratio;
+    sp->persist = persistent_bytes(g);
+    sp->peak = g->totals.peak_act_bytes;
+}
+
+/* Pass 3: memory as NVML reports it for the process. The allocator factor
+ * applies to the transient tensors only: graph inputs and outputs (a
+ * decoder's KV cache in and out, the batch itself) are persistent buffers
+ * the runtime allocates once at their exact size. */
+static void pass_memory(const struct sim_prep *sp, const struct sim_params *p,
+                        struct sim_result *r)
+{
+    enum runtime rt = sp->cfg.rt;
+    double transient = sp->peak > sp->persist ? sp->peak - sp->persist : 0;
     const double mib = 1048576.0;
-    r->context_mib = p->context_mib[cfg->rt];
-    r->workspace_mib = p->workspace_mib[cfg->rt];
-    r->weights_mib = wbytes / mib;
-    r->act_peak_mib = (transient * p->act_factor + (peak - transient)) * act_ratio / mib;
+    r->context_mib = p->context_mib[rt];
+    r->workspace_mib = p->workspace_mib[rt];
+    r->weights_mib = sp->wbytes / mib;
+    r->act_peak_mib =
+        (transient * p->act_factor + (sp->peak - transient)) * sp->act_ratio / mib;
     r->memory_mib = r->context_mib + r->weights_mib + r->act_peak_mib + r->workspace_mib;
 }
 
-enum status sim_run_params(const struct graph *g, const struct config *cfg,
-                           const struct sim_params *p, struct sim_result *r, struct diag *d)
+/* Checks cfg and g, fills sp's configuration and hardware and r->nodes
+ * (pass 1). */
+static enum status prepare(const struct graph *g, const struct config *cfg, struct sim_prep *sp,
+                           struct sim_result *r, struct diag *d)
 {
     memset(r, 0, sizeof *r);
-    if (!p)
-        p = sim_params_default();
-    struct hw hw;
+    sp->cfg = *cfg;
     enum status st = check_config(cfg, d);
-    if (st || (st = hw_from_config(cfg, &hw, d)))
+    if (st || (st = hw_from_config(cfg, &sp->hw, d)))
         return st;
     if (!g->finalized)
         return diag_set(d, ST_EGRAPH, "%s: graph is not finalized", g->name ? g->name : "model");
     r->n_nodes = g->n_nodes;
     r->nodes = calloc(g->n_nodes > 0 ? (size_t)g->n_nodes : 1, sizeof *r->nodes);
-    if (!r->nodes)
+    sp->steps = malloc((g->n_nodes > 0 ? (size_t)g->n_nodes : 1) * sizeof *sp->steps);
+    if (!r->nodes || !sp->steps) {
+        free(sp->steps);
+        sp->steps = NULL;
         return diag_set(d, ST_ENOMEM, "teacher: no memory for %d nodes", g->n_nodes);
-
+    }
     pass_fuse(g, cfg, r);
-    pass_time(g, cfg, p, &hw, r);
+    sp->n_steps = build_steps(g, cfg, r, sp->steps);
+    memory_inputs(g, cfg, sp);
+    return ST_OK;
+}
+
+enum status sim_prepare(const struct graph *g, const struct config *cfg, struct sim_prep **out,
+                        struct diag *d)
+{
+    *out = NULL;
+    struct sim_prep *sp = calloc(1, sizeof *sp);
+    if (!sp)
+        return diag_set(d, ST_ENOMEM, "teacher: out of memory");
+    struct sim_result r;
+    enum status st = prepare(g, cfg, sp, &r, d);
+    sim_result_fini(&r);
+    if (st) {
+        sim_prep_free(sp);
+        return st;
+    }
+    *out = sp;
+    return ST_OK;
+}
+
+void sim_run_prepared(const struct sim_prep *sp, const struct sim_params *p,
+                      struct sim_totals *out)
+{
+    struct sim_result r = {0};
+    pass_time(sp, p ? p : sim_params_default(), &r);
+    pass_memory(sp, p ? p : sim_params_default(), &r);
+    out->latency_ms = r.latency_ms;
+    out->energy_j = r.energy_j;
+    out->avg_power_w = r.avg_power_w;
+    out->memory_mib = r.memory_mib;
+}
+
+void sim_prep_free(struct sim_prep *sp)
+{
+    if (!sp)
+        return;
+    free(sp->steps);
+    free(sp);
+}
+
+enum status sim_run_params(const struct graph *g, const struct config *cfg,
+                           const struct sim_params *p, struct sim_result *r, struct diag *d)
+{
+    if (!p)
+        p = sim_params_default();
+    struct sim_prep sp = {0};
+    enum status st = prepare(g, cfg, &sp, r, d);
+    if (st) {
+        free(sp.steps);
+        sim_result_fini(r);
+        return st;
+    }
+    pass_time(&sp, p, r);
     double lat = r->latency_ms * 1e-3;
-    share_fused(r, &hw);
+    share_fused(r, &sp.hw);
     /* Shares; fused nodes report their kernel's bound. */
     for (int i = 0; i < g->n_nodes; i++) {
         struct sim_node *sn = &r->nodes[i];
@@ -670,7 +787,8 @@ enum status sim_run_params(const struct graph *g, const struct config *cfg,
         sn->time_share = lat > 0 ? sn->time_s / lat : 0;
         sn->energy_share = r->energy_j > 0 ? sn->energy_j / r->energy_j : 0;
     }
-    pass_memory(g, cfg, p, r);
+    pass_memory(&sp, p, r);
+    free(sp.steps);
     return ST_OK;
 }
 

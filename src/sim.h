@@ -101,6 +101,22 @@ enum status sim_run(const struct graph *g, const struct config *cfg, struct sim_
 /* sim_run with explicit constants (calibration); params NULL = default. */
 enum status sim_run_params(const struct graph *g, const struct config *cfg,
                            const struct sim_params *params, struct sim_result *r, struct diag *d);
+/* Many runs of one graph and configuration with different constants (the
+ * calibration): sim_prepare does everything that does not depend on the
+ * constants once (fusion, kernel shapes, weight bytes); sim_run_prepared
+ * then gives the totals sim_run_params would give, without per-node
+ * results. The preparation keeps no pointer to g. */
+struct sim_prep;
+struct sim_totals {
+    double latency_ms, energy_j, avg_power_w, memory_mib;
+};
+enum status sim_prepare(const struct graph *g, const struct config *cfg, struct sim_prep **out,
+                        struct diag *d);
+/* params NULL = default. */
+void sim_run_prepared(const struct sim_prep *sp, const struct sim_params *params,
+                      struct sim_totals *out);
+void sim_prep_free(struct sim_prep *sp);
+
 /* Frees r->nodes; NULL-safe and idempotent. */
 void sim_result_fini(struct sim_result *r);
 

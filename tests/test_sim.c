@@ -462,6 +462,53 @@ static void test_energy_shares(void **state)
 
 /* ---- the same properties on real exported models (when the samples load) -- */
 
+/* The calibration's prepared runs give exactly what a full run gives, for
+ * the compiled-in constants and for changed ones. */
+static void test_prepared_runs_match(void **state)
+{
+    (void)state;
+    struct graph *gs[] = {sg_mlp(16, 512, 3), sg_cnn(8, 32, 28, 3), sg_attn(4, 128, 256),
+                          sg_dwconv(8, 64, 28), sg_gemm(8, 4096, 4096)};
+    struct sim_params q = *sim_params_default();
+    q.kernel_us *= 1.7;
+    q.bw_eff *= 0.8;
+    q.overlap_p = 1.8;
+    q.p_active = 0.4;
+    q.act_factor = 2.2;
+    const struct sim_params *ps[] = {NULL, &q};
+    const enum runtime rts[] = {RT_PYTORCH, RT_TENSORRT};
+    for (size_t gi = 0; gi < sizeof gs / sizeof gs[0]; gi++) {
+        for (int ri = 0; ri < 2; ri++) {
+            struct config c = cfg_of("H100-SXM5-80GB", PREC_FP16, rts[ri]);
+            struct diag d = {0};
+            struct sim_prep *sp;
+            assert_int_equal(sim_prepare(gs[gi], &c, &sp, &d), ST_OK);
+            for (int pi = 0; pi < 2; pi++) {
+                struct sim_result r;
+                assert_int_equal(sim_run_params(gs[gi], &c, ps[pi], &r, &d), ST_OK);
+                struct sim_totals t;
+                sim_run_prepared(sp, ps[pi], &t);
+                assert_true(t.latency_ms == r.latency_ms);
+                assert_true(t.energy_j == r.energy_j);
+                assert_true(t.avg_power_w == r.avg_power_w);
+                assert_true(t.memory_mib == r.memory_mib);
+                sim_result_fini(&r);
+            }
+            sim_prep_free(sp);
+        }
+        graph_free(gs[gi]);
+    }
+    /* a configuration the runtime cannot run is refused at preparation */
+    struct graph *g = sg_gemm(8, 64, 64);
+    struct config c = cfg_of("A100-SXM4-40GB", PREC_FP8, RT_TENSORRT);
+    struct diag d = {0};
+    struct sim_prep *sp = (struct sim_prep *)1;
+    assert_int_not_equal(sim_prepare(g, &c, &sp, &d), ST_OK);
+    assert_null(sp);
+    assert_true(d.msg[0] != '\0');
+    graph_free(g);
+}
+
 static struct graph *load_sample(const char *file, int64_t batch)
 {
     const char *dir = getenv("SAMPLES_DIR");
@@ -549,6 +596,7 @@ int main(void)
         cmocka_unit_test(test_unmodelled_nodes),
         cmocka_unit_test(test_energy_shares),
         cmocka_unit_test(test_real_models),
+        cmocka_unit_test(test_prepared_runs_match),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
