@@ -1,6 +1,7 @@
 /*
- * sim_impl.h - internals of the teacher shared by sim.c, sim_kernel.c and
- * sim_params.c: the fixed (not fitted) constants and the per-kernel model.
+ * sim_impl.h - internals of the teacher shared by sim.c, sim_fuse.c,
+ * sim_kernel.c and sim_params.c: the fixed (not fitted) constants, the
+ * per-kernel model and pass 1 (kernels, fusion, work).
  */
 #ifndef DIPPM_SIM_IMPL_H
 #define DIPPM_SIM_IMPL_H
@@ -56,5 +57,27 @@ struct sim_kernel_out {
 /* Fills out for one kernel on hw at cfg's precision. Pure, no allocation. */
 void sim_kernel_time(const struct hw *hw, const struct config *cfg, const struct sim_params *p,
                      const struct sim_kernel_in *in, struct sim_kernel_out *out);
+
+/* ---- sim_fuse.c: pass 1 (kernels, fusion, work) ---------------------- */
+
+enum node_kind {
+    NK_KERNEL,  /* launches a kernel */
+    NK_VIEW,    /* metadata only: eager dispatches it, nothing runs on the GPU */
+    NK_CONST,   /* shape arithmetic / constants: folded before run time */
+};
+enum node_kind sim_node_kind(const struct graph *g, const struct node *n, enum runtime rt);
+/* Elements of a value under the current bindings, or -1 if unknown. */
+double sim_value_numel(const struct value *v);
+/* The dtype a value has at run time (the inferred one if any). */
+enum dtype sim_value_dtype(const struct value *v);
+/* Bytes of a value at the configured precision (pb bytes per float), or -1. */
+double sim_value_bytes(const struct value *v, int pb);
+/* Rows, columns, reduction length and batch count of a conv/GEMM kernel. */
+void sim_gemm_view(const struct graph *g, const struct node *n, enum op_class c,
+                   struct sim_kernel_in *k);
+/* Experts a routed MatMul's batch touches, over top_k (1: not routed). */
+double sim_routed_spread(const struct graph *g, const struct node *n);
+/* Pass 1: each node's work, kernel roots and fusion into r->nodes. */
+void sim_pass_fuse(const struct graph *g, const struct config *cfg, struct sim_result *r);
 
 #endif
