@@ -230,16 +230,16 @@ static enum status tensor_to_tconst(struct lctx *c, const char *what, const char
             else
                 fv[i] = is_half ? half_to_double((uint16_t)t->int32_data[i], dt == DT_BFLOAT16)
                                 : t->int32_data[i];
-        } else if (t->n_float_data) {
-            if (is_int)
-                iv[i] = (int64_t)t->float_data[i];
+        } else if (t->n_float_data || t->n_double_data) {
+            double v = t->n_float_data ? (double)t->float_data[i] : t->double_data[i];
+            if (!is_int)
+                fv[i] = v;
+            else if (!(v >= -9.2e18 && v <= 9.2e18)) /* NaN fails too */
+                return diag_set(c->d, ST_EPARSE, "%s: %s '%s': %s[%lld] = %g is not an "
+                                "integer (the tensor is %s)", c->name, what, tname, field,
+                                (long long)i, v, dtype_name(out->dt));
             else
-                fv[i] = t->float_data[i];
-        } else if (t->n_double_data) {
-            if (is_int)
-                iv[i] = (int64_t)t->double_data[i];
-            else
-                fv[i] = t->double_data[i];
+                iv[i] = (int64_t)v;
         } else {
             if (is_int)
                 iv[i] = (int64_t)t->uint64_data[i];
