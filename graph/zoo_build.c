@@ -445,6 +445,30 @@ int zb_attention(struct zoo_build *b, int x, int dim, int heads, const char *qkv
     return zb_reshape(b, c, merged, 3);
 }
 
+int zb_cross_attention(struct zoo_build *b, const char *name, int x, int ctx, int c, int kv_dim,
+                       int heads, bool qkv_bias)
+{
+    char n[4][64];
+    static const char *const parts[4] = {"to_q", "to_k", "to_v", "to_out.0"};
+    for (int i = 0; i < 4; i++)
+        snprintf(n[i], sizeof n[i], "%s.%s", name, parts[i]);
+    int hd = c / heads;
+    const int64_t shape[4] = {0, 0, heads, hd};
+    static const int64_t pq[4] = {0, 2, 1, 3}, pk[4] = {0, 2, 3, 1};
+    int q = zb_transpose(b, zb_reshape(b, zb_linear(b, x, n[0], c, c, qkv_bias), shape, 4), pq,
+                         4);
+    int k = zb_transpose(b, zb_reshape(b, zb_linear(b, ctx, n[1], kv_dim, c, qkv_bias), shape, 4),
+                         pk, 4);
+    int v = zb_transpose(b, zb_reshape(b, zb_linear(b, ctx, n[2], kv_dim, c, qkv_bias), shape, 4),
+                         pq, 4);
+    int s = zb_binary(b, "MatMul", q, k);
+    s = zb_binary(b, "Mul", s, zb_const_float(b, 1.0 / sqrt((double)hd)));
+    int o = zb_binary(b, "MatMul", zb_softmax(b, s, -1), v);
+    const int64_t merged[3] = {0, 0, c};
+    o = zb_reshape(b, zb_transpose(b, o, pq, 4), merged, 3);
+    return zb_linear(b, o, n[3], c, c, true);
+}
+
 int zb_unsqueeze(struct zoo_build *b, int x, const int64_t *axes, int n)
 {
     int in[2] = {x, zb_const_ints(b, axes, n, false)};

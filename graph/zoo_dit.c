@@ -38,7 +38,6 @@
  * The position embedding is made for `latent`: other height/width bindings
  * fail shape inference, as an export traced at that size would (diffusers
  * itself recomputes the table; set latent instead). */
-#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -141,28 +140,6 @@ static void chunks(struct zoo_build *b, int table, int t, int n, int *out)
     graph_attr_int(b->g, zb_last(b), "axis", 1);
 }
 
-/* diffusers Attention "<name>" (AttnProcessor2_0) of x [B, N, C] over ctx
- * [B, T, C]: biased to_q/to_k/to_v, scaled dot product, to_out.0. */
-static int attention(struct zoo_build *b, const char *name, int x, int ctx, int c, int heads)
-{
-    char n[4][64];
-    static const char *const parts[4] = {"to_q", "to_k", "to_v", "to_out.0"};
-    for (int i = 0; i < 4; i++)
-        snprintf(n[i], sizeof n[i], "%s.%s", name, parts[i]);
-    int hd = c / heads;
-    const int64_t shape[4] = {0, 0, heads, hd};
-    static const int64_t pq[4] = {0, 2, 1, 3}, pk[4] = {0, 2, 3, 1};
-    int q = zb_transpose(b, zb_reshape(b, zb_linear(b, x, n[0], c, c, true), shape, 4), pq, 4);
-    int k = zb_transpose(b, zb_reshape(b, zb_linear(b, ctx, n[1], c, c, true), shape, 4), pk, 4);
-    int v = zb_transpose(b, zb_reshape(b, zb_linear(b, ctx, n[2], c, c, true), shape, 4), pq, 4);
-    int s = zb_binary(b, "MatMul", q, k);
-    s = zb_binary(b, "Mul", s, zb_const_float(b, 1.0 / sqrt((double)hd)));
-    int o = zb_binary(b, "MatMul", zb_softmax(b, s, -1), v);
-    const int64_t merged[3] = {0, 0, c};
-    o = zb_reshape(b, zb_transpose(b, o, pq, 4), merged, 3);
-    return zb_linear(b, o, n[3], c, c, true);
-}
-
 /* GELU(approximate="tanh"), opset 20. */
 static int gelu_tanh(struct zoo_build *b, int x)
 {
@@ -180,10 +157,10 @@ static int block(struct zoo_build *b, const struct dit *m, int x, int t6, int ct
     int mod[6]; /* shift_msa, scale_msa, gate_msa, shift_mlp, scale_mlp, gate_mlp */
     chunks(b, zb_weight(b, "scale_shift_table", 2, td), t6, 6, mod);
     int h = modulate(b, layernorm_plain(b, x, "norm1", D), mod[0], mod[1]);
-    h = zb_binary(b, "Mul", mod[2], attention(b, "attn1", h, h, D, m->heads));
+    h = zb_binary(b, "Mul", mod[2], zb_cross_attention(b, "attn1", h, h, D, D, m->heads, true));
     x = zb_binary(b, "Add", h, x);
     /* PixArt applies no norm before the cross-attention */
-    x = zb_binary(b, "Add", attention(b, "attn2", x, ctx, D, m->heads), x);
+    x = zb_binary(b, "Add", zb_cross_attention(b, "attn2", x, ctx, D, D, m->heads, true), x);
     h = modulate(b, layernorm_plain(b, x, "norm2", D), mod[3], mod[4]);
     h = gelu_tanh(b, zb_linear(b, h, "ff.net.0.proj", D, 4 * D, true));
     h = zb_linear(b, h, "ff.net.2", 4 * D, D, true);

@@ -145,6 +145,11 @@ int zb_se(struct zoo_build *b, int x, int c, int sq, const char *act, const char
  * KV cache would keep. */
 int zb_attention(struct zoo_build *b, int x, int dim, int heads, const char *qkv, int mask,
                  int causal, int past_k, int past_v, int *present_k, int *present_v);
+/* diffusers Attention "<name>" of x [B, N, c] over ctx [B, T, kv_dim]
+ * (self-attention: ctx = x, kv_dim = c): to_q/to_k/to_v (biased when
+ * qkv_bias), scaled dot product over heads, to_out.0 (biased). */
+int zb_cross_attention(struct zoo_build *b, const char *name, int x, int ctx, int c, int kv_dim,
+                       int heads, bool qkv_bias);
 
 /* Unsqueeze x at the given axes. */
 int zb_unsqueeze(struct zoo_build *b, int x, const int64_t *axes, int n);

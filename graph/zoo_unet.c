@@ -7,7 +7,6 @@
  * the text encoder's states are inputs, as the pipeline computes them
  * outside the UNet. SDXL adds its size/crop conditioning ("added_features":
  * pooled text embedding and six sinusoidal time ids). */
-#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -108,30 +107,6 @@ static int resnet(struct zoo_build *b, int x, int temb, int cin, int cout, int t
     return zb_binary(b, "Add", x, h);
 }
 
-/* Attention "<name>" of x [B, N, C] over ctx [B, T, kv_dim]. */
-static int attention(struct zoo_build *b, const char *name, int x, int ctx, int c, int kv_dim,
-                     int heads)
-{
-    char n[4][64];
-    static const char *const parts[4] = {"to_q", "to_k", "to_v", "to_out.0"};
-    for (int i = 0; i < 4; i++)
-        snprintf(n[i], sizeof n[i], "%s.%s", name, parts[i]);
-    int hd = c / heads;
-    const int64_t shape[4] = {0, 0, heads, hd};
-    static const int64_t pq[4] = {0, 2, 1, 3}, pk[4] = {0, 2, 3, 1};
-    int q = zb_transpose(b, zb_reshape(b, zb_linear(b, x, n[0], c, c, false), shape, 4), pq, 4);
-    int k = zb_transpose(b, zb_reshape(b, zb_linear(b, ctx, n[1], kv_dim, c, false), shape, 4),
-                         pk, 4);
-    int v = zb_transpose(b, zb_reshape(b, zb_linear(b, ctx, n[2], kv_dim, c, false), shape, 4),
-                         pq, 4);
-    int s = zb_binary(b, "MatMul", q, k);
-    s = zb_binary(b, "Mul", s, zb_const_float(b, 1.0 / sqrt((double)hd)));
-    int o = zb_binary(b, "MatMul", zb_softmax(b, s, -1), v);
-    const int64_t merged[3] = {0, 0, c};
-    o = zb_reshape(b, zb_transpose(b, o, pq, 4), merged, 3);
-    return zb_linear(b, o, n[3], c, c, true);
-}
-
 /* diffusers Transformer2DModel on x [B, C, H, W] with `layers` blocks. */
 static int transformer(struct zoo_build *b, const struct unet *u, int x, int ctx, int c,
                        int layers)
@@ -151,9 +126,9 @@ static int transformer(struct zoo_build *b, const struct unet *u, int x, int ctx
     for (int l = 0; l < layers; l++) {
         zb_scope(b, "%s.transformer_blocks.%d", saved, l);
         int n = zb_layernorm(b, h, "norm1", c, 1e-5);
-        h = zb_binary(b, "Add", h, attention(b, "attn1", n, n, c, c, heads));
+        h = zb_binary(b, "Add", h, zb_cross_attention(b, "attn1", n, n, c, c, heads, false));
         n = zb_layernorm(b, h, "norm2", c, 1e-5);
-        h = zb_binary(b, "Add", h, attention(b, "attn2", n, ctx, c, u->cross, heads));
+        h = zb_binary(b, "Add", h, zb_cross_attention(b, "attn2", n, ctx, c, u->cross, heads, false));
         n = zb_layernorm(b, h, "norm3", c, 1e-5);
         int p = zb_linear(b, n, "ff.net.0.proj", c, 8 * c, true);
         const int64_t halves[2] = {4 * c, 4 * c};

@@ -90,7 +90,7 @@ static enum status get_num(const struct ctx *c, int col, const char *val, double
     return ST_OK;
 }
 
-static bool is_generation(const struct calib_row *r)
+bool calib_row_is_generation(const struct calib_row *r)
 {
     if (r->target == CT_ENERGY_TOKEN || r->target == CT_POWER)
         return r->out_tokens > 0 && r->in_tokens > 0;
@@ -131,7 +131,7 @@ static enum status get_config(const struct ctx *c, char **f, struct calib_row *r
             return bad(c, C_TARGET, f[C_TARGET], "latency_ms, throughput_per_s, energy_j or "
                        "power_w (pipeline)");
     }
-    if (is_generation(r)) {
+    if (calib_row_is_generation(r)) {
         if (r->in_tokens < 1 || r->out_tokens < 1)
             return bad(c, C_OUT, f[C_OUT], "input and output token counts of a generation");
         if (strncmp(r->spec, "zoo:gpt", 7) && strncmp(r->spec, "zoo:llama", 9) &&

@@ -130,6 +130,11 @@ void calib_knob_range(int k, double *lo, double *hi);
 /* Writes the markdown report into a malloc'd string (caller frees). The
  * rows' predictions must come from fitted; used_summary is calib_summary's
  * line for the compiled-in constants. */
+/* A row predicted from a generation (prefill plus decode steps): generation
+ * throughput, a latency over more than one output token, or the energy or
+ * power of a run with input and output tokens. */
+bool calib_row_is_generation(const struct calib_row *r);
+
 /* Threads the evaluation uses: one per online CPU, at most 16. */
 int calib_thread_count(void);
 

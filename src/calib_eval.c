@@ -137,13 +137,6 @@ static int run_get(struct calib_graphs *cg, int bi, const struct config *cfg)
     return cg->n_r++;
 }
 
-static bool is_gen(const struct calib_row *r)
-{
-    if (r->target == CT_ENERGY_TOKEN || r->target == CT_POWER)
-        return r->out_tokens > 0 && r->in_tokens > 0;
-    return r->target == CT_GEN_TPUT || (r->target == CT_LATENCY && r->out_tokens > 1);
-}
-
 /* A template with the logits parameter (llama, moe; GPT-2 computes every
  * position's logits). */
 static bool has_logits_param(const char *spec)
@@ -165,7 +158,7 @@ static enum status row_runs(struct calib_graphs *cg, struct calib_row *r, struct
         /* one denoising step: the denoiser over the conditional and the
          * unconditional half of the batch */
         bis[n++] = binding_get(cg, r->spec, 2 * r->batch, r->seq, false, false);
-    } else if (is_gen(r)) {
+    } else if (calib_row_is_generation(r)) {
         bis[n++] = binding_get(cg, r->spec, r->batch, r->in_tokens, false, last);
         bis[n++] = binding_get(cg, r->spec, r->batch, r->in_tokens + r->out_tokens / 2, true,
                                last);
@@ -299,7 +292,7 @@ static double row_prediction(const struct calib_graphs *cg, const struct calib_r
     case CT_MEMORY:
         return a->memory_mib;
     case CT_POWER:
-        if (!is_gen(r))
+        if (!calib_row_is_generation(r))
             return a->power_w;
         break;
     case CT_ENERGY:
@@ -320,7 +313,7 @@ static double row_prediction(const struct calib_graphs *cg, const struct calib_r
     default:
         break;
     }
-    if (!is_gen(r))
+    if (!calib_row_is_generation(r))
         return a->latency_ms;
     const struct calib_run *dec = &cg->r[r->run[1]];
     double total_ms = a->latency_ms + (double)r->out_tokens * dec->latency_ms;
