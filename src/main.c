@@ -33,8 +33,8 @@ static void usage(FILE *f)
                "Subcommands:\n");
     for (size_t i = 0; i < sizeof subcommands / sizeof subcommands[0]; i++)
         fprintf(f, "  %-28s %s\n", subcommands[i].usage, subcommands[i].help);
-    fprintf(f, "\nMODEL is an ONNX file, a Keras or TF.js model JSON, a dippm JSON graph, or a\n"
-               "template spec such as zoo:resnet:depth=101.\n\n"
+    fprintf(f, "\nMODEL is an ONNX file, a Keras model (.keras, .h5 or its JSON), a TF.js model\n"
+               "JSON, a dippm JSON graph, or a template spec such as zoo:resnet:depth=101.\n\n"
                "Options:\n"
                "  -h, --help       this help; 'dippm SUBCOMMAND --help' for a subcommand\n"
                "  -V, --version    version\n"
