@@ -53,9 +53,18 @@ expect "missing file" 3 "No such file" "$DIPPM" info "$T/missing.onnx"
 cp "$here/files/cycle.json" "$T/locked.json"
 chmod 000 "$T/locked.json"
 if [ "$(id -u)" = 0 ]; then
-    # root reads anything: check as an unprivileged user instead
+    # root reads anything: check as an unprivileged user instead. That user
+    # may not reach the build tree (a checkout under a private directory, or
+    # DIPPM a wrapper naming it by absolute path): then it runs a copy of the
+    # binary (DIPPM_BIN, the real one behind a wrapper) from $T.
     chmod 755 "$T"
-    expect "unreadable file" 3 "Permission denied" setpriv --reuid=65534 --regid=65534 --clear-groups "$DIPPM" info "$T/locked.json"
+    nobody="setpriv --reuid=65534 --regid=65534 --clear-groups"
+    run=$DIPPM
+    if ! $nobody "$run" --version >/dev/null 2>&1; then
+        cp "${DIPPM_BIN:-$DIPPM}" "$T/dippm-copy" && chmod 755 "$T/dippm-copy"
+        run=$T/dippm-copy
+    fi
+    expect "unreadable file" 3 "Permission denied" $nobody "$run" info "$T/locked.json"
 else
     expect "unreadable file" 3 "Permission denied" "$DIPPM" info "$T/locked.json"
 fi
