@@ -28,7 +28,8 @@ fail=0
 export OPENBLAS_NUM_THREADS=1
 
 echo "== bad-input corpus under valgrind"
-BAD_SKIP_MILLION=1 DIPPM="$T/vg-dippm" DIPPM_BIN="$DIPPM" sh "$here/bad/run.sh" >"$T/bad.log" 2>&1 || fail=1
+bin=$DIPPM # the binary behind the wrapper (prefix assignments expand in order)
+BAD_SKIP_MILLION=1 DIPPM_BIN="$bin" DIPPM="$T/vg-dippm" sh "$here/bad/run.sh" >"$T/bad.log" 2>&1 || fail=1
 grep -E "^FAIL|passed" "$T/bad.log"
 
 echo "== normal commands under valgrind"
