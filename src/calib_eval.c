@@ -283,7 +283,8 @@ static double pipeline_prediction(const struct calib_run *a, const struct calib_
     }
 }
 
-static double row_prediction(const struct calib_graphs *cg, const struct calib_row *r)
+static double row_prediction(const struct calib_graphs *cg, const struct calib_row *r,
+                             const struct sim_params *p)
 {
     const struct calib_run *a = &cg->r[r->run[0]];
     if (r->steps > 0)
@@ -316,10 +317,15 @@ static double row_prediction(const struct calib_graphs *cg, const struct calib_r
     if (!calib_row_is_generation(r))
         return a->latency_ms;
     const struct calib_run *dec = &cg->r[r->run[1]];
-    double total_ms = a->latency_ms + (double)r->out_tokens * dec->latency_ms;
+    double host_ms = (double)r->batch * p->seq_step_us[dec->cfg.rt] * 1e-3;
+    double total_ms = a->latency_ms + (double)r->out_tokens * (dec->latency_ms + host_ms);
     if (r->target == CT_GEN_TPUT)
         return (double)r->batch * (double)r->out_tokens * 1e3 / total_ms;
-    double energy_j = a->energy_j + (double)r->out_tokens * dec->energy_j;
+    /* the GPU idles while the host schedules and samples */
+    struct hw hw;
+    double idle_w = hw_from_config(&dec->cfg, &hw, NULL) == ST_OK ? hw.idle_w : 0;
+    double energy_j =
+        a->energy_j + (double)r->out_tokens * (dec->energy_j + idle_w * host_ms * 1e-3);
     if (r->target == CT_ENERGY_TOKEN)
         return energy_j / ((double)r->batch * (double)r->out_tokens);
     if (r->target == CT_POWER)
@@ -451,7 +457,7 @@ enum status calib_eval_sel(struct calib_set *set, struct calib_graphs *cg,
         struct calib_row *r = &set->rows[i];
         if (!row_selected(cg, r, sel))
             continue;
-        double v = row_prediction(cg, r);
+        double v = row_prediction(cg, r, p ? p : sim_params_default());
         if (lomo)
             r->pred_lomo = v;
         else

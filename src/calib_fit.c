@@ -26,10 +26,12 @@ struct knob {
 
 #define FIELD(fn, expr) \
     static double *fn(struct sim_params *p) { return &(expr); }
-FIELD(f_tc, p->tc_eff)
+FIELD(f_tc_pt, p->tc_eff[RT_PYTORCH])
+FIELD(f_tc_trt, p->tc_eff[RT_TENSORRT])
 FIELD(f_cuda, p->cuda_eff)
 FIELD(f_bw, p->bw_eff)
-FIELD(f_kernel, p->kernel_us)
+FIELD(f_kernel_pt, p->kernel_us[RT_PYTORCH])
+FIELD(f_kernel_trt, p->kernel_us[RT_TENSORRT])
 FIELD(f_disp_pt, p->dispatch_us[RT_PYTORCH])
 FIELD(f_disp_trt, p->dispatch_us[RT_TENSORRT])
 FIELD(f_call_pt, p->call_us[RT_PYTORCH])
@@ -39,6 +41,9 @@ FIELD(f_ctx_trt, p->context_mib[RT_TENSORRT])
 FIELD(f_act, p->act_factor)
 FIELD(f_conv_pt, p->conv_eff[RT_PYTORCH])
 FIELD(f_conv_trt, p->conv_eff[RT_TENSORRT])
+FIELD(f_dw_pt, p->dw_bw_eff[RT_PYTORCH])
+FIELD(f_dw_trt, p->dw_bw_eff[RT_TENSORRT])
+FIELD(f_seq_trt, p->seq_step_us[RT_TENSORRT])
 FIELD(f_overlap, p->overlap_p)
 FIELD(f_p_active, p->p_active)
 FIELD(f_p_memory, p->p_memory)
@@ -47,16 +52,21 @@ FIELD(f_p_memory, p->p_memory)
 /* Starting points are the documented a-priori values (sim_params.c
  * comments), so the fit is reproducible whatever the compiled-in constants. */
 static const struct knob knobs[] = {
-    {"tc_eff", 0.80, 0.3, 0.95, G_TIME, -1, 0, f_tc},
+    {"tc_eff[pytorch]", 0.80, 0.3, 0.95, G_TIME, RT_PYTORCH, 0, f_tc_pt},
+    {"tc_eff[tensorrt]", 0.80, 0.3, 0.95, G_TIME, RT_TENSORRT, 0, f_tc_trt},
     {"cuda_eff", 0.85, 0.3, 0.95, G_TIME, -1, SEL_FP32, f_cuda},
     {"bw_eff", 0.85, 0.4, 0.95, G_TIME, -1, 0, f_bw},
-    {"kernel_us", 3.0, 0.5, 10, G_TIME, -1, 0, f_kernel},
+    {"kernel_us[pytorch]", 3.0, 0.5, 10, G_TIME, RT_PYTORCH, 0, f_kernel_pt},
+    {"kernel_us[tensorrt]", 3.0, 0.5, 10, G_TIME, RT_TENSORRT, 0, f_kernel_trt},
     {"dispatch_us[pytorch]", 25, 2, 80, G_TIME, RT_PYTORCH, 0, f_disp_pt},
     {"dispatch_us[tensorrt]", 1.5, 0.2, 10, G_TIME, RT_TENSORRT, 0, f_disp_trt},
     {"call_us[pytorch]", 100, 5, 2000, G_TIME, RT_PYTORCH, 0, f_call_pt},
     {"call_us[tensorrt]", 30, 2, 500, G_TIME, RT_TENSORRT, 0, f_call_trt},
     {"conv_eff[pytorch]", 0.8, 0.3, 1.0, G_TIME, RT_PYTORCH, SEL_CONV, f_conv_pt},
     {"conv_eff[tensorrt]", 0.8, 0.3, 1.0, G_TIME, RT_TENSORRT, SEL_CONV, f_conv_trt},
+    {"dw_bw_eff[pytorch]", 0.5, 0.1, 1.0, G_TIME, RT_PYTORCH, SEL_CONV, f_dw_pt},
+    {"dw_bw_eff[tensorrt]", 0.5, 0.1, 1.0, G_TIME, RT_TENSORRT, SEL_CONV, f_dw_trt},
+    {"seq_step_us[tensorrt]", 5, 0, 200, G_TIME, RT_TENSORRT, 0, f_seq_trt},
     {"context_mib[pytorch]", 1200, 300, 4000, G_MEMORY, RT_PYTORCH, 0, f_ctx_pt},
     {"context_mib[tensorrt]", 1200, 300, 4000, G_MEMORY, RT_TENSORRT, 0, f_ctx_trt},
     {"act_factor", 1.3, 1.0, 3.0, G_MEMORY, -1, 0, f_act},

@@ -276,7 +276,11 @@ static enum status run_pass(struct predictor *p, struct gen_model *m, bool prefi
     double share = peak > 0 && kvb < peak ? 1 - kvb / peak : 0;
     struct hw hw;
     hw_from_config(&c, &hw, NULL);
-    *out = (struct pass){.ms = pr.latency_ms, .energy_j = pr.energy_j,
+    /* A decode step also costs the host per sequence (scheduling, sampling,
+     * stop checks) while the GPU idles: sim_params seq_step_us. */
+    double host_ms = prefill ? 0 : (double)batch * sim_params_default()->seq_step_us[c.rt] * 1e-3;
+    *out = (struct pass){.ms = pr.latency_ms + host_ms,
+                         .energy_j = pr.energy_j + hw.idle_w * host_ms * 1e-3,
                          .act_mib = pr.sim.act_peak_mib * share,
                          .weights_mib = pr.sim.weights_mib,
                          .ctx_mib = pr.sim.context_mib + pr.sim.workspace_mib,

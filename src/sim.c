@@ -199,7 +199,7 @@ static void pass_time(const struct sim_prep *sp, const struct sim_params *p,
     const struct config *cfg = &sp->cfg;
     const struct hw *hw = &sp->hw;
     double host = 0, gpu = 0, busy = 0, dyn_energy = 0;
-    double dispatch = p->dispatch_us[cfg->rt] * 1e-6, koh = p->kernel_us * 1e-6;
+    double dispatch = p->dispatch_us[cfg->rt] * 1e-6, koh = p->kernel_us[cfg->rt] * 1e-6;
     double dyn_w = hw->tdp_w - hw->idle_w;
     for (int k = 0; k < sp->n_steps; k++) {
         const struct sim_step *st = &sp->steps[k];

@@ -60,16 +60,18 @@ struct sim_node {
  * A100 measurements (calib.h). The values in use are sim_params_default();
  * each field is documented with its reason and source in sim_params.c. */
 struct sim_params {
-    double tc_eff;               /* fraction of tensor-core peak for a large aligned GEMM */
+    double tc_eff[RT__COUNT];    /* fraction of tensor-core peak for a large aligned GEMM */
     double cuda_eff;             /* fraction of CUDA-core FP32 peak for a large GEMM */
     double bw_eff;               /* fraction of DRAM bandwidth a streaming kernel sustains */
-    double kernel_us;            /* GPU-side fixed cost of one kernel (launch, ramp, tail) */
+    double kernel_us[RT__COUNT]; /* GPU-side fixed cost of one kernel (launch, ramp, tail) */
     double dispatch_us[RT__COUNT]; /* host cost to issue one op (eager) or one kernel (engine) */
     double call_us[RT__COUNT];   /* fixed cost of one inference call (entry, enqueue, sync) */
     double context_mib[RT__COUNT]; /* CUDA context + libraries as NVML counts them */
     double workspace_mib[RT__COUNT]; /* cuBLAS/cuDNN/TensorRT scratch */
     double act_factor;           /* device memory held per byte of peak live activations */
+    double dw_bw_eff[RT__COUNT]; /* bandwidth kept by depthwise convolutions */
     double conv_eff[RT__COUNT];  /* implicit-GEMM convolution efficiency relative to a GEMM */
+    double seq_step_us[RT__COUNT]; /* host cost per sequence per generation step */
     double overlap_p;            /* p-norm combining a kernel's compute and memory times */
     double p_active;             /* dynamic power share of a running kernel at any load */
     double p_memory;             /* further dynamic power share at full DRAM bandwidth */

@@ -51,6 +51,18 @@ static bool eager_bias_add(const struct graph *g, const struct node *n, const st
     return false;
 }
 
+/* Eager: is n the Mul of x * sigmoid(x) with root the Sigmoid of the same
+ * x? Exporters write nn.SiLU (Swish) as these two ops; PyTorch runs one
+ * silu kernel from one call. */
+static bool eager_silu(const struct node *n, const struct node *root)
+{
+    if (n->op != OP_Mul || root->op != OP_Sigmoid || n->n_in != 2 || root->n_in < 1 ||
+        root->in[0] < 0 || root->n_out < 1)
+        return false;
+    int x = root->in[0], s = root->out[0];
+    return (n->in[0] == x && n->in[1] == s) || (n->in[0] == s && n->in[1] == x);
+}
+
 /* May node n (class c) be folded into a kernel rooted at a node of class rc
  * in the fused runtime? */
 static bool fusable(const struct node *n, enum op_class c, enum op_class rc)
@@ -358,7 +370,7 @@ void sim_pass_fuse(const struct graph *g, const struct config *cfg, struct sim_r
         sn->kernel = true;
         sn->kflops = sn->flops;
         sn->kbytes = sn->bytes;
-        if (cfg->rt != RT_TENSORRT && n->op != OP_Add)
+        if (cfg->rt != RT_TENSORRT && n->op != OP_Add && n->op != OP_Mul)
             continue;
         if (cfg->rt == RT_TENSORRT) {
             int sib = sibling_gemm(g, r, n, i);
@@ -395,7 +407,7 @@ void sim_pass_fuse(const struct graph *g, const struct config *cfg, struct sim_r
             const struct node *rn = &g->nodes[root];
             bool ok = cfg->rt == RT_TENSORRT
                           ? fusable(n, c, op_class_of(rn->op)) || mha_fusable(g, n, v, rn)
-                          : eager_bias_add(g, n, rn);
+                          : eager_bias_add(g, n, rn) || eager_silu(n, rn);
             if (!ok)
                 continue;
             double vb = sim_value_bytes(v, pb);

@@ -26,7 +26,6 @@ struct sim_fixed {
     double grouped_eff;        /* tensor-core efficiency kept by grouped (not depthwise) convs */
     double vec_eff;            /* fraction of CUDA-core peak for elementwise/reduction math */
     double dw_eff;             /* fraction of CUDA-core peak for depthwise convolution */
-    double dw_bw_eff;          /* bandwidth kept by depthwise convolutions */
     double reduce_bw_eff;      /* bandwidth kept by reductions, softmax and norms */
     double gather_bw_eff;      /* bandwidth kept by gathers and scatters (irregular access) */
     double view_dispatch_frac; /* eager: host cost of a view op relative to a kernel op */

@@ -74,7 +74,7 @@ void sim_kernel_time(const struct hw *hw, const struct config *cfg, const struct
 
     if (in->gemm && in->depthwise) {
         eff = f->dw_eff;
-        bw_eff *= f->dw_bw_eff;
+        bw_eff *= p->dw_bw_eff[cfg->rt];
     } else if (in->gemm) {
         /* "fp32" is each runtime's default, not strict FP32. Eager PyTorch
          * lets cuDNN convolutions use TF32 tensor cores
@@ -90,7 +90,7 @@ void sim_kernel_time(const struct hw *hw, const struct config *cfg, const struct
             enum precision ep = tf32_conv ? PREC_TF32 : cfg->prec;
             out->tc = true;
             peak = tf32_conv ? hw->peak_tf32_flops : hw->peak_flops;
-            eff = p->tc_eff * size;
+            eff = p->tc_eff[cfg->rt] * size;
             int al = f->align_elems[ep];
             if (!aligned(in->k, al) || !aligned(in->n, al))
                 eff *= f->misalign_eff;

@@ -252,3 +252,17 @@ struct graph *sg_dwconv(int64_t batch, int64_t ch, int64_t hw)
     graph_attr_ints(g, ni, "pads", (int64_t[]){1, 1, 1, 1}, 4);
     return finish(g);
 }
+
+struct graph *sg_swish(int64_t batch, int64_t width)
+{
+    struct graph *g = graph_new("swish");
+    val(g, "x", 2, (int64_t[]){batch, width}, VAL_INPUT);
+    val(g, "W", 2, (int64_t[]){width, width}, VAL_INIT);
+    val(g, "h", 2, (int64_t[]){batch, width}, 0);
+    val(g, "s", 2, (int64_t[]){batch, width}, 0);
+    val(g, "y", 2, (int64_t[]){batch, width}, VAL_OUTPUT);
+    node(g, "MatMul", "mm", "x", "W", NULL, "h");
+    node(g, "Sigmoid", "sig", "h", NULL, NULL, "s");
+    node(g, "Mul", "swish", "h", "s", NULL, "y");
+    return finish(g);
+}

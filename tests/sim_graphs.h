@@ -23,5 +23,7 @@ struct graph *sg_attn(int64_t batch, int64_t seq, int64_t d);
 
 /* One depthwise 3x3 Conv (group = ch) on [batch, ch, hw, hw]. */
 struct graph *sg_dwconv(int64_t batch, int64_t ch, int64_t hw);
+/* MatMul then SiLU written as exporters write it: y = h * Sigmoid(h). */
+struct graph *sg_swish(int64_t batch, int64_t width);
 
 #endif

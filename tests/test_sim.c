@@ -66,14 +66,14 @@ static void test_big_gemm_fp16_by_hand(void **state)
     /* Best tiling 256x128: 32 x 64 = 2048 tiles over 108 SMs = 19 waves;
      * K term 8192 / (8192 + 32). */
     double size_eff = (2048.0 / (19 * 108)) * (8192.0 / (8192.0 + 32.0));
-    double kern = flops / (312e12 * p->tc_eff * size_eff);
+    double kern = flops / (312e12 * p->tc_eff[RT_TENSORRT] * size_eff);
     /* the memory stream (1,555 GB/s at bw_eff) overlaps it partly: the
      * p-norm of the two times */
     double mem = 3.0 * 8192 * 8192 * 2 / (1555e9 * p->bw_eff);
     kern *= pow(1 + pow(mem / kern, p->overlap_p), 1 / p->overlap_p);
     /* the GPU starts once the host has enqueued the kernel (dispatch_us),
      * then runs it (plus kernel_us); the call adds call_us */
-    double expect = kern + (p->dispatch_us[RT_TENSORRT] + p->kernel_us +
+    double expect = kern + (p->dispatch_us[RT_TENSORRT] + p->kernel_us[RT_TENSORRT] +
                             p->call_us[RT_TENSORRT]) * 1e-6;
     assert_near(r.latency_ms, expect * 1e3, expect * 1e3 * 1e-6);
     assert_int_equal(r.n_kernels, 1);
@@ -298,6 +298,31 @@ static void test_fusion_rules(void **state)
     graph_free(g);
 }
 
+/* x * sigmoid(x) is one silu call and kernel in eager PyTorch and one
+ * epilogue in an engine; a Mul of anything else stays a kernel of its own. */
+static void test_swish_is_one_op(void **state)
+{
+    (void)state;
+    struct graph *g = sg_swish(64, 1024);
+    struct config c = cfg_of("a100", PREC_FP16, RT_PYTORCH);
+    struct sim_result r = run(g, &c);
+    assert_int_equal(r.n_kernels, 2); /* MatMul, silu */
+    assert_true(r.nodes[2].fused);
+    assert_int_equal(r.nodes[2].fused_into, 1);
+    sim_result_fini(&r);
+    c.rt = RT_TENSORRT;
+    r = run(g, &c);
+    assert_int_equal(r.n_kernels, 1); /* the GEMM with a swish epilogue */
+    sim_result_fini(&r);
+    /* y = h * sigmoid(W h'): the Mul's other operand is not the Sigmoid's input */
+    g->nodes[2].in[0] = g->nodes[0].in[0];
+    c.rt = RT_PYTORCH;
+    r = run(g, &c);
+    assert_int_equal(r.n_kernels, 3);
+    sim_result_fini(&r);
+    graph_free(g);
+}
+
 static void test_eager_cpu_floor(void **state)
 {
     (void)state;
@@ -339,7 +364,7 @@ static void test_depthwise_and_reduction_penalties(void **state)
     (void)state;
     const struct sim_params *p = sim_params_default();
     /* depthwise 3x3 over [64, 256, 56, 56] fp16: CUDA cores, memory-bound at
-     * half the streaming bandwidth (sim_params.c dw_bw_eff = 0.5) */
+     * half the streaming bandwidth (sim_params.c dw_bw_eff) */
     struct graph *g = sg_dwconv(64, 256, 56);
     struct config c = cfg_of("a100", PREC_FP16, RT_PYTORCH);
     struct sim_result r = run(g, &c);
@@ -348,7 +373,7 @@ static void test_depthwise_and_reduction_penalties(void **state)
     assert_near(r.nodes[0].bytes, bytes, 1.0);
     assert_false(r.nodes[0].tensor_core);
     assert_int_equal(r.nodes[0].bound, BOUND_MEMORY);
-    assert_near(r.nodes[0].memory_s, bytes / (1555e9 * p->bw_eff * 0.5),
+    assert_near(r.nodes[0].memory_s, bytes / (1555e9 * p->bw_eff * p->dw_bw_eff[RT_PYTORCH]),
                 1e-9 * r.nodes[0].memory_s);
     sim_result_fini(&r);
     graph_free(g);
@@ -431,7 +456,7 @@ static void test_unmodelled_nodes(void **state)
     assert_int_equal(r.n_unmodelled, 1);
     assert_true(r.nodes[1].kernel);
     assert_false(r.nodes[1].fused);
-    assert_true(r.nodes[1].time_s >= p->kernel_us * 1e-6);
+    assert_true(r.nodes[1].time_s >= p->kernel_us[RT_TENSORRT] * 1e-6);
     /* the Relu after it cannot fold into an uncosted kernel */
     assert_false(r.nodes[2].fused);
     sim_result_fini(&r);
@@ -470,7 +495,8 @@ static void test_prepared_runs_match(void **state)
     struct graph *gs[] = {sg_mlp(16, 512, 3), sg_cnn(8, 32, 28, 3), sg_attn(4, 128, 256),
                           sg_dwconv(8, 64, 28), sg_gemm(8, 4096, 4096)};
     struct sim_params q = *sim_params_default();
-    q.kernel_us *= 1.7;
+    q.kernel_us[RT_PYTORCH] *= 1.7;
+    q.kernel_us[RT_TENSORRT] *= 1.7;
     q.bw_eff *= 0.8;
     q.overlap_p = 1.8;
     q.p_active = 0.4;
@@ -589,6 +615,7 @@ int main(void)
         cmocka_unit_test(test_tensorrt_not_slower_than_pytorch),
         cmocka_unit_test(test_fusion_rules),
         cmocka_unit_test(test_eager_cpu_floor),
+        cmocka_unit_test(test_swish_is_one_op),
         cmocka_unit_test(test_misaligned_dims_lose_tensor_cores),
         cmocka_unit_test(test_depthwise_and_reduction_penalties),
         cmocka_unit_test(test_bad_config),

@@ -161,7 +161,7 @@ static void test_power_by_hand(void **state)
      * also holds the wait for the host to issue it) */
     double hi = fmax(s->compute_s, s->memory_s), lo = fmin(s->compute_s, s->memory_s);
     double work = lo > 0.02 * hi ? hi * pow(1 + pow(lo / hi, p->overlap_p), 1 / p->overlap_p) : hi;
-    double kt = work + p->kernel_us * 1e-6;
+    double kt = work + p->kernel_us[RT_TENSORRT] * 1e-6;
     double uc = s->kflops / ((s->tensor_core ? hw.peak_flops : hw.peak_fp32_flops) * kt);
     double um = s->kbytes / (hw.bw_bytes * kt);
     double frac = p->p_active + 1.0 * uc + p->p_memory * um;
