@@ -90,6 +90,13 @@ struct calib_set {
 /* Reads and validates the table and checks it against the JSONL files
  * beside it. Errors name the file, line and column. */
 enum status calib_load(const char *path, struct calib_set *set, struct diag *d);
+/* The fitted rows that are one teacher run each (latency or memory of one
+ * model, batch and configuration; not generations, offline sweeps or
+ * pipelines) as dataset JSONL rows labelled "measured" (dataset.h), family =
+ * the model id, so that `dippm train` can fine-tune on them and `dippm eval
+ * --lomo` can leave each model out. Returns the malloc'd text; *n_rows
+ * rows. */
+char *calib_export_rows(const struct calib_set *set, size_t *len, int *n_rows);
 void calib_set_fini(struct calib_set *set);
 
 /* Graphs and the teacher runs behind the rows. */

@@ -15,6 +15,9 @@
 #include <unistd.h>
 
 #include "calib_impl.h"
+#include "dataset.h"
+#include "jsonw.h"
+#include "xalloc.h"
 #include "gpu.h"
 #include "load.h"
 #include "shape.h"
@@ -470,4 +473,77 @@ enum status calib_evaluate(struct calib_set *set, struct calib_graphs *cg,
                            const struct sim_params *p, struct diag *d)
 {
     return calib_eval_sel(set, cg, p, SEL_TIME | SEL_MEMORY, false, d);
+}
+
+/* ---- export for the GNN ---------------------------------------------------- */
+
+/* One fitted row as a dataset row (dataset.h JSONL, label "measured"), or
+ * false when the row is more than one teacher run (a generation, an offline
+ * sweep, a diffusion pipeline) or a target the GNN does not predict. */
+static bool export_row(const struct calib_row *r, struct jsonw *w)
+{
+    if (r->use != CU_FIT || r->steps > 0 || calib_row_is_generation(r) ||
+        (r->target != CT_LATENCY && r->target != CT_MEMORY))
+        return false;
+    bool zoo = !strncmp(r->spec, "zoo:", 4);
+    if (r->seq > 0 && !zoo)
+        return false; /* a sample's sequence axis is not a spec parameter */
+    char spec[DATASET_SPEC_MAX];
+    int n = snprintf(spec, sizeof spec, "%s", r->spec);
+    if (zoo && r->seq > 0)
+        n += snprintf(spec + n, sizeof spec - (size_t)n, ":seq=%lld", (long long)r->seq);
+    if (r->in_tokens > 0 && has_logits_param(r->spec))
+        n += snprintf(spec + n, sizeof spec - (size_t)n, ":logits=last");
+    if (n >= (int)sizeof spec)
+        return false;
+    const struct gpu_spec *gs = gpu_get(r->cfg.gpu);
+    jsonw_obj_begin(w);
+    jsonw_key(w, "spec");
+    jsonw_str(w, spec);
+    jsonw_key(w, "label");
+    jsonw_str(w, "measured");
+    jsonw_key(w, "family"); /* leave-one-model-out groups by it */
+    jsonw_str(w, r->model_id);
+    jsonw_key(w, "gpu");
+    jsonw_str(w, gs ? gs->name : "?");
+    jsonw_key(w, "mig");
+    jsonw_str(w, gs && r->cfg.mig >= 0 ? gs->mig[r->cfg.mig].name : "none");
+    jsonw_key(w, "precision");
+    jsonw_str(w, precision_name(r->cfg.prec));
+    jsonw_key(w, "runtime");
+    jsonw_str(w, runtime_name(r->cfg.rt));
+    jsonw_key(w, "batch");
+    jsonw_int(w, r->batch);
+    jsonw_key(w, r->target == CT_LATENCY ? "latency_ms" : "memory_mib");
+    /* published MB are MiB as the sources count them (NVML) */
+    jsonw_num(w, r->measured, true);
+    jsonw_obj_end(w);
+    return true;
+}
+
+char *calib_export_rows(const struct calib_set *set, size_t *len, int *n_rows)
+{
+    size_t cap = 4096, n = 0;
+    char *out = xmalloc(cap);
+    *n_rows = 0;
+    for (int i = 0; i < set->n_rows; i++) {
+        struct jsonw w;
+        jsonw_init(&w, false);
+        if (export_row(&set->rows[i], &w)) {
+            size_t l;
+            char *line = jsonw_take(&w, &l);
+            while (n + l + 2 > cap)
+                cap *= 2;
+            out = xrealloc(out, cap);
+            memcpy(out + n, line, l);
+            n += l;
+            out[n++] = '\n';
+            free(line);
+            ++*n_rows;
+        }
+        jsonw_fini(&w);
+    }
+    out[n] = 0;
+    *len = n;
+    return out;
 }

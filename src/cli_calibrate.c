@@ -9,14 +9,16 @@
 #include "calib.h"
 #include "cli.h"
 #include "datafile.h"
+#include "fileio.h"
 #include "sim.h"
 
-enum { OPT_DATA = CLI_OPT__OWN, OPT_SAMPLES, OPT_NO_FIT, OPT_NO_LOMO };
+enum { OPT_DATA = CLI_OPT__OWN, OPT_SAMPLES, OPT_NO_FIT, OPT_NO_LOMO, OPT_EXPORT };
 
 static void help(void)
 {
     printf("Usage: dippm calibrate [--data TABLE] [--samples DIR] [--no-fit] [--no-lomo]\n"
-           "                       [-o REPORT.md] [--force]\n\n"
+           "                       [-o REPORT.md] [--force]\n"
+           "       dippm calibrate --export-rows FILE.jsonl [--data TABLE] [--force]\n\n"
            "Fits the teacher's global constants (efficiency caps, per-kernel, per-op and\n"
            "per-call overheads, runtime context memory, activation allocator factor) to the\n"
            "published measurements of the mapping table, cross-validates them leaving one\n"
@@ -32,7 +34,11 @@ static void help(void)
            "                 shipped samples)\n"
            "  --no-fit       only evaluate the compiled-in constants\n"
            "  --no-lomo      skip the leave-one-model-out folds\n"
-           "  -o FILE        write the report to FILE (refuses to overwrite without --force)\n\n"
+           "  -o FILE        write the report to FILE (refuses to overwrite without --force)\n"
+           "  --export-rows FILE  instead, write the fitted rows that are one teacher run\n"
+           "                 each (latency or memory of one configuration) as dataset JSONL\n"
+           "                 labelled measured, for `dippm train --init` and `dippm eval\n"
+           "                 --lomo` (refuses to overwrite without --force)\n\n"
            "The committed report is weights/calibration.md:\n"
            "  dippm calibrate -o weights/calibration.md --force\n");
 }
@@ -59,6 +65,26 @@ static void print_params(const struct sim_params *p)
             p->seq_step_us[RT_PYTORCH], p->seq_step_us[RT_TENSORRT], p->overlap_p, p->p_active, p->p_memory);
 }
 
+static int export_rows(struct calib_set *set, const char *path, bool force)
+{
+    size_t len;
+    int n;
+    char *text = calib_export_rows(set, &len, &n);
+    struct diag d = {0};
+    int rc = 0;
+    if (n == 0) {
+        diag_set(&d, ST_EUSAGE, "%s: no fitted single-run rows to export", set->path);
+        rc = cli_fail(&d);
+    } else if (file_write_atomic(path, text, len, force, &d)) {
+        rc = cli_fail(&d);
+    } else {
+        fprintf(stderr, "dippm: wrote %d measured rows to %s\n", n, path);
+    }
+    free(text);
+    calib_set_fini(set);
+    return rc;
+}
+
 int cli_calibrate(int argc, char **argv)
 {
     static const struct option opts[] = {
@@ -67,10 +93,11 @@ int cli_calibrate(int argc, char **argv)
         {"samples", required_argument, NULL, OPT_SAMPLES},
         {"no-fit", no_argument, NULL, OPT_NO_FIT},
         {"no-lomo", no_argument, NULL, OPT_NO_LOMO},
+        {"export-rows", required_argument, NULL, OPT_EXPORT},
         {0, 0, 0, 0}};
     struct cli_common co;
     cli_common_init(&co);
-    const char *data = NULL, *samples = NULL;
+    const char *data = NULL, *samples = NULL, *export = NULL;
     bool fit = true, lomo = true;
     int c;
     optind = 1;
@@ -83,6 +110,7 @@ int cli_calibrate(int argc, char **argv)
         if (c == OPT_SAMPLES) { samples = optarg; continue; }
         if (c == OPT_NO_FIT) { fit = false; continue; }
         if (c == OPT_NO_LOMO) { lomo = false; continue; }
+        if (c == OPT_EXPORT) { export = optarg; continue; }
         int r = cli_common_opt(&co, c, optarg);
         if (r < 0)
             return 2;
@@ -113,6 +141,8 @@ int cli_calibrate(int argc, char **argv)
     clock_gettime(CLOCK_MONOTONIC, &t0);
     if (calib_load(data, &set, &d))
         return cli_fail(&d);
+    if (export)
+        return export_rows(&set, export, co.force);
     int rc = 0;
     struct calib_graphs *cg = calib_graphs_new(&set, samples, &d);
     if (!cg) {

@@ -193,8 +193,10 @@ enum status eval_lomo_run(const struct dataset *ds, const struct train_set *ts,
             continue;
         int ntr = 0, nte = 0;
         for (int j = 0; j < ds->n; j++) {
+            /* a model's measured rows share its family (its name): every
+             * configuration and sequence length of it is held out together */
             bool held = ds->rows[j].label == DATASET_MEASURED &&
-                        strcmp(ds->rows[j].spec, ds->rows[i].spec) == 0;
+                        strcmp(ds->rows[j].family, ds->rows[i].family) == 0;
             if (held) {
                 te[nte++] = j;
                 done[j] = 1;
@@ -203,8 +205,7 @@ enum status eval_lomo_run(const struct dataset *ds, const struct train_set *ts,
             }
         }
         struct eval_lomo *r = &res[nr];
-        const char *base_name = strrchr(ds->rows[i].spec, '/');
-        snprintf(r->model, sizeof r->model, "%.63s", base_name ? base_name + 1 : ds->rows[i].spec);
+        snprintf(r->model, sizeof r->model, "%.63s", ds->rows[i].family);
         r->n_train = ntr;
         r->n_test = nte;
         struct gnn_model m;

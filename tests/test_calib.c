@@ -2,6 +2,7 @@
  * and checked against the JSONL rows (expected values read by hand from the
  * JSONL lines named below), errors on bad tables (file, line and column
  * named), and that a leave-one-model-out fold really leaves the model out. */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -15,6 +16,7 @@
 #include <cmocka.h>
 
 #include "calib.h"
+#include "dataset.h"
 #include "gpu.h"
 
 static const char *top(void)
@@ -316,12 +318,60 @@ static void test_lomo_excludes_model(void **state)
     rmdir(dir);
 }
 
+/* The fitted single-run rows exported for the GNN read back as a dataset:
+ * each one is the table's row with its sequence length in the spec and its
+ * model as the family; generations and offline sweeps are not exported. */
+static void test_export_rows(void **state)
+{
+    (void)state;
+    char path[4096];
+    snprintf(path, sizeof path, "%s/tests/data/calib_map.tsv", top());
+    struct calib_set s;
+    struct diag d = {0};
+    assert_int_equal(calib_load(path, &s, &d), ST_OK);
+    int want = 0;
+    for (int i = 0; i < s.n_rows; i++) {
+        const struct calib_row *r = &s.rows[i];
+        want += r->use == CU_FIT && r->steps == 0 && !calib_row_is_generation(r) &&
+                (r->target == CT_LATENCY || r->target == CT_MEMORY);
+    }
+    size_t len;
+    int n;
+    char *text = calib_export_rows(&s, &len, &n);
+    assert_int_equal(n, want);
+    assert_true(n > 500);
+    struct dataset ds;
+    dataset_init(&ds);
+    assert_int_equal(dataset_parse(&ds, "export", text, len, &d), ST_OK);
+    assert_int_equal(ds.n, n);
+    int seen = 0;
+    for (int i = 0; i < ds.n; i++) {
+        const struct dataset_row *r = &ds.rows[i];
+        assert_int_equal(r->label, DATASET_MEASURED);
+        /* FasterTransformer GPT-2 latencies time whole generations */
+        assert_false(!strcmp(r->family, "gpt2-medium") && !isnan(r->target[GNN_T_LATENCY]));
+        /* a100 line 248: TensorRT demoBERT, fp16, batch 1, sequence 128, 0.62 ms */
+        if (!strcmp(r->family, "bert-base") && r->batch == 1 && r->prec == PREC_FP16 &&
+            r->rt == RT_TENSORRT && !strcmp(r->gpu, "A100-SXM4-40GB") &&
+            r->target[GNN_T_LATENCY] == 0.62) {
+            assert_string_equal(r->spec, "zoo:bert:preset=bert-base:seq=128");
+            assert_string_equal(r->mig, "");
+            seen++;
+        }
+    }
+    assert_int_equal(seen, 1);
+    dataset_fini(&ds);
+    free(text);
+    calib_set_fini(&s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_committed_table),
         cmocka_unit_test(test_bad_tables),
         cmocka_unit_test(test_lomo_excludes_model),
+        cmocka_unit_test(test_export_rows),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -209,6 +209,16 @@ run "calibrate bad table" 4 "$DIPPM" calibrate --no-fit --data "$T/c.tsv" &&
     check "calibrate bad table message" "$T/err" "c.tsv:2: column 15 (mig): '5g.99gb'"
 run "calibrate missing table" 3 "$DIPPM" calibrate --data "$T/none.tsv" &&
     check "calibrate missing table message" "$T/err" "none.tsv"
+# the mapped rows exported for the GNN: a dataset `dippm eval` reads as
+# measured rows; an existing file is kept without --force
+c_tsv="$S/../tests/data/calib_map.tsv"
+run "calibrate export rows" 0 "$DIPPM" calibrate --data "$c_tsv" --export-rows "$T/real.jsonl" && {
+    check "export rows count" "$T/err" "wrote [0-9]* measured rows"
+    check "export rows demoBERT" "$T/real.jsonl" '"spec":"zoo:bert:preset=bert-base:seq=128","label":"measured","family":"bert-base","gpu":"A100-SXM4-40GB","mig":"none","precision":"fp16","runtime":"tensorrt","batch":1,"latency_ms":0.62}'
+}
+echo keep >"$T/keep.jsonl"
+run "calibrate export keeps a file" 9 "$DIPPM" calibrate --data "$c_tsv" --export-rows "$T/keep.jsonl" &&
+    check "calibrate export file untouched" "$T/keep.jsonl" "^keep$"
 # the explorer's entry points: --tour and --session NAME need a terminal (or
 # DIPPM_NO_DISPLAY); a missing session is named before the terminal is used
 run "--tour without a terminal" 2 "$DIPPM" --tour </dev/null &&
