@@ -142,12 +142,17 @@ static int run_get(struct calib_graphs *cg, int bi, const struct config *cfg)
 
 /* A template with the logits parameter (llama, moe; GPT-2 computes every
  * position's logits). */
-static bool has_logits_param(const char *spec)
+static bool has_param(const char *spec, const char *name)
 {
     struct zoo_args a;
     struct diag d = {0};
     return !strncmp(spec, "zoo:", 4) && !zoo_args_parse(spec, &a, &d) &&
-           zoo_param_find(a.fam, "logits") >= 0;
+           zoo_param_find(a.fam, name) >= 0;
+}
+
+static bool has_logits_param(const char *spec)
+{
+    return has_param(spec, "logits");
 }
 
 /* The runs a row needs: generation = prefill + one decode step at the mean
@@ -485,13 +490,20 @@ static bool export_row(const struct calib_row *r, struct jsonw *w)
     if (r->use != CU_FIT || r->steps > 0 || calib_row_is_generation(r) ||
         (r->target != CT_LATENCY && r->target != CT_MEMORY))
         return false;
-    bool zoo = !strncmp(r->spec, "zoo:", 4);
-    if (r->seq > 0 && !zoo)
+    /* the sequence length as a template parameter: seq where the template
+     * has one; decoders (gpt, llama, moe) default their seq symbol to the
+     * context, whose rotary or position table then has seq rows instead of
+     * the model's maximum (under 0.5% of the weights) */
+    const char *seq_param = has_param(r->spec, "seq")       ? "seq"
+                            : has_param(r->spec, "context") ? "context"
+                                                            : NULL;
+    if (r->seq > 0 && !seq_param)
         return false; /* a sample's sequence axis is not a spec parameter */
     char spec[DATASET_SPEC_MAX];
     int n = snprintf(spec, sizeof spec, "%s", r->spec);
-    if (zoo && r->seq > 0)
-        n += snprintf(spec + n, sizeof spec - (size_t)n, ":seq=%lld", (long long)r->seq);
+    if (r->seq > 0)
+        n += snprintf(spec + n, sizeof spec - (size_t)n, ":%s=%lld", seq_param,
+                      (long long)r->seq);
     if (r->in_tokens > 0 && has_logits_param(r->spec))
         n += snprintf(spec + n, sizeof spec - (size_t)n, ":logits=last");
     if (n >= (int)sizeof spec)
