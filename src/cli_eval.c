@@ -160,7 +160,28 @@ static int write_rows_csv(const char *path, bool force, const struct dataset *ds
     return st ? cli_fail(&d) : 0;
 }
 
-int cli_eval(int argc, char **argv)
+/* What `dippm eval` was asked for, and what it found. */
+struct eval_cli {
+    struct cli_common co;
+    const char *data, *rows_csv, *split_label, *order_fams, *wp;
+    bool lofo, lofo_only, lomo, orderings, quiet, all_rows;
+    double order_tol;
+    int64_t ltrain, ltest, lepochs, seed, lomo_epochs;
+    struct dataset ds;
+    struct train_set ts;
+    struct gnn_model m;
+    char desc[WEIGHTS_DESC_MAX], wpath[1024];
+    struct eval_metrics met, met_teacher;   /* (a) */
+    struct eval_lofo *lr;                   /* (b) */
+    int n_lr;
+    struct eval_lomo *lm;                   /* --lomo */
+    int n_lm;
+    struct eval_metrics lm_g, lm_t;
+    struct eval_order ord;                  /* --orderings */
+};
+
+/* Options into e; -1 to go on, else the exit code. */
+static int parse_args(struct eval_cli *e, int argc, char **argv)
 {
     static const struct option opts[] = {
         CLI_COMMON_LONGOPTS,
@@ -181,21 +202,9 @@ int cli_eval(int argc, char **argv)
         {"order-tol", required_argument, NULL, OPT_ORDER_TOL},
         {NULL, 0, NULL, 0},
     };
-    struct cli_common co;
-    cli_common_init(&co);
-    const char *data = NULL, *rows_csv = NULL, *split_label = NULL;
-    bool lofo = false, quiet = false, all_rows = false, lofo_only = false, orderings = false;
-    const char *order_fams = NULL;
-    double order_tol = 0.01;
-    struct eval_order ord = {0};
-    int64_t ltrain = 3000, ltest = 400, lepochs = 12, seed = 1, lomo_epochs = 20;
-    bool lomo = false;
-    struct eval_lomo *lm = NULL;
-    int n_lm = 0;
-    struct eval_metrics lm_g, lm_t;
     int c;
     while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
-        int r = cli_common_opt(&co, c, optarg);
+        int r = cli_common_opt(&e->co, c, optarg);
         if (r < 0)
             return 2;
         if (r > 0)
@@ -203,19 +212,19 @@ int cli_eval(int argc, char **argv)
         switch (c) {
         case 'h':
         case CLI_OPT_HELP: usage(); return 0;
-        case OPT_DATA: data = optarg; break;
-        case OPT_LOFO: lofo = true; break;
-        case OPT_LOFO_ONLY: lofo = lofo_only = true; break;
-        case OPT_QUIET: quiet = true; break;
-        case OPT_ALL: all_rows = true; break;
-        case OPT_ROWS: rows_csv = optarg; break;
-        case OPT_ORDER: orderings = true; break;
-        case OPT_LOMO: lomo = true; break;
-        case OPT_ORDER_FAM: order_fams = optarg; break;
+        case OPT_DATA: e->data = optarg; break;
+        case OPT_LOFO: e->lofo = true; break;
+        case OPT_LOFO_ONLY: e->lofo = e->lofo_only = true; break;
+        case OPT_QUIET: e->quiet = true; break;
+        case OPT_ALL: e->all_rows = true; break;
+        case OPT_ROWS: e->rows_csv = optarg; break;
+        case OPT_ORDER: e->orderings = true; break;
+        case OPT_LOMO: e->lomo = true; break;
+        case OPT_ORDER_FAM: e->order_fams = optarg; break;
         case OPT_ORDER_TOL: {
             char *end;
-            order_tol = strtod(optarg, &end) / 100;
-            if (end == optarg || *end || !(order_tol >= 0 && order_tol <= 1))
+            e->order_tol = strtod(optarg, &end) / 100;
+            if (end == optarg || *end || !(e->order_tol >= 0 && e->order_tol <= 1))
                 return cli_usage_error("eval", "--order-tol '%s': expected a percentage from 0 "
                                        "to 100", optarg);
             break;
@@ -225,9 +234,9 @@ int cli_eval(int argc, char **argv)
         case OPT_LEPOCHS:
         case OPT_LOMO_EPOCHS:
         case OPT_SEED: {
-            int64_t *dst = c == OPT_LTRAIN ? &ltrain : c == OPT_LTEST ? &ltest
-                           : c == OPT_LEPOCHS ? &lepochs : c == OPT_LOMO_EPOCHS ? &lomo_epochs
-                                                                              : &seed;
+            int64_t *dst = c == OPT_LTRAIN ? &e->ltrain : c == OPT_LTEST ? &e->ltest
+                           : c == OPT_LEPOCHS ? &e->lepochs
+                           : c == OPT_LOMO_EPOCHS ? &e->lomo_epochs : &e->seed;
             if (cli_parse_int(optarg, c == OPT_SEED ? 0 : 1, 100000000, dst))
                 return cli_usage_error("eval", "'%s': expected a positive integer", optarg);
             break;
@@ -237,249 +246,290 @@ int cli_eval(int argc, char **argv)
     }
     if (optind < argc)
         return cli_usage_error("eval", "unexpected argument '%s'", argv[optind]);
-    if (lofo && !data)
+    if (e->lofo && !e->data)
         return cli_usage_error("eval", "--lofo needs --data FILE (it retrains per family)");
-    if (lomo && (!data || lofo_only))
+    if (e->lomo && (!e->data || e->lofo_only))
         return cli_usage_error("eval", "--lomo needs --data FILE with measured rows and weights");
-    if (orderings && lofo_only)
+    if (e->orderings && e->lofo_only)
         return cli_usage_error("eval", "--orderings needs weights; it cannot go with --lofo-only");
+    return -1;
+}
 
-    struct diag d = {0};
-    struct dataset ds;
-    dataset_init(&ds);
-    struct train_set ts = {0};
-    struct gnn_model m = {0};
-    struct eval_lofo *lr = NULL;
-    int n_lr = 0, rc = 0, n_te = 0;
-    int *te = NULL;
-    char desc[WEIGHTS_DESC_MAX] = "";
-    char wpath[1024];
-    struct jsonw w;
-    jsonw_init(&w, true);
-    if (predict_blas_probe(&d))
-        goto fail;
-    if (data) {
-        if (dataset_load(&ds, data, &d))
-            goto fail;
-    } else {
-        struct dataset_gen_opts go = {0};
-        go.n = 400;
-        go.seed = 4242;
-        go.n_shards = 1;
-        go.configs_per_graph = 4;
-        char samples_dir[1024];
-        go.samples_dir = datafile_find(DATAFILE_SAMPLES, NULL, samples_dir, sizeof samples_dir);
-        if (!go.samples_dir) {
-            char where[2048];
-            diag_set(&d, ST_ENOTFOUND, "no samples directory (looked in %s); use --data FILE",
-                     datafile_searched(DATAFILE_SAMPLES, NULL, where, sizeof where));
-            goto fail;
-        }
-        char *buf = NULL;
-        size_t len = 0;
-        FILE *mem = open_memstream(&buf, &len);
-        long nw;
-        enum status st = dataset_generate(&go, mem, &nw, &d);
-        fclose(mem);
-        char tmpl[] = "/tmp/dippm-eval-XXXXXX";
-        int fd = st ? -1 : mkstemp(tmpl);
-        if (!st && fd >= 0) {
-            FILE *f = fdopen(fd, "wb");
-            fwrite(buf, 1, len, f);
-            fclose(f);
-            st = dataset_load(&ds, tmpl, &d);
-            remove(tmpl);
-        } else if (!st) {
-            st = diag_set(&d, ST_EIO, "cannot create a temporary file");
-        }
-        free(buf);
-        if (st)
-            goto fail;
-        all_rows = true;
+/* Without --data: 400 freshly sampled teacher-labelled rows (seed 4242). */
+static enum status load_fresh_sample(struct dataset *ds, struct diag *d)
+{
+    struct dataset_gen_opts go = {0};
+    go.n = 400;
+    go.seed = 4242;
+    go.n_shards = 1;
+    go.configs_per_graph = 4;
+    char samples_dir[1024];
+    go.samples_dir = datafile_find(DATAFILE_SAMPLES, NULL, samples_dir, sizeof samples_dir);
+    if (!go.samples_dir) {
+        char where[2048];
+        return diag_set(d, ST_ENOTFOUND, "no samples directory (looked in %s); use --data FILE",
+                        datafile_searched(DATAFILE_SAMPLES, NULL, where, sizeof where));
     }
-    if (!lofo && !all_rows && !lomo) { /* only the test split is needed: prepare those rows */
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *mem = open_memstream(&buf, &len);
+    if (!mem)
+        return diag_set(d, ST_ENOMEM, "out of memory");
+    long nw;
+    enum status st = dataset_generate(&go, mem, &nw, d);
+    fclose(mem);
+    if (!st)
+        st = dataset_parse(ds, "fresh sample", buf, len, d);
+    free(buf);
+    return st;
+}
+
+/* The rows to prepare: only the test split when nothing else needs more. */
+static enum status load_rows(struct eval_cli *e, struct diag *d)
+{
+    enum status st;
+    if (e->data) {
+        if ((st = dataset_load(&e->ds, e->data, d)))
+            return st;
+    } else {
+        if ((st = load_fresh_sample(&e->ds, d)))
+            return st;
+        e->all_rows = true;
+    }
+    if (!e->lofo && !e->all_rows && !e->lomo) {
         struct dataset sub;
         dataset_init(&sub);
-        for (int i = 0; i < ds.n; i++)
-            if (dataset_row_is_test(&ds.rows[i]))
-                dataset_add(&sub, &ds.rows[i]);
-        dataset_fini(&ds);
-        ds = sub;
-        all_rows = true;
-        split_label = "random test split";
+        for (int i = 0; i < e->ds.n; i++)
+            if (dataset_row_is_test(&e->ds.rows[i]))
+                dataset_add(&sub, &e->ds.rows[i]);
+        dataset_fini(&e->ds);
+        e->ds = sub;
+        e->all_rows = true;
+        e->split_label = "random test split";
     }
     /* Leave-one-family-out trains as `dippm train` does, ordering pairs included. */
-    if (train_prepare(&ds, &ts, lofo || lomo ? 0.25 : 0, !quiet, &d))
-        goto fail;
-    /* (a) the weights on the test split. */
-    struct eval_metrics met, met_teacher;
-    const char *wp = co.weights;
-    if (!lofo_only) {
-        if (!wp && !(wp = datafile_weights(wpath, sizeof wpath))) {
-            char where[2048];
-            diag_set(&d, ST_ENOTFOUND, "no GNN weights found (looked for %s); use --weights FILE",
-                     datafile_searched(DATAFILE_WEIGHTS, DATAFILE_WEIGHTS_NAME, where,
-                                       sizeof where));
-            goto fail;
-        }
-        if (weights_load(wp, gnn_features_schema_id(), &m, desc, sizeof desc, &d))
-            goto fail;
-        if (all_rows) {
-            te = malloc(sizeof(int) * (size_t)ds.n);
-            for (int i = 0; i < ds.n; i++)
-                te[i] = i;
-            n_te = ds.n;
-        } else {
-            te = eval_split(&ds, true, &n_te);
-        }
-        eval_model(&m, &ts, te, n_te, &met);
-        eval_teacher(&ts, te, n_te, &met_teacher);
-        if (rows_csv && (rc = write_rows_csv(rows_csv, co.force, &ds, &ts, &m, te, n_te)))
-            goto out;
-        if (lomo) {
-            struct train_opts o;
-            train_opts_default(&o);
-            o.epochs = (int)lomo_epochs;
-            o.lr = 3e-4f; /* fine-tuning, as `dippm train --init` */
-            o.seed = (uint64_t)seed;
-            o.progress = !quiet;
-            if (eval_lomo_run(&ds, &ts, &m, &o, &lm, &n_lm, &lm_g, &lm_t, &d))
-                goto fail;
-        }
-        if (orderings) {
-            struct predictor *p = predictor_new(wp, &d);
-            if (!p)
-                goto fail;
-            enum status st = eval_order_run(p, order_fams, order_tol, &ord, &d);
-            predictor_free(p);
-            if (st)
-                goto fail;
-        }
-    } else {
-        wp = "(none: leave-one-family-out only)";
+    return train_prepare(&e->ds, &e->ts, e->lofo || e->lomo ? 0.25 : 0, !e->quiet, d);
+}
+
+/* (a) the weights on the rows, --rows, --lomo and --orderings; -1 to go
+ * on, else the exit code. */
+static int run_weights(struct eval_cli *e, struct diag *d)
+{
+    if (!e->wp && !(e->wp = datafile_weights(e->wpath, sizeof e->wpath))) {
+        char where[2048];
+        diag_set(d, ST_ENOTFOUND, "no GNN weights found (looked for %s); use --weights FILE",
+                 datafile_searched(DATAFILE_WEIGHTS, DATAFILE_WEIGHTS_NAME, where, sizeof where));
+        return cli_fail(d);
     }
-    /* (b) leave one family out. */
-    if (lofo) {
+    if (weights_load(e->wp, gnn_features_schema_id(), &e->m, e->desc, sizeof e->desc, d))
+        return cli_fail(d);
+    int n_te = 0, *te;
+    if (e->all_rows) {
+        te = xmalloc(sizeof(int) * (size_t)(e->ds.n > 0 ? e->ds.n : 1));
+        for (int i = 0; i < e->ds.n; i++)
+            te[i] = i;
+        n_te = e->ds.n;
+    } else {
+        te = eval_split(&e->ds, true, &n_te);
+    }
+    eval_model(&e->m, &e->ts, te, n_te, &e->met);
+    eval_teacher(&e->ts, te, n_te, &e->met_teacher);
+    int rc = e->rows_csv ? write_rows_csv(e->rows_csv, e->co.force, &e->ds, &e->ts, &e->m, te,
+                                          n_te)
+                         : 0;
+    free(te);
+    if (rc)
+        return rc;
+    if (e->lomo) {
         struct train_opts o;
         train_opts_default(&o);
-        if (!lofo_only)
-            o.arch = m.arch;
-        o.epochs = (int)lepochs;
-        o.seed = (uint64_t)seed;
-        o.progress = !quiet;
-        if (eval_lofo_run(&ds, &ts, &o, (int)ltrain, (int)ltest, 20, &lr, &n_lr, &d))
-            goto fail;
+        o.epochs = (int)e->lomo_epochs;
+        o.lr = 3e-4f; /* fine-tuning, as `dippm train --init` */
+        o.seed = (uint64_t)e->seed;
+        o.progress = !e->quiet;
+        if (eval_lomo_run(&e->ds, &e->ts, &e->m, &o, &e->lm, &e->n_lm, &e->lm_g, &e->lm_t, d))
+            return cli_fail(d);
     }
-    const char *split = split_label ? split_label
-                        : all_rows ? (data ? "all rows" : "fresh sample (400 rows, seed 4242)")
-                                   : "random test split";
-    if (co.json) {
-        jsonw_obj_begin(&w);
-        jsonw_key(&w, "weights");
-        jsonw_str(&w, wp);
-        jsonw_key(&w, "description");
-        jsonw_str(&w, desc);
-        jsonw_key(&w, "data");
-        jsonw_str(&w, data ? data : "generated");
-        jsonw_key(&w, "split");
-        jsonw_str(&w, split);
-        if (!lofo_only) {
-            jsonw_key(&w, "test");
-            eval_metrics_json(&w, &met);
-            jsonw_key(&w, "teacher_on_test");
-            eval_metrics_json(&w, &met_teacher);
-        }
-        if (orderings) {
-            jsonw_key(&w, "orderings");
-            order_json(&w, &ord);
-        }
-        if (lomo) {
-            jsonw_key(&w, "leave_one_model_out");
-            lomo_json(&w, lm, n_lm, &lm_g, &lm_t);
-        }
-        if (lofo) {
-            jsonw_key(&w, "leave_one_family_out");
-            jsonw_obj_begin(&w);
-            jsonw_key(&w, "train_rows_max");
-            jsonw_int(&w, ltrain);
-            jsonw_key(&w, "epochs");
-            jsonw_int(&w, lepochs);
-            jsonw_key(&w, "families");
-            jsonw_arr_begin(&w, false);
-            for (int i = 0; i < n_lr; i++) {
-                jsonw_obj_begin(&w);
-                jsonw_key(&w, "family");
-                jsonw_str(&w, lr[i].family);
-                jsonw_key(&w, "train_rows");
-                jsonw_int(&w, lr[i].n_train);
-                jsonw_key(&w, "test_rows");
-                jsonw_int(&w, lr[i].n_test);
-                jsonw_key(&w, "metrics");
-                eval_metrics_json(&w, &lr[i].m);
-                jsonw_obj_end(&w);
-            }
-            jsonw_arr_end(&w);
-            jsonw_obj_end(&w);
-        }
-        jsonw_obj_end(&w);
-        size_t l;
-        char *js = jsonw_take(&w, &l);
-        js = realloc(js, l + 2);
-        js[l++] = '\n';
-        rc = cli_emit(&co, js, l);
-        free(js);
-    } else {
-        char *buf = NULL;
-        size_t len = 0;
-        FILE *f = open_memstream(&buf, &len);
-        fprintf(f, "weights: %s (%s)\n", wp, desc);
-        int n_meas = 0;
-        for (int i = 0; i < ds.n; i++)
-            n_meas += ds.rows[i].label == DATASET_MEASURED;
-        fprintf(f, "labels: %d rows from the teacher (analytic GPU model: simulated, not "
-                   "measured), %d measured rows\n", ds.n - n_meas, n_meas);
-        fprintf(f, "%-22s %-8s %6s %9s %9s %9s\n", "split", "target", "n", "MAPE", "median",
-                "within10");
-        if (!lofo_only) {
-            eval_metrics_print(f, split, &met);
-            eval_metrics_print(f, "  teacher alone", &met_teacher);
-        }
-        for (int i = 0; i < n_lr; i++) {
+    if (e->orderings) {
+        struct predictor *p = predictor_new(e->wp, d);
+        if (!p)
+            return cli_fail(d);
+        enum status st = eval_order_run(p, e->order_fams, e->order_tol, &e->ord, d);
+        predictor_free(p);
+        if (st)
+            return cli_fail(d);
+    }
+    return -1;
+}
+
+static void lofo_json(struct jsonw *w, const struct eval_cli *e)
+{
+    jsonw_obj_begin(w);
+    jsonw_key(w, "train_rows_max");
+    jsonw_int(w, e->ltrain);
+    jsonw_key(w, "epochs");
+    jsonw_int(w, e->lepochs);
+    jsonw_key(w, "families");
+    jsonw_arr_begin(w, false);
+    for (int i = 0; i < e->n_lr; i++) {
+        jsonw_obj_begin(w);
+        jsonw_key(w, "family");
+        jsonw_str(w, e->lr[i].family);
+        jsonw_key(w, "train_rows");
+        jsonw_int(w, e->lr[i].n_train);
+        jsonw_key(w, "test_rows");
+        jsonw_int(w, e->lr[i].n_test);
+        jsonw_key(w, "metrics");
+        eval_metrics_json(w, &e->lr[i].m);
+        jsonw_obj_end(w);
+    }
+    jsonw_arr_end(w);
+    jsonw_obj_end(w);
+}
+
+static int render_json(const struct eval_cli *e, const char *split)
+{
+    struct jsonw w;
+    jsonw_init(&w, true);
+    jsonw_obj_begin(&w);
+    jsonw_key(&w, "weights");
+    jsonw_str(&w, e->wp);
+    jsonw_key(&w, "description");
+    jsonw_str(&w, e->desc);
+    jsonw_key(&w, "data");
+    jsonw_str(&w, e->data ? e->data : "generated");
+    jsonw_key(&w, "split");
+    jsonw_str(&w, split);
+    if (!e->lofo_only) {
+        jsonw_key(&w, "test");
+        eval_metrics_json(&w, &e->met);
+        jsonw_key(&w, "teacher_on_test");
+        eval_metrics_json(&w, &e->met_teacher);
+    }
+    if (e->orderings) {
+        jsonw_key(&w, "orderings");
+        order_json(&w, &e->ord);
+    }
+    if (e->lomo) {
+        jsonw_key(&w, "leave_one_model_out");
+        lomo_json(&w, e->lm, e->n_lm, &e->lm_g, &e->lm_t);
+    }
+    if (e->lofo) {
+        jsonw_key(&w, "leave_one_family_out");
+        lofo_json(&w, e);
+    }
+    jsonw_obj_end(&w);
+    size_t l;
+    char *js = jsonw_take(&w, &l);
+    js = xrealloc(js, l + 2);
+    js[l++] = '\n';
+    int rc = cli_emit(&e->co, js, l);
+    free(js);
+    return rc;
+}
+
+static void render_text(const struct eval_cli *e, const char *split, FILE *f)
+{
+    fprintf(f, "weights: %s (%s)\n", e->wp, e->desc);
+    int n_meas = 0;
+    for (int i = 0; i < e->ds.n; i++)
+        n_meas += e->ds.rows[i].label == DATASET_MEASURED;
+    fprintf(f, "labels: %d rows from the teacher (analytic GPU model: simulated, not "
+               "measured), %d measured rows\n", e->ds.n - n_meas, n_meas);
+    fprintf(f, "%-22s %-8s %6s %9s %9s %9s\n", "split", "target", "n", "MAPE", "median",
+            "within10");
+    if (!e->lofo_only) {
+        eval_metrics_print(f, split, &e->met);
+        eval_metrics_print(f, "  teacher alone", &e->met_teacher);
+    }
+    for (int i = 0; i < e->n_lr; i++) {
+        char lab[96];
+        snprintf(lab, sizeof lab, "without %s", e->lr[i].family);
+        eval_metrics_print(f, lab, &e->lr[i].m);
+    }
+    if (e->lofo)
+        fprintf(f, "(leave-one-family-out: at most %lld training rows, %lld epochs each)\n",
+                (long long)e->ltrain, (long long)e->lepochs);
+    if (e->orderings)
+        order_print(f, &e->ord);
+    if (e->lomo) {
+        fprintf(f, "leave-one-model-out on measured rows (fine-tuned %lld epochs each):\n",
+                (long long)e->lomo_epochs);
+        for (int i = 0; i < e->n_lm; i++) {
             char lab[96];
-            snprintf(lab, sizeof lab, "without %s", lr[i].family);
-            eval_metrics_print(f, lab, &lr[i].m);
+            snprintf(lab, sizeof lab, "%.60s GNN", e->lm[i].model);
+            eval_metrics_print(f, lab, &e->lm[i].gnn);
+            eval_metrics_print(f, "  teacher alone", &e->lm[i].teacher);
         }
-        if (lofo)
-            fprintf(f, "(leave-one-family-out: at most %lld training rows, %lld epochs each)\n",
-                    (long long)ltrain, (long long)lepochs);
-        if (orderings)
-            order_print(f, &ord);
-        if (lomo) {
-            fprintf(f, "leave-one-model-out on measured rows (fine-tuned %lld epochs each):\n",
-                    (long long)lomo_epochs);
-            for (int i = 0; i < n_lm; i++) {
-                char lab[96];
-                snprintf(lab, sizeof lab, "%.60s GNN", lm[i].model);
-                eval_metrics_print(f, lab, &lm[i].gnn);
-                eval_metrics_print(f, "  teacher alone", &lm[i].teacher);
-            }
-            eval_metrics_print(f, "all held-out GNN", &lm_g);
-            eval_metrics_print(f, "  teacher alone", &lm_t);
-        }
-        fclose(f);
-        rc = cli_emit(&co, buf, len);
-        free(buf);
+        eval_metrics_print(f, "all held-out GNN", &e->lm_g);
+        eval_metrics_print(f, "  teacher alone", &e->lm_t);
     }
-    goto out;
-fail:
-    rc = cli_fail(&d);
-out:
-    jsonw_fini(&w);
-    free(lr);
-    free(lm);
-    free(te);
-    gnn_model_fini(&m);
-    train_set_fini(&ts);
-    dataset_fini(&ds);
+}
+
+static int render(const struct eval_cli *e)
+{
+    const char *split = e->split_label ? e->split_label
+                        : e->all_rows ? (e->data ? "all rows" : "fresh sample (400 rows, seed 4242)")
+                                      : "random test split";
+    if (e->co.json)
+        return render_json(e, split);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (!f) {
+        fprintf(stderr, "dippm: out of memory\n");
+        return status_exit_code(ST_ENOMEM);
+    }
+    render_text(e, split, f);
+    fclose(f);
+    int rc = cli_emit(&e->co, buf, len);
+    free(buf);
+    return rc;
+}
+
+static int run(struct eval_cli *e)
+{
+    struct diag d = {0};
+    if (predict_blas_probe(&d) || load_rows(e, &d))
+        return cli_fail(&d);
+    int rc;
+    if (!e->lofo_only) {
+        if ((rc = run_weights(e, &d)) >= 0)
+            return rc;
+    } else {
+        e->wp = "(none: leave-one-family-out only)";
+    }
+    /* (b) leave one family out. */
+    if (e->lofo) {
+        struct train_opts o;
+        train_opts_default(&o);
+        if (!e->lofo_only)
+            o.arch = e->m.arch;
+        o.epochs = (int)e->lepochs;
+        o.seed = (uint64_t)e->seed;
+        o.progress = !e->quiet;
+        if (eval_lofo_run(&e->ds, &e->ts, &o, (int)e->ltrain, (int)e->ltest, 20, &e->lr,
+                          &e->n_lr, &d))
+            return cli_fail(&d);
+    }
+    return render(e);
+}
+
+int cli_eval(int argc, char **argv)
+{
+    struct eval_cli e = {.order_tol = 0.01, .ltrain = 3000, .ltest = 400, .lepochs = 12,
+                         .seed = 1, .lomo_epochs = 20};
+    cli_common_init(&e.co);
+    dataset_init(&e.ds);
+    int rc = parse_args(&e, argc, argv);
+    if (rc < 0) {
+        e.wp = e.co.weights;
+        rc = run(&e);
+    }
+    free(e.lr);
+    free(e.lm);
+    gnn_model_fini(&e.m);
+    train_set_fini(&e.ts);
+    dataset_fini(&e.ds);
     return rc;
 }

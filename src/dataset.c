@@ -542,7 +542,8 @@ static enum status read_measured(struct dataset *ds, const char *path, struct di
         }
         r.label = DATASET_MEASURED;
         snprintf(r.spec, sizeof r.spec, "%s", m->graph);
-        dataset_file_family(m->model, r.family, sizeof r.family);
+        /* the model's name: leave-one-model-out holds its rows out together */
+        snprintf(r.family, sizeof r.family, "%s", m->model);
         snprintf(r.gpu, sizeof r.gpu, "%s", gs->name);
         snprintf(r.mig, sizeof r.mig, "%s", m->mig >= 0 ? gs->mig[m->mig].name : "");
         r.prec = m->prec;

@@ -38,7 +38,8 @@ enum dataset_label { DATASET_TEACHER, DATASET_MEASURED };
 struct dataset_row {
     enum dataset_label label;
     char spec[DATASET_SPEC_MAX];     /* "zoo:..." canonical spec or model path */
-    char family[DATASET_NAME_MAX];   /* zoo family (samples: by name), for splits */
+    char family[DATASET_NAME_MAX];   /* zoo family (samples: by name), for splits; a
+                                        measured row: its model's name */
     char gpu[DATASET_NAME_MAX];      /* GPU table name */
     char mig[DATASET_NAME_MAX];      /* MIG profile or "" */
     enum precision prec;

@@ -38,14 +38,21 @@ static const struct calib_row *find(const struct calib_set *s, const char *file,
 static const char *const A100F = "a100_published_calibration.jsonl";
 static const char *const MOREF = "published_more.jsonl";
 
+/* The committed mapping table, loaded. */
+static void load_committed(struct calib_set *s)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/tests/data/calib_map.tsv", top());
+    struct diag d = {0};
+    if (calib_load(path, s, &d))
+        fail_msg("%s", d.msg);
+}
+
 static void test_committed_table(void **state)
 {
     (void)state;
-    char path[4096];
-    snprintf(path, sizeof path, "%s/tests/data/calib_map.tsv", top());
     struct calib_set s;
-    struct diag d = {0};
-    assert_int_equal(calib_load(path, &s, &d), ST_OK);
+    load_committed(&s);
     assert_int_equal(s.n_files, 2);
     assert_int_equal(s.n_json_rows[0], 402);
     assert_int_equal(s.n_json_rows[1], 866);
@@ -324,11 +331,9 @@ static void test_lomo_excludes_model(void **state)
 static void test_export_rows(void **state)
 {
     (void)state;
-    char path[4096];
-    snprintf(path, sizeof path, "%s/tests/data/calib_map.tsv", top());
     struct calib_set s;
     struct diag d = {0};
-    assert_int_equal(calib_load(path, &s, &d), ST_OK);
+    load_committed(&s);
     int want = 0;
     for (int i = 0; i < s.n_rows; i++) {
         const struct calib_row *r = &s.rows[i];
