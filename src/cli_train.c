@@ -45,10 +45,10 @@ enum { OPT_DATA = CLI_OPT__OWN, OPT_EPOCHS, OPT_SEED, OPT_INIT, OPT_LR, OPT_BG, 
        OPT_LAYERS, OPT_HEAD, OPT_SHW, OPT_ALL, OPT_QUIET, OPT_TW, OPT_OW, OPT_OPAIRS };
 
 static void write_manifest(struct jsonw *w, const char *out, int argc, char **argv,
-                           const char **data, int n_data, const struct dataset *ds, int n_train,
-                           int n_test, const struct train_opts *o, const struct gnn_model *m,
-                           const char *init, double wall_s, const struct eval_metrics *met,
-                           int n_pairs)
+                           const char *const *data, int n_data, const struct dataset *ds,
+                           int n_train, int n_test, const struct train_opts *o,
+                           const struct gnn_model *m, const char *init, double wall_s,
+                           const struct eval_metrics *met, int n_pairs)
 {
     jsonw_obj_begin(w);
     jsonw_key(w, "weights");
@@ -172,7 +172,36 @@ static void write_manifest(struct jsonw *w, const char *out, int argc, char **ar
     jsonw_obj_end(w);
 }
 
-int cli_train(int argc, char **argv)
+/* What `dippm train` was asked for. */
+struct train_cli {
+    struct cli_common co;
+    struct train_opts o;
+    const char *data[MAX_DATA], *init;
+    int n_data;
+    bool all, lr_set;
+    double pair_frac;
+};
+
+/* A real-valued option: the learning rate, a loss weight or the pair share. */
+static int real_opt(struct train_cli *t, int c, const char *name, const char *arg)
+{
+    char *end;
+    double x = strtod(arg, &end);
+    double hi = c == OPT_OPAIRS ? 1 : 10;
+    if (end == arg || *end || !(x >= 0 && x <= hi && (hi == 1 || x < 10)))
+        return cli_usage_error("train", "%s '%s': expected a number from 0 to %g", name, arg, hi);
+    switch (c) {
+    case OPT_LR: t->o.lr = (float)x; t->lr_set = true; break;
+    case OPT_SHW: t->o.share_weight = (float)x; break;
+    case OPT_TW: t->o.teacher_weight = (float)x; break;
+    case OPT_OW: t->o.order_weight = (float)x; break;
+    default: t->pair_frac = x; break;
+    }
+    return -1;
+}
+
+/* Options into t; -1 to go on, else the exit code. */
+static int parse_args(struct train_cli *t, int argc, char **argv)
 {
     static const struct option opts[] = {
         CLI_COMMON_LONGOPTS,
@@ -193,18 +222,10 @@ int cli_train(int argc, char **argv)
         {"quiet", no_argument, NULL, OPT_QUIET},
         {NULL, 0, NULL, 0},
     };
-    struct cli_common co;
-    cli_common_init(&co);
-    struct train_opts o;
-    train_opts_default(&o);
-    o.progress = true;
-    const char *data[MAX_DATA], *init = NULL;
-    int n_data = 0, c;
-    bool all = false, lr_set = false;
-    double pair_frac = 0.25;
+    int c, rc;
     int64_t v;
     while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
-        int r = cli_common_opt(&co, c, optarg);
+        int r = cli_common_opt(&t->co, c, optarg);
         if (r < 0)
             return 2;
         if (r > 0)
@@ -213,9 +234,9 @@ int cli_train(int argc, char **argv)
         case 'h':
         case CLI_OPT_HELP: usage(); return 0;
         case OPT_DATA:
-            if (n_data == MAX_DATA)
+            if (t->n_data == MAX_DATA)
                 return cli_usage_error("train", "at most %d --data files", MAX_DATA);
-            data[n_data++] = optarg;
+            t->data[t->n_data++] = optarg;
             break;
 #define INTOPT(ID, FIELD, LO, HI)                                                             \
     case ID:                                                                                  \
@@ -224,170 +245,201 @@ int cli_train(int argc, char **argv)
                                    optarg, LO, HI);                                           \
         FIELD = (int)v;                                                                       \
         break;
-            INTOPT(OPT_EPOCHS, o.epochs, 1, 100000)
-            INTOPT(OPT_BG, o.batch_graphs, 1, 4096)
-            INTOPT(OPT_HIDDEN, o.arch.hidden, 1, GNN_MAX_WIDTH)
-            INTOPT(OPT_LAYERS, o.arch.layers, 0, GNN_MAX_LAYERS)
-            INTOPT(OPT_HEAD, o.arch.head_hidden, 1, GNN_MAX_WIDTH)
+            INTOPT(OPT_EPOCHS, t->o.epochs, 1, 100000)
+            INTOPT(OPT_BG, t->o.batch_graphs, 1, 4096)
+            INTOPT(OPT_HIDDEN, t->o.arch.hidden, 1, GNN_MAX_WIDTH)
+            INTOPT(OPT_LAYERS, t->o.arch.layers, 0, GNN_MAX_LAYERS)
+            INTOPT(OPT_HEAD, t->o.arch.head_hidden, 1, GNN_MAX_WIDTH)
 #undef INTOPT
         case OPT_SEED:
             if (cli_parse_int(optarg, 0, INT64_MAX, &v))
                 return cli_usage_error("train", "--seed '%s': expected a non-negative integer",
                                        optarg);
-            o.seed = (uint64_t)v;
+            t->o.seed = (uint64_t)v;
             break;
         case OPT_LR:
         case OPT_SHW:
         case OPT_TW:
         case OPT_OW:
-        case OPT_OPAIRS: {
-            char *end;
-            double x = strtod(optarg, &end);
-            double hi = c == OPT_OPAIRS ? 1 : 10;
-            if (end == optarg || *end || !(x >= 0 && x <= hi && (hi == 1 || x < 10)))
-                return cli_usage_error("train", "%s '%s': expected a number from 0 to %g",
-                                       argv[optind - 1], optarg, hi);
-            if (c == OPT_LR) {
-                o.lr = (float)x;
-                lr_set = true;
-            } else if (c == OPT_SHW) {
-                o.share_weight = (float)x;
-            } else if (c == OPT_TW) {
-                o.teacher_weight = (float)x;
-            } else if (c == OPT_OW) {
-                o.order_weight = (float)x;
-            } else {
-                pair_frac = x;
-            }
+        case OPT_OPAIRS:
+            if ((rc = real_opt(t, c, argv[optind - 1], optarg)) >= 0)
+                return rc;
             break;
-        }
-        case OPT_INIT: init = optarg; break;
-        case OPT_ALL: all = true; break;
-        case OPT_QUIET: o.progress = false; break;
+        case OPT_INIT: t->init = optarg; break;
+        case OPT_ALL: t->all = true; break;
+        case OPT_QUIET: t->o.progress = false; break;
         default: return cli_usage_error("train", "unknown option");
         }
     }
     if (optind < argc)
         return cli_usage_error("train", "unexpected argument '%s'", argv[optind]);
-    if (!n_data)
+    if (!t->n_data)
         return cli_usage_error("train", "no training data: use --data FILE");
-    if (!co.output)
+    if (!t->co.output)
         return cli_usage_error("train", "no output: use -o OUT.dpw");
-    /* the manifest goes next to the weights: OUT.dpw -> OUT.json */
-    size_t mlen = strlen(co.output) + 8;
+    if (t->init && !t->lr_set)
+        t->o.lr = 3e-4f;
+    return -1;
+}
+
+/* The manifest goes next to the weights: OUT.dpw -> OUT.json. NULL with the
+ * exit code in *rc when it cannot, or when either file exists without
+ * --force. */
+static char *manifest_path(const struct cli_common *co, int *rc)
+{
+    size_t mlen = strlen(co->output) + 8;
     char *manifest = xmalloc(mlen);
-    snprintf(manifest, mlen, "%s", co.output);
+    snprintf(manifest, mlen, "%s", co->output);
     char *dot = strrchr(manifest, '.');
     if (dot && !strchr(dot, '/'))
         *dot = 0;
-    strcat(manifest, ".json");
-    if (!strcmp(manifest, co.output)) {
+    size_t l = strlen(manifest);
+    snprintf(manifest + l, mlen - l, ".json");
+    if (!strcmp(manifest, co->output)) {
         free(manifest);
-        return cli_usage_error("train", "-o %s: the training manifest would be written to the "
-                               "same file; name the weights OUT.dpw", co.output);
+        *rc = cli_usage_error("train", "-o %s: the training manifest would be written to the "
+                              "same file; name the weights OUT.dpw", co->output);
+        return NULL;
     }
     for (int i = 0; i < 2; i++) {
-        const char *p = i ? manifest : co.output;
-        if (!co.force && file_exists(p)) {
+        const char *p = i ? manifest : co->output;
+        if (!co->force && file_exists(p)) {
             fprintf(stderr, "dippm: %s exists%s (use --force to overwrite)\n", p,
                     i ? ", where the training manifest goes" : "");
             free(manifest);
-            return 9;
+            *rc = status_exit_code(ST_EEXIST);
+            return NULL;
         }
     }
-    if (init && !lr_set)
-        o.lr = 3e-4f;
+    return manifest;
+}
+
+/* Training rows (tr) and test rows (te) of the random split; with --all
+ * every row trains and none is tested. */
+static void split_rows(const struct dataset *ds, bool all, int **tr, int *n_tr, int **te,
+                       int *n_te)
+{
+    *tr = eval_split(ds, false, n_tr);
+    *te = eval_split(ds, true, n_te);
+    if (!all)
+        return;
+    *tr = xrealloc(*tr, sizeof(int) * (size_t)(ds->n > 0 ? ds->n : 1));
+    memcpy(*tr + *n_tr, *te, sizeof(int) * (size_t)*n_te);
+    *n_tr += *n_te;
+    free(*te);
+    *te = NULL;
+    *n_te = 0;
+}
+
+/* The weights' one-line description: label source and test metrics. */
+static void describe(const struct dataset *ds, const struct eval_metrics *met, bool progress,
+                     char *desc, size_t size)
+{
+    int n_meas = 0;
+    for (int i = 0; i < ds->n; i++)
+        n_meas += ds->rows[i].label == DATASET_MEASURED;
+    const char *lab = n_meas == 0 ? "teacher labels" : n_meas == ds->n ? "measured labels"
+                                                                       : "teacher + measured labels";
+    if (!met) {
+        snprintf(desc, size, "%s, trained on all rows (no test split)", lab);
+        return;
+    }
+    snprintf(desc, size, "%s, test MAPE latency %.2f%%, energy %.2f%%, memory %.2f%%", lab,
+             met->mape[0], met->mape[1], met->mape[2]);
+    if (progress) {
+        fprintf(stderr, "%-22s %-8s %6s %9s %9s %9s\n", "split", "target", "n", "MAPE", "median",
+                "within10");
+        eval_metrics_print(stderr, "random test split", met);
+    }
+}
+
+/* Weights and manifest land together or not at all. */
+static enum status write_outputs(const struct train_cli *t, const char *manifest, int argc,
+                                 char **argv, const struct dataset *ds, const struct train_set *ts,
+                                 const struct gnn_model *m, int n_tr, int n_te,
+                                 const struct eval_metrics *met, double wall, struct diag *d)
+{
+    char desc[WEIGHTS_DESC_MAX];
+    describe(ds, met, t->o.progress, desc, sizeof desc);
+    struct jsonw w;
+    jsonw_init(&w, true);
+    write_manifest(&w, t->co.output, argc, argv, t->data, t->n_data, ds, n_tr, n_te, &t->o, m,
+                   t->init, wall, met, ts->n_partners);
+    size_t jl, wlen;
+    char *js = jsonw_take(&w, &jl);
+    js = xrealloc(js, jl + 2);
+    js[jl++] = '\n';
+    unsigned char *wbuf = NULL;
+    weights_encode(m, gnn_features_schema_id(), desc, &wbuf, &wlen);
+    const char *paths[2] = {t->co.output, manifest};
+    const void *bufs[2] = {wbuf, js};
+    size_t lens[2] = {wlen, jl};
+    enum status st = file_write_atomic_n(2, paths, bufs, lens, t->co.force, d);
+    free(wbuf);
+    free(js);
+    return st;
+}
+
+static enum status run(struct train_cli *t, const char *manifest, int argc, char **argv,
+                       struct diag *d)
+{
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
-    struct diag d = {0};
     struct dataset ds;
     dataset_init(&ds);
     struct train_set ts = {0};
     struct gnn_model m = {0};
-    int rc = 0, n_tr = 0, n_te = 0;
-    int *tr = NULL, *te = NULL;
-    unsigned char *wbuf = NULL;
-    char *js = NULL;
-    if (predict_blas_probe(&d))
-        goto fail;
-    for (int i = 0; i < n_data; i++)
-        if (dataset_load(&ds, data[i], &d))
-            goto fail;
-    if (o.progress)
-        fprintf(stderr, "dippm train: %d rows from %d file(s)\n", ds.n, n_data);
-    if (train_prepare(&ds, &ts, o.order_weight > 0 ? pair_frac : 0, o.progress, &d))
-        goto fail;
-    if (init && weights_load(init, gnn_features_schema_id(), &m, NULL, 0, &d))
-        goto fail;
-    te = eval_split(&ds, true, &n_te);
-    if (all) {
-        free(te);
-        te = NULL;
-        tr = eval_split(&ds, false, &n_tr);
-        int n_t2;
-        int *t2 = eval_split(&ds, true, &n_t2);
-        tr = realloc(tr, sizeof(int) * (size_t)ds.n);
-        memcpy(tr + n_tr, t2, sizeof(int) * (size_t)n_t2);
-        n_tr += n_t2;
-        free(t2);
-        n_te = 0;
-    } else {
-        tr = eval_split(&ds, false, &n_tr);
+    int n_tr = 0, n_te = 0, *tr = NULL, *te = NULL;
+    enum status st = predict_blas_probe(d);
+    for (int i = 0; !st && i < t->n_data; i++)
+        st = dataset_load(&ds, t->data[i], d);
+    if (!st && t->o.progress)
+        fprintf(stderr, "dippm train: %d rows from %d file(s)\n", ds.n, t->n_data);
+    if (!st)
+        st = train_prepare(&ds, &ts, t->o.order_weight > 0 ? t->pair_frac : 0, t->o.progress, d);
+    if (!st && t->init)
+        st = weights_load(t->init, gnn_features_schema_id(), &m, NULL, 0, d);
+    if (!st) {
+        split_rows(&ds, t->all, &tr, &n_tr, &te, &n_te);
+        if (t->o.progress)
+            fprintf(stderr, "dippm train: %d training rows, %d test rows, %ld nodes, %d "
+                            "ordering pairs\n", n_tr, n_te, ts.total_nodes, ts.n_partners);
+        st = train_fit(&m, t->init != NULL, &ts, tr, n_tr, &t->o, d);
     }
-    if (o.progress)
-        fprintf(stderr, "dippm train: %d training rows, %d test rows, %ld nodes, %d ordering "
-                        "pairs\n", n_tr, n_te, ts.total_nodes, ts.n_partners);
-    if (train_fit(&m, init != NULL, &ts, tr, n_tr, &o, &d))
-        goto fail;
-    struct eval_metrics met;
-    char desc[WEIGHTS_DESC_MAX];
-    int n_meas = 0;
-    for (int i = 0; i < ds.n; i++)
-        n_meas += ds.rows[i].label == DATASET_MEASURED;
-    const char *lab = n_meas == 0 ? "teacher labels" : n_meas == ds.n ? "measured labels"
-                                                                      : "teacher + measured labels";
-    if (n_te) {
-        eval_model(&m, &ts, te, n_te, &met);
-        snprintf(desc, sizeof desc, "%s, test MAPE latency %.2f%%, energy %.2f%%, memory %.2f%%",
-                 lab, met.mape[0], met.mape[1], met.mape[2]);
-        if (o.progress) {
-            fprintf(stderr, "%-22s %-8s %6s %9s %9s %9s\n", "split", "target", "n", "MAPE",
-                    "median", "within10");
-            eval_metrics_print(stderr, "random test split", &met);
-        }
-    } else {
-        snprintf(desc, sizeof desc, "%s, trained on all rows (no test split)", lab);
+    if (!st) {
+        struct eval_metrics met;
+        if (n_te)
+            eval_model(&m, &ts, te, n_te, &met);
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        double wall = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+        st = write_outputs(t, manifest, argc, argv, &ds, &ts, &m, n_tr, n_te,
+                           n_te ? &met : NULL, wall, d);
+        if (!st && t->o.progress)
+            fprintf(stderr, "dippm train: wrote %s and %s in %.0f s\n", t->co.output, manifest,
+                    wall);
     }
-    clock_gettime(CLOCK_MONOTONIC, &t1);
-    double wall = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
-    struct jsonw w;
-    jsonw_init(&w, true);
-    write_manifest(&w, co.output, argc, argv, data, n_data, &ds, n_tr, n_te, &o, &m, init, wall,
-                   n_te ? &met : NULL, ts.n_partners);
-    size_t jl, wlen;
-    js = jsonw_take(&w, &jl);
-    js = xrealloc(js, jl + 2);
-    js[jl++] = '\n';
-    weights_encode(&m, gnn_features_schema_id(), desc, &wbuf, &wlen);
-    /* weights and manifest land together or not at all */
-    const char *paths[2] = {co.output, manifest};
-    const void *bufs[2] = {wbuf, js};
-    size_t lens[2] = {wlen, jl};
-    if (file_write_atomic_n(2, paths, bufs, lens, co.force, &d))
-        goto fail;
-    if (o.progress)
-        fprintf(stderr, "dippm train: wrote %s and %s in %.0f s\n", co.output, manifest, wall);
-    goto out;
-fail:
-    rc = cli_fail(&d);
-out:
-    free(manifest);
-    free(wbuf);
-    free(js);
     free(tr);
     free(te);
     gnn_model_fini(&m);
     train_set_fini(&ts);
     dataset_fini(&ds);
+    return st;
+}
+
+int cli_train(int argc, char **argv)
+{
+    struct train_cli t = {.pair_frac = 0.25};
+    cli_common_init(&t.co);
+    train_opts_default(&t.o);
+    t.o.progress = true;
+    int rc = parse_args(&t, argc, argv);
+    if (rc >= 0)
+        return rc;
+    char *manifest = manifest_path(&t.co, &rc);
+    if (!manifest)
+        return rc;
+    struct diag d = {0};
+    rc = run(&t, manifest, argc, argv, &d) ? cli_fail(&d) : 0;
+    free(manifest);
     return rc;
 }
