@@ -37,8 +37,9 @@ static void help(void)
            "  -o FILE        write the report to FILE (refuses to overwrite without --force)\n"
            "  --export-rows FILE  instead, write the fitted rows that are one teacher run\n"
            "                 each (latency or memory of one configuration) as dataset JSONL\n"
-           "                 labelled measured, for `dippm train --init` and `dippm eval\n"
-           "                 --lomo` (refuses to overwrite without --force)\n\n"
+           "                 labelled measured, to fine-tune the GNN on (dippm train) and\n"
+           "                 to evaluate it leaving one model out (dippm eval); refuses to\n"
+           "                 overwrite without --force\n\n"
            "The committed report is weights/calibration.md:\n"
            "  dippm calibrate -o weights/calibration.md --force\n");
 }

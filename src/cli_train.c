@@ -182,13 +182,45 @@ struct train_cli {
     double pair_frac;
 };
 
+static const struct option opts[] = {
+    CLI_COMMON_LONGOPTS,
+    {"data", required_argument, NULL, OPT_DATA},
+    {"epochs", required_argument, NULL, OPT_EPOCHS},
+    {"seed", required_argument, NULL, OPT_SEED},
+    {"init", required_argument, NULL, OPT_INIT},
+    {"lr", required_argument, NULL, OPT_LR},
+    {"batch-graphs", required_argument, NULL, OPT_BG},
+    {"hidden", required_argument, NULL, OPT_HIDDEN},
+    {"layers", required_argument, NULL, OPT_LAYERS},
+    {"head", required_argument, NULL, OPT_HEAD},
+    {"share-weight", required_argument, NULL, OPT_SHW},
+    {"teacher-weight", required_argument, NULL, OPT_TW},
+    {"order-weight", required_argument, NULL, OPT_OW},
+    {"order-pairs", required_argument, NULL, OPT_OPAIRS},
+    {"all", no_argument, NULL, OPT_ALL},
+    {"quiet", no_argument, NULL, OPT_QUIET},
+    {NULL, 0, NULL, 0},
+};
+
+/* "--NAME" of option value c, for messages. */
+static const char *opt_name(int c)
+{
+    static char buf[48];
+    for (const struct option *o = opts; o->name; o++)
+        if (o->val == c) {
+            snprintf(buf, sizeof buf, "--%s", o->name);
+            return buf;
+        }
+    return "option";
+}
+
 /* A real-valued option: the learning rate, a loss weight or the pair share. */
 static int real_opt(struct train_cli *t, int c, const char *name, const char *arg)
 {
     char *end;
     double x = strtod(arg, &end);
     double hi = c == OPT_OPAIRS ? 1 : 10;
-    if (end == arg || *end || !(x >= 0 && x <= hi && (hi == 1 || x < 10)))
+    if (end == arg || *end || !(x >= 0 && x <= hi))
         return cli_usage_error("train", "%s '%s': expected a number from 0 to %g", name, arg, hi);
     switch (c) {
     case OPT_LR: t->o.lr = (float)x; t->lr_set = true; break;
@@ -203,25 +235,6 @@ static int real_opt(struct train_cli *t, int c, const char *name, const char *ar
 /* Options into t; -1 to go on, else the exit code. */
 static int parse_args(struct train_cli *t, int argc, char **argv)
 {
-    static const struct option opts[] = {
-        CLI_COMMON_LONGOPTS,
-        {"data", required_argument, NULL, OPT_DATA},
-        {"epochs", required_argument, NULL, OPT_EPOCHS},
-        {"seed", required_argument, NULL, OPT_SEED},
-        {"init", required_argument, NULL, OPT_INIT},
-        {"lr", required_argument, NULL, OPT_LR},
-        {"batch-graphs", required_argument, NULL, OPT_BG},
-        {"hidden", required_argument, NULL, OPT_HIDDEN},
-        {"layers", required_argument, NULL, OPT_LAYERS},
-        {"head", required_argument, NULL, OPT_HEAD},
-        {"share-weight", required_argument, NULL, OPT_SHW},
-        {"teacher-weight", required_argument, NULL, OPT_TW},
-        {"order-weight", required_argument, NULL, OPT_OW},
-        {"order-pairs", required_argument, NULL, OPT_OPAIRS},
-        {"all", no_argument, NULL, OPT_ALL},
-        {"quiet", no_argument, NULL, OPT_QUIET},
-        {NULL, 0, NULL, 0},
-    };
     int c, rc;
     int64_t v;
     while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
@@ -241,7 +254,7 @@ static int parse_args(struct train_cli *t, int argc, char **argv)
 #define INTOPT(ID, FIELD, LO, HI)                                                             \
     case ID:                                                                                  \
         if (cli_parse_int(optarg, LO, HI, &v))                                                \
-            return cli_usage_error("train", "%s '%s': expected %d to %d", argv[optind - 1],   \
+            return cli_usage_error("train", "%s '%s': expected %d to %d", opt_name(ID),       \
                                    optarg, LO, HI);                                           \
         FIELD = (int)v;                                                                       \
         break;
@@ -262,7 +275,7 @@ static int parse_args(struct train_cli *t, int argc, char **argv)
         case OPT_TW:
         case OPT_OW:
         case OPT_OPAIRS:
-            if ((rc = real_opt(t, c, argv[optind - 1], optarg)) >= 0)
+            if ((rc = real_opt(t, c, opt_name(c), optarg)) >= 0)
                 return rc;
             break;
         case OPT_INIT: t->init = optarg; break;
