@@ -125,10 +125,11 @@ static void draw(struct app *a, struct ui_canvas *c, struct ui_rect r)
     LINE(UI_STYLE_NORMAL, "Labels: the GNN is trained on labels simulated by the teacher, an analytic");
     LINE(UI_STYLE_NORMAL, "GPU model (roofline with size-dependent efficiency, launch overhead, fusion,");
     LINE(UI_STYLE_NORMAL, "memory = context + weights + peak activations + workspace) whose constants");
-    LINE(UI_STYLE_NORMAL, "are calibrated against published measurements, then fine-tuned on the");
-    LINE(UI_STYLE_NORMAL, "published latencies and memory figures that are one model run each (A100,");
-    LINE(UI_STYLE_NORMAL, "A100 MIG slices, H100, H200). Every prediction is simulated, none measured");
-    LINE(UI_STYLE_NORMAL, "here; the tables give its error against the published figures.");
+    LINE(UI_STYLE_NORMAL, "are calibrated against published measurements (A100, A100 MIG slices,");
+    LINE(UI_STYLE_NORMAL, "H100, H200). The labels are simulated, not measured, so the GNN's error");
+    LINE(UI_STYLE_NORMAL, "against real GPUs is the teacher's, in the first table. (Fine-tuned on");
+    LINE(UI_STYLE_NORMAL, "the published rows it does better on models it never saw, but breaks the");
+    LINE(UI_STYLE_NORMAL, "precision and GPU orderings, so it is not shipped: weights/README.md.)");
     LINE(UI_STYLE_NORMAL, "The roofline bound beside the latency is the sum of per-layer ideal times.");
     LINE(UI_STYLE_NORMAL, " ");
     about_load(a->p);
@@ -143,7 +144,7 @@ static void draw(struct app *a, struct ui_canvas *c, struct ui_rect r)
         free(cal);
         LINE(UI_STYLE_NORMAL, " ");
         char *acc = about.acc ? strdup(about.acc) : NULL;
-        LINE(UI_STYLE_TITLE, "GNN accuracy (%s/README.md):", about.dir);
+        LINE(UI_STYLE_TITLE, "GNN vs the teacher's labels (%s/README.md):", about.dir);
         if (acc)
             LINES_OF(acc, UI_STYLE_NORMAL);
         else
