@@ -39,18 +39,6 @@ const char *bound_name(enum bound b)
     return (unsigned)b < BOUND__COUNT ? names[b] : "?";
 }
 
-/* A kernel's compute and memory streams overlap, but not perfectly: its
- * time is the p-norm of the two (p large: the roofline max; p = 1: no
- * overlap). Never below the larger one. */
-static double sim_overlap(double c, double m, double p)
-{
-    double hi = c > m ? c : m, lo = c > m ? m : c;
-    /* below 2% of the larger, the smaller adds under 0.01% (p >= 1.5) */
-    if (hi <= 0 || lo <= 0.02 * hi || p >= 30)
-        return hi;
-    return hi * pow(1 + pow(lo / hi, p), 1 / p);
-}
-
 static enum status check_config(const struct config *cfg, struct diag *d)
 {
     if ((unsigned)cfg->rt >= RT__COUNT)

@@ -53,6 +53,11 @@ struct sim_kernel_out {
     bool tc;                    /* tensor cores */
 };
 
+/* Two streams of one kernel that overlap, but not perfectly (compute and
+ * memory; a GEMM's main loop and its fused epilogue): the p-norm of the two
+ * times (p large: the max; p = 1: the sum). Never below the larger one. */
+double sim_overlap(double c, double m, double p);
+
 /* Fills out for one kernel on hw at cfg's precision. Pure, no allocation. */
 void sim_kernel_time(const struct hw *hw, const struct config *cfg, const struct sim_params *p,
                      const struct sim_kernel_in *in, struct sim_kernel_out *out);
