@@ -68,18 +68,23 @@ struct predictor *cli_pred_predictor(const struct cli_common *co, int *rc)
     return p;
 }
 
-int cli_predict(int argc, char **argv)
+enum { OPT_SLO = CLI_OPT__OWN, OPT_HEADROOM };
+
+/* What `dippm predict` was asked for. */
+struct predict_cli {
+    struct cli_common co;
+    struct cli_gen gen;
+    double slo, headroom;
+};
+
+/* Options into a; -1 to go on, else the exit code. */
+static int parse_args(struct predict_cli *a, int argc, char **argv)
 {
-    enum { OPT_SLO = CLI_OPT__OWN, OPT_HEADROOM };
     static const struct option opts[] = {CLI_COMMON_LONGOPTS,
                                          {"slo-ms", required_argument, NULL, OPT_SLO},
                                          {"headroom", required_argument, NULL, OPT_HEADROOM},
                                          CLI_GEN_LONGOPTS,
                                          {0, 0, 0, 0}};
-    struct cli_gen gen = {0};
-    struct cli_common co;
-    cli_common_init(&co);
-    double slo = 0, headroom = 0.10;
     int c;
     optind = 1;
     while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
@@ -88,23 +93,23 @@ int cli_predict(int argc, char **argv)
             return 0;
         }
         if (c == OPT_SLO) {
-            if (cli_pred_parse_ms(optarg, &slo))
+            if (cli_pred_parse_ms(optarg, &a->slo))
                 return cli_usage_error("predict", "--slo-ms '%s': expected milliseconds > 0",
                                        optarg);
             continue;
         }
         if (c == OPT_HEADROOM) {
-            if (cli_pred_parse_pct(optarg, &headroom))
+            if (cli_pred_parse_pct(optarg, &a->headroom))
                 return cli_usage_error("predict", "--headroom '%s': expected a percentage "
                                        "from 0 to 1000, e.g. 10", optarg);
             continue;
         }
-        int r = cli_gen_opt(&gen, c, optarg);
+        int r = cli_gen_opt(&a->gen, c, optarg);
         if (r < 0)
             return 2;
         if (r > 0)
             continue;
-        r = cli_common_opt(&co, c, optarg);
+        r = cli_common_opt(&a->co, c, optarg);
         if (r < 0)
             return 2;
         if (r == 0 || c == CLI_OPT_CSV || c == CLI_OPT_FORCE)
@@ -112,86 +117,99 @@ int cli_predict(int argc, char **argv)
     }
     if (optind + 1 != argc)
         return cli_usage_error("predict", "expected exactly one MODEL");
-    int rc;
-    bool want_gen = cli_gen_wanted(&gen, "predict", &rc);
-    if (rc)
-        return rc;
-    struct graph *g = cli_load_model(argv[optind], &co, &rc);
-    if (!g)
-        return rc;
-    /* a template's prefill is predicted at the prompt length unless --set seq says otherwise */
-    bool seq_set = false;
-    for (int i = 0; i < co.n_sets; i++)
-        seq_set |= strcmp(co.set_name[i], "seq") == 0;
-    if (want_gen && !seq_set && strcmp(g->format, "zoo") == 0 && graph_sym_find(g, "seq") >= 0)
-        g->syms[graph_sym_find(g, "seq")].val = gen.in;
-    struct config cfg;
-    if ((rc = cli_config(&co, g, &cfg))) {
-        graph_free(g);
+    return -1;
+}
+
+/* The report, as JSON or text (with the latency target's verdict). */
+static int render(const struct predict_cli *a, const struct report_ctx *ctx)
+{
+    if (a->co.json) {
+        struct jsonw w;
+        jsonw_init(&w, true);
+        report_prediction_json(&w, ctx);
+        int rc = cli_emit(&a->co, w.buf, w.len);
+        jsonw_fini(&w);
         return rc;
     }
-    struct predictor *p = cli_pred_predictor(&co, &rc);
-    if (rc) {
-        graph_free(g);
-        return rc;
-    }
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (!f)
+        return status_exit_code(ST_ENOMEM);
+    report_prediction_text(f, ctx);
+    if (a->slo > 0)
+        fprintf(f, "target      %.3f ms: %s\n", a->slo,
+                ctx->pred->latency_ms <= a->slo ? "met on the configured GPU"
+                                                : "NOT met on the configured GPU");
+    fclose(f);
+    int rc = cli_emit(&a->co, buf, len);
+    free(buf);
+    return rc;
+}
+
+/* Generation (when asked), MIG advice and the prediction of g, reported. */
+static int run(struct predict_cli *a, struct predictor *p, struct graph *g,
+               const struct config *cfg, bool want_gen, const char *model)
+{
     struct diag d = {0};
-    struct mig_advice adv;
-    bool have_mig = false;
-    struct prediction pr;
     /* generation first: an export's graph is re-bound per pass */
     struct gen_result gr;
     if (want_gen) {
         struct gen_model *gm;
         struct gen_request rq;
-        if ((rc = cli_gen_prepare(&gen, g, &cfg, headroom, &gm, &rq)))
-            goto out;
-        enum status st = gen_run(p, gm, &cfg, &rq, &gr, &d);
+        int rc = cli_gen_prepare(&a->gen, g, cfg, a->headroom, &gm, &rq);
+        if (rc)
+            return rc;
+        enum status st = gen_run(p, gm, cfg, &rq, &gr, &d);
         gen_model_free(gm);
-        if (st) {
-            rc = cli_fail(&d);
-            goto out;
-        }
+        if (st)
+            return cli_fail(&d);
     }
     /* MIG advice first: it re-runs the predictor per profile */
-    if (mig_advise(p, g, &cfg, headroom, slo, &adv, &d) == ST_OK) {
+    struct mig_advice adv;
+    bool have_mig = false;
+    if (mig_advise(p, g, cfg, a->headroom, a->slo, &adv, &d) == ST_OK)
         have_mig = true;
-    } else if (d.code != ST_OK) {
-        rc = cli_fail(&d);
-        goto out;
-    }
-    if (predict_run(p, g, &cfg, &pr, &d)) {
+    else if (d.code != ST_OK)
+        return cli_fail(&d);
+    struct prediction pr;
+    if (predict_run(p, g, cfg, &pr, &d)) {
         prediction_fini(&pr);
-        rc = cli_fail(&d);
-        goto out;
+        return cli_fail(&d);
     }
-    struct report_ctx ctx = {g, &cfg, &pr, have_mig ? &adv : NULL, p, argv[optind],
-                             want_gen ? &gr : NULL, headroom};
-    if (co.json) {
-        struct jsonw w;
-        jsonw_init(&w, true);
-        report_prediction_json(&w, &ctx);
-        rc = cli_emit(&co, w.buf, w.len);
-        jsonw_fini(&w);
-    } else {
-        char *buf = NULL;
-        size_t len = 0;
-        FILE *f = open_memstream(&buf, &len);
-        if (!f) {
-            rc = 7;
-        } else {
-            report_prediction_text(f, &ctx);
-            if (slo > 0)
-                fprintf(f, "target      %.3f ms: %s\n", slo,
-                        pr.latency_ms <= slo ? "met on the configured GPU"
-                                             : "NOT met on the configured GPU");
-            fclose(f);
-            rc = cli_emit(&co, buf, len);
-            free(buf);
-        }
-    }
+    struct report_ctx ctx = {g, cfg, &pr, have_mig ? &adv : NULL, p, model,
+                             want_gen ? &gr : NULL, a->headroom};
+    int rc = render(a, &ctx);
     prediction_fini(&pr);
-out:
+    return rc;
+}
+
+int cli_predict(int argc, char **argv)
+{
+    struct predict_cli a = {.headroom = 0.10};
+    cli_common_init(&a.co);
+    int rc = parse_args(&a, argc, argv);
+    if (rc >= 0)
+        return rc;
+    rc = 0;
+    bool want_gen = cli_gen_wanted(&a.gen, "predict", &rc);
+    if (rc)
+        return rc;
+    struct graph *g = cli_load_model(argv[optind], &a.co, &rc);
+    if (!g)
+        return rc;
+    /* a template's prefill is predicted at the prompt length unless --set seq says otherwise */
+    bool seq_set = false;
+    for (int i = 0; i < a.co.n_sets; i++)
+        seq_set |= strcmp(a.co.set_name[i], "seq") == 0;
+    if (want_gen && !seq_set && strcmp(g->format, "zoo") == 0 && graph_sym_find(g, "seq") >= 0)
+        g->syms[graph_sym_find(g, "seq")].val = a.gen.in;
+    struct config cfg;
+    struct predictor *p = NULL;
+    if (!(rc = cli_config(&a.co, g, &cfg)))
+        p = cli_pred_predictor(&a.co, &rc);
+    if (!rc)
+        rc = run(&a, p, g, &cfg, want_gen, argv[optind]);
     predictor_free(p);
     graph_free(g);
     return rc;
