@@ -436,16 +436,13 @@ void gnn_forward(const struct gnn_model *m, const struct gnn_batch *b, struct gn
 
 /* ---- loss and backward ------------------------------------------------- */
 
-double gnn_loss(const struct gnn_model *m, const struct gnn_batch *b,
-                const struct gnn_targets *tg, struct gnn_work *w, float *grad,
-                double *reg_loss, double *share_loss)
+/* The loss terms and their gradients with respect to the outputs (dout)
+ * and the node shares (ds): squared log error per target, the ordering
+ * penalty on pairs, the share cross-entropy. */
+static void loss_terms(const struct gnn_batch *b, const struct gnn_targets *tg,
+                       struct gnn_work *w, double *lreg_out, double *lsh_out)
 {
-    const struct gnn_arch *a = &m->arch;
-    int N = b->n_nodes, G = b->n_graphs, H = a->hidden;
-    int Hh = a->head_hidden, R = readout_dim(a), L = a->layers;
-    gnn_forward(m, b, w);
-    if (G == 0)
-        return 0;
+    int N = b->n_nodes, G = b->n_graphs;
     double invG = 1.0 / G, lreg = 0, lsh = 0;
     for (int g = 0; g < G; g++) {
         double wg = tg->weight ? tg->weight[g] : 1.0;
@@ -487,22 +484,24 @@ double gnn_loss(const struct gnn_model *m, const struct gnn_batch *b,
                 w->ds[i] += (float)((w->p[i] - pt) * invG * tg->share_weight);
             }
         }
-    if (reg_loss)
-        *reg_loss = lreg;
-    if (share_loss)
-        *share_loss = lsh;
-    if (!grad)
-        return lreg + lsh;
+    *lreg_out = lreg;
+    *lsh_out = lsh;
+}
 
-    size_t NH = (size_t)N * H;
 #define GP(ti) (grad + m->t[(ti)].off)
+
+/* Through the output bounds, the head MLP and the skip to dL/d(readout). */
+static void back_head(const struct gnn_model *m, const struct gnn_batch *b, struct gnn_work *w,
+                      float *grad)
+{
+    const struct gnn_arch *a = &m->arch;
+    int G = b->n_graphs, H = a->hidden, Hh = a->head_hidden, R = readout_dim(a);
     /* Through the bounds: out = anchor (+ S) + B tanh(o / B). */
     for (int g = 0; g < G; g++)
         for (int t = 0; t < GNN_T__COUNT; t++) {
             float B = m->bound[t], th = tanhf(w->o[g * GNN_T__COUNT + t] / B);
             w->dO[g * GNN_T__COUNT + t] = w->dout[g * GNN_T__COUNT + t] * (1 - th * th);
         }
-    /* Head MLP. */
     dense_back(G, GNN_T__COUNT, Hh, w->a2, P(m, head_idx(m, H_3W)), w->dO,
                GP(head_idx(m, H_3W)), GP(head_idx(m, H_3B)), w->da);
     for (size_t k = 0; k < (size_t)G * Hh; k++)
@@ -521,8 +520,16 @@ double gnn_loss(const struct gnn_model *m, const struct gnn_batch *b,
     for (int g = 0; g < G; g++)
         w->dr[(size_t)g * R + 2 * H] +=
             w->dout[g * GNN_T__COUNT + GNN_T_LATENCY] + w->dout[g * GNN_T__COUNT + GNN_T_ENERGY];
+}
 
-    /* Readout back to node embeddings and scores. */
+/* The readout back to the last node embeddings (w->dh) and, through the
+ * node head, the node scores. */
+static void back_readout(const struct gnn_model *m, const struct gnn_batch *b,
+                         struct gnn_work *w, float *grad)
+{
+    const struct gnn_arch *a = &m->arch;
+    int N = b->n_nodes, G = b->n_graphs, H = a->hidden, R = readout_dim(a);
+    size_t NH = (size_t)N * H;
     float *dh = w->dh;
     memset(dh, 0, sizeof(float) * NH);
     for (int g = 0; g < G; g++) {
@@ -547,7 +554,7 @@ double gnn_loss(const struct gnn_model *m, const struct gnn_batch *b,
         w->ds[i] *= 1 - q * q;
     }
     /* Node head. */
-    const float *hL = w->h + (size_t)L * NH;
+    const float *hL = w->h + (size_t)a->layers * NH;
     const float *wn2 = P(m, head_idx(m, H_N2W));
     float *gwn2 = GP(head_idx(m, H_N2W));
     for (int i = 0; i < N; i++) {
@@ -564,9 +571,18 @@ double gnn_loss(const struct gnn_model *m, const struct gnn_batch *b,
                GP(head_idx(m, H_N1B)), w->dhp);
     for (size_t k = 0; k < NH; k++)
         dh[k] += w->dhp[k];
+}
 
-    /* Message-passing layers, last to first; dh holds dL/dh_{l+1}. */
-    for (int l = L - 1; l >= 0; l--) {
+/* Message-passing layers, last to first, then the embedding; w->dh holds
+ * dL/dh of the last layer on entry. */
+static void back_layers(const struct gnn_model *m, const struct gnn_batch *b,
+                        struct gnn_work *w, float *grad)
+{
+    const struct gnn_arch *a = &m->arch;
+    int N = b->n_nodes, G = b->n_graphs, H = a->hidden;
+    size_t NH = (size_t)N * H;
+    float *dh = w->dh;
+    for (int l = a->layers - 1; l >= 0; l--) {
         const float *z = w->z + (size_t)l * NH, *mm = w->m + (size_t)l * NH * 3;
         for (size_t k = 0; k < NH; k++)
             w->dz[k] = z[k] > 0 ? dh[k] : 0;
@@ -605,7 +621,27 @@ double gnn_loss(const struct gnn_model *m, const struct gnn_batch *b,
             add_row(dgb + (size_t)g * H, w->dz + (size_t)i * H, H);
     cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, a->fg, H, G, 1.0f, b->xg, a->fg, dgb, H,
                 1.0f, GP(T_EMB_W) + (size_t)a->fn * H, H);
+}
 #undef GP
+
+double gnn_loss(const struct gnn_model *m, const struct gnn_batch *b,
+                const struct gnn_targets *tg, struct gnn_work *w, float *grad,
+                double *reg_loss, double *share_loss)
+{
+    gnn_forward(m, b, w);
+    if (b->n_graphs == 0)
+        return 0;
+    double lreg, lsh;
+    loss_terms(b, tg, w, &lreg, &lsh);
+    if (reg_loss)
+        *reg_loss = lreg;
+    if (share_loss)
+        *share_loss = lsh;
+    if (!grad)
+        return lreg + lsh;
+    back_head(m, b, w, grad);
+    back_readout(m, b, w, grad);
+    back_layers(m, b, w, grad);
     return lreg + lsh;
 }
 
