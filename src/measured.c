@@ -196,34 +196,25 @@ static char *resolve_path(const char *dir, const char *rel)
 
 /* Parses the object of one line. Returns ST_OK with *failed set for an
  * "oom"/"error" row (r untouched), or ST_OK with r filled. */
-static enum status parse_row(const struct line_ctx *c, const cJSON *obj, const char *dir,
-                             const struct measured_opts *o, struct measured_row *r,
-                             bool *failed, bool *oom)
+/* "source" and "status": they decide which labels a row needs. */
+static enum status parse_source_status(const struct line_ctx *c, const cJSON *obj,
+                                       const struct measured_opts *o, int *src, bool *failed,
+                                       bool *oom)
 {
     enum status st;
     const char *s;
-    *failed = *oom = false;
-
-    if ((st = get_str(c, obj, "schema", false, 64, &s)))
-        return st;
-    if (strcmp(s, MEASURED_SCHEMA) != 0)
-        return FIELD_ERR(c, ST_EUNSUPPORTED, "schema", "'%s' is not supported, expected '%s'",
-                         s, MEASURED_SCHEMA);
-
-    /* Source and status first: they decide which labels are required. */
     if ((st = get_str(c, obj, "source", false, 32, &s)))
         return st;
-    int src = -1;
+    *src = -1;
     for (int i = 0; i < MEASURED_SOURCE__COUNT; i++)
         if (strcmp(s, source_names[i]) == 0)
-            src = i;
-    if (src < 0)
+            *src = i;
+    if (*src < 0)
         return FIELD_ERR(c, ST_EPARSE, "source", "'%s' is not one of 'measured', 'dry-run'", s);
-    if (src == MEASURED_SOURCE_DRY_RUN && !o->allow_dry_run)
+    if (*src == MEASURED_SOURCE_DRY_RUN && !o->allow_dry_run)
         return FIELD_ERR(c, ST_EUNSUPPORTED, "source",
                          "'dry-run' row refused: its numbers are CPU timings from "
                          "measure.py --dry-run, not GPU measurements");
-
     if ((st = get_str(c, obj, "status", true, 32, &s)))
         return st;
     if (s && strcmp(s, "ok") != 0) {
@@ -234,78 +225,118 @@ static enum status parse_row(const struct line_ctx *c, const cJSON *obj, const c
                              s);
         *failed = true;
     }
+    return ST_OK;
+}
 
-    const char *model, *graph, *input, *gpu_name, *mig_name;
-    if ((st = get_str(c, obj, "model", false, 256, &model)) ||
-        (st = get_str(c, obj, "graph", false, 4096, &graph)) ||
-        (st = get_str(c, obj, "input", true, 64, &input)))
-        return st;
-
+/* "batch", "precision" and "runtime" into r. */
+static enum status parse_config(const struct line_ctx *c, const cJSON *obj,
+                                struct measured_row *r)
+{
+    enum status st;
+    const char *s;
     double batch;
     if ((st = get_num(c, obj, "batch", true, false, 1, false, MEASURED_MAX_BATCH, &batch)))
         return st;
     if (batch != floor(batch))
         return FIELD_ERR(c, ST_EPARSE, "batch", "%g is not an integer", batch);
-
+    r->batch = (int64_t)batch;
     if ((st = get_str(c, obj, "precision", false, 32, &s)))
         return st;
-    enum precision prec;
-    if (!precision_parse(s, &prec))
+    if (!precision_parse(s, &r->prec))
         return FIELD_ERR(c, ST_EPARSE, "precision",
                          "unknown precision '%s', expected fp32, tf32, fp16, bf16, int8 or fp8", s);
-
     if ((st = get_str(c, obj, "runtime", false, 32, &s)))
         return st;
-    enum runtime rt;
-    if (!runtime_parse(s, &rt))
+    if (!runtime_parse(s, &r->rt))
         return FIELD_ERR(c, ST_EUNSUPPORTED, "runtime",
                          "'%s' is not a runtime dippm models (pytorch, tensorrt)", s);
+    return ST_OK;
+}
 
+/* "gpu" and "mig" into r (a dry-run row's CPU stands for o->dry_run_gpu). */
+static enum status parse_gpu(const struct line_ctx *c, const cJSON *obj, int src,
+                             const struct measured_opts *o, struct measured_row *r)
+{
+    enum status st;
+    const char *gpu_name, *mig_name;
     if ((st = get_str(c, obj, "gpu", false, 128, &gpu_name)) ||
         (st = get_str(c, obj, "mig", true, 32, &mig_name)))
         return st;
-    int gpu = -1, mig = -1;
+    r->gpu = r->mig = -1;
     if (strcmp(gpu_name, MEASURED_DRY_RUN_GPU) == 0) {
         if (src != MEASURED_SOURCE_DRY_RUN)
             return FIELD_ERR(c, ST_EPARSE, "gpu", "'%s' is only valid in dry-run rows",
                              gpu_name);
         if (mig_name)
             return FIELD_ERR(c, ST_EPARSE, "mig", "'%s' given for a CPU dry-run row", mig_name);
-        gpu = o->dry_run_gpu;
-    } else {
-        gpu = gpu_find(gpu_name);
-        char known[320];
-        if (gpu < 0) {
-            join_names(known, sizeof known, gpu_count(), gpu_name_at, NULL);
-            return FIELD_ERR(c, ST_ENOTFOUND, "gpu",
-                             "unknown GPU '%s' (not in dippm's GPU table: %s)", gpu_name, known);
-        }
-        if (mig_name) {
-            const struct gpu_spec *g = gpu_get(gpu);
-            mig = gpu_mig_find(g, mig_name);
-            if (mig < 0) {
-                join_names(known, sizeof known, g->n_mig, mig_name_at, g);
-                return FIELD_ERR(c, ST_ENOTFOUND, "mig", "'%s' is not a MIG profile of %s (%s)",
-                                 mig_name, g->name, known);
-            }
+        r->gpu = o->dry_run_gpu;
+        return ST_OK;
+    }
+    r->gpu = gpu_find(gpu_name);
+    char known[320];
+    if (r->gpu < 0) {
+        join_names(known, sizeof known, gpu_count(), gpu_name_at, NULL);
+        return FIELD_ERR(c, ST_ENOTFOUND, "gpu", "unknown GPU '%s' (not in dippm's GPU table: %s)",
+                         gpu_name, known);
+    }
+    if (mig_name) {
+        const struct gpu_spec *g = gpu_get(r->gpu);
+        r->mig = gpu_mig_find(g, mig_name);
+        if (r->mig < 0) {
+            join_names(known, sizeof known, g->n_mig, mig_name_at, g);
+            return FIELD_ERR(c, ST_ENOTFOUND, "mig", "'%s' is not a MIG profile of %s (%s)",
+                             mig_name, g->name, known);
         }
     }
+    return ST_OK;
+}
 
-    /* Labels: a failed row has none; an ok row needs a positive latency. */
-    double lat, p90, mem, alloc, energy, power;
-    if ((st = get_num(c, obj, "latency_ms", true, *failed, 0, true, 1e7, &lat)) ||
-        (st = get_num(c, obj, "latency_p90_ms", false, true, 0, true, 1e7, &p90)) ||
-        (st = get_num(c, obj, "memory_mib", false, true, 0, true, 1e7, &mem)) ||
-        (st = get_num(c, obj, "memory_alloc_mib", false, true, 0, false, 1e7, &alloc)) ||
-        (st = get_num(c, obj, "energy_j", false, true, 0, true, 1e6, &energy)) ||
-        (st = get_num(c, obj, "power_w", false, true, 0, true, 1e4, &power)))
+/* The labels: a failed row has none; an ok row needs a positive latency. */
+static enum status parse_labels(const struct line_ctx *c, const cJSON *obj, bool failed,
+                                struct measured_row *r)
+{
+    enum status st;
+    if ((st = get_num(c, obj, "latency_ms", true, failed, 0, true, 1e7, &r->latency_ms)) ||
+        (st = get_num(c, obj, "latency_p90_ms", false, true, 0, true, 1e7, &r->latency_p90_ms)) ||
+        (st = get_num(c, obj, "memory_mib", false, true, 0, true, 1e7, &r->memory_mib)) ||
+        (st = get_num(c, obj, "memory_alloc_mib", false, true, 0, false, 1e7,
+                      &r->memory_alloc_mib)) ||
+        (st = get_num(c, obj, "energy_j", false, true, 0, true, 1e6, &r->energy_j)) ||
+        (st = get_num(c, obj, "power_w", false, true, 0, true, 1e4, &r->power_w)))
+        return st;
+    if (!failed && !isnan(r->latency_p90_ms) && r->latency_p90_ms < r->latency_ms)
+        return FIELD_ERR(c, ST_EPARSE, "latency_p90_ms", "%g is below the median latency_ms %g",
+                         r->latency_p90_ms, r->latency_ms);
+    return ST_OK;
+}
+
+static enum status parse_row(const struct line_ctx *c, const cJSON *obj, const char *dir,
+                             const struct measured_opts *o, struct measured_row *r,
+                             bool *failed, bool *oom)
+{
+    enum status st;
+    const char *s;
+    *failed = *oom = false;
+    if ((st = get_str(c, obj, "schema", false, 64, &s)))
+        return st;
+    if (strcmp(s, MEASURED_SCHEMA) != 0)
+        return FIELD_ERR(c, ST_EUNSUPPORTED, "schema", "'%s' is not supported, expected '%s'",
+                         s, MEASURED_SCHEMA);
+    int src;
+    if ((st = parse_source_status(c, obj, o, &src, failed, oom)))
+        return st;
+    const char *model, *graph, *input;
+    if ((st = get_str(c, obj, "model", false, 256, &model)) ||
+        (st = get_str(c, obj, "graph", false, 4096, &graph)) ||
+        (st = get_str(c, obj, "input", true, 64, &input)))
+        return st;
+    struct measured_row t;
+    memset(&t, 0, sizeof t);
+    if ((st = parse_config(c, obj, &t)) || (st = parse_gpu(c, obj, src, o, &t)) ||
+        (st = parse_labels(c, obj, *failed, &t)))
         return st;
     if (*failed)
         return ST_OK;
-    if (!isnan(p90) && p90 < lat)
-        return FIELD_ERR(c, ST_EPARSE, "latency_p90_ms", "%g is below the median latency_ms %g",
-                         p90, lat);
-
     char *path = resolve_path(dir, graph);
     if (o->check_graphs && !file_exists(path)) {
         st = FIELD_ERR(c, ST_ENOTFOUND, "graph", "graph file '%s' not found", path);
@@ -318,22 +349,10 @@ static enum status parse_row(const struct line_ctx *c, const cJSON *obj, const c
         free(path);
         path = abs;
     }
-
-    memset(r, 0, sizeof *r);
+    *r = t;
     r->model = xstrdup(model);
     r->graph = path;
     r->input = input ? xstrdup(input) : NULL;
-    r->batch = (int64_t)batch;
-    r->prec = prec;
-    r->rt = rt;
-    r->gpu = gpu;
-    r->mig = mig;
-    r->latency_ms = lat;
-    r->latency_p90_ms = p90;
-    r->memory_mib = mem;
-    r->memory_alloc_mib = alloc;
-    r->energy_j = energy;
-    r->power_w = power;
     r->source = (enum measured_source)src;
     r->line = c->line;
     return ST_OK;
