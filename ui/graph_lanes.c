@@ -99,146 +99,137 @@ static void block_glyphs(struct graph_row *row, const int *before, const int *af
     }
 }
 
-void graph_rows_build(const struct graph *g, bool collapse, struct graph_rows *out)
+/* The lane layout as it is built, row by row. */
+struct lanes {
+    const struct graph *g;
+    const bool *konst;  /* values computed from weights only */
+    int *remaining;     /* distinct consumer nodes not yet drawn, per value */
+    int *lane_of;       /* lane of a value, -1 if none */
+    int lane[GRAPH_MAX_LANES]; /* value in each lane, -1 if free */
+};
+
+/* Counts each value's distinct consumers and puts the graph's activation
+ * inputs in lanes. */
+static void lanes_start(struct lanes *ls)
 {
-    memset(out, 0, sizeof *out);
-    int n = g->n_nodes;
-    out->rows = xcalloc((size_t)(n ? n : 1), sizeof *out->rows);
-    out->row_of_node = xmalloc(sizeof(int) * (size_t)(n ? n : 1));
-    int *remaining = xcalloc((size_t)(g->n_values ? g->n_values : 1), sizeof(int));
-    int *lane_of = xmalloc(sizeof(int) * (size_t)(g->n_values ? g->n_values : 1));
-    bool *konst = constant_values(g);
-    int lane[GRAPH_MAX_LANES];
+    const struct graph *g = ls->g;
     for (int l = 0; l < GRAPH_MAX_LANES; l++)
-        lane[l] = -1;
+        ls->lane[l] = -1;
     for (int v = 0; v < g->n_values; v++) {
-        lane_of[v] = -1;
-        /* distinct consumer nodes */
+        ls->lane_of[v] = -1;
         const struct value *val = &g->values[v];
         for (int k = 0; k < val->n_consumers; k++) {
             bool dup = false;
             for (int j = 0; j < k; j++)
                 dup |= val->consumers[j] == val->consumers[k];
-            remaining[v] += !dup;
+            ls->remaining[v] += !dup;
         }
     }
     for (int i = 0; i < g->n_inputs; i++) {
         int v = g->inputs[i];
-        if (!is_activation(g, konst, v) || remaining[v] == 0)
+        if (!is_activation(g, ls->konst, v) || ls->remaining[v] == 0)
             continue;
         bool none[GRAPH_MAX_LANES] = {0};
-        int l = free_lane(lane, none);
+        int l = free_lane(ls->lane, none);
         if (l >= 0) {
-            lane[l] = v;
-            lane_of[v] = l;
+            ls->lane[l] = v;
+            ls->lane_of[v] = l;
         }
     }
-    const char *cur_block = NULL;
-    int start_lane[GRAPH_MAX_LANES];
-    for (int k = 0; k < n; k++) {
-        int ni = g->topo ? g->topo[k] : k;
-        const struct node *nd = &g->nodes[ni];
-        /* a node computed from weights only (Constant, a transposed weight)
-         * gets no row: it is folded into the row of its first user */
-        if (nd->n_out > 0 && nd->out[0] >= 0 && konst[nd->out[0]]) {
-            out->row_of_node[ni] = -1;
-            out->n_hidden++;
+}
+
+/* The node's distinct activation inputs that sit in lanes (at most 16). */
+static int lane_inputs(const struct lanes *ls, const struct node *nd, int *ins)
+{
+    int n_ins = 0;
+    for (int j = 0; j < nd->n_in && n_ins < 16; j++) {
+        int v = nd->in[j];
+        if (!is_activation(ls->g, ls->konst, v) || ls->lane_of[v] < 0)
+            continue;
+        bool dup = false;
+        for (int q = 0; q < n_ins; q++)
+            dup |= ins[q] == v;
+        if (!dup)
+            ins[n_ins++] = v;
+    }
+    return n_ins;
+}
+
+/* Places the node's outputs that have consumers, the first in its own
+ * column when free, and draws the forks to the others. */
+static void place_outputs(struct lanes *ls, const struct node *nd, int col, bool *reserved,
+                          struct graph_row *row)
+{
+    bool first = true;
+    for (int j = 0; j < nd->n_out; j++) {
+        int v = nd->out[j];
+        if (v < 0 || ls->remaining[v] == 0 || ls->konst[v])
+            continue;
+        int l = first && col >= 0 && ls->lane[col] < 0 ? col : free_lane(ls->lane, reserved);
+        first = false;
+        if (l < 0) {
+            row->overflow = true;
             continue;
         }
-        bool merge = collapse && nd->block && cur_block && !strcmp(nd->block, cur_block) &&
-                     out->n > 0;
-        cur_block = nd->block;
-        if (!merge)
-            memcpy(start_lane, lane, sizeof lane);
-        struct graph_row tmp, *row = merge ? &tmp : &out->rows[out->n];
-        for (int c = 0; c < GRAPH_LANE_COLS; c++)
-            row->glyph[c] = G__COUNT;
-        /* distinct activation inputs that sit in lanes */
-        int ins[16], n_ins = 0;
-        for (int j = 0; j < nd->n_in && n_ins < 16; j++) {
-            int v = nd->in[j];
-            if (!is_activation(g, konst, v) || lane_of[v] < 0)
-                continue;
-            bool dup = false;
-            for (int q = 0; q < n_ins; q++)
-                dup |= ins[q] == v;
-            if (!dup)
-                ins[n_ins++] = v;
+        ls->lane[l] = v;
+        ls->lane_of[v] = l;
+        reserved[l] = true;
+        if (l != col && col >= 0) {
+            span(row, ls->lane, col, l);
+            row->glyph[2 * l] = l > col ? G_TR : G_TL;
         }
-        int col = -1;
-        for (int q = 0; q < n_ins; q++)
-            if (remaining[ins[q]] <= 1 && (col < 0 || lane_of[ins[q]] < col))
-                col = lane_of[ins[q]];
-        bool reserved[GRAPH_MAX_LANES] = {0};
-        if (col < 0)
-            col = free_lane(lane, reserved);
-        for (int l = 0; l < GRAPH_MAX_LANES; l++)
-            if (lane[l] >= 0)
-                row->glyph[2 * l] = G_VLINE;
-        row->overflow = col < 0;
-        bool const_node = nd->n_out > 0 && nd->out[0] >= 0 && konst[nd->out[0]];
-        if (col >= 0) {
-            row->glyph[2 * col] = const_node ? G_DOT : nd->block && collapse ? G_BLOCK : G_NODE;
-            reserved[col] = true;
-        }
-        for (int q = 0; q < n_ins && col >= 0; q++) {
-            int l = lane_of[ins[q]];
-            if (l == col)
-                continue;
-            bool ends = remaining[ins[q]] <= 1;
-            span(row, lane, col, l);
-            row->glyph[2 * l] = ends ? (l > col ? G_BR : G_BL) : (l > col ? G_TEE_R : G_TEE_L);
-        }
-        /* consume the inputs */
-        for (int q = 0; q < n_ins; q++) {
-            int v = ins[q];
-            if (--remaining[v] <= 0 && lane_of[v] >= 0) {
-                lane[lane_of[v]] = -1;
-                lane_of[v] = -1;
-            }
-        }
-        /* place the outputs that have consumers */
-        bool first = true;
-        for (int j = 0; j < nd->n_out; j++) {
-            int v = nd->out[j];
-            if (v < 0 || remaining[v] == 0 || konst[v])
-                continue;
-            int l = -1;
-            if (first && col >= 0 && lane[col] < 0)
-                l = col;
-            else
-                l = free_lane(lane, reserved);
-            first = false;
-            if (l < 0) {
-                row->overflow = true;
-                continue;
-            }
-            lane[l] = v;
-            lane_of[v] = l;
-            reserved[l] = true;
-            if (l != col && col >= 0) {
-                span(row, lane, col, l);
-                row->glyph[2 * l] = l > col ? G_TR : G_TL;
-            }
-        }
-        for (int l = 0; l < GRAPH_MAX_LANES; l++)
-            if ((lane[l] >= 0 || row->glyph[2 * l] != G__COUNT) && l + 1 > out->lanes_used)
-                out->lanes_used = l + 1;
-        if (merge) {
-            struct graph_row *br = &out->rows[out->n - 1];
-            br->n_nodes++;
-            br->overflow |= row->overflow;
-            block_glyphs(br, start_lane, lane);
-        } else {
-            row->node = ni;
-            row->n_nodes = 1;
-            out->n++;
-        }
-        out->row_of_node[ni] = out->n - 1;
     }
-    /* folded nodes: the row of their first user, latest first so chains
-     * of constants (Constant -> Transpose -> MatMul) resolve */
-    for (int k = n - 1; k >= 0; k--) {
+}
+
+/* One node's row: the lanes passing by, the node in the column of an
+ * input it ends (or a free one), joins from its inputs, forks to its
+ * outputs. */
+static void node_row(struct lanes *ls, const struct node *nd, bool collapse,
+                     struct graph_row *row)
+{
+    for (int c = 0; c < GRAPH_LANE_COLS; c++)
+        row->glyph[c] = G__COUNT;
+    int ins[16], n_ins = lane_inputs(ls, nd, ins);
+    int col = -1;
+    for (int q = 0; q < n_ins; q++)
+        if (ls->remaining[ins[q]] <= 1 && (col < 0 || ls->lane_of[ins[q]] < col))
+            col = ls->lane_of[ins[q]];
+    bool reserved[GRAPH_MAX_LANES] = {0};
+    if (col < 0)
+        col = free_lane(ls->lane, reserved);
+    for (int l = 0; l < GRAPH_MAX_LANES; l++)
+        if (ls->lane[l] >= 0)
+            row->glyph[2 * l] = G_VLINE;
+    row->overflow = col < 0;
+    bool const_node = nd->n_out > 0 && nd->out[0] >= 0 && ls->konst[nd->out[0]];
+    if (col >= 0) {
+        row->glyph[2 * col] = const_node ? G_DOT : nd->block && collapse ? G_BLOCK : G_NODE;
+        reserved[col] = true;
+    }
+    for (int q = 0; q < n_ins && col >= 0; q++) {
+        int l = ls->lane_of[ins[q]];
+        if (l == col)
+            continue;
+        bool ends = ls->remaining[ins[q]] <= 1;
+        span(row, ls->lane, col, l);
+        row->glyph[2 * l] = ends ? (l > col ? G_BR : G_BL) : (l > col ? G_TEE_R : G_TEE_L);
+    }
+    /* consume the inputs */
+    for (int q = 0; q < n_ins; q++) {
+        int v = ins[q];
+        if (--ls->remaining[v] <= 0 && ls->lane_of[v] >= 0) {
+            ls->lane[ls->lane_of[v]] = -1;
+            ls->lane_of[v] = -1;
+        }
+    }
+    place_outputs(ls, nd, col, reserved, row);
+}
+
+/* Folded nodes: the row of their first user, latest first so chains of
+ * constants (Constant -> Transpose -> MatMul) resolve. */
+static void fold_constant_rows(const struct graph *g, struct graph_rows *out)
+{
+    for (int k = g->n_nodes - 1; k >= 0; k--) {
         int ni = g->topo ? g->topo[k] : k;
         if (out->row_of_node[ni] >= 0)
             continue;
@@ -256,6 +247,55 @@ void graph_rows_build(const struct graph *g, bool collapse, struct graph_rows *o
         }
         out->row_of_node[ni] = best >= 0 ? best : 0;
     }
+}
+
+void graph_rows_build(const struct graph *g, bool collapse, struct graph_rows *out)
+{
+    memset(out, 0, sizeof *out);
+    int n = g->n_nodes;
+    out->rows = xcalloc((size_t)(n ? n : 1), sizeof *out->rows);
+    out->row_of_node = xmalloc(sizeof(int) * (size_t)(n ? n : 1));
+    bool *konst = constant_values(g);
+    struct lanes ls = {
+        .g = g, .konst = konst,
+        .remaining = xcalloc((size_t)(g->n_values ? g->n_values : 1), sizeof(int)),
+        .lane_of = xmalloc(sizeof(int) * (size_t)(g->n_values ? g->n_values : 1))};
+    lanes_start(&ls);
+    const char *cur_block = NULL;
+    int start_lane[GRAPH_MAX_LANES];
+    for (int k = 0; k < n; k++) {
+        int ni = g->topo ? g->topo[k] : k;
+        const struct node *nd = &g->nodes[ni];
+        /* a node computed from weights only (Constant, a transposed weight)
+         * gets no row: it is folded into the row of its first user */
+        if (nd->n_out > 0 && nd->out[0] >= 0 && konst[nd->out[0]]) {
+            out->row_of_node[ni] = -1;
+            out->n_hidden++;
+            continue;
+        }
+        bool merge = collapse && nd->block && cur_block && !strcmp(nd->block, cur_block) &&
+                     out->n > 0;
+        cur_block = nd->block;
+        if (!merge)
+            memcpy(start_lane, ls.lane, sizeof ls.lane);
+        struct graph_row tmp, *row = merge ? &tmp : &out->rows[out->n];
+        node_row(&ls, nd, collapse, row);
+        for (int l = 0; l < GRAPH_MAX_LANES; l++)
+            if ((ls.lane[l] >= 0 || row->glyph[2 * l] != G__COUNT) && l + 1 > out->lanes_used)
+                out->lanes_used = l + 1;
+        if (merge) {
+            struct graph_row *br = &out->rows[out->n - 1];
+            br->n_nodes++;
+            br->overflow |= row->overflow;
+            block_glyphs(br, start_lane, ls.lane);
+        } else {
+            row->node = ni;
+            row->n_nodes = 1;
+            out->n++;
+        }
+        out->row_of_node[ni] = out->n - 1;
+    }
+    fold_constant_rows(g, out);
     if (out->n == 0 && n > 0) { /* only constants: show them anyway */
         out->rows[0].node = g->topo ? g->topo[0] : 0;
         out->rows[0].n_nodes = 1;
@@ -264,8 +304,8 @@ void graph_rows_build(const struct graph *g, bool collapse, struct graph_rows *o
         out->rows[0].glyph[0] = G_DOT;
         out->n = 1;
     }
-    free(remaining);
-    free(lane_of);
+    free(ls.remaining);
+    free(ls.lane_of);
     free(konst);
 }
 
