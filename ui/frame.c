@@ -257,18 +257,14 @@ static void draw_gen(struct app *a, struct ui_canvas *c, int y, int x, int xend)
     put_field(c, y, x, xend, "max batch ", t);
 }
 
-static void draw_pred(struct app *a, struct ui_canvas *c, struct ui_rect r)
+/* The first line: latency (against the SLO), the teacher's figure beside
+ * the GNN's, throughput, energy and what bounds the model. */
+static void draw_latency_line(struct app *a, struct ui_canvas *c, int y, int x, int xend,
+                              bool wide)
 {
-    char b1[48], b2[48], b3[48], b4[48], b5[48], t[512];
-    draw_clear(c, r, UI_STYLE_NORMAL);
-    int xend = r.x + r.w, x = r.x, y = r.y;
-    if (!a->have_pred) {
-        draw_text(c, y, x, r.w, UI_STYLE_ERROR, "no prediction for this configuration");
-        return;
-    }
+    char b1[48], t[512];
     const struct prediction *p = &a->pred;
     const struct app_snapshot *pin = &a->pins[0];
-    bool wide = r.w >= 110; /* narrow terminals drop the labels the units make clear */
     bool gnn = !app_teacher_only(a);
     bool missed = a->slo_ms > 0 && p->latency_ms > a->slo_ms;
     snprintf(t, sizeof t, "Latency (%s) ", gnn ? "GNN" : "teacher");
@@ -301,49 +297,22 @@ static void draw_pred(struct app *a, struct ui_canvas *c, struct ui_rect r)
     x = put_field(c, y, x, xend, wide ? "Energy " : "", t);
     x = put_delta(a, c, y, x, xend, p->energy_j, pin->energy_j, true);
     put(c, y, x, xend, UI_STYLE_NORMAL, bound_phrase(a, wide, c->utf8, t, sizeof t));
-    /* memory bar against the GPU or slice capacity */
-    y++;
-    x = r.x;
-    double cap = p->capacity_mib;
-    if (!(cap > 0)) {
-        struct hw hw;
-        if (hw_from_config(&a->cfg, &hw, NULL) == ST_OK)
-            cap = hw.mem_bytes / (1024.0 * 1024.0);
-    }
-    /* a decoder's bar: weights + KV cache + activations of its generation */
-    double mem = a->have_gen ? a->genr.mem.total_mib : p->memory_mib;
-    double frac = cap > 0 ? mem / cap : 0;
-    x = put(c, y, x, xend, UI_STYLE_LABEL, "Memory ");
-    /* the teacher's parts add up to the teacher's own total (the GNN
-     * predicts the total only); the longest wording that fits wins */
-    const struct sim_result *sr = &p->sim;
-    char tot[2][160], parts[4][320], dl[64] = "";
-    fmt_bytes(mem * 1048576.0, b1, sizeof b1);
-    fmt_bytes(cap * 1048576.0, b2, sizeof b2);
-    snprintf(tot[0], sizeof tot[0], "%s of %s (%.0f%%) ", b1, b2, frac * 100);
-    fmt_bytes_short(mem * 1048576.0, b1, sizeof b1);
-    fmt_bytes_short(cap * 1048576.0, b2, sizeof b2);
-    snprintf(tot[1], sizeof tot[1], "%s/%s ", b1, b2);
-    const char *src = gnn ? "teacher " : "";
+}
+
+/* The memory parts in four wordings, longest first: words, short units,
+ * abbreviations, abbreviations without the KV cache. The teacher's parts
+ * add up to the teacher's own total (the GNN predicts the total only); a
+ * decoder shows its generation's footprint, KV cache apart. */
+static void memory_parts(const struct app *a, char parts[4][320])
+{
+    char b1[48], b2[48], b3[48], b4[48], b5[48];
+    const struct sim_result *sr = &a->pred.sim;
+    const char *src = !app_teacher_only(a) ? "teacher " : "";
     double kv = app_kv_cache_mib(a);
-    /* 0: words, 1: short units, 2: abbreviations, 3: the same without the KV cache */
     for (int v = 0; v < 4; v++) {
         const char *(*fb)(double, char *, int) = v == 0 ? fmt_bytes : fmt_bytes_short;
-        fb(sr->weights_mib * 1048576.0, b1, sizeof b1);
-        fb(sr->act_peak_mib * 1048576.0, b2, sizeof b2);
         char kvs[64] = "", k[48];
-        if (kv > 0 && kv <= sr->act_peak_mib && v < 3) /* part of the activations */
-            snprintf(kvs, sizeof kvs, v == 2 ? " (%s KV)" : " (KV cache %s)",
-                     fb(kv * 1048576.0, k, sizeof k));
-        fb(sr->context_mib * 1048576.0, b3, sizeof b3);
-        fb(sr->workspace_mib * 1048576.0, b4, sizeof b4);
-        fb(sr->memory_mib * 1048576.0, b5, sizeof b5);
-        snprintf(parts[v], sizeof parts[v],
-                 v == 0   ? " %s%s = weights %s + activations %s%s + context %s + workspace %s"
-                 : v == 1 ? " %s%s = %s weights + %s activations%s + %s context + %s workspace"
-                          : " %s%s = %s w + %s act%s + %s ctx + %s ws",
-                 src, b5, b1, b2, kvs, b3, b4);
-        if (a->have_gen) { /* a decoder: its generation's footprint, KV cache apart */
+        if (a->have_gen) {
             const struct gen_memory *gm = &a->genr.mem;
             fb(gm->weights_mib * 1048576.0, b1, sizeof b1);
             fb(gm->kv_cache_mib * 1048576.0, k, sizeof k);
@@ -356,8 +325,49 @@ static void draw_pred(struct app *a, struct ui_canvas *c, struct ui_rect r)
                      : v == 1 ? " gen %s = %s weights + KV cache %s + %s act + %s ctx"
                               : " gen %s = %s w + %s KV + %s act + %s ctx",
                      b5, b1, k, b2, b3);
+            continue;
         }
+        fb(sr->weights_mib * 1048576.0, b1, sizeof b1);
+        fb(sr->act_peak_mib * 1048576.0, b2, sizeof b2);
+        if (kv > 0 && kv <= sr->act_peak_mib && v < 3) /* part of the activations */
+            snprintf(kvs, sizeof kvs, v == 2 ? " (%s KV)" : " (KV cache %s)",
+                     fb(kv * 1048576.0, k, sizeof k));
+        fb(sr->context_mib * 1048576.0, b3, sizeof b3);
+        fb(sr->workspace_mib * 1048576.0, b4, sizeof b4);
+        fb(sr->memory_mib * 1048576.0, b5, sizeof b5);
+        snprintf(parts[v], sizeof parts[v],
+                 v == 0   ? " %s%s = weights %s + activations %s%s + context %s + workspace %s"
+                 : v == 1 ? " %s%s = %s weights + %s activations%s + %s context + %s workspace"
+                          : " %s%s = %s w + %s act%s + %s ctx + %s ws",
+                 src, b5, b1, b2, kvs, b3, b4);
     }
+}
+
+/* The second line: a bar of memory against the GPU or slice capacity, the
+ * total and its parts in the longest wording that fits. */
+static void draw_memory_line(struct app *a, struct ui_canvas *c, int y, int x, int xend, int w)
+{
+    char b1[48], b2[48];
+    const struct prediction *p = &a->pred;
+    const struct app_snapshot *pin = &a->pins[0];
+    double cap = p->capacity_mib;
+    if (!(cap > 0)) {
+        struct hw hw;
+        if (hw_from_config(&a->cfg, &hw, NULL) == ST_OK)
+            cap = hw.mem_bytes / (1024.0 * 1024.0);
+    }
+    /* a decoder's bar: weights + KV cache + activations of its generation */
+    double mem = a->have_gen ? a->genr.mem.total_mib : p->memory_mib;
+    double frac = cap > 0 ? mem / cap : 0;
+    x = put(c, y, x, xend, UI_STYLE_LABEL, "Memory ");
+    char tot[2][160], parts[4][320], dl[64] = "";
+    fmt_bytes(mem * 1048576.0, b1, sizeof b1);
+    fmt_bytes(cap * 1048576.0, b2, sizeof b2);
+    snprintf(tot[0], sizeof tot[0], "%s of %s (%.0f%%) ", b1, b2, frac * 100);
+    fmt_bytes_short(mem * 1048576.0, b1, sizeof b1);
+    fmt_bytes_short(cap * 1048576.0, b2, sizeof b2);
+    snprintf(tot[1], sizeof tot[1], "%s/%s ", b1, b2);
+    memory_parts(a, parts);
     if (a->st.compare && pin->valid) {
         fmt_delta(p->memory_mib, pin->memory_mib, b1, sizeof b1);
         snprintf(dl, sizeof dl, "(%s) ", b1);
@@ -382,8 +392,8 @@ static void draw_pred(struct app *a, struct ui_canvas *c, struct ui_rect r)
             pi = pv;
             found = true;
         }
-    if (bw > r.w / 5)
-        bw = r.w / 5;
+    if (bw > w / 5)
+        bw = w / 5;
     if (bw >= 6) {
         w_bar_draw(c, y, x, bw, frac, w_bar_level(frac), UI_STYLE_DIM, true);
         x += bw + 1;
@@ -392,6 +402,19 @@ static void draw_pred(struct app *a, struct ui_canvas *c, struct ui_rect r)
     x = put_delta(a, c, y, x, xend, p->memory_mib, pin->memory_mib, true);
     x = put(c, y, x, xend, UI_STYLE_BAD, fit);
     put(c, y, x, xend, UI_STYLE_DIM, parts[pi]);
+}
+
+static void draw_pred(struct app *a, struct ui_canvas *c, struct ui_rect r)
+{
+    draw_clear(c, r, UI_STYLE_NORMAL);
+    int xend = r.x + r.w;
+    if (!a->have_pred) {
+        draw_text(c, r.y, r.x, r.w, UI_STYLE_ERROR, "no prediction for this configuration");
+        return;
+    }
+    bool wide = r.w >= 110; /* narrow terminals drop the labels the units make clear */
+    draw_latency_line(a, c, r.y, r.x, xend, wide);
+    draw_memory_line(a, c, r.y + 1, r.x, xend, r.w);
     if (r.h >= 4)
         draw_gen(a, c, r.y + 2, r.x, xend);
     if (r.h >= 3)
