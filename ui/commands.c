@@ -423,6 +423,125 @@ enum status cmd_execute(struct app *a, const char *line, struct cmd_out *out, st
 
 /* ---- completion ------------------------------------------------------- */
 
+typedef void (*cmd_add_fn)(void *ctx, const char *cand);
+
+/* :gpu's argument: every GPU and GPU:PROFILE, the current GPU's ":PROFILE";
+ * after "NAME:" the profiles of that GPU, keeping the name as typed. */
+static void complete_gpu(const struct app *a, const char *word, cmd_add_fn add, void *ctx)
+{
+    char buf[160];
+    const char *colon = strchr(word, ':');
+    if (colon && colon != word) {
+        char gname[64];
+        snprintf(gname, sizeof gname, "%.*s", (int)(colon - word), word);
+        const struct gpu_spec *g = gpu_get(gpu_find(gname));
+        for (int m = 0; g && m < g->n_mig; m++) {
+            snprintf(buf, sizeof buf, "%s:%s", gname, g->mig[m].name);
+            add(ctx, buf);
+        }
+        snprintf(buf, sizeof buf, "%s:full", gname);
+        add(ctx, buf);
+        return;
+    }
+    for (int i = 0; i < gpu_count(); i++) {
+        const struct gpu_spec *g = gpu_get(i);
+        add(ctx, g->name);
+        for (int m = 0; m < g->n_mig; m++) {
+            snprintf(buf, sizeof buf, "%s:%s", g->name, g->mig[m].name);
+            add(ctx, buf);
+        }
+    }
+    const struct gpu_spec *cur = gpu_get(a->cfg.gpu);
+    for (int m = 0; cur && m < cur->n_mig; m++) {
+        snprintf(buf, sizeof buf, ":%s", cur->mig[m].name);
+        add(ctx, buf);
+    }
+    add(ctx, ":full");
+}
+
+/* :set's NAME= for the batch, the model's symbols and template parameters. */
+static void complete_set(const struct app *a, cmd_add_fn add, void *ctx)
+{
+    char buf[160];
+    add(ctx, "batch=");
+    for (int i = 0; a->g && i < a->g->n_syms; i++) {
+        snprintf(buf, sizeof buf, "%s=", a->g->syms[i].name);
+        add(ctx, buf);
+    }
+    for (int i = 0; i < a->n_tparams; i++) {
+        snprintf(buf, sizeof buf, "%s=", a->tparams[i].name);
+        add(ctx, buf);
+        if (a->g && graph_sym_find(a->g, a->tparams[i].name) >= 0) {
+            snprintf(buf, sizeof buf, "sym.%s=", a->tparams[i].name);
+            add(ctx, buf);
+        }
+    }
+}
+
+/* :open zoo:FAMILY, then zoo:FAMILY:PARAM=. */
+static void complete_zoo(const char *word, cmd_add_fn add, void *ctx)
+{
+    char buf[160];
+    const char *colon = strchr(word + 4, ':');
+    int fam = -1;
+    if (colon) {
+        char fname[64];
+        snprintf(fname, sizeof fname, "%.*s", (int)(colon - word - 4), word + 4);
+        fam = zoo_family_find(fname);
+    }
+    if (fam < 0) {
+        for (int f = 0; f < zoo_family_count(); f++) {
+            snprintf(buf, sizeof buf, "zoo:%s", zoo_family_name(f));
+            add(ctx, buf);
+        }
+        return;
+    }
+    const char *last = strrchr(word, ':');
+    for (int i = 0; i < zoo_param_count(fam); i++) {
+        snprintf(buf, sizeof buf, "%.*s%s=", (int)(last - word + 1), word,
+                 zoo_param_get(fam, i)->name);
+        add(ctx, buf);
+    }
+}
+
+/* The arguments of the commands whose values are names from a list. */
+static void complete_names(const struct app *a, const char *cmd, cmd_add_fn add, void *ctx)
+{
+    char buf[160];
+    if (!strcmp(cmd, "mig")) {
+        const struct gpu_spec *cur = gpu_get(a->cfg.gpu);
+        for (int m = 0; cur && m < cur->n_mig; m++)
+            add(ctx, cur->mig[m].name);
+        add(ctx, "full");
+    } else if (!strcmp(cmd, "precision")) {
+        for (int p = 0; p < PREC__COUNT; p++)
+            add(ctx, precision_name((enum precision)p));
+    } else if (!strcmp(cmd, "runtime")) {
+        for (int r = 0; r < RT__COUNT; r++)
+            add(ctx, runtime_name((enum runtime)r));
+    } else if (!strcmp(cmd, "goto")) {
+        for (int i = 0; a->g && i < a->g->n_nodes; i++)
+            add(ctx, a->g->nodes[i].name);
+    } else if (!strcmp(cmd, "sweep")) {
+        add(ctx, "batch");
+        for (int i = 0; a->g && i < a->g->n_syms; i++)
+            add(ctx, a->g->syms[i].name);
+        for (int i = 0; i < a->n_tparams; i++)
+            add(ctx, a->tparams[i].name);
+    } else if (!strcmp(cmd, "tab")) {
+        for (int t = 0; t < UI_TAB__COUNT; t++) {
+            snprintf(buf, sizeof buf, "%s", ui_tab_title((enum ui_tab)t));
+            buf[0] = (char)tolower((unsigned char)buf[0]);
+            add(ctx, buf);
+        }
+    } else if (!strcmp(cmd, "sort")) {
+        for (int c = 0; c < UI_COL__COUNT; c++)
+            add(ctx, ui_col_title((enum ui_col)c));
+    } else if (!strcmp(cmd, "e")) {
+        session_list(add, ctx);
+    }
+}
+
 bool cmd_complete(const struct app *a, const char *line, int start,
                   void (*add)(void *ctx, const char *cand), void *ctx)
 {
@@ -444,64 +563,11 @@ bool cmd_complete(const struct app *a, const char *line, int start,
     cmd[n] = 0;
     if (n && cmd[n - 1] == '!')
         cmd[n - 1] = 0;
-    char buf[160];
     const char *word = line + start;
-    if (!strcmp(cmd, "gpu") && strchr(word, ':') && strchr(word, ':') != word) {
-        /* "h100:" : the profiles of that GPU, keeping the name as typed */
-        char gname[64];
-        snprintf(gname, sizeof gname, "%.*s", (int)(strchr(word, ':') - word), word);
-        const struct gpu_spec *g = gpu_get(gpu_find(gname));
-        for (int m = 0; g && m < g->n_mig; m++) {
-            snprintf(buf, sizeof buf, "%s:%s", gname, g->mig[m].name);
-            add(ctx, buf);
-        }
-        snprintf(buf, sizeof buf, "%s:full", gname);
-        add(ctx, buf);
-        return true;
-    }
     if (!strcmp(cmd, "gpu")) {
-        for (int i = 0; i < gpu_count(); i++) {
-            const struct gpu_spec *g = gpu_get(i);
-            add(ctx, g->name);
-            for (int m = 0; m < g->n_mig; m++) {
-                snprintf(buf, sizeof buf, "%s:%s", g->name, g->mig[m].name);
-                add(ctx, buf);
-            }
-        }
-        const struct gpu_spec *cur = gpu_get(a->cfg.gpu);
-        for (int m = 0; cur && m < cur->n_mig; m++) {
-            snprintf(buf, sizeof buf, ":%s", cur->mig[m].name);
-            add(ctx, buf);
-        }
-        add(ctx, ":full");
-    } else if (!strcmp(cmd, "mig")) {
-        const struct gpu_spec *cur = gpu_get(a->cfg.gpu);
-        for (int m = 0; cur && m < cur->n_mig; m++)
-            add(ctx, cur->mig[m].name);
-        add(ctx, "full");
-    } else if (!strcmp(cmd, "precision")) {
-        for (int p = 0; p < PREC__COUNT; p++)
-            add(ctx, precision_name((enum precision)p));
-    } else if (!strcmp(cmd, "runtime")) {
-        for (int r = 0; r < RT__COUNT; r++)
-            add(ctx, runtime_name((enum runtime)r));
+        complete_gpu(a, word, add, ctx);
     } else if (!strcmp(cmd, "set")) {
-        add(ctx, "batch=");
-        for (int i = 0; a->g && i < a->g->n_syms; i++) {
-            snprintf(buf, sizeof buf, "%s=", a->g->syms[i].name);
-            add(ctx, buf);
-        }
-        for (int i = 0; i < a->n_tparams; i++) {
-            snprintf(buf, sizeof buf, "%s=", a->tparams[i].name);
-            add(ctx, buf);
-            if (a->g && graph_sym_find(a->g, a->tparams[i].name) >= 0) {
-                snprintf(buf, sizeof buf, "sym.%s=", a->tparams[i].name);
-                add(ctx, buf);
-            }
-        }
-    } else if (!strcmp(cmd, "goto")) {
-        for (int i = 0; a->g && i < a->g->n_nodes; i++)
-            add(ctx, a->g->nodes[i].name);
+        complete_set(a, add, ctx);
     } else if (!strcmp(cmd, "export")) {
         /* second word: the format; third: a file */
         int words = 0;
@@ -512,50 +578,14 @@ bool cmd_complete(const struct app *a, const char *line, int start,
             return false;
         add(ctx, "csv");
         add(ctx, "json");
-    } else if (!strcmp(cmd, "sweep")) {
-        add(ctx, "batch");
-        for (int i = 0; a->g && i < a->g->n_syms; i++)
-            add(ctx, a->g->syms[i].name);
-        for (int i = 0; i < a->n_tparams; i++)
-            add(ctx, a->tparams[i].name);
-    } else if (!strcmp(cmd, "tab")) {
-        for (int t = 0; t < UI_TAB__COUNT; t++) {
-            snprintf(buf, sizeof buf, "%s", ui_tab_title((enum ui_tab)t));
-            buf[0] = (char)tolower((unsigned char)buf[0]);
-            add(ctx, buf);
-        }
-    } else if (!strcmp(cmd, "sort")) {
-        for (int c = 0; c < UI_COL__COUNT; c++)
-            add(ctx, ui_col_title((enum ui_col)c));
     } else if (!strcmp(cmd, "open") && !strncmp(word, "zoo:", 4)) {
-        /* zoo:FAMILY, then zoo:FAMILY:PARAM= */
-        const char *colon = strchr(word + 4, ':');
-        int fam = -1;
-        if (colon) {
-            char fname[64];
-            snprintf(fname, sizeof fname, "%.*s", (int)(colon - word - 4), word + 4);
-            fam = zoo_family_find(fname);
-        }
-        if (fam < 0) {
-            for (int f = 0; f < zoo_family_count(); f++) {
-                snprintf(buf, sizeof buf, "zoo:%s", zoo_family_name(f));
-                add(ctx, buf);
-            }
-            return true;
-        }
-        const char *last = strrchr(word, ':');
-        for (int i = 0; i < zoo_param_count(fam); i++) {
-            snprintf(buf, sizeof buf, "%.*s%s=", (int)(last - word + 1), word,
-                     zoo_param_get(fam, i)->name);
-            add(ctx, buf);
-        }
-        return true;
-    } else if (!strcmp(cmd, "e")) {
-        session_list(add, ctx);
+        complete_zoo(word, add, ctx);
     } else if (!strcmp(cmd, "open") || !strcmp(cmd, "dump-screen")) {
         if (!strcmp(cmd, "open"))
             add(ctx, "zoo:");
         return false;
+    } else {
+        complete_names(a, cmd, add, ctx);
     }
     return true;
 }
