@@ -521,6 +521,98 @@ static enum status run_calls(struct kctx *c, struct kfun *f, const char *nprefix
 
 /* ---- Functional ------------------------------------------------------------------ */
 
+/* The layer list of a functional model into f: class, config and a name
+ * used once each. */
+static enum status parse_layers(struct kctx *c, const cJSON *layers, const char *p,
+                                struct kfun *f)
+{
+    int i = 0;
+    for (const cJSON *e = layers->child; e; e = e->next, i++) {
+        struct kl *l = &f->l[f->n++];
+        snprintf(l->path, sizeof l->path, "%s[%d]", p, i);
+        l->obj = e;
+        const cJSON *cn = cJSON_GetObjectItemCaseSensitive(e, "class_name");
+        const cJSON *lc = cJSON_GetObjectItemCaseSensitive(e, "config");
+        const cJSON *nm = cJSON_GetObjectItemCaseSensitive(e, "name");
+        if (!cJSON_IsString(nm))
+            nm = cJSON_GetObjectItemCaseSensitive(lc, "name");
+        if (!cJSON_IsObject(e))
+            return kerr(c, l->path, "expected a layer object, got %s", kjtype(e));
+        if (!cJSON_IsString(cn))
+            return kerr(c, l->path, "class_name: expected a string, got %s", kjtype(cn));
+        if (!cJSON_IsObject(lc))
+            return kerr(c, l->path, "config: expected an object, got %s", kjtype(lc));
+        if (!cJSON_IsString(nm))
+            return kerr(c, l->path, "name: expected a string, got %s", kjtype(nm));
+        if (cJSON_GetObjectItemCaseSensitive(e, "module"))
+            c->keras3 = true;
+        l->cls = cn->valuestring;
+        l->cfg = lc;
+        l->name = nm->valuestring;
+        l->is_model = is_model_class(l->cls);
+        int dup;
+        if (strmap_get(f->byname, l->name, &dup))
+            return kerr(c, l->path, "layer name '%s' is used twice (also at index %d)", l->name,
+                        dup);
+        strmap_put(f->byname, l->name, i);
+    }
+    return ST_OK;
+}
+
+/* Inputs: each InputLayer gets one call producing its tensor, the caller's
+ * (a nested model) or a new graph input of the shape it declares. */
+static enum status bind_inputs(struct kctx *c, struct kfun *f, const struct kref *ins,
+                               int n_ins, const struct ktensor *in)
+{
+    for (int j = 0; j < n_ins; j++) {
+        struct kl *l = &f->l[ins[j].layer];
+        if (strcmp(l->cls, "InputLayer"))
+            return kerr(c, l->path, "input_layers names '%s', which is a %s, not an InputLayer",
+                        l->name, l->cls);
+        struct ktensor t;
+        bool found;
+        if (in) {
+            t = in[j];
+        } else {
+            enum status st = read_input_shape(c, l->path, l->cfg, &t, &found);
+            if (!st && !found)
+                st = kerr(c, l->path, "config: InputLayer has no batch_input_shape, "
+                                      "batch_shape or input_shape");
+            if (!st)
+                st = make_graph_input(c, graph_strdup(c->g, l->name), &t);
+            if (st)
+                return st;
+        }
+        if (!l->calls)
+            l->calls = xcalloc(1, sizeof *l->calls);
+        l->n_calls = 1;
+        l->calls[0].out = xcalloc(1, sizeof(struct ktensor));
+        l->calls[0].out[0] = t;
+        l->calls[0].n_out = 1;
+        l->calls[0].done = true;
+    }
+    return ST_OK;
+}
+
+/* Every call of every layer ran; otherwise name the first that did not. */
+static enum status check_all_ran(struct kctx *c, const struct kfun *f)
+{
+    for (int i = 0; i < f->n; i++) {
+        const struct kl *l = &f->l[i];
+        for (int k = 0; k < l->n_calls; k++) {
+            if (l->calls[k].done)
+                continue;
+            if (!strcmp(l->cls, "InputLayer"))
+                return kerr(c, l->path, "InputLayer '%s' is not in config.input_layers",
+                            l->name);
+            return kerr(c, l->path, "inbound_nodes[%d] of layer '%s' can never run: its "
+                                    "inputs form a cycle or wait on a layer that never runs",
+                        k, l->name);
+        }
+    }
+    return ST_OK;
+}
+
 static enum status build_functional(struct kctx *c, const cJSON *cfg, const char *path,
                                     const char *nprefix, const char *wprefix,
                                     struct ktensor *in, int n_in, struct ktensor *out,
@@ -535,126 +627,41 @@ static enum status build_functional(struct kctx *c, const cJSON *cfg, const char
     if (n > KMAX_LAYERS)
         return kerr(c, p, "%d layers, more than %d", n, KMAX_LAYERS);
     struct kfun f = {.l = xcalloc((size_t)n + 1, sizeof *f.l), .byname = strmap_new()};
-    enum status st = ST_OK;
-    int i = 0;
-    for (const cJSON *e = layers->child; e; e = e->next, i++) {
-        struct kl *l = &f.l[f.n++];
-        snprintf(l->path, sizeof l->path, "%s[%d]", p, i);
-        l->obj = e;
-        const cJSON *cn = cJSON_GetObjectItemCaseSensitive(e, "class_name");
-        const cJSON *lc = cJSON_GetObjectItemCaseSensitive(e, "config");
-        const cJSON *nm = cJSON_GetObjectItemCaseSensitive(e, "name");
-        if (!cJSON_IsString(nm))
-            nm = cJSON_GetObjectItemCaseSensitive(lc, "name");
-        if (!cJSON_IsObject(e)) {
-            st = kerr(c, l->path, "expected a layer object, got %s", kjtype(e));
-            goto out;
-        }
-        if (!cJSON_IsString(cn)) {
-            st = kerr(c, l->path, "class_name: expected a string, got %s", kjtype(cn));
-            goto out;
-        }
-        if (!cJSON_IsObject(lc)) {
-            st = kerr(c, l->path, "config: expected an object, got %s", kjtype(lc));
-            goto out;
-        }
-        if (!cJSON_IsString(nm)) {
-            st = kerr(c, l->path, "name: expected a string, got %s", kjtype(nm));
-            goto out;
-        }
-        if (cJSON_GetObjectItemCaseSensitive(e, "module"))
-            c->keras3 = true;
-        l->cls = cn->valuestring;
-        l->cfg = lc;
-        l->name = nm->valuestring;
-        l->is_model = is_model_class(l->cls);
-        int dup;
-        if (strmap_get(f.byname, l->name, &dup)) {
-            st = kerr(c, l->path, "layer name '%s' is used twice (also at index %d)", l->name,
-                      dup);
-            goto out;
-        }
-        strmap_put(f.byname, l->name, i);
-    }
-    for (i = 0; i < f.n && !st; i++)
+    enum status st = parse_layers(c, layers, p, &f);
+    for (int i = 0; i < f.n && !st; i++)
         st = parse_inbound(c, &f, i);
-    if (st)
-        goto out;
     struct kref ins[KMAX_IO], outs[KMAX_IO];
     int n_ins = 0, n_outs = 0;
-    snprintf(p, sizeof p, "%s.config.input_layers", path);
-    st = parse_io(c, &f, p, cJSON_GetObjectItemCaseSensitive(cfg, "input_layers"), ins, &n_ins);
+    if (!st) {
+        snprintf(p, sizeof p, "%s.config.input_layers", path);
+        st = parse_io(c, &f, p, cJSON_GetObjectItemCaseSensitive(cfg, "input_layers"), ins,
+                      &n_ins);
+    }
     if (!st) {
         snprintf(p, sizeof p, "%s.config.output_layers", path);
         st = parse_io(c, &f, p, cJSON_GetObjectItemCaseSensitive(cfg, "output_layers"), outs,
                       &n_outs);
     }
-    if (st)
-        goto out;
-    if (in && n_in != n_ins) {
+    if (!st && in && n_in != n_ins)
         st = kerr(c, path, "nested model takes %d input(s) but is called with %d", n_ins, n_in);
-        goto out;
-    }
-    /* Inputs: InputLayers get one call producing the input tensor. */
-    for (int j = 0; j < n_ins; j++) {
-        struct kl *l = &f.l[ins[j].layer];
-        if (strcmp(l->cls, "InputLayer")) {
-            st = kerr(c, l->path, "input_layers names '%s', which is a %s, not an InputLayer",
-                      l->name, l->cls);
-            goto out;
-        }
-        struct ktensor t;
-        bool found;
-        if (in) {
-            t = in[j];
-        } else {
-            st = read_input_shape(c, l->path, l->cfg, &t, &found);
-            if (!st && !found)
-                st = kerr(c, l->path, "config: InputLayer has no batch_input_shape, "
-                                      "batch_shape or input_shape");
-            if (!st)
-                st = make_graph_input(c, graph_strdup(c->g, l->name), &t);
-            if (st)
-                goto out;
-        }
-        if (!l->calls)
-            l->calls = xcalloc(1, sizeof *l->calls);
-        l->n_calls = 1;
-        l->calls[0].out = xcalloc(1, sizeof(struct ktensor));
-        l->calls[0].out[0] = t;
-        l->calls[0].n_out = 1;
-        l->calls[0].done = true;
-    }
-    st = run_calls(c, &f, nprefix, wprefix);
-    if (st)
-        goto out;
-    for (i = 0; i < f.n; i++) {
-        struct kl *l = &f.l[i];
-        for (int k = 0; k < l->n_calls; k++)
-            if (!l->calls[k].done) {
-                if (!strcmp(l->cls, "InputLayer")) {
-                    st = kerr(c, l->path, "InputLayer '%s' is not in config.input_layers",
-                              l->name);
-                    goto out;
-                }
-                st = kerr(c, l->path, "inbound_nodes[%d] of layer '%s' can never run: its "
-                                      "inputs form a cycle or wait on a layer that never runs",
-                          k, l->name);
-                goto out;
-            }
-    }
-    for (int j = 0; j < n_outs; j++) {
+    if (!st)
+        st = bind_inputs(c, &f, ins, n_ins, in);
+    if (!st)
+        st = run_calls(c, &f, nprefix, wprefix);
+    if (!st)
+        st = check_all_ran(c, &f);
+    for (int j = 0; j < n_outs && !st; j++) {
         bool pending;
         struct ktensor *t = ref_tensor(&f, &outs[j], &pending);
         if (!t) {
             snprintf(p, sizeof p, "%s.config.output_layers[%d]", path, j);
             st = bad_ref(c, &f, p, &outs[j]);
-            goto out;
+        } else {
+            out[j] = *t;
         }
-        out[j] = *t;
     }
-    *n_out = n_outs;
-out:
+    if (!st)
+        *n_out = n_outs;
     kfun_free(&f);
     return st;
 }
