@@ -1,8 +1,10 @@
 /* test_ui_screens.c - the controller and screens without curses: live
  * what-if changes on samples/tiny_cnn.json (expected shapes and MACs worked
  * out by hand from the file), last-good-configuration on errors, sorting,
- * filtering, commands, export, the graph lanes of the skip connection, and
+ * filtering, commands, export, the graph lanes of the skip connection, the
+ * chart widget (positions worked out by hand), and
  * a headless run of the whole explorer with a key script and :dump-screen. */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -21,6 +23,7 @@
 #include "graph_lanes.h"
 #include "screen.h"
 #include "shape.h"
+#include "w_plot.h"
 #include "ui.h"
 
 static char tiny[1024];
@@ -434,12 +437,64 @@ static void test_headless_run(void **state)
     unlink(dump);
 }
 
+/* The chart widget on a 12 x 40 ASCII canvas: batch 1..8 on a log x axis,
+ * 10..80 on a linear y axis from 0 (ymin hint). Positions worked out by
+ * hand from the layout: y labels 2 wide ("84" = 80 + 5% headroom), plot
+ * area from column 3, 37 wide, rows 1..9 under the title; a point at
+ * column 3 + round(log(x)/log(8) * 36), row 9 - round(y / 84 * 8). */
+static void test_plot(void **state)
+{
+    (void)state;
+    static const double xs[4] = {1, 2, 4, 8}, ys[4] = {10, 20, 40, 80};
+    struct w_plot p = {.title = "T", .logx = true, .xmark = NAN, .ymin_hint = 0, .n_series = 1};
+    p.series[0] = (struct w_plot_series){.x = xs, .y = ys, .n = 4, .mark = 'x',
+                                         .style = UI_STYLE_VALUE};
+    struct ui_canvas c;
+    assert_true(draw_canvas_init(&c, 12, 40, false));
+    w_plot_draw(&p, &c, (struct ui_rect){0, 0, 12, 40});
+    assert_int_equal(draw_cell(&c, 0, 0)->ch, 'T');
+    assert_int_equal(draw_cell(&c, 1, 0)->ch, '8');
+    assert_int_equal(draw_cell(&c, 1, 1)->ch, '4');
+    assert_int_equal(draw_cell(&c, 5, 0)->ch, '4');
+    assert_int_equal(draw_cell(&c, 5, 1)->ch, '2');
+    assert_int_equal(draw_cell(&c, 9, 1)->ch, '0');
+    for (int y = 1; y <= 9; y++)
+        assert_int_equal(draw_cell(&c, y, 2)->ch, '|');
+    assert_int_equal(draw_cell(&c, 10, 2)->ch, '+');
+    assert_int_equal(draw_cell(&c, 10, 3)->ch, '-');
+    assert_int_equal(draw_cell(&c, 10, 39)->ch, '-');
+    static const int row[4] = {8, 7, 5, 1}, col[4] = {3, 15, 27, 39};
+    static const char tick[4] = {'1', '2', '4', '8'};
+    for (int i = 0; i < 4; i++) {
+        assert_int_equal(draw_cell(&c, row[i], col[i])->ch, 'x');
+        assert_int_equal(draw_cell(&c, 11, col[i])->ch, tick[i]);
+    }
+    int marks = 0;
+    for (int y = 0; y < 12; y++)
+        for (int x = 0; x < 40; x++)
+            marks += draw_cell(&c, y, x)->ch == 'x';
+    assert_int_equal(marks, 4);
+    /* no valid point, and a rectangle too small for axes */
+    p.series[0].n = 0;
+    w_plot_draw(&p, &c, (struct ui_rect){0, 0, 12, 40});
+    char *t = draw_canvas_text(&c);
+    assert_non_null(strstr(t, "(no data)"));
+    free(t);
+    p.series[0].n = 4;
+    w_plot_draw(&p, &c, (struct ui_rect){0, 0, 12, 20});
+    t = draw_canvas_text(&c);
+    assert_non_null(strstr(t, "(too small")); /* clipped to the 20 columns */
+    free(t);
+    draw_canvas_fini(&c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_what_if),     cmocka_unit_test(test_rows),
         cmocka_unit_test(test_commands),    cmocka_unit_test(test_complete),
         cmocka_unit_test(test_graph_lanes), cmocka_unit_test(test_graph_lanes_merge),
+        cmocka_unit_test(test_plot),
         cmocka_unit_test(test_screens_draw),
         cmocka_unit_test(test_mouse),       cmocka_unit_test(test_headless_run),
     };
