@@ -17,7 +17,7 @@
 #include "calib_impl.h"
 #include "dataset.h"
 #include "jsonw.h"
-#include "xalloc.h"
+#include "strbuf.h"
 #include "gpu.h"
 #include "load.h"
 #include "shape.h"
@@ -140,8 +140,7 @@ static int run_get(struct calib_graphs *cg, int bi, const struct config *cfg)
     return cg->n_r++;
 }
 
-/* A template with the logits parameter (llama, moe; GPT-2 computes every
- * position's logits). */
+/* Does spec name a template with parameter name? */
 static bool has_param(const char *spec, const char *name)
 {
     struct zoo_args a;
@@ -150,6 +149,8 @@ static bool has_param(const char *spec, const char *name)
            zoo_param_find(a.fam, name) >= 0;
 }
 
+/* A template with the logits parameter (llama, moe; GPT-2 computes every
+ * position's logits). */
 static bool has_logits_param(const char *spec)
 {
     return has_param(spec, "logits");
@@ -325,15 +326,13 @@ static double row_prediction(const struct calib_graphs *cg, const struct calib_r
     if (!calib_row_is_generation(r))
         return a->latency_ms;
     const struct calib_run *dec = &cg->r[r->run[1]];
-    double host_ms = (double)r->batch * p->seq_step_us[dec->cfg.rt] * 1e-3;
+    double host_ms = sim_decode_host_ms(p, dec->cfg.rt, r->batch);
     double total_ms = a->latency_ms + (double)r->out_tokens * (dec->latency_ms + host_ms);
     if (r->target == CT_GEN_TPUT)
         return (double)r->batch * (double)r->out_tokens * 1e3 / total_ms;
     /* the GPU idles while the host schedules and samples */
-    struct hw hw;
-    double idle_w = hw_from_config(&dec->cfg, &hw, NULL) == ST_OK ? hw.idle_w : 0;
     double energy_j =
-        a->energy_j + (double)r->out_tokens * (dec->energy_j + idle_w * host_ms * 1e-3);
+        a->energy_j + (double)r->out_tokens * (dec->energy_j + dec->idle_w * host_ms * 1e-3);
     if (r->target == CT_ENERGY_TOKEN)
         return energy_j / ((double)r->batch * (double)r->out_tokens);
     if (r->target == CT_POWER)
@@ -358,6 +357,7 @@ static enum status run_one(const struct calib_graphs *cg, struct calib_run *x,
             return st;
         }
         x->mem_bytes = hw.mem_bytes;
+        x->idle_w = hw.idle_w;
     }
     struct sim_totals t;
     sim_run_prepared(x->prep, p, &t);
@@ -535,27 +535,17 @@ static bool export_row(const struct calib_row *r, struct jsonw *w)
 
 char *calib_export_rows(const struct calib_set *set, size_t *len, int *n_rows)
 {
-    size_t cap = 4096, n = 0;
-    char *out = xmalloc(cap);
+    struct strbuf out = STRBUF_INIT;
     *n_rows = 0;
     for (int i = 0; i < set->n_rows; i++) {
         struct jsonw w;
         jsonw_init(&w, false);
         if (export_row(&set->rows[i], &w)) {
-            size_t l;
-            char *line = jsonw_take(&w, &l);
-            while (n + l + 2 > cap)
-                cap *= 2;
-            out = xrealloc(out, cap);
-            memcpy(out + n, line, l);
-            n += l;
-            out[n++] = '\n';
-            free(line);
+            strbuf_add(&out, w.buf, w.len);
+            strbuf_add(&out, "\n", 1);
             ++*n_rows;
         }
         jsonw_fini(&w);
     }
-    out[n] = 0;
-    *len = n;
-    return out;
+    return strbuf_take(&out, len);
 }

@@ -26,6 +26,7 @@ struct calib_run {
     bool need;           /* wanted by the current evaluation */
     struct sim_prep *prep; /* the teacher's constant-free part, made on first use */
     double mem_bytes;    /* usable memory of the GPU or slice */
+    double idle_w;       /* its idle board power */
     double latency_ms, memory_mib, energy_j, power_w;
     bool fits;           /* predicted memory within the GPU's or slice's usable memory */
 };

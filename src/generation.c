@@ -278,7 +278,7 @@ static enum status run_pass(struct predictor *p, struct gen_model *m, bool prefi
     hw_from_config(&c, &hw, NULL);
     /* A decode step also costs the host per sequence (scheduling, sampling,
      * stop checks) while the GPU idles: sim_params seq_step_us. */
-    double host_ms = prefill ? 0 : (double)batch * sim_params_default()->seq_step_us[c.rt] * 1e-3;
+    double host_ms = prefill ? 0 : sim_decode_host_ms(NULL, c.rt, batch);
     *out = (struct pass){.ms = pr.latency_ms + host_ms,
                          .energy_j = pr.energy_j + hw.idle_w * host_ms * 1e-3,
                          .act_mib = pr.sim.act_peak_mib * share,

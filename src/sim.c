@@ -396,3 +396,9 @@ void sim_result_fini(struct sim_result *r)
     free(r->nodes);
     r->nodes = NULL;
 }
+
+double sim_decode_host_ms(const struct sim_params *params, enum runtime rt, int64_t batch)
+{
+    const struct sim_params *p = params ? params : sim_params_default();
+    return (double)batch * p->seq_step_us[rt] * 1e-3;
+}

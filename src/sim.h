@@ -119,6 +119,11 @@ void sim_run_prepared(const struct sim_prep *sp, const struct sim_params *params
                       struct sim_totals *out);
 void sim_prep_free(struct sim_prep *sp);
 
+/* The host's time for one decode step of a generation over batch
+ * sequences (scheduling, sampling, stop checks, seq_step_us each) while the
+ * GPU idles; params NULL = default. */
+double sim_decode_host_ms(const struct sim_params *params, enum runtime rt, int64_t batch);
+
 /* Frees r->nodes; NULL-safe and idempotent. */
 void sim_result_fini(struct sim_result *r);
 
