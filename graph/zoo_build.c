@@ -331,6 +331,20 @@ int zb_layernorm(struct zoo_build *b, int x, const char *local, int c, double ep
     return y;
 }
 
+int zb_group_norm(struct zoo_build *b, int x, const char *local, int c, double eps)
+{
+    char wn[96];
+    const int64_t dd[1] = {c};
+    snprintf(wn, sizeof wn, "%s.weight", local);
+    int in[3] = {x, zb_weight(b, wn, 1, dd), -1};
+    snprintf(wn, sizeof wn, "%s.bias", local);
+    in[2] = zb_weight(b, wn, 1, dd);
+    int y = zb_node(b, "GroupNormalization", local, in, 3);
+    graph_attr_int(b->g, zb_last(b), "num_groups", 32);
+    graph_attr_float(b->g, zb_last(b), "epsilon", eps);
+    return y;
+}
+
 int zb_reshape(struct zoo_build *b, int x, const int64_t *shape, int n)
 {
     int in[2] = {x, zb_const_ints(b, shape, n, false)};

@@ -42,7 +42,7 @@ struct zoo_family {
 extern const struct zoo_family zoo_fam_resnet, zoo_fam_vgg, zoo_fam_mobilenet_v2,
     zoo_fam_mobilenet_v3, zoo_fam_efficientnet, zoo_fam_densenet, zoo_fam_convnext,
     zoo_fam_vit, zoo_fam_swin, zoo_fam_bert, zoo_fam_gpt, zoo_fam_llama, zoo_fam_mlp,
-    zoo_fam_randnet, zoo_fam_moe, zoo_fam_t5, zoo_fam_bart, zoo_fam_unet, zoo_fam_dit;
+    zoo_fam_randnet, zoo_fam_moe, zoo_fam_t5, zoo_fam_bart, zoo_fam_unet, zoo_fam_dit, zoo_fam_vae;
 
 const struct zoo_family *zoo_family_get(int fam);
 
@@ -116,6 +116,8 @@ int zb_flatten(struct zoo_build *b, int x);
 int zb_gemm(struct zoo_build *b, int x, const char *local, int in, int out, bool bias);
 /* MatMul with weight [in, out] (+ Add bias) on an N-D input. */
 int zb_linear(struct zoo_build *b, int x, const char *local, int in, int out, bool bias);
+/* GroupNormalization with 32 groups and scale and bias [c]. */
+int zb_group_norm(struct zoo_build *b, int x, const char *local, int c, double eps);
 /* LayerNormalization over the last axis with scale and bias [c]. */
 int zb_layernorm(struct zoo_build *b, int x, const char *local, int c, double eps);
 int zb_reshape(struct zoo_build *b, int x, const int64_t *shape, int n);

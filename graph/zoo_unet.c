@@ -78,29 +78,15 @@ static enum status unet_check(const struct zoo_args *a, struct diag *d)
     return ST_OK;
 }
 
-static int group_norm(struct zoo_build *b, int x, const char *local, int c)
-{
-    char wn[96];
-    const int64_t dd[1] = {c};
-    snprintf(wn, sizeof wn, "%s.weight", local);
-    int in[3] = {x, zb_weight(b, wn, 1, dd), -1};
-    snprintf(wn, sizeof wn, "%s.bias", local);
-    in[2] = zb_weight(b, wn, 1, dd);
-    int y = zb_node(b, "GroupNormalization", local, in, 3);
-    graph_attr_int(b->g, zb_last(b), "num_groups", 32);
-    graph_attr_float(b->g, zb_last(b), "epsilon", 1e-5);
-    return y;
-}
-
 /* diffusers ResnetBlock2D with the timestep embedding temb (SiLU'd, [B, 1280]). */
 static int resnet(struct zoo_build *b, int x, int temb, int cin, int cout, int temb_dim)
 {
     static const int64_t hw[2] = {2, 3};
-    int h = zb_act(b, group_norm(b, x, "norm1", cin), "Silu");
+    int h = zb_act(b, zb_group_norm(b, x, "norm1", cin, 1e-5), "Silu");
     h = zb_conv(b, h, "conv1", cin, cout, 3, 1, 1, 1, true);
     int t = zb_unsqueeze(b, zb_linear(b, temb, "time_emb_proj", temb_dim, cout, true), hw, 2);
     h = zb_binary(b, "Add", h, t);
-    h = zb_act(b, group_norm(b, h, "norm2", cout), "Silu");
+    h = zb_act(b, zb_group_norm(b, h, "norm2", cout, 1e-5), "Silu");
     h = zb_conv(b, h, "conv2", cout, cout, 3, 1, 1, 1, true);
     if (cin != cout)
         x = zb_conv(b, x, "conv_shortcut", cin, cout, 1, 1, 0, 1, true);
@@ -113,7 +99,7 @@ static int transformer(struct zoo_build *b, const struct unet *u, int x, int ctx
 {
     int heads = u->heads ? u->heads : c / 64;
     int shape_in = zb_node(b, "Shape", "shape", &x, 1);
-    int h = group_norm(b, x, "norm", c);
+    int h = zb_group_norm(b, x, "norm", c, 1e-5);
     const int64_t flat[3] = {0, c, -1};
     static const int64_t perm[3] = {0, 2, 1};
     if (!u->linear)
@@ -239,7 +225,7 @@ static enum status unet_build(struct zoo_build *b, const struct zoo_args *a, str
         }
     }
     zb_scope(b, "%s", "");
-    x = zb_act(b, group_norm(b, x, "conv_norm_out", c0), "Silu");
+    x = zb_act(b, zb_group_norm(b, x, "conv_norm_out", c0, 1e-5), "Silu");
     zb_output(b, zb_conv(b, x, "conv_out", c0, 4, 3, 1, 1, 1, true));
     return ST_OK;
 }

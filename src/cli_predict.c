@@ -7,6 +7,7 @@
 
 #include "cli.h"
 #include "cli_pred.h"
+#include "diffusion.h"
 #include "report.h"
 
 static void help(void)
@@ -15,7 +16,8 @@ static void help(void)
            "                     [--runtime R] [--set NAME=VALUE]... [--slo-ms X]\n"
            "                     [--headroom PCT] [--weights FILE] [--json] [-o FILE]\n"
            "                     [--input-tokens N --output-tokens M [--set kv=P]\n"
-           "                      [--kv-inputs SUBSTRING]]\n\n"
+           "                      [--kv-inputs SUBSTRING]]\n"
+           "                     [--steps N [--no-guidance] [--vae SPEC]]\n\n"
            "Predicts latency (ms), throughput (samples/s), energy (J per batch, mJ per\n"
            "sample) and peak device memory (MiB) with the GNN, shows the teacher's roofline\n"
            "bound beside it, and suggests the smallest MIG profile of the GPU that holds the\n"
@@ -30,7 +32,13 @@ static void help(void)
            "energy per output token, KV-cache memory, the largest batch that fits and its\n"
            "tokens/s. --set kv=P (or --kv-precision P) stores the cache in fp32, fp16,\n"
            "bf16, int8 or fp8 (default: the model precision); --kv-inputs names the cache\n"
-           "inputs of an export (default: names containing 'past').\n");
+           "inputs of an export (default: names containing 'past').\n\n"
+           "Diffusion denoisers (zoo unet, dit): with --steps N, also the pipeline per\n"
+           "image: N denoiser passes on twice the batch (classifier-free guidance; not\n"
+           "with --no-guidance) plus one VAE decode (derived from the denoiser's latent,\n"
+           "or --vae SPEC, e.g. zoo:vae:preset=sd3-vae:latent=128): time and energy per\n"
+           "image, images/s and memory with both models resident. The text encoder is\n"
+           "not counted.\n");
 }
 
 int cli_pred_parse_pct(const char *arg, double *out)
@@ -68,14 +76,41 @@ struct predictor *cli_pred_predictor(const struct cli_common *co, int *rc)
     return p;
 }
 
-enum { OPT_SLO = CLI_OPT__OWN, OPT_HEADROOM };
+enum { OPT_SLO = CLI_OPT__OWN, OPT_HEADROOM, OPT_STEPS, OPT_NO_GUIDANCE, OPT_VAE };
 
 /* What `dippm predict` was asked for. */
 struct predict_cli {
     struct cli_common co;
     struct cli_gen gen;
     double slo, headroom;
+    int64_t steps;   /* diffusion steps; 0: no pipeline */
+    bool no_guidance;
+    const char *vae;
 };
+
+/* The diffusion options; 1 if c was one, -1 on a bad value, else 0. */
+static int diff_opt(struct predict_cli *a, int c, const char *arg)
+{
+    switch (c) {
+    case OPT_STEPS:
+        if (cli_parse_int(arg, 1, 10000, &a->steps)) {
+            cli_usage_error("predict", "--steps '%s': expected denoising steps from 1 to 10000",
+                            arg);
+            return -1;
+        }
+        return 1;
+    case OPT_NO_GUIDANCE: a->no_guidance = true; return 1;
+    case OPT_VAE:
+        if (!*arg) {
+            cli_usage_error("predict", "--vae: expected a VAE decoder model, e.g. "
+                                       "zoo:vae:latent=128");
+            return -1;
+        }
+        a->vae = arg;
+        return 1;
+    default: return 0;
+    }
+}
 
 /* Options into a; -1 to go on, else the exit code. */
 static int parse_args(struct predict_cli *a, int argc, char **argv)
@@ -83,6 +118,9 @@ static int parse_args(struct predict_cli *a, int argc, char **argv)
     static const struct option opts[] = {CLI_COMMON_LONGOPTS,
                                          {"slo-ms", required_argument, NULL, OPT_SLO},
                                          {"headroom", required_argument, NULL, OPT_HEADROOM},
+                                         {"steps", required_argument, NULL, OPT_STEPS},
+                                         {"no-guidance", no_argument, NULL, OPT_NO_GUIDANCE},
+                                         {"vae", required_argument, NULL, OPT_VAE},
                                          CLI_GEN_LONGOPTS,
                                          {0, 0, 0, 0}};
     int c;
@@ -104,7 +142,9 @@ static int parse_args(struct predict_cli *a, int argc, char **argv)
                                        "from 0 to 1000, e.g. 10", optarg);
             continue;
         }
-        int r = cli_gen_opt(&a->gen, c, optarg);
+        int r = diff_opt(a, c, optarg);
+        if (r == 0)
+            r = cli_gen_opt(&a->gen, c, optarg);
         if (r < 0)
             return 2;
         if (r > 0)
@@ -117,6 +157,11 @@ static int parse_args(struct predict_cli *a, int argc, char **argv)
     }
     if (optind + 1 != argc)
         return cli_usage_error("predict", "expected exactly one MODEL");
+    if (!a->steps && (a->no_guidance || a->vae))
+        return cli_usage_error("predict", "--no-guidance and --vae need --steps N");
+    if (a->steps && (a->gen.in || a->gen.out))
+        return cli_usage_error("predict", "--steps (a diffusion pipeline) and --input-tokens/"
+                                          "--output-tokens (a generation) exclude each other");
     return -1;
 }
 
@@ -165,6 +210,13 @@ static int run(struct predict_cli *a, struct predictor *p, struct graph *g,
         if (st)
             return cli_fail(&d);
     }
+    struct diff_result dr;
+    if (a->steps) {
+        struct diff_request rq = {.steps = a->steps, .guidance = !a->no_guidance,
+                                  .batch = cfg->batch, .vae = a->vae};
+        if (diff_run(p, g, cfg, &rq, &dr, &d))
+            return cli_fail(&d);
+    }
     /* MIG advice first: it re-runs the predictor per profile */
     struct mig_advice adv;
     bool have_mig = false;
@@ -178,7 +230,7 @@ static int run(struct predict_cli *a, struct predictor *p, struct graph *g,
         return cli_fail(&d);
     }
     struct report_ctx ctx = {g, cfg, &pr, have_mig ? &adv : NULL, p, model,
-                             want_gen ? &gr : NULL, a->headroom};
+                             want_gen ? &gr : NULL, a->headroom, a->steps ? &dr : NULL};
     int rc = render(a, &ctx);
     prediction_fini(&pr);
     return rc;

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "diffusion.h"
 #include "generation.h"
 #include "textsafe.h"
 #include "gpu.h"
@@ -110,6 +111,8 @@ void report_prediction_text(FILE *f, const struct report_ctx *rc)
     }
     if (rc->gen)
         gen_report_text(f, rc->gen, rc->headroom);
+    if (rc->diff)
+        diff_report_text(f, rc->diff);
     fprintf(f, "source      %s\n", report_source_line(rc->p));
 }
 
@@ -214,6 +217,8 @@ void report_prediction_json(struct jsonw *w, const struct report_ctx *rc)
     }
     if (rc->gen)
         gen_report_json(w, rc->gen, rc->headroom);
+    if (rc->diff)
+        diff_report_json(w, rc->diff);
     jsonw_key(w, "weights");
     jsonw_str(w, report_source_line(rc->p));
     jsonw_obj_end(w);
@@ -298,7 +303,7 @@ int report_main(const char *model)
         goto out;
     }
     printf("dippm report for %s\n\n", model);
-    struct report_ctx ctx = {g, &cfg, &pr, have_mig ? &adv : NULL, p, model, NULL, 0};
+    struct report_ctx ctx = {g, &cfg, &pr, have_mig ? &adv : NULL, p, model, NULL, 0, NULL};
     report_prediction_text(stdout, &ctx);
     top_layers(stdout, g, &pr, 10);
     if (!p)

@@ -13,6 +13,7 @@
 #include "predict.h"
 
 struct gen_result;
+struct diff_result;
 
 struct report_ctx {
     const struct graph *g;
@@ -23,6 +24,7 @@ struct report_ctx {
     const char *model_spec;       /* what the user typed */
     const struct gen_result *gen; /* generation block (generation.h), or NULL */
     double headroom;              /* memory headroom the generation block used */
+    const struct diff_result *diff; /* diffusion pipeline block (diffusion.h), or NULL */
 };
 
 /* Aligned human-readable block: model, configuration, latency (with the

@@ -191,12 +191,12 @@ static void test_sampler(void **state)
     }
     assert_true(differ > zoo_family_count() * 4);
 
-    /* 1000 samples: all parse, round-trip, build and infer */
+    /* 60 samples per family: all parse, round-trip, build and infer */
     uint64_t s = 7;
     int per_family_distinct[32] = {0};
     char prev[32][1024];
     memset(prev, 0, sizeof prev);
-    for (int k = 0; k < 1000; k++) {
+    for (int k = 0; k < 60 * zoo_family_count(); k++) {
         int f = k % zoo_family_count();
         char spec[1024];
         struct diag d = {0};

@@ -296,6 +296,29 @@ run "70b fp8 on H200" 0 "$DIPPM" predict zoo:llama:preset=llama2-70b --gpu h200 
 run "moe active params" 0 "$DIPPM" predict zoo:moe:layers=2:vocab=1000 --precision fp16 \
     --runtime tensorrt --input-tokens 16 --output-tokens 4 &&
     check "moe params and active" "$T/out" "active per token"
+run "diffusion json" 0 "$DIPPM" predict zoo:dit:preset=pixart-sigma-xl2-512 --gpu h100 \
+    --precision bf16 --runtime tensorrt --steps 20 --batch 2 --json && {
+    for k in steps guidance denoiser_batch step_ms denoise_ms vae vae_ms batch_ms ms_per_image \
+        images_per_s energy_j_per_image memory_mib fits; do
+        grep -q "\"$k\":" "$T/out" || bad "diffusion json lacks $k"
+    done
+    ok "diffusion json fields"
+    check "diffusion guidance doubles the batch" "$T/out" '"denoiser_batch": 4,'
+    check "diffusion derives the VAE" "$T/out" '"vae": "zoo:vae:preset=sd-vae:latent_channels=4:latent=64"'
+}
+run "diffusion text" 0 "$DIPPM" predict zoo:unet --steps 4 --no-guidance --vae zoo:vae:preset=sd3-vae && {
+    check "diffusion no guidance" "$T/out" "denoise   4 x [0-9.]* ms = [0-9.]* ms (denoiser on batch 1)"
+    check "diffusion named VAE" "$T/out" "decode    [0-9.]* ms (zoo:vae:preset=sd3-vae)"
+    check "diffusion per image" "$T/out" "per image [0-9.]* ms, [0-9.]* images/s"
+}
+run "diffusion bad steps" 2 "$DIPPM" predict zoo:unet --steps 0 &&
+    check "diffusion bad steps message" "$T/err" "expected denoising steps from 1 to 10000"
+run "diffusion vae needs steps" 2 "$DIPPM" predict zoo:unet --vae zoo:vae &&
+    check "diffusion vae needs steps message" "$T/err" "need --steps N"
+run "diffusion not with generation" 2 "$DIPPM" predict zoo:unet --steps 4 --input-tokens 8 \
+    --output-tokens 8 && check "diffusion and generation message" "$T/err" "exclude each other"
+run "diffusion unknown VAE" 2 "$DIPPM" predict "$S/resnet50.onnx" --steps 4 &&
+    check "diffusion unknown VAE message" "$T/err" "name it with --vae SPEC"
 run "generation needs both" 2 "$DIPPM" predict zoo:gpt --input-tokens 8 &&
     check "generation needs both message" "$T/err" "needs both --input-tokens N and --output-tokens M"
 run "generation not a decoder" 2 "$DIPPM" predict zoo:bert --input-tokens 8 --output-tokens 8 &&

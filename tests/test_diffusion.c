@@ -1,0 +1,198 @@
+/* test_diffusion.c - the VAE decoder template (graph/zoo_vae.c) and the
+ * diffusion pipeline (src/diffusion.c).
+ *
+ * Parameter counts. The published total of diffusers' AutoencoderKL of
+ * Stable Diffusion (runwayml/stable-diffusion-v1-5 vae, also SD 2.1, SDXL
+ * and PixArt's; sum of p.numel()) is 83,653,863; the SD3 VAE
+ * (stabilityai/stable-diffusion-3-medium-diffusers vae, 16 latent channels,
+ * no quant convs) is 83,819,683. The template builds the decoder only, so
+ * the expected count is the total minus the encoder and quant_conv, worked
+ * out by hand below from the same published architecture (GroupNorm scale
+ * and bias, biased convs, channels 128/256/512/512, two ResNets per encoder
+ * level, a 3x3 stride-2 downsampling conv on the first three levels, a mid
+ * block of ResNet + one-head attention (GroupNorm and four biased 512 x 512
+ * Linears) + ResNet, GroupNorm and a conv to 2 x latent channels).
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "diffusion.h"
+#include "gpu.h"
+#include "load.h"
+#include "shape.h"
+#include "zoo.h"
+
+static double conv(double ci, double co, double k)
+{
+    return ci * co * k * k + co;
+}
+
+static double resnet(double ci, double co)
+{
+    return 2 * ci + conv(ci, co, 3) + 2 * co + conv(co, co, 3) + (ci != co ? conv(ci, co, 1) : 0);
+}
+
+/* Encoder of the AutoencoderKL with lc latent channels (by hand). */
+static double encoder(double lc)
+{
+    static const double ch[4] = {128, 256, 512, 512};
+    double p = conv(3, 128, 3), prev = 128;
+    for (int i = 0; i < 4; i++) {
+        p += resnet(prev, ch[i]) + resnet(ch[i], ch[i]);
+        prev = ch[i];
+        if (i < 3)
+            p += conv(ch[i], ch[i], 3);
+    }
+    p += 2 * resnet(512, 512) + 2 * 512 + 4 * (512.0 * 512 + 512);
+    return p + 2 * 512 + conv(512, 2 * lc, 3);
+}
+
+static struct graph *build(const char *spec)
+{
+    struct diag d = {0};
+    struct graph *g = model_load(spec, &d);
+    if (!g)
+        fail_msg("%s: %s", spec, d.msg);
+    if (graph_infer(g, &d))
+        fail_msg("%s: %s", spec, d.msg);
+    return g;
+}
+
+static void test_vae_params(void **state)
+{
+    (void)state;
+    /* published total - encoder - quant_conv (1x1, 8 -> 8) */
+    double sd = 83653863.0 - encoder(4) - conv(8, 8, 1);
+    double sd3 = 83819683.0 - encoder(16);
+    struct graph *g = build("zoo:vae");
+    if (g->totals.params != sd)
+        fail_msg("zoo:vae: %.0f params, expected %.0f", g->totals.params, sd);
+    assert_int_equal(g->totals.n_unsupported + g->totals.n_unknown, 0);
+    /* 64 x 64 latents decode to a 512 x 512 RGB image */
+    const struct value *out = &g->values[g->outputs[0]];
+    assert_true(out->shape.known);
+    assert_int_equal(out->shape.rank, 4);
+    assert_int_equal(out->shape.d[1], 3);
+    assert_int_equal(out->shape.d[2], 512);
+    assert_int_equal(out->shape.d[3], 512);
+    graph_free(g);
+    g = build("zoo:vae:preset=sd3-vae");
+    if (g->totals.params != sd3)
+        fail_msg("zoo:vae:preset=sd3: %.0f params, expected %.0f", g->totals.params, sd3);
+    graph_free(g);
+}
+
+static struct config h100(void)
+{
+    struct config c;
+    config_default(&c);
+    c.gpu = gpu_find("H100-SXM5-80GB");
+    assert_true(c.gpu >= 0);
+    c.prec = PREC_BF16;
+    c.rt = RT_TENSORRT;
+    return c;
+}
+
+/* One pass of spec at batch b through the predictor (teacher only). */
+static struct prediction one_pass(const char *spec, int64_t b)
+{
+    struct graph *g = build(spec);
+    struct config c = h100();
+    c.batch = b;
+    struct prediction pr;
+    struct diag d = {0};
+    if (predict_run(NULL, g, &c, &pr, &d))
+        fail_msg("%s: %s", spec, d.msg);
+    graph_free(g);
+    return pr;
+}
+
+static void test_pipeline_sums(void **state)
+{
+    (void)state;
+    const char *den = "zoo:dit:preset=pixart-sigma-xl2-512";
+    struct graph *g = build(den);
+    struct config c = h100();
+    struct diff_request rq = {.steps = 7, .guidance = true, .batch = 3};
+    struct diff_result r;
+    struct diag d = {0};
+    if (diff_run(NULL, g, &c, &rq, &r, &d))
+        fail_msg("%s", d.msg);
+    assert_string_equal(r.vae_spec, "zoo:vae:preset=sd-vae:latent_channels=4:latent=64");
+    assert_int_equal(r.denoiser_batch, 6);
+    struct prediction step = one_pass(den, 6), vae = one_pass(r.vae_spec, 3);
+    double batch_ms = 7 * step.latency_ms + vae.latency_ms;
+    assert_true(fabs(r.step_ms - step.latency_ms) < 1e-9 * step.latency_ms);
+    assert_true(fabs(r.batch_ms - batch_ms) < 1e-9 * batch_ms);
+    assert_true(fabs(r.ms_per_image - batch_ms / 3) < 1e-9 * batch_ms);
+    assert_true(fabs(r.images_per_s - 3e3 / batch_ms) < 1e-9 * r.images_per_s);
+    double ej = 7 * step.energy_j + vae.energy_j;
+    assert_true(fabs(r.energy_j_per_image - ej / 3) < 1e-9 * ej);
+    /* both models resident: at least either pass plus the other's weights */
+    assert_true(r.memory_mib >= step.memory_mib + vae.sim.weights_mib - 1e-6);
+    assert_true(r.memory_mib >= vae.memory_mib + step.sim.weights_mib - 1e-6);
+    assert_true(r.fits);
+    prediction_fini(&step);
+    prediction_fini(&vae);
+    /* without guidance the denoiser runs on the batch itself: faster */
+    struct diff_result nog;
+    rq.guidance = false;
+    if (diff_run(NULL, g, &c, &rq, &nog, &d))
+        fail_msg("%s", d.msg);
+    assert_int_equal(nog.denoiser_batch, 3);
+    assert_true(nog.step_ms < r.step_ms);
+    graph_free(g);
+}
+
+static void test_vae_derivation(void **state)
+{
+    (void)state;
+    char buf[192];
+    struct diag d = {0};
+    assert_int_equal(diff_vae_spec("zoo:unet:preset=sdxl", buf, sizeof buf, &d), ST_OK);
+    assert_string_equal(buf, "zoo:vae:preset=sd-vae:latent_channels=4:latent=128");
+    assert_int_equal(diff_vae_spec("zoo:dit:in_channels=16:latent=96", buf, sizeof buf, &d),
+                     ST_OK);
+    assert_string_equal(buf, "zoo:vae:preset=sd3-vae:latent=96");
+    /* anything else needs the VAE named, and the message says how */
+    assert_int_equal(diff_vae_spec("zoo:resnet", buf, sizeof buf, &d), ST_EUSAGE);
+    assert_non_null(strstr(d.msg, "--vae"));
+    assert_int_equal(diff_vae_spec("samples/resnet50.onnx", buf, sizeof buf, &d), ST_EUSAGE);
+    /* a UNet bound to another image size decodes at that size */
+    struct graph *g = build("zoo:unet");
+    g->syms[graph_sym_find(g, "height")].val = 96;
+    g->syms[graph_sym_find(g, "width")].val = 80;
+    struct config c = h100();
+    struct diff_request rq = {.steps = 1, .guidance = true, .batch = 1};
+    struct diff_result r;
+    if (diff_run(NULL, g, &c, &rq, &r, &d))
+        fail_msg("%s", d.msg);
+    struct graph *v = build("zoo:vae");
+    v->syms[graph_sym_find(v, "height")].val = 96;
+    v->syms[graph_sym_find(v, "width")].val = 80;
+    struct prediction pr;
+    c.batch = 1;
+    if (predict_run(NULL, v, &c, &pr, &d))
+        fail_msg("%s", d.msg);
+    assert_true(fabs(r.vae_ms - pr.latency_ms) < 1e-9 * pr.latency_ms);
+    prediction_fini(&pr);
+    graph_free(v);
+    graph_free(g);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_vae_params),
+        cmocka_unit_test(test_pipeline_sums),
+        cmocka_unit_test(test_vae_derivation),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
