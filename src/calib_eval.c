@@ -16,6 +16,7 @@
 
 #include "calib_impl.h"
 #include "dataset.h"
+#include "diffusion.h"
 #include "jsonw.h"
 #include "strbuf.h"
 #include "gpu.h"
@@ -167,6 +168,16 @@ static enum status row_runs(struct calib_graphs *cg, struct calib_row *r, struct
         /* one denoising step: the denoiser over the conditional and the
          * unconditional half of the batch */
         bis[n++] = binding_get(cg, r->spec, 2 * r->batch, r->seq, false, false);
+        /* then one VAE decode of the batch */
+        char vae[192];
+        struct diag vd = {0};
+        if (diff_vae_spec(r->spec, vae, sizeof vae, &vd)) {
+            r->use = CU_SKIP;
+            snprintf(r->reason, sizeof r->reason, "%.200s", vd.msg);
+            r->n_run = 0;
+            return ST_OK;
+        }
+        bis[n++] = binding_get(cg, vae, r->batch, 0, false, false);
     } else if (calib_row_is_generation(r)) {
         bis[n++] = binding_get(cg, r->spec, r->batch, r->in_tokens, false, last);
         bis[n++] = binding_get(cg, r->spec, r->batch, r->in_tokens + r->out_tokens / 2, true,
@@ -278,11 +289,13 @@ static bool row_selected(const struct calib_graphs *cg, const struct calib_row *
     return true;
 }
 
-/* A diffusion pipeline's figures from one denoising step: steps x the step
- * (the text encoder and the VAE decoder are not modelled). */
-static double pipeline_prediction(const struct calib_run *a, const struct calib_row *r)
+/* A diffusion pipeline's figures: steps x the denoising step + one VAE
+ * decode (the text encoder is not modelled), as diffusion.c predicts them. */
+static double pipeline_prediction(const struct calib_run *a, const struct calib_run *vae,
+                                  const struct calib_row *r)
 {
-    double ms = (double)r->steps * a->latency_ms, ej = (double)r->steps * a->energy_j;
+    double ms = (double)r->steps * a->latency_ms + vae->latency_ms;
+    double ej = (double)r->steps * a->energy_j + vae->energy_j;
     switch (r->target) {
     case CT_LATENCY: return ms;
     case CT_THROUGHPUT: return (double)r->batch * 1e3 / ms;
@@ -297,7 +310,7 @@ static double row_prediction(const struct calib_graphs *cg, const struct calib_r
 {
     const struct calib_run *a = &cg->r[r->run[0]];
     if (r->steps > 0)
-        return pipeline_prediction(a, r);
+        return pipeline_prediction(a, &cg->r[r->run[1]], r);
     switch (r->target) {
     case CT_MEMORY:
         return a->memory_mib;

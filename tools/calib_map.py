@@ -444,10 +444,10 @@ def map_mlenergy(r):
 
 # ML.ENERGY v3 diffusion rows (xDiT/diffusers on one H100): a pipeline is
 # `steps` denoiser passes over 2 x batch latents (classifier-free guidance),
-# then the VAE decoder; the text encoder runs once. Only the denoiser is
-# modelled (at 1024 px the VAE decode, ~5 TFLOP an image, and the T5-XXL
-# text encoder, ~3 TFLOP, add about 3% to the denoiser's ~280 TFLOP), so
-# every figure is evaluated, never fitted.
+# then the VAE decoder (zoo:vae, derived from the denoiser's latent); the
+# text encoder runs once and is not modelled (T5-XXL over 300 tokens, ~3
+# TFLOP, about 1% of the denoiser's ~280 TFLOP). Every figure is evaluated,
+# never fitted.
 DIFFUSION_MODELS = [("PixArt-Sigma-XL-2-1024", "zoo:dit:preset=pixart-sigma-xl2-1024")]
 
 
@@ -462,8 +462,7 @@ def map_diffusion(r):
     r.spec = next((sp for name, sp in DIFFUSION_MODELS if has(o["model"], name)), None)
     if r.spec is None:
         r.spec = "-"
-        r.why = ("no template for this denoiser (linear-attention, video or Hunyuan DiT); the "
-                 "pipeline's VAE and text encoders are not modelled")
+        r.why = "no template for this denoiser (linear-attention, video or Hunyuan DiT)"
         return
     m = re.search(r"(\d+) denoising steps", inp)
     if not m or not o.get("batch") or not has(inp, "text-to-image 1024x1024"):
