@@ -284,7 +284,7 @@ static bool row_selected(const struct calib_graphs *cg, const struct calib_row *
     if ((sel & SEL_MEMORY) && !(sel & SEL_TIME) && !mem)
         return false;
     int rt = (sel >> SEL_RT_SHIFT) & 3;
-    if (rt && (int)r->cfg.rt != rt - 1)
+    if (rt && (int)runtime_base(r->cfg.rt) != rt - 1)
         return false;
     return true;
 }

@@ -161,7 +161,8 @@ int cli_config(const struct cli_common *co, const struct graph *g, struct config
         return 2;
     }
     if (co->runtime && !runtime_parse(co->runtime, &cfg->rt)) {
-        fprintf(stderr, "dippm: --runtime '%s': expected pytorch or tensorrt\n", co->runtime);
+        fprintf(stderr, "dippm: --runtime '%s': expected pytorch, tensorrt or pytorch-sdpa\n",
+                co->runtime);
         return 2;
     }
     struct diag sd = {0};

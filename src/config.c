@@ -71,6 +71,10 @@ bool runtime_parse(const char *s, enum runtime *out)
         *out = RT_PYTORCH;
         return true;
     }
+    if (!strcasecmp(s, "sdpa") || !strcasecmp(s, "pytorch2")) {
+        *out = RT_PYTORCH_SDPA;
+        return true;
+    }
     if (!strcasecmp(s, "trt")) {
         *out = RT_TENSORRT;
         return true;

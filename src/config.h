@@ -26,10 +26,16 @@ enum precision {
     PREC__COUNT
 };
 
-/* "pytorch": eager, one kernel per op; "tensorrt": fused engine. */
+/* "pytorch": eager, one kernel per op, attention as the graph writes it
+ * (MatMul, Softmax, MatMul: PyTorch 1.x and models that spell it out);
+ * "tensorrt": fused engine; "pytorch-sdpa": eager with fused
+ * scaled-dot-product attention (torch.nn.functional.
+ * scaled_dot_product_attention, the default attention of PyTorch 2 models in
+ * transformers and diffusers). */
 #define RUNTIME_LIST(X)                 \
     X(RT_PYTORCH, "pytorch")            \
-    X(RT_TENSORRT, "tensorrt")
+    X(RT_TENSORRT, "tensorrt")          \
+    X(RT_PYTORCH_SDPA, "pytorch-sdpa")
 
 enum runtime {
 #define X(id, name) id,
@@ -37,6 +43,20 @@ enum runtime {
 #undef X
     RT__COUNT
 };
+
+/* Eager PyTorch (with or without fused attention): one dispatch per op. */
+static inline bool runtime_eager(enum runtime r)
+{
+    return r == RT_PYTORCH || r == RT_PYTORCH_SDPA;
+}
+
+/* The runtime whose fitted constants r uses: pytorch-sdpa is the same
+ * framework as pytorch (dispatch, efficiencies, context), only its
+ * attention runs as one kernel. */
+static inline enum runtime runtime_base(enum runtime r)
+{
+    return r == RT_PYTORCH_SDPA ? RT_PYTORCH : r;
+}
 
 struct config {
     int gpu;  /* index into the GPU table (gpu.h) */

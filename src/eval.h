@@ -63,7 +63,8 @@ enum status eval_lofo_run(const struct dataset *ds, const struct train_set *ts,
     X(EVAL_ORDER_GPU, "gpu", "a newer GPU with at least the SMs, bandwidth and peak is not slower") \
     X(EVAL_ORDER_PRECISION, "precision",                                                 \
       "a lower precision is not slower (fp32>tf32>fp16/bf16>int8/fp8)")                 \
-    X(EVAL_ORDER_RUNTIME, "runtime", "TensorRT is not slower than eager PyTorch")
+    X(EVAL_ORDER_RUNTIME, "runtime",                                                     \
+      "eager is not faster than eager with fused attention, nor that than TensorRT")
 
 enum eval_order_kind {
 #define X(id, name, desc) id,

@@ -184,11 +184,11 @@ enum status config_supported(const struct config *cfg, struct diag *d)
     const struct gpu_spec *g = gpu_get(cfg->gpu);
     if (!g || (unsigned)cfg->prec >= PREC__COUNT || (unsigned)cfg->rt >= RT__COUNT)
         return ST_OK; /* range errors are hw_from_config's */
-    if (cfg->rt == RT_PYTORCH && (cfg->prec == PREC_INT8 || cfg->prec == PREC_FP8))
+    if (runtime_eager(cfg->rt) && (cfg->prec == PREC_INT8 || cfg->prec == PREC_FP8))
         return diag_set(d, ST_EUSAGE,
-                        "precision %s with runtime pytorch: eager PyTorch has no %s GPU path "
+                        "precision %s with runtime %s: eager PyTorch has no %s GPU path "
                         "for these models (it needs a quantising engine); use --runtime tensorrt",
-                        precision_name(cfg->prec), precision_name(cfg->prec));
+                        precision_name(cfg->prec), runtime_name(cfg->rt), precision_name(cfg->prec));
     if (g->tflops[cfg->prec] <= 0)
         return diag_set(d, ST_EUSAGE,
                         "precision %s on %s: its tensor cores have no %s path (fp8 needs Hopper: "

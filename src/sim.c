@@ -150,7 +150,7 @@ static int build_steps(const struct graph *g, const struct config *cfg,
         memset(st, 0, sizeof *st);
         st->node = i;
         if (kind == NK_VIEW && !sn->kernel) {
-            if (cfg->rt != RT_PYTORCH)
+            if (!runtime_eager(cfg->rt))
                 continue;
             st->view = true;
             n_steps++;
@@ -187,7 +187,8 @@ static void pass_time(const struct sim_prep *sp, const struct sim_params *p,
     const struct config *cfg = &sp->cfg;
     const struct hw *hw = &sp->hw;
     double host = 0, gpu = 0, busy = 0, dyn_energy = 0;
-    double dispatch = p->dispatch_us[cfg->rt] * 1e-6, koh = p->kernel_us[cfg->rt] * 1e-6;
+    enum runtime prt = runtime_base(cfg->rt);
+    double dispatch = p->dispatch_us[prt] * 1e-6, koh = p->kernel_us[prt] * 1e-6;
     double dyn_w = hw->tdp_w - hw->idle_w;
     for (int k = 0; k < sp->n_steps; k++) {
         const struct sim_step *st = &sp->steps[k];
@@ -231,7 +232,7 @@ static void pass_time(const struct sim_prep *sp, const struct sim_params *p,
         sn->energy_j = ej + hw->idle_w * sn->time_s;
     }
     double end = gpu > host ? gpu : host;
-    double lat = end + p->call_us[cfg->rt] * 1e-6;
+    double lat = end + p->call_us[prt] * 1e-6;
     r->latency_ms = lat * 1e3;
     r->gpu_busy_ms = busy * 1e3;
     r->host_ms = host * 1e3;
@@ -280,7 +281,7 @@ static void memory_inputs(const struct graph *g, const struct config *cfg, struc
 static void pass_memory(const struct sim_prep *sp, const struct sim_params *p,
                         struct sim_result *r)
 {
-    enum runtime rt = sp->cfg.rt;
+    enum runtime rt = runtime_base(sp->cfg.rt);
     double transient = sp->peak > sp->persist ? sp->peak - sp->persist : 0;
     const double mib = 1048576.0;
     r->context_mib = p->context_mib[rt];
@@ -400,5 +401,5 @@ void sim_result_fini(struct sim_result *r)
 double sim_decode_host_ms(const struct sim_params *params, enum runtime rt, int64_t batch)
 {
     const struct sim_params *p = params ? params : sim_params_default();
-    return (double)batch * p->seq_step_us[rt] * 1e-3;
+    return (double)batch * p->seq_step_us[runtime_base(rt)] * 1e-3;
 }

@@ -34,7 +34,7 @@ enum node_kind sim_node_kind(const struct graph *g, const struct node *n, enum r
     if (rt == RT_TENSORRT && (n->op == OP_Transpose || n->op == OP_Concat || n->op == OP_Slice))
         return NK_VIEW;
     /* Eager PyTorch transposes are permute() views; GEMMs read them strided. */
-    if (rt == RT_PYTORCH && n->op == OP_Transpose)
+    if (runtime_eager(rt) && n->op == OP_Transpose)
         return NK_VIEW;
     return NK_KERNEL;
 }
@@ -298,6 +298,38 @@ static bool mha_fusable(const struct graph *g, const struct node *n, const struc
     return act_matmul(g, n) && g->nodes[v->producer].op == OP_Softmax;
 }
 
+/* Does value vi reach a Softmax through at most three single-consumer
+ * Mul/Div/Add nodes (the attention scale and mask)? */
+static bool feeds_softmax(const struct graph *g, int vi)
+{
+    for (int hop = 0; hop < 4 && vi >= 0; hop++) {
+        const struct value *v = &g->values[vi];
+        if (v->n_consumers != 1)
+            return false;
+        const struct node *m = &g->nodes[v->consumers[0]];
+        if (m->op == OP_Softmax)
+            return true;
+        if ((m->op != OP_Mul && m->op != OP_Div && m->op != OP_Add) || m->n_out < 1)
+            return false;
+        vi = m->out[0];
+    }
+    return false;
+}
+
+/* pytorch-sdpa: torch.nn.functional.scaled_dot_product_attention runs the
+ * score MatMul, its scale and mask, the Softmax and the context MatMul as
+ * one kernel (flash or memory-efficient attention); the rest of the model
+ * stays eager. */
+static bool sdpa_fusable(const struct graph *g, const struct node *n, const struct value *v,
+                         const struct node *root)
+{
+    if (!act_matmul(g, root))
+        return false;
+    if (n->op == OP_Mul || n->op == OP_Div || n->op == OP_Add)
+        return n->n_out > 0 && feeds_softmax(g, n->out[0]);
+    return mha_fusable(g, n, v, root);
+}
+
 /* Fused runtime: x -> n -> m <- x (Swish/SiLU x * sigmoid(x), HardSwish):
  * every other consumer of v also consumes n's output, so the whole diamond
  * stays in the producer's epilogue. */
@@ -370,7 +402,9 @@ void sim_pass_fuse(const struct graph *g, const struct config *cfg, struct sim_r
         sn->kernel = true;
         sn->kflops = sn->flops;
         sn->kbytes = sn->bytes;
-        if (cfg->rt != RT_TENSORRT && n->op != OP_Add && n->op != OP_Mul)
+        bool sdpa = cfg->rt == RT_PYTORCH_SDPA;
+        if (cfg->rt != RT_TENSORRT && n->op != OP_Add && n->op != OP_Mul &&
+            !(sdpa && (n->op == OP_Div || n->op == OP_Softmax || n->op == OP_MatMul)))
             continue;
         if (cfg->rt == RT_TENSORRT) {
             int sib = sibling_gemm(g, r, n, i);
@@ -407,7 +441,8 @@ void sim_pass_fuse(const struct graph *g, const struct config *cfg, struct sim_r
             const struct node *rn = &g->nodes[root];
             bool ok = cfg->rt == RT_TENSORRT
                           ? fusable(n, c, op_class_of(rn->op)) || mha_fusable(g, n, v, rn)
-                          : eager_bias_add(g, n, rn) || eager_silu(n, rn);
+                          : eager_bias_add(g, n, rn) || eager_silu(n, rn) ||
+                                (sdpa && sdpa_fusable(g, n, v, rn));
             if (!ok)
                 continue;
             double vb = sim_value_bytes(v, pb);

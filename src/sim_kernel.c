@@ -91,7 +91,7 @@ void sim_kernel_time(const struct hw *hw, const struct config *cfg, const struct
 
     if (in->gemm && in->depthwise) {
         eff = f->dw_eff;
-        bw_eff *= p->dw_bw_eff[cfg->rt];
+        bw_eff *= p->dw_bw_eff[runtime_base(cfg->rt)];
     } else if (in->gemm) {
         /* "fp32" is each runtime's default, not strict FP32. Eager PyTorch
          * lets cuDNN convolutions use TF32 tensor cores
@@ -107,14 +107,14 @@ void sim_kernel_time(const struct hw *hw, const struct config *cfg, const struct
             enum precision ep = tf32_conv ? PREC_TF32 : cfg->prec;
             out->tc = true;
             peak = tf32_conv ? hw->peak_tf32_flops : hw->peak_flops;
-            eff = p->tc_eff[cfg->rt] * size;
+            eff = p->tc_eff[runtime_base(cfg->rt)] * size;
             int al = f->align_elems[ep];
             if (!aligned(in->k, al) || !aligned(in->n, al))
                 eff *= f->misalign_eff;
             if (in->grouped)
                 eff *= f->grouped_eff;
             if (in->cls == OPC_CONV)
-                eff *= p->conv_eff[cfg->rt];
+                eff *= p->conv_eff[runtime_base(cfg->rt)];
             /* A few rows: a CUDA-core matrix-vector kernel (half2 math for
              * 16-bit types) beats tensor cores padded to 16 rows. */
             double simt = in->m <= f->skinny_m && !in->grouped
@@ -132,7 +132,7 @@ void sim_kernel_time(const struct hw *hw, const struct config *cfg, const struct
             if (in->grouped)
                 eff *= f->grouped_eff;
             if (in->cls == OPC_CONV)
-                eff *= p->conv_eff[cfg->rt];
+                eff *= p->conv_eff[runtime_base(cfg->rt)];
         }
         out->eff = eff;
     }

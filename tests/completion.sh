@@ -70,7 +70,7 @@ same "--gpu=ALIAS:PREFIX" "$(comp "$dippm sweep --gpu=a100:3")" "3g.20gb"
 same "--precision values" "$(comp "$dippm predict --precision ")" \
     "$("$dippm" predict --precision x zoo:mlp 2>&1 | sed -n 's/.*expected //p' | sed 's/,* or /\n/; s/, /\n/g')"
 same "--runtime values" "$(comp "$dippm predict --runtime ")" \
-    "$("$dippm" predict --runtime x zoo:mlp 2>&1 | sed -n 's/.*expected //p' | sed 's/ or /\n/')"
+    "$("$dippm" predict --runtime x zoo:mlp 2>&1 | sed -n 's/.*expected //p' | sed 's/,* or /\n/; s/, /\n/g')"
 
 # zoo: families, parameters and enum values from the JSON listings, as lines
 # "FAMILY", "FAMILY PARAM=" and "FAMILY PARAM= VALUE"

@@ -91,7 +91,7 @@ static enum status do_runtime(struct app *a, int argc, char **argv, bool bang,
 {
     struct config c = a->cfg;
     if (!runtime_parse(argv[1], &c.rt))
-        return diag_set(d, ST_ERANGE, "runtime %s: expected pytorch or tensorrt", argv[1]);
+        return diag_set(d, ST_ERANGE, "runtime %s: expected pytorch, pytorch-sdpa or tensorrt", argv[1]);
     return app_set_config(a, &c, d);
 }
 
@@ -327,8 +327,8 @@ static const struct cmd cmds[] = {
     {{"mig", "mig PROFILE|full", "Run on a MIG slice of the current GPU, or the whole GPU"}, 1, 1,
      do_mig},
     {{"precision", "precision P", "fp32, tf32, fp16, bf16, int8 or fp8"}, 1, 1, do_precision},
-    {{"runtime", "runtime R", "pytorch (eager, a kernel per op) or tensorrt (fused engine)"}, 1,
-     1, do_runtime},
+    {{"runtime", "runtime R", "pytorch (eager, a kernel per op), pytorch-sdpa (eager, fused "
+                              "attention) or tensorrt (fused engine)"}, 1, 1, do_runtime},
     {{"slo", "slo MS", "Latency target the MIG suggestion must meet (0 = none)"}, 1, 1, do_slo},
     {{"export", "export[!] csv|json FILE", "Write the (filtered) layer table and the figures "
                                            "atomically; export! overwrites"}, 2, 2, do_export},

@@ -155,7 +155,7 @@ static enum status parse_line(struct app_whatif *w, const char *key, char *val,
                                           "(:precision Tab lists them)", where, val);
     } else if (!strcmp(key, "runtime")) {
         if (!runtime_parse(val, &w->cfg.rt))
-            return diag_set(d, ST_EPARSE, "%s: runtime '%s': expected pytorch or tensorrt", where,
+            return diag_set(d, ST_EPARSE, "%s: runtime '%s': expected pytorch, pytorch-sdpa or tensorrt", where,
                             val);
     } else if (!strcmp(key, "batch")) {
         errno = 0;

@@ -1,0 +1,133 @@
+/* test_sim_sdpa.c - the pytorch-sdpa runtime: eager PyTorch whose attention
+ * (score MatMul, scale, mask, Softmax, context MatMul) is one kernel, with
+ * everything else as eager pytorch runs it. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "gpu.h"
+#include "load.h"
+#include "shape.h"
+#include "sim.h"
+
+static struct graph *build(const char *spec, int64_t batch, const char *sym, int64_t val)
+{
+    struct diag d = {0};
+    struct graph *g = model_load(spec, &d);
+    if (!g)
+        fail_msg("%s: %s", spec, d.msg);
+    g->syms[graph_batch_sym(g)].val = batch;
+    if (sym)
+        g->syms[graph_sym_find(g, sym)].val = val;
+    if (graph_infer(g, &d))
+        fail_msg("%s: %s", spec, d.msg);
+    return g;
+}
+
+static struct sim_result run(const struct graph *g, enum runtime rt, int64_t batch)
+{
+    struct config c;
+    config_default(&c);
+    c.gpu = gpu_find("A100-SXM4-80GB");
+    c.prec = PREC_FP16;
+    c.rt = rt;
+    c.batch = batch;
+    struct sim_result r;
+    struct diag d = {0};
+    if (sim_run(g, &c, &r, &d))
+        fail_msg("%s: %s", runtime_name(rt), d.msg);
+    return r;
+}
+
+static int node_index(const struct graph *g, const char *name)
+{
+    for (int i = 0; i < g->n_nodes; i++)
+        if (!strcmp(g->nodes[i].name, name))
+            return i;
+    fail_msg("no node %s", name);
+    return -1;
+}
+
+static void test_attention_is_one_kernel(void **state)
+{
+    (void)state;
+    struct graph *g = build("zoo:bert:preset=bert-base", 8, "seq", 512);
+    struct sim_result e = run(g, RT_PYTORCH, 8), s = run(g, RT_PYTORCH_SDPA, 8),
+                      t = run(g, RT_TENSORRT, 8);
+    /* per layer the scale Div, the mask Add, the Softmax and the context
+     * MatMul fold into the score MatMul: 4 x 12 kernels fewer */
+    assert_int_equal(e.n_kernels - s.n_kernels, 4 * 12);
+    static const char *const folded[] = {"div", "add", "softmax", "matMul_1"};
+    for (int l = 0; l < 12; l++) {
+        char name[96];
+        snprintf(name, sizeof name, "encoder.layer.%d.matMul", l);
+        int root = node_index(g, name);
+        assert_true(s.nodes[root].kernel);
+        for (int k = 0; k < 4; k++) {
+            snprintf(name, sizeof name, "encoder.layer.%d.%s", l, folded[k]);
+            int i = node_index(g, name);
+            assert_false(e.nodes[i].fused);
+            assert_int_equal(s.nodes[i].fused_into, root);
+        }
+    }
+    /* the scores never reach DRAM: faster than eager, slower than an engine
+     * that also fuses the rest */
+    assert_true(s.latency_ms < e.latency_ms);
+    assert_true(t.latency_ms < s.latency_ms);
+    /* the same memory figure (the liveness peak is the graph's) */
+    assert_true(s.memory_mib == e.memory_mib);
+    sim_result_fini(&e);
+    sim_result_fini(&s);
+    sim_result_fini(&t);
+    graph_free(g);
+}
+
+static void test_same_as_eager_without_attention(void **state)
+{
+    (void)state;
+    /* a CNN has no attention: every figure equals eager pytorch's */
+    struct graph *g = build("zoo:resnet", 16, NULL, 0);
+    struct sim_result e = run(g, RT_PYTORCH, 16), s = run(g, RT_PYTORCH_SDPA, 16);
+    assert_int_equal(e.n_kernels, s.n_kernels);
+    assert_true(e.latency_ms == s.latency_ms);
+    assert_true(e.energy_j == s.energy_j);
+    assert_true(e.memory_mib == s.memory_mib);
+    sim_result_fini(&e);
+    sim_result_fini(&s);
+    graph_free(g);
+}
+
+static void test_names_and_precisions(void **state)
+{
+    (void)state;
+    enum runtime r;
+    assert_true(runtime_parse("pytorch-sdpa", &r) && r == RT_PYTORCH_SDPA);
+    assert_true(runtime_parse("sdpa", &r) && r == RT_PYTORCH_SDPA);
+    assert_true(runtime_parse("PyTorch2", &r) && r == RT_PYTORCH_SDPA);
+    assert_string_equal(runtime_name(RT_PYTORCH_SDPA), "pytorch-sdpa");
+    assert_true(runtime_eager(RT_PYTORCH_SDPA) && !runtime_eager(RT_TENSORRT));
+    assert_int_equal(runtime_base(RT_PYTORCH_SDPA), RT_PYTORCH);
+    /* eager: no int8 path, and the message names the runtime */
+    struct config c;
+    config_default(&c);
+    c.rt = RT_PYTORCH_SDPA;
+    c.prec = PREC_INT8;
+    struct diag d = {0};
+    assert_int_equal(config_supported(&c, &d), ST_EUSAGE);
+    assert_non_null(strstr(d.msg, "runtime pytorch-sdpa"));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_attention_is_one_kernel),
+        cmocka_unit_test(test_same_as_eager_without_attention),
+        cmocka_unit_test(test_names_and_precisions),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
