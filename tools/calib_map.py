@@ -448,26 +448,35 @@ def map_mlenergy(r):
 # text encoder runs once and is not modelled (T5-XXL over 300 tokens, ~3
 # TFLOP, about 1% of the denoiser's ~280 TFLOP). Every figure is evaluated,
 # never fitted.
-DIFFUSION_MODELS = [("PixArt-Sigma-XL-2-1024", "zoo:dit:preset=pixart-sigma-xl2-1024")]
+# The denoisers with a template (the image size sets the latent, image / 8).
+DIFFUSION_MODELS = [("PixArt-Sigma-XL-2-1024", "zoo:dit:preset=pixart-sigma-xl2-1024"),
+                    ("PixArt-Sigma-XL-2-512", "zoo:dit:preset=pixart-sigma-xl2-512"),
+                    ("PixArt-XL-2-1024", "zoo:dit:preset=pixart-alpha-xl2-1024"),
+                    ("stable-diffusion-xl-base-1.0", "zoo:unet:preset=sdxl"),
+                    ("stable-diffusion-2-1", "zoo:unet:preset=sd21"),
+                    ("stable-diffusion-v1-5", "zoo:unet:preset=sd15")]
 
 
 def map_diffusion(r):
     o = r.o
     inp = o.get("input") or ""
-    # diffusers runs eager PyTorch with fused (SDPA) attention: dippm's
-    # pytorch runtime keeps attention unfused (PyTorch <= 1.13 exports), its
-    # tensorrt runtime fuses attention and elementwise chains; the rows are
-    # evaluated under tensorrt, which misses eager's elementwise kernels
-    r.rt, r.prec = "tensorrt", "bf16"
+    # diffusers runs eager PyTorch 2 with fused (SDPA) attention: dippm's
+    # pytorch-sdpa runtime
+    r.rt, r.prec = "pytorch-sdpa", "bf16"
     r.spec = next((sp for name, sp in DIFFUSION_MODELS if has(o["model"], name)), None)
     if r.spec is None:
         r.spec = "-"
         r.why = "no template for this denoiser (linear-attention, video or Hunyuan DiT)"
         return
     m = re.search(r"(\d+) denoising steps", inp)
-    if not m or not o.get("batch") or not has(inp, "text-to-image 1024x1024"):
+    size = re.search(r"text-to-image (\d+)x(\d+)", inp)
+    if not m or not o.get("batch") or not size:
         r.why = "steps, batch or image size not stated"
         return
+    if size.group(1) != size.group(2) or int(size.group(1)) % 64:
+        r.why = "a non-square image or a side not a multiple of 64 (the templates' latents are square)"
+        return
+    r.spec += ":latent=%d" % (int(size.group(1)) // 8)
     r.steps, r.batch = int(m.group(1)), int(o["batch"])
     for field in ("latency_ms", "throughput_per_s", "energy_j", "power_w"):
         r.targets[field] = (field, "eval", None)
