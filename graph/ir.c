@@ -132,8 +132,9 @@ int graph_value_find(const struct graph *g, const char *name)
 
 int graph_value_get(struct graph *g, const char *name)
 {
-    int vi = graph_value_find(g, name);
-    if (vi >= 0)
+    unsigned h = strmap_hash(name);
+    int vi;
+    if (strmap_get_h(g->names, name, h, &vi))
         return vi;
     if (g->n_values == g->cap_values) {
         g->cap_values = g->cap_values ? g->cap_values * 2 : 64;
@@ -145,7 +146,7 @@ int graph_value_get(struct graph *g, const char *name)
     v->name = arena_strdup(g->arena, name);
     v->rank = -1;
     v->producer = -1;
-    strmap_put(g->names, v->name, vi);
+    strmap_put_h(g->names, v->name, h, vi);
     g->finalized = false;
     return vi;
 }

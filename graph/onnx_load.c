@@ -311,8 +311,8 @@ static const char *unique_node_name(struct lctx *c, const char *name, const char
 {
     const char *base = name && name[0] ? name : NULL;
     char *s = base ? arena_strdup(c->g->arena, base) : arena_printf(c->g->arena, "%s_%d", op, idx);
-    int dummy, k = 2;
-    if (strmap_get(c->node_names, s, &dummy)) {
+    int k = 2;
+    if (!strmap_add(c->node_names, s, idx, NULL)) {
         /* resume where the last duplicate of this base stopped: linear in
          * the number of nodes, however many share a name */
         const char *key = base ? base : op;
@@ -320,10 +320,9 @@ static const char *unique_node_name(struct lctx *c, const char *name, const char
             key = arena_strdup(c->g->arena, key);
         do
             s = arena_printf(c->g->arena, "%s#%d", base ? base : op, k++);
-        while (strmap_get(c->node_names, s, &dummy));
+        while (!strmap_add(c->node_names, s, idx, NULL));
         strmap_put(c->name_next, key, k);
     }
-    strmap_put(c->node_names, s, idx);
     return s;
 }
 

@@ -1,13 +1,15 @@
 /* ops.c - catalogue tables generated from ops.def. */
 #include "ops.h"
 
+#include <pthread.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "ops_impl.h"
 
 struct op_info {
     const char *name;
-    unsigned char len; /* strlen(name): a cheap first filter in op_lookup */
+    unsigned char len; /* strlen(name): compared before the bytes in op_lookup */
     int min_in, max_in;
     enum op_class cls;
     unsigned flags; /* enum op_flag bits */
@@ -36,15 +38,44 @@ static const char *const class_names[] = {
 };
 _Static_assert(sizeof class_names / sizeof class_names[0] == OPC__COUNT, "op class table");
 
+/* op_lookup's index: an open-addressing table of op numbers + 1 (0 = empty)
+ * keyed by the FNV-1a hash of the name, built once. */
+#define OP_SLOTS 512
+_Static_assert(OP__COUNT * 2 < OP_SLOTS, "op index load factor");
+static short op_slots[OP_SLOTS];
+static pthread_once_t op_once = PTHREAD_ONCE_INIT;
+
+static uint32_t op_hash(const char *s, size_t *len)
+{
+    uint32_t h = 2166136261u;
+    const char *p = s;
+    for (; *p; p++)
+        h = (h ^ (unsigned char)*p) * 16777619u;
+    *len = (size_t)(p - s);
+    return h;
+}
+
+static void op_index_build(void)
+{
+    for (int i = 0; i < OP__COUNT; i++) {
+        size_t len;
+        uint32_t j = op_hash(op_table[i].name, &len) & (OP_SLOTS - 1);
+        while (op_slots[j])
+            j = (j + 1) & (OP_SLOTS - 1);
+        op_slots[j] = (short)(i + 1);
+    }
+}
+
 enum op op_lookup(const char *op_type)
 {
-    /* ~180 entries scanned once per node at load time; comparing length and
-     * first letter before strcmp keeps that to a few hundred nanoseconds. */
-    size_t len = strlen(op_type);
-    for (int i = 0; i < OP__COUNT; i++)
-        if (op_table[i].len == len && op_table[i].name[0] == op_type[0] &&
-            memcmp(op_table[i].name, op_type, len) == 0)
-            return (enum op)i;
+    pthread_once(&op_once, op_index_build);
+    size_t len;
+    for (uint32_t j = op_hash(op_type, &len) & (OP_SLOTS - 1); op_slots[j];
+         j = (j + 1) & (OP_SLOTS - 1)) {
+        const struct op_info *o = &op_table[op_slots[j] - 1];
+        if (o->len == len && memcmp(o->name, op_type, len) == 0)
+            return (enum op)(op_slots[j] - 1);
+    }
     return OP__UNKNOWN;
 }
 

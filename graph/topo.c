@@ -107,14 +107,14 @@ enum status graph_finalize(struct graph *g, struct diag *d)
 
     /* Node names must be unique: they are how users and errors refer to nodes. */
     struct strmap *names = strmap_new();
+    strmap_reserve(names, (size_t)g->n_nodes);
     for (int ni = 0; ni < g->n_nodes; ni++) {
         int other;
-        if (strmap_get(names, g->nodes[ni].name, &other)) {
+        if (!strmap_add(names, g->nodes[ni].name, ni, &other)) {
             strmap_free(names);
             return diag_set(d, ST_EGRAPH, "node %d: duplicate node name '%s' (also node %d)", ni,
                             g->nodes[ni].name, other);
         }
-        strmap_put(names, g->nodes[ni].name, ni);
     }
     strmap_free(names);
 

@@ -1,4 +1,6 @@
-/* strmap.c - FNV-1a hashed, linear-probing string -> int map. */
+/* strmap.c - FNV-1a hashed, linear-probing string -> int map. Each slot
+ * keeps its key's hash: a probe compares strings only when the hashes
+ * match, and growing never hashes a key again. */
 #include "strmap.h"
 #include "xalloc.h"
 
@@ -8,6 +10,7 @@
 
 struct slot {
     const char *key;
+    uint32_t hash;
     int val;
 };
 
@@ -16,12 +19,12 @@ struct strmap {
     size_t cap, count; /* cap is a power of two */
 };
 
-static uint64_t hash(const char *s)
+static uint32_t hash(const char *s)
 {
     uint64_t h = 1469598103934665603ull;
     for (; *s; s++)
         h = (h ^ (unsigned char)*s) * 1099511628211ull;
-    return h;
+    return (uint32_t)(h ^ (h >> 32));
 }
 
 struct strmap *strmap_new(void)
@@ -49,7 +52,7 @@ static void grow(struct strmap *m)
     for (size_t i = 0; i < oc; i++) {
         if (!old[i].key)
             continue;
-        size_t j = hash(old[i].key) & (m->cap - 1);
+        size_t j = old[i].hash & (m->cap - 1);
         while (m->slots[j].key)
             j = (j + 1) & (m->cap - 1);
         m->slots[j] = old[i];
@@ -57,34 +60,68 @@ static void grow(struct strmap *m)
     free(old);
 }
 
-void strmap_put(struct strmap *m, const char *key, int val)
+/* The slot holding key, or the empty slot where it would go. */
+static struct slot *find(const struct strmap *m, const char *key, uint32_t h)
+{
+    size_t j = h & (m->cap - 1);
+    while (m->slots[j].key && (m->slots[j].hash != h || strcmp(m->slots[j].key, key) != 0))
+        j = (j + 1) & (m->cap - 1);
+    return &m->slots[j];
+}
+
+unsigned strmap_hash(const char *key)
+{
+    return hash(key);
+}
+
+void strmap_put_h(struct strmap *m, const char *key, unsigned h, int val)
 {
     if ((m->count + 1) * 4 > m->cap * 3)
         grow(m);
-    size_t j = hash(key) & (m->cap - 1);
-    while (m->slots[j].key) {
-        if (strcmp(m->slots[j].key, key) == 0) {
-            m->slots[j].val = val;
-            return;
-        }
-        j = (j + 1) & (m->cap - 1);
+    struct slot *s = find(m, key, h);
+    if (!s->key) {
+        s->key = key;
+        s->hash = h;
+        m->count++;
     }
-    m->slots[j].key = key;
-    m->slots[j].val = val;
-    m->count++;
+    s->val = val;
+}
+
+void strmap_put(struct strmap *m, const char *key, int val)
+{
+    strmap_put_h(m, key, hash(key), val);
+}
+
+bool strmap_get_h(const struct strmap *m, const char *key, unsigned h, int *val)
+{
+    const struct slot *s = find(m, key, h);
+    if (!s->key)
+        return false;
+    *val = s->val;
+    return true;
 }
 
 bool strmap_get(const struct strmap *m, const char *key, int *val)
 {
-    size_t j = hash(key) & (m->cap - 1);
-    while (m->slots[j].key) {
-        if (strcmp(m->slots[j].key, key) == 0) {
-            *val = m->slots[j].val;
-            return true;
-        }
-        j = (j + 1) & (m->cap - 1);
+    return strmap_get_h(m, key, hash(key), val);
+}
+
+bool strmap_add(struct strmap *m, const char *key, int val, int *old)
+{
+    if ((m->count + 1) * 4 > m->cap * 3)
+        grow(m);
+    uint32_t h = hash(key);
+    struct slot *s = find(m, key, h);
+    if (s->key) {
+        if (old)
+            *old = s->val;
+        return false;
     }
-    return false;
+    s->key = key;
+    s->hash = h;
+    s->val = val;
+    m->count++;
+    return true;
 }
 
 void strmap_reserve(struct strmap *m, size_t n)
