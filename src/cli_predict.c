@@ -216,7 +216,7 @@ static int run(struct predict_cli *a, struct predictor *p, struct graph *g,
     if (a->steps) {
         struct diff_request rq = {.steps = a->steps, .guidance = !a->no_guidance,
                                   .batch = cfg->batch, .vae = a->vae};
-        if (diff_run(p, g, cfg, &rq, &dr, &d))
+        if (diff_run(p, g, cfg, &rq, &dr, &d) || diff_mig(p, g, cfg, &rq, a->headroom, &dr, &d))
             return cli_fail(&d);
     }
     /* MIG advice first: it re-runs the predictor per profile */

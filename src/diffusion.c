@@ -126,6 +126,37 @@ enum status diff_run(struct predictor *p, struct graph *g, const struct config *
     return st;
 }
 
+enum status diff_mig(struct predictor *p, struct graph *g, const struct config *cfg,
+                     const struct diff_request *rq, double headroom, struct diff_result *out,
+                     struct diag *d)
+{
+    struct mig_advice *a = &out->mig;
+    memset(a, 0, sizeof *a);
+    out->have_mig = false;
+    const struct gpu_spec *gs = gpu_get(cfg->gpu);
+    if (!gs || gs->n_mig == 0)
+        return ST_OK;
+    a->gpu = cfg->gpu;
+    a->headroom = headroom;
+    int idx[MIG_MAX_PROFILES];
+    int n = mig_profile_order(gs, idx);
+    for (int i = 0; i < n; i++) {
+        struct config c = *cfg;
+        c.mig = idx[i];
+        struct diff_result r;
+        enum status st = diff_run(p, g, &c, rq, &r, d);
+        if (st)
+            return st;
+        struct mig_option *o = &a->opts[a->n++];
+        o->profile = idx[i];
+        o->memory_mib = out->memory_mib; /* one memory figure whatever the slice */
+        o->latency_ms = r.batch_ms;
+    }
+    mig_decide(gs, a);
+    out->have_mig = true;
+    return ST_OK;
+}
+
 void diff_report_text(FILE *f, const struct diff_result *r)
 {
     fprintf(f, "diffusion   %lld steps, batch %lld%s (%s)\n", (long long)r->steps,
@@ -140,12 +171,54 @@ void diff_report_text(FILE *f, const struct diff_result *r)
             r->ms_per_image, r->images_per_s, r->energy_j_per_image);
     fprintf(f, "  memory    %.0f MiB of %.0f MiB usable (both models resident): %s\n",
             r->memory_mib, r->capacity_mib, r->fits ? "fits" : "DOES NOT FIT");
+    if (!r->have_mig)
+        return;
+    const struct gpu_spec *gs = gpu_get(r->mig.gpu);
+    fprintf(f, "  MIG       %s  (%s)\n", r->mig.best >= 0 ? gs->mig[r->mig.best].name : "none",
+            r->mig.reason);
+    fprintf(f, "            per profile, the batch:");
+    for (int i = 0; i < r->mig.n; i++) {
+        const struct mig_option *o = &r->mig.opts[i];
+        fprintf(f, "%s %s %.1f ms%s", i ? "," : "", gs->mig[o->profile].name, o->latency_ms,
+                o->fits ? "" : " (too small)");
+    }
+    fputc('\n', f);
 }
 
 static void num(struct jsonw *w, const char *k, double v, int dec)
 {
     jsonw_key(w, k);
     jsonw_fixed(w, v, dec);
+}
+
+static void mig_json(struct jsonw *w, const struct mig_advice *a)
+{
+    const struct gpu_spec *gs = gpu_get(a->gpu);
+    jsonw_key(w, "mig_advice");
+    jsonw_obj_begin(w);
+    jsonw_key(w, "suggestion");
+    if (a->best >= 0)
+        jsonw_str(w, gs->mig[a->best].name);
+    else
+        jsonw_null(w);
+    jsonw_key(w, "reason");
+    jsonw_str(w, a->reason);
+    jsonw_key(w, "profiles");
+    jsonw_arr_begin(w, false);
+    for (int i = 0; i < a->n; i++) {
+        const struct mig_option *o = &a->opts[i];
+        jsonw_obj_begin(w);
+        jsonw_key(w, "profile");
+        jsonw_str(w, gs->mig[o->profile].name);
+        num(w, "usable_mib", o->usable_mib, 1);
+        num(w, "need_mib", o->need_mib, 1);
+        num(w, "batch_ms", o->latency_ms, 3);
+        jsonw_key(w, "fits");
+        jsonw_bool(w, o->fits);
+        jsonw_obj_end(w);
+    }
+    jsonw_arr_end(w);
+    jsonw_obj_end(w);
 }
 
 void diff_report_json(struct jsonw *w, const struct diff_result *r)
@@ -173,5 +246,7 @@ void diff_report_json(struct jsonw *w, const struct diff_result *r)
     num(w, "capacity_mib", r->capacity_mib, 1);
     jsonw_key(w, "fits");
     jsonw_bool(w, r->fits);
+    if (r->have_mig)
+        mig_json(w, &r->mig);
     jsonw_obj_end(w);
 }

@@ -21,6 +21,7 @@
 
 #include "config.h"
 #include "ir.h"
+#include "mig.h"
 #include "predict.h"
 
 struct diff_request {
@@ -44,6 +45,10 @@ struct diff_result {
     double capacity_mib;
     bool fits;
     bool from_gnn;
+    /* With diff_mig: the smallest MIG profile that holds the pipeline
+     * (memory x (1 + headroom)); its per-profile latency is the batch's. */
+    bool have_mig;
+    struct mig_advice mig;
 };
 
 /* The VAE decoder spec for a zoo unet or dit spec (its latent size and
@@ -54,6 +59,13 @@ enum status diff_vae_spec(const char *denoiser_spec, char *buf, size_t size, str
  * cfg; cfg->batch is ignored in favour of rq->batch. */
 enum status diff_run(struct predictor *p, struct graph *g, const struct config *cfg,
                      const struct diff_request *rq, struct diff_result *out, struct diag *d);
+
+/* Sizes the pipeline of rq for every MIG profile of cfg's GPU into
+ * out->mig (out from diff_run with the same arguments); a GPU without MIG
+ * leaves have_mig false. */
+enum status diff_mig(struct predictor *p, struct graph *g, const struct config *cfg,
+                     const struct diff_request *rq, double headroom, struct diff_result *out,
+                     struct diag *d);
 
 /* The diffusion block of `dippm predict` (fields in man/dippm.1). */
 void diff_report_text(FILE *f, const struct diff_result *r);

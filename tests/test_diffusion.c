@@ -151,6 +151,45 @@ static void test_pipeline_sums(void **state)
     graph_free(g);
 }
 
+static void test_pipeline_mig(void **state)
+{
+    (void)state;
+    /* SDXL at batch 4 with guidance needs ~19 GiB: a MIG slice of an
+     * A100-40GB must be chosen on the pipeline's memory, not one pass's */
+    struct graph *g = build("zoo:unet:preset=sdxl");
+    struct config c;
+    config_default(&c);
+    c.prec = PREC_FP16;
+    c.rt = RT_PYTORCH_SDPA;
+    struct diff_request rq = {.steps = 2, .guidance = true, .batch = 4};
+    struct diff_result r;
+    struct diag d = {0};
+    if (diff_run(NULL, g, &c, &rq, &r, &d) || diff_mig(NULL, g, &c, &rq, 0.10, &r, &d))
+        fail_msg("%s", d.msg);
+    assert_true(r.have_mig);
+    const struct gpu_spec *gs = gpu_get(c.gpu);
+    int best = -1;
+    for (int i = 0; i < r.mig.n; i++) {
+        const struct mig_option *o = &r.mig.opts[i];
+        double usable = gs->mig[o->profile].usable_gib * 1024;
+        assert_true(fabs(o->need_mib - r.memory_mib * 1.10) < 1e-6 * r.memory_mib);
+        assert_int_equal(o->fits, o->need_mib <= usable);
+        if (best < 0 && o->fits)
+            best = o->profile;
+        /* the batch's time on that slice is the pipeline's there */
+        struct config s = c;
+        s.mig = o->profile;
+        struct diff_result on;
+        if (diff_run(NULL, g, &s, &rq, &on, &d))
+            fail_msg("%s", d.msg);
+        assert_true(fabs(o->latency_ms - on.batch_ms) < 1e-9 * on.batch_ms);
+    }
+    assert_int_equal(r.mig.best, best);
+    /* the single pass at batch 4 would fit a smaller slice than the pipeline */
+    assert_true(r.memory_mib > 16 * 1024.0);
+    graph_free(g);
+}
+
 static void test_vae_derivation(void **state)
 {
     (void)state;
@@ -192,6 +231,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_vae_params),
         cmocka_unit_test(test_pipeline_sums),
+        cmocka_unit_test(test_pipeline_mig),
         cmocka_unit_test(test_vae_derivation),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

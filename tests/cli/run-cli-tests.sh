@@ -310,6 +310,7 @@ run "diffusion text" 0 "$DIPPM" predict zoo:unet --steps 4 --no-guidance --vae z
     check "diffusion no guidance" "$T/out" "denoise   4 x [0-9.]* ms = [0-9.]* ms (denoiser on batch 1)"
     check "diffusion named VAE" "$T/out" "decode    [0-9.]* ms (zoo:vae:preset=sd3-vae)"
     check "diffusion per image" "$T/out" "per image [0-9.]* ms, [0-9.]* images/s"
+    check "diffusion MIG on the pipeline" "$T/out" "  MIG       [0-9]g\\.[0-9]*gb  (.* predicted + 10%"
 }
 run "diffusion bad steps" 2 "$DIPPM" predict zoo:unet --steps 0 &&
     check "diffusion bad steps message" "$T/err" "expected denoising steps from 1 to 10000"
