@@ -185,12 +185,6 @@ void diff_report_text(FILE *f, const struct diff_result *r)
     fputc('\n', f);
 }
 
-static void num(struct jsonw *w, const char *k, double v, int dec)
-{
-    jsonw_key(w, k);
-    jsonw_fixed(w, v, dec);
-}
-
 static void mig_json(struct jsonw *w, const struct mig_advice *a)
 {
     const struct gpu_spec *gs = gpu_get(a->gpu);
@@ -210,9 +204,9 @@ static void mig_json(struct jsonw *w, const struct mig_advice *a)
         jsonw_obj_begin(w);
         jsonw_key(w, "profile");
         jsonw_str(w, gs->mig[o->profile].name);
-        num(w, "usable_mib", o->usable_mib, 1);
-        num(w, "need_mib", o->need_mib, 1);
-        num(w, "batch_ms", o->latency_ms, 3);
+        jsonw_key_fixed(w, "usable_mib", o->usable_mib, 1);
+        jsonw_key_fixed(w, "need_mib", o->need_mib, 1);
+        jsonw_key_fixed(w, "batch_ms", o->latency_ms, 3);
         jsonw_key(w, "fits");
         jsonw_bool(w, o->fits);
         jsonw_obj_end(w);
@@ -233,17 +227,17 @@ void diff_report_json(struct jsonw *w, const struct diff_result *r)
     jsonw_bool(w, r->guidance);
     jsonw_key(w, "denoiser_batch");
     jsonw_int(w, r->denoiser_batch);
-    num(w, "step_ms", r->step_ms, 4);
-    num(w, "denoise_ms", r->denoise_ms, 3);
+    jsonw_key_fixed(w, "step_ms", r->step_ms, 4);
+    jsonw_key_fixed(w, "denoise_ms", r->denoise_ms, 3);
     jsonw_key(w, "vae");
     jsonw_str(w, r->vae_spec);
-    num(w, "vae_ms", r->vae_ms, 4);
-    num(w, "batch_ms", r->batch_ms, 3);
-    num(w, "ms_per_image", r->ms_per_image, 3);
-    num(w, "images_per_s", r->images_per_s, 4);
-    num(w, "energy_j_per_image", r->energy_j_per_image, 3);
-    num(w, "memory_mib", r->memory_mib, 1);
-    num(w, "capacity_mib", r->capacity_mib, 1);
+    jsonw_key_fixed(w, "vae_ms", r->vae_ms, 4);
+    jsonw_key_fixed(w, "batch_ms", r->batch_ms, 3);
+    jsonw_key_fixed(w, "ms_per_image", r->ms_per_image, 3);
+    jsonw_key_fixed(w, "images_per_s", r->images_per_s, 4);
+    jsonw_key_fixed(w, "energy_j_per_image", r->energy_j_per_image, 3);
+    jsonw_key_fixed(w, "memory_mib", r->memory_mib, 1);
+    jsonw_key_fixed(w, "capacity_mib", r->capacity_mib, 1);
     jsonw_key(w, "fits");
     jsonw_bool(w, r->fits);
     if (r->have_mig)

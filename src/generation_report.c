@@ -40,12 +40,6 @@ void gen_report_text(FILE *f, const struct gen_result *r, double headroom)
                 report_si(r->active_params, b, sizeof b));
 }
 
-static void num(struct jsonw *w, const char *k, double v, int dec)
-{
-    jsonw_key(w, k);
-    jsonw_fixed(w, v, dec);
-}
-
 void gen_report_json(struct jsonw *w, const struct gen_result *r, double headroom)
 {
     const struct gen_memory *m = &r->mem;
@@ -57,31 +51,31 @@ void gen_report_json(struct jsonw *w, const struct gen_result *r, double headroo
     jsonw_int(w, r->output_tokens);
     jsonw_key(w, "batch");
     jsonw_int(w, r->batch);
-    num(w, "ttft_ms", r->ttft_ms, 4);
-    num(w, "tpot_ms", r->tpot_ms, 4);
-    num(w, "e2e_ms", r->e2e_ms, 3);
-    num(w, "output_tokens_per_s", r->output_tokens_per_s, 2);
-    num(w, "kv_cache_mib", r->kv_cache_mib, 2);
+    jsonw_key_fixed(w, "ttft_ms", r->ttft_ms, 4);
+    jsonw_key_fixed(w, "tpot_ms", r->tpot_ms, 4);
+    jsonw_key_fixed(w, "e2e_ms", r->e2e_ms, 3);
+    jsonw_key_fixed(w, "output_tokens_per_s", r->output_tokens_per_s, 2);
+    jsonw_key_fixed(w, "kv_cache_mib", r->kv_cache_mib, 2);
     jsonw_key(w, "max_batch");
     jsonw_int(w, r->max_batch);
-    num(w, "max_output_tokens_per_s", r->max_output_tokens_per_s, 2);
-    num(w, "energy_j_per_output_token", r->energy_j_per_output_token, 6);
+    jsonw_key_fixed(w, "max_output_tokens_per_s", r->max_output_tokens_per_s, 2);
+    jsonw_key_fixed(w, "energy_j_per_output_token", r->energy_j_per_output_token, 6);
     jsonw_obj_end(w);
     jsonw_key(w, "generation_memory");
     jsonw_obj_begin(w);
     jsonw_key(w, "kv_precision");
     jsonw_str(w, precision_name(r->kv_prec));
-    num(w, "kv_bytes_per_token", r->kv_bytes_per_token, 1);
-    num(w, "weights_mib", m->weights_mib, 1);
-    num(w, "kv_cache_mib", m->kv_cache_mib, 1);
-    num(w, "activations_mib", m->activations_mib, 1);
-    num(w, "context_mib", m->context_mib, 1);
-    num(w, "total_mib", m->total_mib, 1);
-    num(w, "capacity_mib", m->capacity_mib, 1);
-    num(w, "headroom", headroom, 3);
+    jsonw_key_fixed(w, "kv_bytes_per_token", r->kv_bytes_per_token, 1);
+    jsonw_key_fixed(w, "weights_mib", m->weights_mib, 1);
+    jsonw_key_fixed(w, "kv_cache_mib", m->kv_cache_mib, 1);
+    jsonw_key_fixed(w, "activations_mib", m->activations_mib, 1);
+    jsonw_key_fixed(w, "context_mib", m->context_mib, 1);
+    jsonw_key_fixed(w, "total_mib", m->total_mib, 1);
+    jsonw_key_fixed(w, "capacity_mib", m->capacity_mib, 1);
+    jsonw_key_fixed(w, "headroom", headroom, 3);
     jsonw_key(w, "fits");
     jsonw_bool(w, m->fits);
-    num(w, "over_mib", m->over_mib, 1);
+    jsonw_key_fixed(w, "over_mib", m->over_mib, 1);
     jsonw_key(w, "params");
     jsonw_int(w, (int64_t)r->params);
     jsonw_key(w, "active_params");

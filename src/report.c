@@ -116,12 +116,6 @@ void report_prediction_text(FILE *f, const struct report_ctx *rc)
     fprintf(f, "source      %s\n", report_source_line(rc->p));
 }
 
-static void num(struct jsonw *w, const char *k, double v, int dec)
-{
-    jsonw_key(w, k);
-    jsonw_fixed(w, v, dec);
-}
-
 void report_prediction_json(struct jsonw *w, const struct report_ctx *rc)
 {
     const struct graph *g = rc->g;
@@ -169,14 +163,14 @@ void report_prediction_json(struct jsonw *w, const struct report_ctx *rc)
     jsonw_obj_end(w);
     jsonw_key(w, "source");
     jsonw_str(w, pr->from_gnn ? "gnn" : "teacher");
-    num(w, "latency_ms", pr->latency_ms, 4);
-    num(w, "roofline_ms", pr->sim.roofline_ms, 4);
-    num(w, "teacher_latency_ms", pr->sim.latency_ms, 4);
-    num(w, "throughput_per_s", pr->throughput, 2);
-    num(w, "energy_j", pr->energy_j, 5);
-    num(w, "energy_mj_per_sample", pr->energy_mj_per_sample, 4);
-    num(w, "memory_mib", pr->memory_mib, 1);
-    num(w, "capacity_mib", pr->capacity_mib, 1);
+    jsonw_key_fixed(w, "latency_ms", pr->latency_ms, 4);
+    jsonw_key_fixed(w, "roofline_ms", pr->sim.roofline_ms, 4);
+    jsonw_key_fixed(w, "teacher_latency_ms", pr->sim.latency_ms, 4);
+    jsonw_key_fixed(w, "throughput_per_s", pr->throughput, 2);
+    jsonw_key_fixed(w, "energy_j", pr->energy_j, 5);
+    jsonw_key_fixed(w, "energy_mj_per_sample", pr->energy_mj_per_sample, 4);
+    jsonw_key_fixed(w, "memory_mib", pr->memory_mib, 1);
+    jsonw_key_fixed(w, "capacity_mib", pr->capacity_mib, 1);
     jsonw_key(w, "fits");
     jsonw_bool(w, pr->fits);
     if (rc->mig) {
@@ -187,7 +181,7 @@ void report_prediction_json(struct jsonw *w, const struct report_ctx *rc)
             jsonw_str(w, gs->mig[rc->mig->best].name);
         else
             jsonw_null(w);
-        num(w, "headroom", rc->mig->headroom, 3);
+        jsonw_key_fixed(w, "headroom", rc->mig->headroom, 3);
         jsonw_key(w, "slo_ms");
         if (rc->mig->slo_ms > 0)
             jsonw_fixed(w, rc->mig->slo_ms, 3);
@@ -202,10 +196,10 @@ void report_prediction_json(struct jsonw *w, const struct report_ctx *rc)
             jsonw_obj_begin(w);
             jsonw_key(w, "profile");
             jsonw_str(w, gs->mig[o->profile].name);
-            num(w, "usable_mib", o->usable_mib, 1);
-            num(w, "memory_mib", o->memory_mib, 1);
-            num(w, "need_mib", o->need_mib, 1);
-            num(w, "latency_ms", o->latency_ms, 4);
+            jsonw_key_fixed(w, "usable_mib", o->usable_mib, 1);
+            jsonw_key_fixed(w, "memory_mib", o->memory_mib, 1);
+            jsonw_key_fixed(w, "need_mib", o->need_mib, 1);
+            jsonw_key_fixed(w, "latency_ms", o->latency_ms, 4);
             jsonw_key(w, "fits");
             jsonw_bool(w, o->fits);
             jsonw_key(w, "meets_slo");

@@ -181,6 +181,12 @@ void jsonw_num(struct jsonw *w, double v, bool force_point)
     puts_(w, b);
 }
 
+void jsonw_key_fixed(struct jsonw *w, const char *k, double v, int decimals)
+{
+    jsonw_key(w, k);
+    jsonw_fixed(w, v, decimals);
+}
+
 void jsonw_fixed(struct jsonw *w, double v, int decimals)
 {
     char b[64];

@@ -43,6 +43,8 @@ void jsonw_int(struct jsonw *w, int64_t v);
 void jsonw_num(struct jsonw *w, double v, bool force_point);
 /* Fixed decimals (for human-facing figures such as "12.34"). */
 void jsonw_fixed(struct jsonw *w, double v, int decimals);
+/* jsonw_key(k) then jsonw_fixed(v, decimals). */
+void jsonw_key_fixed(struct jsonw *w, const char *k, double v, int decimals);
 void jsonw_bool(struct jsonw *w, bool v);
 void jsonw_null(struct jsonw *w);
 /* Writes the raw text as a value (must be valid JSON). */
