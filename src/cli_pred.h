@@ -61,4 +61,29 @@ struct cli_sweep_gen {
 };
 int cli_sweep_gen(const struct cli_sweep_gen *s);
 
+/* ---- diffusion pipeline options (predict and sweep) -------------------- */
+
+enum { CLI_OPT_DIFF_STEPS = 1300, CLI_OPT_DIFF_NO_GUIDANCE, CLI_OPT_DIFF_VAE };
+
+#define CLI_DIFF_LONGOPTS                                                   \
+    {"steps", required_argument, NULL, CLI_OPT_DIFF_STEPS},                 \
+    {"no-guidance", no_argument, NULL, CLI_OPT_DIFF_NO_GUIDANCE},           \
+    {"vae", required_argument, NULL, CLI_OPT_DIFF_VAE}
+
+struct cli_diff {
+    int64_t steps;    /* denoising steps; 0: no pipeline */
+    bool no_guidance;
+    const char *vae;  /* NULL: derived from the denoiser */
+};
+
+/* 1 if c was a diffusion option, 0 if not, -1 on a bad value (printed). */
+int cli_diff_opt(struct cli_diff *df, int c, const char *arg, const char *sub);
+/* --no-guidance and --vae need --steps, and a pipeline is not a
+ * generation: 0 when consistent, else the usage error's exit code. */
+int cli_diff_check(const struct cli_diff *df, const struct cli_gen *gen, const char *sub);
+/* `dippm sweep --steps N`: pipeline rows over batches and steps (--over
+ * steps=RANGE), or the largest batch whose pipeline fits (--max-batch);
+ * s->gen is not used. */
+int cli_sweep_diff(const struct cli_sweep_gen *s, const struct cli_diff *df);
+
 #endif

@@ -78,41 +78,15 @@ struct predictor *cli_pred_predictor(const struct cli_common *co, int *rc)
     return p;
 }
 
-enum { OPT_SLO = CLI_OPT__OWN, OPT_HEADROOM, OPT_STEPS, OPT_NO_GUIDANCE, OPT_VAE };
+enum { OPT_SLO = CLI_OPT__OWN, OPT_HEADROOM };
 
 /* What `dippm predict` was asked for. */
 struct predict_cli {
     struct cli_common co;
     struct cli_gen gen;
     double slo, headroom;
-    int64_t steps;   /* diffusion steps; 0: no pipeline */
-    bool no_guidance;
-    const char *vae;
+    struct cli_diff diff;
 };
-
-/* The diffusion options; 1 if c was one, -1 on a bad value, else 0. */
-static int diff_opt(struct predict_cli *a, int c, const char *arg)
-{
-    switch (c) {
-    case OPT_STEPS:
-        if (cli_parse_int(arg, 1, 10000, &a->steps)) {
-            cli_usage_error("predict", "--steps '%s': expected denoising steps from 1 to 10000",
-                            arg);
-            return -1;
-        }
-        return 1;
-    case OPT_NO_GUIDANCE: a->no_guidance = true; return 1;
-    case OPT_VAE:
-        if (!*arg) {
-            cli_usage_error("predict", "--vae: expected a VAE decoder model, e.g. "
-                                       "zoo:vae:latent=128");
-            return -1;
-        }
-        a->vae = arg;
-        return 1;
-    default: return 0;
-    }
-}
 
 /* Options into a; -1 to go on, else the exit code. */
 static int parse_args(struct predict_cli *a, int argc, char **argv)
@@ -120,9 +94,7 @@ static int parse_args(struct predict_cli *a, int argc, char **argv)
     static const struct option opts[] = {CLI_COMMON_LONGOPTS,
                                          {"slo-ms", required_argument, NULL, OPT_SLO},
                                          {"headroom", required_argument, NULL, OPT_HEADROOM},
-                                         {"steps", required_argument, NULL, OPT_STEPS},
-                                         {"no-guidance", no_argument, NULL, OPT_NO_GUIDANCE},
-                                         {"vae", required_argument, NULL, OPT_VAE},
+                                         CLI_DIFF_LONGOPTS,
                                          CLI_GEN_LONGOPTS,
                                          {0, 0, 0, 0}};
     int c;
@@ -144,7 +116,7 @@ static int parse_args(struct predict_cli *a, int argc, char **argv)
                                        "from 0 to 1000, e.g. 10", optarg);
             continue;
         }
-        int r = diff_opt(a, c, optarg);
+        int r = cli_diff_opt(&a->diff, c, optarg, "predict");
         if (r == 0)
             r = cli_gen_opt(&a->gen, c, optarg);
         if (r < 0)
@@ -159,12 +131,8 @@ static int parse_args(struct predict_cli *a, int argc, char **argv)
     }
     if (optind + 1 != argc)
         return cli_usage_error("predict", "expected exactly one MODEL");
-    if (!a->steps && (a->no_guidance || a->vae))
-        return cli_usage_error("predict", "--no-guidance and --vae need --steps N");
-    if (a->steps && (a->gen.in || a->gen.out))
-        return cli_usage_error("predict", "--steps (a diffusion pipeline) and --input-tokens/"
-                                          "--output-tokens (a generation) exclude each other");
-    return -1;
+    int rc = cli_diff_check(&a->diff, &a->gen, "predict");
+    return rc ? rc : -1;
 }
 
 /* The report, as JSON or text (with the latency target's verdict). */
@@ -213,9 +181,9 @@ static int run(struct predict_cli *a, struct predictor *p, struct graph *g,
             return cli_fail(&d);
     }
     struct diff_result dr;
-    if (a->steps) {
-        struct diff_request rq = {.steps = a->steps, .guidance = !a->no_guidance,
-                                  .batch = cfg->batch, .vae = a->vae};
+    if (a->diff.steps) {
+        struct diff_request rq = {.steps = a->diff.steps, .guidance = !a->diff.no_guidance,
+                                  .batch = cfg->batch, .vae = a->diff.vae};
         if (diff_run(p, g, cfg, &rq, &dr, &d) || diff_mig(p, g, cfg, &rq, a->headroom, &dr, &d))
             return cli_fail(&d);
     }
@@ -232,7 +200,7 @@ static int run(struct predict_cli *a, struct predictor *p, struct graph *g,
         return cli_fail(&d);
     }
     struct report_ctx ctx = {g, cfg, &pr, have_mig ? &adv : NULL, p, model,
-                             want_gen ? &gr : NULL, a->headroom, a->steps ? &dr : NULL};
+                             want_gen ? &gr : NULL, a->headroom, a->diff.steps ? &dr : NULL};
     int rc = render(a, &ctx);
     prediction_fini(&pr);
     return rc;

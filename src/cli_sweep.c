@@ -35,7 +35,11 @@ static void help(void)
            "(TTFT, TPOT, tokens/s, J per output token, KV cache, memory) over --batch and\n"
            "--over input_tokens=RANGE or output_tokens=RANGE; --max-batch then counts the\n"
            "KV cache of every sequence. --kv-precision P is --set kv=P; --kv-inputs\n"
-           "SUBSTRING names the KV-cache inputs of an exported decoder (as for predict).\n");
+           "SUBSTRING names the KV-cache inputs of an exported decoder (as for predict).\n\n"
+           "Diffusion denoisers: --steps N [--no-guidance] [--vae SPEC] sweep the pipeline\n"
+           "(time per denoising step and VAE decode, per batch and per image, images/s, J\n"
+           "per image, memory with both models) over --batch (default 1..64) and --over\n"
+           "steps=RANGE; --max-batch then gives the largest batch whose pipeline fits.\n");
 }
 
 /* Parses RANGE into vals (sorted as written); returns count or -1. */
@@ -387,8 +391,10 @@ int cli_sweep(int argc, char **argv)
                                          {"slo-ms", required_argument, NULL, OPT_SLO},
                                          {"headroom", required_argument, NULL, OPT_HEADROOM},
                                          CLI_GEN_LONGOPTS,
+                                         CLI_DIFF_LONGOPTS,
                                          {0, 0, 0, 0}};
     struct cli_gen gen = {0};
+    struct cli_diff diff = {0};
     struct sweep *s = xcalloc(1, sizeof *s);
     cli_common_init(&s->co);
     const char *batch_arg = "1..1024";
@@ -439,7 +445,9 @@ int cli_sweep(int argc, char **argv)
             continue;
         }
         }
-        int r = cli_gen_opt(&gen, c, optarg);
+        int r = cli_diff_opt(&diff, c, optarg, "sweep");
+        if (r == 0)
+            r = cli_gen_opt(&gen, c, optarg);
         if (r > 0)
             continue;
         if (r == 0)
@@ -462,8 +470,14 @@ int cli_sweep(int argc, char **argv)
         goto done;
     }
     bool want_gen = cli_gen_wanted(&gen, "sweep", &rc);
-    if (rc)
+    if (rc || (rc = cli_diff_check(&diff, &gen, "sweep")))
         goto done;
+    if (diff.steps && slo > 0) {
+        rc = cli_usage_error("sweep", "--slo-ms is not used with diffusion sweeps");
+        goto done;
+    }
+    if (diff.steps && !strcmp(batch_arg, "1..1024") && !max_batch)
+        batch_arg = "1..64";
     if (want_gen && slo > 0) {
         rc = cli_usage_error("sweep", "--slo-ms is not used with generation sweeps");
         goto done;
@@ -489,6 +503,7 @@ int cli_sweep(int argc, char **argv)
                                    s->batches, s->n_over, s->n_batch, max_batch, headroom};
         if (!rc)
             rc = want_gen ? cli_sweep_gen(&sg)
+                 : diff.steps ? cli_sweep_diff(&sg, &diff)
                  : max_batch ? run_max_batch(s, g, headroom, slo) : run_grid(s, g);
         predictor_free(s->p);
     }

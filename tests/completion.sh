@@ -41,10 +41,13 @@ same "a subcommand prefix completes" "$(comp "$dippm pre")" "predict"
 common=$(sed -n '/#define CLI_COMMON_LONGOPTS/,/^$/p' "$top/src/cli.h" | grep -oE '\{"[a-z-]+"' | tr -d '{"')
 # the generation options shared by predict and sweep (src/cli_pred.h)
 gen=$(sed -n '/#define CLI_GEN_LONGOPTS/,/^$/p' "$top/src/cli_pred.h" | grep -oE '\{"[a-z-]+"' | tr -d '{"' | sed 's/^/--/')
+# and the diffusion pipeline options
+pipe=$(sed -n '/#define CLI_DIFF_LONGOPTS/,/^$/p' "$top/src/cli_pred.h" | grep -oE '\{"[a-z-]+"' | tr -d '{"' | sed 's/^/--/')
 for s in $subs; do
     own=$(grep -oE '^\s*(static const struct option opts\[\] = \{)?\s*(CLI_COMMON_LONGOPTS,\s*)?\{"[a-z-]+", (no|required|optional)_argument' \
               "$top/src/cli_$s.c" | grep -oE '\{"[a-z-]+"' | tr -d '{"' | sed 's/^/--/')
     grep -q CLI_GEN_LONGOPTS "$top/src/cli_$s.c" && own=$(printf '%s\n%s' "$own" "$gen")
+    grep -q CLI_DIFF_LONGOPTS "$top/src/cli_$s.c" && own=$(printf '%s\n%s' "$own" "$pipe")
     got=$(comp "$dippm $s --")
     missing=$(comm -23 <(sort -u <<<"$own" | sed '/^$/d') <(echo "$got"))
     extra=$(comm -13 <( (echo "$own"; sed 's/^/--/' <<<"$common") | sort -u) <(echo "$got"))

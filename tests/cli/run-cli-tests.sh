@@ -312,6 +312,22 @@ run "diffusion text" 0 "$DIPPM" predict zoo:unet --steps 4 --no-guidance --vae z
     check "diffusion per image" "$T/out" "per image [0-9.]* ms, [0-9.]* images/s"
     check "diffusion MIG on the pipeline" "$T/out" "  MIG       [0-9]g\\.[0-9]*gb  (.* predicted + 10%"
 }
+run "diffusion sweep csv" 0 "$DIPPM" sweep zoo:unet --steps 20 --over steps=10,20 --batch 1,2 \
+    --csv && {
+    check "diffusion sweep header" "$T/out" "^steps,batch,step_ms,vae_ms,batch_ms,ms_per_image"
+    [ "$(grep -c '^[12]0,[12],' "$T/out")" -eq 4 ] && ok "diffusion sweep rows" ||
+        bad "diffusion sweep rows: $(cat "$T/out")"
+    # 20 steps of the same batch: 20 x step + decode, 10 more steps than the 10-step row
+    awk -F, 'NR > 1 && $2 == 1 { t[$1] = $5; s = $3 } END { d = t[20] - t[10] - 10 * s;
+        exit !(d < 0.01 && d > -0.01) }' "$T/out" && ok "diffusion sweep adds steps x step" ||
+        bad "diffusion sweep steps arithmetic"
+}
+run "diffusion max batch" 0 "$DIPPM" sweep zoo:unet:preset=sdxl --steps 30 --max-batch --gpu a100 \
+    --precision fp16 && check "diffusion max batch line" "$T/out" "^largest batch on A100-SXM4-40GB for 30 steps: [0-9]* images"
+run "diffusion max batch none" 1 "$DIPPM" sweep zoo:unet:preset=sdxl --steps 30 --max-batch \
+    --gpu a100:1g.5gb --precision fp16 && check "diffusion none fits" "$T/out" "^no batch fits on"
+run "diffusion sweep over other" 2 "$DIPPM" sweep zoo:unet --steps 20 --over seq=1,2 &&
+    check "diffusion sweep over message" "$T/err" "with --steps, --over takes steps=RANGE"
 run "diffusion bad steps" 2 "$DIPPM" predict zoo:unet --steps 0 &&
     check "diffusion bad steps message" "$T/err" "expected denoising steps from 1 to 10000"
 run "diffusion vae needs steps" 2 "$DIPPM" predict zoo:unet --vae zoo:vae &&

@@ -1,0 +1,230 @@
+/* cli_diffusion.c - the diffusion pipeline options shared by `dippm
+ * predict` and `dippm sweep` (--steps, --no-guidance, --vae) and the
+ * pipeline sweep: rows over batches and steps, or the largest batch. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "cli_pred.h"
+#include "diffusion.h"
+#include "jsonw.h"
+#include "report.h"
+
+int cli_diff_opt(struct cli_diff *df, int c, const char *arg, const char *sub)
+{
+    switch (c) {
+    case CLI_OPT_DIFF_STEPS:
+        if (cli_parse_int(arg, 1, 10000, &df->steps)) {
+            cli_usage_error(sub, "--steps '%s': expected denoising steps from 1 to 10000", arg);
+            return -1;
+        }
+        return 1;
+    case CLI_OPT_DIFF_NO_GUIDANCE: df->no_guidance = true; return 1;
+    case CLI_OPT_DIFF_VAE:
+        if (!*arg) {
+            cli_usage_error(sub, "--vae: expected a VAE decoder model, e.g. zoo:vae:latent=128");
+            return -1;
+        }
+        df->vae = arg;
+        return 1;
+    default: return 0;
+    }
+}
+
+int cli_diff_check(const struct cli_diff *df, const struct cli_gen *gen, const char *sub)
+{
+    if (!df->steps && (df->no_guidance || df->vae))
+        return cli_usage_error(sub, "--no-guidance and --vae need --steps N");
+    if (df->steps && (gen->in || gen->out))
+        return cli_usage_error(sub, "--steps (a diffusion pipeline) and --input-tokens/"
+                                    "--output-tokens (a generation) exclude each other");
+    return 0;
+}
+
+static void row(FILE *f, struct jsonw *w, const struct cli_common *co, const struct diff_result *r)
+{
+    if (co->json) {
+        jsonw_obj_begin(w);
+        jsonw_key(w, "steps");
+        jsonw_int(w, r->steps);
+        jsonw_key(w, "batch");
+        jsonw_int(w, r->batch);
+        jsonw_key_fixed(w, "step_ms", r->step_ms, 4);
+        jsonw_key_fixed(w, "vae_ms", r->vae_ms, 4);
+        jsonw_key_fixed(w, "batch_ms", r->batch_ms, 3);
+        jsonw_key_fixed(w, "ms_per_image", r->ms_per_image, 3);
+        jsonw_key_fixed(w, "images_per_s", r->images_per_s, 4);
+        jsonw_key_fixed(w, "energy_j_per_image", r->energy_j_per_image, 3);
+        jsonw_key_fixed(w, "memory_mib", r->memory_mib, 1);
+        jsonw_key(w, "fits");
+        jsonw_bool(w, r->fits);
+        jsonw_obj_end(w);
+    } else if (co->csv) {
+        fprintf(f, "%lld,%lld,%.4f,%.4f,%.3f,%.3f,%.4f,%.3f,%.1f,%d\n", (long long)r->steps,
+                (long long)r->batch, r->step_ms, r->vae_ms, r->batch_ms, r->ms_per_image,
+                r->images_per_s, r->energy_j_per_image, r->memory_mib, r->fits);
+    } else {
+        fprintf(f, "%6lld %7lld %11.3f %10.3f %12.1f %12.1f %9.3f %10.1f %11.0f %5s\n",
+                (long long)r->steps, (long long)r->batch, r->step_ms, r->vae_ms, r->batch_ms,
+                r->ms_per_image, r->images_per_s, r->energy_j_per_image, r->memory_mib,
+                r->fits ? "yes" : "NO");
+    }
+}
+
+static void header(FILE *f, struct jsonw *w, const struct cli_sweep_gen *s,
+                   const struct diff_request *rq, const char *vae)
+{
+    char hw[128];
+    report_hw_label(s->cfg, hw, sizeof hw);
+    if (s->co->json) {
+        jsonw_obj_begin(w);
+        jsonw_key(w, "model");
+        jsonw_str(w, s->g->name);
+        jsonw_key(w, "gpu");
+        jsonw_str(w, hw);
+        jsonw_key(w, "guidance");
+        jsonw_bool(w, rq->guidance);
+        jsonw_key(w, "vae");
+        jsonw_str(w, vae);
+        jsonw_key(w, "source");
+        jsonw_str(w, report_source_line(s->p));
+        jsonw_key(w, "rows");
+        jsonw_arr_begin(w, false);
+    } else if (s->co->csv) {
+        fprintf(f, "steps,batch,step_ms,vae_ms,batch_ms,ms_per_image,images_per_s,"
+                   "energy_j_per_image,memory_mib,fits\n");
+    } else {
+        fprintf(f, "%s on %s, %s, %s, %s guidance, VAE %s\n", s->g->name, hw,
+                precision_name(s->cfg->prec), runtime_name(s->cfg->rt),
+                rq->guidance ? "with" : "no", vae);
+        fprintf(f, "%6s %7s %11s %10s %12s %12s %9s %10s %11s %5s\n", "steps", "batch",
+                "step_ms", "vae_ms", "batch_ms", "ms/image", "images/s", "J/image",
+                "memory_MiB", "fits");
+    }
+}
+
+/* Does the pipeline at batch b fit with the headroom? -1 on error. */
+static int fits_at(const struct cli_sweep_gen *s, struct diff_request *rq, int64_t b,
+                   struct diff_result *r, struct diag *d)
+{
+    rq->batch = b;
+    if (diff_run(s->p, s->g, s->cfg, rq, r, d))
+        return -1;
+    return r->memory_mib * (1.0 + s->headroom) <= r->capacity_mib;
+}
+
+/* The largest batch whose pipeline fits: doubling, then bisection (memory
+ * grows with the batch). */
+static int max_batch(const struct cli_sweep_gen *s, struct diff_request *rq)
+{
+    struct diff_result r, best = {0};
+    struct diag d = {0};
+    int64_t lo = 0, hi = 1;
+    int k;
+    while ((k = fits_at(s, rq, hi, &r, &d)) == 1 && hi < ((int64_t)1 << 20)) {
+        lo = hi, best = r;
+        hi *= 2;
+    }
+    if (k < 0)
+        return cli_fail(&d);
+    if (k == 1)
+        lo = hi, best = r;
+    while (k >= 0 && hi - lo > 1 && lo > 0) {
+        int64_t mid = lo + (hi - lo) / 2;
+        if ((k = fits_at(s, rq, mid, &r, &d)) == 1)
+            lo = mid, best = r;
+        else if (k == 0)
+            hi = mid;
+    }
+    if (k < 0)
+        return cli_fail(&d);
+    char hw[128], text[512];
+    report_hw_label(s->cfg, hw, sizeof hw);
+    if (lo == 0 && fits_at(s, rq, 1, &best, &d) < 0)
+        return cli_fail(&d);
+    int rc;
+    if (s->co->json) {
+        struct jsonw w;
+        jsonw_init(&w, true);
+        jsonw_obj_begin(&w);
+        jsonw_key(&w, "model");
+        jsonw_str(&w, s->g->name);
+        jsonw_key(&w, "gpu");
+        jsonw_str(&w, hw);
+        jsonw_key(&w, "steps");
+        jsonw_int(&w, rq->steps);
+        jsonw_key(&w, "max_batch");
+        jsonw_int(&w, lo);
+        jsonw_key_fixed(&w, "images_per_s", lo ? best.images_per_s : 0, 4);
+        jsonw_key_fixed(&w, "memory_mib", best.memory_mib, 1);
+        jsonw_key_fixed(&w, "capacity_mib", best.capacity_mib, 1);
+        jsonw_key_fixed(&w, "headroom", s->headroom, 3);
+        jsonw_key(&w, "source");
+        jsonw_str(&w, report_source_line(s->p));
+        jsonw_obj_end(&w);
+        rc = cli_emit(s->co, w.buf, w.len);
+        jsonw_fini(&w);
+    } else {
+        int n = lo ? snprintf(text, sizeof text, "largest batch on %s for %lld steps: %lld "
+                              "images (%.3f images/s, %.0f MiB of %.0f MiB usable with %.0f%% "
+                              "headroom)\nsource: %s\n", hw, (long long)rq->steps,
+                              (long long)lo, best.images_per_s, best.memory_mib,
+                              best.capacity_mib, s->headroom * 100, report_source_line(s->p))
+                   : snprintf(text, sizeof text, "no batch fits on %s: one image's pipeline "
+                              "needs %.0f MiB + %.0f%% headroom, %.0f MiB usable\n", hw,
+                              best.memory_mib, s->headroom * 100, best.capacity_mib);
+        rc = cli_emit(s->co, text, n > 0 && (size_t)n < sizeof text ? (size_t)n : strlen(text));
+    }
+    return rc ? rc : lo > 0 ? 0 : 1;
+}
+
+int cli_sweep_diff(const struct cli_sweep_gen *s, const struct cli_diff *df)
+{
+    bool over_steps = s->over_name && !strcmp(s->over_name, "steps");
+    if (s->over_name && !over_steps)
+        return cli_usage_error("sweep", "with --steps, --over takes steps=RANGE");
+    for (int i = 0; over_steps && i < s->n_over; i++)
+        if (s->over_vals[i] > 10000)
+            return cli_usage_error("sweep", "--over steps: %lld steps, expected at most 10000",
+                                   (long long)s->over_vals[i]);
+    struct diff_request rq = {.steps = df->steps, .guidance = !df->no_guidance, .vae = df->vae};
+    if (s->max_batch)
+        return max_batch(s, &rq);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (!f)
+        return status_exit_code(ST_ENOMEM);
+    struct jsonw w;
+    jsonw_init(&w, true);
+    int rc = 0, n_over = over_steps ? s->n_over : 1;
+    for (int i = 0; i < n_over && !rc; i++) {
+        if (over_steps)
+            rq.steps = s->over_vals[i];
+        for (int j = 0; j < s->n_batch && !rc; j++) {
+            struct diff_result r;
+            struct diag d = {0};
+            rq.batch = s->batches[j];
+            if (diff_run(s->p, s->g, s->cfg, &rq, &r, &d)) {
+                rc = cli_fail(&d);
+                break;
+            }
+            if (i == 0 && j == 0)
+                header(f, &w, s, &rq, r.vae_spec);
+            row(f, &w, s->co, &r);
+        }
+    }
+    if (s->co->json && !rc) {
+        jsonw_arr_end(&w);
+        jsonw_obj_end(&w);
+    } else if (!s->co->csv && !rc) {
+        fprintf(f, "source: %s\n", report_source_line(s->p));
+    }
+    fclose(f);
+    if (!rc)
+        rc = s->co->json ? cli_emit(s->co, w.buf, w.len) : cli_emit(s->co, buf, len);
+    jsonw_fini(&w);
+    free(buf);
+    return rc;
+}
