@@ -32,6 +32,10 @@
 #include "ir.h"
 #include "predict.h"
 
+/* Tokens one serving step prefills at most (chunked prefill: TensorRT-LLM's
+ * default max_num_tokens); sets the activations of max_batch. */
+#define GEN_STEP_TOKENS 8192
+
 /* Cache lengths at which the decode step is predicted (at most). */
 #define GEN_DECODE_POINTS 5
 
@@ -59,6 +63,8 @@ struct gen_result {
     double kv_cache_mib;           /* at input + output tokens, whole batch */
     int64_t max_batch;             /* 0: not even one sequence fits */
     double max_output_tokens_per_s;/* at max_batch (0 when it is 0) */
+    double serve_step_act_mib;     /* gen_run: activations of one serving step (a chunk) */
+    double serve_seq_mib;          /* gen_run: KV cache + decode activations per sequence */
     double energy_j;               /* prefill + every decode step, whole batch */
     double energy_j_per_output_token;
     double kv_bytes_per_token;     /* one sequence, all layers, at the KV precision */

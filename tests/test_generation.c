@@ -281,10 +281,20 @@ static void test_70b_fit(void **state)
     assert_true(r.mem.fits);
     assert_true(r.max_batch > 1);
     assert_true(r.max_output_tokens_per_s > r.output_tokens_per_s);
-    /* the max batch fills the memory: one more sequence would not fit */
-    double per_seq = r.mem.kv_cache_mib + r.mem.activations_mib;
-    double room = r.mem.capacity_mib / 1.10 - r.mem.weights_mib - r.mem.context_mib;
+    /* the max batch fills the memory: one more sequence would not fit. A
+     * serving engine prefills at most GEN_STEP_TOKENS tokens a step, so
+     * besides the weights and context it holds one step's activations and
+     * each sequence's KV cache and decode activations */
+    double per_seq = r.serve_seq_mib;
+    double room = r.mem.capacity_mib / 1.10 - r.mem.weights_mib - r.mem.context_mib -
+                  r.serve_step_act_mib;
     assert_true(r.max_batch * per_seq <= room && (r.max_batch + 1) * per_seq > room);
+    /* per sequence: at least its KV cache at 256 tokens, 2 x 80 layers x 8
+     * KV heads x 128 x 1 byte (fp8) per token */
+    assert_true(r.serve_seq_mib >= 256.0 * 2 * 80 * 8 * 128 / 1048576.0);
+    /* a step's activations are those of 8192 prompt tokens: 64 x the 128
+     * of one sequence's prefill at batch 1 */
+    assert_true(r.serve_step_act_mib > r.mem.activations_mib);
     graph_free(g);
 }
 
