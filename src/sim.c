@@ -208,7 +208,9 @@ static void pass_time(const struct sim_prep *sp, const struct sim_params *p,
         r->n_kernels++;
         /* Utilisation against the raw peaks over the kernel's run time. */
         double peak_used = ko.tc ? hw->peak_flops : hw->peak_fp32_flops;
-        double uc = kt > 0 && peak_used > 0 ? st->kflops / (peak_used * kt) : 0;
+        /* against the peak the board sustains: Hopper's clock drops because
+         * it is at its power limit */
+        double uc = kt > 0 && peak_used > 0 ? st->kflops / (peak_used * ko.clock * kt) : 0;
         double um = kt > 0 ? st->kbytes / (hw->bw_bytes * kt) : 0;
         double frac = p->p_active + sim_fixed.p_compute * uc + p->p_memory * um;
         if (frac > 1)

@@ -51,6 +51,7 @@ struct sim_kernel_out {
     double roofline_s;          /* ideal: max(flops / peak, bytes / bandwidth) */
     double eff;                 /* GEMM efficiency vs the peak used (0 if not a GEMM) */
     bool tc;                    /* tensor cores */
+    double clock;               /* fraction of the boost-clock peaks the GPU holds (hopper_clock) */
 };
 
 /* Two streams of one kernel that overlap, but not perfectly (compute and

@@ -92,10 +92,13 @@ static const struct sim_params fitted = {
     .overlap_p = 2.402,
     /* Board power while a kernel runs, as shares of the idle-to-TDP range:
      * any running kernel holds boost clocks and wakes the SMs and caches
-     * (p_active); streaming HBM adds p_memory at full bandwidth. A-priori
+     * (p_active); streaming HBM adds p_memory at full bandwidth, and math
+     * p_compute at full use of the peak the board sustains (a Hopper board
+     * below boost clock is at its power limit, so its use counts against
+     * hopper_clock x the peak). A-priori
      * 0.2 and 0.6 (A100/H100 power studies, e.g. arXiv 2312.02741); fitted
      * to the average power of the ML.ENERGY H100 rows. */
-    .p_active = 0.3059,
+    .p_active = 0.2524,
     .p_memory = 0.6,
 };
 
