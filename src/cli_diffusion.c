@@ -46,19 +46,7 @@ static void row(FILE *f, struct jsonw *w, const struct cli_common *co, const str
 {
     if (co->json) {
         jsonw_obj_begin(w);
-        jsonw_key(w, "steps");
-        jsonw_int(w, r->steps);
-        jsonw_key(w, "batch");
-        jsonw_int(w, r->batch);
-        jsonw_key_fixed(w, "step_ms", r->step_ms, 4);
-        jsonw_key_fixed(w, "vae_ms", r->vae_ms, 4);
-        jsonw_key_fixed(w, "batch_ms", r->batch_ms, 3);
-        jsonw_key_fixed(w, "ms_per_image", r->ms_per_image, 3);
-        jsonw_key_fixed(w, "images_per_s", r->images_per_s, 4);
-        jsonw_key_fixed(w, "energy_j_per_image", r->energy_j_per_image, 3);
-        jsonw_key_fixed(w, "memory_mib", r->memory_mib, 1);
-        jsonw_key(w, "fits");
-        jsonw_bool(w, r->fits);
+        diff_report_json_fields(w, r);
         jsonw_obj_end(w);
     } else if (co->csv) {
         fprintf(f, "%lld,%lld,%.4f,%.4f,%.3f,%.3f,%.4f,%.3f,%.1f,%d\n", (long long)r->steps,

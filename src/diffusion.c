@@ -215,31 +215,36 @@ static void mig_json(struct jsonw *w, const struct mig_advice *a)
     jsonw_obj_end(w);
 }
 
-void diff_report_json(struct jsonw *w, const struct diff_result *r)
+void diff_report_json_fields(struct jsonw *w, const struct diff_result *r)
 {
-    jsonw_key(w, "diffusion");
-    jsonw_obj_begin(w);
     jsonw_key(w, "steps");
     jsonw_int(w, r->steps);
     jsonw_key(w, "batch");
     jsonw_int(w, r->batch);
-    jsonw_key(w, "guidance");
-    jsonw_bool(w, r->guidance);
-    jsonw_key(w, "denoiser_batch");
-    jsonw_int(w, r->denoiser_batch);
     jsonw_key_fixed(w, "step_ms", r->step_ms, 4);
-    jsonw_key_fixed(w, "denoise_ms", r->denoise_ms, 3);
-    jsonw_key(w, "vae");
-    jsonw_str(w, r->vae_spec);
     jsonw_key_fixed(w, "vae_ms", r->vae_ms, 4);
     jsonw_key_fixed(w, "batch_ms", r->batch_ms, 3);
     jsonw_key_fixed(w, "ms_per_image", r->ms_per_image, 3);
     jsonw_key_fixed(w, "images_per_s", r->images_per_s, 4);
     jsonw_key_fixed(w, "energy_j_per_image", r->energy_j_per_image, 3);
     jsonw_key_fixed(w, "memory_mib", r->memory_mib, 1);
-    jsonw_key_fixed(w, "capacity_mib", r->capacity_mib, 1);
     jsonw_key(w, "fits");
     jsonw_bool(w, r->fits);
+}
+
+void diff_report_json(struct jsonw *w, const struct diff_result *r)
+{
+    jsonw_key(w, "diffusion");
+    jsonw_obj_begin(w);
+    diff_report_json_fields(w, r);
+    jsonw_key(w, "guidance");
+    jsonw_bool(w, r->guidance);
+    jsonw_key(w, "denoiser_batch");
+    jsonw_int(w, r->denoiser_batch);
+    jsonw_key_fixed(w, "denoise_ms", r->denoise_ms, 3);
+    jsonw_key(w, "vae");
+    jsonw_str(w, r->vae_spec);
+    jsonw_key_fixed(w, "capacity_mib", r->capacity_mib, 1);
     if (r->have_mig)
         mig_json(w, &r->mig);
     jsonw_obj_end(w);

@@ -71,5 +71,8 @@ enum status diff_mig(struct predictor *p, struct graph *g, const struct config *
 void diff_report_text(FILE *f, const struct diff_result *r);
 struct jsonw;
 void diff_report_json(struct jsonw *w, const struct diff_result *r);
+/* The figures of one pipeline (steps, batch, times, images/s, energy,
+ * memory, fits) as keys of an open object: a sweep row. */
+void diff_report_json_fields(struct jsonw *w, const struct diff_result *r);
 
 #endif
