@@ -112,6 +112,7 @@ enum status app_init(struct app *a, const char *spec, struct diag *d)
     a->headroom = 0.10;
     a->gen_in = 512;
     a->gen_out = 128;
+    a->diff_steps = 20;
     a->rows_dirty = true;
     if (!spec)
         spec = model_default_path();
@@ -175,7 +176,38 @@ enum status app_recompute(struct app *a, struct diag *d)
     a->is_decoder = gen_is_decoder(a->g);
     a->have_gen = false;
     snprintf(a->gen_err, sizeof a->gen_err, "updating...");
+    char vae[192];
+    a->is_denoiser = a->g->path && diff_vae_spec(a->g->path, vae, sizeof vae, NULL) == ST_OK;
+    a->have_diff = false;
+    snprintf(a->diff_err, sizeof a->diff_err, "updating...");
     return ST_OK;
+}
+
+/* The pipeline of a denoiser at the current configuration. diff_run binds
+ * the denoiser to twice the batch, so the prediction is made again after it
+ * (the layer table reads the graph's shapes). */
+static void update_diff(struct app *a)
+{
+    a->have_diff = false;
+    a->diff_err[0] = 0;
+    if (!a->is_denoiser)
+        return;
+    struct diag d = {0};
+    struct diff_request rq = {.steps = a->diff_steps, .guidance = true, .batch = a->cfg.batch};
+    if (diff_run(a->p, a->g, &a->cfg, &rq, &a->diffr, &d) == ST_OK &&
+        diff_mig(a->p, a->g, &a->cfg, &rq, a->headroom, &a->diffr, &d) == ST_OK)
+        a->have_diff = true;
+    else
+        snprintf(a->diff_err, sizeof a->diff_err, "%s", d.msg);
+    struct prediction pr;
+    if (predict_run(a->p, a->g, &a->cfg, &pr, &d) == ST_OK) {
+        clear_prediction(a);
+        a->pred = pr;
+        a->have_pred = true;
+        a->rows_dirty = true;
+    } else {
+        prediction_fini(&pr);
+    }
 }
 
 /* The generation of a decoder at the current configuration. */
@@ -237,6 +269,7 @@ void app_update_mig(struct app *a)
         snprintf(a->mig_err, sizeof a->mig_err, "%s has no MIG profiles", gpu->name);
     }
     update_gen(a);
+    update_diff(a);
     a->mig_ms = now_ms() - t0;
 }
 
@@ -387,6 +420,19 @@ static enum status set_generation(struct app *a, const char *name, const char *v
     return ST_OK;
 }
 
+/* The denoising steps of a denoiser's pipeline. */
+static enum status set_steps(struct app *a, const char *value, struct diag *d)
+{
+    int64_t v;
+    if (!parse_i64(value, &v) || v < 1 || v > 10000)
+        return diag_set(d, ST_ERANGE, "steps=%s: expected denoising steps from 1 to 10000", value);
+    a->diff_steps = v;
+    a->mig_stale = true;
+    a->have_diff = false;
+    snprintf(a->diff_err, sizeof a->diff_err, "updating...");
+    return ST_OK;
+}
+
 /* Sets graph symbol si (the batch symbol goes through the configuration). */
 static enum status set_symbol(struct app *a, int si, const char *name, const char *value,
                               struct diag *d)
@@ -441,6 +487,8 @@ enum status app_set_param(struct app *a, const char *name, const char *value, st
         return diag_set(d, ST_EUSAGE, "no model loaded");
     if (!strcmp(name, "input_tokens") || !strcmp(name, "output_tokens") || !strcmp(name, "kv"))
         return set_generation(a, name, value, d);
+    if (!strcmp(name, "steps") && a->is_denoiser)
+        return set_steps(a, value, d);
     bool want_sym = !strncmp(name, "sym.", 4), want_tpl = !strncmp(name, "tpl.", 4);
     if (want_sym || want_tpl)
         name += 4;

@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "config.h"
+#include "diffusion.h"
 #include "generation.h"
 #include "ir.h"
 #include "mig.h"
@@ -144,6 +145,14 @@ struct app {
     bool have_gen;
     struct gen_result genr;
     char gen_err[DIAG_MSG_MAX];
+    /* The pipeline of a diffusion denoiser (diffusion.h, zoo unet or dit):
+     * denoising steps (Setup field, :set steps=N) with guidance and the
+     * derived VAE, computed with the MIG advice after the redraw. */
+    bool is_denoiser;
+    int64_t diff_steps;
+    bool have_diff;
+    struct diff_result diffr;
+    char diff_err[DIAG_MSG_MAX];
     bool is_template;
     char family[64];
     int n_tparams;

@@ -257,6 +257,32 @@ static void draw_gen(struct app *a, struct ui_canvas *c, int y, int x, int xend)
     put_field(c, y, x, xend, "max batch ", t);
 }
 
+/* The pipeline of a denoiser: time and energy per image, images/s, its
+ * memory and the MIG slice that holds it. */
+static void draw_diff(struct app *a, struct ui_canvas *c, int y, int x, int xend)
+{
+    char b1[48], t[160];
+    const struct diff_result *r = &a->diffr;
+    snprintf(t, sizeof t, "Diffusion %lld steps ", (long long)a->diff_steps);
+    x = put(c, y, x, xend, UI_STYLE_LABEL, t);
+    if (!a->have_diff) {
+        put(c, y, x, xend, UI_STYLE_DIM, a->diff_err[0] ? a->diff_err : "updating...");
+        return;
+    }
+    snprintf(t, sizeof t, "%s/image", fmt_ms(r->ms_per_image, b1, sizeof b1));
+    x = put_field(c, y, x, xend, "", t);
+    snprintf(t, sizeof t, "%.3g img/s", r->images_per_s);
+    x = put_field(c, y, x, xend, "", t);
+    snprintf(t, sizeof t, "%.4g J/image", r->energy_j_per_image);
+    x = put_field(c, y, x, xend, "", t);
+    snprintf(t, sizeof t, "%.0f MiB%s", r->memory_mib, r->fits ? "" : " DOES NOT FIT");
+    x = put_field(c, y, x, xend, "both models ", t);
+    if (r->have_mig) {
+        const struct gpu_spec *gs = gpu_get(r->mig.gpu);
+        put_field(c, y, x, xend, "MIG ", r->mig.best >= 0 ? gs->mig[r->mig.best].name : "none");
+    }
+}
+
 /* The first line: latency (against the SLO), the teacher's figure beside
  * the GNN's, throughput, energy and what bounds the model. */
 static void draw_latency_line(struct app *a, struct ui_canvas *c, int y, int x, int xend,
@@ -415,7 +441,9 @@ static void draw_pred(struct app *a, struct ui_canvas *c, struct ui_rect r)
     bool wide = r.w >= 110; /* narrow terminals drop the labels the units make clear */
     draw_latency_line(a, c, r.y, r.x, xend, wide);
     draw_memory_line(a, c, r.y + 1, r.x, xend, r.w);
-    if (r.h >= 4)
+    if (r.h >= 4 && a->is_denoiser)
+        draw_diff(a, c, r.y + 2, r.x, xend);
+    else if (r.h >= 4)
         draw_gen(a, c, r.y + 2, r.x, xend);
     if (r.h >= 3)
         draw_mig(a, c, r.y + r.h - 1, r.x, xend);

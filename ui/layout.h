@@ -31,7 +31,8 @@ enum ui_region {
 
 struct ui_layout_opts {
     bool side_pane; /* allow the side pane when wide enough */
-    bool decoder;   /* a fourth predictions line for the generation (tall terminals) */
+    bool decoder;   /* a fourth predictions line for the generation or the diffusion
+                       pipeline (tall terminals) */
 };
 
 struct ui_layout {

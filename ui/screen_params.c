@@ -13,7 +13,7 @@
 
 enum field_kind {
     F_SECTION, F_GPU, F_MIG, F_PREC, F_RT, F_BATCH, F_SLO, F_SYM, F_TPARAM, F_GEN_IN, F_GEN_OUT,
-    F_GEN_KV
+    F_GEN_KV, F_DIFF_STEPS
 };
 
 struct field {
@@ -39,6 +39,10 @@ static int fields(const struct app *a, struct field *f)
         f[n++] = (struct field){F_GEN_IN, 0, NULL};
         f[n++] = (struct field){F_GEN_OUT, 0, NULL};
         f[n++] = (struct field){F_GEN_KV, 0, NULL};
+    }
+    if (a->is_denoiser) {
+        f[n++] = (struct field){F_SECTION, 0, "Diffusion pipeline (denoiser)"};
+        f[n++] = (struct field){F_DIFF_STEPS, 0, NULL};
     }
     int bs = a->g ? graph_batch_sym(a->g) : -1;
     bool sec = false;
@@ -111,6 +115,12 @@ static void describe(const struct app *a, const struct field *f, char *name, cha
         snprintf(val, 64, "%lld", (long long)(f->kind == F_GEN_IN ? a->gen_in : a->gen_out));
         snprintf(range, 256, "%s tokens per sequence, 1 to 16777216 (+/- double and halve)",
                  f->kind == F_GEN_IN ? "prompt" : "generated");
+        break;
+    case F_DIFF_STEPS:
+        snprintf(name, 64, "steps");
+        snprintf(val, 64, "%lld", (long long)a->diff_steps);
+        snprintf(range, 256, "denoising steps, 1 to 10000, with guidance and the derived VAE "
+                             "(+/- double and halve)");
         break;
     case F_GEN_KV:
         snprintf(name, 64, "kv");
@@ -296,6 +306,11 @@ static unsigned step(struct app *a, const struct field *f, int dir)
         st = app_set_param(a, name, buf, &d);
         break;
     }
+    case F_DIFF_STEPS:
+        snprintf(buf, sizeof buf, "%lld",
+                 (long long)(dir > 0 ? a->diff_steps * 2 : (a->diff_steps > 1 ? a->diff_steps / 2 : 1)));
+        st = app_set_param(a, name, buf, &d);
+        break;
     case F_GEN_KV: {
         static const enum precision kvs[] = {PREC_FP32, PREC_FP16, PREC_BF16, PREC_INT8, PREC_FP8};
         int cur = -1;

@@ -128,6 +128,24 @@ dump 1 | awk 'NR > 7 && $1 ~ /^[0-9]+$/ { if (seen && $1 + 0 < last) bad = 1; la
 line_has 2 8 "avgpool"             # sorted by name: the first row at the top
 end
 
+begin "17: a diffusion denoiser shows its pipeline per image; :set steps=N and Setup change it"
+run 30 200 '@1:set steps=40<Enter>@2<F2>@3' zoo:dit:preset=pixart-sigma-xl2-512
+line_has 1 5 "Diffusion 20 steps"
+line "1" "5" | grep -q "/image .* img/s .* J/image .*both models [0-9]* MiB" || bad "no pipeline figures: $(line 1 5)"
+line_has 2 5 "Diffusion 40 steps"
+# twice the steps: the time per image nearly doubles (the VAE decode is once)
+t1=$(line 1 5 | sed -n 's/.*steps  *\([0-9.]*\) \(ms\|s\)\/image.*/\1 \2/p')
+t2=$(line 2 5 | sed -n 's/.*steps  *\([0-9.]*\) \(ms\|s\)\/image.*/\1 \2/p')
+awk -v a="$t1" -v b="$t2" 'BEGIN { split(a, x, " "); split(b, y, " ");
+    p = x[1] * (x[2] == "s" ? 1000 : 1); q = y[1] * (y[2] == "s" ? 1000 : 1);
+    exit !(q > 1.8 * p && q < 2 * p) }' || bad "40 steps is not ~2x 20 steps: '$t1' -> '$t2'"
+has 3 "Diffusion pipeline (denoiser)"
+dump 3 | grep -q "^  steps  *40 " || bad "Setup does not show steps 40"
+# a non-denoiser has no diffusion line and refuses steps
+run 30 200 ':set steps=4<Enter>@1' zoo:resnet:depth=18
+hasnt 1 "Diffusion"
+end
+
 begin "7: F5 goes to the graph from any tab, as its label says"
 run 30 100 '3<F5>@1' "$TINY"
 has 1 "p producer"
