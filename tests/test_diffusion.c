@@ -190,6 +190,50 @@ static void test_pipeline_mig(void **state)
     graph_free(g);
 }
 
+/* The pipeline keeps the orderings a user reads off it: a bigger batch
+ * takes no less time per batch and no less memory, images/s is the inverse
+ * of the time per image, more steps take longer, guidance is not faster
+ * than none, and a bigger MIG slice is not slower. */
+static void test_pipeline_orderings(void **state)
+{
+    (void)state;
+    struct graph *g = build("zoo:unet");
+    struct config c = h100();
+    c.rt = RT_PYTORCH_SDPA;
+    struct diag d = {0};
+    double last_ms = 0, last_mem = 0;
+    for (int64_t b = 1; b <= 16; b *= 2) {
+        struct diff_request rq = {.steps = 10, .guidance = true, .batch = b};
+        struct diff_result r, more, none;
+        if (diff_run(NULL, g, &c, &rq, &r, &d))
+            fail_msg("%s", d.msg);
+        assert_true(r.batch_ms >= last_ms);
+        assert_true(r.memory_mib >= last_mem);
+        assert_true(fabs(r.images_per_s * r.ms_per_image - 1e3) < 1e-6);
+        last_ms = r.batch_ms;
+        last_mem = r.memory_mib;
+        rq.steps = 20;
+        if (diff_run(NULL, g, &c, &rq, &more, &d))
+            fail_msg("%s", d.msg);
+        assert_true(more.batch_ms > r.batch_ms);
+        rq.steps = 10;
+        rq.guidance = false;
+        if (diff_run(NULL, g, &c, &rq, &none, &d))
+            fail_msg("%s", d.msg);
+        assert_true(none.batch_ms <= r.batch_ms);
+        if (diff_mig(NULL, g, &c, &(struct diff_request){10, true, b, NULL}, 0.10, &r, &d))
+            fail_msg("%s", d.msg);
+        for (int i = 1; i < r.mig.n; i++) {
+            const struct gpu_spec *gs = gpu_get(c.gpu);
+            const struct mig_option *o = &r.mig.opts[i], *p = &r.mig.opts[i - 1];
+            if (gs->mig[o->profile].sms >= gs->mig[p->profile].sms &&
+                gs->mig[o->profile].mem_eighths >= gs->mig[p->profile].mem_eighths)
+                assert_true(o->latency_ms <= p->latency_ms * 1.000001);
+        }
+    }
+    graph_free(g);
+}
+
 static void test_vae_derivation(void **state)
 {
     (void)state;
@@ -232,6 +276,7 @@ int main(void)
         cmocka_unit_test(test_vae_params),
         cmocka_unit_test(test_pipeline_sums),
         cmocka_unit_test(test_pipeline_mig),
+        cmocka_unit_test(test_pipeline_orderings),
         cmocka_unit_test(test_vae_derivation),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
