@@ -382,6 +382,20 @@ out:
     return rc;
 }
 
+/* A generation or diffusion sweep takes no latency target, and its batches
+ * default to a range that fits such workloads: 0, or the usage error's
+ * exit code. */
+static int workload_defaults(bool gen, bool diffusion, double slo, bool max_batch,
+                             const char **batch_arg)
+{
+    if ((gen || diffusion) && slo > 0)
+        return cli_usage_error("sweep", "--slo-ms is not used with %s sweeps",
+                               gen ? "generation" : "diffusion");
+    if ((gen || diffusion) && !strcmp(*batch_arg, "1..1024") && !max_batch)
+        *batch_arg = gen ? "1..256" : "1..64";
+    return 0;
+}
+
 int cli_sweep(int argc, char **argv)
 {
     enum { OPT_OVER = CLI_OPT__OWN, OPT_MAXB, OPT_SLO, OPT_HEADROOM };
@@ -472,18 +486,8 @@ int cli_sweep(int argc, char **argv)
     bool want_gen = cli_gen_wanted(&gen, "sweep", &rc);
     if (rc || (rc = cli_diff_check(&diff, &gen, "sweep")))
         goto done;
-    if (diff.steps && slo > 0) {
-        rc = cli_usage_error("sweep", "--slo-ms is not used with diffusion sweeps");
+    if ((rc = workload_defaults(want_gen, diff.steps > 0, slo, max_batch, &batch_arg)))
         goto done;
-    }
-    if (diff.steps && !strcmp(batch_arg, "1..1024") && !max_batch)
-        batch_arg = "1..64";
-    if (want_gen && slo > 0) {
-        rc = cli_usage_error("sweep", "--slo-ms is not used with generation sweeps");
-        goto done;
-    }
-    if (want_gen && !strcmp(batch_arg, "1..1024") && !max_batch)
-        batch_arg = "1..256";
     s->n_batch = parse_range(batch_arg, 1, 1 << 20, s->batches, MAX_POINTS);
     if (s->n_batch < 0) {
         rc = cli_usage_error("sweep", "--batch '%s': bad RANGE (use 8, 1,2,4, 1..1024 or "
