@@ -93,35 +93,55 @@ static void combine(const struct diff_request *rq, const struct prediction *den,
     out->from_gnn = den->from_gnn && vae->from_gnn;
 }
 
-enum status diff_run(struct predictor *p, struct graph *g, const struct config *cfg,
-                     const struct diff_request *rq, struct diff_result *out, struct diag *d)
+/* Checks rq and g, fills out's request fields and opens the VAE decoder. */
+static struct graph *begin(struct graph *g, const struct diff_request *rq,
+                           struct diff_result *out, struct diag *d)
 {
     memset(out, 0, sizeof *out);
-    if (rq->steps < 1 || rq->batch < 1)
-        return diag_set(d, ST_ERANGE, "diffusion: %lld steps, batch %lld: expected both >= 1",
-                        (long long)rq->steps, (long long)rq->batch);
-    if (graph_batch_sym(g) < 0)
-        return diag_set(d, ST_EUSAGE, "%s: the denoiser has no batch dimension",
-                        g->path ? g->path : "model");
+    if (rq->steps < 1 || rq->batch < 1) {
+        diag_set(d, ST_ERANGE, "diffusion: %lld steps, batch %lld: expected both >= 1",
+                 (long long)rq->steps, (long long)rq->batch);
+        return NULL;
+    }
+    if (graph_batch_sym(g) < 0) {
+        diag_set(d, ST_EUSAGE, "%s: the denoiser has no batch dimension",
+                 g->path ? g->path : "model");
+        return NULL;
+    }
     out->steps = rq->steps;
     out->batch = rq->batch;
     out->guidance = rq->guidance;
     out->denoiser_batch = rq->guidance ? 2 * rq->batch : rq->batch;
-    struct graph *vae = open_vae(g, rq, out, d);
-    if (!vae)
-        return d ? d->code : ST_EUSAGE;
+    return open_vae(g, rq, out, d);
+}
+
+/* The two passes of the pipeline with an opened VAE (out from begin). */
+static enum status run_passes(struct predictor *p, struct graph *g, struct graph *vae,
+                              const struct config *cfg, const struct diff_request *rq,
+                              struct diff_result *out, struct diag *d)
+{
     struct prediction den, dec;
     enum status st = pass(p, g, cfg, out->denoiser_batch, &den, d);
-    if (!st) {
-        st = pass(p, vae, cfg, rq->batch, &dec, d);
-        if (st)
-            diag_prefix(d, "VAE decoder %s", out->vae_spec);
-        else {
-            combine(rq, &den, &dec, out);
-            prediction_fini(&dec);
-        }
-        prediction_fini(&den);
+    if (st)
+        return st;
+    st = pass(p, vae, cfg, rq->batch, &dec, d);
+    if (st)
+        diag_prefix(d, "VAE decoder %s", out->vae_spec);
+    else {
+        combine(rq, &den, &dec, out);
+        prediction_fini(&dec);
     }
+    prediction_fini(&den);
+    return st;
+}
+
+enum status diff_run(struct predictor *p, struct graph *g, const struct config *cfg,
+                     const struct diff_request *rq, struct diff_result *out, struct diag *d)
+{
+    struct graph *vae = begin(g, rq, out, d);
+    if (!vae)
+        return d && d->code ? d->code : ST_EUSAGE;
+    enum status st = run_passes(p, g, vae, cfg, rq, out, d);
     graph_free(vae);
     return st;
 }
@@ -138,20 +158,27 @@ enum status diff_mig(struct predictor *p, struct graph *g, const struct config *
         return ST_OK;
     a->gpu = cfg->gpu;
     a->headroom = headroom;
+    /* the VAE is opened once for every profile */
+    struct diff_result r;
+    struct graph *vae = begin(g, rq, &r, d);
+    if (!vae)
+        return d && d->code ? d->code : ST_EUSAGE;
     int idx[MIG_MAX_PROFILES];
     int n = mig_profile_order(gs, idx);
     for (int i = 0; i < n; i++) {
         struct config c = *cfg;
         c.mig = idx[i];
-        struct diff_result r;
-        enum status st = diff_run(p, g, &c, rq, &r, d);
-        if (st)
+        enum status st = run_passes(p, g, vae, &c, rq, &r, d);
+        if (st) {
+            graph_free(vae);
             return st;
+        }
         struct mig_option *o = &a->opts[a->n++];
         o->profile = idx[i];
         o->memory_mib = out->memory_mib; /* one memory figure whatever the slice */
         o->latency_ms = r.batch_ms;
     }
+    graph_free(vae);
     mig_decide(gs, a);
     out->have_mig = true;
     return ST_OK;
