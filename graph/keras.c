@@ -10,9 +10,10 @@
  *                            "weightsManifest": [{"paths", "weights": [...]}]}
  *   TF.js graph model:      {"format": "graph-model"?, "modelTopology":
  *                            {"node": [...]}, "weightsManifest": [...]}
- * Weight shards named by weightsManifest are never opened: parameter shapes
- * come from the manifest entries (and, for Keras configs, from the layer
- * configs).
+ * Parameter shapes come from the manifest entries (and, for Keras configs,
+ * from the layer configs); weight values are never read. A graph model's
+ * small integer constants (paddings, axes, target shapes) are read from the
+ * shards beside the file (keras_shard.c).
  */
 #include "keras.h"
 
@@ -27,6 +28,7 @@
 #include "jsonr.h"
 #include "keras_impl.h"
 #include "strmap.h"
+#include "xalloc.h"
 
 #define KERAS_MAX_BYTES ((size_t)512 << 20)
 #define KERAS_MAX_WEIGHTS 1000000
@@ -218,9 +220,11 @@ static enum status manifest_read(struct kctx *c, const cJSON *m)
     if (!c->w)
         return diag_set(c->d, ST_ENOMEM, "%s: weightsManifest: out of memory", c->file);
     c->wmap = strmap_new();
+    c->manifest = m;
     gi = 0;
     for (const cJSON *grp = m->child; grp; grp = grp->next, gi++) {
         int wi = 0;
+        int64_t off = 0;
         const cJSON *ws = cJSON_GetObjectItemCaseSensitive(grp, "weights");
         for (const cJSON *e = ws->child; e; e = e->next, wi++) {
             char p[96];
@@ -256,6 +260,11 @@ static enum status manifest_read(struct kctx *c, const cJSON *m)
                 w->dims[w->rank++] = dim;
                 w->n *= dim;
             }
+            w->group = gi;
+            w->quantized = cJSON_GetObjectItemCaseSensitive(e, "quantization") != NULL;
+            w->nbytes = kshard_entry_bytes(e, w->dt, w->n);
+            w->offset = off;
+            off = off < 0 || w->nbytes < 0 ? -1 : off + w->nbytes;
             strmap_put(c->wmap, w->name, c->n_w);
             c->n_w++;
         }
@@ -352,19 +361,47 @@ static enum status manifest_check_used(struct kctx *c)
     return ST_OK;
 }
 
+/* Where a graph model's shards are: a directory or bytes in memory. */
+struct shard_src {
+    const char *dir;
+    const unsigned char *mem;
+    size_t len;
+};
+static struct graph *load_text(const char *text, size_t len, const char *path,
+                               struct shard_src src, struct diag *d);
+
 struct graph *keras_load_file(const char *path, struct diag *d)
 {
     char *text = NULL;
     size_t len = 0;
     if (file_read_all(path, KERAS_MAX_BYTES, &text, &len, d))
         return NULL;
-    struct graph *g = keras_load_buffer(text, len, path, d);
+    char *dir = xstrdup(path);
+    char *slash = strrchr(dir, '/');
+    if (slash)
+        slash[slash == dir] = 0;
+    else
+        strcpy(dir, ".");
+    struct graph *g = load_text(text, len, path, (struct shard_src){.dir = dir}, d);
+    free(dir);
     free(text);
     return g;
 }
 
 struct graph *keras_load_buffer(const char *text, size_t len, const char *path,
                                 struct diag *d)
+{
+    return load_text(text, len, path, (struct shard_src){0}, d);
+}
+
+struct graph *keras_load_buffer_shards(const char *text, size_t len, const char *path,
+                                       const void *shards, size_t n, struct diag *d)
+{
+    return load_text(text, len, path, (struct shard_src){.mem = shards, .len = n}, d);
+}
+
+static struct graph *load_text(const char *text, size_t len, const char *path,
+                               struct shard_src src, struct diag *d)
 {
     struct json_err je;
     cJSON *root = json_parse_strict(text, len, &je);
@@ -376,7 +413,8 @@ struct graph *keras_load_buffer(const char *text, size_t len, const char *path,
             diag_set(d, ST_EPARSE, "%s: %s", path, je.why);
         return NULL;
     }
-    struct kctx c = {.g = graph_new(NULL), .file = path, .d = d};
+    struct kctx c = {.g = graph_new(NULL), .file = path, .d = d, .dir = src.dir,
+                     .shard_mem = src.mem, .shard_len = src.len};
     c.g->path = graph_strdup(c.g, path);
     /* The ONNX semantics the emitted ops follow: LayerNormalization, inputs-form
      * Squeeze/Pad/Clip/Resize/ReduceSum, attribute-form ReduceMean. */

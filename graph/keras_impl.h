@@ -48,6 +48,10 @@ struct kweight {
     int64_t dims[IR_MAX_RANK];
     int64_t n;
     bool used;
+    bool quantized;  /* stored as a quantized dtype ("quantization") */
+    int group;       /* weightsManifest group holding it */
+    int64_t offset;  /* byte offset in the group's shard stream, -1 if unknown */
+    int64_t nbytes;  /* bytes stored there */
 };
 
 struct kctx {
@@ -59,6 +63,10 @@ struct kctx {
     int n_w;
     struct strmap *wmap;    /* manifest name -> index */
     bool graph_model;       /* TF.js graph model (manifest holds all Consts) */
+    const struct cJSON *manifest; /* the weightsManifest array (borrowed), or NULL */
+    const char *dir;        /* directory of the model file (its shards), NULL: none */
+    const unsigned char *shard_mem; /* or every group's shard bytes in memory */
+    size_t shard_len;
 };
 
 /* The layer being mapped: its JSON, its path for messages and its names. */
@@ -171,5 +179,17 @@ enum status keras_tfjs_graph_build(struct kctx *c, const struct cJSON *topology,
 
 /* Index of manifest entry name (exact, else "<...>/name" suffix), or -1. */
 int keras_manifest_find(struct kctx *c, const char *name);
+
+/* ---- keras_shard.c: integer constants from the weight shards ---------------- */
+
+#define KSHARD_MAX_INTS 4096
+/* Bytes manifest entry `entry` (dtype dt, n elements) takes in its shard
+ * stream, or -1 when its layout is unknown (strings, unknown quantization). */
+int64_t kshard_entry_bytes(const struct cJSON *entry, enum dtype dt, int64_t n);
+/* Reads int32 manifest entry wi (at most KSHARD_MAX_INTS elements) from the
+ * shards beside the model into out. False if they cannot be read. */
+bool kshard_ints(const struct kctx *c, int wi, int64_t *out);
+/* The (first) shard file named for manifest entry wi's group. */
+const char *kshard_name(const struct kctx *c, int wi);
 
 #endif

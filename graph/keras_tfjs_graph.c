@@ -4,7 +4,8 @@
  * "attr": {"strides": {"list": {"i": ["1","2","2","1"]}}, "padding": {"s":
  * base64}, "value": {"tensor": {"dtype", "tensorShape": {"dim": [{"size"}]}}}
  * ...}}]}). Const nodes carry only dtype and shape; their contents are in the
- * weight shards, which are never read.
+ * weight shards. Float weights are never read; the integer constants that
+ * decide shapes are (keras_shard.c), from the shards beside the file.
  *
  * Mapping (layout convention as in keras_impl.h: NHWC tensors are turned
  * channels-first once, on demand, for Conv/pool/BatchNormalization):
@@ -12,20 +13,16 @@
  *                            weightsManifest, permuted to the ONNX layout of
  *                            its use (HWIO filter -> OIHW, bias [C] -> [C,1,1]
  *                            against an NCHW tensor); element count unchanged
- *   integer Const         -> Constant node of known dtype/dims, unknown values
+ *   integer Const         -> Constant node of known dtype/dims, with its
+ *                            values when the shard could be read
  *   Conv2D, _FusedConv2D, DepthwiseConv2dNative, FusedDepthwiseConv2dNative
  *                         -> Conv (+ BatchNormalization / activation nodes for
  *                            the fused ops)
  *   MatMul, _FusedMatMul  -> Gemm (constant weights) or MatMul
- *   Mean over 2 axes of a rank-4 tensor -> ReduceMean over H, W (the
- *                            axes live in the shard; Keras's global average
- *                            pooling is the only source of this pattern)
- *   Reshape feeding MatMul -> Reshape to [-1, K] with K from the weight;
- *                            other Reshapes keep an unknown target shape
- * Values that live only in the shard (Pad paddings, other Reshape targets)
- * leave the downstream shapes unknown rather than guessed; ops whose
- * attribute comes from the shard (ConcatV2's axis, Transpose's perm) and
- * ops outside the list below are an error naming the node and its op.
+ *   shape, index and multi-output ops -> keras_tfjs_shape.c
+ * "name:k" reads output k of a multi-output op (Split, Unpack, TopKV2);
+ * the driver checks the index against the producer's outputs. Ops outside
+ * these lists are an error naming the node and its op.
  */
 #include <cjson/cJSON.h>
 #include <stdio.h>
@@ -142,6 +139,22 @@ enum status tg_unsupported(struct gctx *G, const struct gnode *g, const char *wh
 
 /* ---- tensors --------------------------------------------------------------------- */
 
+/* The output index an input string names ("x" and "x:0": 0, "x:2": 2), or
+ * -1 for a malformed or out-of-range suffix. */
+static int out_index(const char *s)
+{
+    const char *colon = strrchr(s, ':');
+    if (!colon || colon[1] < '0' || colon[1] > '9')
+        return 0;
+    long v = 0;
+    for (const char *p = colon + 1; *p; p++) {
+        if (*p < '0' || *p > '9' || v > 100000)
+            return -1;
+        v = v * 10 + (*p - '0');
+    }
+    return (int)v;
+}
+
 struct gnode *tg_input_node(struct gctx *G, const struct gnode *g, int i)
 {
     const char *s = g->in[i];
@@ -152,12 +165,6 @@ struct gnode *tg_input_node(struct gctx *G, const struct gnode *g, int i)
         *colon = 0;
     int idx;
     return strmap_get(G->byname, nm, &idx) ? &G->n[idx] : NULL;
-}
-
-static bool output_index_nonzero(const char *s)
-{
-    const char *colon = strrchr(s, ':');
-    return colon && strcmp(colon, ":0") && colon[1] >= '0' && colon[1] <= '9';
 }
 
 /* Declares float Const node k as an initializer with dims (element count
@@ -194,6 +201,9 @@ int tg_const_value(struct gctx *G, struct gnode *k)
     if (v >= 0)
         return v;
     struct tconst t = {.dt = w->dt, .rank = w->rank, .n = w->n};
+    const int64_t *iv;
+    if (tg_const_ints(G, k, &iv) >= 0)
+        t.i64 = (int64_t *)iv;
     struct dim dd[IR_MAX_RANK];
     for (int i = 0; i < w->rank; i++) {
         t.dims[i] = w->dims[i];
@@ -237,11 +247,70 @@ const char *tg_gname(struct gctx *G, const struct gnode *g, const char *sfx)
     return kx_name(G->c, &L, sfx);
 }
 
-/* The input tensor i of g (not a Const). */
+/* The input tensor i of g (not a Const); the driver checked its index. */
 struct ktensor *tg_tin(struct gctx *G, struct gnode *g, int i)
 {
     struct gnode *s = tg_input_node(G, g, i);
-    return s ? &s->t : NULL;
+    int k = out_index(g->in[i]);
+    if (!s || k < 0 || k > s->n_xt)
+        return NULL;
+    return k == 0 ? &s->t : &s->xt[k - 1];
+}
+
+struct ktensor *tg_out(struct gnode *g, int k)
+{
+    if (k == 0)
+        return &g->t;
+    if (k > g->n_xt) {
+        g->xt = xreallocarray(g->xt, (size_t)k, sizeof *g->xt);
+        for (int i = g->n_xt; i < k; i++)
+            kx_tensor(&g->xt[i], 0, -1, false);
+        g->n_xt = k;
+    }
+    return &g->xt[k - 1];
+}
+
+bool tg_is_cf(const struct ktensor *x)
+{
+    return x->rank >= 3 && x->vn < 0;
+}
+
+int64_t tg_const_ints(struct gctx *G, struct gnode *k, const int64_t **vals)
+{
+    if (!k->is_const || k->float_const)
+        return -1;
+    if (k->iv_state == 0) {
+        const struct kweight *w = &G->c->w[k->mw];
+        k->iv = xmalloc(sizeof *k->iv * (size_t)(w->n + 1));
+        k->iv_state = kshard_ints(G->c, k->mw, k->iv) ? 1 : -1;
+    }
+    *vals = k->iv;
+    return k->iv_state > 0 ? G->c->w[k->mw].n : -1;
+}
+
+enum status tg_input_ints(struct gctx *G, struct gnode *g, int i, const char *what,
+                          int64_t max, int64_t *out, int64_t *n)
+{
+    struct gnode *k = i < g->n_in ? tg_input_node(G, g, i) : NULL;
+    const int64_t *v;
+    int64_t cnt = k ? tg_const_ints(G, k, &v) : -1;
+    char why[600];
+    if (cnt < 0) {
+        if (k && k->is_const)
+            snprintf(why, sizeof why, "%s is stored in the weight shard '%s', which could not "
+                     "be read beside the model file", what, kshard_name(G->c, k->mw));
+        else
+            snprintf(why, sizeof why, "%s is not a constant", what);
+        return tg_unsupported(G, g, why);
+    }
+    if (cnt > max) {
+        snprintf(why, sizeof why, "%s has %lld values, expected at most %lld", what,
+                 (long long)cnt, (long long)max);
+        return tg_unsupported(G, g, why);
+    }
+    memcpy(out, v, sizeof *out * (size_t)cnt);
+    *n = cnt;
+    return ST_OK;
 }
 
 void tg_set_out(struct gnode *g, int rank, int v, bool cf)
@@ -347,6 +416,40 @@ static enum status placeholder(struct gctx *G, struct gnode *g)
     return ST_OK;
 }
 
+static bool is_identity(const char *op)
+{
+    return !strcmp(op, "Identity") || !strcmp(op, "StopGradient") || !strcmp(op, "Snapshot");
+}
+
+/* Maps g (its inputs done): an identity aliases its input, no node. */
+static enum status emit(struct gctx *G, struct gnode *g)
+{
+    if (is_identity(g->op)) {
+        struct gnode *s = g->n_in ? tg_input_node(G, g, 0) : NULL;
+        if (!s || s->is_const)
+            return tg_unsupported(G, g, "identity of a constant");
+        g->t = *tg_tin(G, g, 0);
+        return ST_OK;
+    }
+    if (g->n_in < 1)
+        return kerr(G->c, g->path, "input: op %s needs inputs", g->op);
+    return keras_tfjs_emit_node(G, g);
+}
+
+/* Every input of g names an output its producer (emitted before g) has. */
+static enum status check_outputs(struct gctx *G, struct gnode *g)
+{
+    for (int k = 0; k < g->n_in; k++) {
+        struct gnode *s = tg_input_node(G, g, k);
+        int i = out_index(g->in[k]);
+        if (i > 0 && (s->is_const || i > s->n_xt))
+            return kerr(G->c, g->path, "input[%d]: '%s' reads output %d of node '%s' (op %s), "
+                        "which has %d output%s", k, g->in[k], i, s->name, s->op,
+                        s->n_xt + 1, s->n_xt ? "s" : "");
+    }
+    return ST_OK;
+}
+
 enum status keras_tfjs_graph_build(struct kctx *c, const cJSON *topo, const char *path)
 {
     const cJSON *nodes = cJSON_GetObjectItemCaseSensitive(topo, "node");
@@ -368,8 +471,9 @@ enum status keras_tfjs_graph_build(struct kctx *c, const cJSON *topo, const char
         for (int k = 0; k < g->n_in && !st; k++) {
             if (!tg_input_node(&G, g, k))
                 st = kerr(c, g->path, "input[%d]: '%s' is not a node of the graph", k, g->in[k]);
-            else if (output_index_nonzero(g->in[k]))
-                st = tg_unsupported(&G, g, "it reads a second output of another node");
+            else if (out_index(g->in[k]) < 0)
+                st = kerr(c, g->path, "input[%d]: '%s' names no output index (expected "
+                          "NODE or NODE:INDEX)", k, g->in[k]);
         }
     }
     int *indeg = xcalloc((size_t)G.nn + 1, sizeof *indeg);
@@ -395,18 +499,9 @@ enum status keras_tfjs_graph_build(struct kctx *c, const cJSON *topo, const char
             queue[tail++] = i;
     while (!st && head < tail) {
         struct gnode *g = &G.n[queue[head++]];
-        if (!strcmp(g->op, "Identity") || !strcmp(g->op, "StopGradient") ||
-            !strcmp(g->op, "Snapshot")) {
-            struct gnode *s = g->n_in ? tg_input_node(&G, g, 0) : NULL;
-            if (!s || s->is_const)
-                st = tg_unsupported(&G, g, "identity of a constant");
-            else
-                g->t = s->t; /* alias: no node */
-        } else if (g->n_in < 1) {
-            st = kerr(c, g->path, "input: op %s needs inputs", g->op);
-        } else {
-            st = keras_tfjs_emit_node(&G, g);
-        }
+        st = check_outputs(&G, g);
+        if (!st)
+            st = emit(&G, g);
         if (st)
             break;
         g->done = true;
@@ -435,6 +530,10 @@ enum status keras_tfjs_graph_build(struct kctx *c, const cJSON *topo, const char
     free(fill);
     free(G.cons_off);
     free(G.cons);
+    for (int i = 0; i < G.nn; i++) {
+        free(G.n[i].xt);
+        free(G.n[i].iv);
+    }
     free(G.n);
     strmap_free(G.byname);
     return st;

@@ -19,6 +19,10 @@ struct gnode {
     bool done, is_const, float_const;
     int mw;             /* manifest index of a Const, or -1 */
     struct ktensor t;   /* output 0 */
+    struct ktensor *xt; /* outputs 1 .. n_xt (malloc'd), for multi-output ops */
+    int n_xt;
+    int64_t *iv;        /* an integer Const's values (malloc'd) once read */
+    signed char iv_state; /* 0 unread, 1 known (iv), -1 not readable */
     char path[48];
 };
 
@@ -45,8 +49,22 @@ int tg_const_bcast(struct gctx *G, struct gnode *k, int r, bool cf);
 const char *tg_gname(struct gctx *G, const struct gnode *g, const char *sfx);
 struct ktensor *tg_tin(struct gctx *G, struct gnode *g, int i);
 void tg_set_out(struct gnode *g, int rank, int v, bool cf);
+/* Output k (0-based) of g as its consumers see it; grows g->xt. */
+struct ktensor *tg_out(struct gnode *g, int k);
+/* The values of integer Const k (read from the shards once): their count,
+ * or -1 if k is not such a Const or they cannot be read. */
+int64_t tg_const_ints(struct gctx *G, struct gnode *k, const int64_t **vals);
+/* Input i of g as an integer constant with at most max values: ST_OK with
+ * out/n filled, else an "unsupported" error naming what (e.g. "its axis"). */
+enum status tg_input_ints(struct gctx *G, struct gnode *g, int i, const char *what,
+                          int64_t max, int64_t *out, int64_t *n);
+/* Layout a tensor is held in without a Transpose: channels-first only. */
+bool tg_is_cf(const struct ktensor *x);
 
 /* Maps node g (inputs all done) to IR ops and sets g->t. */
 enum status keras_tfjs_emit_node(struct gctx *G, struct gnode *g);
+/* The shape, index and multi-output ops (keras_tfjs_shape.c): ST_ENOTFOUND
+ * if g->op is not one of them. */
+enum status keras_tfjs_emit_shape(struct gctx *G, struct gnode *g);
 
 #endif

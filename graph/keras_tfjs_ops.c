@@ -2,7 +2,8 @@
  * keras_tfjs_ops.c - TF.js graph-model ops mapped to IR ops (see the table in
  * keras_tfjs_graph.c): convolutions with their fused BiasAdd /
  * FusedBatchNorm / activation, MatMul, elementwise ops with layout-aware
- * constant broadcasting, pools, Mean, Reshape, Squeeze, Pad, Softmax, AddN.
+ * constant broadcasting, pools, Softmax, AddN; the shape and index ops are
+ * in keras_tfjs_shape.c.
  */
 #include <cjson/cJSON.h>
 #include <stdio.h>
@@ -174,7 +175,7 @@ static enum status emit_matmul(struct gctx *G, struct gnode *g, bool fused)
     } else {
         if (tb)
             return tg_unsupported(G, g, "transpose_b of a non-constant operand");
-        struct ktensor *bt = b->is_const ? NULL : &b->t;
+        struct ktensor *bt = b->is_const ? NULL : tg_tin(G, g, 1);
         int in[2] = {av, bt ? kx_val(G->c, bt, false, tg_gname(G, g, NULL)) : tg_const_value(G, b)};
         v = kx_op(G->c, "MatMul", tg_gname(G, g, has_bias ? "matmul" : NULL), in, 2);
         if (has_bias) {
@@ -198,20 +199,24 @@ static enum status emit_matmul(struct gctx *G, struct gnode *g, bool fused)
 static enum status emit_binary(struct gctx *G, struct gnode *g, const char *op)
 {
     struct gnode *s0 = tg_input_node(G, g, 0), *s1 = tg_input_node(G, g, 1);
-    struct gnode *t0 = s0->is_const ? s1 : s0;
-    if (t0->is_const)
+    if (s0->is_const && s1->is_const)
         return tg_unsupported(G, g, "both operands are constants");
-    int r = t0->t.rank;
-    bool cf = t0->t.vn < 0;
+    struct ktensor *t0 = tg_tin(G, g, s0->is_const ? 1 : 0);
+    int r = t0->rank;
+    /* channels-first only between tensors of one rank: a lower-rank tensor
+     * broadcasts against the trailing axes in TF's order */
+    bool cf = tg_is_cf(t0) && (s0->is_const || s1->is_const ||
+                               tg_tin(G, g, 0)->rank == tg_tin(G, g, 1)->rank);
     int in[2];
     for (int i = 0; i < 2; i++) {
         struct gnode *s = i ? s1 : s0;
-        if (s->is_const)
+        struct ktensor *t = s->is_const ? NULL : tg_tin(G, g, i);
+        if (!t)
             in[i] = tg_const_bcast(G, s, r, cf);
         else
-            in[i] = kx_val(G->c, &s->t, cf && s->t.rank >= 3, tg_gname(G, g, NULL));
-        if (!s->is_const && s->t.rank > r)
-            r = s->t.rank;
+            in[i] = kx_val(G->c, t, cf && t->rank >= 3, tg_gname(G, g, NULL));
+        if (t && t->rank > r)
+            r = t->rank;
     }
     int v;
     if (!strcmp(op, "SquaredDifference")) {
@@ -272,107 +277,6 @@ static enum status emit_pool(struct gctx *G, struct gnode *g, bool max)
     return ST_OK;
 }
 
-static enum status emit_mean(struct gctx *G, struct gnode *g)
-{
-    struct ktensor *x = tg_tin(G, g, 0);
-    struct gnode *ax = tg_input_node(G, g, 1);
-    if (!ax || !ax->is_const || G->c->w[ax->mw].n != 2 || x->rank != 4)
-        return tg_unsupported(G, g, "only the mean over the two spatial axes of a rank-4 tensor "
-                                 "is supported (its axes are stored in the weight shard)");
-    bool keep = tg_attr_b(g, "keep_dims");
-    int in = kx_val(G->c, x, true, tg_gname(G, g, NULL));
-    int64_t axes[2] = {2, 3};
-    int v = kx_op(G->c, "ReduceMean", tg_gname(G, g, NULL), &in, 1);
-    graph_attr_ints(G->c->g, kx_producer(G->c, v), "axes", axes, 2);
-    graph_attr_int(G->c->g, kx_producer(G->c, v), "keepdims", keep);
-    tg_set_out(g, keep ? 4 : 2, v, true);
-    return ST_OK;
-}
-
-/* Reshape: the target is in the shard. When every consumer is a MatMul whose
- * constant weight is [K, N], the target is [-1, K] (a flatten). */
-static enum status emit_reshape(struct gctx *G, struct gnode *g)
-{
-    struct ktensor *x = tg_tin(G, g, 0);
-    struct gnode *sh = tg_input_node(G, g, 1);
-    if (!sh || !sh->is_const || G->c->w[sh->mw].rank != 1)
-        return tg_unsupported(G, g, "the target shape is not a constant vector");
-    int64_t rank = G->c->w[sh->mw].dims[0], k = -1;
-    bool flat = rank == 2;
-    int gi = (int)(g - G->n);
-    for (int e = G->cons_off[gi]; e < G->cons_off[gi + 1] && flat; e++) {
-        struct gnode *u = &G->n[G->cons[e]];
-        for (int j = 0; j < u->n_in; j++) {
-            if (tg_input_node(G, u, j) != g)
-                continue;
-            struct gnode *w = u->n_in > 1 ? tg_input_node(G, u, 1) : NULL;
-            bool mm = (!strcmp(u->op, "MatMul") || !strcmp(u->op, "_FusedMatMul")) && j == 0 &&
-                      w && w->is_const && G->c->w[w->mw].rank == 2 && !tg_attr_b(u, "transpose_a");
-            if (!mm) {
-                flat = false;
-                break;
-            }
-            int64_t kk = G->c->w[w->mw].dims[tg_attr_b(u, "transpose_b") ? 1 : 0];
-            if (k >= 0 && kk != k)
-                flat = false;
-            k = kk;
-        }
-    }
-    int in[2] = {kx_val(G->c, x, false, tg_gname(G, g, NULL)), -1};
-    if (flat && k > 0) {
-        int64_t shp[2] = {-1, k};
-        in[1] = kx_const_i64(G->c, tg_gname(G, g, "shape"), shp, 2);
-    } else {
-        in[1] = tg_const_value(G, sh);
-    }
-    int v = kx_op(G->c, "Reshape", tg_gname(G, g, NULL), in, 2);
-    tg_set_out(g, (int)rank, v, false);
-    return ST_OK;
-}
-
-static enum status emit_squeeze(struct gctx *G, struct gnode *g)
-{
-    struct ktensor *x = tg_tin(G, g, 0);
-    const cJSON *l = cJSON_GetObjectItemCaseSensitive(
-        cJSON_GetObjectItemCaseSensitive(tg_gattr(g, "squeeze_dims"), "list"), "i");
-    int n = l ? cJSON_GetArraySize(l) : 0;
-    if (n < 1 || n > x->rank)
-        return tg_unsupported(G, g, "squeeze_dims must list the axes");
-    int64_t axes[IR_MAX_RANK];
-    enum status st = tg_attr_ints(G, g, "squeeze_dims", n, axes, true);
-    if (st)
-        return st;
-    bool cf = x->vn < 0;
-    for (int i = 0; i < n; i++) {
-        if (axes[i] < 0)
-            axes[i] += x->rank;
-        if (cf)
-            axes[i] = kx_cf_axis((int)axes[i], x->rank);
-    }
-    int in[2] = {cf ? x->vcf : x->vn, kx_const_i64(G->c, tg_gname(G, g, "axes"), axes, n)};
-    int v = kx_op(G->c, "Squeeze", tg_gname(G, g, NULL), in, 2);
-    int r = x->rank - n;
-    /* channels-first order survives only if the channel axis and batch stay */
-    tg_set_out(g, r, v, false);
-    if (cf && r >= 3)
-        return tg_unsupported(G, g, "squeezing a spatial axis of a channels-first tensor");
-    return ST_OK;
-}
-
-static enum status emit_pad(struct gctx *G, struct gnode *g)
-{
-    struct ktensor *x = tg_tin(G, g, 0);
-    struct gnode *p = tg_input_node(G, g, 1);
-    if (!p || !p->is_const)
-        return tg_unsupported(G, g, "the paddings are not a constant");
-    int in[2] = {kx_val(G->c, x, false, tg_gname(G, g, NULL)), tg_const_value(G, p)};
-    int v = kx_op(G->c, "Pad", tg_gname(G, g, NULL), in, 2);
-    graph_attr_string(G->c->g, kx_producer(G->c, v), "mode",
-                      !strcmp(g->op, "MirrorPad") ? "reflect" : "constant");
-    tg_set_out(g, x->rank, v, false);
-    return ST_OK;
-}
-
 enum status keras_tfjs_emit_node(struct gctx *G, struct gnode *g)
 {
     const char *op = g->op;
@@ -387,6 +291,9 @@ enum status keras_tfjs_emit_node(struct gctx *G, struct gnode *g)
         {"Add", "Add"}, {"AddV2", "Add"}, {"BiasAdd", "Add"}, {"Sub", "Sub"}, {"Mul", "Mul"},
         {"RealDiv", "Div"}, {"Div", "Div"}, {"Maximum", "Max"}, {"Minimum", "Min"},
         {"Pow", "Pow"}, {"SquaredDifference", "SquaredDifference"}, {"Prelu", "PRelu"},
+        {"FloorDiv", "Div"}, {"FloorMod", "Mod"}, {"Equal", "Equal"}, {"Less", "Less"},
+        {"Greater", "Greater"}, {"LessEqual", "LessOrEqual"},
+        {"GreaterEqual", "GreaterOrEqual"}, {"LogicalAnd", "And"}, {"LogicalOr", "Or"},
     };
     for (size_t i = 0; i < sizeof unary_ops / sizeof unary_ops[0]; i++)
         if (!strcmp(op, unary_ops[i][0]))
@@ -397,6 +304,9 @@ enum status keras_tfjs_emit_node(struct gctx *G, struct gnode *g)
                 return kerr(G->c, g->path, "input: expected 2 inputs, got %d", g->n_in);
             return emit_binary(G, g, binary_ops[i][1]);
         }
+    enum status st = keras_tfjs_emit_shape(G, g);
+    if (st != ST_ENOTFOUND)
+        return st;
     if (!strcmp(op, "Conv2D") || !strcmp(op, "_FusedConv2D"))
         return emit_conv(G, g, false, op[0] == '_');
     if (!strcmp(op, "DepthwiseConv2dNative") || !strcmp(op, "FusedDepthwiseConv2dNative"))
@@ -405,14 +315,6 @@ enum status keras_tfjs_emit_node(struct gctx *G, struct gnode *g)
         return emit_matmul(G, g, op[0] == '_');
     if (!strcmp(op, "MaxPool") || !strcmp(op, "AvgPool"))
         return emit_pool(G, g, op[0] == 'M');
-    if (!strcmp(op, "Mean"))
-        return emit_mean(G, g);
-    if (!strcmp(op, "Reshape"))
-        return emit_reshape(G, g);
-    if (!strcmp(op, "Squeeze"))
-        return emit_squeeze(G, g);
-    if (!strcmp(op, "Pad") || !strcmp(op, "PadV2") || !strcmp(op, "MirrorPad"))
-        return emit_pad(G, g);
     if (!strcmp(op, "FusedBatchNorm") || !strcmp(op, "FusedBatchNormV2") ||
         !strcmp(op, "FusedBatchNormV3")) {
         struct ktensor *x = tg_tin(G, g, 0);
@@ -450,8 +352,6 @@ enum status keras_tfjs_emit_node(struct gctx *G, struct gnode *g)
         tg_set_out(g, x0->rank, v, cf);
         return ST_OK;
     }
-    if (!strcmp(op, "ConcatV2"))
-        return tg_unsupported(G, g, "its axis is stored in the weight shard, which is not read");
     return tg_unsupported(G, g, NULL);
 }
 

@@ -1,0 +1,228 @@
+/*
+ * test_tfjs_graph.c - TF.js graph models: integer constants read from the
+ * weight shard, nodes reading a second output (name:k), and what happens
+ * when the shard is missing, short, unsafe to open or not a regular file.
+ *
+ * The model below is small enough to check by hand:
+ *   x [1,8,8,3] -> Pad (paddings [[0,0],[1,1],[1,1],[0,0]], from the shard)
+ *     -> Conv2D 3x3x3x4 VALID -> [1,8,8,4]
+ *     -> Split (axis 3 from the shard, num_split 2) -> two [1,8,8,2]
+ *     -> AddV2(split:0, split:1) -> ConcatV2(add, add; axis 3) -> [1,8,8,4]
+ * MACs: the conv's 8*8*4 outputs x 3*3*3 taps = 6912.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "keras.h"
+#include "shape.h"
+
+/* The manifest stores, in order: the filter (float32, 108 values = 432
+ * bytes), the paddings (int32 [4,2]), the split axis and the concat axis
+ * (int32 scalars). */
+static const char model_fmt[] =
+    "{\"format\":\"graph-model\",\"modelTopology\":{\"node\":["
+    "{\"name\":\"x\",\"op\":\"Placeholder\",\"attr\":{\"shape\":{\"shape\":{\"dim\":"
+    "[{\"size\":\"1\"},{\"size\":\"8\"},{\"size\":\"8\"},{\"size\":\"3\"}]}}}},"
+    "{\"name\":\"w\",\"op\":\"Const\"},{\"name\":\"pads\",\"op\":\"Const\"},"
+    "{\"name\":\"ax\",\"op\":\"Const\"},{\"name\":\"cax\",\"op\":\"Const\"},"
+    "{\"name\":\"pad\",\"op\":\"Pad\",\"input\":[\"x\",\"pads\"]},"
+    "{\"name\":\"conv\",\"op\":\"Conv2D\",\"input\":[\"pad\",\"w\"],\"attr\":{"
+    "\"strides\":{\"list\":{\"i\":[\"1\",\"1\",\"1\",\"1\"]}},\"padding\":{\"s\":\"VkFMSUQ=\"}}},"
+    "{\"name\":\"split\",\"op\":\"Split\",\"input\":[\"ax\",\"conv\"],"
+    "\"attr\":{\"num_split\":{\"i\":\"2\"}}},"
+    "{\"name\":\"add\",\"op\":\"AddV2\",\"input\":[\"split\",\"%s\"]},"
+    "{\"name\":\"cat\",\"op\":\"ConcatV2\",\"input\":[\"add\",\"add\",\"cax\"]}]},"
+    "\"weightsManifest\":[{\"paths\":[\"%s\"],\"weights\":["
+    "{\"name\":\"w\",\"shape\":[3,3,3,4],\"dtype\":\"float32\"},"
+    "{\"name\":\"pads\",\"shape\":[4,2],\"dtype\":\"int32\"},"
+    "{\"name\":\"ax\",\"shape\":[],\"dtype\":\"int32\"},"
+    "{\"name\":\"cax\",\"shape\":[],\"dtype\":\"int32\"}]}]}";
+
+#define SHARD_BYTES (432 + 32 + 4 + 4)
+
+static void le32(unsigned char *p, int32_t v)
+{
+    uint32_t u = (uint32_t)v;
+    for (int i = 0; i < 4; i++)
+        p[i] = (unsigned char)(u >> (8 * i));
+}
+
+static void make_shard(unsigned char *b)
+{
+    static const int32_t pads[8] = {0, 0, 1, 1, 1, 1, 0, 0};
+    memset(b, 0, SHARD_BYTES);
+    for (int i = 0; i < 8; i++)
+        le32(b + 432 + 4 * i, pads[i]);
+    le32(b + 464, 3);  /* split axis: channels */
+    le32(b + 468, -1); /* concat axis: the last */
+}
+
+static char *model_text(const char *second, const char *path)
+{
+    static char buf[4096];
+    snprintf(buf, sizeof buf, model_fmt, second, path);
+    return buf;
+}
+
+static const struct value *output(const struct graph *g)
+{
+    assert_int_equal(g->n_outputs, 1);
+    return &g->values[g->outputs[0]];
+}
+
+static void test_constants_and_second_output(void **state)
+{
+    (void)state;
+    unsigned char shard[SHARD_BYTES];
+    make_shard(shard);
+    const char *t = model_text("split:1", "m.bin");
+    struct diag d = {0};
+    struct graph *g = keras_load_buffer_shards(t, strlen(t), "m.json", shard, sizeof shard, &d);
+    if (!g)
+        fail_msg("%s", d.msg);
+    assert_int_equal(graph_infer(g, &d), ST_OK);
+    assert_int_equal(g->totals.n_unsupported + g->totals.n_unknown, 0);
+    assert_true(g->totals.macs == 8.0 * 8 * 4 * 27);
+    const struct value *o = output(g);
+    assert_true(o->shape.known);
+    int64_t want[4] = {1, 8, 8, 4};
+    assert_int_equal(o->shape.rank, 4);
+    for (int i = 0; i < 4; i++)
+        assert_int_equal(o->shape.d[i], want[i]);
+    graph_free(g);
+}
+
+/* A Pad whose paddings cannot be read still loads: what follows it is
+ * reported as not counted. An op that cannot work without its constant
+ * (ConcatV2's axis) is an error that says where the value lives. */
+static void test_without_shard(void **state)
+{
+    (void)state;
+    unsigned char shard[SHARD_BYTES];
+    make_shard(shard);
+    const char *t = model_text("split:1", "m.bin");
+    struct diag d = {0};
+    struct graph *g = keras_load_buffer(t, strlen(t), "m.json", &d);
+    assert_null(g);
+    assert_int_equal(d.code, ST_EUNSUPPORTED);
+    assert_non_null(strstr(d.msg, "node 'split' (op Split)"));
+    assert_non_null(strstr(d.msg, "its axis is stored in the weight shard"));
+    /* a short shard: the paddings are there, the axes are not */
+    d = (struct diag){0};
+    g = keras_load_buffer_shards(t, strlen(t), "m.json", shard, 466, &d);
+    assert_null(g);
+    assert_non_null(strstr(d.msg, "node 'split'"));
+}
+
+static void test_bad_output_index(void **state)
+{
+    (void)state;
+    unsigned char shard[SHARD_BYTES];
+    make_shard(shard);
+    const char *t = model_text("split:2", "m.bin");
+    struct diag d = {0};
+    struct graph *g = keras_load_buffer_shards(t, strlen(t), "m.json", shard, sizeof shard, &d);
+    assert_null(g);
+    assert_int_equal(d.code, ST_EPARSE);
+    assert_non_null(strstr(d.msg, "reads output 2 of node 'split' (op Split), which has 2 "
+                               "outputs"));
+    t = model_text("split:99999999999", "m.bin");
+    d = (struct diag){0};
+    g = keras_load_buffer_shards(t, strlen(t), "m.json", shard, sizeof shard, &d);
+    assert_null(g);
+    assert_non_null(strstr(d.msg, "names no output index"));
+    t = model_text("conv:1", "m.bin");
+    d = (struct diag){0};
+    g = keras_load_buffer_shards(t, strlen(t), "m.json", shard, sizeof shard, &d);
+    assert_null(g);
+    assert_non_null(strstr(d.msg, "which has 1 output"));
+}
+
+/* Writes the model (manifest path `path`) and its shard in a fresh
+ * directory; returns the model's path. */
+static const char *write_model(char *dir, const char *path, bool fifo)
+{
+    static char mp[512];
+    assert_non_null(mkdtemp(dir));
+    snprintf(mp, sizeof mp, "%s/model.json", dir);
+    FILE *f = fopen(mp, "w");
+    assert_non_null(f);
+    fputs(model_text("split:1", path), f);
+    fclose(f);
+    char sp[512];
+    snprintf(sp, sizeof sp, "%s/m.bin", dir);
+    if (fifo) {
+        assert_int_equal(mkfifo(sp, 0600), 0);
+        return mp;
+    }
+    unsigned char shard[SHARD_BYTES];
+    make_shard(shard);
+    f = fopen(sp, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(shard, 1, sizeof shard, f), sizeof shard);
+    fclose(f);
+    return mp;
+}
+
+static void remove_dir(const char *dir)
+{
+    char p[512];
+    snprintf(p, sizeof p, "%s/model.json", dir);
+    unlink(p);
+    snprintf(p, sizeof p, "%s/m.bin", dir);
+    unlink(p);
+    rmdir(dir);
+}
+
+/* From a file, the shard beside it is read; a manifest path that leaves
+ * the directory is never opened, and a FIFO in the shard's place does not
+ * block. */
+static void test_shard_beside_file(void **state)
+{
+    (void)state;
+    const char *cases[][2] = {{"m.bin", "ok"}, {"../m.bin", "no"}, {"/etc/passwd", "no"}};
+    for (int c = 0; c < 3; c++) {
+        char dir[] = "/tmp/dippm-tfjs-XXXXXX";
+        const char *mp = write_model(dir, cases[c][0], false);
+        struct diag d = {0};
+        struct graph *g = keras_load_file(mp, &d);
+        if (!strcmp(cases[c][1], "ok")) {
+            if (!g)
+                fail_msg("%s", d.msg);
+            assert_int_equal(graph_infer(g, &d), ST_OK);
+            assert_true(output(g)->shape.known);
+            graph_free(g);
+        } else {
+            assert_null(g);
+            assert_non_null(strstr(d.msg, "weight shard"));
+        }
+        remove_dir(dir);
+    }
+    char dir[] = "/tmp/dippm-tfjs-XXXXXX";
+    const char *mp = write_model(dir, "m.bin", true);
+    struct diag d = {0};
+    struct graph *g = keras_load_file(mp, &d);
+    assert_null(g);
+    assert_non_null(strstr(d.msg, "weight shard"));
+    remove_dir(dir);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_constants_and_second_output),
+        cmocka_unit_test(test_without_shard),
+        cmocka_unit_test(test_bad_output_index),
+        cmocka_unit_test(test_shard_beside_file),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
