@@ -5,7 +5,9 @@
  * countParams() as @tensorflow/tfjs reported it when tools/keras/gen.js built
  * each model; samples/tfjs/real_params.json holds, for the real npm files,
  * tf.models.modelFromJSON(topology).countParams() (layers models) or the
- * float elements of the weightsManifest (graph models); the hand-written
+ * float elements of the weightsManifest (graph models) and, for graph
+ * models whose (zeroed) shards lie beside them, MACs and output shapes
+ * from TF.js running the model; the hand-written
  * Keras 2 / Keras 3 configs carry their hand-derived count in
  * samples/keras/hand_params.json. MACs of tiny_cnn are computed by hand.
  */
@@ -67,7 +69,30 @@ static cJSON *read_json(const char *path)
     return j;
 }
 
-/* Loads every model listed in a truth file and compares parameters. */
+/* Every shape TF.js computed for the model's outputs is the shape of one
+ * graph output (the orders of the two lists may differ). */
+static void check_output_shapes(const struct graph *g, const char *rel, const cJSON *want)
+{
+    assert_non_null(want);
+    assert_int_equal(cJSON_GetArraySize(want), g->n_outputs);
+    bool used[64] = {false};
+    for (const cJSON *w = want->child; w; w = w->next) {
+        bool found = false;
+        for (int o = 0; o < g->n_outputs && o < 64 && !found; o++) {
+            const struct shape *s = &g->values[g->outputs[o]].shape;
+            bool same = !used[o] && s->known && s->rank == cJSON_GetArraySize(w);
+            for (int k = 0; same && k < s->rank; k++)
+                same = s->d[k] == (int64_t)cJSON_GetArrayItem(w, k)->valuedouble;
+            found = used[o] = same;
+        }
+        if (!found)
+            fail_msg("%s: no output has the shape TF.js computed (%s)", rel,
+                     cJSON_PrintUnformatted(w));
+    }
+}
+
+/* Loads every model listed in a truth file and compares parameters, and
+ * MACs, output shapes and coverage where the truth file has them. */
 static void check_truth_file(const char *truth, const char *dir, int min_models)
 {
     cJSON *root = read_json(sample(truth));
@@ -95,7 +120,13 @@ static void check_truth_file(const char *truth, const char *dir, int min_models)
             assert_int_equal(graph_infer(g, &d), ST_OK);
             const cJSON *macs = cJSON_GetObjectItem(m, "macs");
             if (macs && g->totals.macs != macs->valuedouble)
-                fail_msg("%s: MACs %.0f, by hand %.0f", rel, g->totals.macs, macs->valuedouble);
+                fail_msg("%s: MACs %.0f, reference %.0f", rel, g->totals.macs, macs->valuedouble);
+            if (macs && graph_model) {
+                if (g->totals.n_unsupported + g->totals.n_unknown)
+                    fail_msg("%s: %d nodes not counted", rel,
+                             g->totals.n_unsupported + g->totals.n_unknown);
+                check_output_shapes(g, rel, cJSON_GetObjectItem(m, "output_shape"));
+            }
             graph_free(g);
             n++;
         }
@@ -113,7 +144,7 @@ static void test_generated_params(void **state)
 static void test_real_tfjs_params(void **state)
 {
     (void)state;
-    check_truth_file("tfjs/real_params.json", "tfjs", 7);
+    check_truth_file("tfjs/real_params.json", "tfjs", 11);
 }
 
 static void test_hand_written_params(void **state)
