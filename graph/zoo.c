@@ -302,8 +302,18 @@ static void apply_preset(struct zoo_args *a, const char *text)
     }
 }
 
-/* Points every preset parameter at the first preset matching the current
- * values, or at its "custom" entry. */
+/* Number of parameters preset text "k=v:k=v" sets. */
+static int preset_keys(const char *text)
+{
+    int n = 1;
+    for (; *text; text++)
+        n += *text == ':';
+    return n;
+}
+
+/* Points every preset parameter at the most specific preset matching the
+ * current values (the first of those setting the most parameters), or at
+ * its "custom" entry. */
 static void sync_presets(struct zoo_args *a)
 {
     const struct zoo_family *f = zoo_family_get(a->fam);
@@ -311,8 +321,8 @@ static void sync_presets(struct zoo_args *a)
         const struct zoo_param *p = &f->params[i];
         if (!p->presets)
             continue;
-        int custom = -1, match = -1;
-        for (int c = 0; c < p->n_choices && match < 0; c++) {
+        int custom = -1, match = -1, match_keys = 0;
+        for (int c = 0; c < p->n_choices; c++) {
             if (!p->presets[c][0]) {
                 custom = c;
                 continue;
@@ -323,8 +333,10 @@ static void sync_presets(struct zoo_args *a)
             for (int k = 0; k < f->n_params && same; k++)
                 if (k != i && !f->params[k].presets)
                     same = value_equal(a, &t, k);
-            if (same)
+            if (same && preset_keys(p->presets[c]) > match_keys) {
                 match = c;
+                match_keys = preset_keys(p->presets[c]);
+            }
         }
         for (int c = 0; c < p->n_choices && custom < 0; c++)
             if (!p->presets[c][0])
@@ -391,6 +403,16 @@ enum status zoo_args_check(const struct zoo_args *a, struct diag *d)
     return f->check ? f->check(a, d) : ST_OK;
 }
 
+/* Is unsampled parameter i of a at its default? */
+static bool at_default(const struct zoo_args *a, int i)
+{
+    const struct zoo_param *p = zoo_param_get(a->fam, i);
+    struct zoo_args t = *a;
+    bool ok = value_parse(&t, i, p, p->def);
+    CHECK(ok);
+    return value_equal(a, &t, i);
+}
+
 int zoo_args_spec(const struct zoo_args *a, char *buf, size_t size)
 {
     const struct zoo_family *f = zoo_family_get(a->fam);
@@ -398,6 +420,8 @@ int zoo_args_spec(const struct zoo_args *a, char *buf, size_t size)
     for (int pass = 0; pass < 2; pass++) {
         for (int i = 0; i < f->n_params; i++) {
             if ((f->params[i].presets != NULL) != (pass == 0))
+                continue;
+            if (f->params[i].unsampled && at_default(a, i))
                 continue;
             char v[128];
             zoo_args_value(a, i, v, sizeof v);
@@ -549,7 +573,7 @@ enum status zoo_sample_spec(int fam, uint64_t *rng_state, char *spec, size_t siz
         zoo_args_init(&a, fam);
         for (int i = 0; i < f->n_params; i++) {
             const struct zoo_param *p = &f->params[i];
-            if (p->presets)
+            if (p->presets || p->unsampled)
                 continue;
             switch (p->type) {
             case ZOO_PT_INT:

@@ -12,8 +12,10 @@
  * comma separated ("depths=3,3,9,3"). A parameter flagged as a preset
  * (e.g. resnet's preset=resnext50_32x4d) sets several others; it is applied
  * before the explicit keys whatever the order, so explicit keys override it.
- * The canonical spec (g->path) lists every parameter, preset first; the
- * preset reads "custom" when the values no longer match any preset.
+ * The canonical spec (g->path) lists every parameter, preset first (an
+ * `unsampled` parameter only when it is off its default); the preset reads
+ * the most specific preset the values match (the one setting the most
+ * parameters), or "custom" when they match none.
  *
  * Built graphs: g->format = "zoo", g->path = canonical spec, g->name = the
  * preset's name (e.g. "resnet50") or the family name. Symbols: "batch"
@@ -38,6 +40,7 @@
 #ifndef DIPPM_ZOO_H
 #define DIPPM_ZOO_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -70,6 +73,11 @@ struct zoo_param {
     double smin, smax;           /* sampling range when narrower (0, 0 = min, max) */
     const char *def;             /* default value as text (spec syntax) */
     const char *help;            /* one line */
+    /* Added after the shipped weights were trained: never drawn by the
+     * sampler (it keeps its default) and written in the canonical spec only
+     * when it differs from the default, so sampled datasets and the specs
+     * of existing configurations stay as they were. */
+    bool unsampled;
 };
 
 /* A configuration: one value per parameter of family fam. ENUM values are
@@ -136,8 +144,8 @@ const char *zoo_graph_family(const struct graph *g, char *buf, size_t size);
 
 /* ---- sampling ---------------------------------------------------------- */
 
-/* Draws a valid configuration of family fam: each parameter uniformly over
- * its declared values (its sampling range, which for a few size parameters
+/* Draws a valid configuration of family fam: each parameter but the
+ * unsampled ones uniformly over its declared values (its sampling range, which for a few size parameters
  * such as vocabulary or context is narrower than the accepted range so that
  * sampled graphs stay moderate), redrawn until the cross-parameter
  * constraints hold. Presets are not drawn (they are shortcuts). *rng_state

@@ -1,6 +1,6 @@
 /* zoo_bert.c - a BERT-style encoder (Hugging Face BertModel with pooler) and
  * a GPT-2-style decoder with a prefill pass or a one-token decode step over
- * an explicit KV cache. */
+ * an explicit KV cache, or without its LM head a CLIP text encoder. */
 #include <stdio.h>
 #include <string.h>
 
@@ -119,17 +119,29 @@ const struct zoo_family zoo_fam_bert = {
 
 /* ---- GPT -------------------------------------------------------------------- */
 
-static const char *const gpt_names[] = {"gpt2", "gpt2-medium", "gpt2-large", "gpt2-xl",
-                                        "custom"};
+/* The CLIP text encoders of the diffusion pipelines are the same pre-norm
+ * causal stack with 77 positions and no LM head: OpenAI's ViT-L/14 (SD 1.5,
+ * SDXL's first), OpenCLIP ViT-H/14 as diffusers ships it for SD 2.x (the
+ * last of its 24 layers dropped) and OpenCLIP ViT-bigG/14 with its text
+ * projection (SDXL's second). Their MLP activation is CLIP's quick GELU,
+ * built here as GELU: an elementwise op either way. */
+static const char *const gpt_names[] = {"gpt2",   "gpt2-medium", "gpt2-large",    "gpt2-xl",
+                                        "clip-l", "openclip-h",  "openclip-bigg", "custom"};
+#define CLIP_TEXT ":mlp_ratio=4:context=77:vocab=49408:head="
 static const char *const gpt_presets[] = {
-    "layers=12:hidden=768:heads=12", "layers=24:hidden=1024:heads=16",
-    "layers=36:hidden=1280:heads=20", "layers=48:hidden=1600:heads=25", ""};
+    "layers=12:hidden=768:heads=12:head=lm", "layers=24:hidden=1024:heads=16:head=lm",
+    "layers=36:hidden=1280:heads=20:head=lm", "layers=48:hidden=1600:heads=25:head=lm",
+    "layers=12:hidden=768:heads=12" CLIP_TEXT "none",
+    "layers=23:hidden=1024:heads=16" CLIP_TEXT "none",
+    "layers=32:hidden=1280:heads=20" CLIP_TEXT "projection", ""};
 static const char *const gpt_phases[] = {"prefill", "decode"};
+static const char *const gpt_heads[] = {"lm", "none", "projection"};
 
 static const struct zoo_param gpt_params[] = {
-    {.name = "preset", .type = ZOO_PT_ENUM, .n_choices = 5, .choices = gpt_names,
+    {.name = "preset", .type = ZOO_PT_ENUM, .n_choices = 8, .choices = gpt_names,
      .presets = gpt_presets, .def = "gpt2",
-     .help = "GPT-2 small/medium/large/xl (sets layers, hidden, heads)"},
+     .help = "GPT-2 small/medium/large/xl (sets layers, hidden, heads, head), or a CLIP text "
+             "encoder: clip-l, openclip-h, openclip-bigg (sets every size and the head)"},
     {.name = "layers", .type = ZOO_PT_INT, .min = 1, .max = 128, .smin = 2, .smax = 24,
      .def = "12", .help = "decoder layers"},
     {.name = "hidden", .type = ZOO_PT_INT, .min = 64, .max = 16384, .step = 64, .smin = 128,
@@ -145,6 +157,11 @@ static const struct zoo_param gpt_params[] = {
     {.name = "phase", .type = ZOO_PT_ENUM, .n_choices = 2, .choices = gpt_phases,
      .def = "prefill",
      .help = "prefill: seq tokens at once; decode: 1 token over a KV cache of seq tokens"},
+    {.name = "head", .type = ZOO_PT_ENUM, .n_choices = 3, .choices = gpt_heads, .def = "lm",
+     .unsampled = true,
+     .help = "lm: LM head tied to the embedding, KV cache outputs; none: the final hidden "
+             "states (a text encoder); projection: also the last token projected hidden x "
+             "hidden without bias (CLIP's text projection)"},
 };
 
 static enum status gpt_check(const struct zoo_args *a, struct diag *d)
@@ -164,6 +181,8 @@ static enum status gpt_build(struct zoo_build *b, const struct zoo_args *a, stru
     int layers = zoo_arg_int(a, "layers"), hd = h / heads;
     int inter = (int)(h * zoo_arg_float(a, "mlp_ratio"));
     bool decode = strcmp(zoo_arg_enum(a, "phase"), "decode") == 0;
+    const char *head = zoo_arg_enum(a, "head");
+    bool lm = strcmp(head, "lm") == 0;
     /* decode: the cache holds seq = context - 1 tokens, so the step fills the context */
     int64_t seq = decode ? ctx - 1 : ctx;
     int ids = decode ? token_input(b, "input_ids", 1, NULL)
@@ -199,8 +218,11 @@ static enum status gpt_build(struct zoo_build *b, const struct zoo_args *a, stru
     for (int l = 0; l < layers; l++) {
         zb_scope(b, "h.%d", l);
         int y = zb_layernorm(b, x, "ln_1", h, 1e-5);
+        /* a text encoder (no LM head) keeps no KV cache in prefill */
+        bool kv = lm || decode;
         y = zb_attention(b, y, h, heads, "attn.c_attn", -1, causal, decode ? past_k[l] : -1,
-                         decode ? past_v[l] : -1, &present[2 * l], &present[2 * l + 1]);
+                         decode ? past_v[l] : -1, kv ? &present[2 * l] : NULL,
+                         kv ? &present[2 * l + 1] : NULL);
         y = zb_linear(b, y, "attn.c_proj", h, h, true);
         x = zb_binary(b, "Add", x, y);
         y = zb_layernorm(b, x, "ln_2", h, 1e-5);
@@ -212,6 +234,14 @@ static enum status gpt_build(struct zoo_build *b, const struct zoo_args *a, stru
     }
     zb_scope(b, "%s", "");
     x = zb_layernorm(b, x, "ln_f", h, 1e-5);
+    if (!lm) {
+        zb_output(b, x);
+        if (strcmp(head, "projection") == 0) /* pooled at the last (EOS) token */
+            zb_output(b, zb_gemm(b, zb_take(b, x, 1, -1), "text_projection", h, h, false));
+        for (int l = 0; l < 2 * layers && decode; l++)
+            zb_output(b, present[l]);
+        return ST_OK;
+    }
     /* LM head tied to the token embedding */
     static const int64_t perm[2] = {1, 0};
     int mi[2] = {x, zb_transpose(b, wte, perm, 2)};

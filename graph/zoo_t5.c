@@ -1,7 +1,8 @@
 /* zoo_t5.c - encoder-decoder transformers: T5 (Hugging Face
  * T5ForConditionalGeneration, v1.0: RMS layer norm before each block, ReLU
  * feed-forward, relative position bias, unscaled attention, LM head tied to
- * the shared embedding) and BART (BartForConditionalGeneration: learned
+ * the shared embedding; v1.1: gated-GELU feed-forward, untied LM head; or
+ * the encoder alone, T5EncoderModel, as diffusion pipelines run it) and BART (BartForConditionalGeneration: learned
  * positions with an offset of 2, layer norm after each block, GELU, LM head
  * tied to the shared embedding).
  *
@@ -20,7 +21,9 @@
 /* Encoder-decoder sizes shared by both families. */
 struct encdec {
     int layers, dim, heads, dkv, ff;
-    bool t5; /* else BART */
+    bool t5;    /* else BART */
+    bool v1_1;  /* T5 v1.1: gated-GELU feed-forward, untied LM head */
+    bool enc;   /* the encoder alone: no decoder, no LM head */
 };
 
 static int token_input(struct zoo_build *b, const char *name, int64_t n, const char *sym)
@@ -76,8 +79,23 @@ static int norm(struct zoo_build *b, const struct encdec *c, int x, const char *
     return c->t5 ? zb_rmsnorm(b, x, local, c->dim) : zb_layernorm(b, x, local, c->dim, 1e-5);
 }
 
+/* T5 v1.1's DenseReluDense: gelu_new(wi_0 x) * wi_1 x, then wo. */
+static int gated_gelu(struct zoo_build *b, const struct encdec *c, int x, const char *prefix)
+{
+    char n[3][64];
+    static const char *const local[3] = {"wi_0", "wi_1", "wo"};
+    for (int i = 0; i < 3; i++)
+        snprintf(n[i], sizeof n[i], "%sDenseReluDense.%s", prefix, local[i]);
+    int g = zb_act(b, zb_linear(b, x, n[0], c->dim, c->ff, false), "Gelu");
+    graph_attr_string(b->g, zb_last(b), "approximate", "tanh");
+    int y = zb_binary(b, "Mul", g, zb_linear(b, x, n[1], c->dim, c->ff, false));
+    return zb_linear(b, y, n[2], c->ff, c->dim, false);
+}
+
 static int feed_forward(struct zoo_build *b, const struct encdec *c, int x, const char *prefix)
 {
+    if (c->v1_1)
+        return gated_gelu(b, c, x, prefix);
     char n1[64], n2[64];
     snprintf(n1, sizeof n1, "%s%s", prefix, c->t5 ? "DenseReluDense.wi" : "fc1");
     snprintf(n2, sizeof n2, "%s%s", prefix, c->t5 ? "DenseReluDense.wo" : "fc2");
@@ -180,9 +198,24 @@ static int embed(struct zoo_build *b, const struct encdec *c, int table, int ids
     return x;
 }
 
+/* T5's encoder alone (T5EncoderModel): the final hidden states. */
+static enum status encoder_build(struct zoo_build *b, const struct encdec *c, int vocab, int seq)
+{
+    int ids = token_input(b, "input_ids", seq, "seq");
+    const int64_t ed[2] = {seq, seq};
+    const char *const es[2] = {"seq", "seq"};
+    int eb = zb_input(b, "encoder_position_buckets", DT_INT64, 2, ed, es);
+    const int64_t sd[2] = {vocab, c->dim};
+    int shared = zb_weight(b, "shared.weight", 2, sd);
+    zb_output(b, encoder(b, c, embed(b, c, shared, ids, -1, 0, "encoder"), eb));
+    return ST_OK;
+}
+
 static enum status encdec_build(struct zoo_build *b, const struct encdec *c, int vocab, int seq,
                                 int tgt, int max_pos)
 {
+    if (c->enc)
+        return encoder_build(b, c, vocab, seq);
     int ids = token_input(b, "input_ids", seq, "seq");
     int dids = token_input(b, "decoder_input_ids", tgt, "tgt");
     int pos = -1, dpos = -1, eb = -1, db = -1;
@@ -202,6 +235,11 @@ static enum status encdec_build(struct zoo_build *b, const struct encdec *c, int
     int shared = zb_weight(b, c->t5 ? "shared.weight" : "model.shared.weight", 2, sd);
     int x = encoder(b, c, embed(b, c, shared, ids, pos, max_pos, "encoder"), eb);
     int y = decoder(b, c, embed(b, c, shared, dids, dpos, max_pos, "decoder"), x, mask, db);
+    if (c->v1_1) { /* untied head */
+        zb_scope(b, "%s", "");
+        zb_output(b, zb_linear(b, y, "lm_head", c->dim, vocab, false));
+        return ST_OK;
+    }
     if (c->t5) /* tied head: rescaled by d_model^-0.5 */
         y = zb_binary(b, "Mul", y, zb_const_float(b, 1.0 / sqrt((double)c->dim)));
     zb_scope(b, "%s", "");
@@ -213,16 +251,22 @@ static enum status encdec_build(struct zoo_build *b, const struct encdec *c, int
 
 /* ---- T5 --------------------------------------------------------------------- */
 
-static const char *const t5_names[] = {"t5-small", "t5-base", "t5-large", "custom"};
+/* t5-v1_1-xxl-encoder: the text encoder of PixArt-alpha/Sigma and SD3. */
+static const char *const t5_names[] = {"t5-small", "t5-base", "t5-large", "t5-v1_1-xxl-encoder",
+                                       "custom"};
 static const char *const t5_presets[] = {
-    "layers=6:hidden=512:heads=8:d_kv=64:ff=2048:vocab=32128",
-    "layers=12:hidden=768:heads=12:d_kv=64:ff=3072:vocab=32128",
-    "layers=24:hidden=1024:heads=16:d_kv=64:ff=4096:vocab=32128", ""};
+    "layers=6:hidden=512:heads=8:d_kv=64:ff=2048:vocab=32128:version=1.0",
+    "layers=12:hidden=768:heads=12:d_kv=64:ff=3072:vocab=32128:version=1.0",
+    "layers=24:hidden=1024:heads=16:d_kv=64:ff=4096:vocab=32128:version=1.0",
+    "layers=24:hidden=4096:heads=64:d_kv=64:ff=10240:vocab=32128:version=1.1:stack=encoder", ""};
+static const char *const t5_versions[] = {"1.0", "1.1"};
+static const char *const t5_stacks[] = {"encdec", "encoder"};
 
 static const struct zoo_param t5_params[] = {
-    {.name = "preset", .type = ZOO_PT_ENUM, .n_choices = 4, .choices = t5_names,
+    {.name = "preset", .type = ZOO_PT_ENUM, .n_choices = 5, .choices = t5_names,
      .presets = t5_presets, .def = "t5-small",
-     .help = "t5-small, t5-base or t5-large (sets every size parameter)"},
+     .help = "t5-small, t5-base or t5-large (sets every size parameter), or the T5 v1.1 XXL "
+             "encoder t5-v1_1-xxl-encoder (also sets version and stack)"},
     {.name = "layers", .type = ZOO_PT_INT, .min = 1, .max = 64, .smin = 1, .smax = 12,
      .def = "6", .help = "encoder blocks (and as many decoder blocks)"},
     {.name = "hidden", .type = ZOO_PT_INT, .min = 64, .max = 16384, .step = 64, .smin = 128,
@@ -239,6 +283,12 @@ static const struct zoo_param t5_params[] = {
      .def = "512", .help = "default of the seq symbol (source tokens)"},
     {.name = "tgt", .type = ZOO_PT_INT, .min = 1, .max = 65536, .smin = 1, .smax = 128,
      .def = "128", .help = "default of the tgt symbol (target tokens)"},
+    {.name = "version", .type = ZOO_PT_ENUM, .n_choices = 2, .choices = t5_versions,
+     .def = "1.0", .unsampled = true,
+     .help = "1.0: ReLU feed-forward, tied LM head; 1.1: gated GELU, untied LM head"},
+    {.name = "stack", .type = ZOO_PT_ENUM, .n_choices = 2, .choices = t5_stacks,
+     .def = "encdec", .unsampled = true,
+     .help = "encdec: encoder, decoder and LM head; encoder: the encoder alone (tgt unused)"},
 };
 
 static enum status t5_build(struct zoo_build *b, const struct zoo_args *a, struct diag *d)
@@ -246,7 +296,8 @@ static enum status t5_build(struct zoo_build *b, const struct zoo_args *a, struc
     (void)d;
     struct encdec c = {zoo_arg_int(a, "layers"), zoo_arg_int(a, "hidden"),
                        zoo_arg_int(a, "heads"), zoo_arg_int(a, "d_kv"), zoo_arg_int(a, "ff"),
-                       true};
+                       true, strcmp(zoo_arg_enum(a, "version"), "1.1") == 0,
+                       strcmp(zoo_arg_enum(a, "stack"), "encoder") == 0};
     return encdec_build(b, &c, zoo_arg_int(a, "vocab"), zoo_arg_int(a, "seq"),
                         zoo_arg_int(a, "tgt"), 0);
 }
@@ -302,7 +353,7 @@ static enum status bart_build(struct zoo_build *b, const struct zoo_args *a, str
     (void)d;
     int h = zoo_arg_int(a, "hidden"), heads = zoo_arg_int(a, "heads");
     struct encdec c = {zoo_arg_int(a, "layers"), h, heads, h / heads, zoo_arg_int(a, "ff"),
-                       false};
+                       false, false, false};
     return encdec_build(b, &c, zoo_arg_int(a, "vocab"), zoo_arg_int(a, "seq"),
                         zoo_arg_int(a, "tgt"), zoo_arg_int(a, "max_position"));
 }

@@ -12,6 +12,16 @@
  * level, a 3x3 stride-2 downsampling conv on the first three levels, a mid
  * block of ResNet + one-head attention (GroupNorm and four biased 512 x 512
  * Linears) + ResNet, GroupNorm and a conv to 2 x latent channels).
+ *
+ * The text encoders' published totals (sum of p.numel() of the diffusers
+ * pipelines' text_encoder modules) are checked against sums worked out from
+ * their architectures: CLIP ViT-L/14 (runwayml/stable-diffusion-v1-5,
+ * CLIPTextModel) 123,060,480; OpenCLIP ViT-H/14 as shipped with
+ * stabilityai/stable-diffusion-2-1 (23 layers) 340,387,840; OpenCLIP
+ * ViT-bigG/14 with its projection (stable-diffusion-xl-base-1.0
+ * text_encoder_2, CLIPTextModelWithProjection) 694,659,840; and the T5 v1.1
+ * XXL encoder (PixArt-alpha/PixArt-XL-2-1024-MS, T5EncoderModel)
+ * 4,762,310,656.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -87,6 +97,47 @@ static void test_vae_params(void **state)
     if (g->totals.params != sd3)
         fail_msg("zoo:vae:preset=sd3: %.0f params, expected %.0f", g->totals.params, sd3);
     graph_free(g);
+}
+
+/* A CLIP text transformer (by hand): token and position embeddings, per
+ * layer two LayerNorms, biased q, k, v, out projections and a biased MLP of
+ * 4 x width, a final LayerNorm and an optional projection without bias. */
+static double clip_text(double width, double layers, double proj)
+{
+    double emb = 49408 * width + 77 * width;
+    double layer = 2 * 2 * width + 4 * (width * width + width) + (width * 4 * width + 4 * width) +
+                   (4 * width * width + width);
+    return emb + layers * layer + 2 * width + proj * width;
+}
+
+/* The T5 v1.1 XXL encoder (by hand): the shared embedding, per layer two
+ * RMS norm weights, q, k, v, o of 64 heads x 64 without bias and the gated
+ * feed-forward wi_0, wi_1, wo, the relative bias table (32 buckets x 64
+ * heads, layer 0) and the final norm. */
+static double t5_xxl_encoder(void)
+{
+    double d = 4096, inner = 64 * 64, ff = 10240;
+    double layer = 2 * d + 4 * d * inner + 3 * d * ff;
+    return 32128 * d + 24 * layer + 32 * 64 + d;
+}
+
+static void expect_params(const char *spec, double want, double published)
+{
+    struct graph *g = build(spec);
+    if (want != published || g->totals.params != want)
+        fail_msg("%s: %.0f params, by hand %.0f, published %.0f", spec, g->totals.params, want,
+                 published);
+    assert_int_equal(g->totals.n_unsupported + g->totals.n_unknown, 0);
+    graph_free(g);
+}
+
+static void test_text_encoder_params(void **state)
+{
+    (void)state;
+    expect_params("zoo:gpt:preset=clip-l", clip_text(768, 12, 0), 123060480.0);
+    expect_params("zoo:gpt:preset=openclip-h", clip_text(1024, 23, 0), 340387840.0);
+    expect_params("zoo:gpt:preset=openclip-bigg", clip_text(1280, 32, 1280), 694659840.0);
+    expect_params("zoo:t5:preset=t5-v1_1-xxl-encoder", t5_xxl_encoder(), 4762310656.0);
 }
 
 static struct config h100(void)
@@ -274,6 +325,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_vae_params),
+        cmocka_unit_test(test_text_encoder_params),
         cmocka_unit_test(test_pipeline_sums),
         cmocka_unit_test(test_pipeline_mig),
         cmocka_unit_test(test_pipeline_orderings),

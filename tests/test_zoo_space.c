@@ -170,6 +170,25 @@ static void test_presets(void **state)
     struct graph *plain = graph_new("x");
     assert_null(zoo_graph_family(plain, fam, sizeof fam));
     graph_free(plain);
+    /* the most specific preset names a configuration: CLIP ViT-L/14's text
+     * encoder has GPT-2's sizes, but not its head, context or vocabulary */
+    g = build("gpt:preset=clip-l");
+    assert_string_equal(g->name, "clip-l");
+    graph_free(g);
+    g = build("gpt:preset=gpt2:head=none");
+    assert_string_equal(g->name, "gpt");
+    graph_free(g);
+    /* an unsampled parameter is in the canonical spec only off its default */
+    g = build("gpt");
+    assert_null(strstr(g->path, "head="));
+    graph_free(g);
+    g = build("t5:stack=encoder");
+    assert_non_null(strstr(g->path, ":stack=encoder"));
+    assert_null(strstr(g->path, "version="));
+    g2 = build(g->path);
+    assert_int_equal(g2->n_nodes, g->n_nodes);
+    graph_free(g2);
+    graph_free(g);
 }
 
 /* ---- sampler ----------------------------------------------------------------- */
@@ -217,6 +236,13 @@ static void test_sampler(void **state)
         if (infer_real(g) && (g->totals.n_unsupported || g->totals.n_unknown))
             fail_msg("sampled '%s': %d unsupported, %d unknown nodes", spec,
                      g->totals.n_unsupported, g->totals.n_unknown);
+        /* unsampled parameters keep their defaults, so stay out of the spec */
+        for (int i = 0; i < zoo_param_count(f); i++) {
+            char key[64];
+            snprintf(key, sizeof key, ":%s=", zoo_param_get(f, i)->name);
+            if (zoo_param_get(f, i)->unsampled && strstr(spec, key))
+                fail_msg("sampled '%s' sets unsampled %s", spec, key);
+        }
         per_family_distinct[f] += strcmp(prev[f], spec) != 0;
         snprintf(prev[f], sizeof prev[f], "%s", spec);
         graph_free(g);
