@@ -290,7 +290,8 @@ static bool row_selected(const struct calib_graphs *cg, const struct calib_row *
 }
 
 /* A diffusion pipeline's figures: steps x the denoising step + one VAE
- * decode (the text encoder is not modelled), as diffusion.c predicts them. */
+ * decode, as diffusion.c predicts them with --no-text-encoder (the
+ * calibration rows leave the text encoder out). */
 static double pipeline_prediction(const struct calib_run *a, const struct calib_run *vae,
                                   const struct calib_row *r)
 {

@@ -1,6 +1,7 @@
 /* cli_diffusion.c - the diffusion pipeline options shared by `dippm
- * predict` and `dippm sweep` (--steps, --no-guidance, --vae) and the
- * pipeline sweep: rows over batches and steps, or the largest batch. */
+ * predict` and `dippm sweep` (--steps, --no-guidance, --vae,
+ * --text-encoder, --no-text-encoder) and the pipeline sweep: rows over
+ * batches and steps, or the largest batch. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +11,37 @@
 #include "diffusion.h"
 #include "jsonw.h"
 #include "report.h"
+
+/* Adds the specs of a --text-encoder list to df: a comma splits it unless a
+ * digit follows (a list value such as channels=320,640 stays whole). */
+static int add_text(struct cli_diff *df, const char *arg, const char *sub)
+{
+    for (const char *s = arg;;) {
+        size_t len = 0;
+        while (s[len] && !(s[len] == ',' && !(s[len + 1] >= '0' && s[len + 1] <= '9')))
+            len++;
+        if (!len || len >= DIFF_SPEC_MAX || df->n_text == DIFF_MAX_TEXT) {
+            cli_usage_error(sub, "--text-encoder '%s': expected up to %d comma-separated text "
+                                 "encoder models of under %d characters, e.g. "
+                                 "zoo:gpt:preset=clip-l", arg, DIFF_MAX_TEXT, DIFF_SPEC_MAX);
+            return -1;
+        }
+        memcpy(df->spec_buf[df->n_text], s, len);
+        df->spec_buf[df->n_text][len] = '\0';
+        df->text[df->n_text] = df->spec_buf[df->n_text];
+        df->n_text++;
+        if (!s[len])
+            return 1;
+        s += len + 1;
+    }
+}
+
+struct diff_request cli_diff_request(const struct cli_diff *df, int64_t batch)
+{
+    return (struct diff_request){.steps = df->steps, .guidance = !df->no_guidance,
+                                 .batch = batch, .vae = df->vae, .text = df->text,
+                                 .n_text = df->n_text, .no_text = df->no_text};
+}
 
 int cli_diff_opt(struct cli_diff *df, int c, const char *arg, const char *sub)
 {
@@ -28,14 +60,19 @@ int cli_diff_opt(struct cli_diff *df, int c, const char *arg, const char *sub)
         }
         df->vae = arg;
         return 1;
+    case CLI_OPT_DIFF_TEXT: return add_text(df, arg, sub);
+    case CLI_OPT_DIFF_NO_TEXT: df->no_text = true; return 1;
     default: return 0;
     }
 }
 
 int cli_diff_check(const struct cli_diff *df, const struct cli_gen *gen, const char *sub)
 {
-    if (!df->steps && (df->no_guidance || df->vae))
-        return cli_usage_error(sub, "--no-guidance and --vae need --steps N");
+    if (!df->steps && (df->no_guidance || df->vae || df->n_text || df->no_text))
+        return cli_usage_error(sub, "--no-guidance, --vae, --text-encoder and "
+                                    "--no-text-encoder need --steps N");
+    if (df->n_text && df->no_text)
+        return cli_usage_error(sub, "--text-encoder and --no-text-encoder exclude each other");
     if (df->steps && (gen->in || gen->out))
         return cli_usage_error(sub, "--steps (a diffusion pipeline) and --input-tokens/"
                                     "--output-tokens (a generation) exclude each other");
@@ -49,20 +86,33 @@ static void row(FILE *f, struct jsonw *w, const struct cli_common *co, const str
         diff_report_json_fields(w, r);
         jsonw_obj_end(w);
     } else if (co->csv) {
-        fprintf(f, "%lld,%lld,%.4f,%.4f,%.3f,%.3f,%.4f,%.3f,%.1f,%d\n", (long long)r->steps,
-                (long long)r->batch, r->step_ms, r->vae_ms, r->batch_ms, r->ms_per_image,
-                r->images_per_s, r->energy_j_per_image, r->memory_mib, r->fits);
+        fprintf(f, "%lld,%lld,%.4f,%.4f,%.4f,%.3f,%.3f,%.4f,%.3f,%.1f,%d\n",
+                (long long)r->steps, (long long)r->batch, r->step_ms, r->vae_ms, r->text_ms,
+                r->batch_ms, r->ms_per_image, r->images_per_s, r->energy_j_per_image,
+                r->memory_mib, r->fits);
     } else {
-        fprintf(f, "%6lld %7lld %11.3f %10.3f %12.1f %12.1f %9.3f %10.1f %11.0f %5s\n",
-                (long long)r->steps, (long long)r->batch, r->step_ms, r->vae_ms, r->batch_ms,
-                r->ms_per_image, r->images_per_s, r->energy_j_per_image, r->memory_mib,
-                r->fits ? "yes" : "NO");
+        fprintf(f, "%6lld %7lld %11.3f %10.3f %10.3f %12.1f %12.1f %9.3f %10.1f %11.0f %5s\n",
+                (long long)r->steps, (long long)r->batch, r->step_ms, r->vae_ms, r->text_ms,
+                r->batch_ms, r->ms_per_image, r->images_per_s, r->energy_j_per_image,
+                r->memory_mib, r->fits ? "yes" : "NO");
     }
 }
 
-static void header(FILE *f, struct jsonw *w, const struct cli_sweep_gen *s,
-                   const struct diff_request *rq, const char *vae)
+/* "spec, spec" of r's text encoders, or "none". */
+static const char *text_list(const struct diff_result *r, char *buf, size_t size)
 {
+    size_t off = 0;
+    snprintf(buf, size, "none");
+    for (int i = 0; i < r->n_text && off < size; i++)
+        off += (size_t)snprintf(buf + off, size - off, "%s%s", i ? ", " : "", r->text[i].spec);
+    return buf;
+}
+
+static void header(FILE *f, struct jsonw *w, const struct cli_sweep_gen *s,
+                   const struct diff_request *rq, const struct diff_result *r)
+{
+    char texts[DIFF_MAX_TEXT * (DIFF_SPEC_MAX + 2)];
+    const char *vae = r->vae_spec;
     char hw[128];
     report_hw_label(s->cfg, hw, sizeof hw);
     if (s->co->json) {
@@ -75,19 +125,24 @@ static void header(FILE *f, struct jsonw *w, const struct cli_sweep_gen *s,
         jsonw_bool(w, rq->guidance);
         jsonw_key(w, "vae");
         jsonw_str(w, vae);
+        jsonw_key(w, "text_encoders");
+        jsonw_arr_begin(w, true);
+        for (int i = 0; i < r->n_text; i++)
+            jsonw_str(w, r->text[i].spec);
+        jsonw_arr_end(w);
         jsonw_key(w, "source");
         jsonw_str(w, report_source_line(s->p));
         jsonw_key(w, "rows");
         jsonw_arr_begin(w, false);
     } else if (s->co->csv) {
-        fprintf(f, "steps,batch,step_ms,vae_ms,batch_ms,ms_per_image,images_per_s,"
+        fprintf(f, "steps,batch,step_ms,vae_ms,text_ms,batch_ms,ms_per_image,images_per_s,"
                    "energy_j_per_image,memory_mib,fits\n");
     } else {
-        fprintf(f, "%s on %s, %s, %s, %s guidance, VAE %s\n", s->g->name, hw,
-                precision_name(s->cfg->prec), runtime_name(s->cfg->rt),
-                rq->guidance ? "with" : "no", vae);
-        fprintf(f, "%6s %7s %11s %10s %12s %12s %9s %10s %11s %5s\n", "steps", "batch",
-                "step_ms", "vae_ms", "batch_ms", "ms/image", "images/s", "J/image",
+        fprintf(f, "%s on %s, %s, %s, %s guidance, VAE %s, text encoder %s\n", s->g->name,
+                hw, precision_name(s->cfg->prec), runtime_name(s->cfg->rt),
+                rq->guidance ? "with" : "no", vae, text_list(r, texts, sizeof texts));
+        fprintf(f, "%6s %7s %11s %10s %10s %12s %12s %9s %10s %11s %5s\n", "steps", "batch",
+                "step_ms", "vae_ms", "text_ms", "batch_ms", "ms/image", "images/s", "J/image",
                 "memory_MiB", "fits");
     }
 }
@@ -176,7 +231,7 @@ int cli_sweep_diff(const struct cli_sweep_gen *s, const struct cli_diff *df)
         if (s->over_vals[i] > 10000)
             return cli_usage_error("sweep", "--over steps: %lld steps, expected at most 10000",
                                    (long long)s->over_vals[i]);
-    struct diff_request rq = {.steps = df->steps, .guidance = !df->no_guidance, .vae = df->vae};
+    struct diff_request rq = cli_diff_request(df, 1);
     if (s->max_batch)
         return max_batch(s, &rq);
     char *buf = NULL;
@@ -199,7 +254,7 @@ int cli_sweep_diff(const struct cli_sweep_gen *s, const struct cli_diff *df)
                 break;
             }
             if (i == 0 && j == 0)
-                header(f, &w, s, &rq, r.vae_spec);
+                header(f, &w, s, &rq, &r);
             row(f, &w, s->co, &r);
         }
     }

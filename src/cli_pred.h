@@ -5,6 +5,7 @@
 #define DIPPM_CLI_PRED_H
 
 #include "cli.h"
+#include "diffusion.h"
 #include "generation.h"
 #include "predict.h"
 
@@ -63,23 +64,39 @@ int cli_sweep_gen(const struct cli_sweep_gen *s);
 
 /* ---- diffusion pipeline options (predict and sweep) -------------------- */
 
-enum { CLI_OPT_DIFF_STEPS = 1300, CLI_OPT_DIFF_NO_GUIDANCE, CLI_OPT_DIFF_VAE };
+enum {
+    CLI_OPT_DIFF_STEPS = 1300,
+    CLI_OPT_DIFF_NO_GUIDANCE,
+    CLI_OPT_DIFF_VAE,
+    CLI_OPT_DIFF_TEXT,
+    CLI_OPT_DIFF_NO_TEXT
+};
 
 #define CLI_DIFF_LONGOPTS                                                   \
     {"steps", required_argument, NULL, CLI_OPT_DIFF_STEPS},                 \
     {"no-guidance", no_argument, NULL, CLI_OPT_DIFF_NO_GUIDANCE},           \
-    {"vae", required_argument, NULL, CLI_OPT_DIFF_VAE}
+    {"vae", required_argument, NULL, CLI_OPT_DIFF_VAE},                     \
+    {"text-encoder", required_argument, NULL, CLI_OPT_DIFF_TEXT},           \
+    {"no-text-encoder", no_argument, NULL, CLI_OPT_DIFF_NO_TEXT}
 
 struct cli_diff {
     int64_t steps;    /* denoising steps; 0: no pipeline */
     bool no_guidance;
     const char *vae;  /* NULL: derived from the denoiser */
+    /* --text-encoder specs (pointing into spec_buf); none: derived */
+    const char *text[DIFF_MAX_TEXT];
+    int n_text;
+    bool no_text;     /* --no-text-encoder */
+    char spec_buf[DIFF_MAX_TEXT][DIFF_SPEC_MAX];
 };
 
 /* 1 if c was a diffusion option, 0 if not, -1 on a bad value (printed). */
 int cli_diff_opt(struct cli_diff *df, int c, const char *arg, const char *sub);
-/* --no-guidance and --vae need --steps, and a pipeline is not a
- * generation: 0 when consistent, else the usage error's exit code. */
+/* The pipeline request of df (steps, guidance, VAE, text encoders). */
+struct diff_request cli_diff_request(const struct cli_diff *df, int64_t batch);
+/* --no-guidance, --vae and the text encoder options need --steps, and a
+ * pipeline is not a generation: 0 when consistent, else the usage error's
+ * exit code. */
 int cli_diff_check(const struct cli_diff *df, const struct cli_gen *gen, const char *sub);
 /* `dippm sweep --steps N`: pipeline rows over batches and steps (--over
  * steps=RANGE), or the largest batch whose pipeline fits (--max-batch);

@@ -17,7 +17,8 @@ static void help(void)
            "                     [--headroom PCT] [--weights FILE] [--json] [-o FILE]\n"
            "                     [--input-tokens N --output-tokens M [--set kv=P]\n"
            "                      [--kv-inputs SUBSTRING]]\n"
-           "                     [--steps N [--no-guidance] [--vae SPEC]]\n\n"
+           "                     [--steps N [--no-guidance] [--vae SPEC]\n"
+           "                      [--text-encoder SPEC[,SPEC]... | --no-text-encoder]]\n\n"
            "Predicts latency (ms), throughput (samples/s), energy (J per batch, mJ per\n"
            "sample) and peak device memory (MiB) with the GNN, shows the teacher's roofline\n"
            "bound beside it, and suggests the smallest MIG profile of the GPU that holds the\n"
@@ -36,11 +37,15 @@ static void help(void)
            "bf16, int8 or fp8 (default: the model precision); --kv-inputs names the cache\n"
            "inputs of an export (default: names containing 'past').\n\n"
            "Diffusion denoisers (zoo unet, dit): with --steps N, also the pipeline per\n"
-           "image: N denoiser passes on twice the batch (classifier-free guidance; not\n"
-           "with --no-guidance) plus one VAE decode (derived from the denoiser's latent,\n"
+           "image: the text encoder(s) once over the prompts, N denoiser passes, both on\n"
+           "twice the batch (classifier-free guidance: each prompt and its negative; not\n"
+           "with --no-guidance), and one VAE decode (derived from the denoiser's latent,\n"
            "or --vae SPEC, e.g. zoo:vae:preset=sd3-vae:latent=128): time and energy per\n"
-           "image, images/s and memory with both models resident. The text encoder is\n"
-           "not counted.\n");
+           "image, images/s and memory with every model resident. The text encoders are\n"
+           "derived from the denoiser (SD 1.5: CLIP ViT-L/14; SD 2.x: OpenCLIP ViT-H/14;\n"
+           "SDXL: both CLIP ViT-L/14 and OpenCLIP ViT-bigG/14; PixArt: the T5 v1.1 XXL\n"
+           "encoder over 120 or 300 tokens); --text-encoder SPEC names them instead\n"
+           "(repeatable, or a comma list) and --no-text-encoder leaves them out.\n");
 }
 
 int cli_pred_parse_pct(const char *arg, double *out)
@@ -182,8 +187,7 @@ static int run(struct predict_cli *a, struct predictor *p, struct graph *g,
     }
     struct diff_result dr;
     if (a->diff.steps) {
-        struct diff_request rq = {.steps = a->diff.steps, .guidance = !a->diff.no_guidance,
-                                  .batch = cfg->batch, .vae = a->diff.vae};
+        struct diff_request rq = cli_diff_request(&a->diff, cfg->batch);
         if (diff_run(p, g, cfg, &rq, &dr, &d) || diff_mig(p, g, cfg, &rq, a->headroom, &dr, &d))
             return cli_fail(&d);
     }

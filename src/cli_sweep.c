@@ -36,10 +36,12 @@ static void help(void)
            "--over input_tokens=RANGE or output_tokens=RANGE; --max-batch then counts the\n"
            "KV cache of every sequence. --kv-precision P is --set kv=P; --kv-inputs\n"
            "SUBSTRING names the KV-cache inputs of an exported decoder (as for predict).\n\n"
-           "Diffusion denoisers: --steps N [--no-guidance] [--vae SPEC] sweep the pipeline\n"
-           "(time per denoising step and VAE decode, per batch and per image, images/s, J\n"
-           "per image, memory with both models) over --batch (default 1..64) and --over\n"
-           "steps=RANGE; --max-batch then gives the largest batch whose pipeline fits.\n");
+           "Diffusion denoisers: --steps N [--no-guidance] [--vae SPEC]\n"
+           "[--text-encoder SPEC[,SPEC]... | --no-text-encoder] sweep the pipeline (time\n"
+           "per denoising step, VAE decode and text encoding, per batch and per image,\n"
+           "images/s, J per image, memory with every model resident) over --batch\n"
+           "(default 1..64) and --over steps=RANGE; --max-batch then gives the largest\n"
+           "batch whose pipeline fits.\n");
 }
 
 /* Parses RANGE into vals (sorted as written); returns count or -1. */

@@ -178,27 +178,85 @@ static void test_pipeline_sums(void **state)
         fail_msg("%s", d.msg);
     assert_string_equal(r.vae_spec, "zoo:vae:preset=sd-vae:latent_channels=4:latent=64");
     assert_int_equal(r.denoiser_batch, 6);
+    /* PixArt-Sigma's T5 encodes 300 tokens of each prompt and negative prompt */
+    assert_int_equal(r.n_text, 1);
+    assert_string_equal(r.text[0].spec, "zoo:t5:preset=t5-v1_1-xxl-encoder:seq=300");
+    assert_int_equal(r.text_batch, 6);
     struct prediction step = one_pass(den, 6), vae = one_pass(r.vae_spec, 3);
-    double batch_ms = 7 * step.latency_ms + vae.latency_ms;
+    struct prediction t5 = one_pass(r.text[0].spec, 6);
+    double batch_ms = t5.latency_ms + 7 * step.latency_ms + vae.latency_ms;
     assert_true(fabs(r.step_ms - step.latency_ms) < 1e-9 * step.latency_ms);
+    assert_true(fabs(r.text_ms - t5.latency_ms) < 1e-9 * t5.latency_ms);
+    assert_true(fabs(r.text[0].ms - t5.latency_ms) < 1e-9 * t5.latency_ms);
     assert_true(fabs(r.batch_ms - batch_ms) < 1e-9 * batch_ms);
     assert_true(fabs(r.ms_per_image - batch_ms / 3) < 1e-9 * batch_ms);
     assert_true(fabs(r.images_per_s - 3e3 / batch_ms) < 1e-9 * r.images_per_s);
-    double ej = 7 * step.energy_j + vae.energy_j;
+    double ej = t5.energy_j + 7 * step.energy_j + vae.energy_j;
     assert_true(fabs(r.energy_j_per_image - ej / 3) < 1e-9 * ej);
-    /* both models resident: at least either pass plus the other's weights */
-    assert_true(r.memory_mib >= step.memory_mib + vae.sim.weights_mib - 1e-6);
-    assert_true(r.memory_mib >= vae.memory_mib + step.sim.weights_mib - 1e-6);
+    assert_true(fabs(r.text[0].energy_j - t5.energy_j) < 1e-9 * t5.energy_j);
+    /* every model resident: the largest of one pass plus the others' weights */
+    const struct prediction *part[3] = {&step, &vae, &t5};
+    double mem = 0;
+    for (int i = 0; i < 3; i++) {
+        double m = part[i]->memory_mib;
+        for (int j = 0; j < 3; j++)
+            m += j != i ? part[j]->sim.weights_mib : 0;
+        mem = m > mem ? m : mem;
+    }
+    assert_true(fabs(r.memory_mib - mem) < 1e-9 * mem);
+    assert_true(fabs(r.text[0].weights_mib - t5.sim.weights_mib) < 1e-9 * mem);
     assert_true(r.fits);
     prediction_fini(&step);
     prediction_fini(&vae);
-    /* without guidance the denoiser runs on the batch itself: faster */
+    prediction_fini(&t5);
+    /* without guidance the denoiser and the encoder run on the batch itself */
     struct diff_result nog;
     rq.guidance = false;
     if (diff_run(NULL, g, &c, &rq, &nog, &d))
         fail_msg("%s", d.msg);
     assert_int_equal(nog.denoiser_batch, 3);
+    assert_int_equal(nog.text_batch, 3);
     assert_true(nog.step_ms < r.step_ms);
+    assert_true(nog.text_ms < r.text_ms);
+    graph_free(g);
+}
+
+/* Named text encoders replace the derived ones, each run once; none leaves
+ * the pipeline at its denoising and decode. */
+static void test_pipeline_text_choice(void **state)
+{
+    (void)state;
+    struct graph *g = build("zoo:unet:preset=sdxl");
+    struct config c = h100();
+    struct diag d = {0};
+    struct diff_request rq = {.steps = 3, .guidance = true, .batch = 2};
+    struct diff_result all, none, named;
+    if (diff_run(NULL, g, &c, &rq, &all, &d))
+        fail_msg("%s", d.msg);
+    assert_int_equal(all.n_text, 2);
+    assert_string_equal(all.text[0].spec, "zoo:gpt:preset=clip-l");
+    assert_string_equal(all.text[1].spec, "zoo:gpt:preset=openclip-bigg");
+    struct prediction l = one_pass(all.text[0].spec, 4), bigg = one_pass(all.text[1].spec, 4);
+    double text = l.latency_ms + bigg.latency_ms;
+    assert_true(fabs(all.text_ms - text) < 1e-9 * text);
+    rq.no_text = true;
+    if (diff_run(NULL, g, &c, &rq, &none, &d))
+        fail_msg("%s", d.msg);
+    assert_int_equal(none.n_text, 0);
+    assert_true(fabs(all.batch_ms - none.batch_ms - text) < 1e-9 * all.batch_ms);
+    double ej = l.energy_j + bigg.energy_j;
+    assert_true(fabs(all.energy_j - none.energy_j - ej) < 1e-9 * all.energy_j);
+    assert_true(all.memory_mib > none.memory_mib + l.sim.weights_mib);
+    const char *const bigg_only[1] = {"zoo:gpt:preset=openclip-bigg"};
+    rq.no_text = false;
+    rq.text = bigg_only;
+    rq.n_text = 1;
+    if (diff_run(NULL, g, &c, &rq, &named, &d))
+        fail_msg("%s", d.msg);
+    assert_int_equal(named.n_text, 1);
+    assert_true(fabs(named.text_ms - bigg.latency_ms) < 1e-9 * bigg.latency_ms);
+    prediction_fini(&l);
+    prediction_fini(&bigg);
     graph_free(g);
 }
 
@@ -272,7 +330,8 @@ static void test_pipeline_orderings(void **state)
         if (diff_run(NULL, g, &c, &rq, &none, &d))
             fail_msg("%s", d.msg);
         assert_true(none.batch_ms <= r.batch_ms);
-        if (diff_mig(NULL, g, &c, &(struct diff_request){10, true, b, NULL}, 0.10, &r, &d))
+        if (diff_mig(NULL, g, &c, &(struct diff_request){.steps = 10, .guidance = true, .batch = b},
+                     0.10, &r, &d))
             fail_msg("%s", d.msg);
         for (int i = 1; i < r.mig.n; i++) {
             const struct gpu_spec *gs = gpu_get(c.gpu);
@@ -295,6 +354,31 @@ static void test_vae_derivation(void **state)
     assert_int_equal(diff_vae_spec("zoo:dit:in_channels=16:latent=96", buf, sizeof buf, &d),
                      ST_OK);
     assert_string_equal(buf, "zoo:vae:preset=sd3-vae:latent=96");
+    /* the text encoders follow the denoiser's conditioning width */
+    char text[DIFF_MAX_TEXT][DIFF_SPEC_MAX];
+    int n = 0;
+    static const struct {
+        const char *den, *first, *second;
+    } cases[] = {
+        {"zoo:unet", "zoo:gpt:preset=clip-l", NULL},
+        {"zoo:unet:preset=sd21", "zoo:gpt:preset=openclip-h", NULL},
+        {"zoo:unet:preset=sdxl", "zoo:gpt:preset=clip-l", "zoo:gpt:preset=openclip-bigg"},
+        {"zoo:dit:preset=pixart-alpha-xl2-1024", "zoo:t5:preset=t5-v1_1-xxl-encoder:seq=120",
+         NULL},
+        {"zoo:dit", "zoo:t5:preset=t5-v1_1-xxl-encoder:seq=300", NULL},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        if (diff_text_specs(cases[i].den, text, &n, &d))
+            fail_msg("%s: %s", cases[i].den, d.msg);
+        assert_int_equal(n, cases[i].second ? 2 : 1);
+        assert_string_equal(text[0], cases[i].first);
+        if (cases[i].second)
+            assert_string_equal(text[1], cases[i].second);
+    }
+    assert_int_equal(diff_text_specs("zoo:unet:cross_dim=512", text, &n, &d), ST_EUSAGE);
+    assert_non_null(strstr(d.msg, "--no-text-encoder"));
+    assert_int_equal(diff_text_specs("zoo:resnet", text, &n, &d), ST_EUSAGE);
+    d = (struct diag){0};
     /* anything else needs the VAE named, and the message says how */
     assert_int_equal(diff_vae_spec("zoo:resnet", buf, sizeof buf, &d), ST_EUSAGE);
     assert_non_null(strstr(d.msg, "--vae"));
@@ -327,6 +411,7 @@ int main(void)
         cmocka_unit_test(test_vae_params),
         cmocka_unit_test(test_text_encoder_params),
         cmocka_unit_test(test_pipeline_sums),
+        cmocka_unit_test(test_pipeline_text_choice),
         cmocka_unit_test(test_pipeline_mig),
         cmocka_unit_test(test_pipeline_orderings),
         cmocka_unit_test(test_vae_derivation),

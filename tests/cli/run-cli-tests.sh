@@ -299,28 +299,64 @@ run "moe active params" 0 "$DIPPM" predict zoo:moe:layers=2:vocab=1000 --precisi
 run "diffusion json" 0 "$DIPPM" predict zoo:dit:preset=pixart-sigma-xl2-512 --gpu h100 \
     --precision bf16 --runtime tensorrt --steps 20 --batch 2 --json && {
     for k in steps guidance denoiser_batch step_ms denoise_ms vae vae_ms batch_ms ms_per_image \
-        images_per_s energy_j_per_image memory_mib fits; do
+        images_per_s energy_j_per_image memory_mib fits text_ms text_batch text_encoders; do
         grep -q "\"$k\":" "$T/out" || bad "diffusion json lacks $k"
     done
     ok "diffusion json fields"
     check "diffusion guidance doubles the batch" "$T/out" '"denoiser_batch": 4,'
     check "diffusion derives the VAE" "$T/out" '"vae": "zoo:vae:preset=sd-vae:latent_channels=4:latent=64"'
+    check "diffusion derives PixArt-Sigma's T5 over 300 tokens" "$T/out" \
+        '"spec": "zoo:t5:preset=t5-v1_1-xxl-encoder:seq=300"'
+    check "diffusion encodes prompt and negative prompt" "$T/out" '"text_batch": 4,'
 }
 run "diffusion text" 0 "$DIPPM" predict zoo:unet --steps 4 --no-guidance --vae zoo:vae:preset=sd3-vae && {
     check "diffusion no guidance" "$T/out" "denoise   4 x [0-9.]* ms = [0-9.]* ms (denoiser on batch 1)"
     check "diffusion named VAE" "$T/out" "decode    [0-9.]* ms (zoo:vae:preset=sd3-vae)"
+    check "diffusion derives CLIP ViT-L/14" "$T/out" \
+        "text      [0-9.]* ms, [0-9.]* J on 1 prompt (zoo:gpt:preset=clip-l)"
     check "diffusion per image" "$T/out" "per image [0-9.]* ms, [0-9.]* images/s"
+    check "diffusion memory of every model" "$T/out" "(all 3 models resident)"
+    grep -q "not counted" "$T/out" && bad "diffusion still says something is not counted" ||
+        ok "diffusion counts the text encoder"
     check "diffusion MIG on the pipeline" "$T/out" "  MIG       [0-9]g\\.[0-9]*gb  (.* predicted + 10%"
 }
+run "diffusion sdxl encoders" 0 "$DIPPM" predict zoo:unet:preset=sdxl --steps 2 --precision fp16 && {
+    check "diffusion sdxl CLIP ViT-L/14" "$T/out" "on 2 prompts (zoo:gpt:preset=clip-l)"
+    check "diffusion sdxl OpenCLIP ViT-bigG/14" "$T/out" "on 2 prompts (zoo:gpt:preset=openclip-bigg)"
+    check "diffusion sdxl memory" "$T/out" "(all 4 models resident)"
+}
+run "diffusion no text encoder" 0 "$DIPPM" predict zoo:unet:cross_dim=512 --steps 2 \
+    --no-text-encoder && {
+    check "diffusion text encoder left out" "$T/out" "text      no text encoder (left out)"
+    check "diffusion two models" "$T/out" "(all 2 models resident)"
+}
+run "diffusion named text encoders" 0 "$DIPPM" predict zoo:dit:preset=pixart-sigma-xl2-512 \
+    --steps 2 --text-encoder zoo:gpt:preset=clip-l,zoo:t5:preset=t5-small:stack=encoder \
+    --text-encoder zoo:gpt:preset=openclip-h --json && {
+    [ "$(grep -c '"spec": "zoo:' "$T/out")" -eq 3 ] && ok "diffusion three named encoders" ||
+        bad "diffusion named encoders: $(grep '"spec"' "$T/out")"
+    check "diffusion named T5 kept whole" "$T/out" '"spec": "zoo:t5:preset=t5-small:stack=encoder"'
+}
+run "diffusion unknown text encoder" 2 "$DIPPM" predict zoo:unet:cross_dim=512 --steps 2 &&
+    check "diffusion unknown text encoder message" "$T/err" "--text-encoder SPEC .* --no-text-encoder"
+run "diffusion text encoder needs steps" 2 "$DIPPM" predict zoo:unet --no-text-encoder &&
+    check "diffusion text encoder needs steps message" "$T/err" "need --steps N"
+run "diffusion text encoder both ways" 2 "$DIPPM" predict zoo:unet --steps 2 --no-text-encoder \
+    --text-encoder zoo:gpt:preset=clip-l && check "diffusion text both message" "$T/err" \
+    "exclude each other"
 run "diffusion sweep csv" 0 "$DIPPM" sweep zoo:unet --steps 20 --over steps=10,20 --batch 1,2 \
     --csv && {
-    check "diffusion sweep header" "$T/out" "^steps,batch,step_ms,vae_ms,batch_ms,ms_per_image"
+    check "diffusion sweep header" "$T/out" "^steps,batch,step_ms,vae_ms,text_ms,batch_ms,ms_per_image"
     [ "$(grep -c '^[12]0,[12],' "$T/out")" -eq 4 ] && ok "diffusion sweep rows" ||
         bad "diffusion sweep rows: $(cat "$T/out")"
     # 20 steps of the same batch: 20 x step + decode, 10 more steps than the 10-step row
-    awk -F, 'NR > 1 && $2 == 1 { t[$1] = $5; s = $3 } END { d = t[20] - t[10] - 10 * s;
+    awk -F, 'NR > 1 && $2 == 1 { t[$1] = $6; s = $3 } END { d = t[20] - t[10] - 10 * s;
         exit !(d < 0.01 && d > -0.01) }' "$T/out" && ok "diffusion sweep adds steps x step" ||
         bad "diffusion sweep steps arithmetic"
+    # a batch is its text encoding, its steps and its decode
+    awk -F, 'NR > 1 { d = $6 - $5 - $1 * $3 - $4; if (d > 0.01 || d < -0.01 || $5 <= 0) e = 1 }
+        END { exit e }' "$T/out" && ok "diffusion sweep adds the text encoder" ||
+        bad "diffusion sweep text arithmetic"
 }
 run "diffusion max batch" 0 "$DIPPM" sweep zoo:unet:preset=sdxl --steps 30 --max-batch --gpu a100 \
     --precision fp16 && check "diffusion max batch line" "$T/out" "^largest batch on A100-SXM4-40GB for 30 steps: [0-9]* images"
