@@ -1,7 +1,8 @@
 # bash completion for dippm(1): subcommands, their options (read from
 # `dippm SUBCOMMAND --help`), GPU names and MIG profiles (--gpu NAME:PROFILE),
 # precisions, runtimes, zoo families and their hyperparameters
-# (zoo:FAMILY:NAME=VALUE specs and `dippm zoo FAMILY NAME=VALUE`). The lists
+# (zoo:FAMILY:NAME=VALUE specs and `dippm zoo FAMILY NAME=VALUE`), the
+# diffusion pipeline's --vae and --text-encoder models. The lists
 # come from the program itself (`dippm __complete WHAT`), so they always match
 # the dippm being completed.
 
@@ -124,6 +125,21 @@ _dippm_option_value()
         [[ $cur == *,* ]] && done_part=${cur%,*},
         lines+=(samples)
         _dippm_reply "$cur" "${lines[@]/#/$done_part}"
+        compopt -o nospace 2>/dev/null ;;
+    --vae | --text-encoder)
+        # a zoo: spec (for --text-encoder, the last of a comma list) or, for
+        # --text-encoder, one of the text encoders the program knows
+        local head="" piece=$cur known=() c
+        if [[ $opt == --text-encoder ]]; then
+            [[ $cur == *,* ]] && head=${cur%,*}, piece=${cur##*,}
+            _dippm_lines _dippm_run __complete text-encoders
+            known=("${lines[@]}")
+        fi
+        _dippm_zoo_spec "$piece"
+        for c in "${known[@]}"; do
+            [[ $c == "$piece"* && " ${COMPREPLY[*]} " != *" $c "* ]] && COMPREPLY+=("$c")
+        done
+        COMPREPLY=("${COMPREPLY[@]/#/$head}")
         compopt -o nospace 2>/dev/null ;;
     --weights | --init)
         _dippm_lines compgen -f -X '!*.dpw' -- "$cur"

@@ -11,6 +11,7 @@
  *   families            zoo template families
  *   params FAMILY       the family's hyperparameters, each as "NAME="
  *   values FAMILY NAME  the listed values of an enum (or listed int) parameter
+ *   text-encoders       the text encoders a diffusion pipeline derives
  *
  * Options of a subcommand are read by the completion from `dippm SUB --help`.
  */
@@ -19,6 +20,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "diffusion.h"
 #include "gpu.h"
 #include "zoo.h"
 
@@ -97,6 +99,12 @@ int cli_complete(int argc, char **argv)
         return list_params(argv[2], NULL);
     if (!strcmp(what, "values") && argc == 4)
         return list_params(argv[2], argv[3]);
+    if (!strcmp(what, "text-encoders")) {
+        for (int i = 0; diff_text_known(i); i++)
+            printf("%s\n", diff_text_known(i));
+        return 0;
+    }
     return cli_usage_error("", "__complete: expected subcommands, gpus, profiles GPU, precisions, "
-                               "runtimes, families, params FAMILY or values FAMILY NAME");
+                               "runtimes, families, params FAMILY, values FAMILY NAME or "
+                               "text-encoders");
 }

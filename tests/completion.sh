@@ -107,5 +107,20 @@ same "zoo:vit:FAMILY: parameters" "$(comp "$dippm info zoo:vit:")" \
 same "zoo:vit:depth=12:preset= values" "$(comp "$dippm info zoo:vit:depth=12:preset=")" \
     "$(awk '$1 == "vit" && $2 == "preset=" { print $3 }' <<<"$table")"
 
+# the diffusion pipeline's text encoders: every encoder predict derives for
+# the Stable Diffusion presets is offered after --text-encoder, and the last
+# spec of a comma list completes
+want=$(for p in sd15 sd21 sdxl; do
+    "$dippm" predict "zoo:unet:preset=$p" --steps 1 --json | python3 -c 'import json, sys
+for t in json.load(sys.stdin)["diffusion"]["text_encoders"]: print(t["spec"])'
+done | sort -u)
+got=$(comp "$dippm predict zoo:unet --steps 1 --text-encoder ")
+missing=$(comm -23 <(echo "$want") <(echo "$got"))
+if [ -n "$want" ] && [ -z "$missing" ]; then ok "derived text encoders offered"
+else bad "derived text encoders not offered: $(echo $missing)"; fi
+same "--text-encoder comma list" \
+    "$(comp "$dippm predict zoo:unet --steps 1 --text-encoder zoo:gpt:preset=clip-l,zoo:t5:preset=t5-v")" \
+    "t5-v1_1-xxl-encoder"
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
