@@ -183,9 +183,10 @@ enum status app_recompute(struct app *a, struct diag *d)
     return ST_OK;
 }
 
-/* The pipeline of a denoiser at the current configuration. diff_run binds
- * the denoiser to twice the batch, so the prediction is made again after it
- * (the layer table reads the graph's shapes). */
+/* The pipeline of a denoiser at the current configuration, with the text
+ * encoders derived from it (none when its conditioning width names none).
+ * diff_run binds the denoiser to twice the batch, so the prediction is made
+ * again after it (the layer table reads the graph's shapes). */
 static void update_diff(struct app *a)
 {
     a->have_diff = false;
@@ -193,7 +194,10 @@ static void update_diff(struct app *a)
     if (!a->is_denoiser)
         return;
     struct diag d = {0};
-    struct diff_request rq = {.steps = a->diff_steps, .guidance = true, .batch = a->cfg.batch};
+    char text[DIFF_MAX_TEXT][DIFF_SPEC_MAX];
+    int n_text;
+    struct diff_request rq = {.steps = a->diff_steps, .guidance = true, .batch = a->cfg.batch,
+                              .no_text = diff_text_specs(a->g->path, text, &n_text, NULL) != ST_OK};
     if (diff_run(a->p, a->g, &a->cfg, &rq, &a->diffr, &d) == ST_OK &&
         diff_mig(a->p, a->g, &a->cfg, &rq, a->headroom, &a->diffr, &d) == ST_OK)
         a->have_diff = true;

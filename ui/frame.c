@@ -257,11 +257,13 @@ static void draw_gen(struct app *a, struct ui_canvas *c, int y, int x, int xend)
     put_field(c, y, x, xend, "max batch ", t);
 }
 
-/* The pipeline of a denoiser: time and energy per image, images/s, its
- * memory and the MIG slice that holds it. */
+/* The pipeline of a denoiser: time and energy per image (text encoders,
+ * denoising and decode), images/s, the memory of every model, the MIG slice
+ * that holds them and, where the line has room for it, the text encoders'
+ * time for the batch. */
 static void draw_diff(struct app *a, struct ui_canvas *c, int y, int x, int xend)
 {
-    char b1[48], t[160];
+    char b1[48], t[160], label[32];
     const struct diff_result *r = &a->diffr;
     snprintf(t, sizeof t, "Diffusion %lld steps ", (long long)a->diff_steps);
     x = put(c, y, x, xend, UI_STYLE_LABEL, t);
@@ -276,11 +278,16 @@ static void draw_diff(struct app *a, struct ui_canvas *c, int y, int x, int xend
     snprintf(t, sizeof t, "%.4g J/image", r->energy_j_per_image);
     x = put_field(c, y, x, xend, "", t);
     snprintf(t, sizeof t, "%.0f MiB%s", r->memory_mib, r->fits ? "" : " DOES NOT FIT");
-    x = put_field(c, y, x, xend, "both models ", t);
+    snprintf(label, sizeof label, "%d models ", 2 + r->n_text);
+    x = put_field(c, y, x, xend, label, t);
     if (r->have_mig) {
         const struct gpu_spec *gs = gpu_get(r->mig.gpu);
-        put_field(c, y, x, xend, "MIG ", r->mig.best >= 0 ? gs->mig[r->mig.best].name : "none");
+        x = put_field(c, y, x, xend, "MIG ",
+                      r->mig.best >= 0 ? gs->mig[r->mig.best].name : "none");
     }
+    fmt_ms(r->text_ms, t, sizeof t);
+    if (xend - x >= (int)strlen("text enc ") + (int)strlen(t))
+        put_field(c, y, x, xend, "text enc ", r->n_text ? t : "none");
 }
 
 /* The first line: latency (against the SLO), the teacher's figure beside

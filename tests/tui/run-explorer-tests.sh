@@ -131,7 +131,8 @@ end
 begin "17: a diffusion denoiser shows its pipeline per image; :set steps=N and Setup change it"
 run 30 200 '@1:set steps=40<Enter>@2<F2>@3' zoo:dit:preset=pixart-sigma-xl2-512
 line_has 1 5 "Diffusion 20 steps"
-line "1" "5" | grep -q "/image .* img/s .* J/image .*both models [0-9]* MiB" || bad "no pipeline figures: $(line 1 5)"
+line "1" "5" | grep -q "/image .* img/s .* J/image .*3 models [0-9]* MiB .*text enc [0-9.]* m\?s" ||
+    bad "no pipeline figures: $(line 1 5)"
 line_has 2 5 "Diffusion 40 steps"
 # twice the steps: the time per image nearly doubles (the VAE decode is once)
 t1=$(line 1 5 | sed -n 's/.*steps  *\([0-9.]*\) \(ms\|s\)\/image.*/\1 \2/p')
