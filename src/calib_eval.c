@@ -178,6 +178,13 @@ static enum status row_runs(struct calib_graphs *cg, struct calib_row *r, struct
             return ST_OK;
         }
         bis[n++] = binding_get(cg, vae, r->batch, 0, false, false);
+        /* and the text encoders, once, on every prompt of the batch */
+        char text[DIFF_MAX_TEXT][DIFF_SPEC_MAX];
+        int nt = 0;
+        if (diff_text_specs(r->spec, text, &nt, &vd))
+            nt = 0; /* a denoiser without a known encoder: the pipeline runs without */
+        for (int i = 0; i < nt && n < CALIB_MAX_RUNS; i++)
+            bis[n++] = binding_get(cg, text[i], 2 * r->batch, 0, false, false);
     } else if (calib_row_is_generation(r)) {
         bis[n++] = binding_get(cg, r->spec, r->batch, r->in_tokens, false, last);
         bis[n++] = binding_get(cg, r->spec, r->batch, r->in_tokens + r->out_tokens / 2, true,
@@ -289,14 +296,18 @@ static bool row_selected(const struct calib_graphs *cg, const struct calib_row *
     return true;
 }
 
-/* A diffusion pipeline's figures: steps x the denoising step + one VAE
- * decode, as diffusion.c predicts them with --no-text-encoder (the
- * calibration rows leave the text encoder out). */
-static double pipeline_prediction(const struct calib_run *a, const struct calib_run *vae,
-                                  const struct calib_row *r)
+/* A diffusion pipeline's figures as diffusion.c predicts them: the text
+ * encoders once, steps x the denoising step, one VAE decode (runs 2.. of
+ * the row are the encoders). */
+static double pipeline_prediction(const struct calib_graphs *cg, const struct calib_row *r)
 {
+    const struct calib_run *a = &cg->r[r->run[0]], *vae = &cg->r[r->run[1]];
     double ms = (double)r->steps * a->latency_ms + vae->latency_ms;
     double ej = (double)r->steps * a->energy_j + vae->energy_j;
+    for (int k = 2; k < r->n_run; k++) {
+        ms += cg->r[r->run[k]].latency_ms;
+        ej += cg->r[r->run[k]].energy_j;
+    }
     switch (r->target) {
     case CT_LATENCY: return ms;
     case CT_THROUGHPUT: return (double)r->batch * 1e3 / ms;
@@ -311,7 +322,7 @@ static double row_prediction(const struct calib_graphs *cg, const struct calib_r
 {
     const struct calib_run *a = &cg->r[r->run[0]];
     if (r->steps > 0)
-        return pipeline_prediction(a, &cg->r[r->run[1]], r);
+        return pipeline_prediction(cg, r);
     switch (r->target) {
     case CT_MEMORY:
         return a->memory_mib;

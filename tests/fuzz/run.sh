@@ -24,9 +24,11 @@ fi
 srcs=$(ls "$top"/src/util/*.c "$top"/graph/*.c "$top"/src/*.c | grep -vE '/src/(main|cli[a-z_]*)\.c$')
 [ -f "$out/dippm_config.h" ] || printf '#define PACKAGE_VERSION "fuzz"\n' >"$out/dippm_config.h"
 objs=""
+# an object is stale when its source or any header is newer (no dependency files here)
+newest_h=$(ls -t "$top"/src/util/*.h "$top"/graph/*.h "$top"/src/*.h | head -1)
 for s in $srcs; do
     o="$out/obj/$(echo "$s" | sed "s|$top/||; s|/|_|g; s|\.c$|.o|")"
-    if [ ! -f "$o" ] || [ "$s" -nt "$o" ]; then
+    if [ ! -f "$o" ] || [ "$s" -nt "$o" ] || [ "$newest_h" -nt "$o" ]; then
         # shellcheck disable=SC2086
         $CC $flags $inc $(pkg-config --cflags libprotobuf-c libcjson 2>/dev/null) -c "$s" -o "$o"
     fi
