@@ -13,7 +13,7 @@
  *        4.09 G at 224x224).
  * FLOPs  every arithmetic operation: 2 per MAC, + 1 per output element for a
  *        bias, + per-element costs for everything else, using onnx-tool's
- *        weights (ops_impl.h FL_*): add/sub/mul/compare 1, div 4, sqrt 24,
+ *        weights (op_infer.h FL_*): add/sub/mul/compare 1, div 4, sqrt 24,
  *        exp/pow 32, sin/cos 39, log 43, tanh = exp + 2 add + div = 38,
  *        sigmoid = exp + add + div = 37, erf counted as tanh, softmax 39 per
  *        element, layer/instance/group norm 7 per element + sqrt and divide
@@ -53,7 +53,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ops_impl.h"
+#include "op_infer.h"
 #include "xalloc.h"
 
 /* ---- params -------------------------------------------------------------- */

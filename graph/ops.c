@@ -5,7 +5,6 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "ops_impl.h"
 
 struct op_info {
     const char *name;
@@ -23,13 +22,6 @@ static const struct op_info op_table[] = {
 };
 _Static_assert(sizeof op_table / sizeof op_table[0] == OP__COUNT, "ops.def table size");
 
-/* Shape and cost functions and per-element FLOPs (ops_impl.h). */
-static const struct op_impl impl_table[] = {
-#define X(name, min_in, max_in, cls, shape_fn, cost_fn, fl, flags) {shape_fn, cost_fn, fl},
-#include "ops.def"
-#undef X
-};
-_Static_assert(sizeof impl_table / sizeof impl_table[0] == OP__COUNT, "ops.def impl table");
 
 static const char *const class_names[] = {
 #define X(id, str) str,
@@ -112,9 +104,4 @@ bool op_is_config_only(enum op op)
 const char *op_class_name(enum op_class c)
 {
     return (unsigned)c < OPC__COUNT ? class_names[c] : "?";
-}
-
-const struct op_impl *op_impl_get(enum op op)
-{
-    return (unsigned)op < OP__COUNT ? &impl_table[op] : NULL;
 }

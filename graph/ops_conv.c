@@ -3,7 +3,7 @@
  * ceil_mode, groups, ConvTranspose output_padding / output_shape. */
 #include <string.h>
 
-#include "ops_impl.h"
+#include "op_infer.h"
 
 struct window {
     int n; /* spatial dims */

@@ -5,7 +5,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "ops_impl.h"
+#include "op_infer.h"
 
 /* ---- folding helpers --------------------------------------------------- */
 

@@ -5,7 +5,8 @@
 #include <ctype.h>
 #include <string.h>
 
-#include "ops_impl.h"
+#include "op_infer.h"
+#include "shape.h"
 
 enum status shape_gemm(struct infer_ctx *c)
 {

@@ -3,7 +3,7 @@
  * DFT / STFT and the window generators, MelWeightMatrix and Det. */
 #include <string.h>
 
-#include "ops_impl.h"
+#include "op_infer.h"
 
 enum status shape_castlike(struct infer_ctx *c)
 {

@@ -11,7 +11,21 @@
 #include <string.h>
 
 #include "arena.h"
-#include "ops_impl.h"
+#include "op_infer.h"
+
+
+/* Shape and cost functions and per-element FLOPs (op_infer.h). */
+static const struct op_impl impl_table[] = {
+#define X(name, min_in, max_in, cls, shape_fn, cost_fn, fl, flags) {shape_fn, cost_fn, fl},
+#include "ops.def"
+#undef X
+};
+_Static_assert(sizeof impl_table / sizeof impl_table[0] == OP__COUNT, "ops.def impl table");
+
+const struct op_impl *op_impl_get(enum op op)
+{
+    return (unsigned)op < OP__COUNT ? &impl_table[op] : NULL;
+}
 
 /* ---- input access ------------------------------------------------------ */
 

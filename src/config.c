@@ -4,7 +4,6 @@
 #include <string.h>
 #include <strings.h>
 
-#include "gpu.h"
 
 static const struct {
     const char *name;
@@ -84,9 +83,7 @@ bool runtime_parse(const char *s, enum runtime *out)
 
 void config_default(struct config *c)
 {
-    c->gpu = gpu_find("A100-SXM4-40GB");
-    if (c->gpu < 0)
-        c->gpu = 0;
+    c->gpu = CONFIG_DEFAULT_GPU;
     c->mig = -1;
     c->prec = PREC_FP32;
     c->rt = RT_PYTORCH;

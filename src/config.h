@@ -72,6 +72,10 @@ bool precision_parse(const char *s, enum precision *out);
 const char *runtime_name(enum runtime r);
 bool runtime_parse(const char *s, enum runtime *out);
 
+/* The default GPU: the first row of the GPU table (gpu.c), the
+ * A100-SXM4-40GB of the DIPPM paper (tests/test_gpu.c checks the name). */
+#define CONFIG_DEFAULT_GPU 0
+
 /* Defaults: A100-SXM4-40GB (the paper's GPU), whole GPU, fp32, pytorch, batch 1. */
 void config_default(struct config *c);
 

@@ -1,7 +1,9 @@
 #!/bin/sh
 # Fails when a curses, readline, protobuf-c or cJSON header is included
-# outside the module that owns it (layers, top down: ui -> src -> graph -> util;
-# see HACKING.md).
+# outside the module that owns it, when a file includes a header of a higher
+# layer, or when modules include one another in a circle (layers, top down:
+# the program (main.c, cli*.c) -> ui -> core (src) -> graph -> util; see
+# HACKING.md).
 top=${TOP_SRCDIR:-$(dirname "$0")/..}
 cd "$top" || exit 1
 fail=0
@@ -25,5 +27,44 @@ check 'cjson/' '^graph/(json_graph|keras[a-z_]*)\.c$|^src/(measured|dataset|cali
 # core tests must not link curses: no tests/test_*.c outside test_ui* includes ui headers
 bad=$(grep -lE '#include "(ui|screen|term|theme)[a-z_]*\.h"' tests/test_*.c 2>/dev/null | grep -v 'tests/test_ui')
 if [ -n "$bad" ]; then echo "FAIL: core tests include ui headers: $bad"; fail=1; else echo "ok: core tests curses-free"; fi
+# Layers, bottom up: util (src/util), graph, core (src/*.c but the program),
+# ui, the program (src/main.c, src/cli*.c). No file includes a header of a
+# layer above its own, and the modules (a header with its .c; NAME_impl.h
+# belongs to NAME) include one another without a circle.
+edges=$(for f in src/util/*.[ch] graph/*.[ch] src/*.[ch] ui/*.[ch]; do
+    case $f in *.pb-c.[ch]) continue ;; esac
+    sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"\([^"]*\)".*/\1/p' "$f" |
+        while read -r inc; do
+            h=$(basename "$inc")
+            for d in src/util graph src ui; do
+                if [ -f "$d/$h" ]; then echo "$f $d/$h"; break; fi
+            done
+        done
+done)
+bad=$(echo "$edges" | awk '
+    function layer(p,  b) {
+        if (p ~ /^src\/util\//) return 0
+        if (p ~ /^graph\//) return 1
+        if (p ~ /^ui\//) return 3
+        b = p; sub(/.*\//, "", b)
+        if (b ~ /^(main\.c|cli)/) return 4
+        return 2
+    }
+    NF == 2 && layer($2) > layer($1) { print "  " $1 " includes " $2 }')
+if [ -n "$bad" ]; then echo "FAIL: an include points to a higher layer:"; echo "$bad"; fail=1; else echo "ok: no upward include"; fi
+circle=$(echo "$edges" | awk '
+    function mod(p) { sub(/\.[ch]$/, "", p); sub(/_impl$/, "", p); return p }
+    function visit(v,  i, w) {
+        state[v] = 1
+        for (i = 1; i <= n[v]; i++) {
+            w = to[v, i]
+            if (state[w] == 1) { print "  " v " -> " w; found = 1 }
+            else if (!state[w]) visit(w)
+        }
+        state[v] = 2
+    }
+    NF == 2 { a = mod($1); b = mod($2); if (a != b && !seen[a, b]++) to[a, ++n[a]] = b; nodes[a]; nodes[b] }
+    END { for (v in nodes) if (!state[v]) visit(v) }')
+if [ -n "$circle" ]; then echo "FAIL: modules include each other in a circle:"; echo "$circle"; fail=1; else echo "ok: no include circle"; fi
 if [ $fail -eq 0 ]; then echo "1 passed, 0 failed"; else echo "0 passed, 1 failed"; fi
 exit $fail

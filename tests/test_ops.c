@@ -10,7 +10,7 @@
 #include <cmocka.h>
 
 #include "ops.h"
-#include "ops_impl.h"
+#include "op_infer.h"
 
 static void test_views(void **state)
 {

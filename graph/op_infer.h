@@ -1,5 +1,5 @@
 /*
- * ops_impl.h - internal interface between the inference driver (shape.c),
+ * op_infer.h - internal interface between the inference driver (shape.c),
  * the per-family shape functions (ops_*.c) and the cost model (cost.c).
  * Not a public header: only graph/ uses it.
  *
@@ -18,14 +18,13 @@
  * the cost function may override them (views move nothing, Gather reads only
  * the rows it gathers). Conventions are documented at the top of cost.c.
  */
-#ifndef DIPPM_OPS_IMPL_H
-#define DIPPM_OPS_IMPL_H
+#ifndef DIPPM_OP_INFER_H
+#define DIPPM_OP_INFER_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
 #include "ir.h"
-#include "shape.h"
 
 struct arena;
 
