@@ -53,8 +53,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "op_infer.h"
-#include "xalloc.h"
+#include "graph/op_infer.h"
+#include "util/xalloc.h"
 
 /* ---- params -------------------------------------------------------------- */
 

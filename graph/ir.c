@@ -1,14 +1,14 @@
 /* ir.c - graph construction, attributes, symbols and queries. Validation and
  * topological order live in topo.c. */
-#include "ir.h"
+#include "graph/ir.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "arena.h"
-#include "strmap.h"
-#include "xalloc.h"
+#include "util/arena.h"
+#include "util/strmap.h"
+#include "util/xalloc.h"
 
 /* ---- dtypes ------------------------------------------------------------ */
 

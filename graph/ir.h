@@ -19,8 +19,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "status.h"
-#include "ops.h"
+#include "util/status.h"
+#include "graph/ops.h"
 
 struct arena;
 struct strmap;

@@ -16,7 +16,7 @@
  * {"strings": []}, {"tensor": {...}} or {"graph": null} where the plain form
  * would be ambiguous. The writer always emits the unambiguous form.
  */
-#include "json_graph.h"
+#include "graph/json_graph.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -26,9 +26,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fileio.h"
-#include "jsonr.h"
-#include "xalloc.h"
+#include "util/fileio.h"
+#include "util/jsonr.h"
+#include "util/xalloc.h"
 
 #define JSON_GRAPH_MAX_BYTES ((size_t)512 << 20)
 #define MAX_LIST 1000000 /* attribute list and data lengths */

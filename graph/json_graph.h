@@ -7,7 +7,7 @@
 
 #include <stddef.h>
 
-#include "ir.h"
+#include "graph/ir.h"
 
 #define JSON_GRAPH_FORMAT "dippm-graph"
 #define JSON_GRAPH_VERSION 1

@@ -3,12 +3,12 @@
  * json_graph.c and man/dippm-json.5; the writer always emits the typed form
  * for floats and lists so that a read gives back exactly the same graph.
  */
-#include "json_graph.h"
+#include "graph/json_graph.h"
 
 #include <math.h>
 #include <stdio.h>
 
-#include "jsonw.h"
+#include "util/jsonw.h"
 
 #define EXACT_INT_LIMIT 9007199254740992.0 /* 2^53: beyond it, decimal strings */
 

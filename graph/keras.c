@@ -15,7 +15,7 @@
  * small integer constants (paddings, axes, target shapes) are read from the
  * shards beside the file (keras_shard.c).
  */
-#include "keras.h"
+#include "graph/keras.h"
 
 #include <cjson/cJSON.h>
 #include <math.h>
@@ -24,11 +24,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fileio.h"
-#include "jsonr.h"
-#include "keras_impl.h"
-#include "strmap.h"
-#include "xalloc.h"
+#include "util/fileio.h"
+#include "util/jsonr.h"
+#include "graph/keras_impl.h"
+#include "util/strmap.h"
+#include "util/xalloc.h"
 
 #define KERAS_MAX_BYTES ((size_t)512 << 20)
 #define KERAS_MAX_WEIGHTS 1000000

@@ -24,7 +24,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "ir.h"
+#include "graph/ir.h"
 
 struct cJSON;
 struct strmap;

@@ -19,9 +19,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "keras_impl.h"
-#include "strmap.h"
-#include "xalloc.h"
+#include "graph/keras_impl.h"
+#include "util/strmap.h"
+#include "util/xalloc.h"
 
 #define KMAX_LAYERS 200000
 

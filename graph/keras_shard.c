@@ -21,9 +21,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "fileio.h"
-#include "keras_impl.h"
-#include "xalloc.h"
+#include "util/fileio.h"
+#include "graph/keras_impl.h"
+#include "util/xalloc.h"
 
 int64_t kshard_entry_bytes(const cJSON *entry, enum dtype dt, int64_t n)
 {

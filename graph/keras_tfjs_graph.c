@@ -29,9 +29,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "keras_tfjs_impl.h"
-#include "strmap.h"
-#include "xalloc.h"
+#include "graph/keras_tfjs_impl.h"
+#include "util/strmap.h"
+#include "util/xalloc.h"
 
 /* ---- attributes ---------------------------------------------------------------- */
 

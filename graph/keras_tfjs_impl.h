@@ -6,7 +6,7 @@
 #ifndef DIPPM_KERAS_TFJS_IMPL_H
 #define DIPPM_KERAS_TFJS_IMPL_H
 
-#include "keras_impl.h"
+#include "graph/keras_impl.h"
 
 struct strmap;
 

@@ -24,8 +24,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "keras_tfjs_impl.h"
-#include "xalloc.h"
+#include "graph/keras_tfjs_impl.h"
+#include "util/xalloc.h"
 
 /* TF axis a of a rank-r tensor -> axis in the layout cf. */
 static int lay_axis(int64_t a, int r, bool cf)

@@ -11,13 +11,13 @@
  */
 #include "dippm_config.h"
 
-#include "keras_file.h"
+#include "graph/keras_file.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "keras.h"
+#include "graph/keras.h"
 
 int keras_file_sniff(const uint8_t *head, size_t n)
 {

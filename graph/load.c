@@ -1,5 +1,5 @@
 /* load.c - model format detection and dispatch. */
-#include "load.h"
+#include "graph/load.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,13 +10,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "datafile.h"
-#include "fileio.h"
-#include "json_graph.h"
-#include "keras.h"
-#include "keras_file.h"
-#include "onnx_load.h"
-#include "zoo.h"
+#include "util/datafile.h"
+#include "util/fileio.h"
+#include "graph/json_graph.h"
+#include "graph/keras.h"
+#include "graph/keras_file.h"
+#include "graph/onnx_load.h"
+#include "graph/zoo.h"
 
 /* JSON model files beyond this are refused before parsing (a real Keras or
  * dippm graph of 100k nodes is well under this). */

@@ -14,11 +14,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "arena.h"
-#include "onnx_impl.h"
-#include "onnx_load_impl.h"
-#include "strmap.h"
-#include "xalloc.h"
+#include "util/arena.h"
+#include "graph/onnx_impl.h"
+#include "graph/onnx_load_impl.h"
+#include "util/strmap.h"
+#include "util/xalloc.h"
 
 /* Subgraphs nested deeper than this are refused. */
 #define ONNX_MAX_BODY_DEPTH 16

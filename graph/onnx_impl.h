@@ -26,7 +26,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "status.h"
+#include "util/status.h"
 
 /* Tensors up to these element counts keep their contents (integer tensors:
  * Reshape targets, Slice starts, axes; float tensors: scalars and scales). */

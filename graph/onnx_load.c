@@ -11,7 +11,7 @@
  * converters) -> unknown. Symbol defaults: batch-like names 1, names with
  * "seq"/"token" 128, "height"/"width" 224, others 1.
  */
-#include "onnx_load.h"
+#include "graph/onnx_load.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -23,12 +23,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "arena.h"
+#include "util/arena.h"
 #include "onnx.pb-c.h"
-#include "onnx_impl.h"
-#include "onnx_load_impl.h"
-#include "strmap.h"
-#include "xalloc.h"
+#include "graph/onnx_impl.h"
+#include "graph/onnx_load_impl.h"
+#include "util/strmap.h"
+#include "util/xalloc.h"
 
 #define MIN_OPSET 7
 #define MAX_OPSET 21

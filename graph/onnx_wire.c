@@ -7,7 +7,7 @@
  * checked against its declared wire type and copied; any other field is
  * checked structurally (its length must fit) and dropped.
  */
-#include "onnx_impl.h"
+#include "graph/onnx_impl.h"
 
 #include <stdarg.h>
 #include <stdbool.h>

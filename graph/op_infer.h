@@ -24,7 +24,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "ir.h"
+#include "graph/ir.h"
 
 struct arena;
 
@@ -77,7 +77,7 @@ const struct op_impl *op_impl_get(enum op op);
 #define X(name, min_in, max_in, cls, sfn, cfn, fl, flags)                   \
     enum status sfn(struct infer_ctx *c);                                   \
     void cfn(const struct infer_ctx *c, struct node_cost *nc);
-#include "ops.def"
+#include "graph/ops.def"
 #undef X
 
 /* ---- input access (shape.c) ------------------------------------------ */

@@ -26,8 +26,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "arena.h"
-#include "op_infer.h"
+#include "util/arena.h"
+#include "graph/op_infer.h"
 
 /* Calls fn on every node of body b and, depth first, of the bodies nested
  * in it (graph_finalize keeps the lists; the nesting depth is bounded by

@@ -5,7 +5,7 @@
  * (documented in the node's note) unless the input is a known constant. */
 #include <string.h>
 
-#include "op_infer.h"
+#include "graph/op_infer.h"
 
 enum status shape_gather(struct infer_ctx *c)
 {

@@ -5,8 +5,8 @@
 #include <ctype.h>
 #include <string.h>
 
-#include "op_infer.h"
-#include "shape.h"
+#include "graph/op_infer.h"
+#include "graph/shape.h"
 
 enum status shape_gemm(struct infer_ctx *c)
 {

@@ -2,22 +2,22 @@
  * each op's shape function (ops_*.c) and cost function (cost.c), plus the
  * helpers those functions share (input access, output writing, folding
  * tensors, broadcasting, axis and attribute-or-input arguments). */
-#include "shape.h"
-#include "jsonw.h"
+#include "graph/shape.h"
+#include "util/jsonw.h"
 
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "arena.h"
-#include "op_infer.h"
+#include "util/arena.h"
+#include "graph/op_infer.h"
 
 
 /* Shape and cost functions and per-element FLOPs (op_infer.h). */
 static const struct op_impl impl_table[] = {
 #define X(name, min_in, max_in, cls, shape_fn, cost_fn, fl, flags) {shape_fn, cost_fn, fl},
-#include "ops.def"
+#include "graph/ops.def"
 #undef X
 };
 _Static_assert(sizeof impl_table / sizeof impl_table[0] == OP__COUNT, "ops.def impl table");

@@ -1,13 +1,13 @@
 /* topo.c - graph_finalize: producer/consumer links, topological order
  * (Kahn, stable in file order) and structural validation. */
-#include "ir.h"
+#include "graph/ir.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "arena.h"
-#include "strmap.h"
-#include "xalloc.h"
+#include "util/arena.h"
+#include "util/strmap.h"
+#include "util/xalloc.h"
 
 static enum status link_producers(struct graph *g, struct diag *d)
 {

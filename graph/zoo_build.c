@@ -5,9 +5,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "arena.h"
-#include "strmap.h"
-#include "zoo_impl.h"
+#include "util/arena.h"
+#include "util/strmap.h"
+#include "graph/zoo_impl.h"
 
 void zb_init(struct zoo_build *b, const char *name)
 {

@@ -41,7 +41,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "zoo_impl.h"
+#include "graph/zoo_impl.h"
 
 #define DIT_TIME_CH 256 /* Timesteps(num_channels=256) */
 

@@ -1,7 +1,7 @@
 /* zoo_mlp.c - a multilayer perceptron: Gemm + activation layers. */
 #include <stdio.h>
 
-#include "zoo_impl.h"
+#include "graph/zoo_impl.h"
 
 static const char *const mlp_acts[] = {"relu", "gelu", "tanh", "sigmoid", "silu"};
 static const char *const mlp_ops[] = {"Relu", "Gelu", "Tanh", "Sigmoid", "Silu"};

@@ -11,13 +11,13 @@
  * layer ("mlp.experts.resident", [experts - top_k, 3, expert_inter, hidden])
  * held by an Identity view that reads nothing, so parameters and memory
  * count every expert. Each expert MatMul carries routed_experts = [experts,
- * top_k]: the teacher (src/sim.c) then charges the weights of every expert a
+ * top_k]: the teacher (src/core/sim.c) then charges the weights of every expert a
  * batch of M tokens touches on average, experts (1 - (1 - top_k/experts)^M),
  * as the grouped GEMM of a serving runtime reads them. */
 #include <stdio.h>
 #include <string.h>
 
-#include "zoo_impl.h"
+#include "graph/zoo_impl.h"
 
 static const char *const moe_names[] = {"mixtral-8x7b", "qwen3-30b-a3b", "custom"};
 static const char *const moe_presets[] = {

@@ -1,7 +1,7 @@
 #!/bin/bash
 # The bash completion (completion/dippm.bash) against independent listings:
-# subcommands from src/cli.h, each subcommand's own options from its getopt
-# table in src/cli_*.c, GPU names, MIG profiles, precisions and runtimes from
+# subcommands from src/cli/cli.h, each subcommand's own options from its getopt
+# table in src/cli/cli_*.c, GPU names, MIG profiles, precisions and runtimes from
 # the program's error messages, zoo families and parameters from
 # `dippm zoo list/show --json`. Fails when the completion and the program drift.
 set -u
@@ -32,22 +32,22 @@ empty=$(mktemp -d) && trap 'rm -rf "$empty"' EXIT
 cd "$empty" || exit 1
 
 # subcommands: the X(name, ...) entries of CLI_SUBCOMMANDS
-subs=$(sed -n '/#define CLI_SUBCOMMANDS/,/^$/p' "$top/src/cli.h" | grep -oE 'X\([a-z]+,' | sed 's/X(//; s/,//')
+subs=$(sed -n '/#define CLI_SUBCOMMANDS/,/^$/p' "$top/src/cli/cli.h" | grep -oE 'X\([a-z]+,' | sed 's/X(//; s/,//')
 same "subcommands offered = CLI_SUBCOMMANDS" "$(comp "$dippm " | grep -v '^zoo:$')" "$subs"
 same "a subcommand prefix completes" "$(comp "$dippm pre")" "predict"
 
 # options: every option a subcommand declares itself is offered, and nothing
 # is offered that neither it nor the common table declares
-common=$(sed -n '/#define CLI_COMMON_LONGOPTS/,/^$/p' "$top/src/cli.h" | grep -oE '\{"[a-z-]+"' | tr -d '{"')
-# the generation options shared by predict and sweep (src/cli_pred.h)
-gen=$(sed -n '/#define CLI_GEN_LONGOPTS/,/^$/p' "$top/src/cli_pred.h" | grep -oE '\{"[a-z-]+"' | tr -d '{"' | sed 's/^/--/')
+common=$(sed -n '/#define CLI_COMMON_LONGOPTS/,/^$/p' "$top/src/cli/cli.h" | grep -oE '\{"[a-z-]+"' | tr -d '{"')
+# the generation options shared by predict and sweep (src/cli/cli_pred.h)
+gen=$(sed -n '/#define CLI_GEN_LONGOPTS/,/^$/p' "$top/src/cli/cli_pred.h" | grep -oE '\{"[a-z-]+"' | tr -d '{"' | sed 's/^/--/')
 # and the diffusion pipeline options
-pipe=$(sed -n '/#define CLI_DIFF_LONGOPTS/,/^$/p' "$top/src/cli_pred.h" | grep -oE '\{"[a-z-]+"' | tr -d '{"' | sed 's/^/--/')
+pipe=$(sed -n '/#define CLI_DIFF_LONGOPTS/,/^$/p' "$top/src/cli/cli_pred.h" | grep -oE '\{"[a-z-]+"' | tr -d '{"' | sed 's/^/--/')
 for s in $subs; do
     own=$(grep -oE '^\s*(static const struct option opts\[\] = \{)?\s*(CLI_COMMON_LONGOPTS,\s*)?\{"[a-z-]+", (no|required|optional)_argument' \
-              "$top/src/cli_$s.c" | grep -oE '\{"[a-z-]+"' | tr -d '{"' | sed 's/^/--/')
-    grep -q CLI_GEN_LONGOPTS "$top/src/cli_$s.c" && own=$(printf '%s\n%s' "$own" "$gen")
-    grep -q CLI_DIFF_LONGOPTS "$top/src/cli_$s.c" && own=$(printf '%s\n%s' "$own" "$pipe")
+              "$top/src/cli/cli_$s.c" | grep -oE '\{"[a-z-]+"' | tr -d '{"' | sed 's/^/--/')
+    grep -q CLI_GEN_LONGOPTS "$top/src/cli/cli_$s.c" && own=$(printf '%s\n%s' "$own" "$gen")
+    grep -q CLI_DIFF_LONGOPTS "$top/src/cli/cli_$s.c" && own=$(printf '%s\n%s' "$own" "$pipe")
     got=$(comp "$dippm $s --")
     missing=$(comm -23 <(sort -u <<<"$own" | sed '/^$/d') <(echo "$got"))
     extra=$(comm -13 <( (echo "$own"; sed 's/^/--/' <<<"$common") | sort -u) <(echo "$got"))

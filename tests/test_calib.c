@@ -15,9 +15,9 @@
 
 #include <cmocka.h>
 
-#include "calib.h"
-#include "dataset.h"
-#include "gpu.h"
+#include "core/calib.h"
+#include "core/dataset.h"
+#include "core/gpu.h"
 
 static const char *top(void)
 {

@@ -19,10 +19,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fileio.h"
-#include "ir.h"
-#include "onnx_load.h"
-#include "shape.h"
+#include "util/fileio.h"
+#include "graph/ir.h"
+#include "graph/onnx_load.h"
+#include "graph/shape.h"
 
 static cJSON *expected;
 

@@ -12,7 +12,7 @@
 
 #include <cmocka.h>
 
-#include "datafile.h"
+#include "util/datafile.h"
 
 static char top[4096], tmp[64];
 

@@ -12,8 +12,8 @@
 
 #include <cmocka.h>
 
-#include "dataset.h"
-#include "gpu.h"
+#include "core/dataset.h"
+#include "core/gpu.h"
 
 static void fill_row(struct dataset_row *r, int i, float *sh)
 {

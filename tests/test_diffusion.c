@@ -1,5 +1,5 @@
 /* test_diffusion.c - the VAE decoder template (graph/zoo_vae.c) and the
- * diffusion pipeline (src/diffusion.c).
+ * diffusion pipeline (src/core/diffusion.c).
  *
  * Parameter counts. The published total of diffusers' AutoencoderKL of
  * Stable Diffusion (runwayml/stable-diffusion-v1-5 vae, also SD 2.1, SDXL
@@ -33,11 +33,11 @@
 
 #include <cmocka.h>
 
-#include "diffusion.h"
-#include "gpu.h"
-#include "load.h"
-#include "shape.h"
-#include "zoo.h"
+#include "core/diffusion.h"
+#include "core/gpu.h"
+#include "graph/load.h"
+#include "graph/shape.h"
+#include "graph/zoo.h"
 
 static double conv(double ci, double co, double k)
 {

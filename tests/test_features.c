@@ -10,10 +10,10 @@
 
 #include <cmocka.h>
 
-#include "gnn.h"
-#include "gnn_features.h"
-#include "gpu.h"
-#include "shape.h"
+#include "core/gnn.h"
+#include "core/gnn_features.h"
+#include "core/gpu.h"
+#include "graph/shape.h"
 
 /* x[N,3,8,8] -> Conv(4 filters, 3x3, stride 2, pad 1) -> Relu -> Add(r, r) */
 static struct graph *build(void)

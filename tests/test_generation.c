@@ -1,4 +1,4 @@
-/* test_generation.c - LLM generation (src/generation.c) and the decoder
+/* test_generation.c - LLM generation (src/core/generation.c) and the decoder
  * presets it runs on.
  *
  * Parameter counts of the presets are the published totals (the sum of the
@@ -56,11 +56,11 @@
 
 #include <cmocka.h>
 
-#include "generation.h"
-#include "gpu.h"
-#include "shape.h"
-#include "sim.h"
-#include "zoo.h"
+#include "core/generation.h"
+#include "core/gpu.h"
+#include "graph/shape.h"
+#include "core/sim.h"
+#include "graph/zoo.h"
 
 static struct graph *build(const char *spec)
 {

@@ -12,7 +12,7 @@
 
 #include <cmocka.h>
 
-#include "gnn.h"
+#include "core/gnn.h"
 
 /* A small random batch: G graphs with chain + skip edges. */
 struct toy {

@@ -12,7 +12,7 @@
 /* cmocka compares floats in single precision; compare doubles here. */
 #define assert_near(a, b, eps) assert_true(fabs((double)(a) - (double)(b)) <= (eps))
 
-#include "gpu.h"
+#include "core/gpu.h"
 
 static void test_table_consistency(void **state)
 {

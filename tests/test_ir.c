@@ -7,7 +7,7 @@
 
 #include <cmocka.h>
 
-#include "ir.h"
+#include "graph/ir.h"
 
 /* x -> A(Relu) -> a -> B(Add a,x) -> y */
 static struct graph *small_graph(void)

@@ -13,7 +13,7 @@
 
 #include <cmocka.h>
 
-#include "isolate.h"
+#include "util/isolate.h"
 
 static void big_output(void *arg, struct strbuf *out)
 {

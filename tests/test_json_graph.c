@@ -10,8 +10,8 @@
 #include <cmocka.h>
 #include <math.h>
 
-#include "fileio.h"
-#include "json_graph.h"
+#include "util/fileio.h"
+#include "graph/json_graph.h"
 
 static char *sample_path(const char *name)
 {

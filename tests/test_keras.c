@@ -23,11 +23,11 @@
 #include <cjson/cJSON.h>
 #include <cmocka.h>
 
-#include "fileio.h"
-#include "ir.h"
-#include "keras.h"
-#include "load.h"
-#include "shape.h"
+#include "util/fileio.h"
+#include "graph/ir.h"
+#include "graph/keras.h"
+#include "graph/load.h"
+#include "graph/shape.h"
 
 static char samples[1024];
 

@@ -20,11 +20,11 @@
 #include <unistd.h>
 #include <zip.h>
 
-#include "fileio.h"
-#include "ir.h"
-#include "keras_file.h"
-#include "load.h"
-#include "shape.h"
+#include "util/fileio.h"
+#include "graph/ir.h"
+#include "graph/keras_file.h"
+#include "graph/load.h"
+#include "graph/shape.h"
 
 static char tmpdir[256];
 

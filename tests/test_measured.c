@@ -1,5 +1,5 @@
 /*
- * test_measured.c - the measured-data reader (src/measured.c) on hand-written
+ * test_measured.c - the measured-data reader (src/core/measured.c) on hand-written
  * JSONL files: valid rows, and each malformed case gives the expected status
  * and a diag naming FILE:LINE and the field.
  *
@@ -22,8 +22,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "gpu.h"
-#include "measured.h"
+#include "core/gpu.h"
+#include "core/measured.h"
 
 /* ---- fixture: a temporary directory with a graphs/ folder ---------------- */
 

@@ -9,8 +9,8 @@
 
 #include <cmocka.h>
 
-#include "gpu.h"
-#include "mig.h"
+#include "core/gpu.h"
+#include "core/mig.h"
 
 static const struct gpu_spec *a100(void)
 {

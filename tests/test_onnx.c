@@ -22,10 +22,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fileio.h"
-#include "ir.h"
-#include "onnx_load.h"
-#include "shape.h"
+#include "util/fileio.h"
+#include "graph/ir.h"
+#include "graph/onnx_load.h"
+#include "graph/shape.h"
 #include "pb.h"
 
 static struct graph *load(const struct pb *b, struct diag *d)

@@ -9,8 +9,8 @@
 
 #include <cmocka.h>
 
-#include "ops.h"
-#include "op_infer.h"
+#include "graph/ops.h"
+#include "graph/op_infer.h"
 
 static void test_views(void **state)
 {

@@ -13,10 +13,10 @@
 
 #include <cmocka.h>
 
-#include "arena.h"
-#include "json_graph.h"
-#include "load.h"
-#include "shape.h"
+#include "util/arena.h"
+#include "graph/json_graph.h"
+#include "graph/load.h"
+#include "graph/shape.h"
 
 /* ---- JSON helpers -------------------------------------------------------- */
 

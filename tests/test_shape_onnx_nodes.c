@@ -21,8 +21,8 @@
 
 #include <cmocka.h>
 
-#include "onnx_load.h"
-#include "shape.h"
+#include "graph/onnx_load.h"
+#include "graph/shape.h"
 
 #define DEFAULT_DIR "/usr/share/libonnx-testdata/data/node"
 

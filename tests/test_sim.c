@@ -15,10 +15,10 @@
 /* cmocka compares floats in single precision; compare doubles here. */
 #define assert_near(a, b, eps) assert_true(fabs((double)(a) - (double)(b)) <= (eps))
 
-#include "gpu.h"
-#include "load.h"
-#include "shape.h"
-#include "sim.h"
+#include "core/gpu.h"
+#include "graph/load.h"
+#include "graph/shape.h"
+#include "core/sim.h"
 #include "sim_graphs.h"
 
 static struct config cfg_of(const char *gpu, enum precision p, enum runtime rt)

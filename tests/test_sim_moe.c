@@ -16,10 +16,10 @@
 #include <cmocka.h>
 #include <math.h>
 
-#include "gpu.h"
-#include "load.h"
-#include "shape.h"
-#include "sim.h"
+#include "core/gpu.h"
+#include "graph/load.h"
+#include "graph/shape.h"
+#include "core/sim.h"
 #include "sim_graphs.h"
 
 #define assert_near(a, b, eps) assert_true(fabs((double)(a) - (double)(b)) <= (eps))

@@ -21,10 +21,10 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "gpu.h"
-#include "shape.h"
-#include "sim.h"
-#include "zoo.h"
+#include "core/gpu.h"
+#include "graph/shape.h"
+#include "core/sim.h"
+#include "graph/zoo.h"
 
 #define N_BATCH 11 /* 1, 2, 4, ..., 1024 */
 #define MAX_HW 64

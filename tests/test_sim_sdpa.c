@@ -10,10 +10,10 @@
 
 #include <cmocka.h>
 
-#include "gpu.h"
-#include "load.h"
-#include "shape.h"
-#include "sim.h"
+#include "core/gpu.h"
+#include "graph/load.h"
+#include "graph/shape.h"
+#include "core/sim.h"
 
 static struct graph *build(const char *spec, int64_t batch, const char *sym, int64_t val)
 {

@@ -8,8 +8,8 @@
 
 #include <cmocka.h>
 
-#include "status.h"
-#include "strbuf.h"
+#include "util/status.h"
+#include "util/strbuf.h"
 
 static void test_grows(void **state)
 {

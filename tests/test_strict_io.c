@@ -13,11 +13,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "fileio.h"
-#include "json_graph.h"
-#include "jsonr.h"
-#include "shape.h"
-#include "textsafe.h"
+#include "util/fileio.h"
+#include "graph/json_graph.h"
+#include "util/jsonr.h"
+#include "graph/shape.h"
+#include "util/textsafe.h"
 
 static void test_json_strict(void **state)
 {

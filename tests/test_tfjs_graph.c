@@ -22,8 +22,8 @@
 
 #include <cmocka.h>
 
-#include "keras.h"
-#include "shape.h"
+#include "graph/keras.h"
+#include "graph/shape.h"
 
 /* The manifest stores, in order: the filter (float32, 108 values = 432
  * bytes), the paddings (int32 [4,2]), the split axis and the concat axis

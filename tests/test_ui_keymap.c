@@ -11,9 +11,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "commands.h"
-#include "fileio.h"
-#include "keymap.h"
+#include "ui/commands.h"
+#include "util/fileio.h"
+#include "ui/keymap.h"
 
 static void test_conventions(void **state)
 {

@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "layout.h"
+#include "ui/layout.h"
 
 static const int sizes[][2] = {{24, 80}, {30, 100}, {12, 40}, {13, 41}, {19, 80}, {20, 80},
                                {60, 200}, {150, 500}, {50, 149}, {50, 150}, {1000, 1000}};

@@ -15,16 +15,16 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "app.h"
-#include "commands.h"
-#include "draw.h"
-#include "fileio.h"
-#include "frame.h"
-#include "graph_lanes.h"
-#include "screen.h"
-#include "shape.h"
-#include "w_plot.h"
-#include "ui.h"
+#include "ui/app.h"
+#include "ui/commands.h"
+#include "ui/draw.h"
+#include "util/fileio.h"
+#include "ui/frame.h"
+#include "ui/graph_lanes.h"
+#include "ui/screen.h"
+#include "graph/shape.h"
+#include "ui/w_plot.h"
+#include "ui/ui.h"
 
 static char tiny[1024];
 

@@ -7,8 +7,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "keymap.h"
-#include "ui_state.h"
+#include "ui/keymap.h"
+#include "ui/ui_state.h"
 
 static void test_list(void **state)
 {

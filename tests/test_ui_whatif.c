@@ -13,13 +13,13 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "app.h"
-#include "commands.h"
-#include "fileio.h"
-#include "fmt.h"
-#include "gpu.h"
-#include "session.h"
-#include "tour.h"
+#include "ui/app.h"
+#include "ui/commands.h"
+#include "util/fileio.h"
+#include "ui/fmt.h"
+#include "core/gpu.h"
+#include "ui/session.h"
+#include "ui/tour.h"
 
 static char tiny[1024], state_dir[] = "/tmp/dippm-whatif-XXXXXX";
 

@@ -12,11 +12,11 @@
 
 #include <cmocka.h>
 
-#include "gnn.h"
-#include "gnn_features.h"
-#include "load.h"
-#include "predict.h"
-#include "weights.h"
+#include "core/gnn.h"
+#include "core/gnn_features.h"
+#include "graph/load.h"
+#include "core/predict.h"
+#include "core/weights.h"
 
 #define SCHEMA 0x1234567890abcdefull
 

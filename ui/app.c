@@ -1,6 +1,6 @@
 /* app.c - the controller: model, configuration, prediction; every change
  * re-runs inference and the predictor and keeps the last good state. */
-#include "app.h"
+#include "ui/app.h"
 
 #include <errno.h>
 #include <math.h>
@@ -10,12 +10,12 @@
 #include <strings.h>
 #include <time.h>
 
-#include "draw.h"
-#include "gpu.h"
-#include "load.h"
-#include "shape.h"
-#include "xalloc.h"
-#include "zoo.h"
+#include "ui/draw.h"
+#include "core/gpu.h"
+#include "graph/load.h"
+#include "graph/shape.h"
+#include "util/xalloc.h"
+#include "graph/zoo.h"
 
 /* ================================================================== */
 /* helpers                                                             */

@@ -12,13 +12,13 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "config.h"
-#include "diffusion.h"
-#include "generation.h"
-#include "ir.h"
-#include "mig.h"
-#include "predict.h"
-#include "ui_state.h"
+#include "core/config.h"
+#include "core/diffusion.h"
+#include "core/generation.h"
+#include "graph/ir.h"
+#include "core/mig.h"
+#include "core/predict.h"
+#include "ui/ui_state.h"
 
 #define APP_SWEEP_MAX 11 /* batch 1, 2, 4, ... 1024 */
 #define APP_MAX_TPARAMS 32

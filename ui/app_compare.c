@@ -2,13 +2,13 @@
  * layer name (the same model at another batch, GPU or precision, or two
  * models that share layer names). Sorting by name makes it O(n log n), so
  * the compare view stays fast on 2,000-node models. */
-#include "app.h"
+#include "ui/app.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "xalloc.h"
+#include "util/xalloc.h"
 
 struct side {
     int n;

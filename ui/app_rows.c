@@ -1,17 +1,17 @@
 /* app_rows.c - the layer table's rows (filter, stable sort), cell text and
  * the csv/json export of the same table. */
-#include "app.h"
+#include "ui/app.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "fileio.h"
-#include "fmt.h"
-#include "gpu.h"
-#include "jsonw.h"
-#include "shape.h"
-#include "xalloc.h"
+#include "util/fileio.h"
+#include "ui/fmt.h"
+#include "core/gpu.h"
+#include "util/jsonw.h"
+#include "graph/shape.h"
+#include "util/xalloc.h"
 
 double app_node_share(const struct app *a, int i)
 {

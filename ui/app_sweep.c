@@ -1,14 +1,14 @@
 /* app_sweep.c - the Sweep tab's data: predictions over the batch or over
  * any symbol or template hyperparameter (one model built per point). */
-#include "app.h"
+#include "ui/app.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "gpu.h"
-#include "load.h"
-#include "zoo.h"
+#include "core/gpu.h"
+#include "graph/load.h"
+#include "graph/zoo.h"
 
 enum status app_sweep_set(struct app *a, const char *name, struct diag *d)
 {

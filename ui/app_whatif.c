@@ -1,11 +1,11 @@
 /* app_whatif.c - the what-if state as a value: capture, compare, apply;
  * undo and redo of configuration changes on top of it. */
-#include "app.h"
+#include "ui/app.h"
 
 #include <stdio.h>
 #include <string.h>
 
-#include "gpu.h"
+#include "core/gpu.h"
 
 void app_whatif_get(const struct app *a, struct app_whatif *w)
 {

@@ -1,5 +1,5 @@
 /* commands.c - parsing, running and completing `:` commands. */
-#include "commands.h"
+#include "ui/commands.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -8,10 +8,10 @@
 #include <string.h>
 #include <strings.h>
 
-#include "fileio.h"
-#include "gpu.h"
-#include "session.h"
-#include "zoo.h"
+#include "util/fileio.h"
+#include "core/gpu.h"
+#include "ui/session.h"
+#include "graph/zoo.h"
 
 #define CMD_MAX_ARGS 10
 

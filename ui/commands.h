@@ -8,7 +8,7 @@
 
 #include <stdbool.h>
 
-#include "app.h"
+#include "ui/app.h"
 
 enum cmd_flag {
     CMD_QUIT = 1u << 0, /* leave the explorer */

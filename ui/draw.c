@@ -1,10 +1,10 @@
 /* draw.c - the curses-free cell buffer: text, glyphs, lines and boxes. */
-#include "draw.h"
+#include "ui/draw.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "xalloc.h"
+#include "util/xalloc.h"
 
 static const uint32_t glyph_uni[] = {
 #define X(id, uni, ascii) uni,

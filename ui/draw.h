@@ -17,7 +17,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "style.h"
+#include "ui/style.h"
 
 struct ui_rect {
     int y, x, h, w;

@@ -1,5 +1,5 @@
 /* fmt.c - number formatting for the explorer. */
-#include "fmt.h"
+#include "ui/fmt.h"
 
 #include <math.h>
 #include <stdio.h>

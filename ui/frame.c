@@ -1,14 +1,14 @@
 /* frame.c - header, predictions panel, tabs, status line, F-key bar. */
-#include "frame.h"
+#include "ui/frame.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "fmt.h"
-#include "gpu.h"
-#include "keymap.h"
-#include "w_bar.h"
+#include "ui/fmt.h"
+#include "core/gpu.h"
+#include "ui/keymap.h"
+#include "ui/w_bar.h"
 
 /* ---- header ---------------------------------------------------------- */
 

@@ -8,9 +8,9 @@
 
 #include <stdbool.h>
 
-#include "app.h"
-#include "draw.h"
-#include "layout.h"
+#include "ui/app.h"
+#include "ui/draw.h"
+#include "ui/layout.h"
 
 /* What the status line shows while the user types. */
 struct frame_input {

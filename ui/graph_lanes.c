@@ -1,10 +1,10 @@
 /* graph_lanes.c - DAG rows with edge lanes. */
-#include "graph_lanes.h"
+#include "ui/graph_lanes.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "xalloc.h"
+#include "util/xalloc.h"
 
 /* A tensor that flows from the graph inputs. Weights, and constants
  * computed from weights only (Constant nodes, transposed weights, shape

@@ -17,8 +17,8 @@
 
 #include <stdbool.h>
 
-#include "draw.h"
-#include "ir.h"
+#include "ui/draw.h"
+#include "graph/ir.h"
 
 #define GRAPH_MAX_LANES 12
 #define GRAPH_LANE_COLS (GRAPH_MAX_LANES * 2)

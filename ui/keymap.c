@@ -1,21 +1,21 @@
 /* keymap.c - the key table, action names and key-script parsing. */
-#include "keymap.h"
+#include "ui/keymap.h"
 
 #include <stdio.h>
 #include <string.h>
 
-#include "draw.h"
+#include "ui/draw.h"
 
 static const char *const action_names[] = {
     "none",
 #define ACTION(id, name, help) name,
-#include "actions.def"
+#include "ui/actions.def"
 #undef ACTION
 };
 static const char *const action_help[] = {
     "",
 #define ACTION(id, name, help) help,
-#include "actions.def"
+#include "ui/actions.def"
 #undef ACTION
 };
 _Static_assert(sizeof action_names / sizeof action_names[0] == UI_ACT__COUNT, "action names");

@@ -12,7 +12,7 @@
 enum ui_action {
     UI_ACT_NONE = 0,
 #define ACTION(id, name, help) UI_ACT_##id,
-#include "actions.def"
+#include "ui/actions.def"
 #undef ACTION
     UI_ACT__COUNT
 };

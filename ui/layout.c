@@ -1,5 +1,5 @@
 /* layout.c - the pure layout function. */
-#include "layout.h"
+#include "ui/layout.h"
 
 #include <string.h>
 

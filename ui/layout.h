@@ -15,7 +15,7 @@
 
 #include <stdbool.h>
 
-#include "draw.h"
+#include "ui/draw.h"
 
 enum ui_region {
     UI_R_HEADER, UI_R_PRED, UI_R_TABS, UI_R_BODY, UI_R_SIDE, UI_R_STATUS, UI_R_FKEYS,

@@ -2,7 +2,7 @@
  * or a plain line editor. The only file that includes readline. */
 #include "dippm_config.h"
 
-#include "prompt.h"
+#include "ui/prompt.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -10,12 +10,12 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "commands.h"
-#include "draw.h"
-#include "fileio.h"
-#include "keymap.h"
-#include "ui_state.h"
-#include "xalloc.h"
+#include "ui/commands.h"
+#include "ui/draw.h"
+#include "util/fileio.h"
+#include "ui/keymap.h"
+#include "ui/ui_state.h"
+#include "util/xalloc.h"
 
 #ifdef HAVE_READLINE
 #include <readline/history.h>

@@ -16,7 +16,7 @@
 
 #include <stdbool.h>
 
-#include "app.h"
+#include "ui/app.h"
 
 struct prompt_io {
     /* Blocking: the next key (ui_key). Returns -1 when the terminal was

@@ -1,6 +1,6 @@
 /* screen.c - the screen registry (an explicit static table) and shared list
  * movement. */
-#include "screen.h"
+#include "ui/screen.h"
 
 static const struct screen_ops *const screens[] = {
     [UI_TAB_LAYERS] = &screen_layers_ops, [UI_TAB_GRAPH] = &screen_graph_ops,

@@ -9,9 +9,9 @@
 
 #include <stdbool.h>
 
-#include "app.h"
-#include "draw.h"
-#include "keymap.h"
+#include "ui/app.h"
+#include "ui/draw.h"
+#include "ui/keymap.h"
 
 /* Reaction flags (htop's Htop_Reaction). 0 = not handled. */
 enum ui_reaction {

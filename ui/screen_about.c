@@ -2,15 +2,15 @@
  * absence), how their labels were made (the calibrated analytic teacher,
  * simulated, not measured) and their measured accuracy against those
  * labels, from predictor_describe and the weights' manifest file. */
-#include "screen.h"
+#include "ui/screen.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "datafile.h"
-#include "fileio.h"
-#include "predict.h"
+#include "util/datafile.h"
+#include "util/fileio.h"
+#include "core/predict.h"
 
 /* The body of section `heading` ("## Summary") of the markdown file
  * dir/name, up to the next "## " heading: malloc'd, or NULL. Tables are

@@ -2,14 +2,14 @@
  * different models): every figure with its change against the first pin,
  * then the layers whose predicted time changed most between the first pin
  * and the chosen column (Left/Right), matched by layer name. */
-#include "screen.h"
+#include "ui/screen.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "fmt.h"
-#include "gpu.h"
+#include "ui/fmt.h"
+#include "core/gpu.h"
 
 /* One column: a pin or the current state. */
 struct col {

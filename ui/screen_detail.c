@@ -2,16 +2,16 @@
  * formula with this layer's numbers, arithmetic intensity against the
  * GPU's ridge point, the teacher's kernel time and the GNN share, and the
  * layer's position on an ASCII roofline. */
-#include "screen.h"
+#include "ui/screen.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "fmt.h"
-#include "gpu.h"
-#include "shape.h"
-#include "w_plot.h"
+#include "ui/fmt.h"
+#include "core/gpu.h"
+#include "graph/shape.h"
+#include "ui/w_plot.h"
 
 static const struct shape *in_shape(const struct graph *g, const struct node *n, int k)
 {

@@ -1,14 +1,14 @@
 /* screen_graph.c - the DAG drawn with box characters: one row per node (or
  * per collapsed block), edges in lanes; p/c follow edges, z collapses
  * repeated blocks, g jumps to a node. */
-#include "screen.h"
+#include "ui/screen.h"
 
 #include <stdio.h>
 #include <string.h>
 
-#include "fmt.h"
-#include "graph_lanes.h"
-#include "shape.h"
+#include "ui/fmt.h"
+#include "ui/graph_lanes.h"
+#include "graph/shape.h"
 
 static int visible(struct ui_rect r)
 {

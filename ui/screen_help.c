@@ -1,12 +1,12 @@
 /* screen_help.c - keys and commands, generated from the action X-macro
  * table (ui/actions.def), the keymap and the command table, so the help
  * always matches what the keys do. */
-#include "screen.h"
+#include "ui/screen.h"
 
 #include <stdio.h>
 #include <string.h>
 
-#include "commands.h"
+#include "ui/commands.h"
 
 /* Line k of the help text into buf; returns false past the end. Style:
  * section titles vs entries. */

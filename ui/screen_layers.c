@@ -1,10 +1,10 @@
 /* screen_layers.c - the layer table: name, op, output shape, params, MACs,
  * memory, predicted time share (bar), bound class. Sortable, filterable. */
-#include "screen.h"
+#include "ui/screen.h"
 
 #include <string.h>
 
-#include "w_table.h"
+#include "ui/w_table.h"
 
 /* In enum ui_col order; widths fit 80 columns once "#" drops out. */
 static const struct w_table_col cols[] = {

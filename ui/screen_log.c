@@ -1,6 +1,6 @@
 /* screen_log.c - the message log: every status-line message in full,
  * wrapped, newest at the bottom (L or :messages; Esc or q returns). */
-#include "screen.h"
+#include "ui/screen.h"
 
 #include <string.h>
 

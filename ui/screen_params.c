@@ -2,14 +2,14 @@
  * runtime, batch, latency target), the model's symbols and, for zoo
  * templates, every hyperparameter with its range. Left/Right step a value,
  * Enter edits it on the command line; each change re-runs everything. */
-#include "screen.h"
+#include "ui/screen.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "gpu.h"
-#include "zoo.h"
+#include "core/gpu.h"
+#include "graph/zoo.h"
 
 enum field_kind {
     F_SECTION, F_GPU, F_MIG, F_PREC, F_RT, F_BATCH, F_SLO, F_SYM, F_TPARAM, F_GEN_IN, F_GEN_OUT,

@@ -1,15 +1,15 @@
 /* screen_sweep.c - latency, throughput and memory against batch 1..1024,
  * with the GPU's MIG capacities as reference lines; computed only while
  * this tab is visible and only when the configuration changed. */
-#include "screen.h"
+#include "ui/screen.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "fmt.h"
-#include "gpu.h"
-#include "w_plot.h"
+#include "ui/fmt.h"
+#include "core/gpu.h"
+#include "ui/w_plot.h"
 
 static const char *const metric_names[UI_METRIC__COUNT] = {"latency", "throughput", "memory",
                                                            "MIG profiles"};

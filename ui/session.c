@@ -1,5 +1,5 @@
 /* session.c - sessions as small text files (format in session.h). */
-#include "session.h"
+#include "ui/session.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -10,9 +10,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "fileio.h"
-#include "gpu.h"
-#include "xalloc.h"
+#include "util/fileio.h"
+#include "core/gpu.h"
+#include "util/xalloc.h"
 
 #define SESSION_MAX_BYTES (1 << 20)
 

@@ -22,7 +22,7 @@
 
 #include <stdbool.h>
 
-#include "app.h"
+#include "ui/app.h"
 
 /* The file of session `name` into buf. Names are 1-48 characters of
  * letters, digits, '.', '_' and '-' (not starting with '.'); anything else

@@ -1,7 +1,7 @@
 /* term.c - curses setup and teardown, input, output. The only file that
  * calls initscr/newterm, endwin and getch. */
 #define _XOPEN_SOURCE_EXTENDED 1
-#include "term.h"
+#include "ui/term.h"
 
 #include <curses.h>
 #include <langinfo.h>
@@ -13,8 +13,8 @@
 #include <unistd.h>
 #include <wchar.h>
 
-#include "keymap.h"
-#include "xalloc.h"
+#include "ui/keymap.h"
+#include "util/xalloc.h"
 
 struct term {
     SCREEN *scr;

@@ -10,9 +10,9 @@
 
 #include <stdbool.h>
 
-#include "draw.h"
-#include "status.h"
-#include "theme.h"
+#include "ui/draw.h"
+#include "util/status.h"
+#include "ui/theme.h"
 
 struct term;
 

@@ -1,5 +1,5 @@
 /* theme.c - styles to curses attributes and colour pairs. */
-#include "theme.h"
+#include "ui/theme.h"
 
 #include <curses.h>
 #include <stdlib.h>

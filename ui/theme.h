@@ -10,7 +10,7 @@
 
 #include <stdbool.h>
 
-#include "style.h"
+#include "ui/style.h"
 
 struct theme {
     bool color;

@@ -1,13 +1,13 @@
 /* tour.c - the teaching tour: steps as command lists plus explanations. */
-#include "tour.h"
+#include "ui/tour.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "commands.h"
-#include "fmt.h"
-#include "keymap.h"
+#include "ui/commands.h"
+#include "ui/fmt.h"
+#include "ui/keymap.h"
 
 struct step {
     const char *title;

@@ -11,8 +11,8 @@
 
 #include <stdbool.h>
 
-#include "app.h"
-#include "draw.h"
+#include "ui/app.h"
+#include "ui/draw.h"
 
 #define TOUR_NOTE_MAX 512
 

@@ -2,25 +2,25 @@
  * relayout/redraw (htop's ScreenManager, nvtop's loop). Also the headless
  * mode for tests: DIPPM_NO_DISPLAY=1 draws into the canvas only, keys come
  * from DIPPM_SCRIPT, and :dump-screen FILE writes the canvas as text. */
-#include "ui.h"
+#include "ui/ui.h"
 
 #include <locale.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "app.h"
-#include "commands.h"
-#include "fileio.h"
-#include "frame.h"
-#include "keymap.h"
-#include "layout.h"
-#include "prompt.h"
-#include "screen.h"
-#include "session.h"
-#include "term.h"
-#include "tour.h"
-#include "xalloc.h"
+#include "ui/app.h"
+#include "ui/commands.h"
+#include "util/fileio.h"
+#include "ui/frame.h"
+#include "ui/keymap.h"
+#include "ui/layout.h"
+#include "ui/prompt.h"
+#include "ui/screen.h"
+#include "ui/session.h"
+#include "ui/term.h"
+#include "ui/tour.h"
+#include "util/xalloc.h"
 
 #define SCRIPT_MAX 8192
 

@@ -1,5 +1,5 @@
 /* ui_state.c - pure view-state transitions. */
-#include "ui_state.h"
+#include "ui/ui_state.h"
 
 #include <ctype.h>
 #include <stdarg.h>
@@ -7,8 +7,8 @@
 #include <string.h>
 #include <strings.h>
 
-#include "draw.h"
-#include "keymap.h"
+#include "ui/draw.h"
+#include "ui/keymap.h"
 
 const char *ui_tab_title(enum ui_tab t)
 {

@@ -1,5 +1,5 @@
 /* w_bar.c - bar meters. */
-#include "w_bar.h"
+#include "ui/w_bar.h"
 
 #include <math.h>
 

@@ -8,7 +8,7 @@
 
 #include <stdbool.h>
 
-#include "draw.h"
+#include "ui/draw.h"
 
 /* Fill thresholds for w_bar_level: below LOW good, below HIGH warn, else bad. */
 #define W_BAR_LOW 0.60

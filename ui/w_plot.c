@@ -1,5 +1,5 @@
 /* w_plot.c - the line plot widget. */
-#include "w_plot.h"
+#include "ui/w_plot.h"
 
 #include <math.h>
 #include <stdio.h>

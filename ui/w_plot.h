@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "draw.h"
+#include "ui/draw.h"
 
 #define W_PLOT_MAX_SERIES 4
 #define W_PLOT_MAX_HLINES 12

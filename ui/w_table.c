@@ -1,9 +1,9 @@
 /* w_table.c - the table widget. */
-#include "w_table.h"
+#include "ui/w_table.h"
 
 #include <string.h>
 
-#include "w_bar.h"
+#include "ui/w_bar.h"
 
 void w_table_widths(const struct w_table *t, int w, int *widths)
 {

@@ -8,8 +8,8 @@
 
 #include <stdbool.h>
 
-#include "draw.h"
-#include "ui_state.h"
+#include "ui/draw.h"
+#include "ui/ui_state.h"
 
 #define W_TABLE_MAX_COLS 16
 

@@ -1,6 +1,6 @@
 /* arena.c - chunked bump allocator. */
-#include "arena.h"
-#include "xalloc.h"
+#include "util/arena.h"
+#include "util/xalloc.h"
 
 #include <stdarg.h>
 #include <stdio.h>

@@ -1,5 +1,5 @@
 /* datafile.c - finding the weights, samples and calibration data. */
-#include "datafile.h"
+#include "util/datafile.h"
 
 #include <limits.h>
 #include <stdio.h>
@@ -7,7 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "fileio.h"
+#include "util/fileio.h"
 
 /* Set by the build (Makefile.am); a compiler that is not given them builds a
  * dippm that only knows the environment. */

@@ -1,5 +1,5 @@
 /* fileio.c - bounded whole-file reads and atomic writes. */
-#include "fileio.h"
+#include "util/fileio.h"
 
 #include <errno.h>
 #include <fcntl.h>

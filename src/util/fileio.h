@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <sys/stat.h>
-#include "status.h"
+#include "util/status.h"
 
 /* Opens path for reading only if it is a regular file: a directory, device,
  * FIFO or socket is refused with a diag naming the path (a FIFO without a

@@ -3,7 +3,7 @@
  * isolate.h). The child writes its whole buffer and leaves with _exit, so no
  * atexit handler or stdio buffer of the parent runs twice.
  */
-#include "isolate.h"
+#include "util/isolate.h"
 
 #include <errno.h>
 #include <fcntl.h>

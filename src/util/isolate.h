@@ -16,7 +16,7 @@
 
 #include <stddef.h>
 
-#include "strbuf.h"
+#include "util/strbuf.h"
 
 enum isolate_result {
     ISOLATE_OK,      /* the child finished; *out holds what it wrote */

@@ -1,12 +1,12 @@
 /* jsonr.c - strict JSON parsing: one value, no raw control characters in
  * strings, no duplicate keys. */
-#include "jsonr.h"
+#include "util/jsonr.h"
 
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "strmap.h"
+#include "util/strmap.h"
 
 static void locate(const char *text, size_t off, struct json_err *err)
 {

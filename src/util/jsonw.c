@@ -1,6 +1,6 @@
 /* jsonw.c - streaming JSON writer. */
-#include "jsonw.h"
-#include "xalloc.h"
+#include "util/jsonw.h"
+#include "util/xalloc.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -1,6 +1,6 @@
 /* status.c - status strings, exit codes and diag formatting. */
-#include "status.h"
-#include "textsafe.h"
+#include "util/status.h"
+#include "util/textsafe.h"
 
 #include <stdarg.h>
 #include <stdio.h>

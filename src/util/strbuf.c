@@ -1,11 +1,11 @@
 /* strbuf.c - the growable text buffer. */
-#include "strbuf.h"
+#include "util/strbuf.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "xalloc.h"
+#include "util/xalloc.h"
 
 /* Room for `more` bytes and a NUL after the text. */
 static void reserve(struct strbuf *b, size_t more)

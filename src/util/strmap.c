@@ -1,8 +1,8 @@
 /* strmap.c - FNV-1a hashed, linear-probing string -> int map. Each slot
  * keeps its key's hash: a probe compares strings only when the hashes
  * match, and growing never hashes a key again. */
-#include "strmap.h"
-#include "xalloc.h"
+#include "util/strmap.h"
+#include "util/xalloc.h"
 
 #include <stdint.h>
 #include <stdlib.h>

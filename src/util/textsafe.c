@@ -1,6 +1,6 @@
 /* textsafe.c - printing names from input files without letting them drive the
  * terminal or a spreadsheet. */
-#include "textsafe.h"
+#include "util/textsafe.h"
 
 #include <string.h>
 

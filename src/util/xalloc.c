@@ -1,8 +1,8 @@
 /* xalloc.c - allocators for internally sized memory that end the program
  * with the documented out-of-memory exit status when they fail. */
-#include "xalloc.h"
+#include "util/xalloc.h"
 
-#include "status.h"
+#include "util/status.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -33,7 +33,7 @@ echo "one core: OPENBLAS_NUM_THREADS=1, torch.set_num_threads(1); times are medi
      "with [IQR p25-p75, min, max]; ratios use thread CPU time"
 
 # ---- weights ----------------------------------------------------------
-w=${DIPPM_WEIGHTS:-$src/weights/dippm-gnn.dpw}
+w=${DIPPM_WEIGHTS:-$src/core/weights/dippm-gnn.dpw}
 if [ ! -f "$w" ]; then
     echo "!! no shipped weights ($w): training a tiny net for this run only;"
     echo "!! its width is not the shipped one, so GNN times are NOT the product's"

@@ -7,9 +7,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "load.h"
-#include "predict.h"
-#include "shape.h"
+#include "graph/load.h"
+#include "core/predict.h"
+#include "graph/shape.h"
 
 /* Process CPU time: on a shared machine wall time measures the neighbours;
  * with OPENBLAS_NUM_THREADS=1 CPU time is the one-core cost. */

@@ -23,7 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "onnx_load.h"
+#include "graph/onnx_load.h"
 
 static double now(void)
 {

@@ -35,14 +35,14 @@
 #include <string.h>
 
 #include "bench_common.h"
-#include "gnn.h"
-#include "gnn_features.h"
-#include "gpu.h"
-#include "load.h"
-#include "onnx_load.h"
-#include "shape.h"
-#include "sim.h"
-#include "weights.h"
+#include "core/gnn.h"
+#include "core/gnn_features.h"
+#include "core/gpu.h"
+#include "graph/load.h"
+#include "graph/onnx_load.h"
+#include "graph/shape.h"
+#include "core/sim.h"
+#include "core/weights.h"
 
 /* ---- ONNX load ------------------------------------------------------- */
 

@@ -11,7 +11,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "shape.h"
+#include "graph/shape.h"
 
 static double now_s(void)
 {

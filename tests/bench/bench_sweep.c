@@ -18,9 +18,9 @@
 #include <string.h>
 
 #include "bench_common.h"
-#include "load.h"
-#include "predict.h"
-#include "shape.h"
+#include "graph/load.h"
+#include "core/predict.h"
+#include "graph/shape.h"
 
 struct gspec {
     const char *label;

@@ -18,13 +18,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "app.h"
+#include "ui/app.h"
 #include "bench_common.h"
-#include "draw.h"
-#include "frame.h"
-#include "keymap.h"
-#include "layout.h"
-#include "screen.h"
+#include "ui/draw.h"
+#include "ui/frame.h"
+#include "ui/keymap.h"
+#include "ui/layout.h"
+#include "ui/screen.h"
 
 #define ROWS 40
 #define COLS 140

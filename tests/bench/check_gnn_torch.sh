@@ -1,5 +1,5 @@
 #!/bin/sh
-# check_gnn_torch.sh - make check: the C GNN forward (src/gnn.c) against an
+# check_gnn_torch.sh - make check: the C GNN forward (src/core/gnn.c) against an
 # independent PyTorch rebuild (tests/bench/ref_gnn_torch.py) that reads the
 # same .dpw file per its documented format, on the same input features.
 # Runs with a random model (always) and with the shipped weights (when
@@ -17,7 +17,7 @@ rc=0
 echo "random model:"
 "$ref" gnn-check "$tmp/r.bin" "$tmp/r.dpw" &&
     "$py" "$src/tests/bench/ref_gnn_torch.py" "$tmp/r.dpw" "$tmp/r.bin" --check-only || rc=1
-w="$src/weights/dippm-gnn.dpw"
+w="$src/core/weights/dippm-gnn.dpw"
 if [ -f "$w" ]; then
     echo "shipped weights $w:"
     "$ref" gnn-check "$tmp/s.bin" "$tmp/s.dpw" "$w" &&

@@ -6,10 +6,10 @@ timed against the C forward.
 
     /usr/bin/python3 ref_gnn_torch.py WEIGHTS.dpw EXPORT.bin [TSV_OUT] [--check-only]
 
-The .dpw layout is read as weights/README.md and src/weights.h document it
+The .dpw layout is read as weights/README.md and src/core/weights.h document it
 (magic, version, schema, architecture, tensor table, normalisation,
 description, float32 tensors, FNV-1a 64 checksum); the model follows the
-equations in src/gnn.h. Exit status 1 if any output differs from C by more
+equations in src/core/gnn.h. Exit status 1 if any output differs from C by more
 than the tolerance (1e-4 relative to max(1, |value|) on the log outputs
 and on the node time shares).
 """
@@ -141,7 +141,7 @@ def mean_matrix(off, idx, n):
 
 
 def forward(arch, norm, t, xn, xg, w0, anchor, ap, as_):
-    """src/gnn.h: embedding, `layers` mean-aggregation layers with residual,
+    """src/core/gnn.h: embedding, `layers` mean-aggregation layers with residual,
     bounded node log factors c, S = log sum w0 exp(c), shares, readout, head
     MLP + skip, bounded graph corrections added to the teacher's logs."""
     n = xn.shape[0]

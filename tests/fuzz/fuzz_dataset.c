@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dataset.h"
-#include "weights.h"
+#include "core/dataset.h"
+#include "core/weights.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

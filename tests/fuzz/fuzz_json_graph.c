@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "json_graph.h"
-#include "shape.h"
+#include "graph/json_graph.h"
+#include "graph/shape.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "keras_file.h"
-#include "shape.h"
+#include "graph/keras_file.h"
+#include "graph/shape.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "measured.h"
+#include "core/measured.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

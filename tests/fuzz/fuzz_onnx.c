@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "onnx_load.h"
-#include "shape.h"
+#include "graph/onnx_load.h"
+#include "graph/shape.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "weights.h"
+#include "core/weights.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

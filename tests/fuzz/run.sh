@@ -10,7 +10,7 @@ out=${FUZZ_BUILD:-$top/build-fuzz}
 mkdir -p "$out/obj"
 CC=${CLANG:-clang}
 flags="-std=c11 -D_DEFAULT_SOURCE -g -O1 -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined"
-inc="-iquote $top/src/util -iquote $top/graph -iquote $top/src -iquote $out -DDIPPM_DATADIR=\"/nonexistent\" -DDIPPM_SRCDIR=\"$top\""
+inc="-iquote $top/src -iquote $top -iquote $out -DDIPPM_DATADIR=\"/nonexistent\" -DDIPPM_SRCDIR=\"$top\""
 deps=$(pkg-config --cflags --libs libprotobuf-c libcjson openblas 2>/dev/null || echo "-lprotobuf-c -lcjson -lopenblas")
 # the Keras file readers when their libraries are there (else those targets are not built)
 have_zip=no have_hdf5=no
@@ -21,11 +21,11 @@ if pkg-config --exists hdf5; then
     have_hdf5=yes; flags="$flags -DHAVE_HDF5=1 $(pkg-config --cflags hdf5)"; deps="$deps $(pkg-config --libs hdf5)"
 fi
 # the dippm core without the CLI and the UI
-srcs=$(ls "$top"/src/util/*.c "$top"/graph/*.c "$top"/src/*.c | grep -vE '/src/(main|cli[a-z_]*)\.c$')
+srcs=$(ls "$top"/src/util/*.c "$top"/graph/*.c "$top"/src/core/*.c)
 [ -f "$out/dippm_config.h" ] || printf '#define PACKAGE_VERSION "fuzz"\n' >"$out/dippm_config.h"
 objs=""
 # an object is stale when its source or any header is newer (no dependency files here)
-newest_h=$(ls -t "$top"/src/util/*.h "$top"/graph/*.h "$top"/src/*.h | head -1)
+newest_h=$(ls -t "$top"/src/util/*.h "$top"/graph/*.h "$top"/src/core/*.h | head -1)
 for s in $srcs; do
     o="$out/obj/$(echo "$s" | sed "s|$top/||; s|/|_|g; s|\.c$|.o|")"
     if [ ! -f "$o" ] || [ "$s" -nt "$o" ] || [ "$newest_h" -nt "$o" ]; then

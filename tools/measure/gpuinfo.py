@@ -8,7 +8,7 @@ made, i.e. only on GPU runs; the name mapping below needs nothing.
 import os
 import re
 
-# NVML product names -> the names of dippm's GPU table (src/gpu.c). The first
+# NVML product names -> the names of dippm's GPU table (src/core/gpu.c). The first
 # pattern that matches (case-insensitive, on the name without "NVIDIA " and
 # without a " MIG ..." suffix) wins. Names not listed are written as NVML gives
 # them (without "NVIDIA "); `--gpu-name` overrides the mapping.

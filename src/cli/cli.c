@@ -1,0 +1,191 @@
+/* cli.c - option handling shared by the subcommands. */
+#include "cli/cli.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/fileio.h"
+#include "core/gpu.h"
+#include "graph/load.h"
+
+void cli_common_init(struct cli_common *co)
+{
+    memset(co, 0, sizeof *co);
+}
+
+int cli_parse_int(const char *s, int64_t lo, int64_t hi, int64_t *out)
+{
+    char *end;
+    errno = 0;
+    long long v = strtoll(s, &end, 10);
+    if (errno || end == s || *end || v < lo || v > hi)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+int cli_common_opt(struct cli_common *co, int c, const char *arg)
+{
+    switch (c) {
+    case CLI_OPT_BATCH:
+        if (cli_parse_int(arg, 1, 1 << 20, &co->batch)) {
+            fprintf(stderr, "dippm: --batch '%s': expected an integer from 1 to 1048576\n", arg);
+            return -1;
+        }
+        return 1;
+    case CLI_OPT_SET: {
+        const char *eq = strchr(arg, '=');
+        if (!eq || eq == arg) {
+            fprintf(stderr, "dippm: --set '%s': expected NAME=VALUE, e.g. --set seq=384\n", arg);
+            return -1;
+        }
+        if (co->n_sets == CLI_MAX_SETS) {
+            fprintf(stderr, "dippm: too many --set options (at most %d)\n", CLI_MAX_SETS);
+            return -1;
+        }
+        int64_t v;
+        if (cli_parse_int(eq + 1, 1, (int64_t)1 << 31, &v)) {
+            fprintf(stderr, "dippm: --set '%s': value must be an integer from 1 to 2147483648\n",
+                    arg);
+            return -1;
+        }
+        if ((size_t)(eq - arg) >= sizeof co->set_name[0]) {
+            fprintf(stderr, "dippm: --set '%s': name longer than %zu characters\n", arg,
+                    sizeof co->set_name[0] - 1);
+            return -1;
+        }
+        memcpy(co->set_name[co->n_sets], arg, (size_t)(eq - arg));
+        co->set_name[co->n_sets][eq - arg] = '\0';
+        co->set_val[co->n_sets++] = v;
+        return 1;
+    }
+    case CLI_OPT_GPU: co->gpu = arg; return 1;
+    case CLI_OPT_PRECISION: co->precision = arg; return 1;
+    case CLI_OPT_RUNTIME: co->runtime = arg; return 1;
+    case CLI_OPT_WEIGHTS: co->weights = arg; return 1;
+    case CLI_OPT_JSON: co->json = true; return 1;
+    case CLI_OPT_CSV: co->csv = true; return 1;
+    case CLI_OPT_FORCE: co->force = true; return 1;
+    case 'o': co->output = arg; return 1;
+    default: return 0;
+    }
+}
+
+int cli_fail(const struct diag *d)
+{
+    fprintf(stderr, "dippm: %s\n", d->msg[0] ? d->msg : status_str(d->code));
+    return status_exit_code(d->code);
+}
+
+int cli_usage_error(const char *sub, const char *fmt, ...)
+{
+    va_list ap;
+    fputs("dippm: ", stderr);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    if (sub && *sub)
+        fprintf(stderr, "\nTry 'dippm %s --help'.\n", sub);
+    else
+        fprintf(stderr, "\nTry 'dippm --help'.\n");
+    return 2;
+}
+
+struct graph *cli_load_model(const char *spec, const struct cli_common *co, int *rc)
+{
+    struct diag d = {0};
+    struct graph *g = model_load(spec, &d);
+    if (!g) {
+        *rc = cli_fail(&d);
+        return NULL;
+    }
+    for (int i = 0; i < co->n_sets; i++) {
+        if (graph_sym_set(g, co->set_name[i], co->set_val[i], &d)) {
+            *rc = cli_fail(&d);
+            graph_free(g);
+            return NULL;
+        }
+    }
+    if (co->batch) {
+        int bs = graph_batch_sym(g);
+        if (bs < 0) {
+            fprintf(stderr, "dippm: %s: --batch given but the model has no batch dimension "
+                            "(its inputs have fixed sizes)\n", spec);
+            *rc = 2;
+            graph_free(g);
+            return NULL;
+        }
+        g->syms[bs].val = co->batch;
+    }
+    *rc = 0;
+    return g;
+}
+
+int cli_config(const struct cli_common *co, const struct graph *g, struct config *cfg)
+{
+    config_default(cfg);
+    if (co->gpu) {
+        /* "A100-SXM4-40GB" or "A100-SXM4-40GB:3g.20gb" */
+        char name[128];
+        snprintf(name, sizeof name, "%s", co->gpu);
+        char *colon = strchr(name, ':');
+        if (colon)
+            *colon++ = '\0';
+        cfg->gpu = gpu_find(name);
+        if (cfg->gpu < 0) {
+            fprintf(stderr, "dippm: --gpu '%s': unknown GPU; known:", name);
+            for (int i = 0; i < gpu_count(); i++)
+                fprintf(stderr, " %s", gpu_get(i)->name);
+            fputc('\n', stderr);
+            return 2;
+        }
+        if (colon) {
+            const struct gpu_spec *gs = gpu_get(cfg->gpu);
+            cfg->mig = gpu_mig_find(gs, colon);
+            if (cfg->mig < 0) {
+                fprintf(stderr, "dippm: --gpu '%s': %s has no MIG profile '%s'; profiles:", co->gpu,
+                        gs->name, colon);
+                for (int i = 0; i < gs->n_mig; i++)
+                    fprintf(stderr, " %s", gs->mig[i].name);
+                fputc('\n', stderr);
+                return 2;
+            }
+        }
+    }
+    if (co->precision && !precision_parse(co->precision, &cfg->prec)) {
+        fprintf(stderr, "dippm: --precision '%s': expected fp32, tf32, fp16, bf16, int8 or fp8\n",
+                co->precision);
+        return 2;
+    }
+    if (co->runtime && !runtime_parse(co->runtime, &cfg->rt)) {
+        fprintf(stderr, "dippm: --runtime '%s': expected pytorch, tensorrt or pytorch-sdpa\n",
+                co->runtime);
+        return 2;
+    }
+    struct diag sd = {0};
+    if (config_supported(cfg, &sd)) {
+        fprintf(stderr, "dippm: %s\n", sd.msg);
+        return 2;
+    }
+    int bs = graph_batch_sym(g);
+    cfg->batch = co->batch ? co->batch : bs >= 0 ? g->syms[bs].val : 1;
+    return 0;
+}
+
+int cli_emit(const struct cli_common *co, const char *text, size_t len)
+{
+    if (!co->output || strcmp(co->output, "-") == 0) {
+        if (fwrite(text, 1, len, stdout) != len || fflush(stdout) != 0) {
+            fprintf(stderr, "dippm: cannot write to standard output: %s\n", strerror(errno));
+            return 3;
+        }
+        return 0;
+    }
+    struct diag d = {0};
+    if (file_write_atomic(co->output, text, len, co->force, &d))
+        return cli_fail(&d);
+    return 0;
+}

@@ -1,0 +1,97 @@
+/*
+ * cli.h - subcommands and the option handling they share.
+ *
+ * Every subcommand is `int cli_NAME(int argc, char **argv)` with argv[0] the
+ * subcommand name; it returns a process exit code (status_exit_code) and
+ * prints errors as "dippm: message" on stderr.
+ *
+ * Common options (CLI_COMMON_LONGOPTS, handled by cli_common_opt):
+ *   --batch N  --set NAME=VALUE  --gpu NAME  --precision P  --runtime R
+ *   --weights FILE  --json  --csv  -o/--output FILE  --force
+ */
+#ifndef DIPPM_CLI_H
+#define DIPPM_CLI_H
+
+#include <getopt.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "core/config.h"
+#include "graph/ir.h"
+#include "util/status.h"
+
+#define CLI_MAX_SETS 64
+
+struct cli_common {
+    int64_t batch; /* 0 = model default */
+    int n_sets;
+    char set_name[CLI_MAX_SETS][64];
+    int64_t set_val[CLI_MAX_SETS];
+    const char *gpu, *precision, *runtime, *weights, *output;
+    bool json, csv, force;
+};
+
+enum {
+    CLI_OPT_BATCH = 1000, CLI_OPT_SET, CLI_OPT_GPU, CLI_OPT_PRECISION, CLI_OPT_RUNTIME,
+    CLI_OPT_WEIGHTS, CLI_OPT_JSON, CLI_OPT_CSV, CLI_OPT_FORCE, CLI_OPT_HELP,
+    CLI_OPT__OWN = 1100 /* subcommands number their own options from here */
+};
+
+#define CLI_COMMON_LONGOPTS                                          \
+    {"batch", required_argument, NULL, CLI_OPT_BATCH},               \
+    {"set", required_argument, NULL, CLI_OPT_SET},                   \
+    {"gpu", required_argument, NULL, CLI_OPT_GPU},                   \
+    {"precision", required_argument, NULL, CLI_OPT_PRECISION},       \
+    {"runtime", required_argument, NULL, CLI_OPT_RUNTIME},           \
+    {"weights", required_argument, NULL, CLI_OPT_WEIGHTS},           \
+    {"json", no_argument, NULL, CLI_OPT_JSON},                       \
+    {"csv", no_argument, NULL, CLI_OPT_CSV},                         \
+    {"force", no_argument, NULL, CLI_OPT_FORCE},                     \
+    {"output", required_argument, NULL, 'o'},                        \
+    {"help", no_argument, NULL, CLI_OPT_HELP}
+
+void cli_common_init(struct cli_common *co);
+/* Handles one getopt_long result c with optarg arg. Returns 1 if handled,
+ * 0 if c is not a common option, -1 on a bad value (message printed). */
+int cli_common_opt(struct cli_common *co, int c, const char *arg);
+
+/* Loads MODEL (a file or a zoo:FAMILY[:k=v...] spec), prints the error on
+ * failure. The graph is finalized and symbols bound from co (--batch,
+ * --set); NULL on error with *rc set to the exit code. */
+struct graph *cli_load_model(const char *spec, const struct cli_common *co, int *rc);
+
+/* Builds the configuration from co; prints errors. Returns exit code. */
+int cli_config(const struct cli_common *co, const struct graph *g, struct config *cfg);
+
+/* Prints "dippm: msg" for d on stderr and returns its exit code. */
+int cli_fail(const struct diag *d);
+/* printf-style usage error: "dippm: ...\nTry 'dippm SUB --help'." exit 2. */
+int cli_usage_error(const char *sub, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Writes text to co->output (atomically, refusing to overwrite without
+ * --force) or stdout when no output is set. Returns exit code. */
+int cli_emit(const struct cli_common *co, const char *text, size_t len);
+
+/* Parses "1..1024" style ranges, "a,b,c" lists or a single number. */
+int cli_parse_int(const char *s, int64_t lo, int64_t hi, int64_t *out);
+
+#define CLI_SUBCOMMANDS(X)                                                              \
+    X(info, "info MODEL", "summary: format, nodes, edges, inputs, outputs, symbols, ops")  \
+    X(layers, "layers MODEL", "per-node table: shapes, params, MACs, FLOPs, memory")       \
+    X(predict, "predict MODEL", "latency, throughput, energy, memory and MIG suggestion") \
+    X(sweep, "sweep MODEL", "predictions over batch sizes or any symbol")                 \
+    X(convert, "convert MODEL -o OUT.json", "write the model as a dippm JSON graph")      \
+    X(zoo, "zoo list|show|FAMILY", "architecture templates with hyperparameters")         \
+    X(dataset, "dataset -o FILE", "sample graphs and configurations, label with the teacher") \
+    X(train, "train --data FILE", "train the GNN (or fine-tune with --init)")            \
+    X(eval, "eval", "accuracy of the GNN: random and leave-one-family-out splits")       \
+    X(calibrate, "calibrate", "fit the teacher's constants to published measurements")
+
+#define X(name, usage, help) int cli_##name(int argc, char **argv);
+CLI_SUBCOMMANDS(X)
+#undef X
+
+/* `dippm __complete WHAT`: the lists the bash completion offers (hidden). */
+int cli_complete(int argc, char **argv);
+
+#endif

@@ -1,0 +1,63 @@
+/* cli_convert.c - `dippm convert MODEL -o OUT.json`: any model (or template)
+ * as a dippm JSON graph. */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "cli/cli.h"
+#include "graph/json_graph.h"
+
+static void help(void)
+{
+    printf("Usage: dippm convert MODEL -o OUT.json [--force]\n\n"
+           "Writes MODEL (ONNX, Keras/TF.js JSON, dippm JSON or a zoo: template) as a dippm\n"
+           "JSON graph (see dippm-json(5)). Symbols keep their defaults; --set changes them.\n"
+           "OUT is written atomically and never overwritten without --force; '-o -' writes\n"
+           "to standard output.\n");
+}
+
+int cli_convert(int argc, char **argv)
+{
+    static const struct option opts[] = {CLI_COMMON_LONGOPTS, {0, 0, 0, 0}};
+    struct cli_common co;
+    cli_common_init(&co);
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
+        if (c == CLI_OPT_HELP || c == 'h') {
+            help();
+            return 0;
+        }
+        int r = cli_common_opt(&co, c, optarg);
+        if (r < 0)
+            return 2;
+        if (r == 0 || (c != 'o' && c != CLI_OPT_FORCE && c != CLI_OPT_SET && c != CLI_OPT_BATCH))
+            return cli_usage_error("convert", "option not valid for 'convert'");
+    }
+    if (optind + 1 != argc)
+        return cli_usage_error("convert", "expected exactly one MODEL");
+    if (!co.output)
+        return cli_usage_error("convert", "missing -o OUT.json");
+    int rc;
+    struct graph *g = cli_load_model(argv[optind], &co, &rc);
+    if (!g)
+        return rc;
+    /* the dippm JSON format has no form for subgraph bodies: refuse rather
+     * than write a file whose body nodes read values nothing defines */
+    for (int i = 0; i < g->n_nodes; i++)
+        if (g->nodes[i].n_body > 0) {
+            fprintf(stderr, "dippm: %s: node '%s' (%s) has subgraph bodies, which the dippm "
+                    "JSON format cannot hold; analyse the ONNX file directly\n", argv[optind],
+                    g->nodes[i].name, g->nodes[i].op_type);
+            graph_free(g);
+            return status_exit_code(ST_EUNSUPPORTED);
+        }
+    /* --set/--batch change defaults in the written file */
+    for (int i = 0; i < g->n_syms; i++)
+        g->syms[i].def = g->syms[i].val;
+    size_t len;
+    char *text = json_graph_write(g, &len);
+    rc = cli_emit(&co, text, len);
+    free(text);
+    graph_free(g);
+    return rc;
+}

@@ -1,0 +1,273 @@
+/* cli_diffusion.c - the diffusion pipeline options shared by `dippm
+ * predict` and `dippm sweep` (--steps, --no-guidance, --vae,
+ * --text-encoder, --no-text-encoder) and the pipeline sweep: rows over
+ * batches and steps, or the largest batch. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "cli/cli_pred.h"
+#include "core/diffusion.h"
+#include "util/jsonw.h"
+#include "core/report.h"
+
+/* Adds the specs of a --text-encoder list to df: a comma splits it unless a
+ * digit follows (a list value such as channels=320,640 stays whole). */
+static int add_text(struct cli_diff *df, const char *arg, const char *sub)
+{
+    for (const char *s = arg;;) {
+        size_t len = 0;
+        while (s[len] && !(s[len] == ',' && !(s[len + 1] >= '0' && s[len + 1] <= '9')))
+            len++;
+        if (!len || len >= DIFF_SPEC_MAX || df->n_text == DIFF_MAX_TEXT) {
+            cli_usage_error(sub, "--text-encoder '%s': expected up to %d comma-separated text "
+                                 "encoder models of under %d characters, e.g. "
+                                 "zoo:gpt:preset=clip-l", arg, DIFF_MAX_TEXT, DIFF_SPEC_MAX);
+            return -1;
+        }
+        memcpy(df->spec_buf[df->n_text], s, len);
+        df->spec_buf[df->n_text][len] = '\0';
+        df->text[df->n_text] = df->spec_buf[df->n_text];
+        df->n_text++;
+        if (!s[len])
+            return 1;
+        s += len + 1;
+    }
+}
+
+struct diff_request cli_diff_request(const struct cli_diff *df, int64_t batch)
+{
+    return (struct diff_request){.steps = df->steps, .guidance = !df->no_guidance,
+                                 .batch = batch, .vae = df->vae, .text = df->text,
+                                 .n_text = df->n_text, .no_text = df->no_text};
+}
+
+int cli_diff_opt(struct cli_diff *df, int c, const char *arg, const char *sub)
+{
+    switch (c) {
+    case CLI_OPT_DIFF_STEPS:
+        if (cli_parse_int(arg, 1, 10000, &df->steps)) {
+            cli_usage_error(sub, "--steps '%s': expected denoising steps from 1 to 10000", arg);
+            return -1;
+        }
+        return 1;
+    case CLI_OPT_DIFF_NO_GUIDANCE: df->no_guidance = true; return 1;
+    case CLI_OPT_DIFF_VAE:
+        if (!*arg) {
+            cli_usage_error(sub, "--vae: expected a VAE decoder model, e.g. zoo:vae:latent=128");
+            return -1;
+        }
+        df->vae = arg;
+        return 1;
+    case CLI_OPT_DIFF_TEXT: return add_text(df, arg, sub);
+    case CLI_OPT_DIFF_NO_TEXT: df->no_text = true; return 1;
+    default: return 0;
+    }
+}
+
+int cli_diff_check(const struct cli_diff *df, const struct cli_gen *gen, const char *sub)
+{
+    if (!df->steps && (df->no_guidance || df->vae || df->n_text || df->no_text))
+        return cli_usage_error(sub, "--no-guidance, --vae, --text-encoder and "
+                                    "--no-text-encoder need --steps N");
+    if (df->n_text && df->no_text)
+        return cli_usage_error(sub, "--text-encoder and --no-text-encoder exclude each other");
+    if (df->steps && (gen->in || gen->out))
+        return cli_usage_error(sub, "--steps (a diffusion pipeline) and --input-tokens/"
+                                    "--output-tokens (a generation) exclude each other");
+    return 0;
+}
+
+static void row(FILE *f, struct jsonw *w, const struct cli_common *co, const struct diff_result *r)
+{
+    if (co->json) {
+        jsonw_obj_begin(w);
+        diff_report_json_fields(w, r);
+        jsonw_obj_end(w);
+    } else if (co->csv) {
+        fprintf(f, "%lld,%lld,%.4f,%.4f,%.4f,%.3f,%.3f,%.4f,%.3f,%.1f,%d\n",
+                (long long)r->steps, (long long)r->batch, r->step_ms, r->vae_ms, r->text_ms,
+                r->batch_ms, r->ms_per_image, r->images_per_s, r->energy_j_per_image,
+                r->memory_mib, r->fits);
+    } else {
+        fprintf(f, "%6lld %7lld %11.3f %10.3f %10.3f %12.1f %12.1f %9.3f %10.1f %11.0f %5s\n",
+                (long long)r->steps, (long long)r->batch, r->step_ms, r->vae_ms, r->text_ms,
+                r->batch_ms, r->ms_per_image, r->images_per_s, r->energy_j_per_image,
+                r->memory_mib, r->fits ? "yes" : "NO");
+    }
+}
+
+/* "spec, spec" of r's text encoders, or "none". */
+static const char *text_list(const struct diff_result *r, char *buf, size_t size)
+{
+    size_t off = 0;
+    snprintf(buf, size, "none");
+    for (int i = 0; i < r->n_text && off < size; i++)
+        off += (size_t)snprintf(buf + off, size - off, "%s%s", i ? ", " : "", r->text[i].spec);
+    return buf;
+}
+
+static void header(FILE *f, struct jsonw *w, const struct cli_sweep_gen *s,
+                   const struct diff_request *rq, const struct diff_result *r)
+{
+    char texts[DIFF_MAX_TEXT * (DIFF_SPEC_MAX + 2)];
+    const char *vae = r->vae_spec;
+    char hw[128];
+    report_hw_label(s->cfg, hw, sizeof hw);
+    if (s->co->json) {
+        jsonw_obj_begin(w);
+        jsonw_key(w, "model");
+        jsonw_str(w, s->g->name);
+        jsonw_key(w, "gpu");
+        jsonw_str(w, hw);
+        jsonw_key(w, "guidance");
+        jsonw_bool(w, rq->guidance);
+        jsonw_key(w, "vae");
+        jsonw_str(w, vae);
+        jsonw_key(w, "text_encoders");
+        jsonw_arr_begin(w, true);
+        for (int i = 0; i < r->n_text; i++)
+            jsonw_str(w, r->text[i].spec);
+        jsonw_arr_end(w);
+        jsonw_key(w, "source");
+        jsonw_str(w, report_source_line(s->p));
+        jsonw_key(w, "rows");
+        jsonw_arr_begin(w, false);
+    } else if (s->co->csv) {
+        fprintf(f, "steps,batch,step_ms,vae_ms,text_ms,batch_ms,ms_per_image,images_per_s,"
+                   "energy_j_per_image,memory_mib,fits\n");
+    } else {
+        fprintf(f, "%s on %s, %s, %s, %s guidance, VAE %s, text encoder %s\n", s->g->name,
+                hw, precision_name(s->cfg->prec), runtime_name(s->cfg->rt),
+                rq->guidance ? "with" : "no", vae, text_list(r, texts, sizeof texts));
+        fprintf(f, "%6s %7s %11s %10s %10s %12s %12s %9s %10s %11s %5s\n", "steps", "batch",
+                "step_ms", "vae_ms", "text_ms", "batch_ms", "ms/image", "images/s", "J/image",
+                "memory_MiB", "fits");
+    }
+}
+
+/* Does the pipeline at batch b fit with the headroom? -1 on error. */
+static int fits_at(const struct cli_sweep_gen *s, struct diff_request *rq, int64_t b,
+                   struct diff_result *r, struct diag *d)
+{
+    rq->batch = b;
+    if (diff_run(s->p, s->g, s->cfg, rq, r, d))
+        return -1;
+    return r->memory_mib * (1.0 + s->headroom) <= r->capacity_mib;
+}
+
+/* The largest batch whose pipeline fits: doubling, then bisection (memory
+ * grows with the batch). */
+static int max_batch(const struct cli_sweep_gen *s, struct diff_request *rq)
+{
+    struct diff_result r, best = {0};
+    struct diag d = {0};
+    int64_t lo = 0, hi = 1;
+    int k;
+    while ((k = fits_at(s, rq, hi, &r, &d)) == 1 && hi < ((int64_t)1 << 20)) {
+        lo = hi, best = r;
+        hi *= 2;
+    }
+    if (k < 0)
+        return cli_fail(&d);
+    if (k == 1)
+        lo = hi, best = r;
+    while (k >= 0 && hi - lo > 1 && lo > 0) {
+        int64_t mid = lo + (hi - lo) / 2;
+        if ((k = fits_at(s, rq, mid, &r, &d)) == 1)
+            lo = mid, best = r;
+        else if (k == 0)
+            hi = mid;
+    }
+    if (k < 0)
+        return cli_fail(&d);
+    char hw[128], text[512];
+    report_hw_label(s->cfg, hw, sizeof hw);
+    if (lo == 0 && fits_at(s, rq, 1, &best, &d) < 0)
+        return cli_fail(&d);
+    int rc;
+    if (s->co->json) {
+        struct jsonw w;
+        jsonw_init(&w, true);
+        jsonw_obj_begin(&w);
+        jsonw_key(&w, "model");
+        jsonw_str(&w, s->g->name);
+        jsonw_key(&w, "gpu");
+        jsonw_str(&w, hw);
+        jsonw_key(&w, "steps");
+        jsonw_int(&w, rq->steps);
+        jsonw_key(&w, "max_batch");
+        jsonw_int(&w, lo);
+        jsonw_key_fixed(&w, "images_per_s", lo ? best.images_per_s : 0, 4);
+        jsonw_key_fixed(&w, "memory_mib", best.memory_mib, 1);
+        jsonw_key_fixed(&w, "capacity_mib", best.capacity_mib, 1);
+        jsonw_key_fixed(&w, "headroom", s->headroom, 3);
+        jsonw_key(&w, "source");
+        jsonw_str(&w, report_source_line(s->p));
+        jsonw_obj_end(&w);
+        rc = cli_emit(s->co, w.buf, w.len);
+        jsonw_fini(&w);
+    } else {
+        int n = lo ? snprintf(text, sizeof text, "largest batch on %s for %lld steps: %lld "
+                              "images (%.3f images/s, %.0f MiB of %.0f MiB usable with %.0f%% "
+                              "headroom)\nsource: %s\n", hw, (long long)rq->steps,
+                              (long long)lo, best.images_per_s, best.memory_mib,
+                              best.capacity_mib, s->headroom * 100, report_source_line(s->p))
+                   : snprintf(text, sizeof text, "no batch fits on %s: one image's pipeline "
+                              "needs %.0f MiB + %.0f%% headroom, %.0f MiB usable\n", hw,
+                              best.memory_mib, s->headroom * 100, best.capacity_mib);
+        rc = cli_emit(s->co, text, n > 0 && (size_t)n < sizeof text ? (size_t)n : strlen(text));
+    }
+    return rc ? rc : lo > 0 ? 0 : 1;
+}
+
+int cli_sweep_diff(const struct cli_sweep_gen *s, const struct cli_diff *df)
+{
+    bool over_steps = s->over_name && !strcmp(s->over_name, "steps");
+    if (s->over_name && !over_steps)
+        return cli_usage_error("sweep", "with --steps, --over takes steps=RANGE");
+    for (int i = 0; over_steps && i < s->n_over; i++)
+        if (s->over_vals[i] > 10000)
+            return cli_usage_error("sweep", "--over steps: %lld steps, expected at most 10000",
+                                   (long long)s->over_vals[i]);
+    struct diff_request rq = cli_diff_request(df, 1);
+    if (s->max_batch)
+        return max_batch(s, &rq);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (!f)
+        return status_exit_code(ST_ENOMEM);
+    struct jsonw w;
+    jsonw_init(&w, true);
+    int rc = 0, n_over = over_steps ? s->n_over : 1;
+    for (int i = 0; i < n_over && !rc; i++) {
+        if (over_steps)
+            rq.steps = s->over_vals[i];
+        for (int j = 0; j < s->n_batch && !rc; j++) {
+            struct diff_result r;
+            struct diag d = {0};
+            rq.batch = s->batches[j];
+            if (diff_run(s->p, s->g, s->cfg, &rq, &r, &d)) {
+                rc = cli_fail(&d);
+                break;
+            }
+            if (i == 0 && j == 0)
+                header(f, &w, s, &rq, &r);
+            row(f, &w, s->co, &r);
+        }
+    }
+    if (s->co->json && !rc) {
+        jsonw_arr_end(&w);
+        jsonw_obj_end(&w);
+    } else if (!s->co->csv && !rc) {
+        fprintf(f, "source: %s\n", report_source_line(s->p));
+    }
+    fclose(f);
+    if (!rc)
+        rc = s->co->json ? cli_emit(s->co, w.buf, w.len) : cli_emit(s->co, buf, len);
+    jsonw_fini(&w);
+    free(buf);
+    return rc;
+}

@@ -1,0 +1,535 @@
+/* cli_eval.c - `dippm eval`: accuracy of the GNN on the random test split
+ * and leave-one-family-out splits. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cli/cli.h"
+#include "core/dataset.h"
+#include "util/datafile.h"
+#include "core/eval.h"
+#include "util/fileio.h"
+#include "util/jsonw.h"
+#include "core/predict.h"
+#include "util/textsafe.h"
+#include "core/train.h"
+#include "core/weights.h"
+#include "util/xalloc.h"
+
+static void usage(void)
+{
+    printf("Usage: dippm eval [--weights W] [--data FILE] [--json] [--lofo]\n"
+           "                  [--lofo-train N] [--lofo-test N] [--lofo-epochs E] [--seed S]\n"
+           "Reports MAPE, median absolute percentage error and the share of rows within\n"
+           "+-10%% for latency, energy and memory:\n"
+           "  (a) the weights on the random test split of FILE (rows the training held out);\n"
+           "      without --data, on 400 freshly sampled teacher-labelled rows (seed 4242);\n"
+           "  (b) with --lofo, leave-one-family-out: for each family in FILE a model is trained\n"
+           "      on at most N rows of the other families (default 3000) for E epochs\n"
+           "      (default 12) and tested on at most 400 rows of the held-out family.\n"
+           "  --rows CSV     also write every evaluated row with its prediction (replaces\n"
+           "                 an existing file only with --force)\n"
+           "  --lofo-only    only (b); no weights needed\n"
+           "  --all-rows     evaluate every row of FILE (e.g. measured data), not the split\n"
+           "  --orderings    also count ordering violations of the weights and of the teacher\n"
+           "                 over a grid: each zoo family x batch 1..1024 x every GPU and MIG\n"
+           "                 slice x every supported precision and runtime (pairs that differ\n"
+           "                 in batch, slice, GPU generation, precision or runtime)\n"
+           "  --order-families L  comma list of zoo families for the grid (default all)\n"
+           "  --lomo         leave-one-model-out on the measured rows of FILE: for each model\n"
+           "                 the weights are fine-tuned on every other row (teacher rows as\n"
+           "                 the regulariser) and tested on that model's rows, beside the\n"
+           "                 teacher alone; --lomo-epochs E (default 20)\n"
+           "  --order-tol PCT     violations are counted beyond PCT percent (default 1)\n"
+           "  --quiet        no progress messages\n"
+           "Labels are the teacher's (simulated) unless the data holds measured rows.\n");
+}
+
+enum { OPT_DATA = CLI_OPT__OWN, OPT_LOFO, OPT_LTRAIN, OPT_LTEST, OPT_LEPOCHS, OPT_SEED,
+       OPT_QUIET, OPT_ALL, OPT_ROWS, OPT_LOFO_ONLY, OPT_ORDER, OPT_ORDER_FAM, OPT_ORDER_TOL, OPT_LOMO, OPT_LOMO_EPOCHS };
+
+static void lomo_json(struct jsonw *w, const struct eval_lomo *r, int n,
+                      const struct eval_metrics *pg, const struct eval_metrics *pt)
+{
+    jsonw_obj_begin(w);
+    jsonw_key(w, "pooled_gnn");
+    eval_metrics_json(w, pg);
+    jsonw_key(w, "pooled_teacher");
+    eval_metrics_json(w, pt);
+    jsonw_key(w, "models");
+    jsonw_arr_begin(w, false);
+    for (int i = 0; i < n; i++) {
+        jsonw_obj_begin(w);
+        jsonw_key(w, "model");
+        jsonw_str(w, r[i].model);
+        jsonw_key(w, "train_rows");
+        jsonw_int(w, r[i].n_train);
+        jsonw_key(w, "test_rows");
+        jsonw_int(w, r[i].n_test);
+        jsonw_key(w, "gnn");
+        eval_metrics_json(w, &r[i].gnn);
+        jsonw_key(w, "teacher");
+        eval_metrics_json(w, &r[i].teacher);
+        jsonw_obj_end(w);
+    }
+    jsonw_arr_end(w);
+    jsonw_obj_end(w);
+}
+
+static void order_json(struct jsonw *w, const struct eval_order *o)
+{
+    jsonw_obj_begin(w);
+    jsonw_key(w, "tolerance_pct");
+    jsonw_fixed(w, o->tol * 100, 3);
+    jsonw_key(w, "graphs");
+    jsonw_int(w, o->n_graphs);
+    for (int k = 0; k < EVAL_ORDER__COUNT; k++) {
+        const struct eval_order_count *c = &o->kind[k];
+        jsonw_key(w, eval_order_name(k));
+        jsonw_obj_begin(w);
+        jsonw_key(w, "property");
+        jsonw_str(w, eval_order_desc(k));
+        jsonw_key(w, "pairs");
+        jsonw_int(w, c->pairs);
+        jsonw_key(w, "gnn_violations");
+        jsonw_int(w, c->gnn);
+        jsonw_key(w, "gnn_worst_pct");
+        jsonw_fixed(w, c->gnn_worst * 100, 3);
+        jsonw_key(w, "teacher_violations");
+        jsonw_int(w, c->teacher);
+        jsonw_key(w, "teacher_worst_pct");
+        jsonw_fixed(w, c->teacher_worst * 100, 3);
+        jsonw_obj_end(w);
+    }
+    jsonw_obj_end(w);
+}
+
+static void order_print(FILE *f, const struct eval_order *o)
+{
+    fprintf(f, "orderings over %d zoo graphs (violations beyond %.2f%%):\n", o->n_graphs,
+            o->tol * 100);
+    fprintf(f, "  %-10s %9s %9s %8s %9s %8s\n", "property", "pairs", "GNN", "worst", "teacher",
+            "worst");
+    for (int k = 0; k < EVAL_ORDER__COUNT; k++) {
+        const struct eval_order_count *c = &o->kind[k];
+        fprintf(f, "  %-10s %9ld %9ld %7.2f%% %9ld %7.2f%%\n", eval_order_name(k), c->pairs,
+                c->gnn, c->gnn_worst * 100, c->teacher, c->teacher_worst * 100);
+    }
+}
+
+/* Per-row predictions of the evaluated rows as CSV (for error analysis),
+ * written atomically; an existing file is replaced only with --force. */
+static int write_rows_csv(const char *path, bool force, const struct dataset *ds,
+                          const struct train_set *ts, const struct gnn_model *m, const int *idx,
+                          int n)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (!f) {
+        fprintf(stderr, "dippm: %s: out of memory\n", path);
+        return 7;
+    }
+    double *pred = xmalloc(sizeof(double) * GNN_T__COUNT * (size_t)(n > 0 ? n : 1));
+    train_predict(m, ts, idx, n, pred);
+    fprintf(f, "row,family,label,gpu,mig,precision,runtime,batch,nodes,latency_ms,pred_latency_ms,"
+               "energy_j,pred_energy_j,memory_mib,pred_memory_mib,spec\n");
+    for (int i = 0; i < n; i++) {
+        const struct dataset_row *r = &ds->rows[idx[i]];
+        fprintf(f, "%d,", idx[i] + 1);
+        csv_cell(f, r->family);
+        fprintf(f, ",%s,", r->label == DATASET_MEASURED ? "measured" : "teacher");
+        csv_cell(f, r->gpu);
+        fputc(',', f);
+        csv_cell(f, r->mig);
+        fprintf(f, ",%s,%s,%lld,%d", precision_name(r->prec), runtime_name(r->rt),
+                (long long)r->batch, ts->s[idx[i]].n);
+        for (int t = 0; t < GNN_T__COUNT; t++)
+            fprintf(f, ",%.6g,%.6g", r->target[t], pred[(size_t)i * GNN_T__COUNT + t]);
+        fputc(',', f);
+        csv_cell(f, r->spec);
+        fputc('\n', f);
+    }
+    free(pred);
+    fclose(f);
+    struct diag d = {0};
+    enum status st = file_write_atomic(path, buf, len, force, &d);
+    free(buf);
+    return st ? cli_fail(&d) : 0;
+}
+
+/* What `dippm eval` was asked for, and what it found. */
+struct eval_cli {
+    struct cli_common co;
+    const char *data, *rows_csv, *split_label, *order_fams, *wp;
+    bool lofo, lofo_only, lomo, orderings, quiet, all_rows;
+    double order_tol;
+    int64_t ltrain, ltest, lepochs, seed, lomo_epochs;
+    struct dataset ds;
+    struct train_set ts;
+    struct gnn_model m;
+    char desc[WEIGHTS_DESC_MAX], wpath[1024];
+    struct eval_metrics met, met_teacher;   /* (a) */
+    struct eval_lofo *lr;                   /* (b) */
+    int n_lr;
+    struct eval_lomo *lm;                   /* --lomo */
+    int n_lm;
+    struct eval_metrics lm_g, lm_t;
+    struct eval_order ord;                  /* --orderings */
+};
+
+/* Options into e; -1 to go on, else the exit code. */
+static int parse_args(struct eval_cli *e, int argc, char **argv)
+{
+    static const struct option opts[] = {
+        CLI_COMMON_LONGOPTS,
+        {"data", required_argument, NULL, OPT_DATA},
+        {"lofo", no_argument, NULL, OPT_LOFO},
+        {"lofo-train", required_argument, NULL, OPT_LTRAIN},
+        {"lofo-test", required_argument, NULL, OPT_LTEST},
+        {"lofo-epochs", required_argument, NULL, OPT_LEPOCHS},
+        {"seed", required_argument, NULL, OPT_SEED},
+        {"quiet", no_argument, NULL, OPT_QUIET},
+        {"all-rows", no_argument, NULL, OPT_ALL},
+        {"rows", required_argument, NULL, OPT_ROWS},
+        {"lofo-only", no_argument, NULL, OPT_LOFO_ONLY},
+        {"orderings", no_argument, NULL, OPT_ORDER},
+        {"lomo", no_argument, NULL, OPT_LOMO},
+        {"lomo-epochs", required_argument, NULL, OPT_LOMO_EPOCHS},
+        {"order-families", required_argument, NULL, OPT_ORDER_FAM},
+        {"order-tol", required_argument, NULL, OPT_ORDER_TOL},
+        {NULL, 0, NULL, 0},
+    };
+    int c;
+    while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
+        int r = cli_common_opt(&e->co, c, optarg);
+        if (r < 0)
+            return 2;
+        if (r > 0)
+            continue;
+        switch (c) {
+        case 'h':
+        case CLI_OPT_HELP: usage(); return 0;
+        case OPT_DATA: e->data = optarg; break;
+        case OPT_LOFO: e->lofo = true; break;
+        case OPT_LOFO_ONLY: e->lofo = e->lofo_only = true; break;
+        case OPT_QUIET: e->quiet = true; break;
+        case OPT_ALL: e->all_rows = true; break;
+        case OPT_ROWS: e->rows_csv = optarg; break;
+        case OPT_ORDER: e->orderings = true; break;
+        case OPT_LOMO: e->lomo = true; break;
+        case OPT_ORDER_FAM: e->order_fams = optarg; break;
+        case OPT_ORDER_TOL: {
+            char *end;
+            e->order_tol = strtod(optarg, &end) / 100;
+            if (end == optarg || *end || !(e->order_tol >= 0 && e->order_tol <= 1))
+                return cli_usage_error("eval", "--order-tol '%s': expected a percentage from 0 "
+                                       "to 100", optarg);
+            break;
+        }
+        case OPT_LTRAIN:
+        case OPT_LTEST:
+        case OPT_LEPOCHS:
+        case OPT_LOMO_EPOCHS:
+        case OPT_SEED: {
+            int64_t *dst = c == OPT_LTRAIN ? &e->ltrain : c == OPT_LTEST ? &e->ltest
+                           : c == OPT_LEPOCHS ? &e->lepochs
+                           : c == OPT_LOMO_EPOCHS ? &e->lomo_epochs : &e->seed;
+            if (cli_parse_int(optarg, c == OPT_SEED ? 0 : 1, 100000000, dst))
+                return cli_usage_error("eval", "'%s': expected a positive integer", optarg);
+            break;
+        }
+        default: return cli_usage_error("eval", "unknown option");
+        }
+    }
+    if (optind < argc)
+        return cli_usage_error("eval", "unexpected argument '%s'", argv[optind]);
+    if (e->lofo && !e->data)
+        return cli_usage_error("eval", "--lofo needs --data FILE (it retrains per family)");
+    if (e->lomo && (!e->data || e->lofo_only))
+        return cli_usage_error("eval", "--lomo needs --data FILE with measured rows and weights");
+    if (e->orderings && e->lofo_only)
+        return cli_usage_error("eval", "--orderings needs weights; it cannot go with --lofo-only");
+    return -1;
+}
+
+/* Without --data: 400 freshly sampled teacher-labelled rows (seed 4242). */
+static enum status load_fresh_sample(struct dataset *ds, struct diag *d)
+{
+    struct dataset_gen_opts go = {0};
+    go.n = 400;
+    go.seed = 4242;
+    go.n_shards = 1;
+    go.configs_per_graph = 4;
+    char samples_dir[1024];
+    go.samples_dir = datafile_find(DATAFILE_SAMPLES, NULL, samples_dir, sizeof samples_dir);
+    if (!go.samples_dir) {
+        char where[2048];
+        return diag_set(d, ST_ENOTFOUND, "no samples directory (looked in %s); use --data FILE",
+                        datafile_searched(DATAFILE_SAMPLES, NULL, where, sizeof where));
+    }
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *mem = open_memstream(&buf, &len);
+    if (!mem)
+        return diag_set(d, ST_ENOMEM, "out of memory");
+    long nw;
+    enum status st = dataset_generate(&go, mem, &nw, d);
+    fclose(mem);
+    if (!st)
+        st = dataset_parse(ds, "fresh sample", buf, len, d);
+    free(buf);
+    return st;
+}
+
+/* The rows to prepare: only the test split when nothing else needs more. */
+static enum status load_rows(struct eval_cli *e, struct diag *d)
+{
+    enum status st;
+    if (e->data) {
+        if ((st = dataset_load(&e->ds, e->data, d)))
+            return st;
+    } else {
+        if ((st = load_fresh_sample(&e->ds, d)))
+            return st;
+        e->all_rows = true;
+    }
+    if (!e->lofo && !e->all_rows && !e->lomo) {
+        struct dataset sub;
+        dataset_init(&sub);
+        for (int i = 0; i < e->ds.n; i++)
+            if (dataset_row_is_test(&e->ds.rows[i]))
+                dataset_add(&sub, &e->ds.rows[i]);
+        dataset_fini(&e->ds);
+        e->ds = sub;
+        e->all_rows = true;
+        e->split_label = "random test split";
+    }
+    /* Leave-one-family-out trains as `dippm train` does, ordering pairs included. */
+    return train_prepare(&e->ds, &e->ts, e->lofo || e->lomo ? 0.25 : 0, !e->quiet, d);
+}
+
+/* (a) the weights on the rows, --rows, --lomo and --orderings; -1 to go
+ * on, else the exit code. */
+static int run_weights(struct eval_cli *e, struct diag *d)
+{
+    if (!e->wp && !(e->wp = datafile_weights(e->wpath, sizeof e->wpath))) {
+        char where[2048];
+        diag_set(d, ST_ENOTFOUND, "no GNN weights found (looked for %s); use --weights FILE",
+                 datafile_searched(DATAFILE_WEIGHTS, DATAFILE_WEIGHTS_NAME, where, sizeof where));
+        return cli_fail(d);
+    }
+    if (weights_load(e->wp, gnn_features_schema_id(), &e->m, e->desc, sizeof e->desc, d))
+        return cli_fail(d);
+    int n_te = 0, *te;
+    if (e->all_rows) {
+        te = xmalloc(sizeof(int) * (size_t)(e->ds.n > 0 ? e->ds.n : 1));
+        for (int i = 0; i < e->ds.n; i++)
+            te[i] = i;
+        n_te = e->ds.n;
+    } else {
+        te = eval_split(&e->ds, true, &n_te);
+    }
+    eval_model(&e->m, &e->ts, te, n_te, &e->met);
+    eval_teacher(&e->ts, te, n_te, &e->met_teacher);
+    int rc = e->rows_csv ? write_rows_csv(e->rows_csv, e->co.force, &e->ds, &e->ts, &e->m, te,
+                                          n_te)
+                         : 0;
+    free(te);
+    if (rc)
+        return rc;
+    if (e->lomo) {
+        struct train_opts o;
+        train_opts_default(&o);
+        o.epochs = (int)e->lomo_epochs;
+        o.lr = 3e-4f; /* fine-tuning, as `dippm train --init` */
+        o.seed = (uint64_t)e->seed;
+        o.progress = !e->quiet;
+        if (eval_lomo_run(&e->ds, &e->ts, &e->m, &o, &e->lm, &e->n_lm, &e->lm_g, &e->lm_t, d))
+            return cli_fail(d);
+    }
+    if (e->orderings) {
+        struct predictor *p = predictor_new(e->wp, d);
+        if (!p)
+            return cli_fail(d);
+        enum status st = eval_order_run(p, e->order_fams, e->order_tol, &e->ord, d);
+        predictor_free(p);
+        if (st)
+            return cli_fail(d);
+    }
+    return -1;
+}
+
+static void lofo_json(struct jsonw *w, const struct eval_cli *e)
+{
+    jsonw_obj_begin(w);
+    jsonw_key(w, "train_rows_max");
+    jsonw_int(w, e->ltrain);
+    jsonw_key(w, "epochs");
+    jsonw_int(w, e->lepochs);
+    jsonw_key(w, "families");
+    jsonw_arr_begin(w, false);
+    for (int i = 0; i < e->n_lr; i++) {
+        jsonw_obj_begin(w);
+        jsonw_key(w, "family");
+        jsonw_str(w, e->lr[i].family);
+        jsonw_key(w, "train_rows");
+        jsonw_int(w, e->lr[i].n_train);
+        jsonw_key(w, "test_rows");
+        jsonw_int(w, e->lr[i].n_test);
+        jsonw_key(w, "metrics");
+        eval_metrics_json(w, &e->lr[i].m);
+        jsonw_obj_end(w);
+    }
+    jsonw_arr_end(w);
+    jsonw_obj_end(w);
+}
+
+static int render_json(const struct eval_cli *e, const char *split)
+{
+    struct jsonw w;
+    jsonw_init(&w, true);
+    jsonw_obj_begin(&w);
+    jsonw_key(&w, "weights");
+    jsonw_str(&w, e->wp);
+    jsonw_key(&w, "description");
+    jsonw_str(&w, e->desc);
+    jsonw_key(&w, "data");
+    jsonw_str(&w, e->data ? e->data : "generated");
+    jsonw_key(&w, "split");
+    jsonw_str(&w, split);
+    if (!e->lofo_only) {
+        jsonw_key(&w, "test");
+        eval_metrics_json(&w, &e->met);
+        jsonw_key(&w, "teacher_on_test");
+        eval_metrics_json(&w, &e->met_teacher);
+    }
+    if (e->orderings) {
+        jsonw_key(&w, "orderings");
+        order_json(&w, &e->ord);
+    }
+    if (e->lomo) {
+        jsonw_key(&w, "leave_one_model_out");
+        lomo_json(&w, e->lm, e->n_lm, &e->lm_g, &e->lm_t);
+    }
+    if (e->lofo) {
+        jsonw_key(&w, "leave_one_family_out");
+        lofo_json(&w, e);
+    }
+    jsonw_obj_end(&w);
+    size_t l;
+    char *js = jsonw_take(&w, &l);
+    js = xrealloc(js, l + 2);
+    js[l++] = '\n';
+    int rc = cli_emit(&e->co, js, l);
+    free(js);
+    return rc;
+}
+
+static void render_text(const struct eval_cli *e, const char *split, FILE *f)
+{
+    fprintf(f, "weights: %s (%s)\n", e->wp, e->desc);
+    int n_meas = 0;
+    for (int i = 0; i < e->ds.n; i++)
+        n_meas += e->ds.rows[i].label == DATASET_MEASURED;
+    fprintf(f, "labels: %d rows from the teacher (analytic GPU model: simulated, not "
+               "measured), %d measured rows\n", e->ds.n - n_meas, n_meas);
+    fprintf(f, "%-22s %-8s %6s %9s %9s %9s\n", "split", "target", "n", "MAPE", "median",
+            "within10");
+    if (!e->lofo_only) {
+        eval_metrics_print(f, split, &e->met);
+        eval_metrics_print(f, "  teacher alone", &e->met_teacher);
+    }
+    for (int i = 0; i < e->n_lr; i++) {
+        char lab[96];
+        snprintf(lab, sizeof lab, "without %s", e->lr[i].family);
+        eval_metrics_print(f, lab, &e->lr[i].m);
+    }
+    if (e->lofo)
+        fprintf(f, "(leave-one-family-out: at most %lld training rows, %lld epochs each)\n",
+                (long long)e->ltrain, (long long)e->lepochs);
+    if (e->orderings)
+        order_print(f, &e->ord);
+    if (e->lomo) {
+        fprintf(f, "leave-one-model-out on measured rows (fine-tuned %lld epochs each):\n",
+                (long long)e->lomo_epochs);
+        for (int i = 0; i < e->n_lm; i++) {
+            char lab[96];
+            snprintf(lab, sizeof lab, "%.60s GNN", e->lm[i].model);
+            eval_metrics_print(f, lab, &e->lm[i].gnn);
+            eval_metrics_print(f, "  teacher alone", &e->lm[i].teacher);
+        }
+        eval_metrics_print(f, "all held-out GNN", &e->lm_g);
+        eval_metrics_print(f, "  teacher alone", &e->lm_t);
+    }
+}
+
+static int render(const struct eval_cli *e)
+{
+    const char *split = e->split_label ? e->split_label
+                        : e->all_rows ? (e->data ? "all rows" : "fresh sample (400 rows, seed 4242)")
+                                      : "random test split";
+    if (e->co.json)
+        return render_json(e, split);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (!f) {
+        fprintf(stderr, "dippm: out of memory\n");
+        return status_exit_code(ST_ENOMEM);
+    }
+    render_text(e, split, f);
+    fclose(f);
+    int rc = cli_emit(&e->co, buf, len);
+    free(buf);
+    return rc;
+}
+
+static int run(struct eval_cli *e)
+{
+    struct diag d = {0};
+    if (predict_blas_probe(&d) || load_rows(e, &d))
+        return cli_fail(&d);
+    int rc;
+    if (!e->lofo_only) {
+        if ((rc = run_weights(e, &d)) >= 0)
+            return rc;
+    } else {
+        e->wp = "(none: leave-one-family-out only)";
+    }
+    /* (b) leave one family out. */
+    if (e->lofo) {
+        struct train_opts o;
+        train_opts_default(&o);
+        if (!e->lofo_only)
+            o.arch = e->m.arch;
+        o.epochs = (int)e->lepochs;
+        o.seed = (uint64_t)e->seed;
+        o.progress = !e->quiet;
+        if (eval_lofo_run(&e->ds, &e->ts, &o, (int)e->ltrain, (int)e->ltest, 20, &e->lr,
+                          &e->n_lr, &d))
+            return cli_fail(&d);
+    }
+    return render(e);
+}
+
+int cli_eval(int argc, char **argv)
+{
+    struct eval_cli e = {.order_tol = 0.01, .ltrain = 3000, .ltest = 400, .lepochs = 12,
+                         .seed = 1, .lomo_epochs = 20};
+    cli_common_init(&e.co);
+    dataset_init(&e.ds);
+    int rc = parse_args(&e, argc, argv);
+    if (rc < 0) {
+        e.wp = e.co.weights;
+        rc = run(&e);
+    }
+    free(e.lr);
+    free(e.lm);
+    gnn_model_fini(&e.m);
+    train_set_fini(&e.ts);
+    dataset_fini(&e.ds);
+    return rc;
+}

@@ -1,0 +1,254 @@
+/* cli_generation.c - generation options shared by `dippm predict` and
+ * `dippm sweep`: --input-tokens, --output-tokens, --kv-inputs and the KV
+ * cache precision (--kv-precision P or --set kv=P). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "cli/cli_pred.h"
+#include "util/jsonw.h"
+#include "core/report.h"
+
+static int parse_kv(struct cli_gen *gen, const char *arg, const char *opt)
+{
+    if (!precision_parse(arg, &gen->kv) || gen->kv == PREC_TF32) {
+        fprintf(stderr, "dippm: %s '%s': expected a KV-cache precision: fp32, fp16, bf16, "
+                        "int8 or fp8\n", opt, arg);
+        return -1;
+    }
+    gen->kv_set = true;
+    return 1;
+}
+
+int cli_gen_opt(struct cli_gen *gen, int c, const char *arg)
+{
+    switch (c) {
+    case CLI_OPT_GEN_IN:
+    case CLI_OPT_GEN_OUT: {
+        int64_t *v = c == CLI_OPT_GEN_IN ? &gen->in : &gen->out;
+        if (cli_parse_int(arg, 1, (int64_t)1 << 24, v)) {
+            fprintf(stderr, "dippm: --%s '%s': expected a token count from 1 to 16777216\n",
+                    c == CLI_OPT_GEN_IN ? "input-tokens" : "output-tokens", arg);
+            return -1;
+        }
+        return 1;
+    }
+    case CLI_OPT_GEN_KVIN:
+        if (!*arg) {
+            fprintf(stderr, "dippm: --kv-inputs: expected a substring of the cache inputs' "
+                            "names, e.g. past_key_values\n");
+            return -1;
+        }
+        gen->kv_inputs = arg;
+        return 1;
+    case CLI_OPT_GEN_KVPREC: return parse_kv(gen, arg, "--kv-precision");
+    case CLI_OPT_SET:
+        if (strncmp(arg, "kv=", 3) == 0)
+            return parse_kv(gen, arg + 3, "--set kv");
+        return 0;
+    default: return 0;
+    }
+}
+
+bool cli_gen_wanted(const struct cli_gen *gen, const char *sub, int *rc)
+{
+    *rc = 0;
+    if (!gen->in && !gen->out) {
+        if (gen->kv_set || gen->kv_inputs) {
+            *rc = cli_usage_error(sub, "the KV-cache options need --input-tokens and "
+                                       "--output-tokens");
+        }
+        return false;
+    }
+    if (!gen->in || !gen->out) {
+        *rc = cli_usage_error(sub, "generation needs both --input-tokens N and "
+                                   "--output-tokens M");
+        return false;
+    }
+    return true;
+}
+
+int cli_gen_prepare(const struct cli_gen *gen, struct graph *g, const struct config *cfg,
+                    double headroom, struct gen_model **m, struct gen_request *rq)
+{
+    struct diag d = {0};
+    if (gen_model_open(g, gen->kv_inputs, m, &d))
+        return cli_fail(&d);
+    *rq = (struct gen_request){.input_tokens = gen->in, .output_tokens = gen->out,
+                               .batch = cfg->batch, .kv_prec = gen->kv_set ? gen->kv : cfg->prec,
+                               .headroom = headroom};
+    if (rq->kv_prec == PREC_TF32)
+        rq->kv_prec = PREC_FP32; /* tf32 is a compute mode: the cache is stored as fp32 */
+    return 0;
+}
+
+/* ---- sweep ----------------------------------------------------------------- */
+
+static void gen_row(FILE *f, struct jsonw *w, const struct cli_common *co,
+                    const struct gen_result *r)
+{
+    if (co->json) {
+        jsonw_obj_begin(w);
+        jsonw_key(w, "input_tokens");
+        jsonw_int(w, r->input_tokens);
+        jsonw_key(w, "output_tokens");
+        jsonw_int(w, r->output_tokens);
+        jsonw_key(w, "batch");
+        jsonw_int(w, r->batch);
+        jsonw_key(w, "ttft_ms");
+        jsonw_fixed(w, r->ttft_ms, 4);
+        jsonw_key(w, "tpot_ms");
+        jsonw_fixed(w, r->tpot_ms, 4);
+        jsonw_key(w, "e2e_ms");
+        jsonw_fixed(w, r->e2e_ms, 3);
+        jsonw_key(w, "output_tokens_per_s");
+        jsonw_fixed(w, r->output_tokens_per_s, 2);
+        jsonw_key(w, "energy_j_per_output_token");
+        jsonw_fixed(w, r->energy_j_per_output_token, 6);
+        jsonw_key(w, "kv_cache_mib");
+        jsonw_fixed(w, r->kv_cache_mib, 2);
+        jsonw_key(w, "memory_mib");
+        jsonw_fixed(w, r->mem.total_mib, 1);
+        jsonw_key(w, "fits");
+        jsonw_bool(w, r->mem.fits);
+        jsonw_obj_end(w);
+    } else if (co->csv) {
+        fprintf(f, "%lld,%lld,%lld,%.4f,%.4f,%.3f,%.2f,%.6f,%.2f,%.1f,%s\n",
+                (long long)r->input_tokens, (long long)r->output_tokens, (long long)r->batch,
+                r->ttft_ms, r->tpot_ms, r->e2e_ms, r->output_tokens_per_s,
+                r->energy_j_per_output_token, r->kv_cache_mib, r->mem.total_mib,
+                r->mem.fits ? "true" : "false");
+    } else {
+        fprintf(f, "%8lld %8lld %7lld %11.3f %10.3f %12.1f %11.1f %10.5f %11.0f %11.0f %5s\n",
+                (long long)r->input_tokens, (long long)r->output_tokens, (long long)r->batch,
+                r->ttft_ms, r->tpot_ms, r->e2e_ms, r->output_tokens_per_s,
+                r->energy_j_per_output_token, r->kv_cache_mib, r->mem.total_mib,
+                r->mem.fits ? "yes" : "NO");
+    }
+}
+
+static int sweep_max_batch(const struct cli_sweep_gen *s, struct gen_model *m,
+                           struct gen_request *rq)
+{
+    struct gen_result r;
+    struct diag d = {0};
+    rq->batch = 1;
+    if (gen_run(s->p, m, s->cfg, rq, &r, &d))
+        return cli_fail(&d);
+    char hw[128], *buf = NULL;
+    size_t len = 0;
+    report_hw_label(s->cfg, hw, sizeof hw);
+    int rc;
+    if (s->co->json) {
+        struct jsonw w;
+        jsonw_init(&w, true);
+        jsonw_obj_begin(&w);
+        jsonw_key(&w, "model");
+        jsonw_str(&w, s->g->name);
+        jsonw_key(&w, "gpu");
+        jsonw_str(&w, hw);
+        gen_report_json(&w, &r, rq->headroom);
+        jsonw_key(&w, "source");
+        jsonw_str(&w, report_source_line(s->p));
+        jsonw_obj_end(&w);
+        rc = cli_emit(s->co, w.buf, w.len);
+        jsonw_fini(&w);
+        return rc;
+    }
+    FILE *f = open_memstream(&buf, &len);
+    if (!f)
+        return 7;
+    if (r.max_batch > 0)
+        fprintf(f, "largest batch on %s for %lld + %lld tokens: %lld (%.1f output tokens/s; "
+                   "KV cache %.1f MiB per sequence, %.0f%% headroom)\n",
+                hw, (long long)rq->input_tokens, (long long)rq->output_tokens,
+                (long long)r.max_batch, r.max_output_tokens_per_s, r.kv_cache_mib,
+                rq->headroom * 100);
+    else
+        fprintf(f, "no batch fits on %s: one sequence needs %.0f MiB, %.0f MiB over the %.0f "
+                   "MiB usable with %.0f%% headroom\n", hw, r.mem.total_mib, r.mem.over_mib,
+                r.mem.capacity_mib, rq->headroom * 100);
+    fprintf(f, "source: %s\n", report_source_line(s->p));
+    fclose(f);
+    rc = cli_emit(s->co, buf, len);
+    free(buf);
+    return rc ? rc : r.max_batch > 0 ? 0 : 1;
+}
+
+int cli_sweep_gen(const struct cli_sweep_gen *s)
+{
+    bool over_in = s->over_name && !strcmp(s->over_name, "input_tokens");
+    bool over_out = s->over_name && !strcmp(s->over_name, "output_tokens");
+    if (s->over_name && !over_in && !over_out)
+        return cli_usage_error("sweep", "with --input-tokens/--output-tokens, --over takes "
+                                        "input_tokens=RANGE or output_tokens=RANGE");
+    struct gen_model *m;
+    struct gen_request rq;
+    int rc = cli_gen_prepare(s->gen, s->g, s->cfg, s->headroom, &m, &rq);
+    if (rc)
+        return rc;
+    if (s->max_batch) {
+        rc = sweep_max_batch(s, m, &rq);
+        gen_model_free(m);
+        return rc;
+    }
+    char *buf = NULL, hw[128];
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    struct jsonw w;
+    jsonw_init(&w, true);
+    if (s->co->json) {
+        jsonw_obj_begin(&w);
+        jsonw_key(&w, "model");
+        jsonw_str(&w, s->g->name);
+        jsonw_key(&w, "gpu");
+        jsonw_str(&w, report_hw_label(s->cfg, hw, sizeof hw));
+        jsonw_key(&w, "kv_precision");
+        jsonw_str(&w, precision_name(rq.kv_prec));
+        jsonw_key(&w, "source");
+        jsonw_str(&w, report_source_line(s->p));
+        jsonw_key(&w, "rows");
+        jsonw_arr_begin(&w, false);
+    } else if (s->co->csv) {
+        fprintf(f, "input_tokens,output_tokens,batch,ttft_ms,tpot_ms,e2e_ms,output_tokens_per_s,"
+                   "energy_j_per_output_token,kv_cache_mib,memory_mib,fits\n");
+    } else {
+        fprintf(f, "%s on %s, %s, %s, KV cache %s\n", s->g->name,
+                report_hw_label(s->cfg, hw, sizeof hw), precision_name(s->cfg->prec),
+                runtime_name(s->cfg->rt), precision_name(rq.kv_prec));
+        fprintf(f, "%8s %8s %7s %11s %10s %12s %11s %10s %11s %11s %5s\n", "input", "output",
+                "batch", "ttft_ms", "tpot_ms", "e2e_ms", "tokens/s", "J/token", "kv_MiB",
+                "memory_MiB", "fits");
+    }
+    int n_over = s->over_name ? s->n_over : 1;
+    for (int i = 0; i < n_over && !rc; i++) {
+        struct gen_request r = rq;
+        if (over_in)
+            r.input_tokens = s->over_vals[i];
+        if (over_out)
+            r.output_tokens = s->over_vals[i];
+        for (int j = 0; j < s->n_batch && !rc; j++) {
+            r.batch = s->batches[j];
+            struct gen_result res;
+            struct diag d = {0};
+            if (gen_run_batch(s->p, m, s->cfg, &r, &res, &d))
+                rc = cli_fail(&d);
+            else
+                gen_row(f, &w, s->co, &res);
+        }
+    }
+    if (s->co->json) {
+        jsonw_arr_end(&w);
+        jsonw_obj_end(&w);
+    } else if (!s->co->csv) {
+        fprintf(f, "source: %s\n", report_source_line(s->p));
+    }
+    fclose(f);
+    if (!rc)
+        rc = s->co->json ? cli_emit(s->co, w.buf, w.len) : cli_emit(s->co, buf, len);
+    jsonw_fini(&w);
+    free(buf);
+    gen_model_free(m);
+    return rc;
+}

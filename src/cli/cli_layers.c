@@ -1,0 +1,417 @@
+/* cli_layers.c - `dippm layers MODEL`: the per-node cost table in
+ * topological order (name, op, output shapes, params, MACs, FLOPs, bytes
+ * read and written, arithmetic intensity, state) with a totals line that
+ * says how many nodes were not counted. Human table with K/M/G units, or
+ * exact numbers with --csv / --json. Column conventions: graph/cost.c. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "util/textsafe.h"
+#include "util/jsonw.h"
+#include "graph/shape.h"
+#include "util/strbuf.h"
+#include "util/xalloc.h"
+
+static void help(void)
+{
+    printf("Usage: dippm layers MODEL [--batch N] [--set NAME=VALUE]... [--sort KEY] [--top N]\n"
+           "                    [--csv|--json] [-o FILE [--force]]\n\n"
+           "Per-node table of MODEL in topological order: output shapes, parameters,\n"
+           "MACs (multiply-accumulates of conv/matmul/attention/RNN ops), FLOPs (2 per MAC\n"
+           "plus elementwise arithmetic), bytes read and written, arithmetic intensity\n"
+           "(FLOPs per byte moved) and state: ok, 'not covered' (an op without shape or\n"
+           "cost support) or 'unknown input' (downstream of one). The totals line counts\n"
+           "shared parameters once and gives the peak of live activation memory.\n\n"
+           "  --batch N          bind the batch symbol\n"
+           "  --set NAME=VALUE   bind any symbol (sequence length, image size, ...)\n"
+           "  --sort KEY         order by flops, macs, params or bytes, largest first\n"
+           "                     (default: topo, the topological order)\n"
+           "  --top N            only the first N rows (after --sort); totals stay whole-graph\n"
+           "  --csv, --json      exact numbers instead of the aligned table\n"
+           "  -o, --output FILE  write to FILE (refuses to overwrite without --force)\n");
+}
+
+/* ---- formatting ----------------------------------------------------------- */
+
+static const char *state_name(enum node_state s)
+{
+    switch (s) {
+    case NODE_OK: return "ok";
+    case NODE_UNSUPPORTED: return "not covered";
+    case NODE_NOT_RUN: return "not run";
+    default: return "unknown input";
+    }
+}
+
+/* 3 significant digits with K/M/G/T (decimal); "-" for 0. */
+static const char *human(double v, const char *unit, char *buf, size_t size)
+{
+    static const char *const pre[] = {"", "K", "M", "G", "T", "P"};
+    if (v == 0) {
+        snprintf(buf, size, "-");
+        return buf;
+    }
+    int i = 0;
+    while (v >= 999.5 && i < 5) {
+        v /= 1000;
+        i++;
+    }
+    snprintf(buf, size, v >= 99.95 || i == 0 ? "%.0f%s%s" : v >= 9.995 ? "%.1f%s%s" : "%.2f%s%s",
+             v, pre[i], unit);
+    return buf;
+}
+
+/* All output shapes of node n: "[1, 64, 56, 56]" or "[..] [..]". */
+static void out_shapes(const struct graph *g, const struct node *n, char *buf, size_t size)
+{
+    size_t len = 0;
+    buf[0] = 0;
+    for (int j = 0; j < n->n_out && len + 2 < size; j++) {
+        char s[160];
+        shape_str(&g->values[n->out[j]].shape, s, sizeof s);
+        len += (size_t)snprintf(buf + len, size - len, "%s%s", j ? " " : "", s);
+    }
+}
+
+/* Keeps the tail of long names (ONNX names share long prefixes). */
+static const char *fit(const char *s, int width, char *buf)
+{
+    s = tsafe(s);
+    int len = (int)strlen(s);
+    if (len <= width)
+        return s;
+    snprintf(buf, (size_t)width + 1, "~%s", s + len - (width - 1));
+    return buf;
+}
+
+static double intensity(const struct node_cost *c)
+{
+    double bytes = c->bytes_read + c->bytes_written;
+    return bytes > 0 ? c->flops / bytes : 0;
+}
+
+static void csv_field(struct strbuf *b, const char *s)
+{
+    s = tsafe(s);
+    if (strchr("=+-@", s[0]) && s[0]) { /* a spreadsheet formula: neutralised */
+        strbuf_printf(b, "\"'");
+        for (; *s; s++)
+            strbuf_printf(b, *s == '"' ? "\"\"" : "%c", *s);
+        strbuf_printf(b, "\"");
+        return;
+    }
+    if (!strpbrk(s, ",\"\n")) {
+        strbuf_printf(b, "%s", s);
+        return;
+    }
+    strbuf_printf(b, "\"");
+    for (; *s; s++)
+        strbuf_printf(b, *s == '"' ? "\"\"" : "%c", *s);
+    strbuf_printf(b, "\"");
+}
+
+/* ---- row selection (--sort, --top) ------------------------------------------ */
+
+enum sort_key { SORT_TOPO, SORT_FLOPS, SORT_MACS, SORT_PARAMS, SORT_BYTES };
+
+struct rows {
+    int n;      /* rows shown */
+    int *topo;  /* topological positions, in display order */
+};
+
+static double sort_value(const struct node *n, enum sort_key k)
+{
+    switch (k) {
+    case SORT_FLOPS: return n->cost.flops;
+    case SORT_MACS: return n->cost.macs;
+    case SORT_PARAMS: return n->cost.params;
+    case SORT_BYTES: return n->cost.bytes_read + n->cost.bytes_written;
+    default: return 0;
+    }
+}
+
+struct keyed {
+    double v;
+    int topo;
+};
+
+static int cmp_keyed(const void *a, const void *b)
+{
+    const struct keyed *x = a, *y = b;
+    if (x->v != y->v)
+        return x->v < y->v ? 1 : -1;
+    return x->topo - y->topo; /* ties keep topological order */
+}
+
+static struct rows select_rows(const struct graph *g, enum sort_key k, int64_t top)
+{
+    struct rows r = {g->n_nodes, xmalloc(sizeof(int) * (size_t)(g->n_nodes + 1))};
+    struct keyed *kv = xmalloc(sizeof *kv * (size_t)(g->n_nodes + 1));
+    for (int t = 0; t < g->n_nodes; t++)
+        kv[t] = (struct keyed){k == SORT_TOPO ? 0 : sort_value(&g->nodes[g->topo[t]], k), t};
+    if (k != SORT_TOPO)
+        qsort(kv, (size_t)r.n, sizeof *kv, cmp_keyed);
+    for (int t = 0; t < g->n_nodes; t++)
+        r.topo[t] = kv[t].topo;
+    free(kv);
+    if (top > 0 && top < r.n)
+        r.n = (int)top;
+    return r;
+}
+
+/* ---- the three renderings ------------------------------------------------- */
+
+static void render_table(struct strbuf *b, const struct graph *g, const struct rows *rw)
+{
+    int wname = 8;
+    for (int i = 0; i < g->n_nodes; i++) {
+        int l = (int)strlen(g->nodes[i].name);
+        wname = l > wname ? l : wname;
+    }
+    if (wname > 36)
+        wname = 36;
+    strbuf_printf(b, "%5s  %-*s  %-18s %-22s %8s %8s %8s %8s %8s %6s  %s\n", "#", wname, "name",
+                  "op", "output shape", "params", "MACs", "FLOPs", "read", "written", "AI",
+                  "state");
+    for (int r = 0; r < rw->n; r++) {
+        int t = rw->topo[r];
+        const struct node *n = &g->nodes[g->topo[t]];
+        char nb[64], ob[24], shp[512], sb[40], h[6][16];
+        out_shapes(g, n, shp, sizeof shp);
+        const struct node_cost *c = &n->cost;
+        bool ok = n->state == NODE_OK;
+        char ai[16] = "-";
+        if (ok && intensity(c) > 0)
+            snprintf(ai, sizeof ai, "%.1f", intensity(c));
+        strbuf_printf(b, "%5d  %-*s  %-18s %-22s %8s %8s %8s %8s %8s %6s  %s", t, wname,
+                      fit(n->name, wname, nb), fit(n->op_type, 18, ob), fit(shp, 22, sb),
+                      human(c->params, "", h[0], 16), ok ? human(c->macs, "", h[1], 16) : "?",
+                      ok ? human(c->flops, "", h[2], 16) : "?",
+                      ok ? human(c->bytes_read, "B", h[3], 16) : "?",
+                      ok ? human(c->bytes_written, "B", h[4], 16) : "?", ai, state_name(n->state));
+        if (n->note)
+            strbuf_printf(b, " (%s)", n->note);
+        strbuf_printf(b, "\n");
+    }
+    const struct graph_totals *t = &g->totals;
+    char h[8][16];
+    if (rw->n < g->n_nodes)
+        strbuf_printf(b, "(%d of %d nodes shown)\n", rw->n, g->n_nodes);
+    strbuf_printf(b, "\ntotal: %d nodes, %d counted, %d not covered, %d with unknown inputs "
+                     "(%d not counted)\n",
+                  g->n_nodes, t->n_counted, t->n_unsupported, t->n_unknown,
+                  t->n_unsupported + t->n_unknown);
+    strbuf_printf(b, "       params %s (%s), MACs %s, FLOPs %s, read %s, written %s\n",
+                  human(t->params, "", h[0], 16), human(t->param_bytes, "B", h[1], 16),
+                  human(t->macs, "", h[2], 16), human(t->flops, "", h[3], 16),
+                  human(t->bytes_read, "B", h[4], 16), human(t->bytes_written, "B", h[5], 16));
+    strbuf_printf(b, "       activations %s in all, peak live %s (inputs %s, outputs %s)\n",
+                  human(t->act_bytes, "B", h[0], 16), human(t->peak_act_bytes, "B", h[1], 16),
+                  human(t->input_bytes, "B", h[2], 16), human(t->output_bytes, "B", h[3], 16));
+    strbuf_printf(b, "       MACs: multiply-accumulates of conv/matmul/attention/RNN; FLOPs: 2 per "
+                     "MAC + elementwise; K/M/G = 10^3/10^6/10^9\n");
+}
+
+static void render_csv(struct strbuf *b, const struct graph *g, const struct rows *rw)
+{
+    strbuf_printf(b, "index,name,op,outputs,params,macs,flops,bytes_read,bytes_written,out_bytes,"
+                     "intensity,state,note\n");
+    for (int r = 0; r < rw->n; r++) {
+        int t = rw->topo[r];
+        const struct node *n = &g->nodes[g->topo[t]];
+        const struct node_cost *c = &n->cost;
+        char shp[512];
+        out_shapes(g, n, shp, sizeof shp);
+        strbuf_printf(b, "%d,", t);
+        csv_field(b, n->name);
+        strbuf_printf(b, ",");
+        csv_field(b, n->op_type);
+        strbuf_printf(b, ",");
+        csv_field(b, shp);
+        strbuf_printf(b, ",%.0f,%.0f,%.0f,%.0f,%.0f,%.0f,%.6g,%s,", c->params, c->macs, c->flops,
+                      c->bytes_read, c->bytes_written, c->out_bytes, intensity(c),
+                      state_name(n->state));
+        csv_field(b, n->note ? n->note : "");
+        strbuf_printf(b, "\n");
+    }
+}
+
+static void render_json(struct jsonw *w, const struct graph *g, const struct rows *rw,
+                        const char *path, const char *err)
+{
+    jsonw_obj_begin(w);
+    jsonw_key(w, "model");
+    jsonw_str(w, g->name);
+    jsonw_key(w, "path");
+    jsonw_str(w, path);
+    jsonw_key(w, "symbols");
+    jsonw_obj_begin(w);
+    for (int i = 0; i < g->n_syms; i++) {
+        jsonw_key(w, g->syms[i].name);
+        jsonw_int(w, g->syms[i].val);
+    }
+    jsonw_obj_end(w);
+    jsonw_key(w, "conventions");
+    jsonw_str(w, "macs: multiply-accumulates of conv/gemm/matmul/einsum/attention/rnn; flops: "
+                 "2 per MAC plus elementwise arithmetic (onnx-tool weights); params: trainable "
+                 "initializer elements, shared ones counted once in totals; bytes by dtype");
+    jsonw_key(w, "nodes");
+    jsonw_arr_begin(w, false);
+    for (int r = 0; r < rw->n; r++) {
+        int t = rw->topo[r];
+        const struct node *n = &g->nodes[g->topo[t]];
+        const struct node_cost *c = &n->cost;
+        jsonw_obj_begin(w);
+        jsonw_key(w, "index");
+        jsonw_int(w, t);
+        jsonw_key(w, "name");
+        jsonw_str(w, n->name);
+        jsonw_key(w, "op");
+        jsonw_str(w, n->op_type);
+        if (*n->domain) {
+            jsonw_key(w, "domain");
+            jsonw_str(w, n->domain);
+        }
+        jsonw_key(w, "outputs");
+        jsonw_arr_begin(w, false);
+        for (int j = 0; j < n->n_out; j++) {
+            const struct value *v = &g->values[n->out[j]];
+            jsonw_obj_begin(w);
+            jsonw_key(w, "name");
+            jsonw_str(w, v->name);
+            jsonw_key(w, "dtype");
+            jsonw_str(w, dtype_name(v->idtype));
+            jsonw_key(w, "shape");
+            shape_json(w, &v->shape);
+            jsonw_obj_end(w);
+        }
+        jsonw_arr_end(w);
+        static const char *const keys[] = {"params", "macs", "flops", "bytes_read",
+                                           "bytes_written", "out_bytes"};
+        const double vals[] = {c->params, c->macs, c->flops, c->bytes_read, c->bytes_written,
+                               c->out_bytes};
+        for (int k = 0; k < 6; k++) {
+            jsonw_key(w, keys[k]);
+            jsonw_num(w, vals[k], false);
+        }
+        jsonw_key(w, "intensity");
+        jsonw_num(w, intensity(c), false);
+        jsonw_key(w, "state");
+        jsonw_str(w, state_name(n->state));
+        jsonw_key(w, "note");
+        if (n->note)
+            jsonw_str(w, n->note);
+        else
+            jsonw_null(w);
+        jsonw_obj_end(w);
+    }
+    jsonw_arr_end(w);
+    const struct graph_totals *t = &g->totals;
+    jsonw_key(w, "totals");
+    jsonw_obj_begin(w);
+    static const char *const tk[] = {"params", "param_bytes", "macs", "flops", "bytes_read",
+                                     "bytes_written", "act_bytes", "peak_act_bytes",
+                                     "input_bytes", "output_bytes"};
+    const double tv[] = {t->params, t->param_bytes, t->macs, t->flops, t->bytes_read,
+                         t->bytes_written, t->act_bytes, t->peak_act_bytes, t->input_bytes,
+                         t->output_bytes};
+    for (int k = 0; k < 10; k++) {
+        jsonw_key(w, tk[k]);
+        jsonw_num(w, tv[k], false);
+    }
+    jsonw_key(w, "nodes");
+    jsonw_int(w, g->n_nodes);
+    jsonw_key(w, "counted");
+    jsonw_int(w, t->n_counted);
+    jsonw_key(w, "not_covered");
+    jsonw_int(w, t->n_unsupported);
+    jsonw_key(w, "unknown_input");
+    jsonw_int(w, t->n_unknown);
+    jsonw_obj_end(w);
+    jsonw_key(w, "shape_error");
+    if (err)
+        jsonw_str(w, err);
+    else
+        jsonw_null(w);
+    jsonw_obj_end(w);
+}
+
+int cli_layers(int argc, char **argv)
+{
+    enum { OPT_SORT = CLI_OPT__OWN, OPT_TOP };
+    static const struct option opts[] = {CLI_COMMON_LONGOPTS,
+                                         {"sort", required_argument, NULL, OPT_SORT},
+                                         {"top", required_argument, NULL, OPT_TOP},
+                                         {0, 0, 0, 0}};
+    static const char *const sort_names[] = {"topo", "flops", "macs", "params", "bytes"};
+    struct cli_common co;
+    cli_common_init(&co);
+    enum sort_key key = SORT_TOPO;
+    int64_t top = 0;
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
+        if (c == CLI_OPT_HELP || c == 'h') {
+            help();
+            return 0;
+        }
+        if (c == OPT_SORT) {
+            int k = -1;
+            for (int i = 0; i < 5; i++)
+                if (!strcmp(optarg, sort_names[i]))
+                    k = i;
+            if (k < 0)
+                return cli_usage_error("layers", "--sort '%s': expected topo, flops, macs, "
+                                       "params or bytes", optarg);
+            key = (enum sort_key)k;
+            continue;
+        }
+        if (c == OPT_TOP) {
+            if (cli_parse_int(optarg, 1, 1 << 30, &top))
+                return cli_usage_error("layers", "--top '%s': expected a positive integer",
+                                       optarg);
+            continue;
+        }
+        int r = cli_common_opt(&co, c, optarg);
+        if (r < 0)
+            return 2;
+        if (r == 0 || c == CLI_OPT_GPU || c == CLI_OPT_PRECISION || c == CLI_OPT_RUNTIME ||
+            c == CLI_OPT_WEIGHTS)
+            return cli_usage_error("layers", "option not valid for 'layers'");
+    }
+    if (optind + 1 != argc)
+        return cli_usage_error("layers", "expected exactly one MODEL");
+    if (co.json && co.csv)
+        return cli_usage_error("layers", "--csv and --json are exclusive");
+    int rc;
+    struct graph *g = cli_load_model(argv[optind], &co, &rc);
+    if (!g)
+        return rc;
+    struct diag d = {0};
+    enum status ist = graph_infer(g, &d);
+    struct rows rw = select_rows(g, key, top);
+    if (co.json) {
+        struct jsonw w;
+        jsonw_init(&w, true);
+        render_json(&w, g, &rw, argv[optind], ist ? d.msg : NULL);
+        rc = cli_emit(&co, w.buf, w.len);
+        jsonw_fini(&w);
+    } else {
+        struct strbuf b = STRBUF_INIT;
+        if (co.csv)
+            render_csv(&b, g, &rw);
+        else
+            render_table(&b, g, &rw);
+        rc = cli_emit(&co, b.s ? b.s : "", b.len);
+        strbuf_fini(&b);
+    }
+    free(rw.topo);
+    graph_free(g);
+    if (ist) {
+        fprintf(stderr, "dippm: %s\n", d.msg);
+        return rc ? rc : status_exit_code(ist);
+    }
+    return rc;
+}

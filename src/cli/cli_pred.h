@@ -1,0 +1,106 @@
+/*
+ * cli_pred.h - helpers shared by the predict and sweep subcommands.
+ */
+#ifndef DIPPM_CLI_PRED_H
+#define DIPPM_CLI_PRED_H
+
+#include "cli/cli.h"
+#include "core/diffusion.h"
+#include "core/generation.h"
+#include "core/predict.h"
+
+/* "10" or "10%" -> 0.10; -1 if not a percentage from 0 to 1000. */
+int cli_pred_parse_pct(const char *arg, double *out);
+/* Milliseconds > 0; -1 on error. */
+int cli_pred_parse_ms(const char *arg, double *out);
+/* Loads --weights (an error if given and bad) or the default weights; with
+ * no default weights, prints a note and returns NULL with *rc = 0 (the
+ * teacher's estimate is then shown, labelled as such). */
+struct predictor *cli_pred_predictor(const struct cli_common *co, int *rc);
+
+/* ---- generation options (predict and sweep) ---------------------------- */
+
+enum { CLI_OPT_GEN_IN = 1200, CLI_OPT_GEN_OUT, CLI_OPT_GEN_KVIN, CLI_OPT_GEN_KVPREC };
+
+#define CLI_GEN_LONGOPTS                                                  \
+    {"input-tokens", required_argument, NULL, CLI_OPT_GEN_IN},            \
+    {"output-tokens", required_argument, NULL, CLI_OPT_GEN_OUT},          \
+    {"kv-inputs", required_argument, NULL, CLI_OPT_GEN_KVIN},             \
+    {"kv-precision", required_argument, NULL, CLI_OPT_GEN_KVPREC}
+
+struct cli_gen {
+    int64_t in, out;       /* 0: not given */
+    const char *kv_inputs; /* NULL: "past" */
+    bool kv_set;
+    enum precision kv;
+};
+
+/* Handles the generation options and "--set kv=PRECISION" (before
+ * cli_common_opt, which takes integer --set values only). Returns 1 if
+ * handled, 0 if not a generation option, -1 on a bad value (message printed). */
+int cli_gen_opt(struct cli_gen *gen, int c, const char *arg);
+/* True when --input-tokens or --output-tokens was given (both are then
+ * required: returns false and prints why when only one is). */
+bool cli_gen_wanted(const struct cli_gen *gen, const char *sub, int *rc);
+/* Opens g as a decoder and fills rq from gen and cfg; prints errors. */
+int cli_gen_prepare(const struct cli_gen *gen, struct graph *g, const struct config *cfg,
+                    double headroom, struct gen_model **m, struct gen_request *rq);
+
+/* `dippm sweep` with generation: rows over batches and input_tokens or
+ * output_tokens (--over), or the largest batch (--max-batch). */
+struct cli_sweep_gen {
+    const struct cli_common *co;
+    const struct cli_gen *gen;
+    struct graph *g;
+    const struct config *cfg;
+    struct predictor *p;
+    const char *over_name; /* NULL, "input_tokens" or "output_tokens" */
+    const int64_t *over_vals, *batches;
+    int n_over, n_batch;
+    bool max_batch;
+    double headroom;
+};
+int cli_sweep_gen(const struct cli_sweep_gen *s);
+
+/* ---- diffusion pipeline options (predict and sweep) -------------------- */
+
+enum {
+    CLI_OPT_DIFF_STEPS = 1300,
+    CLI_OPT_DIFF_NO_GUIDANCE,
+    CLI_OPT_DIFF_VAE,
+    CLI_OPT_DIFF_TEXT,
+    CLI_OPT_DIFF_NO_TEXT
+};
+
+#define CLI_DIFF_LONGOPTS                                                   \
+    {"steps", required_argument, NULL, CLI_OPT_DIFF_STEPS},                 \
+    {"no-guidance", no_argument, NULL, CLI_OPT_DIFF_NO_GUIDANCE},           \
+    {"vae", required_argument, NULL, CLI_OPT_DIFF_VAE},                     \
+    {"text-encoder", required_argument, NULL, CLI_OPT_DIFF_TEXT},           \
+    {"no-text-encoder", no_argument, NULL, CLI_OPT_DIFF_NO_TEXT}
+
+struct cli_diff {
+    int64_t steps;    /* denoising steps; 0: no pipeline */
+    bool no_guidance;
+    const char *vae;  /* NULL: derived from the denoiser */
+    /* --text-encoder specs (pointing into spec_buf); none: derived */
+    const char *text[DIFF_MAX_TEXT];
+    int n_text;
+    bool no_text;     /* --no-text-encoder */
+    char spec_buf[DIFF_MAX_TEXT][DIFF_SPEC_MAX];
+};
+
+/* 1 if c was a diffusion option, 0 if not, -1 on a bad value (printed). */
+int cli_diff_opt(struct cli_diff *df, int c, const char *arg, const char *sub);
+/* The pipeline request of df (steps, guidance, VAE, text encoders). */
+struct diff_request cli_diff_request(const struct cli_diff *df, int64_t batch);
+/* --no-guidance, --vae and the text encoder options need --steps, and a
+ * pipeline is not a generation: 0 when consistent, else the usage error's
+ * exit code. */
+int cli_diff_check(const struct cli_diff *df, const struct cli_gen *gen, const char *sub);
+/* `dippm sweep --steps N`: pipeline rows over batches and steps (--over
+ * steps=RANGE), or the largest batch whose pipeline fits (--max-batch);
+ * s->gen is not used. */
+int cli_sweep_diff(const struct cli_sweep_gen *s, const struct cli_diff *df);
+
+#endif

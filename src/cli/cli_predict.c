@@ -1,0 +1,242 @@
+/* cli_predict.c - `dippm predict MODEL`: latency, throughput, energy,
+ * memory, the teacher's roofline bound and the MIG suggestion. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "cli/cli_pred.h"
+#include "core/diffusion.h"
+#include "core/report.h"
+
+static void help(void)
+{
+    printf("Usage: dippm predict MODEL [--batch N] [--gpu NAME[:PROFILE]] [--precision P]\n"
+           "                     [--runtime R] [--set NAME=VALUE]... [--slo-ms X]\n"
+           "                     [--headroom PCT] [--weights FILE] [--json] [-o FILE]\n"
+           "                     [--input-tokens N --output-tokens M [--set kv=P]\n"
+           "                      [--kv-inputs SUBSTRING]]\n"
+           "                     [--steps N [--no-guidance] [--vae SPEC]\n"
+           "                      [--text-encoder SPEC[,SPEC]... | --no-text-encoder]]\n\n"
+           "Predicts latency (ms), throughput (samples/s), energy (J per batch, mJ per\n"
+           "sample) and peak device memory (MiB) with the GNN, shows the teacher's roofline\n"
+           "bound beside it, and suggests the smallest MIG profile of the GPU that holds the\n"
+           "model with HEADROOM percent to spare (default 10) and, with --slo-ms, meets the\n"
+           "latency target.\n\n"
+           "  --gpu NAME[:PROFILE]  e.g. A100-SXM4-80GB, h100, h200, a100:3g.20gb\n"
+           "  --precision P         fp32 (default), tf32, fp16, bf16, int8, fp8\n"
+           "  --runtime R           pytorch (eager, default), pytorch-sdpa (eager with\n"
+           "                        fused attention, as PyTorch 2 models run it) or\n"
+           "                        tensorrt (fused engine)\n\n"
+           "Decoders (zoo gpt, llama, moe, or an export with KV-cache inputs): with\n"
+           "--input-tokens and --output-tokens, also the generation of the batch: time to\n"
+           "first token, mean time per output token over the growing KV cache, tokens/s,\n"
+           "energy per output token, KV-cache memory, the largest batch that fits and its\n"
+           "tokens/s. --set kv=P (or --kv-precision P) stores the cache in fp32, fp16,\n"
+           "bf16, int8 or fp8 (default: the model precision); --kv-inputs names the cache\n"
+           "inputs of an export (default: names containing 'past').\n\n"
+           "Diffusion denoisers (zoo unet, dit): with --steps N, also the pipeline per\n"
+           "image: the text encoder(s) once over the prompts, N denoiser passes, both on\n"
+           "twice the batch (classifier-free guidance: each prompt and its negative; not\n"
+           "with --no-guidance), and one VAE decode (derived from the denoiser's latent,\n"
+           "or --vae SPEC, e.g. zoo:vae:preset=sd3-vae:latent=128): time and energy per\n"
+           "image, images/s and memory with every model resident. The text encoders are\n"
+           "derived from the denoiser (SD 1.5: CLIP ViT-L/14; SD 2.x: OpenCLIP ViT-H/14;\n"
+           "SDXL: both CLIP ViT-L/14 and OpenCLIP ViT-bigG/14; PixArt: the T5 v1.1 XXL\n"
+           "encoder over 120 or 300 tokens); --text-encoder SPEC names them instead\n"
+           "(repeatable, or a comma list) and --no-text-encoder leaves them out.\n");
+}
+
+int cli_pred_parse_pct(const char *arg, double *out)
+{
+    char *end;
+    double v = strtod(arg, &end);
+    if (end == arg || (*end && strcmp(end, "%")) || !isfinite(v) || v < 0 || v > 1000)
+        return -1;
+    *out = v / 100.0;
+    return 0;
+}
+
+int cli_pred_parse_ms(const char *arg, double *out)
+{
+    char *end;
+    double v = strtod(arg, &end);
+    if (end == arg || *end || !isfinite(v) || v <= 0 || v > 1e7)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+struct predictor *cli_pred_predictor(const struct cli_common *co, int *rc)
+{
+    struct diag d = {0};
+    struct predictor *p = predictor_new(co->weights, &d);
+    *rc = 0;
+    if (!p && co->weights) {
+        *rc = cli_fail(&d);
+        return NULL;
+    }
+    if (!p)
+        fprintf(stderr, "dippm: note: %s; showing the teacher's analytic estimate instead of "
+                        "the GNN (simulated, not measured)\n", d.msg);
+    return p;
+}
+
+enum { OPT_SLO = CLI_OPT__OWN, OPT_HEADROOM };
+
+/* What `dippm predict` was asked for. */
+struct predict_cli {
+    struct cli_common co;
+    struct cli_gen gen;
+    double slo, headroom;
+    struct cli_diff diff;
+};
+
+/* Options into a; -1 to go on, else the exit code. */
+static int parse_args(struct predict_cli *a, int argc, char **argv)
+{
+    static const struct option opts[] = {CLI_COMMON_LONGOPTS,
+                                         {"slo-ms", required_argument, NULL, OPT_SLO},
+                                         {"headroom", required_argument, NULL, OPT_HEADROOM},
+                                         CLI_DIFF_LONGOPTS,
+                                         CLI_GEN_LONGOPTS,
+                                         {0, 0, 0, 0}};
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
+        if (c == CLI_OPT_HELP || c == 'h') {
+            help();
+            return 0;
+        }
+        if (c == OPT_SLO) {
+            if (cli_pred_parse_ms(optarg, &a->slo))
+                return cli_usage_error("predict", "--slo-ms '%s': expected milliseconds > 0",
+                                       optarg);
+            continue;
+        }
+        if (c == OPT_HEADROOM) {
+            if (cli_pred_parse_pct(optarg, &a->headroom))
+                return cli_usage_error("predict", "--headroom '%s': expected a percentage "
+                                       "from 0 to 1000, e.g. 10", optarg);
+            continue;
+        }
+        int r = cli_diff_opt(&a->diff, c, optarg, "predict");
+        if (r == 0)
+            r = cli_gen_opt(&a->gen, c, optarg);
+        if (r < 0)
+            return 2;
+        if (r > 0)
+            continue;
+        r = cli_common_opt(&a->co, c, optarg);
+        if (r < 0)
+            return 2;
+        if (r == 0 || c == CLI_OPT_CSV || c == CLI_OPT_FORCE)
+            return cli_usage_error("predict", "option not valid for 'predict'");
+    }
+    if (optind + 1 != argc)
+        return cli_usage_error("predict", "expected exactly one MODEL");
+    int rc = cli_diff_check(&a->diff, &a->gen, "predict");
+    return rc ? rc : -1;
+}
+
+/* The report, as JSON or text (with the latency target's verdict). */
+static int render(const struct predict_cli *a, const struct report_ctx *ctx)
+{
+    if (a->co.json) {
+        struct jsonw w;
+        jsonw_init(&w, true);
+        report_prediction_json(&w, ctx);
+        int rc = cli_emit(&a->co, w.buf, w.len);
+        jsonw_fini(&w);
+        return rc;
+    }
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (!f)
+        return status_exit_code(ST_ENOMEM);
+    report_prediction_text(f, ctx);
+    if (a->slo > 0)
+        fprintf(f, "target      %.3f ms: %s\n", a->slo,
+                ctx->pred->latency_ms <= a->slo ? "met on the configured GPU"
+                                                : "NOT met on the configured GPU");
+    fclose(f);
+    int rc = cli_emit(&a->co, buf, len);
+    free(buf);
+    return rc;
+}
+
+/* Generation (when asked), MIG advice and the prediction of g, reported. */
+static int run(struct predict_cli *a, struct predictor *p, struct graph *g,
+               const struct config *cfg, bool want_gen, const char *model)
+{
+    struct diag d = {0};
+    /* generation first: an export's graph is re-bound per pass */
+    struct gen_result gr;
+    if (want_gen) {
+        struct gen_model *gm;
+        struct gen_request rq;
+        int rc = cli_gen_prepare(&a->gen, g, cfg, a->headroom, &gm, &rq);
+        if (rc)
+            return rc;
+        enum status st = gen_run(p, gm, cfg, &rq, &gr, &d);
+        gen_model_free(gm);
+        if (st)
+            return cli_fail(&d);
+    }
+    struct diff_result dr;
+    if (a->diff.steps) {
+        struct diff_request rq = cli_diff_request(&a->diff, cfg->batch);
+        if (diff_run(p, g, cfg, &rq, &dr, &d) || diff_mig(p, g, cfg, &rq, a->headroom, &dr, &d))
+            return cli_fail(&d);
+    }
+    /* MIG advice first: it re-runs the predictor per profile */
+    struct mig_advice adv;
+    bool have_mig = false;
+    if (mig_advise(p, g, cfg, a->headroom, a->slo, &adv, &d) == ST_OK)
+        have_mig = true;
+    else if (d.code != ST_OK)
+        return cli_fail(&d);
+    struct prediction pr;
+    if (predict_run(p, g, cfg, &pr, &d)) {
+        prediction_fini(&pr);
+        return cli_fail(&d);
+    }
+    struct report_ctx ctx = {g, cfg, &pr, have_mig ? &adv : NULL, p, model,
+                             want_gen ? &gr : NULL, a->headroom, a->diff.steps ? &dr : NULL};
+    int rc = render(a, &ctx);
+    prediction_fini(&pr);
+    return rc;
+}
+
+int cli_predict(int argc, char **argv)
+{
+    struct predict_cli a = {.headroom = 0.10};
+    cli_common_init(&a.co);
+    int rc = parse_args(&a, argc, argv);
+    if (rc >= 0)
+        return rc;
+    rc = 0;
+    bool want_gen = cli_gen_wanted(&a.gen, "predict", &rc);
+    if (rc)
+        return rc;
+    struct graph *g = cli_load_model(argv[optind], &a.co, &rc);
+    if (!g)
+        return rc;
+    /* a template's prefill is predicted at the prompt length unless --set seq says otherwise */
+    bool seq_set = false;
+    for (int i = 0; i < a.co.n_sets; i++)
+        seq_set |= strcmp(a.co.set_name[i], "seq") == 0;
+    if (want_gen && !seq_set && strcmp(g->format, "zoo") == 0 && graph_sym_find(g, "seq") >= 0)
+        g->syms[graph_sym_find(g, "seq")].val = a.gen.in;
+    struct config cfg;
+    struct predictor *p = NULL;
+    if (!(rc = cli_config(&a.co, g, &cfg)))
+        p = cli_pred_predictor(&a.co, &rc);
+    if (!rc)
+        rc = run(&a, p, g, &cfg, want_gen, argv[optind]);
+    predictor_free(p);
+    graph_free(g);
+    return rc;
+}

@@ -1,0 +1,520 @@
+/* cli_sweep.c - `dippm sweep MODEL`: predictions over batch sizes, any graph
+ * symbol or template hyperparameter, and the largest batch that fits a GPU or
+ * MIG profile and meets a latency target. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "cli/cli_pred.h"
+#include "core/gpu.h"
+#include "util/jsonw.h"
+#include "graph/load.h"
+#include "core/report.h"
+#include "util/xalloc.h"
+
+#define MAX_POINTS 4096
+#define MAX_BATCH_SEARCH 65536
+
+static void help(void)
+{
+    printf("Usage: dippm sweep MODEL [--batch RANGE] [--over NAME=RANGE] [--csv|--json]\n"
+           "                   [--gpu NAME[:PROFILE]] [--precision P] [--runtime R]\n"
+           "                   [--set NAME=VALUE]... [--weights FILE] [-o FILE]\n"
+           "       dippm sweep MODEL --max-batch [--gpu NAME[:PROFILE]] [--slo-ms X]\n"
+           "                   [--headroom PCT] [--json]\n\n"
+           "One prediction per configuration. RANGE is a number, a list (1,8,64), A..B\n"
+           "(powers of two from A up to B) or A..B:STEP (arithmetic). --batch defaults to\n"
+           "1..1024 (11 points). --over sweeps a graph symbol (e.g. seq, height) or, for a\n"
+           "zoo: template, a hyperparameter (e.g. --over depth=18,34,50,101).\n\n"
+           "--max-batch answers: what is the largest batch that fits the GPU or MIG profile\n"
+           "with HEADROOM percent of memory to spare (default 10) and, with --slo-ms, meets\n"
+           "the latency target?\n\n"
+           "Decoders: --input-tokens N --output-tokens M [--set kv=P] sweep the generation\n"
+           "(TTFT, TPOT, tokens/s, J per output token, KV cache, memory) over --batch and\n"
+           "--over input_tokens=RANGE or output_tokens=RANGE; --max-batch then counts the\n"
+           "KV cache of every sequence. --kv-precision P is --set kv=P; --kv-inputs\n"
+           "SUBSTRING names the KV-cache inputs of an exported decoder (as for predict).\n\n"
+           "Diffusion denoisers: --steps N [--no-guidance] [--vae SPEC]\n"
+           "[--text-encoder SPEC[,SPEC]... | --no-text-encoder] sweep the pipeline (time\n"
+           "per denoising step, VAE decode and text encoding, per batch and per image,\n"
+           "images/s, J per image, memory with every model resident) over --batch\n"
+           "(default 1..64) and --over steps=RANGE; --max-batch then gives the largest\n"
+           "batch whose pipeline fits.\n");
+}
+
+/* Parses RANGE into vals (sorted as written); returns count or -1. */
+static int parse_range(const char *s, int64_t lo, int64_t hi, int64_t *vals, int max)
+{
+    int n = 0;
+    const char *dots = strstr(s, "..");
+    if (dots) {
+        char a[32], rest[64];
+        size_t la = (size_t)(dots - s);
+        if (la == 0 || la >= sizeof a || strlen(dots + 2) >= sizeof rest)
+            return -1;
+        memcpy(a, s, la);
+        a[la] = '\0';
+        snprintf(rest, sizeof rest, "%s", dots + 2);
+        char *colon = strchr(rest, ':');
+        int64_t from, to, step = 0;
+        if (colon) {
+            *colon = '\0';
+            if (cli_parse_int(colon + 1, 1, hi, &step))
+                return -1;
+        }
+        if (cli_parse_int(a, lo, hi, &from) || cli_parse_int(rest, lo, hi, &to) || to < from)
+            return -1;
+        if (step) {
+            for (int64_t v = from; v <= to && n < max; v += step)
+                vals[n++] = v;
+        } else {
+            int64_t v = from;
+            for (; v <= to && n < max; v *= 2)
+                vals[n++] = v;
+            if (vals[n - 1] != to && n < max)
+                vals[n++] = to;
+        }
+        return n;
+    }
+    char buf[1024];
+    snprintf(buf, sizeof buf, "%s", s);
+    for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
+        if (n == max || cli_parse_int(tok, lo, hi, &vals[n]))
+            return -1;
+        n++;
+    }
+    return n ? n : -1;
+}
+
+struct sweep {
+    const char *spec;
+    struct cli_common co;
+    const char *over_name;
+    int64_t over_vals[MAX_POINTS];
+    int n_over;
+    int64_t batches[MAX_POINTS];
+    int n_batch;
+    struct config cfg;
+    struct predictor *p;
+};
+
+/* The graph for one value of --over: a symbol is bound on the loaded graph;
+ * a template hyperparameter rebuilds the template. */
+static struct graph *graph_for(struct sweep *s, struct graph *base, int64_t v, bool *owned,
+                               int *rc)
+{
+    *owned = false;
+    if (!s->over_name)
+        return base;
+    struct diag d = {0};
+    if (graph_sym_find(base, s->over_name) >= 0) {
+        if (graph_sym_set(base, s->over_name, v, &d)) {
+            *rc = cli_fail(&d);
+            return NULL;
+        }
+        return base;
+    }
+    if (strncmp(s->spec, "zoo:", 4) != 0) {
+        fprintf(stderr, "dippm: --over %s: the model has no symbol '%s' and is not a zoo: "
+                        "template\n", s->over_name, s->over_name);
+        *rc = 2;
+        return NULL;
+    }
+    char spec[1024];
+    snprintf(spec, sizeof spec, "%s:%s=%lld", s->spec, s->over_name, (long long)v);
+    struct graph *g = cli_load_model(spec, &s->co, rc);
+    if (g)
+        *owned = true;
+    return g;
+}
+
+static void csv_header(FILE *f, const struct sweep *s)
+{
+    fprintf(f, "%s%sbatch,gpu,mig,precision,runtime,latency_ms,throughput_per_s,energy_j,"
+               "energy_mj_per_sample,memory_mib,capacity_mib,fits,roofline_ms,source\n",
+            s->over_name ? s->over_name : "", s->over_name ? "," : "");
+}
+
+static void row_out(FILE *f, struct jsonw *w, const struct sweep *s, int64_t over, int64_t b,
+                    const struct prediction *pr)
+{
+    const struct gpu_spec *gs = gpu_get(s->cfg.gpu);
+    const char *mig = s->cfg.mig >= 0 ? gs->mig[s->cfg.mig].name : "";
+    if (s->co.json) {
+        jsonw_obj_begin(w);
+        if (s->over_name) {
+            jsonw_key(w, s->over_name);
+            jsonw_int(w, over);
+        }
+        jsonw_key(w, "batch");
+        jsonw_int(w, b);
+        jsonw_key(w, "latency_ms");
+        jsonw_fixed(w, pr->latency_ms, 4);
+        jsonw_key(w, "throughput_per_s");
+        jsonw_fixed(w, pr->throughput, 2);
+        jsonw_key(w, "energy_j");
+        jsonw_fixed(w, pr->energy_j, 5);
+        jsonw_key(w, "energy_mj_per_sample");
+        jsonw_fixed(w, pr->energy_mj_per_sample, 4);
+        jsonw_key(w, "memory_mib");
+        jsonw_fixed(w, pr->memory_mib, 1);
+        jsonw_key(w, "capacity_mib");
+        jsonw_fixed(w, pr->capacity_mib, 1);
+        jsonw_key(w, "fits");
+        jsonw_bool(w, pr->fits);
+        jsonw_key(w, "roofline_ms");
+        jsonw_fixed(w, pr->sim.roofline_ms, 4);
+        jsonw_obj_end(w);
+    } else if (s->co.csv) {
+        if (s->over_name)
+            fprintf(f, "%lld,", (long long)over);
+        fprintf(f, "%lld,%s,%s,%s,%s,%.4f,%.2f,%.5f,%.4f,%.1f,%.1f,%s,%.4f,%s\n", (long long)b,
+                gs->name, mig, precision_name(s->cfg.prec), runtime_name(s->cfg.rt),
+                pr->latency_ms, pr->throughput, pr->energy_j, pr->energy_mj_per_sample,
+                pr->memory_mib, pr->capacity_mib, pr->fits ? "true" : "false",
+                pr->sim.roofline_ms, pr->from_gnn ? "gnn" : "teacher");
+    } else {
+        if (s->over_name)
+            fprintf(f, "%10lld ", (long long)over);
+        fprintf(f, "%7lld %12.3f %14.1f %11.4f %11.2f %11.0f %5s %12.3f\n", (long long)b,
+                pr->latency_ms, pr->throughput, pr->energy_j, pr->energy_mj_per_sample,
+                pr->memory_mib, pr->fits ? "yes" : "NO", pr->sim.roofline_ms);
+    }
+}
+
+static int run_grid(struct sweep *s, struct graph *base)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    struct jsonw w;
+    jsonw_init(&w, true);
+    int rc = 0;
+    char hw[128];
+    if (s->co.json) {
+        jsonw_obj_begin(&w);
+        jsonw_key(&w, "model");
+        jsonw_str(&w, base->name);
+        jsonw_key(&w, "gpu");
+        jsonw_str(&w, report_hw_label(&s->cfg, hw, sizeof hw));
+        jsonw_key(&w, "precision");
+        jsonw_str(&w, precision_name(s->cfg.prec));
+        jsonw_key(&w, "runtime");
+        jsonw_str(&w, runtime_name(s->cfg.rt));
+        jsonw_key(&w, "source");
+        jsonw_str(&w, report_source_line(s->p));
+        jsonw_key(&w, "rows");
+        jsonw_arr_begin(&w, false);
+    } else if (s->co.csv) {
+        csv_header(f, s);
+    } else {
+        fprintf(f, "%s on %s, %s, %s\n", base->name, report_hw_label(&s->cfg, hw, sizeof hw),
+                precision_name(s->cfg.prec), runtime_name(s->cfg.rt));
+        if (s->over_name)
+            fprintf(f, "%10s ", s->over_name);
+        fprintf(f, "%7s %12s %14s %11s %11s %11s %5s %12s\n", "batch", "latency_ms",
+                "samples/s", "energy_J", "mJ/sample", "memory_MiB", "fits", "roofline_ms");
+    }
+    int n_over = s->over_name ? s->n_over : 1;
+    for (int i = 0; i < n_over && !rc; i++) {
+        bool owned;
+        struct graph *g = graph_for(s, base, s->over_name ? s->over_vals[i] : 0, &owned, &rc);
+        if (!g)
+            break;
+        for (int j = 0; j < s->n_batch; j++) {
+            struct config c = s->cfg;
+            c.batch = s->batches[j];
+            struct prediction pr;
+            struct diag d = {0};
+            if (predict_run(s->p, g, &c, &pr, &d)) {
+                prediction_fini(&pr);
+                rc = cli_fail(&d);
+                break;
+            }
+            row_out(f, &w, s, s->over_name ? s->over_vals[i] : 0, c.batch, &pr);
+            prediction_fini(&pr);
+        }
+        if (owned)
+            graph_free(g);
+    }
+    if (s->co.json) {
+        jsonw_arr_end(&w);
+        jsonw_obj_end(&w);
+    } else if (!s->co.csv) {
+        fprintf(f, "source: %s\n", report_source_line(s->p));
+    }
+    fclose(f);
+    if (!rc)
+        rc = s->co.json ? cli_emit(&s->co, w.buf, w.len) : cli_emit(&s->co, buf, len);
+    jsonw_fini(&w);
+    free(buf);
+    return rc;
+}
+
+/* ok(b): memory with headroom fits and the target is met. */
+static int probe(struct sweep *s, struct graph *g, int64_t b, double headroom, double slo,
+                 struct prediction *pr, bool *ok)
+{
+    struct config c = s->cfg;
+    c.batch = b;
+    struct diag d = {0};
+    if (predict_run(s->p, g, &c, pr, &d)) {
+        prediction_fini(pr);
+        return cli_fail(&d);
+    }
+    *ok = pr->memory_mib * (1 + headroom) <= pr->capacity_mib && (slo <= 0 || pr->latency_ms <= slo);
+    return 0;
+}
+
+static int run_max_batch(struct sweep *s, struct graph *g, double headroom, double slo)
+{
+    struct prediction pr;
+    bool ok;
+    int rc;
+    char hw[128];
+    report_hw_label(&s->cfg, hw, sizeof hw);
+    if ((rc = probe(s, g, 1, headroom, slo, &pr, &ok)))
+        return rc;
+    int64_t best = 0, fail_batch = 1;
+    struct prediction at_best = pr, at_fail;
+    memset(&at_fail, 0, sizeof at_fail);
+    if (ok) {
+        best = 1;
+        int64_t hi = 2;
+        for (;;) { /* exponential search for the first failing batch */
+            if (hi > MAX_BATCH_SEARCH)
+                break;
+            if ((rc = probe(s, g, hi, headroom, slo, &pr, &ok)))
+                goto out;
+            if (!ok) {
+                at_fail = pr;
+                fail_batch = hi;
+                break;
+            }
+            prediction_fini(&at_best);
+            at_best = pr;
+            best = hi;
+            hi *= 2;
+        }
+        int64_t lo = best;
+        while (hi <= MAX_BATCH_SEARCH && hi - lo > 1) {
+            int64_t mid = lo + (hi - lo) / 2;
+            if ((rc = probe(s, g, mid, headroom, slo, &pr, &ok)))
+                goto out;
+            if (ok) {
+                prediction_fini(&at_best);
+                at_best = pr;
+                lo = best = mid;
+            } else {
+                prediction_fini(&at_fail);
+                at_fail = pr;
+                fail_batch = hi = mid;
+            }
+        }
+    } else {
+        at_fail = at_best;
+        memset(&at_best, 0, sizeof at_best);
+    }
+    char why[320] = "";
+    if (at_fail.capacity_mib > 0) {
+        bool mem = at_fail.memory_mib * (1 + headroom) > at_fail.capacity_mib;
+        if (mem)
+            snprintf(why, sizeof why, "at batch %lld memory %.0f MiB + %.0f%% exceeds %.0f MiB usable",
+                     (long long)fail_batch, at_fail.memory_mib, headroom * 100,
+                     at_fail.capacity_mib);
+        else
+            snprintf(why, sizeof why, "at batch %lld latency %.3f ms exceeds the %.3f ms target",
+                     (long long)fail_batch, at_fail.latency_ms, slo);
+    }
+    if (s->co.json) {
+        struct jsonw w;
+        jsonw_init(&w, true);
+        jsonw_obj_begin(&w);
+        jsonw_key(&w, "model");
+        jsonw_str(&w, g->name);
+        jsonw_key(&w, "gpu");
+        jsonw_str(&w, hw);
+        jsonw_key(&w, "precision");
+        jsonw_str(&w, precision_name(s->cfg.prec));
+        jsonw_key(&w, "runtime");
+        jsonw_str(&w, runtime_name(s->cfg.rt));
+        jsonw_key(&w, "headroom");
+        jsonw_fixed(&w, headroom, 3);
+        jsonw_key(&w, "slo_ms");
+        if (slo > 0)
+            jsonw_fixed(&w, slo, 3);
+        else
+            jsonw_null(&w);
+        jsonw_key(&w, "max_batch");
+        jsonw_int(&w, best);
+        if (best) {
+            jsonw_key(&w, "latency_ms");
+            jsonw_fixed(&w, at_best.latency_ms, 4);
+            jsonw_key(&w, "throughput_per_s");
+            jsonw_fixed(&w, at_best.throughput, 2);
+            jsonw_key(&w, "memory_mib");
+            jsonw_fixed(&w, at_best.memory_mib, 1);
+        }
+        jsonw_key(&w, "capacity_mib");
+        jsonw_fixed(&w, at_best.capacity_mib > 0 ? at_best.capacity_mib : at_fail.capacity_mib, 1);
+        jsonw_key(&w, "limit");
+        jsonw_str(&w, best >= MAX_BATCH_SEARCH ? "search limit" : why);
+        jsonw_key(&w, "source");
+        jsonw_str(&w, report_source_line(s->p));
+        jsonw_obj_end(&w);
+        rc = cli_emit(&s->co, w.buf, w.len);
+        jsonw_fini(&w);
+    } else if (best) {
+        printf("largest batch on %s: %lld (%.0f MiB of %.0f MiB usable with %.0f%% headroom, "
+               "%.3f ms, %.1f samples/s)\n",
+               hw, (long long)best, at_best.memory_mib, at_best.capacity_mib, headroom * 100,
+               at_best.latency_ms, at_best.throughput);
+        printf("limit: %s\n", best >= MAX_BATCH_SEARCH ? "searched up to 65536" : why);
+        printf("source: %s\n", report_source_line(s->p));
+    } else {
+        printf("no batch fits on %s: %s\n", hw, why);
+        printf("source: %s\n", report_source_line(s->p));
+        rc = 1;
+    }
+out:
+    prediction_fini(&at_best);
+    prediction_fini(&at_fail);
+    return rc;
+}
+
+/* A generation or diffusion sweep takes no latency target, and its batches
+ * default to a range that fits such workloads: 0, or the usage error's
+ * exit code. */
+static int workload_defaults(bool gen, bool diffusion, double slo, bool max_batch,
+                             const char **batch_arg)
+{
+    if ((gen || diffusion) && slo > 0)
+        return cli_usage_error("sweep", "--slo-ms is not used with %s sweeps",
+                               gen ? "generation" : "diffusion");
+    if ((gen || diffusion) && !strcmp(*batch_arg, "1..1024") && !max_batch)
+        *batch_arg = gen ? "1..256" : "1..64";
+    return 0;
+}
+
+int cli_sweep(int argc, char **argv)
+{
+    enum { OPT_OVER = CLI_OPT__OWN, OPT_MAXB, OPT_SLO, OPT_HEADROOM };
+    static const struct option opts[] = {CLI_COMMON_LONGOPTS,
+                                         {"over", required_argument, NULL, OPT_OVER},
+                                         {"max-batch", no_argument, NULL, OPT_MAXB},
+                                         {"slo-ms", required_argument, NULL, OPT_SLO},
+                                         {"headroom", required_argument, NULL, OPT_HEADROOM},
+                                         CLI_GEN_LONGOPTS,
+                                         CLI_DIFF_LONGOPTS,
+                                         {0, 0, 0, 0}};
+    struct cli_gen gen = {0};
+    struct cli_diff diff = {0};
+    struct sweep *s = xcalloc(1, sizeof *s);
+    cli_common_init(&s->co);
+    const char *batch_arg = "1..1024";
+    bool max_batch = false;
+    double slo = 0, headroom = 0.10;
+    char over_name[64] = "";
+    int c, rc = 0;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
+        switch (c) {
+        case CLI_OPT_HELP:
+        case 'h':
+            help();
+            goto done;
+        case CLI_OPT_BATCH:
+            batch_arg = optarg;
+            continue;
+        case OPT_MAXB:
+            max_batch = true;
+            continue;
+        case OPT_SLO:
+            if (cli_pred_parse_ms(optarg, &slo)) {
+                rc = cli_usage_error("sweep", "--slo-ms '%s': expected milliseconds > 0", optarg);
+                goto done;
+            }
+            continue;
+        case OPT_HEADROOM:
+            if (cli_pred_parse_pct(optarg, &headroom)) {
+                rc = cli_usage_error("sweep", "--headroom '%s': expected a percentage", optarg);
+                goto done;
+            }
+            continue;
+        case OPT_OVER: {
+            const char *eq = strchr(optarg, '=');
+            if (!eq || eq == optarg || (size_t)(eq - optarg) >= sizeof over_name) {
+                rc = cli_usage_error("sweep", "--over '%s': expected NAME=RANGE", optarg);
+                goto done;
+            }
+            memcpy(over_name, optarg, (size_t)(eq - optarg));
+            over_name[eq - optarg] = '\0';
+            s->n_over = parse_range(eq + 1, 1, (int64_t)1 << 31, s->over_vals, MAX_POINTS);
+            if (s->n_over < 0) {
+                rc = cli_usage_error("sweep", "--over '%s': bad RANGE (use 8, 1,2,4, 1..64 or "
+                                     "160..320:32)", optarg);
+                goto done;
+            }
+            s->over_name = over_name;
+            continue;
+        }
+        }
+        int r = cli_diff_opt(&diff, c, optarg, "sweep");
+        if (r == 0)
+            r = cli_gen_opt(&gen, c, optarg);
+        if (r > 0)
+            continue;
+        if (r == 0)
+            r = cli_common_opt(&s->co, c, optarg);
+        if (r < 0) {
+            rc = 2;
+            goto done;
+        }
+        if (r == 0 || c == CLI_OPT_FORCE) {
+            rc = cli_usage_error("sweep", "option not valid for 'sweep'");
+            goto done;
+        }
+    }
+    if (optind + 1 != argc) {
+        rc = cli_usage_error("sweep", "expected exactly one MODEL");
+        goto done;
+    }
+    if (s->co.json && s->co.csv) {
+        rc = cli_usage_error("sweep", "--json and --csv exclude each other");
+        goto done;
+    }
+    bool want_gen = cli_gen_wanted(&gen, "sweep", &rc);
+    if (rc || (rc = cli_diff_check(&diff, &gen, "sweep")))
+        goto done;
+    if ((rc = workload_defaults(want_gen, diff.steps > 0, slo, max_batch, &batch_arg)))
+        goto done;
+    s->n_batch = parse_range(batch_arg, 1, 1 << 20, s->batches, MAX_POINTS);
+    if (s->n_batch < 0) {
+        rc = cli_usage_error("sweep", "--batch '%s': bad RANGE (use 8, 1,2,4, 1..1024 or "
+                             "8..256:8; batch 1 to 1048576)", batch_arg);
+        goto done;
+    }
+    s->spec = argv[optind];
+    struct graph *g = cli_load_model(s->spec, &s->co, &rc);
+    if (!g)
+        goto done;
+    if (graph_batch_sym(g) < 0 && (s->n_batch > 1 || max_batch)) {
+        fprintf(stderr, "dippm: %s: the model has no batch dimension to sweep\n", s->spec);
+        rc = 2;
+    } else if (!(rc = cli_config(&s->co, g, &s->cfg))) {
+        s->p = cli_pred_predictor(&s->co, &rc);
+        struct cli_sweep_gen sg = {&s->co, &gen, g, &s->cfg, s->p, s->over_name, s->over_vals,
+                                   s->batches, s->n_over, s->n_batch, max_batch, headroom};
+        if (!rc)
+            rc = want_gen ? cli_sweep_gen(&sg)
+                 : diff.steps ? cli_sweep_diff(&sg, &diff)
+                 : max_batch ? run_max_batch(s, g, headroom, slo) : run_grid(s, g);
+        predictor_free(s->p);
+    }
+    graph_free(g);
+done:
+    free(s);
+    return rc;
+}

@@ -1,0 +1,458 @@
+/* cli_train.c - `dippm train`: fit the GNN (or fine-tune with --init) and
+ * write the weight file plus its JSON manifest. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cli/cli.h"
+#include "core/dataset.h"
+#include "core/eval.h"
+#include "util/fileio.h"
+#include "util/jsonw.h"
+#include "core/predict.h"
+#include "core/train.h"
+#include "core/weights.h"
+#include "util/xalloc.h"
+
+#define MAX_DATA 16
+#define TEACHER_SOURCE "teacher: analytic model calibrated on published A100, MIG, H100 and H200 measurements"
+
+static void usage(void)
+{
+    printf("Usage: dippm train --data FILE [--data FILE...] -o OUT.dpw [--epochs E] [--seed S]\n"
+           "                   [--init W.dpw] [--lr LR] [--batch-graphs B] [--hidden H]\n"
+           "                   [--layers L] [--head H] [--share-weight W] [--teacher-weight W]\n"
+           "                   [--order-weight W] [--order-pairs F] [--all] [--force]\n"
+           "Trains the GNN on dataset rows (dippm dataset, or measured JSONL rows) and writes\n"
+           "OUT.dpw and its manifest OUT.json (data, seed, command, time, test metrics).\n"
+           "Rows of the random test split are held out unless --all is given.\n"
+           "  --init W       fine-tune the weights in W (keeps its architecture and\n"
+           "                 normalisation; default lr 3e-4)\n"
+           "  --epochs E     passes over the data (default 30)\n"
+           "  --teacher-weight W  loss weight of teacher-labelled rows when measured rows are\n"
+           "                 present: the teacher as a regulariser (default 0.1)\n"
+           "  --order-weight W    weight of the ordering penalty (default 1; 0 = off)\n"
+           "  --order-pairs F     fraction of rows given an ordering partner: the same model\n"
+           "                 at half the batch, the whole GPU, a lower precision or TensorRT,\n"
+           "                 which must not be predicted slower (default 0.25)\n"
+
+           "  --quiet        no progress messages\n");
+}
+
+enum { OPT_DATA = CLI_OPT__OWN, OPT_EPOCHS, OPT_SEED, OPT_INIT, OPT_LR, OPT_BG, OPT_HIDDEN,
+       OPT_LAYERS, OPT_HEAD, OPT_SHW, OPT_ALL, OPT_QUIET, OPT_TW, OPT_OW, OPT_OPAIRS };
+
+static void write_manifest(struct jsonw *w, const char *out, int argc, char **argv,
+                           const char *const *data, int n_data, const struct dataset *ds,
+                           int n_train, int n_test, const struct train_opts *o,
+                           const struct gnn_model *m, const char *init, double wall_s,
+                           const struct eval_metrics *met, int n_pairs)
+{
+    jsonw_obj_begin(w);
+    jsonw_key(w, "weights");
+    const char *base = strrchr(out, '/');
+    jsonw_str(w, base ? base + 1 : out);
+    jsonw_key(w, "format_version");
+    jsonw_int(w, WEIGHTS_VERSION);
+    char hex[32];
+    snprintf(hex, sizeof hex, "%016llx", (unsigned long long)gnn_features_schema_id());
+    jsonw_key(w, "feature_schema");
+    jsonw_str(w, hex);
+    jsonw_key(w, "architecture");
+    jsonw_obj_begin(w);
+    jsonw_key(w, "node_features");
+    jsonw_int(w, m->arch.fn);
+    jsonw_key(w, "graph_features");
+    jsonw_int(w, m->arch.fg);
+    jsonw_key(w, "hidden");
+    jsonw_int(w, m->arch.hidden);
+    jsonw_key(w, "message_passing_layers");
+    jsonw_int(w, m->arch.layers);
+    jsonw_key(w, "head_hidden");
+    jsonw_int(w, m->arch.head_hidden);
+    jsonw_key(w, "parameters");
+    jsonw_int(w, (int64_t)m->n_params);
+    jsonw_key(w, "anchor");
+    jsonw_str(w, "corrections to the teacher: per-node log time factors and per-graph log "
+                 "corrections of latency, energy and memory (src/core/gnn.h)");
+    jsonw_key(w, "correction_bounds");
+    jsonw_obj_begin(w);
+    for (int t = 0; t < GNN_T__COUNT; t++) {
+        jsonw_key(w, gnn_target_name(t));
+        jsonw_fixed(w, m->bound[t], 4);
+    }
+    jsonw_key(w, "node");
+    jsonw_fixed(w, m->node_bound, 4);
+    jsonw_obj_end(w);
+    jsonw_obj_end(w);
+    int n_meas = 0;
+    for (int i = 0; i < ds->n; i++)
+        n_meas += ds->rows[i].label == DATASET_MEASURED;
+    jsonw_key(w, "training_data");
+    jsonw_obj_begin(w);
+    jsonw_key(w, "files");
+    jsonw_arr_begin(w, true);
+    for (int i = 0; i < n_data; i++)
+        jsonw_str(w, data[i]);
+    jsonw_arr_end(w);
+    jsonw_key(w, "rows");
+    jsonw_int(w, ds->n);
+    jsonw_key(w, "train_rows");
+    jsonw_int(w, n_train);
+    jsonw_key(w, "test_rows");
+    jsonw_int(w, n_test);
+    jsonw_key(w, "label_sources");
+    jsonw_arr_begin(w, false);
+    if (n_meas < ds->n)
+        jsonw_str(w, TEACHER_SOURCE);
+    if (n_meas)
+        jsonw_str(w, "measured: rows of real GPU measurements (dippm measured JSONL)");
+    jsonw_arr_end(w);
+    jsonw_key(w, "measured_rows");
+    jsonw_int(w, n_meas);
+    jsonw_key(w, "families");
+    jsonw_obj_begin(w);
+    for (int i = 0; i < ds->n; i++) {
+        int first = 1;
+        for (int j = 0; j < i && first; j++)
+            first = strcmp(ds->rows[j].family, ds->rows[i].family) != 0;
+        if (!first)
+            continue;
+        int cnt = 0;
+        for (int j = i; j < ds->n; j++)
+            cnt += strcmp(ds->rows[j].family, ds->rows[i].family) == 0;
+        jsonw_key(w, ds->rows[i].family);
+        jsonw_int(w, cnt);
+    }
+    jsonw_obj_end(w);
+    jsonw_obj_end(w);
+    jsonw_key(w, "init");
+    if (init)
+        jsonw_str(w, init);
+    else
+        jsonw_null(w);
+    jsonw_key(w, "seed");
+    jsonw_int(w, (int64_t)o->seed);
+    jsonw_key(w, "epochs");
+    jsonw_int(w, o->epochs);
+    jsonw_key(w, "batch_graphs");
+    jsonw_int(w, o->batch_graphs);
+    jsonw_key(w, "lr");
+    jsonw_num(w, o->lr, true);
+    jsonw_key(w, "share_weight");
+    jsonw_num(w, o->share_weight, true);
+    jsonw_key(w, "teacher_weight");
+    jsonw_num(w, o->teacher_weight, true);
+    jsonw_key(w, "order_weight");
+    jsonw_num(w, o->order_weight, true);
+    jsonw_key(w, "order_pairs");
+    jsonw_int(w, n_pairs);
+    jsonw_key(w, "command");
+    char cmd[4096];
+    size_t p = (size_t)snprintf(cmd, sizeof cmd, "dippm");
+    for (int i = 0; i < argc && p < sizeof cmd; i++)
+        p += (size_t)snprintf(cmd + p, sizeof cmd - p, " %s", argv[i]);
+    jsonw_str(w, cmd);
+    jsonw_key(w, "wall_time_s");
+    jsonw_fixed(w, wall_s, 1);
+    time_t now = time(NULL);
+    char ts[32];
+    strftime(ts, sizeof ts, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+    jsonw_key(w, "trained_at");
+    jsonw_str(w, ts);
+    jsonw_key(w, "test_split");
+    jsonw_str(w, "random 10% of rows by a hash of model + configuration (dataset_row_is_test)");
+    jsonw_key(w, "metrics_test_split");
+    if (met)
+        eval_metrics_json(w, met);
+    else
+        jsonw_null(w);
+    jsonw_obj_end(w);
+}
+
+/* What `dippm train` was asked for. */
+struct train_cli {
+    struct cli_common co;
+    struct train_opts o;
+    const char *data[MAX_DATA], *init;
+    int n_data;
+    bool all, lr_set;
+    double pair_frac;
+};
+
+static const struct option opts[] = {
+    CLI_COMMON_LONGOPTS,
+    {"data", required_argument, NULL, OPT_DATA},
+    {"epochs", required_argument, NULL, OPT_EPOCHS},
+    {"seed", required_argument, NULL, OPT_SEED},
+    {"init", required_argument, NULL, OPT_INIT},
+    {"lr", required_argument, NULL, OPT_LR},
+    {"batch-graphs", required_argument, NULL, OPT_BG},
+    {"hidden", required_argument, NULL, OPT_HIDDEN},
+    {"layers", required_argument, NULL, OPT_LAYERS},
+    {"head", required_argument, NULL, OPT_HEAD},
+    {"share-weight", required_argument, NULL, OPT_SHW},
+    {"teacher-weight", required_argument, NULL, OPT_TW},
+    {"order-weight", required_argument, NULL, OPT_OW},
+    {"order-pairs", required_argument, NULL, OPT_OPAIRS},
+    {"all", no_argument, NULL, OPT_ALL},
+    {"quiet", no_argument, NULL, OPT_QUIET},
+    {NULL, 0, NULL, 0},
+};
+
+/* "--NAME" of option value c, for messages. */
+static const char *opt_name(int c)
+{
+    static char buf[48];
+    for (const struct option *o = opts; o->name; o++)
+        if (o->val == c) {
+            snprintf(buf, sizeof buf, "--%s", o->name);
+            return buf;
+        }
+    return "option";
+}
+
+/* A real-valued option: the learning rate, a loss weight or the pair share. */
+static int real_opt(struct train_cli *t, int c, const char *name, const char *arg)
+{
+    char *end;
+    double x = strtod(arg, &end);
+    double hi = c == OPT_OPAIRS ? 1 : 10;
+    if (end == arg || *end || !(x >= 0 && x <= hi))
+        return cli_usage_error("train", "%s '%s': expected a number from 0 to %g", name, arg, hi);
+    switch (c) {
+    case OPT_LR: t->o.lr = (float)x; t->lr_set = true; break;
+    case OPT_SHW: t->o.share_weight = (float)x; break;
+    case OPT_TW: t->o.teacher_weight = (float)x; break;
+    case OPT_OW: t->o.order_weight = (float)x; break;
+    default: t->pair_frac = x; break;
+    }
+    return -1;
+}
+
+/* Options into t; -1 to go on, else the exit code. */
+static int parse_args(struct train_cli *t, int argc, char **argv)
+{
+    int c, rc;
+    int64_t v;
+    while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
+        int r = cli_common_opt(&t->co, c, optarg);
+        if (r < 0)
+            return 2;
+        if (r > 0)
+            continue;
+        switch (c) {
+        case 'h':
+        case CLI_OPT_HELP: usage(); return 0;
+        case OPT_DATA:
+            if (t->n_data == MAX_DATA)
+                return cli_usage_error("train", "at most %d --data files", MAX_DATA);
+            t->data[t->n_data++] = optarg;
+            break;
+#define INTOPT(ID, FIELD, LO, HI)                                                             \
+    case ID:                                                                                  \
+        if (cli_parse_int(optarg, LO, HI, &v))                                                \
+            return cli_usage_error("train", "%s '%s': expected %d to %d", opt_name(ID),       \
+                                   optarg, LO, HI);                                           \
+        FIELD = (int)v;                                                                       \
+        break;
+            INTOPT(OPT_EPOCHS, t->o.epochs, 1, 100000)
+            INTOPT(OPT_BG, t->o.batch_graphs, 1, 4096)
+            INTOPT(OPT_HIDDEN, t->o.arch.hidden, 1, GNN_MAX_WIDTH)
+            INTOPT(OPT_LAYERS, t->o.arch.layers, 0, GNN_MAX_LAYERS)
+            INTOPT(OPT_HEAD, t->o.arch.head_hidden, 1, GNN_MAX_WIDTH)
+#undef INTOPT
+        case OPT_SEED:
+            if (cli_parse_int(optarg, 0, INT64_MAX, &v))
+                return cli_usage_error("train", "--seed '%s': expected a non-negative integer",
+                                       optarg);
+            t->o.seed = (uint64_t)v;
+            break;
+        case OPT_LR:
+        case OPT_SHW:
+        case OPT_TW:
+        case OPT_OW:
+        case OPT_OPAIRS:
+            if ((rc = real_opt(t, c, opt_name(c), optarg)) >= 0)
+                return rc;
+            break;
+        case OPT_INIT: t->init = optarg; break;
+        case OPT_ALL: t->all = true; break;
+        case OPT_QUIET: t->o.progress = false; break;
+        default: return cli_usage_error("train", "unknown option");
+        }
+    }
+    if (optind < argc)
+        return cli_usage_error("train", "unexpected argument '%s'", argv[optind]);
+    if (!t->n_data)
+        return cli_usage_error("train", "no training data: use --data FILE");
+    if (!t->co.output)
+        return cli_usage_error("train", "no output: use -o OUT.dpw");
+    if (t->init && !t->lr_set)
+        t->o.lr = 3e-4f;
+    return -1;
+}
+
+/* The manifest goes next to the weights: OUT.dpw -> OUT.json. NULL with the
+ * exit code in *rc when it cannot, or when either file exists without
+ * --force. */
+static char *manifest_path(const struct cli_common *co, int *rc)
+{
+    size_t mlen = strlen(co->output) + 8;
+    char *manifest = xmalloc(mlen);
+    snprintf(manifest, mlen, "%s", co->output);
+    char *dot = strrchr(manifest, '.');
+    if (dot && !strchr(dot, '/'))
+        *dot = 0;
+    size_t l = strlen(manifest);
+    snprintf(manifest + l, mlen - l, ".json");
+    if (!strcmp(manifest, co->output)) {
+        free(manifest);
+        *rc = cli_usage_error("train", "-o %s: the training manifest would be written to the "
+                              "same file; name the weights OUT.dpw", co->output);
+        return NULL;
+    }
+    for (int i = 0; i < 2; i++) {
+        const char *p = i ? manifest : co->output;
+        if (!co->force && file_exists(p)) {
+            fprintf(stderr, "dippm: %s exists%s (use --force to overwrite)\n", p,
+                    i ? ", where the training manifest goes" : "");
+            free(manifest);
+            *rc = status_exit_code(ST_EEXIST);
+            return NULL;
+        }
+    }
+    return manifest;
+}
+
+/* Training rows (tr) and test rows (te) of the random split; with --all
+ * every row trains and none is tested. */
+static void split_rows(const struct dataset *ds, bool all, int **tr, int *n_tr, int **te,
+                       int *n_te)
+{
+    *tr = eval_split(ds, false, n_tr);
+    *te = eval_split(ds, true, n_te);
+    if (!all)
+        return;
+    *tr = xrealloc(*tr, sizeof(int) * (size_t)(ds->n > 0 ? ds->n : 1));
+    memcpy(*tr + *n_tr, *te, sizeof(int) * (size_t)*n_te);
+    *n_tr += *n_te;
+    free(*te);
+    *te = NULL;
+    *n_te = 0;
+}
+
+/* The weights' one-line description: label source and test metrics. */
+static void describe(const struct dataset *ds, const struct eval_metrics *met, bool progress,
+                     char *desc, size_t size)
+{
+    int n_meas = 0;
+    for (int i = 0; i < ds->n; i++)
+        n_meas += ds->rows[i].label == DATASET_MEASURED;
+    const char *lab = n_meas == 0 ? "teacher labels" : n_meas == ds->n ? "measured labels"
+                                                                       : "teacher + measured labels";
+    if (!met) {
+        snprintf(desc, size, "%s, trained on all rows (no test split)", lab);
+        return;
+    }
+    snprintf(desc, size, "%s, test MAPE latency %.2f%%, energy %.2f%%, memory %.2f%%", lab,
+             met->mape[0], met->mape[1], met->mape[2]);
+    if (progress) {
+        fprintf(stderr, "%-22s %-8s %6s %9s %9s %9s\n", "split", "target", "n", "MAPE", "median",
+                "within10");
+        eval_metrics_print(stderr, "random test split", met);
+    }
+}
+
+/* Weights and manifest land together or not at all. */
+static enum status write_outputs(const struct train_cli *t, const char *manifest, int argc,
+                                 char **argv, const struct dataset *ds, const struct train_set *ts,
+                                 const struct gnn_model *m, int n_tr, int n_te,
+                                 const struct eval_metrics *met, double wall, struct diag *d)
+{
+    char desc[WEIGHTS_DESC_MAX];
+    describe(ds, met, t->o.progress, desc, sizeof desc);
+    struct jsonw w;
+    jsonw_init(&w, true);
+    write_manifest(&w, t->co.output, argc, argv, t->data, t->n_data, ds, n_tr, n_te, &t->o, m,
+                   t->init, wall, met, ts->n_partners);
+    size_t jl, wlen;
+    char *js = jsonw_take(&w, &jl);
+    js = xrealloc(js, jl + 2);
+    js[jl++] = '\n';
+    unsigned char *wbuf = NULL;
+    weights_encode(m, gnn_features_schema_id(), desc, &wbuf, &wlen);
+    const char *paths[2] = {t->co.output, manifest};
+    const void *bufs[2] = {wbuf, js};
+    size_t lens[2] = {wlen, jl};
+    enum status st = file_write_atomic_n(2, paths, bufs, lens, t->co.force, d);
+    free(wbuf);
+    free(js);
+    return st;
+}
+
+static enum status run(struct train_cli *t, const char *manifest, int argc, char **argv,
+                       struct diag *d)
+{
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    struct dataset ds;
+    dataset_init(&ds);
+    struct train_set ts = {0};
+    struct gnn_model m = {0};
+    int n_tr = 0, n_te = 0, *tr = NULL, *te = NULL;
+    enum status st = predict_blas_probe(d);
+    for (int i = 0; !st && i < t->n_data; i++)
+        st = dataset_load(&ds, t->data[i], d);
+    if (!st && t->o.progress)
+        fprintf(stderr, "dippm train: %d rows from %d file(s)\n", ds.n, t->n_data);
+    if (!st)
+        st = train_prepare(&ds, &ts, t->o.order_weight > 0 ? t->pair_frac : 0, t->o.progress, d);
+    if (!st && t->init)
+        st = weights_load(t->init, gnn_features_schema_id(), &m, NULL, 0, d);
+    if (!st) {
+        split_rows(&ds, t->all, &tr, &n_tr, &te, &n_te);
+        if (t->o.progress)
+            fprintf(stderr, "dippm train: %d training rows, %d test rows, %ld nodes, %d "
+                            "ordering pairs\n", n_tr, n_te, ts.total_nodes, ts.n_partners);
+        st = train_fit(&m, t->init != NULL, &ts, tr, n_tr, &t->o, d);
+    }
+    if (!st) {
+        struct eval_metrics met;
+        if (n_te)
+            eval_model(&m, &ts, te, n_te, &met);
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        double wall = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+        st = write_outputs(t, manifest, argc, argv, &ds, &ts, &m, n_tr, n_te,
+                           n_te ? &met : NULL, wall, d);
+        if (!st && t->o.progress)
+            fprintf(stderr, "dippm train: wrote %s and %s in %.0f s\n", t->co.output, manifest,
+                    wall);
+    }
+    free(tr);
+    free(te);
+    gnn_model_fini(&m);
+    train_set_fini(&ts);
+    dataset_fini(&ds);
+    return st;
+}
+
+int cli_train(int argc, char **argv)
+{
+    struct train_cli t = {.pair_frac = 0.25};
+    cli_common_init(&t.co);
+    train_opts_default(&t.o);
+    t.o.progress = true;
+    int rc = parse_args(&t, argc, argv);
+    if (rc >= 0)
+        return rc;
+    char *manifest = manifest_path(&t.co, &rc);
+    if (!manifest)
+        return rc;
+    struct diag d = {0};
+    rc = run(&t, manifest, argc, argv, &d) ? cli_fail(&d) : 0;
+    free(manifest);
+    return rc;
+}

@@ -1,0 +1,338 @@
+/* cli_zoo.c - `dippm zoo`: list the architecture templates, show a family's
+ * hyperparameters, build a configuration (summary, or a dippm JSON graph
+ * with -o) and draw seeded samples. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "graph/json_graph.h"
+#include "util/jsonw.h"
+#include "graph/shape.h"
+#include "graph/zoo.h"
+
+enum { OPT_SEED = CLI_OPT__OWN, OPT_COUNT };
+
+static void help(void)
+{
+    printf("Usage: dippm zoo list [--json]\n"
+           "       dippm zoo show FAMILY [--json]\n"
+           "       dippm zoo FAMILY [KEY=VALUE]... [--json | -o OUT.json [--force]]\n"
+           "                 [--batch N] [--set NAME=VALUE]...\n"
+           "       dippm zoo sample FAMILY|all [--seed N] [--count N]\n\n"
+           "Architecture templates with hyperparameters. 'list' names the families, 'show'\n"
+           "gives each parameter's type, valid values, default and meaning. 'FAMILY k=v...'\n"
+           "builds that configuration and prints its canonical spec, size, parameters and\n"
+           "MACs (--json: as a JSON object); with -o it writes the dippm JSON graph instead\n"
+           "(atomically, never over an existing file without --force; --set/--batch\n"
+           "change the symbol defaults).\n"
+           "Every command that takes a MODEL also takes a spec: zoo:resnet:depth=101.\n"
+           "'sample' prints COUNT (default 10) random valid specs drawn uniformly over the\n"
+           "family's parameter space from SEED (default 1); the same seed gives the same\n"
+           "specs.\n");
+}
+
+static int cmd_list(const struct cli_common *co)
+{
+    if (co->json) {
+        struct jsonw w;
+        jsonw_init(&w, true);
+        jsonw_arr_begin(&w, false);
+        for (int f = 0; f < zoo_family_count(); f++) {
+            jsonw_obj_begin(&w);
+            jsonw_key(&w, "family");
+            jsonw_str(&w, zoo_family_name(f));
+            jsonw_key(&w, "help");
+            jsonw_str(&w, zoo_family_help(f));
+            jsonw_obj_end(&w);
+        }
+        jsonw_arr_end(&w);
+        size_t len;
+        char *text = jsonw_take(&w, &len);
+        int rc = cli_emit(co, text, len);
+        free(text);
+        return rc;
+    }
+    for (int f = 0; f < zoo_family_count(); f++)
+        printf("%-14s %s\n", zoo_family_name(f), zoo_family_help(f));
+    return 0;
+}
+
+static int find_family(const char *name)
+{
+    if (strncmp(name, "zoo:", 4) == 0)
+        name += 4;
+    int f = zoo_family_find(name);
+    if (f < 0) {
+        char list[256];
+        fprintf(stderr, "dippm: zoo: unknown template family '%s'; known: %s\n", name,
+                zoo_family_list(list, sizeof list));
+    }
+    return f;
+}
+
+static void show_json(struct jsonw *w, int f)
+{
+    jsonw_obj_begin(w);
+    jsonw_key(w, "family");
+    jsonw_str(w, zoo_family_name(f));
+    jsonw_key(w, "help");
+    jsonw_str(w, zoo_family_help(f));
+    jsonw_key(w, "parameters");
+    jsonw_arr_begin(w, false);
+    for (int i = 0; i < zoo_param_count(f); i++) {
+        const struct zoo_param *p = zoo_param_get(f, i);
+        char range[256];
+        jsonw_obj_begin(w);
+        jsonw_key(w, "name");
+        jsonw_str(w, p->name);
+        jsonw_key(w, "type");
+        jsonw_str(w, zoo_ptype_name(p->type));
+        if (p->n_choices) {
+            jsonw_key(w, "choices");
+            jsonw_arr_begin(w, true);
+            for (int c = 0; c < p->n_choices; c++)
+                jsonw_str(w, p->choices[c]);
+            jsonw_arr_end(w);
+        } else if (p->type != ZOO_PT_ENUM) {
+            jsonw_key(w, "min");
+            jsonw_num(w, p->min, false);
+            jsonw_key(w, "max");
+            jsonw_num(w, p->max, false);
+            if (p->step > 1) {
+                jsonw_key(w, "step");
+                jsonw_int(w, p->step);
+            }
+            if (p->smin || p->smax) {
+                jsonw_key(w, "sample_min");
+                jsonw_num(w, p->smin, false);
+                jsonw_key(w, "sample_max");
+                jsonw_num(w, p->smax, false);
+            }
+            if (p->type == ZOO_PT_INTS) {
+                jsonw_key(w, "items");
+                jsonw_int(w, p->n_items);
+            }
+        }
+        if (p->presets) {
+            jsonw_key(w, "presets");
+            jsonw_obj_begin(w);
+            for (int c = 0; c < p->n_choices; c++) {
+                jsonw_key(w, p->choices[c]);
+                jsonw_str(w, p->presets[c]);
+            }
+            jsonw_obj_end(w);
+        }
+        jsonw_key(w, "range");
+        jsonw_str(w, zoo_param_range(p, range, sizeof range));
+        jsonw_key(w, "default");
+        jsonw_str(w, p->def);
+        jsonw_key(w, "help");
+        jsonw_str(w, p->help);
+        jsonw_obj_end(w);
+    }
+    jsonw_arr_end(w);
+    jsonw_obj_end(w);
+}
+
+static int cmd_show(const struct cli_common *co, const char *name)
+{
+    int f = find_family(name);
+    if (f < 0)
+        return 3;
+    if (co->json) {
+        struct jsonw w;
+        jsonw_init(&w, true);
+        show_json(&w, f);
+        size_t len;
+        char *text = jsonw_take(&w, &len);
+        int rc = cli_emit(co, text, len);
+        free(text);
+        return rc;
+    }
+    printf("%s: %s\n\n", zoo_family_name(f), zoo_family_help(f));
+    printf("%-16s %-6s %-12s %s\n", "PARAMETER", "TYPE", "DEFAULT", "VALID VALUES / MEANING");
+    for (int i = 0; i < zoo_param_count(f); i++) {
+        const struct zoo_param *p = zoo_param_get(f, i);
+        char range[256];
+        printf("%-16s %-6s %-12s %s\n", p->name, zoo_ptype_name(p->type), p->def,
+               zoo_param_range(p, range, sizeof range));
+        printf("%-36s %s\n", "", p->help);
+        for (int c = 0; p->presets && c < p->n_choices; c++)
+            if (p->presets[c][0])
+                printf("%-36s   %s: %s\n", "", p->choices[c], p->presets[c]);
+    }
+    struct zoo_args a;
+    zoo_args_init(&a, f);
+    char spec[1024];
+    zoo_args_spec(&a, spec, sizeof spec);
+    printf("\nDefault spec: %s\n", spec);
+    return 0;
+}
+
+static int cmd_sample(const char *name, uint64_t seed, int64_t count)
+{
+    int lo = 0, hi = zoo_family_count();
+    if (strcmp(name, "all") != 0) {
+        lo = find_family(name);
+        if (lo < 0)
+            return 3;
+        hi = lo + 1;
+    }
+    uint64_t state = seed;
+    for (int64_t k = 0; k < count; k++) {
+        for (int f = lo; f < hi; f++) {
+            char spec[1024];
+            struct diag d = {0};
+            if (zoo_sample_spec(f, &state, spec, sizeof spec, &d))
+                return cli_fail(&d);
+            printf("%s\n", spec);
+        }
+    }
+    return 0;
+}
+
+static int cmd_build(const struct cli_common *co, int argc, char **argv)
+{
+    /* FAMILY k=v k=v ... joined into one spec so presets apply first */
+    char spec[1024];
+    size_t off = (size_t)snprintf(spec, sizeof spec, "%s", argv[0]);
+    for (int i = 1; i < argc; i++) {
+        if (strchr(argv[i], ':') || !strchr(argv[i], '='))
+            return cli_usage_error("zoo", "'%s': expected KEY=VALUE (see 'dippm zoo show %s')",
+                                   argv[i], argv[0]);
+        if (off >= sizeof spec)
+            break;
+        off += (size_t)snprintf(spec + off, sizeof spec - off, ":%s", argv[i]);
+    }
+    if (off >= sizeof spec)
+        return cli_usage_error("zoo", "template spec longer than %zu characters",
+                               sizeof spec - 1);
+    const char *full = strncmp(spec, "zoo:", 4) == 0 ? spec : NULL;
+    char buf[1030];
+    if (!full) {
+        snprintf(buf, sizeof buf, "zoo:%s", spec);
+        full = buf;
+    }
+    int rc;
+    struct graph *g = cli_load_model(full, co, &rc);
+    if (!g)
+        return rc;
+    if (co->output) {
+        for (int i = 0; i < g->n_syms; i++)
+            g->syms[i].def = g->syms[i].val;
+        size_t len;
+        char *text = json_graph_write(g, &len);
+        rc = cli_emit(co, text, len);
+        free(text);
+        graph_free(g);
+        return rc;
+    }
+    struct diag d = {0};
+    enum status st = graph_infer(g, &d);
+    if (st != ST_OK) {
+        rc = cli_fail(&d);
+        graph_free(g);
+        return rc;
+    }
+    if (co->json) {
+        struct jsonw w;
+        char fam[64];
+        jsonw_init(&w, true);
+        jsonw_obj_begin(&w);
+        jsonw_key(&w, "name");
+        jsonw_str(&w, g->name);
+        jsonw_key(&w, "family");
+        jsonw_str(&w, zoo_graph_family(g, fam, sizeof fam));
+        jsonw_key(&w, "spec");
+        jsonw_str(&w, g->path);
+        jsonw_key(&w, "nodes");
+        jsonw_int(&w, g->n_nodes);
+        jsonw_key(&w, "symbols");
+        jsonw_obj_begin(&w);
+        for (int i = 0; i < g->n_syms; i++) {
+            jsonw_key(&w, g->syms[i].name);
+            jsonw_int(&w, g->syms[i].val);
+        }
+        jsonw_obj_end(&w);
+        jsonw_key(&w, "params");
+        jsonw_num(&w, g->totals.params, false);
+        jsonw_key(&w, "macs");
+        jsonw_num(&w, g->totals.macs, false);
+        jsonw_key(&w, "flops");
+        jsonw_num(&w, g->totals.flops, false);
+        jsonw_obj_end(&w);
+        size_t len;
+        char *text = jsonw_take(&w, &len);
+        rc = cli_emit(co, text, len);
+        free(text);
+        graph_free(g);
+        return rc;
+    }
+    printf("name:    %s\nspec:    %s\nnodes:   %d\n", g->name, g->path, g->n_nodes);
+    printf("symbols:");
+    for (int i = 0; i < g->n_syms; i++)
+        printf(" %s=%lld", g->syms[i].name, (long long)g->syms[i].val);
+    printf("\n");
+    printf("params:  %.0f\nMACs:    %.0f (%.3f G)\n", g->totals.params, g->totals.macs,
+           g->totals.macs / 1e9);
+    graph_free(g);
+    return rc;
+}
+
+int cli_zoo(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        CLI_COMMON_LONGOPTS,
+        {"seed", required_argument, NULL, OPT_SEED},
+        {"count", required_argument, NULL, OPT_COUNT},
+        {0, 0, 0, 0}};
+    struct cli_common co;
+    cli_common_init(&co);
+    int64_t seed = 1, count = 10;
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
+        if (c == CLI_OPT_HELP || c == 'h') {
+            help();
+            return 0;
+        }
+        if (c == OPT_SEED) {
+            if (cli_parse_int(optarg, 0, INT64_MAX, &seed))
+                return cli_usage_error("zoo", "--seed '%s': expected a non-negative integer",
+                                       optarg);
+            continue;
+        }
+        if (c == OPT_COUNT) {
+            if (cli_parse_int(optarg, 1, 1000000, &count))
+                return cli_usage_error("zoo", "--count '%s': expected 1 to 1000000", optarg);
+            continue;
+        }
+        int r = cli_common_opt(&co, c, optarg);
+        if (r < 0)
+            return 2;
+        if (r == 0 || c == CLI_OPT_GPU || c == CLI_OPT_PRECISION || c == CLI_OPT_RUNTIME ||
+            c == CLI_OPT_WEIGHTS || c == CLI_OPT_CSV)
+            return cli_usage_error("zoo", "option not valid for 'zoo'");
+    }
+    int nargs = argc - optind;
+    char **args = argv + optind;
+    if (nargs < 1)
+        return cli_usage_error("zoo", "expected list, show FAMILY, sample FAMILY or FAMILY k=v...");
+    if (strcmp(args[0], "list") == 0) {
+        if (nargs != 1)
+            return cli_usage_error("zoo", "'list' takes no arguments");
+        return cmd_list(&co);
+    }
+    if (strcmp(args[0], "show") == 0) {
+        if (nargs != 2)
+            return cli_usage_error("zoo", "expected 'show FAMILY'");
+        return cmd_show(&co, args[1]);
+    }
+    if (strcmp(args[0], "sample") == 0) {
+        if (nargs != 2)
+            return cli_usage_error("zoo", "expected 'sample FAMILY' or 'sample all'");
+        return cmd_sample(args[1], (uint64_t)seed, count);
+    }
+    return cmd_build(&co, nargs, args);
+}

@@ -1,0 +1,61 @@
+/*
+ * calib_impl.h - internals shared by calib_eval.c, calib_fit.c and
+ * calib_report.c.
+ */
+#ifndef DIPPM_CALIB_IMPL_H
+#define DIPPM_CALIB_IMPL_H
+
+#include "core/calib.h"
+#include "graph/ir.h"
+
+/* One graph, inferred for one (spec, batch, sequence, phase) binding. */
+struct calib_binding {
+    char spec[192];
+    int64_t batch, seq;  /* seq: tokens (prefill) or cached context (decode); 0 = none */
+    bool decode;
+    bool last;           /* logits of the last position only (generation rows) */
+    bool has_conv;       /* the graph has convolutions (conv_eff can change its runs) */
+    struct graph *g;     /* NULL if rejected (err says why) */
+    char err[240];
+};
+
+/* One teacher run: a binding under one configuration, shared by rows. */
+struct calib_run {
+    int bi;
+    struct config cfg;
+    bool need;           /* wanted by the current evaluation */
+    struct sim_prep *prep; /* the teacher's constant-free part, made on first use */
+    double mem_bytes;    /* usable memory of the GPU or slice */
+    double idle_w;       /* its idle board power */
+    double latency_ms, memory_mib, energy_j, power_w;
+    bool fits;           /* predicted memory within the GPU's or slice's usable memory */
+};
+
+struct calib_graphs {
+    char samples_dir[4096];
+    struct calib_binding *b;
+    int n_b, cap_b;
+    struct calib_run *r;
+    int n_r, cap_r;
+};
+
+/* Most worker threads an evaluation uses (one per online CPU up to this). */
+#define CALIB_MAX_THREADS 16
+
+/* Row selections for calib_eval_sel (or-ed). */
+enum {
+    SEL_TIME = 1,       /* every target but memory */
+    SEL_MEMORY = 2,     /* memory rows */
+    SEL_FIT_ONLY = 4,   /* only fitted rows not held out */
+    SEL_HELD_OUT = 8,   /* only held-out rows */
+    SEL_RT_SHIFT = 4,   /* (runtime + 1) << SEL_RT_SHIFT: only that runtime's rows */
+    SEL_FP32 = 64,      /* only fp32 rows (CUDA-core GEMMs) */
+    SEL_CONV = 128,     /* only rows whose graph has convolutions */
+    SEL_POWER = 256     /* only power rows (with SEL_FIT_ONLY: the power objective) */
+};
+
+/* Runs the teacher for the selected rows and sets their pred (or pred_lomo). */
+enum status calib_eval_sel(struct calib_set *set, struct calib_graphs *cg,
+                           const struct sim_params *p, int sel, bool lomo, struct diag *d);
+
+#endif

@@ -1,0 +1,82 @@
+/*
+ * config.h - a prediction configuration: which GPU (or MIG slice), precision,
+ * runtime and batch. Input dims and sequence length are graph symbols
+ * (graph_sym_set); batch is kept here too so it can be applied to any graph.
+ */
+#ifndef DIPPM_CONFIG_H
+#define DIPPM_CONFIG_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "util/status.h"
+
+#define PRECISION_LIST(X)          \
+    X(PREC_FP32, "fp32", 4)        \
+    X(PREC_TF32, "tf32", 4)        \
+    X(PREC_FP16, "fp16", 2)        \
+    X(PREC_BF16, "bf16", 2)        \
+    X(PREC_INT8, "int8", 1)        \
+    X(PREC_FP8, "fp8", 1)
+
+enum precision {
+#define X(id, name, bytes) id,
+    PRECISION_LIST(X)
+#undef X
+    PREC__COUNT
+};
+
+/* "pytorch": eager, one kernel per op, attention as the graph writes it
+ * (MatMul, Softmax, MatMul: PyTorch 1.x and models that spell it out);
+ * "tensorrt": fused engine; "pytorch-sdpa": eager with fused
+ * scaled-dot-product attention (torch.nn.functional.
+ * scaled_dot_product_attention, the default attention of PyTorch 2 models in
+ * transformers and diffusers). */
+#define RUNTIME_LIST(X)                 \
+    X(RT_PYTORCH, "pytorch")            \
+    X(RT_TENSORRT, "tensorrt")          \
+    X(RT_PYTORCH_SDPA, "pytorch-sdpa")
+
+enum runtime {
+#define X(id, name) id,
+    RUNTIME_LIST(X)
+#undef X
+    RT__COUNT
+};
+
+/* Eager PyTorch (with or without fused attention): one dispatch per op. */
+static inline bool runtime_eager(enum runtime r)
+{
+    return r == RT_PYTORCH || r == RT_PYTORCH_SDPA;
+}
+
+/* The runtime whose fitted constants r uses: pytorch-sdpa is the same
+ * framework as pytorch (dispatch, efficiencies, context), only its
+ * attention runs as one kernel. */
+static inline enum runtime runtime_base(enum runtime r)
+{
+    return r == RT_PYTORCH_SDPA ? RT_PYTORCH : r;
+}
+
+struct config {
+    int gpu;  /* index into the GPU table (gpu.h) */
+    int mig;  /* MIG profile index of that GPU, or -1 for the whole GPU */
+    enum precision prec;
+    enum runtime rt;
+    int64_t batch;
+};
+
+const char *precision_name(enum precision p);
+int precision_bytes(enum precision p);
+bool precision_parse(const char *s, enum precision *out);
+const char *runtime_name(enum runtime r);
+bool runtime_parse(const char *s, enum runtime *out);
+
+/* The default GPU: the first row of the GPU table (gpu.c), the
+ * A100-SXM4-40GB of the DIPPM paper (tests/test_gpu.c checks the name). */
+#define CONFIG_DEFAULT_GPU 0
+
+/* Defaults: A100-SXM4-40GB (the paper's GPU), whole GPU, fp32, pytorch, batch 1. */
+void config_default(struct config *c);
+
+#endif

@@ -1,0 +1,682 @@
+/* gnn.c - model layout, forward pass and loss with backward (see gnn.h). */
+#include "core/gnn.h"
+
+#include <cblas.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/xalloc.h"
+
+const char *gnn_target_name(int t)
+{
+    static const char *const names[GNN_T__COUNT] = {"latency", "energy", "memory"};
+    return t >= 0 && t < GNN_T__COUNT ? names[t] : "?";
+}
+
+/* Tensor order (fixed; the weight file stores them in this order). */
+enum { T_EMB_W, T_EMB_B, T_L0 }; /* then 2 per layer, then the heads */
+enum { H_N1W, H_N1B, H_N2W, H_N2B, H_1W, H_1B, H_2W, H_2B, H_3W, H_3B, H_SKIP, H__COUNT };
+
+static int head_idx(const struct gnn_model *m, int h)
+{
+    return T_L0 + 2 * m->arch.layers + h;
+}
+
+static const float *P(const struct gnn_model *m, int ti)
+{
+    return m->w + m->t[ti].off;
+}
+
+static void add_tensor(struct gnn_model *m, const char *name, int rows, int cols)
+{
+    struct gnn_tensor *t = &m->t[m->n_tensors++];
+    snprintf(t->name, sizeof t->name, "%s", name);
+    t->rows = rows;
+    t->cols = cols;
+    t->off = m->n_params;
+    m->n_params += (size_t)rows * (size_t)cols;
+}
+
+/* Readout width: mean, max, summed node correction S, graph features. */
+static int readout_dim(const struct gnn_arch *a)
+{
+    return 2 * a->hidden + 1 + a->fg;
+}
+
+static enum status layout(struct gnn_model *m, const struct gnn_arch *a, struct diag *d)
+{
+    memset(m, 0, sizeof *m);
+    if (a->fn < 1 || a->fn > GNN_MAX_FEATURES || a->fg < 1 || a->fg > GNN_MAX_FEATURES)
+        return diag_set(d, ST_ERANGE, "feature counts %d/%d outside 1..%d", a->fn, a->fg,
+                        GNN_MAX_FEATURES);
+    if (a->hidden < 1 || a->hidden > GNN_MAX_WIDTH || a->head_hidden < 1 ||
+        a->head_hidden > GNN_MAX_WIDTH)
+        return diag_set(d, ST_ERANGE, "layer widths %d/%d outside 1..%d", a->hidden,
+                        a->head_hidden, GNN_MAX_WIDTH);
+    if (a->layers < 0 || a->layers > GNN_MAX_LAYERS)
+        return diag_set(d, ST_ERANGE, "%d message-passing layers, expected 0..%d", a->layers,
+                        GNN_MAX_LAYERS);
+    m->arch = *a;
+    int H = a->hidden, F = a->fn + a->fg, Hh = a->head_hidden;
+    add_tensor(m, "emb.w", F, H);
+    add_tensor(m, "emb.b", 1, H);
+    for (int l = 0; l < a->layers; l++) {
+        char nm[16];
+        snprintf(nm, sizeof nm, "mp%d.w", l);
+        add_tensor(m, nm, 3 * H, H);
+        snprintf(nm, sizeof nm, "mp%d.b", l);
+        add_tensor(m, nm, 1, H);
+    }
+    add_tensor(m, "node1.w", H, H);
+    add_tensor(m, "node1.b", 1, H);
+    add_tensor(m, "node2.w", H, 1);
+    add_tensor(m, "node2.b", 1, 1);
+    add_tensor(m, "head1.w", readout_dim(a), Hh);
+    add_tensor(m, "head1.b", 1, Hh);
+    add_tensor(m, "head2.w", Hh, Hh);
+    add_tensor(m, "head2.b", 1, Hh);
+    add_tensor(m, "head3.w", Hh, GNN_T__COUNT);
+    add_tensor(m, "head3.b", 1, GNN_T__COUNT);
+    add_tensor(m, "skip.w", readout_dim(a), GNN_T__COUNT);
+    return ST_OK;
+}
+
+size_t gnn_arch_params(const struct gnn_arch *a)
+{
+    struct gnn_model m;
+    return layout(&m, a, NULL) ? 0 : m.n_params;
+}
+
+enum status gnn_model_alloc(struct gnn_model *m, const struct gnn_arch *a, struct diag *d)
+{
+    enum status st = layout(m, a, d);
+    if (st)
+        return st;
+    m->w = xcalloc(m->n_params, sizeof(float));
+    m->node_mean = xcalloc((size_t)a->fn, sizeof(float));
+    m->node_std = xmalloc(sizeof(float) * (size_t)a->fn);
+    m->graph_mean = xcalloc((size_t)a->fg, sizeof(float));
+    m->graph_std = xmalloc(sizeof(float) * (size_t)a->fg);
+    for (int i = 0; i < a->fn; i++)
+        m->node_std[i] = 1;
+    for (int i = 0; i < a->fg; i++)
+        m->graph_std[i] = 1;
+    m->bound[GNN_T_LATENCY] = m->bound[GNN_T_ENERGY] = GNN_BOUND_TIME;
+    m->bound[GNN_T_MEMORY] = GNN_BOUND_MEMORY;
+    m->node_bound = GNN_BOUND_NODE;
+    return ST_OK;
+}
+
+/* splitmix64: small, seedable, identical on every platform. */
+static uint64_t rng_next(uint64_t *s)
+{
+    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+static double rng_unit(uint64_t *s)
+{
+    return (double)(rng_next(s) >> 11) * (1.0 / 9007199254740992.0);
+}
+
+void gnn_model_init(struct gnn_model *m, uint64_t seed)
+{
+    uint64_t s = seed ^ 0x6a09e667f3bcc908ull;
+    for (int i = 0; i < m->n_tensors; i++) {
+        struct gnn_tensor *t = &m->t[i];
+        float *w = m->w + t->off;
+        size_t n = (size_t)t->rows * (size_t)t->cols;
+        /* Biases, the linear skip and the last layers of both heads start at
+         * zero: every correction is 0 and the model is the teacher. */
+        if (t->rows == 1 || strcmp(t->name, "skip.w") == 0 || strcmp(t->name, "node2.w") == 0 ||
+            strcmp(t->name, "head3.w") == 0) {
+            memset(w, 0, n * sizeof(float));
+            continue;
+        }
+        double lim = sqrt(6.0 / t->rows); /* He uniform for relu layers */
+        for (size_t k = 0; k < n; k++)
+            w[k] = (float)((2 * rng_unit(&s) - 1) * lim);
+    }
+}
+
+void gnn_model_fini(struct gnn_model *m)
+{
+    if (!m)
+        return;
+    free(m->w);
+    free(m->node_mean);
+    free(m->node_std);
+    free(m->graph_mean);
+    free(m->graph_std);
+    memset(m, 0, sizeof *m);
+}
+
+void gnn_model_copy(struct gnn_model *dst, const struct gnn_model *src)
+{
+    *dst = *src;
+    dst->w = xmalloc(sizeof(float) * src->n_params);
+    memcpy(dst->w, src->w, sizeof(float) * src->n_params);
+    size_t fn = (size_t)src->arch.fn, fg = (size_t)src->arch.fg;
+    dst->node_mean = xmalloc(sizeof(float) * fn);
+    dst->node_std = xmalloc(sizeof(float) * fn);
+    dst->graph_mean = xmalloc(sizeof(float) * fg);
+    dst->graph_std = xmalloc(sizeof(float) * fg);
+    memcpy(dst->node_mean, src->node_mean, sizeof(float) * fn);
+    memcpy(dst->node_std, src->node_std, sizeof(float) * fn);
+    memcpy(dst->graph_mean, src->graph_mean, sizeof(float) * fg);
+    memcpy(dst->graph_std, src->graph_std, sizeof(float) * fg);
+}
+
+void gnn_normalize_nodes(const struct gnn_model *m, float *x, size_t n)
+{
+    int f = m->arch.fn;
+    for (size_t i = 0; i < n; i++)
+        for (int k = 0; k < f; k++)
+            x[i * f + k] = (x[i * f + k] - m->node_mean[k]) / m->node_std[k];
+}
+
+void gnn_normalize_graph(const struct gnn_model *m, float *x, size_t n)
+{
+    int f = m->arch.fg;
+    for (size_t i = 0; i < n; i++)
+        for (int k = 0; k < f; k++)
+            x[i * f + k] = (x[i * f + k] - m->graph_mean[k]) / m->graph_std[k];
+}
+
+/* ---- scratch --------------------------------------------------------- */
+
+void gnn_work_init(struct gnn_work *w)
+{
+    memset(w, 0, sizeof *w);
+}
+
+void gnn_work_fini(struct gnn_work *w)
+{
+    if (!w)
+        return;
+    float **fs[] = {&w->gb, &w->a0, &w->h, &w->m, &w->z, &w->u, &w->s, &w->c, &w->r, &w->z1,
+                    &w->z2, &w->a1, &w->a2, &w->o, &w->out, &w->p, &w->dh, &w->dhp, &w->dm, &w->dz, &w->du,
+                    &w->ds, &w->dr, &w->dz1, &w->dz2, &w->da, &w->dout, &w->dO, &w->dgb};
+    for (size_t i = 0; i < sizeof fs / sizeof fs[0]; i++)
+        free(*fs[i]);
+    free(w->amax);
+    memset(w, 0, sizeof *w);
+}
+
+static void grow(float **p, size_t n)
+{
+    free(*p);
+    *p = xmalloc(sizeof(float) * (n ? n : 1));
+}
+
+static void work_reserve(struct gnn_work *w, const struct gnn_arch *a, size_t n, size_t g)
+{
+    size_t H = (size_t)a->hidden, L = (size_t)a->layers;
+    size_t Hh = (size_t)a->head_hidden, R = (size_t)readout_dim(a);
+    if (n > w->cap_n) {
+        n = n + n / 2;
+        grow(&w->a0, n * H);
+        grow(&w->h, (L + 1) * n * H);
+        grow(&w->m, (L ? L : 1) * n * 3 * H);
+        grow(&w->z, (L ? L : 1) * n * H);
+        grow(&w->u, n * H);
+        grow(&w->s, n);
+        grow(&w->c, n);
+        grow(&w->p, n);
+        grow(&w->dh, n * H);
+        grow(&w->dhp, n * H);
+        grow(&w->dm, n * 3 * H);
+        grow(&w->dz, n * H);
+        grow(&w->du, n * H);
+        grow(&w->ds, n);
+        w->cap_n = n;
+    }
+    if (g > w->cap_g) {
+        g = g + g / 2;
+        grow(&w->gb, g * H);
+        grow(&w->r, g * R);
+        grow(&w->z1, g * Hh);
+        grow(&w->z2, g * Hh);
+        grow(&w->a1, g * Hh);
+        grow(&w->a2, g * Hh);
+        grow(&w->o, g * GNN_T__COUNT);
+        grow(&w->out, g * GNN_T__COUNT);
+        grow(&w->dr, g * R);
+        grow(&w->dz1, g * Hh);
+        grow(&w->dz2, g * Hh);
+        grow(&w->da, g * Hh);
+        grow(&w->dout, g * GNN_T__COUNT);
+        grow(&w->dO, g * GNN_T__COUNT);
+        grow(&w->dgb, g * H);
+        free(w->amax);
+        w->amax = xmalloc(sizeof(int) * g * H);
+        w->cap_g = g;
+    }
+}
+
+/* ---- dense helpers (row-major) --------------------------------------- */
+
+/* C[m x n] = A[m x k] B[k x n] + bias (broadcast rows; bias may be NULL). */
+static void dense(int m, int n, int k, const float *A, const float *B, const float *bias,
+                  float *C)
+{
+    if (m == 0)
+        return;
+    for (int i = 0; i < m; i++)
+        if (bias)
+            memcpy(C + (size_t)i * n, bias, sizeof(float) * (size_t)n);
+        else
+            memset(C + (size_t)i * n, 0, sizeof(float) * (size_t)n);
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, k, 1.0f, A, k, B, n, 1.0f, C, n);
+}
+
+/* dW[k x n] += A^T dC; db[n] += colsum(dC); dA[m x k] = dC W^T (if dA). */
+static void dense_back(int m, int n, int k, const float *A, const float *W, const float *dC,
+                       float *dW, float *db, float *dA)
+{
+    if (m == 0)
+        return;
+    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, k, n, m, 1.0f, A, k, dC, n, 1.0f, dW, n);
+    for (int i = 0; i < m; i++)
+        for (int j = 0; j < n; j++)
+            db[j] += dC[(size_t)i * n + j];
+    if (dA)
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, m, k, n, 1.0f, dC, n, W, n, 0.0f, dA,
+                    k);
+}
+
+/* The hot elementwise loops work in blocks of 8: a fixed trip count is what
+ * -O2's cheap vectoriser accepts (it adds no epilogue for an unknown one). */
+#define BLK 8
+
+/* dst[k] += src[k]. */
+static void add_row(float *restrict dst, const float *restrict src, int n)
+{
+    int k = 0;
+    for (; k + BLK <= n; k += BLK)
+        for (int j = 0; j < BLK; j++)
+            dst[k + j] += src[k + j];
+    for (; k < n; k++)
+        dst[k] += src[k];
+}
+
+static void relu_to(const float *in, float *out, size_t n)
+{
+    size_t i = 0;
+    for (; i + BLK <= n; i += BLK)
+        for (int j = 0; j < BLK; j++)
+            out[i + j] = in[i + j] > 0 ? in[i + j] : 0;
+    for (; i < n; i++)
+        out[i] = in[i] > 0 ? in[i] : 0;
+}
+
+/* ---- forward ----------------------------------------------------------- */
+
+void gnn_forward(const struct gnn_model *m, const struct gnn_batch *b, struct gnn_work *w)
+{
+    const struct gnn_arch *a = &m->arch;
+    int N = b->n_nodes, G = b->n_graphs, H = a->hidden;
+    int Hh = a->head_hidden, R = readout_dim(a), L = a->layers;
+    work_reserve(w, a, (size_t)N, (size_t)G);
+    size_t NH = (size_t)N * H;
+
+    /* Embedding of [xn_i, xg_g]: the graph features' part is the same for
+     * every node of a graph, so it is computed once per graph (gb) and
+     * added like a bias to xn We[0:fn]. */
+    const float *we = P(m, T_EMB_W);
+    dense(G, H, a->fg, b->xg, we + (size_t)a->fn * H, P(m, T_EMB_B), w->gb);
+    for (int g = 0; g < G; g++)
+        for (int i = b->goff[g]; i < b->goff[g + 1]; i++)
+            memcpy(w->a0 + (size_t)i * H, w->gb + (size_t)g * H, sizeof(float) * (size_t)H);
+    if (N > 0)
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, N, H, a->fn, 1.0f, b->xn, a->fn,
+                    we, H, 1.0f, w->a0, H);
+    relu_to(w->a0, w->h, NH);
+
+    for (int l = 0; l < L; l++) {
+        const float *hp = w->h + (size_t)l * NH;
+        float *mm = w->m + (size_t)l * NH * 3, *z = w->z + (size_t)l * NH;
+        float *hn = w->h + (size_t)(l + 1) * NH;
+        for (int i = 0; i < N; i++) {
+            float *row = mm + (size_t)i * 3 * H;
+            memcpy(row, hp + (size_t)i * H, sizeof(float) * (size_t)H);
+            for (int side = 0; side < 2; side++) {
+                const int *off = side ? b->succ_off : b->pred_off;
+                const int *idx = side ? b->succ : b->pred;
+                float *agg = row + (size_t)(1 + side) * H;
+                memset(agg, 0, sizeof(float) * (size_t)H);
+                int deg = off[i + 1] - off[i];
+                if (!deg)
+                    continue;
+                for (int e = off[i]; e < off[i + 1]; e++)
+                    add_row(agg, hp + (size_t)idx[e] * H, H);
+                if (deg > 1) {
+                    float inv = 1.0f / (float)deg;
+                    for (int k = 0; k < H; k++)
+                        agg[k] *= inv;
+                }
+            }
+        }
+        dense(N, H, 3 * H, mm, P(m, T_L0 + 2 * l), P(m, T_L0 + 2 * l + 1), z);
+        relu_to(z, hn, NH);
+        add_row(hn, hp, (int)NH);
+    }
+    const float *hL = w->h + (size_t)L * NH;
+
+    /* Node head: c = Bn tanh((relu(hL Wn1 + bn1) wn2 + bn2) / Bn). */
+    dense(N, H, H, hL, P(m, head_idx(m, H_N1W)), P(m, head_idx(m, H_N1B)), w->u);
+    /* u is kept after the relu (u > 0 exactly where the pre-activation was,
+     * which is all the backward pass needs). */
+    relu_to(w->u, w->u, NH);
+    float bn2 = P(m, head_idx(m, H_N2B))[0], nb = m->node_bound;
+    for (int i = 0; i < N; i++)
+        w->s[i] = bn2;
+    if (N > 0)
+        cblas_sgemv(CblasRowMajor, CblasNoTrans, N, H, 1.0f, w->u, H, P(m, head_idx(m, H_N2W)), 1,
+                    1.0f, w->s, 1);
+    for (int i = 0; i < N; i++)
+        w->c[i] = nb * tanhf(w->s[i] / nb);
+
+    /* Readout, S_g and the predicted shares per graph. */
+    for (int g = 0; g < G; g++) {
+        int b0 = b->goff[g], b1 = b->goff[g + 1], n = b1 - b0;
+        float *r = w->r + (size_t)g * R;
+        int *am = w->amax + (size_t)g * H;
+        memset(r, 0, sizeof(float) * (size_t)R);
+        for (int k = 0; k < H; k++)
+            am[k] = -1;
+        double sum = 0;
+        for (int i = b0; i < b1; i++) {
+            double e = b->w0[i] > 0 ? b->w0[i] * exp(w->c[i]) : 0;
+            w->p[i] = (float)e;
+            sum += e;
+        }
+        for (int i = b0; i < b1; i++)
+            w->p[i] = sum > 0 ? (float)(w->p[i] / sum) : 0;
+        for (int i = b0; i < b1; i++) {
+            const float *h = hL + (size_t)i * H;
+            for (int k = 0; k < H; k++) {
+                r[k] += h[k];
+                if (am[k] < 0 || h[k] > r[H + k]) {
+                    r[H + k] = h[k];
+                    am[k] = i;
+                }
+            }
+        }
+        if (n > 0)
+            for (int k = 0; k < H; k++)
+                r[k] /= (float)n;
+        r[2 * H] = sum > 0 ? (float)log(sum) : 0;
+        memcpy(r + 2 * H + 1, b->xg + (size_t)g * a->fg, sizeof(float) * (size_t)a->fg);
+    }
+
+    dense(G, Hh, R, w->r, P(m, head_idx(m, H_1W)), P(m, head_idx(m, H_1B)), w->z1);
+    relu_to(w->z1, w->a1, (size_t)G * Hh);
+    dense(G, Hh, Hh, w->a1, P(m, head_idx(m, H_2W)), P(m, head_idx(m, H_2B)), w->z2);
+    relu_to(w->z2, w->a2, (size_t)G * Hh);
+    dense(G, GNN_T__COUNT, Hh, w->a2, P(m, head_idx(m, H_3W)), P(m, head_idx(m, H_3B)), w->o);
+    /* Linear skip from the readout. */
+    if (G > 0)
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, G, GNN_T__COUNT, R, 1.0f, w->r, R,
+                    P(m, head_idx(m, H_SKIP)), GNN_T__COUNT, 1.0f, w->o, GNN_T__COUNT);
+    for (int g = 0; g < G; g++) {
+        float S = w->r[(size_t)g * R + 2 * H];
+        for (int t = 0; t < GNN_T__COUNT; t++) {
+            float B = m->bound[t];
+            w->out[g * GNN_T__COUNT + t] = b->anchor[g * GNN_T__COUNT + t] +
+                                           (t != GNN_T_MEMORY ? S : 0) +
+                                           B * tanhf(w->o[g * GNN_T__COUNT + t] / B);
+        }
+    }
+}
+
+/* ---- loss and backward ------------------------------------------------- */
+
+/* The loss terms and their gradients with respect to the outputs (dout)
+ * and the node shares (ds): squared log error per target, the ordering
+ * penalty on pairs, the share cross-entropy. */
+static void loss_terms(const struct gnn_batch *b, const struct gnn_targets *tg,
+                       struct gnn_work *w, double *lreg_out, double *lsh_out)
+{
+    int N = b->n_nodes, G = b->n_graphs;
+    double invG = 1.0 / G, lreg = 0, lsh = 0;
+    for (int g = 0; g < G; g++) {
+        double wg = tg->weight ? tg->weight[g] : 1.0;
+        for (int t = 0; t < GNN_T__COUNT; t++) {
+            float y = tg->y[g * GNN_T__COUNT + t];
+            double e = isnan(y) ? 0 : w->out[g * GNN_T__COUNT + t] - y;
+            lreg += wg * e * e * invG;
+            w->dout[g * GNN_T__COUNT + t] = (float)(2 * wg * e * invG);
+        }
+    }
+    for (int k = 0; k < tg->n_pairs; k++) {
+        int f = tg->pair_fast[k], sl = tg->pair_slow[k];
+        double e = w->out[f * GNN_T__COUNT + GNN_T_LATENCY] - w->out[sl * GNN_T__COUNT + GNN_T_LATENCY];
+        if (e <= 0)
+            continue;
+        lreg += tg->order_weight * e * e * invG;
+        w->dout[f * GNN_T__COUNT + GNN_T_LATENCY] += (float)(2 * tg->order_weight * e * invG);
+        w->dout[sl * GNN_T__COUNT + GNN_T_LATENCY] -= (float)(2 * tg->order_weight * e * invG);
+    }
+    /* Share cross-entropy: -sum p_i log q_i, q = the predicted shares; its
+     * gradient with respect to c_i is q_i - p_i (q is a softmax of
+     * log w0 + c). Nodes the teacher gives no time keep q_i = 0. */
+    for (int i = 0; i < N; i++)
+        w->ds[i] = 0;
+    if (tg->share && tg->share_weight > 0)
+        for (int g = 0; g < G; g++) {
+            if (tg->has_share && !tg->has_share[g])
+                continue;
+            double tot = 0;
+            for (int i = b->goff[g]; i < b->goff[g + 1]; i++)
+                tot += b->w0[i] > 0 ? tg->share[i] : 0;
+            if (!(tot > 0))
+                continue;
+            for (int i = b->goff[g]; i < b->goff[g + 1]; i++) {
+                if (!(b->w0[i] > 0))
+                    continue;
+                double pt = tg->share[i] / tot, q = w->p[i] > 1e-30f ? w->p[i] : 1e-30;
+                lsh -= pt * log(q) * invG * tg->share_weight;
+                w->ds[i] += (float)((w->p[i] - pt) * invG * tg->share_weight);
+            }
+        }
+    *lreg_out = lreg;
+    *lsh_out = lsh;
+}
+
+#define GP(ti) (grad + m->t[(ti)].off)
+
+/* Through the output bounds, the head MLP and the skip to dL/d(readout). */
+static void back_head(const struct gnn_model *m, const struct gnn_batch *b, struct gnn_work *w,
+                      float *grad)
+{
+    const struct gnn_arch *a = &m->arch;
+    int G = b->n_graphs, H = a->hidden, Hh = a->head_hidden, R = readout_dim(a);
+    /* Through the bounds: out = anchor (+ S) + B tanh(o / B). */
+    for (int g = 0; g < G; g++)
+        for (int t = 0; t < GNN_T__COUNT; t++) {
+            float B = m->bound[t], th = tanhf(w->o[g * GNN_T__COUNT + t] / B);
+            w->dO[g * GNN_T__COUNT + t] = w->dout[g * GNN_T__COUNT + t] * (1 - th * th);
+        }
+    dense_back(G, GNN_T__COUNT, Hh, w->a2, P(m, head_idx(m, H_3W)), w->dO,
+               GP(head_idx(m, H_3W)), GP(head_idx(m, H_3B)), w->da);
+    for (size_t k = 0; k < (size_t)G * Hh; k++)
+        w->dz2[k] = w->z2[k] > 0 ? w->da[k] : 0;
+    dense_back(G, Hh, Hh, w->a1, P(m, head_idx(m, H_2W)), w->dz2, GP(head_idx(m, H_2W)),
+               GP(head_idx(m, H_2B)), w->da);
+    for (size_t k = 0; k < (size_t)G * Hh; k++)
+        w->dz1[k] = w->z1[k] > 0 ? w->da[k] : 0;
+    dense_back(G, Hh, R, w->r, P(m, head_idx(m, H_1W)), w->dz1, GP(head_idx(m, H_1W)),
+               GP(head_idx(m, H_1B)), w->dr);
+    /* Skip: dWskip += r^T dout; dr += dout Wskip^T. */
+    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, R, GNN_T__COUNT, G, 1.0f, w->r, R,
+                w->dO, GNN_T__COUNT, 1.0f, GP(head_idx(m, H_SKIP)), GNN_T__COUNT);
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, G, R, GNN_T__COUNT, 1.0f, w->dO,
+                GNN_T__COUNT, P(m, head_idx(m, H_SKIP)), GNN_T__COUNT, 1.0f, w->dr, R);
+    for (int g = 0; g < G; g++)
+        w->dr[(size_t)g * R + 2 * H] +=
+            w->dout[g * GNN_T__COUNT + GNN_T_LATENCY] + w->dout[g * GNN_T__COUNT + GNN_T_ENERGY];
+}
+
+/* The readout back to the last node embeddings (w->dh) and, through the
+ * node head, the node scores. */
+static void back_readout(const struct gnn_model *m, const struct gnn_batch *b,
+                         struct gnn_work *w, float *grad)
+{
+    const struct gnn_arch *a = &m->arch;
+    int N = b->n_nodes, G = b->n_graphs, H = a->hidden, R = readout_dim(a);
+    size_t NH = (size_t)N * H;
+    float *dh = w->dh;
+    memset(dh, 0, sizeof(float) * NH);
+    for (int g = 0; g < G; g++) {
+        int b0 = b->goff[g], b1 = b->goff[g + 1], n = b1 - b0;
+        if (n == 0)
+            continue;
+        const float *dr = w->dr + (size_t)g * R;
+        const int *am = w->amax + (size_t)g * H;
+        float inv = 1.0f / (float)n;
+        for (int i = b0; i < b1; i++) {
+            float *d = dh + (size_t)i * H;
+            for (int k = 0; k < H; k++)
+                d[k] += dr[k] * inv;
+            w->ds[i] += dr[2 * H] * w->p[i];
+        }
+        for (int k = 0; k < H; k++)
+            dh[(size_t)am[k] * H + k] += dr[H + k];
+    }
+    /* ds holds dL/dc; through the bound c = Bn tanh(s / Bn) to dL/ds. */
+    for (int i = 0; i < N; i++) {
+        float q = w->c[i] / m->node_bound;
+        w->ds[i] *= 1 - q * q;
+    }
+    /* Node head. */
+    const float *hL = w->h + (size_t)a->layers * NH;
+    const float *wn2 = P(m, head_idx(m, H_N2W));
+    float *gwn2 = GP(head_idx(m, H_N2W));
+    for (int i = 0; i < N; i++) {
+        const float *u = w->u + (size_t)i * H;
+        float *du = w->du + (size_t)i * H;
+        float ds = w->ds[i];
+        GP(head_idx(m, H_N2B))[0] += ds;
+        for (int k = 0; k < H; k++) {
+            gwn2[k] += ds * (u[k] > 0 ? u[k] : 0);
+            du[k] = u[k] > 0 ? ds * wn2[k] : 0;
+        }
+    }
+    dense_back(N, H, H, hL, P(m, head_idx(m, H_N1W)), w->du, GP(head_idx(m, H_N1W)),
+               GP(head_idx(m, H_N1B)), w->dhp);
+    for (size_t k = 0; k < NH; k++)
+        dh[k] += w->dhp[k];
+}
+
+/* Message-passing layers, last to first, then the embedding; w->dh holds
+ * dL/dh of the last layer on entry. */
+static void back_layers(const struct gnn_model *m, const struct gnn_batch *b,
+                        struct gnn_work *w, float *grad)
+{
+    const struct gnn_arch *a = &m->arch;
+    int N = b->n_nodes, G = b->n_graphs, H = a->hidden;
+    size_t NH = (size_t)N * H;
+    float *dh = w->dh;
+    for (int l = a->layers - 1; l >= 0; l--) {
+        const float *z = w->z + (size_t)l * NH, *mm = w->m + (size_t)l * NH * 3;
+        for (size_t k = 0; k < NH; k++)
+            w->dz[k] = z[k] > 0 ? dh[k] : 0;
+        dense_back(N, H, 3 * H, mm, P(m, T_L0 + 2 * l), w->dz, GP(T_L0 + 2 * l),
+                   GP(T_L0 + 2 * l + 1), w->dm);
+        /* dh stays as the residual path; add the self and neighbour parts. */
+        for (int i = 0; i < N; i++)
+            add_row(dh + (size_t)i * H, w->dm + (size_t)i * 3 * H, H);
+        for (int i = 0; i < N; i++) {
+            const float *row = w->dm + (size_t)i * 3 * H;
+            for (int side = 0; side < 2; side++) {
+                const int *off = side ? b->succ_off : b->pred_off;
+                const int *idx = side ? b->succ : b->pred;
+                int deg = off[i + 1] - off[i];
+                if (!deg)
+                    continue;
+                float inv = 1.0f / (float)deg;
+                const float *restrict src = row + (size_t)(1 + side) * H;
+                for (int e = off[i]; e < off[i + 1]; e++) {
+                    float *restrict d = dh + (size_t)idx[e] * H;
+                    for (int k = 0; k < H; k++)
+                        d[k] += src[k] * inv;
+                }
+            }
+        }
+    }
+    /* Embedding. */
+    for (size_t k = 0; k < NH; k++)
+        w->dz[k] = w->a0[k] > 0 ? dh[k] : 0;
+    dense_back(N, H, a->fn, b->xn, P(m, T_EMB_W), w->dz, GP(T_EMB_W), GP(T_EMB_B), NULL);
+    /* Graph part: dWe[fn:] += xg^T (per-graph sums of dz). */
+    float *dgb = w->dgb;
+    memset(dgb, 0, sizeof(float) * (size_t)G * H);
+    for (int g = 0; g < G; g++)
+        for (int i = b->goff[g]; i < b->goff[g + 1]; i++)
+            add_row(dgb + (size_t)g * H, w->dz + (size_t)i * H, H);
+    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, a->fg, H, G, 1.0f, b->xg, a->fg, dgb, H,
+                1.0f, GP(T_EMB_W) + (size_t)a->fn * H, H);
+}
+#undef GP
+
+double gnn_loss(const struct gnn_model *m, const struct gnn_batch *b,
+                const struct gnn_targets *tg, struct gnn_work *w, float *grad,
+                double *reg_loss, double *share_loss)
+{
+    gnn_forward(m, b, w);
+    if (b->n_graphs == 0)
+        return 0;
+    double lreg, lsh;
+    loss_terms(b, tg, w, &lreg, &lsh);
+    if (reg_loss)
+        *reg_loss = lreg;
+    if (share_loss)
+        *share_loss = lsh;
+    if (!grad)
+        return lreg + lsh;
+    back_head(m, b, w, grad);
+    back_readout(m, b, w, grad);
+    back_layers(m, b, w, grad);
+    return lreg + lsh;
+}
+
+/* ---- Adam ---------------------------------------------------------------- */
+
+void gnn_adam_init(struct gnn_adam *a, size_t n, float lr)
+{
+    memset(a, 0, sizeof *a);
+    a->n = n;
+    a->mom = xcalloc(n, sizeof(float));
+    a->vel = xcalloc(n, sizeof(float));
+    a->lr = lr;
+    a->beta1 = 0.9f;
+    a->beta2 = 0.999f;
+    a->eps = 1e-8f;
+    a->wd = 0;
+}
+
+void gnn_adam_step(struct gnn_adam *a, float *w, const float *g)
+{
+    a->t++;
+    double c1 = 1 - pow(a->beta1, (double)a->t), c2 = 1 - pow(a->beta2, (double)a->t);
+    float lr = (float)(a->lr * sqrt(c2) / c1);
+    for (size_t i = 0; i < a->n; i++) {
+        a->mom[i] = a->beta1 * a->mom[i] + (1 - a->beta1) * g[i];
+        a->vel[i] = a->beta2 * a->vel[i] + (1 - a->beta2) * g[i] * g[i];
+        w[i] -= lr * a->mom[i] / (sqrtf(a->vel[i]) + a->eps) + a->lr * a->wd * w[i];
+    }
+}
+
+void gnn_adam_fini(struct gnn_adam *a)
+{
+    if (!a)
+        return;
+    free(a->mom);
+    free(a->vel);
+    memset(a, 0, sizeof *a);
+}

@@ -1,0 +1,163 @@
+/*
+ * gnn.h - the graph neural network: forward, backward and Adam, on OpenBLAS.
+ *
+ * The network is anchored on the teacher (sim.h): it predicts bounded log
+ * corrections to the analytic estimate, not the figures themselves, so the
+ * physics the teacher models (roofline, waves, launch and host floors,
+ * memory parts) is kept and what is learnt is what the analytic model
+ * misses. With every correction zero the output IS the teacher's.
+ *
+ * Input per node: x_i = [normalised node features, normalised graph features]
+ * and w_i, the teacher's share of the graph's time in node i (sums to 1).
+ * Per graph: a_g, the log of the teacher's latency (ms), energy (J per
+ * batch) and memory (MiB).
+ *   h0_i  = relu(x_i We + be)
+ *   hl_i  = relu([h_i, mean_{j in pred(i)} h_j, mean_{j in succ(i)} h_j] Wl + bl) + h_i
+ *           (GraphSAGE-style mean aggregation along edges in both directions,
+ *            residual; `layers` such layers)
+ *   c_i   = Bn tanh((relu(hL_i Wn1 + bn1) wn2 + bn2) / Bn)
+ *           node i's log time factor, |c_i| < Bn = node_bound
+ *   S_g   = log sum_i w_i exp(c_i)     (the summed node corrections)
+ *   share_i = w_i exp(c_i) / sum_j w_j exp(c_j)   (predicted time shares)
+ *   r_g   = [mean_i hL_i, max_i hL_i, S_g, graph features]
+ *   o_g   = MLP(r_g) + r_g Wskip: two relu layers of head_hidden, 3 outputs
+ *   y_lat = a_lat + S_g + B0 tanh(o_0 / B0)
+ *   y_en  = a_en  + S_g + B1 tanh(o_1 / B1)
+ *   y_mem = a_mem       + B2 tanh(o_2 / B2)      (B = bound[], log units)
+ * Outputs are natural logs of ms, J and MiB. The node head's last layer and
+ * the graph head's last layer and skip start at zero: an untrained model
+ * reproduces the teacher exactly.
+ *
+ * Loss: mean over graphs of weight_g x squared log error on present (non-NaN)
+ * targets plus share_weight x cross-entropy between the label's node shares
+ * and share_i, plus an ordering penalty on pairs of graphs (gnn_targets). Everything is deterministic given the seed of gnn_model_init.
+ *
+ * Ownership: a model owns its parameter and normalisation arrays; a work
+ * struct owns grow-only scratch buffers reused across calls (no per-call
+ * allocation once it has grown to the largest batch).
+ */
+#ifndef DIPPM_GNN_H
+#define DIPPM_GNN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "util/status.h"
+
+enum gnn_target { GNN_T_LATENCY, GNN_T_ENERGY, GNN_T_MEMORY, GNN_T__COUNT };
+/* "latency", "energy", "memory". */
+const char *gnn_target_name(int t);
+
+struct gnn_arch {
+    int fn, fg;      /* node and graph feature counts */
+    int hidden;      /* node embedding width */
+    int layers;      /* message-passing layers */
+    int head_hidden; /* width of the head MLP */
+};
+
+#define GNN_MAX_LAYERS 16
+#define GNN_MAX_TENSORS (8 + 2 * GNN_MAX_LAYERS + 8)
+#define GNN_MAX_WIDTH 4096
+#define GNN_MAX_FEATURES 4096
+
+struct gnn_tensor {
+    char name[16];
+    int rows, cols;
+    size_t off; /* into gnn_model.w */
+};
+
+struct gnn_model {
+    struct gnn_arch arch;
+    int n_tensors;
+    struct gnn_tensor t[GNN_MAX_TENSORS];
+    size_t n_params;
+    float *w;                       /* n_params */
+    float *node_mean, *node_std;    /* fn each */
+    float *graph_mean, *graph_std;  /* fg each */
+    float bound[GNN_T__COUNT];      /* graph correction bounds B (log units) */
+    float node_bound;               /* node correction bound Bn (log units) */
+};
+
+/* Default bounds: latency and energy within x/÷ 4 of the teacher, memory
+ * within x/÷ 2, each node within x/÷ 4. */
+#define GNN_BOUND_TIME 1.3862944f
+#define GNN_BOUND_MEMORY 0.6931472f
+#define GNN_BOUND_NODE 1.3862944f
+
+/* Checks arch limits (ST_ERANGE with diag otherwise), lays out the tensors,
+ * allocates parameters (zeroed) and identity normalisation. */
+enum status gnn_model_alloc(struct gnn_model *m, const struct gnn_arch *a, struct diag *d);
+/* He-uniform initialisation from seed (deterministic). */
+void gnn_model_init(struct gnn_model *m, uint64_t seed);
+/* Parameter count of an architecture without allocating; 0 if invalid. */
+size_t gnn_arch_params(const struct gnn_arch *a);
+void gnn_model_fini(struct gnn_model *m);
+/* Deep copy of src into dst (dst uninitialised). */
+void gnn_model_copy(struct gnn_model *dst, const struct gnn_model *src);
+
+/* A mini-batch of graphs; node arrays are concatenated, indices global. */
+struct gnn_batch {
+    int n_graphs, n_nodes;
+    const int *goff;             /* n_graphs + 1 node offsets */
+    const float *xn;             /* n_nodes x fn, normalised */
+    const float *xg;             /* n_graphs x fg, normalised */
+    const int *pred_off, *pred;  /* CSR, n_nodes + 1 */
+    const int *succ_off, *succ;
+    const float *w0;             /* n_nodes teacher time shares (sum 1 per graph) */
+    const float *anchor;         /* n_graphs x 3 log teacher figures (ms, J, MiB) */
+};
+
+/* Training targets for a batch (standardised log targets). */
+struct gnn_targets {
+    const float *y;          /* n_graphs x GNN_T__COUNT log labels; NaN = missing */
+    const float *weight;     /* n_graphs loss weights, or NULL = all 1 */
+    const float *share;      /* n_nodes teacher shares, or NULL */
+    const unsigned char *has_share; /* n_graphs flags, or NULL = all (if share) */
+    float share_weight;
+    /* Ordering pairs: graph fast[k] should not be predicted slower than
+     * graph slow[k]; each excess e = y_lat(fast) - y_lat(slow) > 0 adds
+     * order_weight e^2 (per graph of the batch) to the loss. */
+    int n_pairs;
+    const int *pair_fast, *pair_slow;
+    float order_weight;
+};
+
+struct gnn_work {
+    size_t cap_n, cap_g;
+    float *gb, *a0, *h, *m, *z, *u, *s, *c, *r, *z1, *z2, *a1, *a2, *o, *out, *p;
+    int *amax;
+    float *dh, *dhp, *dm, *dz, *du, *ds, *dr, *dz1, *dz2, *da, *dout, *dO, *dgb;
+};
+
+void gnn_work_init(struct gnn_work *w);
+void gnn_work_fini(struct gnn_work *w);
+
+/* Forward pass. Afterwards w->out holds n_graphs x 3 predicted logs (ms, J,
+ * MiB), w->c the node log factors and w->p the per-node time shares. */
+void gnn_forward(const struct gnn_model *m, const struct gnn_batch *b, struct gnn_work *w);
+
+/* Forward + loss; if grad != NULL (n_params floats) also backward, with the
+ * gradient ADDED to grad. Returns the loss (mean over graphs). Parts of the
+ * loss go to *reg_loss (targets and ordering penalty) and *share_loss when
+ * not NULL. */
+double gnn_loss(const struct gnn_model *m, const struct gnn_batch *b,
+                const struct gnn_targets *tg, struct gnn_work *w, float *grad,
+                double *reg_loss, double *share_loss);
+
+/* Normalises raw features in place: (x - mean) / std for n rows. */
+void gnn_normalize_nodes(const struct gnn_model *m, float *x, size_t n);
+void gnn_normalize_graph(const struct gnn_model *m, float *x, size_t n);
+
+/* Adam with decoupled weight decay. */
+struct gnn_adam {
+    float *mom, *vel;
+    size_t n;
+    long t;
+    float lr, beta1, beta2, eps, wd;
+};
+void gnn_adam_init(struct gnn_adam *a, size_t n, float lr);
+void gnn_adam_step(struct gnn_adam *a, float *w, const float *g);
+void gnn_adam_fini(struct gnn_adam *a);
+
+#endif

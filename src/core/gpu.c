@@ -1,0 +1,246 @@
+/*
+ * gpu.c - the hardware table: seven data-centre GPUs and every MIG profile of
+ * each. Pure data plus lookups; the figures come from NVIDIA's datasheets, the
+ * MIG User Guide (v580, tables 6-8) and nvidia-smi mig -lgip captures; each
+ * GPU's `source` field names its own. Figures marked "estimate" below are not
+ * published; each says what it was derived from.
+ */
+#include "core/gpu.h"
+
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+/* ---- MIG profiles ----------------------------------------------------------
+ * {name, memory eighths, compute sevenths, SMs, usable GiB, max count, +me}.
+ * Memory and bandwidth fractions: one memory slice = 1/8 of DRAM and of its
+ * bandwidth (MIG User Guide). SMs and usable GiB: nvidia-smi mig -lgip.    */
+
+/* A100 40 GB (SXM4 and PCIe): 98 of 108 SMs usable in MIG mode. The guide
+ * prints 1/8 for 1g.10gb's memory, a typo: it holds two memory slices. */
+static const struct mig_profile a100_40_mig[] = {
+    {"1g.5gb", 1, 1, 14, 4.75, 7, false},   {"1g.5gb+me", 1, 1, 14, 4.75, 1, true},
+    {"1g.10gb", 2, 1, 14, 9.75, 4, false},  {"2g.10gb", 2, 2, 28, 9.75, 3, false},
+    {"3g.20gb", 4, 3, 42, 19.62, 2, false}, {"4g.20gb", 4, 4, 56, 19.62, 1, false},
+    {"7g.40gb", 8, 7, 98, 39.38, 1, false},
+};
+
+/* A100 80 GB (SXM4 and PCIe): names scale with memory (guide note). */
+static const struct mig_profile a100_80_mig[] = {
+    {"1g.10gb", 1, 1, 14, 9.50, 7, false},  {"1g.10gb+me", 1, 1, 14, 9.50, 1, true},
+    {"1g.20gb", 2, 1, 14, 19.50, 4, false}, {"2g.20gb", 2, 2, 28, 19.50, 3, false},
+    {"3g.40gb", 4, 3, 42, 39.25, 2, false}, {"4g.40gb", 4, 4, 56, 39.25, 1, false},
+    {"7g.80gb", 8, 7, 98, 79.00, 1, false},
+};
+
+/* H100 SXM5 80 GB: SMs from the jbarrow.ai -lgip capture (note 1g.20gb has
+ * 26 SMs and 3g.40gb 60, as captured). */
+static const struct mig_profile h100_sxm_mig[] = {
+    {"1g.10gb", 1, 1, 16, 9.75, 7, false},  {"1g.10gb+me", 1, 1, 16, 9.75, 1, true},
+    {"1g.20gb", 2, 1, 26, 19.62, 4, false}, {"2g.20gb", 2, 2, 32, 19.62, 3, false},
+    {"3g.40gb", 4, 3, 60, 39.50, 2, false}, {"4g.40gb", 4, 4, 64, 39.50, 1, false},
+    {"7g.80gb", 8, 7, 132, 79.25, 1, false},
+};
+
+/* H100 PCIe 80 GB: 2g/3g/4g/7g = 30/46/62/114 SMs (gpus.md); the 1g SM
+ * counts (14) are an estimate (114/7 rounded down to an even SM pair count,
+ * not captured); usable GiB as SXM5 (same 80 GB HBM, estimate). */
+static const struct mig_profile h100_pcie_mig[] = {
+    {"1g.10gb", 1, 1, 14, 9.75, 7, false},  {"1g.10gb+me", 1, 1, 14, 9.75, 1, true},
+    {"1g.20gb", 2, 1, 14, 19.62, 4, false}, {"2g.20gb", 2, 2, 30, 19.62, 3, false},
+    {"3g.40gb", 4, 3, 46, 39.50, 2, false}, {"4g.40gb", 4, 4, 62, 39.50, 1, false},
+    {"7g.80gb", 8, 7, 114, 79.25, 1, false},
+};
+
+/* H200 141 GB: fractions and counts from the guide. Usable GiB of 1g.18gb
+ * (16.00), 3g/4g.71gb (69.50) and 7g.141gb (139.75) are `nvidia-smi mig
+ * -lgip` figures; 1g.35gb/2g.35gb (34.62) are estimates at H100 SXM5's
+ * ratio of the 2-slice to the 7-slice figure (19.62 / 79.25). SM counts
+ * other than 1g are estimates taken from H100 SXM5 (same GH100 die). */
+static const struct mig_profile h200_mig[] = {
+    {"1g.18gb", 1, 1, 16, 16.00, 7, false},  {"1g.18gb+me", 1, 1, 16, 16.00, 1, true},
+    {"1g.35gb", 2, 1, 26, 34.62, 4, false},  {"2g.35gb", 2, 2, 32, 34.62, 3, false},
+    {"3g.71gb", 4, 3, 60, 69.50, 2, false},  {"4g.71gb", 4, 4, 64, 69.50, 1, false},
+    {"7g.141gb", 8, 7, 132, 139.75, 1, false},
+};
+
+#define NPROF(a) ((int)(sizeof(a) / sizeof((a)[0])))
+
+/* ---- GPUs -------------------------------------------------------------------
+ * tflops: dense peaks {fp32 CUDA cores, tf32, fp16, bf16 tensor, int8 TOPS, fp8}; 0 = the
+ * GPU has no tensor-core path for that precision (fp8 before Hopper).
+ * usable_gib (no MIG): total memory as nvidia-smi reports it less the ECC /
+ * driver reservation; these are estimates just above the 7g profile's figure.
+ * idle_w: not published by NVIDIA for any of these parts; see each source.
+ * sustain: fraction of the boost-clock peak a board holds under a sustained
+ * tensor-core load. SXM boards (400-700 W) hold boost; the A100 PCIe boards
+ * (250/300 W) drop to ~1.3 GHz of 1.41 under load, and published PCIe vs SXM
+ * MLPerf and DeepLearningExamples throughputs differ by ~5-8% at equal
+ * memory size: 0.93 (estimate). H100 PCIe's table peaks are already at its
+ * own 1755 MHz boost; at 350 W it sheds a further ~5% (estimate, 0.95). */
+static const struct gpu_spec gpus[] = {
+    {"A100-SXM4-40GB", "A100", 108, 98, 1410, {19.5, 156, 312, 312, 624, 0}, 40, 39.59, 1555, 40,
+     400, 55, 1.0, NPROF(a100_40_mig), a100_40_mig,
+     "A100 datasheet (nvidia-a100-datasheet r4) via glennklockwood.com/garden/processors/A100; "
+     "MIG: NVIDIA MIG User Guide v580 + -lgip captures; usable 39.59 GiB (40536 MiB) and "
+     "idle 55 W are estimates (idle below the 59-62 W measured on the 80 GB part)"},
+    {"A100-SXM4-80GB", "A100", 108, 98, 1410, {19.5, 156, 312, 312, 624, 0}, 80, 79.15, 2039, 40,
+     400, 60, 1.0, NPROF(a100_80_mig), a100_80_mig,
+     "A100 datasheet (80 GB HBM2e 2,039 GB/s); MIG: MIG User Guide v580; idle 60 W from a "
+     "public nvidia-smi capture (59-62 W at P0, github.com/allenai/PeerRead/issues/40); usable "
+     "79.15 GiB is an estimate"},
+    {"A100-PCIe-40GB", "A100", 108, 98, 1410, {19.5, 156, 312, 312, 624, 0}, 40, 39.59, 1555, 40,
+     250, 40, 0.93, NPROF(a100_40_mig), a100_40_mig,
+     "A100 datasheet (PCIe 250 W; thundercompute.com A100 specs guide); sustains lower clocks "
+     "than SXM at 250 W (not modelled); idle 40 W and usable GiB are estimates"},
+    {"A100-PCIe-80GB", "A100", 108, 98, 1410, {19.5, 156, 312, 312, 624, 0}, 80, 79.15, 1935, 40,
+     300, 45, 0.93, NPROF(a100_80_mig), a100_80_mig,
+     "A100 datasheet (PCIe 80 GB 1,935 GB/s, 300 W; thundercompute.com); idle 45 W and usable "
+     "GiB are estimates"},
+    {"H100-SXM5-80GB", "H100", 132, 132, 1980, {66.9, 494.7, 989.4, 989.4, 1979, 1979}, 80, 79.65, 3350,
+     50, 700, 120, 1.0, NPROF(h100_sxm_mig), h100_sxm_mig,
+     "H100 dense values glennklockwood.com/garden/processors/h100 (datasheet halves of sparse); "
+     "MIG SMs jbarrow.ai/field_notes/nvidia-mig; idle 120 W is an estimate (140-145 W seen at "
+     "0% util with 72 GB allocated, github.com/wilicc/gpu-burn/issues/114); usable GiB estimate"},
+    {"H100-PCIe-80GB", "H100", 114, 114, 1755, {51, 378, 756, 756, 1513, 1513}, 80, 79.65, 2000, 50,
+     350, 60, 0.95, NPROF(h100_pcie_mig), h100_pcie_mig,
+     "H100 PCIe product brief PB-11133-001 (350 W) and datasheet (dense = sparse/2); boost "
+     "clock 1755 MHz, 1g MIG SMs, idle 60 W and usable GiB are estimates"},
+    {"H200-SXM-141GB", "H200", 132, 132, 1980, {66.9, 494.7, 989.4, 989.4, 1979, 1979}, 141, 140.0,
+     4800, 50, 700, 120, 1.0, NPROF(h200_mig), h200_mig,
+     "H200: GH100 compute as H100 SXM5, 141 GB HBM3e at 4.8 TB/s, 700 W (openmetal.io, "
+     "aiwiki.ai/wiki/nvidia_h200); MIG fractions MIG User Guide v580; MIG SMs other than 1g, "
+     "usable GiB, clock and idle 120 W are estimates"},
+};
+
+_Static_assert(PREC__COUNT == 6, "tflops[] columns follow PRECISION_LIST");
+
+/* Short names users type. */
+static const struct {
+    const char *alias;
+    const char *name;
+} aliases[] = {
+    {"a100", "A100-SXM4-40GB"},          {"a100-40gb", "A100-SXM4-40GB"},
+    {"a100-sxm", "A100-SXM4-40GB"},      {"a100-sxm4", "A100-SXM4-40GB"},
+    {"a100-sxm-40gb", "A100-SXM4-40GB"}, {"a100-80gb", "A100-SXM4-80GB"},
+    {"a100-sxm-80gb", "A100-SXM4-80GB"}, {"a100-pcie", "A100-PCIe-40GB"},
+    {"a100-pcie-40gb", "A100-PCIe-40GB"},{"a100-pcie-80gb", "A100-PCIe-80GB"},
+    {"h100", "H100-SXM5-80GB"},          {"h100-sxm", "H100-SXM5-80GB"},
+    {"h100-sxm5", "H100-SXM5-80GB"},     {"h100-80gb", "H100-SXM5-80GB"},
+    {"h100-pcie", "H100-PCIe-80GB"},     {"h100-pcie-80gb", "H100-PCIe-80GB"},
+    {"h200", "H200-SXM-141GB"},          {"h200-sxm", "H200-SXM-141GB"},
+    {"h200-141gb", "H200-SXM-141GB"},
+};
+
+int gpu_count(void)
+{
+    return (int)(sizeof gpus / sizeof gpus[0]);
+}
+
+const struct gpu_spec *gpu_get(int i)
+{
+    return i >= 0 && i < gpu_count() ? &gpus[i] : NULL;
+}
+
+int gpu_find(const char *name)
+{
+    if (!name)
+        return -1;
+    for (int i = 0; i < gpu_count(); i++)
+        if (!strcasecmp(gpus[i].name, name))
+            return i;
+    for (size_t a = 0; a < sizeof aliases / sizeof aliases[0]; a++)
+        if (!strcasecmp(aliases[a].alias, name))
+            for (int i = 0; i < gpu_count(); i++)
+                if (!strcmp(gpus[i].name, aliases[a].name))
+                    return i;
+    return -1;
+}
+
+const char *gpu_aliases_of(int i, int k)
+{
+    const struct gpu_spec *g = gpu_get(i);
+    if (!g)
+        return NULL;
+    for (size_t a = 0; a < sizeof aliases / sizeof aliases[0]; a++)
+        if (!strcmp(aliases[a].name, g->name) && k-- == 0)
+            return aliases[a].alias;
+    return NULL;
+}
+
+int gpu_mig_find(const struct gpu_spec *gpu, const char *name)
+{
+    if (!gpu || !name)
+        return -1;
+    for (int i = 0; i < gpu->n_mig; i++)
+        if (!strcasecmp(gpu->mig[i].name, name))
+            return i;
+    return -1;
+}
+
+enum status config_supported(const struct config *cfg, struct diag *d)
+{
+    const struct gpu_spec *g = gpu_get(cfg->gpu);
+    if (!g || (unsigned)cfg->prec >= PREC__COUNT || (unsigned)cfg->rt >= RT__COUNT)
+        return ST_OK; /* range errors are hw_from_config's */
+    if (runtime_eager(cfg->rt) && (cfg->prec == PREC_INT8 || cfg->prec == PREC_FP8))
+        return diag_set(d, ST_EUSAGE,
+                        "precision %s with runtime %s: eager PyTorch has no %s GPU path "
+                        "for these models (it needs a quantising engine); use --runtime tensorrt",
+                        precision_name(cfg->prec), runtime_name(cfg->rt), precision_name(cfg->prec));
+    if (g->tflops[cfg->prec] <= 0)
+        return diag_set(d, ST_EUSAGE,
+                        "precision %s on %s: its tensor cores have no %s path (fp8 needs Hopper: "
+                        "H100 or H200)",
+                        precision_name(cfg->prec), g->name, precision_name(cfg->prec));
+    return ST_OK;
+}
+
+enum status hw_from_config(const struct config *cfg, struct hw *hw, struct diag *d)
+{
+    const struct gpu_spec *g = gpu_get(cfg->gpu);
+    if (!g)
+        return diag_set(d, ST_ERANGE, "GPU index %d out of range (the table has %d GPUs)",
+                        cfg->gpu, gpu_count());
+    if ((unsigned)cfg->prec >= PREC__COUNT)
+        return diag_set(d, ST_ERANGE, "precision %d out of range", (int)cfg->prec);
+    if (cfg->mig < -1 || cfg->mig >= g->n_mig)
+        return diag_set(d, ST_ERANGE, "MIG profile index %d out of range for %s (%d profiles)",
+                        cfg->mig, g->name, g->n_mig);
+    hw->gpu = g;
+    hw->mig = NULL;
+    snprintf(hw->label_buf, sizeof hw->label_buf, "%s", g->name);
+    hw->label = hw->label_buf;
+    hw->sms = g->sms;
+    hw->peak_flops = g->tflops[cfg->prec] * 1e12 * g->sustain;
+    hw->peak_fp32_flops = g->tflops[PREC_FP32] * 1e12 * g->sustain;
+    hw->peak_tf32_flops = g->tflops[PREC_TF32] * 1e12 * g->sustain;
+    hw->bw_bytes = g->bw_gbs * 1e9;
+    hw->l2_bytes = g->l2_mib * 1048576.0;
+    hw->mem_bytes = g->usable_gib * 1073741824.0;
+    hw->tdp_w = g->tdp_w;
+    hw->idle_w = g->idle_w;
+    if (cfg->mig >= 0) {
+        const struct mig_profile *p = &g->mig[cfg->mig];
+        /* Per-SM throughput is unchanged inside a slice, so peaks scale with
+         * the slice's SMs over the full GPU's; DRAM bandwidth and L2 are
+         * partitioned with the memory slices (MIG User Guide). Power has no
+         * per-slice budget: the slice is charged its compute share of TDP
+         * and idle power, the part of the board it keeps busy. */
+        double sm_frac = (double)p->sms / g->sms;
+        double mem_frac = p->mem_eighths / 8.0;
+        hw->mig = p;
+        snprintf(hw->label_buf, sizeof hw->label_buf, "%s %s", g->name, p->name);
+        hw->sms = p->sms;
+        hw->peak_flops *= sm_frac;
+        hw->peak_fp32_flops *= sm_frac;
+        hw->peak_tf32_flops *= sm_frac;
+        hw->bw_bytes *= mem_frac;
+        hw->l2_bytes *= mem_frac;
+        hw->mem_bytes = p->usable_gib * 1073741824.0;
+        hw->tdp_w *= p->sm_sevenths / 7.0;
+        hw->idle_w *= p->sm_sevenths / 7.0;
+    }
+    return ST_OK;
+}

@@ -1,0 +1,81 @@
+/*
+ * gpu.h - the hardware table: data-centre GPUs and every MIG profile of
+ * each, with sources (the `source` field). Pure data plus lookups.
+ */
+#ifndef DIPPM_GPU_H
+#define DIPPM_GPU_H
+
+#include <stdbool.h>
+
+#include "core/config.h"
+
+struct mig_profile {
+    const char *name;   /* "3g.20gb" */
+    int mem_eighths;    /* memory (and bandwidth) fraction in eighths; 8 = full */
+    int sm_sevenths;    /* compute slices of 7 */
+    int sms;            /* SMs of the slice (nvidia-smi mig -lgip) */
+    double usable_gib;  /* memory usable by a process, as -lgip reports */
+    int max_count;      /* instances per GPU */
+    bool media;         /* "+me" profile with media engines */
+};
+
+struct gpu_spec {
+    const char *name;       /* "A100-SXM4-40GB" */
+    const char *family;     /* "A100", "H100", "H200" */
+    int sms;                /* SMs of the full GPU */
+    int mig_sms;            /* SMs usable in MIG mode (7g profile) */
+    double clock_mhz;       /* boost clock */
+    double tflops[PREC__COUNT]; /* dense peak per precision: fp32 (CUDA cores), tf32/fp16/bf16
+                                   tensor, int8 tensor (TOPS), fp8 tensor (0: none) */
+    double mem_gib;         /* device memory */
+    double usable_gib;      /* usable by a process without MIG */
+    double bw_gbs;          /* DRAM bandwidth, GB/s */
+    double l2_mib;
+    double tdp_w;
+    double idle_w;          /* idle/static power used by the energy model */
+    double sustain;         /* fraction of the boost-clock peak held under sustained load
+                               (power- and thermal-limited boards run below boost) */
+    int n_mig;
+    const struct mig_profile *mig;
+    const char *source;     /* where the numbers come from */
+};
+
+int gpu_count(void);
+/* Borrowed, static; NULL if out of range. */
+const struct gpu_spec *gpu_get(int i);
+/* Case-insensitive match on the name or a documented alias ("a100", "a100-40gb",
+ * "h100", "h200"...); -1 if unknown. */
+int gpu_find(const char *name);
+/* The k-th short alias of GPU i ("a100", "h100-pcie"...), NULL past the last. */
+const char *gpu_aliases_of(int i, int k);
+/* Profile index of `name` on gpu ("3g.20gb"), -1 if it has no such profile. */
+int gpu_mig_find(const struct gpu_spec *gpu, const char *name);
+
+/* The effective hardware of a configuration: the whole GPU or one MIG slice
+ * (its SMs, its share of bandwidth and L2, its usable memory). */
+struct hw {
+    const struct gpu_spec *gpu;
+    const struct mig_profile *mig; /* NULL for the whole GPU */
+    const char *label;             /* "A100-SXM4-40GB" or "A100-SXM4-40GB 3g.20gb" */
+    int sms;
+    double peak_flops;     /* FLOP/s at the configured precision (tensor cores if any) */
+    double peak_fp32_flops;/* CUDA-core FP32 FLOP/s of the slice (for non-GEMM ops) */
+    double peak_tf32_flops;/* TF32 tensor-core FLOP/s (eager PyTorch's default for FP32 convs) */
+    double bw_bytes;       /* bytes/s */
+    double l2_bytes;
+    double mem_bytes;      /* usable device memory */
+    double tdp_w, idle_w;  /* scaled to the slice */
+    char label_buf[64];    /* storage behind label (label points here after
+                              hw_from_config; re-point it after copying hw) */
+};
+
+/* ST_OK when the runtime can run the precision on the GPU; else
+ * ST_EUSAGE with a diag that says why (eager PyTorch has no int8 or fp8
+ * path; fp8 needs Hopper tensor cores). */
+enum status config_supported(const struct config *cfg, struct diag *d);
+
+/* Fills hw for cfg; returns ST_ERANGE with a diag if gpu or mig index is out
+ * of range. */
+enum status hw_from_config(const struct config *cfg, struct hw *hw, struct diag *d);
+
+#endif

@@ -1,0 +1,180 @@
+/* mig.c - the MIG advisor: predict on every profile, pick the smallest that
+ * holds the predicted memory with headroom and meets the latency target. */
+#include "core/mig.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "core/gpu.h"
+
+#define GIB 1024.0 /* MiB per GiB */
+
+/* Profile order from smallest to largest: memory slices, then compute
+ * slices. "+me" variants duplicate a profile's capacity (they only add media
+ * engines), so they are not candidates. */
+int mig_profile_order(const struct gpu_spec *gs, int *idx)
+{
+    int n = 0;
+    for (int i = 0; i < gs->n_mig && n < MIG_MAX_PROFILES; i++)
+        if (!gs->mig[i].media)
+            idx[n++] = i;
+    for (int i = 1; i < n; i++) {
+        int k = idx[i], j = i;
+        while (j > 0) {
+            const struct mig_profile *a = &gs->mig[idx[j - 1]], *b = &gs->mig[k];
+            if (a->mem_eighths < b->mem_eighths ||
+                (a->mem_eighths == b->mem_eighths && a->sm_sevenths <= b->sm_sevenths))
+                break;
+            idx[j] = idx[j - 1];
+            j--;
+        }
+        idx[j] = k;
+    }
+    return n;
+}
+
+static void explain(const struct gpu_spec *gs, struct mig_advice *a);
+
+void mig_decide(const struct gpu_spec *gs, struct mig_advice *a)
+{
+    a->best = -1;
+    for (int i = 0; i < a->n; i++) {
+        struct mig_option *o = &a->opts[i];
+        o->usable_mib = gs->mig[o->profile].usable_gib * GIB;
+        o->need_mib = o->memory_mib * (1.0 + a->headroom);
+        o->fits = o->need_mib <= o->usable_mib;
+        o->meets_slo = a->slo_ms <= 0 || o->latency_ms <= a->slo_ms;
+        if (a->best < 0 && o->fits && o->meets_slo)
+            a->best = o->profile;
+    }
+    explain(gs, a);
+}
+
+static size_t appendf(char *buf, size_t size, size_t len, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+static size_t appendf(char *buf, size_t size, size_t len, const char *fmt, ...)
+{
+    if (len >= size)
+        return len;
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(buf + len, size - len, fmt, ap);
+    va_end(ap);
+    return n < 0 ? len : len + (size_t)n;
+}
+
+static void explain(const struct gpu_spec *gs, struct mig_advice *a)
+{
+    char *r = a->reason;
+    size_t sz = sizeof a->reason, len = 0;
+    int hp = (int)lround(a->headroom * 100);
+    if (a->best >= 0) {
+        const struct mig_option *o = NULL;
+        int pos = 0;
+        for (int i = 0; i < a->n; i++)
+            if (a->opts[i].profile == a->best) {
+                o = &a->opts[i];
+                pos = i;
+            }
+        len = appendf(r, sz, len, "%s: %.2f GiB usable >= %.2f GiB predicted + %d%%",
+                      gs->mig[o->profile].name, o->usable_mib / GIB, o->memory_mib / GIB, hp);
+        if (a->slo_ms > 0)
+            len = appendf(r, sz, len, ", %.2f ms <= %.2f ms target", o->latency_ms, a->slo_ms);
+        /* why not the next smaller one */
+        if (pos > 0) {
+            const struct mig_option *p = &a->opts[pos - 1];
+            if (!p->fits)
+                len = appendf(r, sz, len, "; %s too small by %.2f GiB", gs->mig[p->profile].name,
+                              (p->need_mib - p->usable_mib) / GIB);
+            else if (!p->meets_slo)
+                len = appendf(r, sz, len, "; %s fits but takes %.2f ms > %.2f ms",
+                              gs->mig[p->profile].name, p->latency_ms, a->slo_ms);
+        } else {
+            len = appendf(r, sz, len, "; it is the smallest profile of %s", gs->name);
+        }
+        return;
+    }
+    /* nothing qualifies: say by how much */
+    const struct mig_option *big = &a->opts[a->n - 1];
+    bool any_fits = false;
+    double fastest = INFINITY;
+    int fastest_i = -1;
+    for (int i = 0; i < a->n; i++) {
+        if (a->opts[i].fits) {
+            any_fits = true;
+            if (a->opts[i].latency_ms < fastest) {
+                fastest = a->opts[i].latency_ms;
+                fastest_i = i;
+            }
+        }
+    }
+    if (!any_fits) {
+        len = appendf(r, sz, len,
+                      "no %s profile fits: the model needs %.2f GiB (%.2f predicted + %d%%), "
+                      "the largest, %s, offers %.2f GiB (short by %.2f GiB); use a smaller "
+                      "batch, a lower precision or a GPU with more memory",
+                      gs->name, big->need_mib / GIB, big->memory_mib / GIB, hp,
+                      gs->mig[big->profile].name, big->usable_mib / GIB,
+                      (big->need_mib - big->usable_mib) / GIB);
+    } else {
+        len = appendf(r, sz, len,
+                      "no %s profile meets the %.2f ms target: the fastest that fits, %s, "
+                      "takes %.2f ms (%.2f ms too slow)",
+                      gs->name, a->slo_ms, gs->mig[a->opts[fastest_i].profile].name, fastest,
+                      fastest - a->slo_ms);
+    }
+    (void)len;
+}
+
+enum status mig_advise(struct predictor *p, struct graph *g, const struct config *cfg,
+                       double headroom, double slo_ms, struct mig_advice *out, struct diag *d)
+{
+    memset(out, 0, sizeof *out);
+    out->gpu = cfg->gpu;
+    out->best = -1;
+    out->headroom = headroom;
+    out->slo_ms = slo_ms;
+    const struct gpu_spec *gs = gpu_get(cfg->gpu);
+    if (!gs)
+        return diag_set(d, ST_ERANGE, "GPU index %d out of range", cfg->gpu);
+    if (headroom < 0 || headroom > 10)
+        return diag_set(d, ST_ERANGE, "headroom %.3g: expected 0 to 1000%%", headroom * 100);
+    if (gs->n_mig == 0) {
+        snprintf(out->reason, sizeof out->reason, "%s does not support MIG", gs->name);
+        return ST_OK;
+    }
+    /* Memory is one figure per model and configuration: a slice changes how
+     * fast the model runs, not what it allocates. It is predicted once, on
+     * the whole GPU, so the verdict near a boundary cannot flip with noise
+     * between slices. */
+    struct config whole = *cfg;
+    whole.mig = -1;
+    struct prediction pw;
+    enum status sw = predict_run(p, g, &whole, &pw, d);
+    double mem_mib = pw.memory_mib;
+    prediction_fini(&pw);
+    if (sw)
+        return sw;
+    int idx[MIG_MAX_PROFILES];
+    int n = mig_profile_order(gs, idx);
+    for (int i = 0; i < n; i++) {
+        struct config c = *cfg;
+        c.mig = idx[i];
+        struct prediction pr;
+        enum status st = predict_run(p, g, &c, &pr, d);
+        if (st) {
+            prediction_fini(&pr);
+            return st;
+        }
+        struct mig_option *o = &out->opts[out->n++];
+        o->profile = idx[i];
+        o->memory_mib = mem_mib;
+        o->latency_ms = pr.latency_ms;
+        prediction_fini(&pr);
+    }
+    mig_decide(gs, out);
+    return ST_OK;
+}

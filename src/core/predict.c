@@ -1,0 +1,206 @@
+/* predict.c - the predictor: graph + configuration + weights -> prediction. */
+#include "core/predict.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/datafile.h"
+#include "core/gnn.h"
+#include "core/gnn_features.h"
+#include "core/gpu.h"
+#include "graph/shape.h"
+#include "util/textsafe.h"
+#include "core/weights.h"
+#include "util/xalloc.h"
+
+struct predictor {
+    struct gnn_model m;
+    char path[1024];
+    char desc[WEIGHTS_DESC_MAX];
+    char describe[WEIGHTS_DESC_MAX + 1100];
+    /* Scratch reused across calls. */
+    struct gnn_work w;
+    struct gnn_features_adj adj;
+    float *xn, *w0;
+    size_t cap_nodes;
+    float xg[FEAT_GRAPH_DIM];
+};
+
+/* OpenBLAS (0.3.x, pthreads build) takes a 128 MiB work buffer on its first
+ * call and retries a failing allocation forever: under an address-space limit
+ * (ulimit -v) the program would spin. Reserving the same amount once, before
+ * the first call, turns that into an out-of-memory error. */
+#define BLAS_BUFFER_BYTES (((size_t)128 << 20) + ((size_t)16 << 20))
+
+enum status predict_blas_probe(struct diag *d)
+{
+    static bool ok;
+    if (ok)
+        return ST_OK;
+    void *p = malloc(BLAS_BUFFER_BYTES);
+    if (!p)
+        return diag_set(d, ST_ENOMEM, "cannot reserve the %zu MiB the BLAS library needs for its "
+                        "work buffer (is the address-space limit, ulimit -v, too low?)",
+                        BLAS_BUFFER_BYTES >> 20);
+    free(p);
+    ok = true;
+    return ST_OK;
+}
+
+struct predictor *predictor_new(const char *weights_path, struct diag *d)
+{
+    char buf[1024];
+    const char *path = weights_path ? weights_path : datafile_weights(buf, sizeof buf);
+    if (!path) {
+        char where[2048];
+        diag_set(d, ST_ENOTFOUND,
+                 "no GNN weights found ($DIPPM_WEIGHTS is not set; looked for %s); run "
+                 "'make weights' or pass --weights FILE",
+                 datafile_searched(DATAFILE_WEIGHTS, DATAFILE_WEIGHTS_NAME, where, sizeof where));
+        return NULL;
+    }
+    if (predict_blas_probe(d))
+        return NULL;
+    struct predictor *p = xcalloc(1, sizeof *p);
+    if (weights_load(path, gnn_features_schema_id(), &p->m, p->desc, sizeof p->desc, d)) {
+        free(p);
+        return NULL;
+    }
+    if (p->m.arch.fn != FEAT_NODE_DIM || p->m.arch.fg != FEAT_GRAPH_DIM) {
+        diag_set(d, ST_EWEIGHTS, "%s: %d node / %d graph features, this dippm computes %d / %d",
+                 path, p->m.arch.fn, p->m.arch.fg, FEAT_NODE_DIM, FEAT_GRAPH_DIM);
+        gnn_model_fini(&p->m);
+        free(p);
+        return NULL;
+    }
+    char *canon = realpath(path, NULL); /* "/src/build/../weights" reads badly */
+    snprintf(p->path, sizeof p->path, "%s", canon ? canon : path);
+    free(canon);
+    snprintf(p->describe, sizeof p->describe, "%s (%s)", p->path,
+             p->desc[0] ? tsafe(p->desc) : "no description"); /* from the file */
+    gnn_work_init(&p->w);
+    return p;
+}
+
+void predictor_free(struct predictor *p)
+{
+    if (!p)
+        return;
+    gnn_model_fini(&p->m);
+    gnn_work_fini(&p->w);
+    gnn_features_adj_fini(&p->adj);
+    free(p->xn);
+    free(p->w0);
+    free(p);
+}
+
+const char *predictor_describe(const struct predictor *p)
+{
+    return p ? p->describe : "no weights: teacher figures (analytic model, not measured)";
+}
+
+const char *predictor_path(const struct predictor *p)
+{
+    return p->path;
+}
+
+/* Runs the GNN on the inferred graph, anchored on the teacher's result in
+ * out->sim; fills out's GNN fields. Weights that
+ * passed the load checks can still drive the output out of range: that is
+ * ST_EWEIGHTS, never an inf or NaN figure. */
+static enum status run_gnn(struct predictor *p, const struct graph *g, const struct config *cfg,
+                           const struct hw *hw, struct prediction *out, struct diag *d)
+{
+    int n = g->n_nodes;
+    const struct sim_result *sr = &out->sim;
+    if ((size_t)n > p->cap_nodes) {
+        p->cap_nodes = (size_t)n + (size_t)n / 2 + 16;
+        free(p->xn);
+        free(p->w0);
+        p->xn = xmalloc(sizeof(float) * p->cap_nodes * FEAT_NODE_DIM);
+        p->w0 = xmalloc(sizeof(float) * p->cap_nodes);
+    }
+    for (int i = 0; i < n; i++)
+        gnn_features_node(g, i, cfg, hw, sr, p->xn + (size_t)i * FEAT_NODE_DIM);
+    gnn_features_graph(g, cfg, hw, sr, p->xg);
+    float anchor[GNN_T__COUNT];
+    gnn_features_anchor(sr, n, p->w0, anchor);
+    gnn_normalize_nodes(&p->m, p->xn, (size_t)n);
+    gnn_normalize_graph(&p->m, p->xg, 1);
+    gnn_features_adj_build(g, &p->adj);
+    int goff[2] = {0, n};
+    struct gnn_batch b = {1, n, goff, p->xn, p->xg, p->adj.pred_off, p->adj.pred,
+                          p->adj.succ_off, p->adj.succ, p->w0, anchor};
+    gnn_forward(&p->m, &b, &p->w);
+    double v[GNN_T__COUNT];
+    static const char *const what[GNN_T__COUNT] = {"latency", "energy", "memory"};
+    for (int t = 0; t < GNN_T__COUNT; t++) {
+        v[t] = exp(p->w.out[t]);
+        if (!(v[t] > 0 && v[t] < 1e30))
+            return diag_set(d, ST_EWEIGHTS, "%s: the network predicts a %s of %g for this model: "
+                            "the weights are unusable (retrain or use other weights)",
+                            p->path, what[t], v[t]);
+    }
+    for (int i = 0; i < n; i++)
+        if (!(p->w.p[i] >= 0 && p->w.p[i] <= 1.0000001))
+            return diag_set(d, ST_EWEIGHTS, "%s: the network gives node %d a time share of %g, "
+                            "expected 0 to 1: the weights are unusable", p->path, i,
+                            (double)p->w.p[i]);
+    out->latency_ms = v[GNN_T_LATENCY];
+    out->energy_j = v[GNN_T_ENERGY];
+    out->memory_mib = v[GNN_T_MEMORY];
+    for (int i = 0; i < n; i++)
+        out->node_share[i] = p->w.p[i];
+    out->from_gnn = true;
+    return ST_OK;
+}
+
+enum status predict_run(struct predictor *p, struct graph *g, const struct config *cfg,
+                        struct prediction *out, struct diag *d)
+{
+    memset(out, 0, sizeof *out);
+    enum status st;
+    int bs = graph_batch_sym(g);
+    if (bs >= 0 && g->syms[bs].val != cfg->batch &&
+        (st = graph_sym_set(g, g->syms[bs].name, cfg->batch, d)))
+        return st;
+    if ((st = graph_infer(g, d)))
+        return st;
+    struct hw hw;
+    if ((st = hw_from_config(cfg, &hw, d)))
+        return st;
+    if ((st = sim_run(g, cfg, &out->sim, d)))
+        return st;
+    out->n_nodes = g->n_nodes;
+    out->node_share = xcalloc((size_t)(g->n_nodes > 0 ? g->n_nodes : 1), sizeof(double));
+    int64_t batch = bs >= 0 ? cfg->batch : 1;
+    if (p && g->n_nodes > 0) {
+        if ((st = run_gnn(p, g, cfg, &hw, out, d)))
+            return st;
+    } else {
+        out->latency_ms = out->sim.latency_ms;
+        out->energy_j = out->sim.energy_j;
+        out->memory_mib = out->sim.memory_mib;
+        double tot = 0;
+        for (int i = 0; i < out->sim.n_nodes; i++)
+            tot += out->sim.nodes[i].time_s;
+        for (int i = 0; i < out->sim.n_nodes && i < g->n_nodes && tot > 0; i++)
+            out->node_share[i] = out->sim.nodes[i].time_s / tot;
+    }
+    out->throughput = out->latency_ms > 0 ? (double)batch * 1000.0 / out->latency_ms : 0;
+    out->energy_mj_per_sample = batch > 0 ? out->energy_j * 1000.0 / (double)batch : 0;
+    out->capacity_mib = hw.mem_bytes / (1024.0 * 1024.0);
+    out->fits = out->memory_mib <= out->capacity_mib;
+    return ST_OK;
+}
+
+void prediction_fini(struct prediction *out)
+{
+    if (!out)
+        return;
+    sim_result_fini(&out->sim);
+    free(out->node_share);
+    out->node_share = NULL;
+}

@@ -1,0 +1,312 @@
+/* report.c - prediction reports (text and JSON) and the no-terminal report. */
+#include "core/report.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/diffusion.h"
+#include "core/generation.h"
+#include "util/textsafe.h"
+#include "core/gpu.h"
+#include "graph/load.h"
+#include "graph/shape.h"
+#include "util/xalloc.h"
+
+const char *report_si(double v, char *buf, size_t size)
+{
+    static const char suffix[] = {' ', 'K', 'M', 'G', 'T', 'P'};
+    int i = 0;
+    double a = fabs(v);
+    while (a >= 1000.0 && i < 5) {
+        a /= 1000.0;
+        v /= 1000.0;
+        i++;
+    }
+    if (i == 0)
+        snprintf(buf, size, "%.0f", v);
+    else
+        snprintf(buf, size, "%.3g%c", v, suffix[i]);
+    return buf;
+}
+
+const char *report_hw_label(const struct config *cfg, char *buf, size_t size)
+{
+    const struct gpu_spec *gs = gpu_get(cfg->gpu);
+    if (!gs)
+        snprintf(buf, size, "?");
+    else if (cfg->mig >= 0 && cfg->mig < gs->n_mig)
+        snprintf(buf, size, "%s %s", gs->name, gs->mig[cfg->mig].name);
+    else
+        snprintf(buf, size, "%s", gs->name);
+    return buf;
+}
+
+const char *report_source_line(const struct predictor *p)
+{
+    if (!p)
+        return "teacher only (no GNN weights loaded): analytic GPU model calibrated on "
+               "published A100 measurements; simulated, not measured";
+    return predictor_describe(p);
+}
+
+/* "seq=384 height=224": the symbols other than batch (shown on its own). */
+static void symbols_str(const struct graph *g, char *buf, size_t size)
+{
+    size_t len = 0;
+    int bs = graph_batch_sym(g);
+    buf[0] = '\0';
+    for (int i = 0; i < g->n_syms && len < size; i++)
+        if (i != bs)
+            len += (size_t)snprintf(buf + len, size - len, "%s%s=%lld", len ? " " : "",
+                                    g->syms[i].name, (long long)g->syms[i].val);
+}
+
+void report_prediction_text(FILE *f, const struct report_ctx *rc)
+{
+    const struct graph *g = rc->g;
+    const struct prediction *pr = rc->pred;
+    const struct config *cfg = rc->cfg;
+    char a[32], b[32], hw[128], syms[256];
+    fprintf(f, "model       %s (%s, %d nodes, %s params, %s MACs per batch)\n", tsafe(g->name), g->format,
+            g->n_nodes, report_si(g->totals.params, a, sizeof a),
+            report_si(g->totals.macs, b, sizeof b));
+    if (g->totals.n_unsupported + g->totals.n_unknown)
+        fprintf(f, "            %d nodes not covered by the cost model (see 'dippm info')\n",
+                g->totals.n_unsupported + g->totals.n_unknown);
+    symbols_str(g, syms, sizeof syms);
+    fprintf(f, "config      %s, %s, %s, batch %lld%s%s\n", report_hw_label(cfg, hw, sizeof hw),
+            precision_name(cfg->prec), runtime_name(cfg->rt), (long long)cfg->batch,
+            *syms ? ", " : "", syms);
+    /* The GNN's figures with the teacher's analytic estimate beside them. */
+    char tl[64] = "", te[64] = "", tm[64] = "";
+    if (pr->from_gnn) {
+        snprintf(tl, sizeof tl, "teacher %.3f ms, ", pr->sim.latency_ms);
+        snprintf(te, sizeof te, "  (GNN; teacher %.3f J)", pr->sim.energy_j);
+        snprintf(tm, sizeof tm, "  (GNN; teacher %.0f MiB)", pr->sim.memory_mib);
+    }
+    fprintf(f, "latency     %.3f ms  (%s; %sroofline bound %.3f ms)\n", pr->latency_ms,
+            pr->from_gnn ? "GNN" : "teacher", tl, pr->sim.roofline_ms);
+    fprintf(f, "throughput  %.1f samples/s\n", pr->throughput);
+    fprintf(f, "energy      %.3f J per batch, %.2f mJ per sample%s\n", pr->energy_j,
+            pr->energy_mj_per_sample, te);
+    fprintf(f, "memory      %.0f MiB of %.0f MiB usable (%.1f%%)%s%s\n", pr->memory_mib,
+            pr->capacity_mib, pr->capacity_mib > 0 ? 100.0 * pr->memory_mib / pr->capacity_mib : 0,
+            tm, pr->fits ? "" : "  DOES NOT FIT");
+    if (rc->mig) {
+        const struct gpu_spec *gs = gpu_get(rc->mig->gpu);
+        if (rc->mig->best >= 0)
+            fprintf(f, "MIG         %s  (%s)\n", gs->mig[rc->mig->best].name, rc->mig->reason);
+        else
+            fprintf(f, "MIG         none  (%s)\n", rc->mig->reason);
+        if (rc->mig->n) {
+            fprintf(f, "            per profile:");
+            for (int i = 0; i < rc->mig->n; i++) {
+                const struct mig_option *o = &rc->mig->opts[i];
+                fprintf(f, "%s %s %.2f ms%s", i ? "," : "", gs->mig[o->profile].name,
+                        o->latency_ms, o->fits ? "" : " (too small)");
+            }
+            fputc('\n', f);
+        }
+    }
+    if (rc->gen)
+        gen_report_text(f, rc->gen, rc->headroom);
+    if (rc->diff)
+        diff_report_text(f, rc->diff);
+    fprintf(f, "source      %s\n", report_source_line(rc->p));
+}
+
+void report_prediction_json(struct jsonw *w, const struct report_ctx *rc)
+{
+    const struct graph *g = rc->g;
+    const struct prediction *pr = rc->pred;
+    const struct config *cfg = rc->cfg;
+    const struct gpu_spec *gs = gpu_get(cfg->gpu);
+    jsonw_obj_begin(w);
+    jsonw_key(w, "model");
+    jsonw_str(w, g->name);
+    if (rc->model_spec) {
+        jsonw_key(w, "model_spec");
+        jsonw_str(w, rc->model_spec);
+    }
+    jsonw_key(w, "format");
+    jsonw_str(w, g->format);
+    jsonw_key(w, "nodes");
+    jsonw_int(w, g->n_nodes);
+    jsonw_key(w, "nodes_not_counted");
+    jsonw_int(w, g->totals.n_unsupported + g->totals.n_unknown);
+    jsonw_key(w, "params");
+    jsonw_num(w, g->totals.params, false);
+    jsonw_key(w, "macs");
+    jsonw_num(w, g->totals.macs, false);
+    jsonw_key(w, "flops");
+    jsonw_num(w, g->totals.flops, false);
+    jsonw_key(w, "gpu");
+    jsonw_str(w, gs ? gs->name : "?");
+    jsonw_key(w, "mig");
+    if (gs && cfg->mig >= 0)
+        jsonw_str(w, gs->mig[cfg->mig].name);
+    else
+        jsonw_null(w);
+    jsonw_key(w, "precision");
+    jsonw_str(w, precision_name(cfg->prec));
+    jsonw_key(w, "runtime");
+    jsonw_str(w, runtime_name(cfg->rt));
+    jsonw_key(w, "batch");
+    jsonw_int(w, cfg->batch);
+    jsonw_key(w, "symbols");
+    jsonw_obj_begin(w);
+    for (int i = 0; i < g->n_syms; i++) {
+        jsonw_key(w, g->syms[i].name);
+        jsonw_int(w, g->syms[i].val);
+    }
+    jsonw_obj_end(w);
+    jsonw_key(w, "source");
+    jsonw_str(w, pr->from_gnn ? "gnn" : "teacher");
+    jsonw_key_fixed(w, "latency_ms", pr->latency_ms, 4);
+    jsonw_key_fixed(w, "roofline_ms", pr->sim.roofline_ms, 4);
+    jsonw_key_fixed(w, "teacher_latency_ms", pr->sim.latency_ms, 4);
+    jsonw_key_fixed(w, "throughput_per_s", pr->throughput, 2);
+    jsonw_key_fixed(w, "energy_j", pr->energy_j, 5);
+    jsonw_key_fixed(w, "energy_mj_per_sample", pr->energy_mj_per_sample, 4);
+    jsonw_key_fixed(w, "memory_mib", pr->memory_mib, 1);
+    jsonw_key_fixed(w, "capacity_mib", pr->capacity_mib, 1);
+    jsonw_key(w, "fits");
+    jsonw_bool(w, pr->fits);
+    if (rc->mig) {
+        jsonw_key(w, "mig_advice");
+        jsonw_obj_begin(w);
+        jsonw_key(w, "suggestion");
+        if (rc->mig->best >= 0)
+            jsonw_str(w, gs->mig[rc->mig->best].name);
+        else
+            jsonw_null(w);
+        jsonw_key_fixed(w, "headroom", rc->mig->headroom, 3);
+        jsonw_key(w, "slo_ms");
+        if (rc->mig->slo_ms > 0)
+            jsonw_fixed(w, rc->mig->slo_ms, 3);
+        else
+            jsonw_null(w);
+        jsonw_key(w, "reason");
+        jsonw_str(w, rc->mig->reason);
+        jsonw_key(w, "profiles");
+        jsonw_arr_begin(w, false);
+        for (int i = 0; i < rc->mig->n; i++) {
+            const struct mig_option *o = &rc->mig->opts[i];
+            jsonw_obj_begin(w);
+            jsonw_key(w, "profile");
+            jsonw_str(w, gs->mig[o->profile].name);
+            jsonw_key_fixed(w, "usable_mib", o->usable_mib, 1);
+            jsonw_key_fixed(w, "memory_mib", o->memory_mib, 1);
+            jsonw_key_fixed(w, "need_mib", o->need_mib, 1);
+            jsonw_key_fixed(w, "latency_ms", o->latency_ms, 4);
+            jsonw_key(w, "fits");
+            jsonw_bool(w, o->fits);
+            jsonw_key(w, "meets_slo");
+            jsonw_bool(w, o->meets_slo);
+            jsonw_obj_end(w);
+        }
+        jsonw_arr_end(w);
+        jsonw_obj_end(w);
+    }
+    if (rc->gen)
+        gen_report_json(w, rc->gen, rc->headroom);
+    if (rc->diff)
+        diff_report_json(w, rc->diff);
+    jsonw_key(w, "weights");
+    jsonw_str(w, report_source_line(rc->p));
+    jsonw_obj_end(w);
+}
+
+/* Top layers by predicted time share. */
+static void top_layers(FILE *f, const struct graph *g, const struct prediction *pr, int k)
+{
+    if (!pr->node_share && !pr->sim.nodes)
+        return;
+    int n = g->n_nodes;
+    int *idx = xmalloc(sizeof *idx * (size_t)(n ? n : 1));
+    double *share = xmalloc(sizeof *share * (size_t)(n ? n : 1));
+    double total = 0;
+    for (int i = 0; i < n; i++)
+        total += pr->sim.nodes ? pr->sim.nodes[i].time_s : 0;
+    for (int i = 0; i < n; i++) {
+        idx[i] = i;
+        share[i] = pr->node_share ? pr->node_share[i]
+                   : total > 0   ? pr->sim.nodes[i].time_s / total
+                                 : 0;
+    }
+    for (int i = 0; i < k && i < n; i++) /* partial selection sort */
+        for (int j = i + 1; j < n; j++)
+            if (share[idx[j]] > share[idx[i]]) {
+                int t = idx[i];
+                idx[i] = idx[j];
+                idx[j] = t;
+            }
+    fprintf(f, "\nlayers with the largest predicted time share:\n");
+    fprintf(f, "  %-36s %-18s %7s  %-8s %s\n", "node", "op", "share", "bound", "output");
+    for (int i = 0; i < k && i < n; i++) {
+        const struct node *nd = &g->nodes[idx[i]];
+        char sh[96];
+        shape_str(&g->values[nd->out[0]].shape, sh, sizeof sh);
+        fprintf(f, "  %-36.36s %-18.18s %6.1f%%  %-8s %s\n", tsafe(nd->name), tsafe(nd->op_type),
+                100 * share[idx[i]],
+                pr->sim.nodes ? bound_name(pr->sim.nodes[idx[i]].bound) : "-", sh);
+    }
+    free(idx);
+    free(share);
+}
+
+int report_main(const char *model)
+{
+    if (!model)
+        model = model_default_path();
+    if (!model) {
+        fprintf(stderr, "dippm: no model given and the bundled default model "
+                        "(samples/resnet50.onnx) was not found\n");
+        return 3;
+    }
+    struct diag d = {0};
+    struct graph *g = model_load(model, &d);
+    if (!g) {
+        fprintf(stderr, "dippm: %s\n", d.msg);
+        return status_exit_code(d.code);
+    }
+    struct diag wd = {0};
+    struct predictor *p = predictor_new(NULL, &wd);
+    struct config cfg;
+    config_default(&cfg);
+    int bs = graph_batch_sym(g);
+    cfg.batch = bs >= 0 ? g->syms[bs].val : 1;
+    struct prediction pr;
+    int rc = 0;
+    if (predict_run(p, g, &cfg, &pr, &d)) {
+        fprintf(stderr, "dippm: %s\n", d.msg);
+        rc = status_exit_code(d.code);
+        prediction_fini(&pr);
+        goto out;
+    }
+    struct mig_advice adv;
+    struct diag md = {0};
+    bool have_mig = mig_advise(p, g, &cfg, 0.10, 0, &adv, &md) == ST_OK;
+    /* mig_advise re-ran the predictor per profile: restore the full-GPU run */
+    prediction_fini(&pr);
+    if (predict_run(p, g, &cfg, &pr, &d)) {
+        fprintf(stderr, "dippm: %s\n", d.msg);
+        rc = status_exit_code(d.code);
+        prediction_fini(&pr);
+        goto out;
+    }
+    printf("dippm report for %s\n\n", model);
+    struct report_ctx ctx = {g, &cfg, &pr, have_mig ? &adv : NULL, p, model, NULL, 0, NULL};
+    report_prediction_text(stdout, &ctx);
+    top_layers(stdout, g, &pr, 10);
+    if (!p)
+        printf("\nnote: %s\n", wd.msg);
+    printf("\nRun dippm in a terminal for the interactive explorer; 'dippm --help' lists the "
+           "subcommands.\n");
+    prediction_fini(&pr);
+out:
+    predictor_free(p);
+    graph_free(g);
+    return rc;
+}

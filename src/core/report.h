@@ -1,0 +1,51 @@
+/*
+ * report.h - human and JSON renderings of a prediction, shared by
+ * `dippm predict`, `dippm sweep`, and the plain-text report printed when
+ * dippm runs without a terminal.
+ */
+#ifndef DIPPM_REPORT_H
+#define DIPPM_REPORT_H
+
+#include <stdio.h>
+
+#include "util/jsonw.h"
+#include "core/mig.h"
+#include "core/predict.h"
+
+struct gen_result;
+struct diff_result;
+
+struct report_ctx {
+    const struct graph *g;
+    const struct config *cfg;
+    const struct prediction *pred;
+    const struct mig_advice *mig; /* NULL: not computed */
+    const struct predictor *p;    /* NULL: teacher only */
+    const char *model_spec;       /* what the user typed */
+    const struct gen_result *gen; /* generation block (generation.h), or NULL */
+    double headroom;              /* memory headroom the generation block used */
+    const struct diff_result *diff; /* diffusion pipeline block (diffusion.h), or NULL */
+};
+
+/* Aligned human-readable block: model, configuration, latency (with the
+ * teacher's roofline bound), throughput, energy, memory vs capacity, MIG
+ * suggestion, weights and their accuracy. */
+void report_prediction_text(FILE *f, const struct report_ctx *rc);
+
+/* The same as one JSON object (fields documented in man/dippm.1). */
+void report_prediction_json(struct jsonw *w, const struct report_ctx *rc);
+
+/* "A100-SXM4-40GB" or "A100-SXM4-40GB 3g.20gb". */
+const char *report_hw_label(const struct config *cfg, char *buf, size_t size);
+
+/* Where the predictions come from, one line, never claiming measurement. */
+const char *report_source_line(const struct predictor *p);
+
+/* Human number with SI suffix: 25.6M, 4.09G. */
+const char *report_si(double v, char *buf, size_t size);
+
+/* Loads model (NULL: the bundled default), predicts at the default
+ * configuration and prints the report on stdout. Returns an exit code. */
+int report_main(const char *model);
+
+#endif

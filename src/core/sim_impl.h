@@ -1,0 +1,88 @@
+/*
+ * sim_impl.h - internals of the teacher shared by sim.c, sim_fuse.c,
+ * sim_kernel.c and sim_params.c: the fixed (not fitted) constants, the
+ * per-kernel model and pass 1 (kernels, fusion, work).
+ */
+#ifndef DIPPM_SIM_IMPL_H
+#define DIPPM_SIM_IMPL_H
+
+#include "core/sim.h"
+
+#define SIM_N_TILES 4
+
+/* Constants that calibration does not fit (too few rows constrain them);
+ * each is documented where it is defined, in sim_params.c. */
+struct sim_fixed {
+    int tile_m[SIM_N_TILES], tile_n[SIM_N_TILES];
+    double tile_peak[SIM_N_TILES]; /* fraction of peak each tile shape's main loop reaches */
+    double k_half;             /* K at which a tile's prologue/epilogue halves efficiency */
+    int split_k_max;           /* largest split-K factor the GEMM libraries choose */
+    double split_k_min_k;      /* smallest K slice per split */
+    double skinny_m;           /* at most this many rows: matrix-vector / small-M kernels */
+    double skinny_n;           /* columns per CTA of those kernels */
+    double skinny_peak;        /* fraction of peak their main loop reaches */
+    int align_elems[PREC__COUNT]; /* tensor-core alignment of K and N, in elements */
+    double misalign_eff;       /* tensor-core efficiency kept by misaligned K/N */
+    double grouped_eff;        /* tensor-core efficiency kept by grouped (not depthwise) convs */
+    double vec_eff;            /* fraction of CUDA-core peak for elementwise/reduction math */
+    double dw_eff;             /* fraction of CUDA-core peak for depthwise convolution */
+    double reduce_bw_eff;      /* bandwidth kept by reductions, softmax and norms */
+    double gather_bw_eff;      /* bandwidth kept by gathers and scatters (irregular access) */
+    double view_dispatch_frac; /* eager: host cost of a view op relative to a kernel op */
+    double p_compute;          /* dynamic power share at full tensor/CUDA-core utilisation */
+};
+
+extern const struct sim_fixed sim_fixed;
+
+/* One kernel's work and shape as the kernel model sees it. */
+struct sim_kernel_in {
+    enum op_class cls;
+    double flops, bytes;
+    double vec_flops;   /* fused elementwise epilogue FLOPs (CUDA cores) */
+    bool gemm;          /* conv or matrix product with known M, N, K */
+    double m, n, k;     /* GEMM view: rows, columns, reduction length */
+    double batches;     /* independent GEMMs (batched MatMul) */
+    bool depthwise;     /* group == input channels > 1 */
+    bool grouped;       /* 1 < group < input channels */
+};
+
+struct sim_kernel_out {
+    double compute_s, memory_s; /* modelled times with efficiencies (no overhead) */
+    double roofline_s;          /* ideal: max(flops / peak, bytes / bandwidth) */
+    double eff;                 /* GEMM efficiency vs the peak used (0 if not a GEMM) */
+    bool tc;                    /* tensor cores */
+    double clock;               /* fraction of the boost-clock peaks the GPU holds (hopper_clock) */
+};
+
+/* Two streams of one kernel that overlap, but not perfectly (compute and
+ * memory; a GEMM's main loop and its fused epilogue): the p-norm of the two
+ * times (p large: the max; p = 1: the sum). Never below the larger one. */
+double sim_overlap(double c, double m, double p);
+
+/* Fills out for one kernel on hw at cfg's precision. Pure, no allocation. */
+void sim_kernel_time(const struct hw *hw, const struct config *cfg, const struct sim_params *p,
+                     const struct sim_kernel_in *in, struct sim_kernel_out *out);
+
+/* ---- sim_fuse.c: pass 1 (kernels, fusion, work) ---------------------- */
+
+enum node_kind {
+    NK_KERNEL,  /* launches a kernel */
+    NK_VIEW,    /* metadata only: eager dispatches it, nothing runs on the GPU */
+    NK_CONST,   /* shape arithmetic / constants: folded before run time */
+};
+enum node_kind sim_node_kind(const struct graph *g, const struct node *n, enum runtime rt);
+/* Elements of a value under the current bindings, or -1 if unknown. */
+double sim_value_numel(const struct value *v);
+/* The dtype a value has at run time (the inferred one if any). */
+enum dtype sim_value_dtype(const struct value *v);
+/* Bytes of a value at the configured precision (pb bytes per float), or -1. */
+double sim_value_bytes(const struct value *v, int pb);
+/* Rows, columns, reduction length and batch count of a conv/GEMM kernel. */
+void sim_gemm_view(const struct graph *g, const struct node *n, enum op_class c,
+                   struct sim_kernel_in *k);
+/* Experts a routed MatMul's batch touches, over top_k (1: not routed). */
+double sim_routed_spread(const struct graph *g, const struct node *n);
+/* Pass 1: each node's work, kernel roots and fusion into r->nodes. */
+void sim_pass_fuse(const struct graph *g, const struct config *cfg, struct sim_result *r);
+
+#endif

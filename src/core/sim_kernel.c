@@ -1,0 +1,158 @@
+/*
+ * sim_kernel.c - the time of one GPU kernel: a roofline with size-dependent
+ * efficiency. Compute time uses the tensor-core peak when the precision and
+ * the op allow it (CUDA cores otherwise), scaled by the best CTA tiling's
+ * tile and wave quantisation over the SMs (with split-K for small outputs),
+ * a K-length term, alignment and grouping penalties. Memory time uses the
+ * DRAM bandwidth with penalties for reductions and gathers. The kernel takes
+ * the larger of the two (overlap); fixed launch costs are added by sim.c.
+ */
+#include <math.h>
+
+#include "core/sim_impl.h"
+
+/* Best efficiency over the tile shapes and split-K factors for an
+ * M x N x K GEMM repeated `batches` times on `sms` SMs. */
+static double gemm_size_eff(double m, double n, double k, double batches, int sms, bool simt)
+{
+    const struct sim_fixed *f = &sim_fixed;
+    /* A few rows (decode steps, batch-1 Linear layers): the libraries switch
+     * to matrix-vector or small-M kernels that stream the weights row-block
+     * by row-block; CUDA-core (SIMT) kernels lose nothing to M padding, and
+     * tensor-core ones pad M only to the MMA height (16), not to a CTA tile. */
+    double best = 0;
+    if (m <= f->skinny_m) {
+        double rows_q = simt ? 1.0 : m / (16.0 * ceil(m / 16.0));
+        double tiles = ceil(n / f->skinny_n) * batches;
+        double waves = ceil(tiles / sms);
+        double wave_q = tiles / (waves * sms);
+        best = f->skinny_peak * rows_q * wave_q * k / (k + f->k_half);
+    }
+    /* ... or a tiled kernel, whichever is faster (so time never falls as M
+     * grows past the small-M range). */
+    for (int t = 0; t < SIM_N_TILES; t++) {
+        double tm = f->tile_m[t], tn = f->tile_n[t];
+        double mt = ceil(m / tm), nt = ceil(n / tn);
+        double tile_q = (m * n) / (mt * tm * nt * tn);
+        for (int s = 1; s <= f->split_k_max; s *= 2) {
+            double ks = k / s;
+            if (s > 1 && ks < f->split_k_min_k)
+                break;
+            double tiles = mt * nt * batches * s;
+            double waves = ceil(tiles / sms);
+            double wave_q = tiles / (waves * sms);
+            double k_q = ks / (ks + f->k_half);
+            double e = f->tile_peak[t] * tile_q * wave_q * k_q;
+            if (s > 1)
+                e *= 0.9; /* partial sums are reduced in a second pass */
+            if (e > best)
+                best = e;
+        }
+    }
+    return best;
+}
+
+static bool aligned(double v, int elems)
+{
+    if (elems <= 0)
+        return true;
+    double q = v / elems;
+    return fabs(q - floor(q + 0.5)) < 1e-9;
+}
+
+double sim_overlap(double c, double m, double p)
+{
+    double hi = c > m ? c : m, lo = c > m ? m : c;
+    /* below 2% of the larger, the smaller adds under 0.01% (p >= 1.5) */
+    if (hi <= 0 || lo <= 0.02 * hi || p >= 30)
+        return hi;
+    return hi * pow(1 + pow(lo / hi, p), 1 / p);
+}
+
+/* The fraction of the table's math peaks the GPU holds under load beyond
+ * what tc_eff (fitted on A100) covers: Hopper parts run below boost. */
+static double clock_keep(const struct hw *hw, const struct sim_params *p)
+{
+    const char *fam = hw->gpu ? hw->gpu->family : "";
+    return fam[0] == 'H' ? p->hopper_clock : 1.0;
+}
+
+void sim_kernel_time(const struct hw *hw, const struct config *cfg, const struct sim_params *p,
+                     const struct sim_kernel_in *in, struct sim_kernel_out *out)
+{
+    const struct sim_fixed *f = &sim_fixed;
+    bool half = cfg->prec == PREC_FP16 || cfg->prec == PREC_BF16 || cfg->prec == PREC_INT8 ||
+                cfg->prec == PREC_FP8;
+    /* CUDA-core vector peak: packed half2 math doubles FP32's rate. */
+    double vec_peak = hw->peak_fp32_flops * (half ? 2.0 : 1.0);
+    double peak = vec_peak, eff = f->vec_eff, bw_eff = p->bw_eff;
+    out->tc = false;
+    out->eff = 0;
+
+    if (in->gemm && in->depthwise) {
+        eff = f->dw_eff;
+        bw_eff *= p->dw_bw_eff[runtime_base(cfg->rt)];
+    } else if (in->gemm) {
+        /* "fp32" is each runtime's default, not strict FP32. Eager PyTorch
+         * lets cuDNN convolutions use TF32 tensor cores
+         * (torch.backends.cudnn.allow_tf32 = True) and keeps matrix products
+         * in FP32 (torch.backends.cuda.matmul.allow_tf32 = False); TensorRT
+         * builds FP32 engines with TF32 allowed (BuilderFlag kTF32 is on by
+         * default), so every GEMM and convolution may run TF32. */
+        bool tf32_conv = cfg->prec == PREC_FP32 &&
+                         (cfg->rt == RT_TENSORRT || in->cls == OPC_CONV);
+        bool tc = cfg->prec != PREC_FP32 || tf32_conv;
+        double size = gemm_size_eff(in->m, in->n, in->k, in->batches, hw->sms, !tc);
+        if (tc) {
+            enum precision ep = tf32_conv ? PREC_TF32 : cfg->prec;
+            out->tc = true;
+            peak = tf32_conv ? hw->peak_tf32_flops : hw->peak_flops;
+            eff = p->tc_eff[runtime_base(cfg->rt)] * size;
+            int al = f->align_elems[ep];
+            if (!aligned(in->k, al) || !aligned(in->n, al))
+                eff *= f->misalign_eff;
+            if (in->grouped)
+                eff *= f->grouped_eff;
+            if (in->cls == OPC_CONV)
+                eff *= p->conv_eff[runtime_base(cfg->rt)];
+            /* A few rows: a CUDA-core matrix-vector kernel (half2 math for
+             * 16-bit types) beats tensor cores padded to 16 rows. */
+            double simt = in->m <= f->skinny_m && !in->grouped
+                              ? p->cuda_eff * gemm_size_eff(in->m, in->n, in->k, in->batches,
+                                                            hw->sms, true)
+                              : 0;
+            if (vec_peak * simt > peak * eff) {
+                out->tc = false;
+                peak = vec_peak;
+                eff = simt;
+            }
+        } else {
+            peak = hw->peak_fp32_flops;
+            eff = p->cuda_eff * size;
+            if (in->grouped)
+                eff *= f->grouped_eff;
+            if (in->cls == OPC_CONV)
+                eff *= p->conv_eff[runtime_base(cfg->rt)];
+        }
+        out->eff = eff;
+    }
+    switch (in->cls) {
+    case OPC_REDUCE: case OPC_SOFTMAX: case OPC_NORM: bw_eff *= f->reduce_bw_eff; break;
+    case OPC_GATHER: bw_eff *= f->gather_bw_eff; break;
+    default: break;
+    }
+    if (eff < 1e-6)
+        eff = 1e-6;
+    /* Fused epilogue math (bias, activation) runs on the CUDA cores while
+     * other tiles' main loops keep the tensor cores busy: the two overlap as
+     * compute and memory do (sim_overlap). */
+    double keep = clock_keep(hw, p);
+    out->clock = keep;
+    double main_s = in->flops / (peak * eff * keep);
+    double epi_s = in->vec_flops / (vec_peak * f->vec_eff * keep);
+    out->compute_s = sim_overlap(main_s, epi_s, p->overlap_p);
+    out->memory_s = in->bytes / (hw->bw_bytes * bw_eff);
+    double ideal_c = in->flops / peak + in->vec_flops / vec_peak;
+    double ideal_m = in->bytes / hw->bw_bytes;
+    out->roofline_s = ideal_c > ideal_m ? ideal_c : ideal_m;
+}

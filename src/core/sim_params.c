@@ -1,0 +1,166 @@
+/*
+ * sim_params.c - every constant of the teacher, in one place, with its reason
+ * and source. Two groups:
+ *   - sim_params_default(): the global constants `dippm calibrate` fits to the
+ *     published A100 rows (tests/data/a100_published_calibration.jsonl); the values below
+ *     are the fitted ones, copied from weights/calibration.md, and calibrate
+ *     reports whether it reproduces them.
+ *   - sim_fixed: constants the calibration rows cannot pin down, set from
+ *     documented hardware and library behaviour (estimates are marked).
+ */
+#include "core/sim_impl.h"
+
+
+/* ---- fitted (dippm calibrate) ------------------------------------------- */
+static const struct sim_params fitted = {
+    /* Large aligned GEMMs: cuBLAS reaches ~250-290 of 312 TFLOPS FP16 on A100
+     * (NVIDIA "Matrix Multiplication Background" guide); the tile, wave and
+     * K terms in sim_kernel.c already take the size losses. Per runtime: an
+     * engine times every tactic at build time and keeps the fastest, eager
+     * PyTorch takes cuBLAS's heuristic pick and runs matrix products on
+     * strided views (transposed attention operands). A-priori 0.80 each;
+     * fitted 0.61 eager and 0.80 engine (dippm calibrate, 839 rows). */
+    .tc_eff = {[RT_PYTORCH] = 0.6087, [RT_TENSORRT] = 0.7995},
+    /* FP32 SGEMM on CUDA cores reaches ~80-90% of 19.5 TFLOPS. Not fitted
+     * (no FP32-without-TF32 row is modelled). */
+    .cuda_eff = 0.85,
+    /* STREAM-like kernels sustain ~80-90% of HBM peak on A100; a-priori
+     * 0.85, fitted 0.94. */
+    .bw_eff = 0.935,
+    /* Kernel launch latency plus ramp-up/drain of a grid: 2-6 us per kernel
+     * on A100 (Nsight traces of back-to-back small kernels); a-priori 3,
+     * fitted per runtime: 7.3 eager, 7.3 engine. The engine figure is the
+     * average over engines whose per-kernel cost differs (TensorRT's BERT
+     * plugins run back to back in ~4 us; FasterTransformer's GPT decode and
+     * TensorRT-LLM's add per-step synchronisation), which is why the
+     * TensorRT demoBERT rows come out slow at small batch. */
+    .kernel_us = {[RT_PYTORCH] = 7.301, [RT_TENSORRT] = 7.308},
+    /* Eager PyTorch issues every op from Python through the dispatcher
+     * (10-40 us per nn.Module call, PyTorch 1.12); an engine enqueues
+     * pre-built kernels (a few us each); a-priori 25 and 1.5, fitted. */
+    .dispatch_us = {[RT_PYTORCH] = 45.44, [RT_TENSORRT] = 2.348},
+    /* One call: Python forward entry, input handling and synchronisation
+     * (eager), or enqueue + stream sync (engine); a-priori 100 and 30,
+     * fitted. */
+    .call_us = {[RT_PYTORCH] = 194.3, [RT_TENSORRT] = 46.96},
+    /* CUDA context with cuBLAS/cuDNN loaded as NVML reports it: ~1.0-1.5 GiB
+     * for PyTorch on A100 with CUDA 11 (lazy loading off) - an estimate, not
+     * fitted (one memory row only). The engine figure is fitted to the
+     * FasterTransformer GPT rows, whose process also holds PyTorch and FT's
+     * preallocated buffers: it is a heavy engine process, not bare TensorRT. */
+    .context_mib = {[RT_PYTORCH] = 1579.0, [RT_TENSORRT] = 2739.0},
+    /* cuBLAS workspace (PyTorch keeps a few MiB per handle/stream) and cuDNN
+     * algorithm scratch; TensorRT tactic scratch. Estimates, not fitted. */
+    .workspace_mib = {[RT_PYTORCH] = 64.0, [RT_TENSORRT] = 64.0},
+    /* Allocators round and cache blocks: device memory per byte of peak live
+     * activations; a-priori 1.3, fitted on the memory rows. */
+    .act_factor = 1.758,
+    /* Convolutions run as implicit GEMMs: address generation, halos and
+     * filter-size tails cost ~10-30% against a dense GEMM of the same size
+     * (cuDNN/CUTLASS). Eager PyTorch keeps NCHW tensors, so cuDNN adds
+     * NCHW<->NHWC transforms around tensor-core convolutions and picks
+     * tactics heuristically; an engine picks NHWC tactics by timing them at
+     * build time. A-priori 0.8 each; fitted per runtime. */
+    .conv_eff = {[RT_PYTORCH] = 0.3573, [RT_TENSORRT] = 0.9041},
+    /* Depthwise convolutions reach only part of streaming bandwidth: halo
+     * re-reads and per-channel strided access. Eager PyTorch runs them on
+     * NCHW tensors through cuDNN's generic kernels; an engine picks an NHWC
+     * tactic by timing. A-priori 0.5 each; fitted 0.17 eager (cuDNN's NCHW
+     * depthwise kernels are known to run far below bandwidth) and 0.55
+     * engine (one EfficientNet row: weakly determined). */
+    .dw_bw_eff = {[RT_PYTORCH] = 0.1661, [RT_TENSORRT] = 0.5536},
+    /* A serving engine's decode step also costs the host per sequence in
+     * the batch: scheduling, sampling, stop checks and detokenising, while
+     * the GPU waits (vLLM and TensorRT-LLM step loops; measured step times
+     * grow with the number of sequences beyond what the KV-cache traffic
+     * explains). Only generation uses it (src/core/generation.c). Eager
+     * generate() samples the whole batch in one vectorised call: 0, not
+     * fitted. A-priori 5 us for the engine; fitted. */
+    .seq_step_us = {[RT_PYTORCH] = 0, [RT_TENSORRT] = 15.05},
+    /* Hopper (H100, H200) tables quote math peaks at the 1,980 MHz boost
+     * clock; under a sustained tensor-core load the 700 W boards settle
+     * lower (~1,750 MHz is commonly reported), and its larger peaks are
+     * harder to feed. A100's sustain is part of tc_eff (fitted on A100
+     * rows), so this is the further fraction Hopper keeps, on tensor and
+     * CUDA-core math alike. A-priori 1; fitted 0.80 (an effective ~1,580 MHz). */
+    .hopper_clock = 0.7969,
+    /* Compute and memory overlap inside a kernel only as far as its
+     * pipeline hides one behind the other: the time is (c^p + m^p)^(1/p);
+     * a GEMM's fused epilogue math overlaps its main loop the same way.
+     * A-priori 4 (at c = m the kernel takes 19% longer than either);
+     * fitted. */
+    .overlap_p = 2.402,
+    /* Board power while a kernel runs, as shares of the idle-to-TDP range:
+     * any running kernel holds boost clocks and wakes the SMs and caches
+     * (p_active); streaming HBM adds p_memory at full bandwidth, and math
+     * p_compute at full use of the peak the board sustains (a Hopper board
+     * below boost clock is at its power limit, so its use counts against
+     * hopper_clock x the peak). A-priori
+     * 0.2 and 0.6 (A100/H100 power studies, e.g. arXiv 2312.02741); fitted
+     * to the average power of the ML.ENERGY H100 rows. */
+    .p_active = 0.2524,
+    .p_memory = 0.6,
+};
+
+const struct sim_params *sim_params_default(void)
+{
+    return &fitted;
+}
+
+/* ---- fixed -------------------------------------------------------------- */
+const struct sim_fixed sim_fixed = {
+    /* CTA tile shapes cuBLAS/CUTLASS pick from on Ampere/Hopper, largest
+     * first, and the fraction of peak each main loop reaches when every SM
+     * is busy (smaller tiles re-read operands more: CUTLASS profiler ratios,
+     * estimates). The kernel model picks the best tile per GEMM, as the
+     * libraries' heuristics do. */
+    .tile_m = {256, 128, 128, 64},
+    .tile_n = {128, 128, 64, 64},
+    .tile_peak = {1.00, 0.95, 0.85, 0.65},
+    /* A tile spends a fixed prologue/epilogue equal to ~32 K-steps of its
+     * main loop (load of C, epilogue store): efficiency K / (K + 32). */
+    .k_half = 32.0,
+    /* cuBLAS splits K up to 16 ways when M x N tiles cannot fill the SMs,
+     * keeping at least 128 of K per split. */
+    .split_k_max = 16,
+    /* GEMMs of at most 16 rows run as matrix-vector or small-M kernels
+     * (cuBLAS gemv/gemvx, TensorRT-LLM's and FasterTransformer's decode
+     * GEMMs): 128 columns per CTA, ~70% of the main-loop peak on the rows
+     * they have (estimate). Their time is the weights streamed from DRAM,
+     * which the memory term of the roofline already gives. */
+    .skinny_m = 16,
+    .skinny_n = 128,
+    .skinny_peak = 0.7,
+    .split_k_min_k = 128.0,
+    /* Tensor cores need K and N multiples of 16 bytes: 4 TF32, 8 FP16/BF16,
+     * 16 INT8 or FP8 elements (NVIDIA Deep Learning Performance guide, "Tensor Core
+     * requirements"); FP32 has no tensor-core path (0 = no requirement). */
+    .align_elems = {[PREC_FP32] = 0, [PREC_TF32] = 4, [PREC_FP16] = 8, [PREC_BF16] = 8,
+                    [PREC_INT8] = 16, [PREC_FP8] = 16},
+    /* Misaligned dims fall back to padded or slower kernels: the guide shows
+     * 2-4x slowdowns for odd dims; we keep half the efficiency (estimate). */
+    .misalign_eff = 0.5,
+    /* Grouped convolutions (ResNeXt) run implicit GEMMs per group at roughly
+     * half the efficiency of dense ones (cuDNN, estimate). */
+    .grouped_eff = 0.5,
+    /* Elementwise and reduction arithmetic on CUDA cores rarely exceeds half
+     * of the FMA peak (transcendentals, conversions; estimate). */
+    .vec_eff = 0.5,
+    /* Depthwise convolutions do 9-25 MACs per loaded element on CUDA cores;
+     * cuDNN reaches ~30% of FP32 peak on them (estimate). */
+    .dw_eff = 0.3,
+    /* Reductions, softmax and layer/group norms need two passes or block
+     * synchronisation: ~70% of streaming bandwidth (estimate). */
+    .reduce_bw_eff = 0.7,
+    /* Gathers/scatters touch memory irregularly: ~50% of streaming
+     * bandwidth (estimate). */
+    .gather_bw_eff = 0.5,
+    /* A view op (reshape, flatten, squeeze) costs the Python/dispatcher part
+     * of an op (~30%) but launches nothing (estimate). */
+    .view_dispatch_frac = 0.3,
+    /* Dynamic power: a kernel saturating the tensor/CUDA cores draws the full
+     * idle-to-TDP range (estimate; no compute-bound power row is mapped).
+     * Added to the fitted active and memory shares (sim_params) and capped
+     * at 1. */
+    .p_compute = 1.0,
+};
