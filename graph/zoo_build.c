@@ -459,6 +459,16 @@ int zb_attention(struct zoo_build *b, int x, int dim, int heads, const char *qkv
     return zb_reshape(b, c, merged, 3);
 }
 
+int zb_sdpa(struct zoo_build *b, int q, int kt, int v, int heads, int hd)
+{
+    int s = zb_binary(b, "MatMul", q, kt);
+    s = zb_binary(b, "Mul", s, zb_const_float(b, 1.0 / sqrt((double)hd)));
+    int o = zb_binary(b, "MatMul", zb_softmax(b, s, -1), v);
+    static const int64_t back[4] = {0, 2, 1, 3};
+    const int64_t merged[3] = {0, 0, (int64_t)heads * hd};
+    return zb_reshape(b, zb_transpose(b, o, back, 4), merged, 3);
+}
+
 int zb_cross_attention(struct zoo_build *b, const char *name, int x, int ctx, int c, int kv_dim,
                        int heads, bool qkv_bias)
 {
@@ -475,12 +485,7 @@ int zb_cross_attention(struct zoo_build *b, const char *name, int x, int ctx, in
                          pk, 4);
     int v = zb_transpose(b, zb_reshape(b, zb_linear(b, ctx, n[2], kv_dim, c, qkv_bias), shape, 4),
                          pq, 4);
-    int s = zb_binary(b, "MatMul", q, k);
-    s = zb_binary(b, "Mul", s, zb_const_float(b, 1.0 / sqrt((double)hd)));
-    int o = zb_binary(b, "MatMul", zb_softmax(b, s, -1), v);
-    const int64_t merged[3] = {0, 0, c};
-    o = zb_reshape(b, zb_transpose(b, o, pq, 4), merged, 3);
-    return zb_linear(b, o, n[3], c, c, true);
+    return zb_linear(b, zb_sdpa(b, q, k, v, heads, hd), n[3], c, c, true);
 }
 
 int zb_unsqueeze(struct zoo_build *b, int x, const int64_t *axes, int n)

@@ -41,9 +41,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "graph/zoo_impl.h"
-
-#define DIT_TIME_CH 256 /* Timesteps(num_channels=256) */
+#include "graph/zoo_dit.h"
 
 static const char *const dit_names[] = {"pixart-sigma-xl2-1024", "pixart-alpha-xl2-1024",
                                         "pixart-sigma-xl2-512", "custom"};
@@ -83,11 +81,6 @@ static const struct zoo_param dit_params[] = {
      .help = "1 = resolution and aspect-ratio conditioning (PixArt-alpha 1024)"},
 };
 
-struct dit {
-    int layers, hidden, heads, patch, latent, tokens, caption, cin, cout;
-    bool size_cond;
-};
-
 static enum status dit_check(const struct zoo_args *a, struct diag *d)
 {
     int hidden = zoo_arg_int(a, "hidden"), heads = zoo_arg_int(a, "heads");
@@ -106,9 +99,9 @@ static enum status dit_check(const struct zoo_args *a, struct diag *d)
     return ST_OK;
 }
 
-/* LayerNorm(elementwise_affine=False): constant ones and zeros [c], as
- * torch.onnx writes it; they are not parameters. */
-static int layernorm_plain(struct zoo_build *b, int x, const char *local, int c)
+/* LayerNorm without affine: constant ones and zeros [c], as torch.onnx
+ * writes it; they are not parameters. */
+int dit_layernorm_plain(struct zoo_build *b, int x, const char *local, int c)
 {
     char key[48];
     const int64_t dd[1] = {c};
@@ -122,30 +115,41 @@ static int layernorm_plain(struct zoo_build *b, int x, const char *local, int c)
     return y;
 }
 
-/* x * (1 + scale) + shift (scale, shift [B, 1, D]). */
-static int modulate(struct zoo_build *b, int x, int shift, int scale)
+int dit_modulate(struct zoo_build *b, int x, int shift, int scale)
 {
     int s = zb_binary(b, "Add", scale, zb_const_float(b, 1.0));
     return zb_binary(b, "Add", zb_binary(b, "Mul", x, s), shift);
 }
 
-/* table [n, D] + t [B, n, D] split into n chunks [B, 1, D] along axis 1
- * (scale_shift_table[None] + ...).chunk(n, dim=1). */
-static void chunks(struct zoo_build *b, int table, int t, int n, int *out)
+void dit_chunks(struct zoo_build *b, int x, int n, int *out)
 {
-    int sum = zb_binary(b, "Add", table, t);
     const int64_t ones[6] = {1, 1, 1, 1, 1, 1};
-    int in[2] = {sum, zb_const_ints(b, ones, n, false)};
+    int in[2] = {x, zb_const_ints(b, ones, n, false)};
     zb_node_multi(b, "Split", "chunk", in, 2, out, n);
     graph_attr_int(b->g, zb_last(b), "axis", 1);
 }
 
-/* GELU(approximate="tanh"), opset 20. */
-static int gelu_tanh(struct zoo_build *b, int x)
+/* opset 20 */
+int dit_gelu_tanh(struct zoo_build *b, int x)
 {
     int y = zb_act(b, x, "Gelu");
     graph_attr_string(b->g, zb_last(b), "approximate", "tanh");
     return y;
+}
+
+int dit_feed_forward(struct zoo_build *b, int x, const char *prefix, int d)
+{
+    char n[64];
+    snprintf(n, sizeof n, "%s.net.0.proj", prefix);
+    x = dit_gelu_tanh(b, zb_linear(b, x, n, d, 4 * d, true));
+    snprintf(n, sizeof n, "%s.net.2", prefix);
+    return zb_linear(b, x, n, 4 * d, d, true);
+}
+
+/* (scale_shift_table[None] + t).chunk(n, dim=1): table [n, D], t [B, n, D]. */
+static void table_chunks(struct zoo_build *b, int table, int t, int n, int *out)
+{
+    dit_chunks(b, zb_binary(b, "Add", table, t), n, out);
 }
 
 /* BasicTransformerBlock (ada_norm_single) on x [B, N, D]; t6 [B, 6, D] is
@@ -155,20 +159,18 @@ static int block(struct zoo_build *b, const struct dit *m, int x, int t6, int ct
     int D = m->hidden;
     const int64_t td[2] = {6, D};
     int mod[6]; /* shift_msa, scale_msa, gate_msa, shift_mlp, scale_mlp, gate_mlp */
-    chunks(b, zb_weight(b, "scale_shift_table", 2, td), t6, 6, mod);
-    int h = modulate(b, layernorm_plain(b, x, "norm1", D), mod[0], mod[1]);
+    table_chunks(b, zb_weight(b, "scale_shift_table", 2, td), t6, 6, mod);
+    int h = dit_modulate(b, dit_layernorm_plain(b, x, "norm1", D), mod[0], mod[1]);
     h = zb_binary(b, "Mul", mod[2], zb_cross_attention(b, "attn1", h, h, D, D, m->heads, true));
     x = zb_binary(b, "Add", h, x);
     /* PixArt applies no norm before the cross-attention */
     x = zb_binary(b, "Add", zb_cross_attention(b, "attn2", x, ctx, D, D, m->heads, true), x);
-    h = modulate(b, layernorm_plain(b, x, "norm2", D), mod[3], mod[4]);
-    h = gelu_tanh(b, zb_linear(b, h, "ff.net.0.proj", D, 4 * D, true));
-    h = zb_linear(b, h, "ff.net.2", 4 * D, D, true);
+    h = dit_modulate(b, dit_layernorm_plain(b, x, "norm2", D), mod[3], mod[4]);
+    h = dit_feed_forward(b, h, "ff", D);
     return zb_binary(b, "Add", zb_binary(b, "Mul", mod[5], h), x);
 }
 
-/* TimestepEmbedding "<scope>.linear_1/2" on x [.., in]. */
-static int time_embedding(struct zoo_build *b, int x, const char *scope, int in, int out)
+int dit_time_embedding(struct zoo_build *b, int x, const char *scope, int in, int out)
 {
     zb_scope(b, "%s", scope);
     int h = zb_act(b, zb_linear(b, x, "linear_1", in, out, true), "Silu");
@@ -182,7 +184,7 @@ static int timestep(struct zoo_build *b, const struct dit *m)
     const char *const bs[3] = {"batch", NULL, NULL};
     const int64_t td[2] = {1, DIT_TIME_CH};
     int tf = zb_input(b, "time_features", DT_FLOAT, 2, td, bs);
-    int temb = time_embedding(b, tf, "adaln_single.emb.timestep_embedder", DIT_TIME_CH, m->hidden);
+    int temb = dit_time_embedding(b, tf, "adaln_single.emb.timestep_embedder", DIT_TIME_CH, m->hidden);
     if (!m->size_cond)
         return temb;
     /* sinusoidal features of (height, width) and of height / width, each
@@ -191,33 +193,49 @@ static int timestep(struct zoo_build *b, const struct dit *m)
     const int64_t rd[3] = {1, 2, DIT_TIME_CH}, ad[3] = {1, 1, DIT_TIME_CH};
     int rf = zb_input(b, "resolution_features", DT_FLOAT, 3, rd, bs);
     int af = zb_input(b, "aspect_ratio_features", DT_FLOAT, 3, ad, bs);
-    int r = time_embedding(b, rf, "adaln_single.emb.resolution_embedder", DIT_TIME_CH, e);
+    int r = dit_time_embedding(b, rf, "adaln_single.emb.resolution_embedder", DIT_TIME_CH, e);
     const int64_t flat[2] = {0, -1};
     int cat[2] = {zb_reshape(b, r, flat, 2), -1};
-    int ar = time_embedding(b, af, "adaln_single.emb.aspect_ratio_embedder", DIT_TIME_CH, e);
+    int ar = dit_time_embedding(b, af, "adaln_single.emb.aspect_ratio_embedder", DIT_TIME_CH, e);
     cat[1] = zb_reshape(b, ar, flat, 2);
     zb_scope(b, "adaln_single.emb");
     return zb_binary(b, "Add", temb, zb_concat(b, cat, 2, 1));
 }
 
-/* norm_out, modulation by scale_shift_table [2, D] + temb, proj_out and
- * unpatchify to [B, out_channels, H, W]. */
-static int final_layer(struct zoo_build *b, const struct dit *m, int x, int temb)
+int dit_unpatchify(struct zoo_build *b, const struct dit *m, int x)
 {
-    int D = m->hidden, p = m->patch, h = m->latent / p;
-    zb_scope(b, "%s", "");
-    static const int64_t ax1[1] = {1};
-    const int64_t sd[2] = {2, D};
-    int mod[2]; /* shift, scale */
-    chunks(b, zb_weight(b, "scale_shift_table", 2, sd), zb_unsqueeze(b, temb, ax1, 1), 2, mod);
-    x = modulate(b, layernorm_plain(b, x, "norm_out", D), mod[0], mod[1]);
-    x = zb_linear(b, x, "proj_out", D, p * p * m->cout, true);
+    int p = m->patch, h = m->latent / p;
+    x = zb_linear(b, x, "proj_out", m->hidden, p * p * m->cout, true);
     const int64_t grid[6] = {0, h, h, p, p, m->cout};
     static const int64_t perm[6] = {0, 5, 1, 3, 2, 4}; /* nhwpqc -> nchpwq */
     x = zb_transpose(b, zb_reshape(b, x, grid, 6), perm, 6);
     const int64_t img[4] = {0, m->cout, m->latent, m->latent};
     int in[2] = {x, zb_const_ints(b, img, 4, false)};
     return zb_node(b, "Reshape", "unpatchify", in, 2);
+}
+
+/* norm_out, modulation by scale_shift_table [2, D] + temb, proj_out and
+ * unpatchify to [B, out_channels, H, W]. */
+static int final_layer(struct zoo_build *b, const struct dit *m, int x, int temb)
+{
+    int D = m->hidden;
+    zb_scope(b, "%s", "");
+    static const int64_t ax1[1] = {1};
+    const int64_t sd[2] = {2, D};
+    int mod[2]; /* shift, scale */
+    table_chunks(b, zb_weight(b, "scale_shift_table", 2, sd), zb_unsqueeze(b, temb, ax1, 1), 2,
+                 mod);
+    x = dit_modulate(b, dit_layernorm_plain(b, x, "norm_out", D), mod[0], mod[1]);
+    return dit_unpatchify(b, m, x);
+}
+
+int dit_patchify(struct zoo_build *b, const struct dit *m, int x)
+{
+    int D = m->hidden;
+    x = zb_conv(b, x, "proj", m->cin, D, m->patch, m->patch, 0, 1, true);
+    const int64_t flat[3] = {0, D, -1};
+    static const int64_t perm[3] = {0, 2, 1};
+    return zb_transpose(b, zb_reshape(b, x, flat, 3), perm, 3); /* [B, N, D] */
 }
 
 static enum status dit_build(struct zoo_build *b, const struct zoo_args *a, struct diag *d)
@@ -238,10 +256,7 @@ static enum status dit_build(struct zoo_build *b, const struct zoo_args *a, stru
     int ctx = zb_input(b, "encoder_hidden_states", DT_FLOAT, 3, cd, bs);
 
     zb_scope(b, "pos_embed");
-    x = zb_conv(b, x, "proj", m.cin, D, m.patch, m.patch, 0, 1, true);
-    const int64_t flat[3] = {0, D, -1};
-    static const int64_t perm[3] = {0, 2, 1};
-    x = zb_transpose(b, zb_reshape(b, x, flat, 3), perm, 3); /* [B, N, D] */
+    x = dit_patchify(b, &m, x);
     char key[64];
     snprintf(key, sizeof key, "sincos_pos_embed_%dx%dx%d", grid, grid, D);
     const int64_t pd[3] = {1, (int64_t)grid * grid, D};
@@ -254,7 +269,7 @@ static enum status dit_build(struct zoo_build *b, const struct zoo_args *a, stru
     t6 = zb_reshape(b, t6, six, 3); /* timestep.reshape(batch, 6, -1) */
 
     zb_scope(b, "caption_projection");
-    ctx = gelu_tanh(b, zb_linear(b, ctx, "linear_1", m.caption, D, true));
+    ctx = dit_gelu_tanh(b, zb_linear(b, ctx, "linear_1", m.caption, D, true));
     ctx = zb_linear(b, ctx, "linear_2", D, D, true);
 
     for (int l = 0; l < m.layers; l++) {

@@ -147,6 +147,10 @@ int zb_se(struct zoo_build *b, int x, int c, int sq, const char *act, const char
  * KV cache would keep. */
 int zb_attention(struct zoo_build *b, int x, int dim, int heads, const char *qkv, int mask,
                  int causal, int past_k, int past_v, int *present_k, int *present_v);
+/* Scaled dot-product attention on q [B, heads, S, hd], the keys transposed
+ * kt [B, heads, hd, T] and v [B, heads, T, hd]: scores times 1/sqrt(hd),
+ * softmax, context merged back to [B, S, heads x hd]. */
+int zb_sdpa(struct zoo_build *b, int q, int kt, int v, int heads, int hd);
 /* diffusers Attention "<name>" of x [B, N, c] over ctx [B, T, kv_dim]
  * (self-attention: ctx = x, kv_dim = c): to_q/to_k/to_v (biased when
  * qkv_bias), scaled dot product over heads, to_out.0 (biased). */
