@@ -44,20 +44,26 @@
 #include "graph/zoo_dit.h"
 
 static const char *const dit_names[] = {"pixart-sigma-xl2-1024", "pixart-alpha-xl2-1024",
-                                        "pixart-sigma-xl2-512", "custom"};
+                                        "pixart-sigma-xl2-512", "sd3-medium", "custom"};
 static const char *const dit_presets[] = {
-    "layers=28:hidden=1152:heads=16:patch=2:latent=128:tokens=300:caption_dim=4096:"
+    "arch=pixart:layers=28:hidden=1152:heads=16:patch=2:latent=128:tokens=300:caption_dim=4096:"
     "in_channels=4:out_channels=8:size_cond=0",
-    "layers=28:hidden=1152:heads=16:patch=2:latent=128:tokens=120:caption_dim=4096:"
+    "arch=pixart:layers=28:hidden=1152:heads=16:patch=2:latent=128:tokens=120:caption_dim=4096:"
     "in_channels=4:out_channels=8:size_cond=1",
-    "layers=28:hidden=1152:heads=16:patch=2:latent=64:tokens=300:caption_dim=4096:"
+    "arch=pixart:layers=28:hidden=1152:heads=16:patch=2:latent=64:tokens=300:caption_dim=4096:"
     "in_channels=4:out_channels=8:size_cond=0",
+    /* stabilityai/stable-diffusion-3-medium-diffusers transformer/config.json;
+     * tokens: 77 CLIP + 256 T5 (the pipeline's max_sequence_length) */
+    "arch=mmdit:layers=24:hidden=1536:heads=24:patch=2:latent=128:tokens=333:caption_dim=4096:"
+    "in_channels=16:out_channels=16:size_cond=0:pooled_dim=2048:pos_max=192",
     ""};
+static const char *const dit_archs[] = {"pixart", "mmdit"};
 
 static const struct zoo_param dit_params[] = {
-    {.name = "preset", .type = ZOO_PT_ENUM, .n_choices = 4, .choices = dit_names,
+    {.name = "preset", .type = ZOO_PT_ENUM, .n_choices = 5, .choices = dit_names,
      .presets = dit_presets, .def = "pixart-sigma-xl2-1024",
-     .help = "PixArt-Sigma 1024/512 or PixArt-alpha 1024 transformer (sets every parameter)"},
+     .help = "PixArt-Sigma 1024/512, PixArt-alpha 1024 or Stable Diffusion 3 medium "
+             "transformer (sets every parameter)"},
     {.name = "layers", .type = ZOO_PT_INT, .min = 1, .max = 64, .smin = 2, .smax = 12,
      .def = "28", .help = "transformer blocks"},
     {.name = "hidden", .type = ZOO_PT_INT, .min = 64, .max = 4096, .step = 64, .smin = 128,
@@ -70,7 +76,8 @@ static const struct zoo_param dit_params[] = {
      .smax = 64, .def = "128",
      .help = "latent size (image / 8): height and width default, position table size"},
     {.name = "tokens", .type = ZOO_PT_INT, .min = 1, .max = 1024, .smin = 64, .smax = 300,
-     .def = "300", .help = "text tokens the cross-attention attends to (Sigma 300, alpha 120)"},
+     .def = "300",
+     .help = "text tokens attended to (PixArt-Sigma 300, alpha 120; SD3 333: 77 CLIP + 256 T5)"},
     {.name = "caption_dim", .type = ZOO_PT_INT, .min = 64, .max = 8192, .step = 64,
      .smin = 256, .smax = 4096, .def = "4096", .help = "width of the text encoder's states"},
     {.name = "in_channels", .type = ZOO_PT_INT, .min = 1, .max = 64, .smin = 4, .smax = 16,
@@ -79,6 +86,16 @@ static const struct zoo_param dit_params[] = {
      .def = "8", .help = "channels out (8: noise and learned variance)"},
     {.name = "size_cond", .type = ZOO_PT_INT, .min = 0, .max = 1, .def = "0",
      .help = "1 = resolution and aspect-ratio conditioning (PixArt-alpha 1024)"},
+    {.name = "arch", .type = ZOO_PT_ENUM, .n_choices = 2, .choices = dit_archs, .def = "pixart",
+     .unsampled = true,
+     .help = "pixart: DiT with cross-attention to the caption (PixArt); mmdit: joint attention "
+             "over image and text tokens, two streams of weights (SD3)"},
+    {.name = "pooled_dim", .type = ZOO_PT_INT, .min = 64, .max = 8192, .step = 64, .def = "2048",
+     .unsampled = true,
+     .help = "mmdit: width of the pooled text embedding (SD3: CLIP-L 768 + bigG 1280)"},
+    {.name = "pos_max", .type = ZOO_PT_INT, .min = 1, .max = 1024, .def = "192",
+     .unsampled = true,
+     .help = "mmdit: side of the stored position table, cropped to latent / patch"},
 };
 
 static enum status dit_check(const struct zoo_args *a, struct diag *d)
@@ -96,6 +113,18 @@ static enum status dit_check(const struct zoo_args *a, struct diag *d)
                         "zoo:dit: size_cond=1 needs hidden=%d to be a multiple of 3 "
                         "(resolution and aspect-ratio embeddings of hidden/3)",
                         hidden);
+    int pos_max = zoo_arg_int(a, "pos_max");
+    if (strcmp(zoo_arg_enum(a, "arch"), "mmdit"))
+        return zoo_arg_int(a, "pooled_dim") == 2048 && pos_max == 192
+                   ? ST_OK
+                   : diag_set(d, ST_ERANGE,
+                              "zoo:dit: pooled_dim and pos_max apply to arch=mmdit only");
+    if (zoo_arg_int(a, "size_cond"))
+        return diag_set(d, ST_ERANGE, "zoo:dit: size_cond=1 is PixArt's (arch=pixart)");
+    if (latent / patch > pos_max)
+        return diag_set(d, ST_ERANGE,
+                        "zoo:dit: latent=%d / patch=%d is more than pos_max=%d positions a side",
+                        latent, patch, pos_max);
     return ST_OK;
 }
 
@@ -184,7 +213,8 @@ static int timestep(struct zoo_build *b, const struct dit *m)
     const char *const bs[3] = {"batch", NULL, NULL};
     const int64_t td[2] = {1, DIT_TIME_CH};
     int tf = zb_input(b, "time_features", DT_FLOAT, 2, td, bs);
-    int temb = dit_time_embedding(b, tf, "adaln_single.emb.timestep_embedder", DIT_TIME_CH, m->hidden);
+    int temb =
+        dit_time_embedding(b, tf, "adaln_single.emb.timestep_embedder", DIT_TIME_CH, m->hidden);
     if (!m->size_cond)
         return temb;
     /* sinusoidal features of (height, width) and of height / width, each
@@ -246,7 +276,10 @@ static enum status dit_build(struct zoo_build *b, const struct zoo_args *a, stru
                     .latent = zoo_arg_int(a, "latent"), .tokens = zoo_arg_int(a, "tokens"),
                     .caption = zoo_arg_int(a, "caption_dim"),
                     .cin = zoo_arg_int(a, "in_channels"), .cout = zoo_arg_int(a, "out_channels"),
-                    .size_cond = zoo_arg_int(a, "size_cond") != 0};
+                    .size_cond = zoo_arg_int(a, "size_cond") != 0,
+                    .pooled = zoo_arg_int(a, "pooled_dim"), .pos_max = zoo_arg_int(a, "pos_max")};
+    if (!strcmp(zoo_arg_enum(a, "arch"), "mmdit"))
+        return mmdit_build(b, &m);
     int D = m.hidden, grid = m.latent / m.patch;
     const int64_t sd[4] = {1, m.cin, m.latent, m.latent};
     const char *const ss[4] = {"batch", NULL, "height", "width"};
@@ -282,7 +315,8 @@ static enum status dit_build(struct zoo_build *b, const struct zoo_args *a, stru
 
 const struct zoo_family zoo_fam_dit = {
     .name = "dit",
-    .help = "Diffusion Transformer (PixArt-alpha/Sigma): one denoising step on a latent",
+    .help = "Diffusion Transformer (PixArt-alpha/Sigma DiT, SD3 MMDiT): one denoising step on "
+            "a latent",
     .n_params = sizeof dit_params / sizeof dit_params[0],
     .params = dit_params,
     .check = dit_check,

@@ -22,6 +22,13 @@
  * text_encoder_2, CLIPTextModelWithProjection) 694,659,840; and the T5 v1.1
  * XXL encoder (PixArt-alpha/PixArt-XL-2-1024-MS, T5EncoderModel)
  * 4,762,310,656.
+ *
+ * SD3-medium's transformer (stabilityai/stable-diffusion-3-medium, published
+ * as about 2.03 billion parameters) is worked out by hand from diffusers'
+ * SD3Transformer2DModel with its config (hidden 24 heads x 64 = 1536, 24
+ * joint blocks, patch 2, 16 channels in and out, joint_attention_dim 4096,
+ * caption_projection_dim 1536, pooled_projection_dim 2048, no QK norm):
+ * 2,028,328,000, the stored 192 x 192 position table (a buffer) not counted.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -138,6 +145,59 @@ static void test_text_encoder_params(void **state)
     expect_params("zoo:gpt:preset=openclip-h", clip_text(1024, 23, 0), 340387840.0);
     expect_params("zoo:gpt:preset=openclip-bigg", clip_text(1280, 32, 1280), 694659840.0);
     expect_params("zoo:t5:preset=t5-v1_1-xxl-encoder", t5_xxl_encoder(), 4762310656.0);
+}
+
+static double linear(double in, double out)
+{
+    return in * out + out;
+}
+
+/* SD3-medium's MMDiT (by hand): every Linear and the patch conv biased. */
+static double sd3_medium_transformer(void)
+{
+    double D = 1536, ada6 = linear(D, 6 * D), ada2 = linear(D, 2 * D);
+    double qkv = 3 * linear(D, D), ff = linear(D, 4 * D) + linear(4 * D, D);
+    /* pos_embed.proj; time_text_embed: timestep_embedder 256 -> D -> D and
+     * text_embedder 2048 -> D -> D; context_embedder 4096 -> D */
+    double embed = conv(16, D, 2) + linear(256, D) + linear(D, D) + linear(2048, D) +
+                   linear(D, D) + linear(4096, D);
+    /* norm1 and norm1_context (adaLN-Zero, 6 x D each), to_q/k/v and
+     * add_q/k/v_proj, to_out.0 and to_add_out, ff and ff_context */
+    double block = 2 * ada6 + 2 * qkv + 2 * linear(D, D) + 2 * ff;
+    /* the last block (context_pre_only): norm1_context of 2 x D, the text's
+     * q/k/v still, no to_add_out, no ff_context */
+    double last = ada6 + ada2 + 2 * qkv + linear(D, D) + ff;
+    /* norm_out (2 x D) and proj_out D -> 2 x 2 x 16 */
+    return embed + 23 * block + last + ada2 + linear(D, 2 * 2 * 16);
+}
+
+static void test_mmdit_params(void **state)
+{
+    (void)state;
+    double want = sd3_medium_transformer();
+    assert_true(want == 2028328000.0 && fabs(want - 2.03e9) < 0.005e9);
+    struct graph *g = build("zoo:dit:preset=sd3-medium");
+    if (g->totals.params != want)
+        fail_msg("zoo:dit:preset=sd3-medium: %.0f params, by hand %.0f", g->totals.params, want);
+    assert_int_equal(g->totals.n_unsupported + g->totals.n_unknown, 0);
+    /* MACs by hand: N = 64 x 64 image tokens, T = 333 text tokens, the
+     * attention over S = N + T (scores and context, S^2 x D each); per full
+     * block both streams' q/k/v, output and MLP (12 D^2 per token) and the
+     * two adaLN-Zero (6 D^2 each); the last block the text's q/k/v only */
+    double D = 1536, N = 4096, T = 333, S = N + T;
+    double embed = N * D * 64 + (256 + D + 2048 + D) * D + T * 4096 * D;
+    double full = 12 * D * D + (N + T) * 12 * D * D + 2 * S * S * D;
+    double last = 8 * D * D + N * 12 * D * D + T * 3 * D * D + 2 * S * S * D;
+    double macs = embed + 23 * full + last + 2 * D * D + N * D * 64;
+    if (g->totals.macs != macs)
+        fail_msg("zoo:dit:preset=sd3-medium: %.0f MACs, by hand %.0f", g->totals.macs, macs);
+    /* 128 x 128 latents of 16 channels in and out (1024 x 1024 pixels) */
+    const struct value *out = &g->values[g->outputs[0]];
+    assert_true(out->shape.known && out->shape.rank == 4);
+    assert_int_equal(out->shape.d[1], 16);
+    assert_int_equal(out->shape.d[2], 128);
+    assert_int_equal(out->shape.d[3], 128);
+    graph_free(g);
 }
 
 static struct config h100(void)
@@ -410,6 +470,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_vae_params),
         cmocka_unit_test(test_text_encoder_params),
+        cmocka_unit_test(test_mmdit_params),
         cmocka_unit_test(test_pipeline_sums),
         cmocka_unit_test(test_pipeline_text_choice),
         cmocka_unit_test(test_pipeline_mig),

@@ -129,6 +129,10 @@ static void test_errors(void **state)
     expect_error("zoo:dit:latent=96:patch=5", ST_ERANGE, "latent=96 is not a multiple of patch=5");
     expect_error("zoo:dit:preset=pixart-alpha-xl2-1024:hidden=1024", ST_ERANGE,
                  "size_cond=1 needs hidden=1024 to be a multiple of 3");
+    expect_error("zoo:dit:pos_max=96", ST_ERANGE, "pooled_dim and pos_max apply to arch=mmdit");
+    expect_error("zoo:dit:preset=sd3-medium:size_cond=1", ST_ERANGE, "size_cond=1 is PixArt's");
+    expect_error("zoo:dit:preset=sd3-medium:latent=512", ST_ERANGE,
+                 "latent=512 / patch=2 is more than pos_max=192 positions a side");
 }
 
 /* ---- presets and canonical specs ------------------------------------------- */
@@ -177,6 +181,18 @@ static void test_presets(void **state)
     graph_free(g);
     g = build("gpt:preset=gpt2:head=none");
     assert_string_equal(g->name, "gpt");
+    graph_free(g);
+    /* SD3's MMDiT has PixArt's parameter names but not its arch: neither
+     * preset names the other's configuration */
+    g = build("dit:preset=sd3-medium");
+    assert_string_equal(g->name, "sd3-medium");
+    assert_non_null(strstr(g->path, ":arch=mmdit"));
+    graph_free(g);
+    g = build("dit:arch=mmdit");
+    assert_string_equal(g->name, "dit");
+    graph_free(g);
+    g = build("dit:preset=sd3-medium:arch=pixart");
+    assert_string_equal(g->name, "dit");
     graph_free(g);
     /* an unsampled parameter is in the canonical spec only off its default */
     g = build("gpt");
@@ -352,9 +368,10 @@ static void test_fixed_sizes(void **state)
     }
     graph_free(g);
     /* VGG's classifier is made for 224x224; Swin's windows must tile each map;
-     * the DiT's sin-cos position table is a constant for its latent size */
-    const char *fixed[] = {"vgg", "swin", "dit:preset=pixart-sigma-xl2-512"};
-    for (int i = 0; i < 3; i++) {
+     * the DiTs' position tables are constants for their latent size */
+    const char *fixed[] = {"vgg", "swin", "dit:preset=pixart-sigma-xl2-512",
+                           "dit:preset=sd3-medium"};
+    for (int i = 0; i < 4; i++) {
         g = build(fixed[i]);
         if (infer_real(g)) {
             struct diag d = {0};
