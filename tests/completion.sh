@@ -118,6 +118,12 @@ got=$(comp "$dippm predict zoo:unet --steps 1 --text-encoder ")
 missing=$(comm -23 <(echo "$want") <(echo "$got"))
 if [ -n "$want" ] && [ -z "$missing" ]; then ok "derived text encoders offered"
 else bad "derived text encoders not offered: $(echo $missing)"; fi
+# SD3's CLIP ViT-L/14 carries its text projection
+sd3=$("$dippm" predict zoo:dit:preset=sd3-medium --steps 1 --json | python3 -c 'import json, sys
+print(json.load(sys.stdin)["diffusion"]["text_encoders"][0]["spec"])')
+if [ "$sd3" = "zoo:gpt:preset=clip-l:head=projection" ] && grep -qxF "$sd3" <<<"$got"; then
+    ok "SD3's first text encoder offered"
+else bad "SD3's first text encoder '$sd3' not offered"; fi
 same "--text-encoder comma list" \
     "$(comp "$dippm predict zoo:unet --steps 1 --text-encoder zoo:gpt:preset=clip-l,zoo:t5:preset=t5-v")" \
     "t5-v1_1-xxl-encoder"

@@ -145,6 +145,11 @@ static void test_text_encoder_params(void **state)
     expect_params("zoo:gpt:preset=openclip-h", clip_text(1024, 23, 0), 340387840.0);
     expect_params("zoo:gpt:preset=openclip-bigg", clip_text(1280, 32, 1280), 694659840.0);
     expect_params("zoo:t5:preset=t5-v1_1-xxl-encoder", t5_xxl_encoder(), 4762310656.0);
+    /* SD3's first text encoder is CLIP ViT-L/14 with its 768 x 768 text
+     * projection (CLIPTextModelWithProjection) */
+    struct graph *g = build("zoo:gpt:preset=clip-l:head=projection");
+    assert_true(g->totals.params == clip_text(768, 12, 768));
+    graph_free(g);
 }
 
 static double linear(double in, double out)
@@ -320,6 +325,34 @@ static void test_pipeline_text_choice(void **state)
     graph_free(g);
 }
 
+/* SD3: three text encoders, the 16-channel VAE, guidance doubling the
+ * denoiser's and the encoders' batch as for the other denoisers. */
+static void test_pipeline_sd3(void **state)
+{
+    (void)state;
+    struct graph *g = build("zoo:dit:preset=sd3-medium");
+    struct config c = h100();
+    struct diag d = {0};
+    struct diff_request rq = {.steps = 2, .guidance = true, .batch = 1};
+    struct diff_result r, nog;
+    if (diff_run(NULL, g, &c, &rq, &r, &d))
+        fail_msg("%s", d.msg);
+    assert_int_equal(r.n_text, 3);
+    assert_string_equal(r.text[2].spec, "zoo:t5:preset=t5-v1_1-xxl-encoder:seq=256");
+    assert_string_equal(r.vae_spec, "zoo:vae:preset=sd3-vae:latent=128");
+    assert_int_equal(r.denoiser_batch, 2);
+    assert_int_equal(r.text_batch, 2);
+    struct prediction step = one_pass("zoo:dit:preset=sd3-medium", 2);
+    assert_true(fabs(r.step_ms - step.latency_ms) < 1e-9 * step.latency_ms);
+    prediction_fini(&step);
+    rq.guidance = false;
+    if (diff_run(NULL, g, &c, &rq, &nog, &d))
+        fail_msg("%s", d.msg);
+    assert_int_equal(nog.denoiser_batch, 1);
+    assert_true(nog.step_ms < r.step_ms);
+    graph_free(g);
+}
+
 static void test_pipeline_mig(void **state)
 {
     (void)state;
@@ -418,23 +451,35 @@ static void test_vae_derivation(void **state)
     char text[DIFF_MAX_TEXT][DIFF_SPEC_MAX];
     int n = 0;
     static const struct {
-        const char *den, *first, *second;
+        const char *den, *text[3];
     } cases[] = {
-        {"zoo:unet", "zoo:gpt:preset=clip-l", NULL},
-        {"zoo:unet:preset=sd21", "zoo:gpt:preset=openclip-h", NULL},
-        {"zoo:unet:preset=sdxl", "zoo:gpt:preset=clip-l", "zoo:gpt:preset=openclip-bigg"},
-        {"zoo:dit:preset=pixart-alpha-xl2-1024", "zoo:t5:preset=t5-v1_1-xxl-encoder:seq=120",
-         NULL},
-        {"zoo:dit", "zoo:t5:preset=t5-v1_1-xxl-encoder:seq=300", NULL},
+        {"zoo:unet", {"zoo:gpt:preset=clip-l"}},
+        {"zoo:unet:preset=sd21", {"zoo:gpt:preset=openclip-h"}},
+        {"zoo:unet:preset=sdxl", {"zoo:gpt:preset=clip-l", "zoo:gpt:preset=openclip-bigg"}},
+        {"zoo:dit:preset=pixart-alpha-xl2-1024", {"zoo:t5:preset=t5-v1_1-xxl-encoder:seq=120"}},
+        {"zoo:dit", {"zoo:t5:preset=t5-v1_1-xxl-encoder:seq=300"}},
+        /* SD3: 77 CLIP tokens, then the T5's 256 */
+        {"zoo:dit:preset=sd3-medium",
+         {"zoo:gpt:preset=clip-l:head=projection", "zoo:gpt:preset=openclip-bigg",
+          "zoo:t5:preset=t5-v1_1-xxl-encoder:seq=256"}},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         if (diff_text_specs(cases[i].den, text, &n, &d))
             fail_msg("%s: %s", cases[i].den, d.msg);
-        assert_int_equal(n, cases[i].second ? 2 : 1);
-        assert_string_equal(text[0], cases[i].first);
-        if (cases[i].second)
-            assert_string_equal(text[1], cases[i].second);
+        int want = 0;
+        while (want < 3 && cases[i].text[want])
+            want++;
+        assert_int_equal(n, want);
+        for (int k = 0; k < n; k++)
+            assert_string_equal(text[k], cases[i].text[k]);
     }
+    assert_int_equal(diff_vae_spec("zoo:dit:preset=sd3-medium", buf, sizeof buf, &d), ST_OK);
+    assert_string_equal(buf, "zoo:vae:preset=sd3-vae:latent=128");
+    /* an MMDiT conditioned otherwise than SD3 needs its encoders named */
+    assert_int_equal(diff_text_specs("zoo:dit:preset=sd3-medium:pooled_dim=1024", text, &n, &d),
+                     ST_EUSAGE);
+    assert_int_equal(diff_text_specs("zoo:dit:preset=sd3-medium:tokens=77", text, &n, &d),
+                     ST_EUSAGE);
     assert_int_equal(diff_text_specs("zoo:unet:cross_dim=512", text, &n, &d), ST_EUSAGE);
     assert_non_null(strstr(d.msg, "--no-text-encoder"));
     assert_int_equal(diff_text_specs("zoo:resnet", text, &n, &d), ST_EUSAGE);
@@ -473,6 +518,7 @@ int main(void)
         cmocka_unit_test(test_mmdit_params),
         cmocka_unit_test(test_pipeline_sums),
         cmocka_unit_test(test_pipeline_text_choice),
+        cmocka_unit_test(test_pipeline_sd3),
         cmocka_unit_test(test_pipeline_mig),
         cmocka_unit_test(test_pipeline_orderings),
         cmocka_unit_test(test_vae_derivation),

@@ -44,8 +44,10 @@ static void help(void)
            "image, images/s and memory with every model resident. The text encoders are\n"
            "derived from the denoiser (SD 1.5: CLIP ViT-L/14; SD 2.x: OpenCLIP ViT-H/14;\n"
            "SDXL: both CLIP ViT-L/14 and OpenCLIP ViT-bigG/14; PixArt: the T5 v1.1 XXL\n"
-           "encoder over 120 or 300 tokens); --text-encoder SPEC names them instead\n"
-           "(repeatable, or a comma list) and --no-text-encoder leaves them out.\n");
+           "encoder over 120 or 300 tokens; SD3: CLIP ViT-L/14 and OpenCLIP ViT-bigG/14\n"
+           "over 77 tokens and the T5 v1.1 XXL encoder over 256); --text-encoder SPEC\n"
+           "names them instead (repeatable, or a comma list) and --no-text-encoder leaves\n"
+           "them out.\n");
 }
 
 int cli_pred_parse_pct(const char *arg, double *out)

@@ -29,13 +29,37 @@ static long arg_long(const struct zoo_args *a, const char *name)
     return i < 0 ? -1 : atol(zoo_args_value(a, i, v, sizeof v));
 }
 
+/* Is enum parameter name of a set to value? */
+static bool arg_is(const struct zoo_args *a, const char *name, const char *value)
+{
+    char v[32];
+    int i = zoo_param_find(a->fam, name);
+    return i >= 0 && !strcmp(zoo_args_value(a, i, v, sizeof v), value);
+}
+
 static const char *const known_text[] = {
     "zoo:gpt:preset=clip-l", "zoo:gpt:preset=openclip-h", "zoo:gpt:preset=openclip-bigg",
-    "zoo:t5:preset=t5-v1_1-xxl-encoder"};
+    "zoo:t5:preset=t5-v1_1-xxl-encoder", "zoo:gpt:preset=clip-l:head=projection"};
 
 const char *diff_text_known(int i)
 {
     return i >= 0 && i < (int)(sizeof known_text / sizeof known_text[0]) ? known_text[i] : NULL;
+}
+
+/* SD3's text encoders for the MMDiT a into specs (their number; 0 when a
+ * is not conditioned as SD3 is). Its text tokens are 77 CLIP tokens (the
+ * CLIP ViT-L/14 and ViT-bigG/14 states side by side, padded to 4096) then
+ * the T5 tokens; its pooled embedding both CLIPs' projected end tokens,
+ * 768 + 1280 wide. */
+static int mmdit_text(const struct zoo_args *a, char (*specs)[DIFF_SPEC_MAX])
+{
+    long t5 = arg_long(a, "tokens") - 77;
+    if (arg_long(a, "caption_dim") != 4096 || arg_long(a, "pooled_dim") != 2048 || t5 <= 0)
+        return 0;
+    snprintf(specs[0], DIFF_SPEC_MAX, "%s", known_text[4]);
+    snprintf(specs[1], DIFF_SPEC_MAX, "%s", known_text[2]);
+    snprintf(specs[2], DIFF_SPEC_MAX, "%s:seq=%ld", known_text[3], t5);
+    return 3;
 }
 
 enum status diff_text_specs(const char *denoiser_spec, char (*specs)[DIFF_SPEC_MAX], int *n,
@@ -44,22 +68,23 @@ enum status diff_text_specs(const char *denoiser_spec, char (*specs)[DIFF_SPEC_M
     struct zoo_args a;
     const char *fam = denoiser_family(denoiser_spec, &a);
     long width = !fam ? -1 : arg_long(&a, strcmp(fam, "unet") ? "caption_dim" : "cross_dim");
-    bool unet = fam && !strcmp(fam, "unet");
-    *n = 0;
+    bool unet = fam && !strcmp(fam, "unet"), mmdit = fam && arg_is(&a, "arch", "mmdit");
+    *n = mmdit ? mmdit_text(&a, specs) : 0;
     if (unet && (width == 768 || width == 2048))
         snprintf(specs[(*n)++], DIFF_SPEC_MAX, "%s", known_text[0]);
     if (unet && width == 1024)
         snprintf(specs[(*n)++], DIFF_SPEC_MAX, "%s", known_text[1]);
     if (unet && width == 2048)
         snprintf(specs[(*n)++], DIFF_SPEC_MAX, "%s", known_text[2]);
-    if (fam && !unet && width == 4096) /* the caption tokens */
+    if (fam && !unet && !mmdit && width == 4096) /* the caption tokens */
         snprintf(specs[(*n)++], DIFF_SPEC_MAX, "%s:seq=%ld", known_text[3],
                  arg_long(&a, "tokens"));
     if (*n)
         return ST_OK;
     return diag_set(d, ST_EUSAGE,
                     "%s: the pipeline's text encoder is known for the zoo unet (cross_dim 768, "
-                    "1024, 2048) and dit (caption_dim 4096) denoisers only; name it with "
+                    "1024, 2048) and dit (caption_dim 4096; arch=mmdit also pooled_dim 2048 and "
+                    "over 77 tokens) denoisers only; name it with "
                     "--text-encoder SPEC (e.g. zoo:gpt:preset=clip-l) or leave it out with "
                     "--no-text-encoder", denoiser_spec);
 }

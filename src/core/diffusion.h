@@ -79,7 +79,9 @@ enum status diff_vae_spec(const char *denoiser_spec, char *buf, size_t size, str
 /* The text encoder specs for a zoo unet (by its cross-attention width:
  * 768 CLIP ViT-L/14, 1024 OpenCLIP ViT-H/14, 2048 both CLIP ViT-L/14 and
  * OpenCLIP ViT-bigG/14) or dit (caption width 4096: the T5 v1.1 XXL encoder
- * over its caption tokens) into specs; ST_EUSAGE naming what to pass
+ * over its caption tokens; arch=mmdit, SD3: CLIP ViT-L/14 with its text
+ * projection and OpenCLIP ViT-bigG/14 over 77 tokens, the T5 v1.1 XXL
+ * encoder over the other tokens) into specs; ST_EUSAGE naming what to pass
  * (--text-encoder, --no-text-encoder) for anything else. */
 enum status diff_text_specs(const char *denoiser_spec, char (*specs)[DIFF_SPEC_MAX], int *n,
                             struct diag *d);

@@ -325,6 +325,19 @@ run "diffusion sdxl encoders" 0 "$DIPPM" predict zoo:unet:preset=sdxl --steps 2 
     check "diffusion sdxl OpenCLIP ViT-bigG/14" "$T/out" "on 2 prompts (zoo:gpt:preset=openclip-bigg)"
     check "diffusion sdxl memory" "$T/out" "(all 4 models resident)"
 }
+run "diffusion sd3" 0 "$DIPPM" predict zoo:dit:preset=sd3-medium --steps 28 --gpu h100 \
+    --precision bf16 --runtime pytorch-sdpa && {
+    check "diffusion sd3 CLIP ViT-L/14 with projection" "$T/out" \
+        "on 2 prompts (zoo:gpt:preset=clip-l:head=projection)"
+    check "diffusion sd3 OpenCLIP ViT-bigG/14" "$T/out" "on 2 prompts (zoo:gpt:preset=openclip-bigg)"
+    check "diffusion sd3 T5 over 256 tokens" "$T/out" \
+        "on 2 prompts (zoo:t5:preset=t5-v1_1-xxl-encoder:seq=256)"
+    check "diffusion sd3 denoiser" "$T/out" "denoise   28 x [0-9.]* ms = [0-9.]* ms (denoiser on batch 2)"
+    check "diffusion sd3 VAE" "$T/out" "decode    [0-9.]* ms (zoo:vae:preset=sd3-vae:latent=128)"
+    check "diffusion sd3 memory" "$T/out" "(all 5 models resident)"
+}
+run "zoo sd3-medium" 0 "$DIPPM" zoo dit preset=sd3-medium &&
+    check "zoo sd3-medium params" "$T/out" "params:  2028328000"
 run "diffusion no text encoder" 0 "$DIPPM" predict zoo:unet:cross_dim=512 --steps 2 \
     --no-text-encoder && {
     check "diffusion text encoder left out" "$T/out" "text      no text encoder (left out)"
