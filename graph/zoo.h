@@ -32,9 +32,10 @@
  * 224, where torchvision's adaptive 7x7 pool is a plain average pool), so
  * other height/width bindings fail shape
  * inference with ST_ESHAPE, as the real model would; Swin needs every
- * stage's map to be a multiple of its window; the DiT's sin-cos position
- * table is a constant for its `latent` (as an export traced at that size;
- * set latent for another size). BERT and GPT read position
+ * stage's map to be a multiple of its window; the DiT's position table
+ * (PixArt's sin-cos table, SD3's stored table cropped) is a constant for
+ * its `latent` (as an export traced at that size; set latent for another
+ * size). BERT and GPT read position
  * ids from an input, so a seq beyond max_position/context is not caught.
  */
 #ifndef DIPPM_ZOO_H

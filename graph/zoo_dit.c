@@ -1,10 +1,11 @@
-/* zoo_dit.c - a Diffusion Transformer denoiser as diffusers'
- * PixArtTransformer2DModel computes it (PixArt-alpha, PixArt-Sigma): one
- * denoising step on a latent of `latent` x `latent` (symbols height and
- * width). The sinusoidal timestep features (diffusers Timesteps, 256
- * channels) and the text encoder's states (T5-XXL, caption_dim wide, padded
- * to `tokens`) are inputs, as the pipeline computes them outside the
- * transformer.
+/* zoo_dit.c - the zoo:dit template's parameters and, with arch=pixart (the
+ * default; arch=mmdit, SD3's MMDiT, is built by zoo_mmdit.c), a Diffusion
+ * Transformer denoiser as diffusers' PixArtTransformer2DModel computes it
+ * (PixArt-alpha, PixArt-Sigma): one denoising step on a latent of `latent`
+ * x `latent` (symbols height and width). The sinusoidal timestep features
+ * (diffusers Timesteps, 256 channels) and the text encoder's states (T5-XXL,
+ * caption_dim wide, padded to `tokens`) are inputs, as the pipeline computes
+ * them outside the transformer.
  *
  *   pos_embed           PatchEmbed: Conv2d in_channels -> hidden, kernel =
  *                       stride = patch, flattened to tokens, plus a fixed
@@ -83,7 +84,7 @@ static const struct zoo_param dit_params[] = {
     {.name = "in_channels", .type = ZOO_PT_INT, .min = 1, .max = 64, .smin = 4, .smax = 16,
      .def = "4", .help = "latent channels in"},
     {.name = "out_channels", .type = ZOO_PT_INT, .min = 1, .max = 128, .smin = 4, .smax = 32,
-     .def = "8", .help = "channels out (8: noise and learned variance)"},
+     .def = "8", .help = "channels out (PixArt 8: noise and learned variance; SD3 16)"},
     {.name = "size_cond", .type = ZOO_PT_INT, .min = 0, .max = 1, .def = "0",
      .help = "1 = resolution and aspect-ratio conditioning (PixArt-alpha 1024)"},
     {.name = "arch", .type = ZOO_PT_ENUM, .n_choices = 2, .choices = dit_archs, .def = "pixart",
