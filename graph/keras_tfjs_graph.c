@@ -157,6 +157,8 @@ static int out_index(const char *s)
 
 struct gnode *tg_input_node(struct gctx *G, const struct gnode *g, int i)
 {
+    if (i < 0 || i >= g->n_in)
+        return NULL;
     const char *s = g->in[i];
     char nm[512];
     snprintf(nm, sizeof nm, "%s", s);
@@ -251,7 +253,7 @@ const char *tg_gname(struct gctx *G, const struct gnode *g, const char *sfx)
 struct ktensor *tg_tin(struct gctx *G, struct gnode *g, int i)
 {
     struct gnode *s = tg_input_node(G, g, i);
-    int k = out_index(g->in[i]);
+    int k = s ? out_index(g->in[i]) : -1;
     if (!s || k < 0 || k > s->n_xt)
         return NULL;
     return k == 0 ? &s->t : &s->xt[k - 1];

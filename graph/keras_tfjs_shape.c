@@ -537,44 +537,47 @@ static enum status emit_argmax(struct gctx *G, struct gnode *g)
     return ST_OK;
 }
 
+typedef enum status (*shape_emit)(struct gctx *G, struct gnode *g);
+
+static enum status emit_mean(struct gctx *G, struct gnode *g) { return emit_reduce(G, g, "ReduceMean"); }
+static enum status emit_sum(struct gctx *G, struct gnode *g) { return emit_reduce(G, g, "ReduceSum"); }
+static enum status emit_max(struct gctx *G, struct gnode *g) { return emit_reduce(G, g, "ReduceMax"); }
+static enum status emit_min(struct gctx *G, struct gnode *g) { return emit_reduce(G, g, "ReduceMin"); }
+static enum status emit_prod(struct gctx *G, struct gnode *g) { return emit_reduce(G, g, "ReduceProd"); }
+static enum status emit_resize_bilinear(struct gctx *G, struct gnode *g) { return emit_resize(G, g, false); }
+static enum status emit_resize_nearest(struct gctx *G, struct gnode *g) { return emit_resize(G, g, true); }
+
+/* Each op with the data inputs it needs (TF's own signatures). */
+static const struct {
+    const char *op;
+    int min_in;
+    shape_emit fn;
+} shape_ops[] = {
+    {"Mean", 2, emit_mean},          {"Sum", 2, emit_sum},
+    {"Max", 2, emit_max},            {"Min", 2, emit_min},
+    {"Prod", 2, emit_prod},          {"Pad", 2, emit_pad},
+    {"PadV2", 2, emit_pad},          {"MirrorPad", 2, emit_pad},
+    {"ConcatV2", 2, emit_concat},    {"Reshape", 2, emit_reshape},
+    {"Squeeze", 1, emit_squeeze},    {"ExpandDims", 2, emit_expand},
+    {"Transpose", 2, emit_transpose}, {"ResizeBilinear", 2, emit_resize_bilinear},
+    {"ResizeNearestNeighbor", 2, emit_resize_nearest},
+    {"StridedSlice", 4, emit_strided_slice}, {"GatherV2", 3, emit_gather},
+    {"GatherNd", 2, emit_gather_nd}, {"Cast", 1, emit_cast},
+    {"Pack", 1, emit_pack},          {"Unpack", 1, emit_split},
+    {"Split", 2, emit_split},        {"SplitV", 3, emit_split},
+    {"TopKV2", 2, emit_topk},        {"ArgMax", 2, emit_argmax},
+    {"ArgMin", 2, emit_argmax},
+};
+
 enum status keras_tfjs_emit_shape(struct gctx *G, struct gnode *g)
 {
-    static const char *const reduce[][2] = {{"Mean", "ReduceMean"}, {"Sum", "ReduceSum"},
-                                            {"Max", "ReduceMax"},   {"Min", "ReduceMin"},
-                                            {"Prod", "ReduceProd"}};
-    const char *op = g->op;
-    for (size_t i = 0; i < sizeof reduce / sizeof reduce[0]; i++)
-        if (!strcmp(op, reduce[i][0]))
-            return emit_reduce(G, g, reduce[i][1]);
-    if (!strcmp(op, "Pad") || !strcmp(op, "PadV2") || !strcmp(op, "MirrorPad"))
-        return emit_pad(G, g);
-    if (!strcmp(op, "ConcatV2"))
-        return emit_concat(G, g);
-    if (!strcmp(op, "Reshape"))
-        return emit_reshape(G, g);
-    if (!strcmp(op, "Squeeze"))
-        return emit_squeeze(G, g);
-    if (!strcmp(op, "ExpandDims"))
-        return emit_expand(G, g);
-    if (!strcmp(op, "Transpose"))
-        return emit_transpose(G, g);
-    if (!strcmp(op, "ResizeBilinear") || !strcmp(op, "ResizeNearestNeighbor"))
-        return emit_resize(G, g, op[6] == 'N');
-    if (!strcmp(op, "StridedSlice"))
-        return emit_strided_slice(G, g);
-    if (!strcmp(op, "GatherV2"))
-        return emit_gather(G, g);
-    if (!strcmp(op, "GatherNd"))
-        return emit_gather_nd(G, g);
-    if (!strcmp(op, "Cast"))
-        return emit_cast(G, g);
-    if (!strcmp(op, "Pack"))
-        return emit_pack(G, g);
-    if (!strcmp(op, "Unpack") || !strcmp(op, "Split") || !strcmp(op, "SplitV"))
-        return emit_split(G, g);
-    if (!strcmp(op, "TopKV2"))
-        return emit_topk(G, g);
-    if (!strcmp(op, "ArgMax") || !strcmp(op, "ArgMin"))
-        return emit_argmax(G, g);
+    for (size_t i = 0; i < sizeof shape_ops / sizeof shape_ops[0]; i++) {
+        if (strcmp(g->op, shape_ops[i].op))
+            continue;
+        if (g->n_in < shape_ops[i].min_in)
+            return kerr(G->c, g->path, "input: op %s needs %d data inputs, got %d", g->op,
+                        shape_ops[i].min_in, g->n_in);
+        return shape_ops[i].fn(G, g);
+    }
     return ST_ENOTFOUND;
 }

@@ -147,6 +147,25 @@ static void test_bad_output_index(void **state)
     assert_non_null(strstr(d.msg, "which has 1 output"));
 }
 
+/* An op given fewer data inputs than it takes (a control input "^conv" is
+ * not data) is an error naming the op (found by fuzzing). */
+static void test_missing_input(void **state)
+{
+    (void)state;
+    unsigned char shard[SHARD_BYTES];
+    make_shard(shard);
+    char t[4096];
+    snprintf(t, sizeof t, "%s", model_text("split:1", "m.bin"));
+    char *p = strstr(t, "[\"ax\",\"conv\"]");
+    assert_non_null(p);
+    memcpy(p, "[\"ax\",\"^onv\"]", strlen("[\"ax\",\"^onv\"]"));
+    struct diag d = {0};
+    struct graph *g = keras_load_buffer_shards(t, strlen(t), "m.json", shard, sizeof shard, &d);
+    assert_null(g);
+    assert_int_equal(d.code, ST_EPARSE);
+    assert_non_null(strstr(d.msg, "op Split needs 2 data inputs, got 1"));
+}
+
 /* Writes the model (manifest path `path`) and its shard in a fresh
  * directory; returns the model's path. */
 static const char *write_model(char *dir, const char *path, bool fifo)
@@ -222,6 +241,7 @@ int main(void)
         cmocka_unit_test(test_constants_and_second_output),
         cmocka_unit_test(test_without_shard),
         cmocka_unit_test(test_bad_output_index),
+        cmocka_unit_test(test_missing_input),
         cmocka_unit_test(test_shard_beside_file),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
