@@ -69,6 +69,20 @@ static int64_t attr_int(const struct gnode *g, const char *key, int64_t def)
     return cJSON_IsNumber(i) ? (int64_t)i->valuedouble : def;
 }
 
+/* Input i of g as one axis of a rank-`rank` tensor, made non-negative. */
+static enum status input_axis(struct gctx *G, struct gnode *g, int i, int rank, int64_t *axis)
+{
+    int64_t n;
+    enum status st = tg_input_ints(G, g, i, "its axis", 1, axis, &n);
+    if (st)
+        return st;
+    if (n != 1 || *axis < -rank || *axis >= rank)
+        return kerr(G->c, g->path, "axis: expected one value from %d to %d", -rank, rank - 1);
+    if (*axis < 0)
+        *axis += rank;
+    return ST_OK;
+}
+
 /* Node op with n_out outputs named after g; returns the first output. */
 static int op_multi(struct gctx *G, struct gnode *g, const char *op, const int *in, int n_in,
                     int *out, int n_out)
@@ -269,15 +283,12 @@ static enum status emit_squeeze(struct gctx *G, struct gnode *g)
 static enum status emit_expand(struct gctx *G, struct gnode *g)
 {
     struct ktensor *x = tg_tin(G, g, 0);
-    int64_t axis, n;
-    enum status st = tg_input_ints(G, g, 1, "its axis", 1, &axis, &n);
+    int64_t axis;
+    if (x->rank >= IR_MAX_RANK)
+        return kerr(G->c, g->path, "a rank-%d tensor cannot take another axis", x->rank);
+    enum status st = input_axis(G, g, 1, x->rank + 1, &axis);
     if (st)
         return st;
-    if (x->rank >= IR_MAX_RANK || axis < -x->rank - 1 || axis > x->rank)
-        return kerr(G->c, g->path, "axis %lld: out of range for rank %d", (long long)axis,
-                    x->rank);
-    if (axis < 0)
-        axis += x->rank + 1;
     int v = squeeze(G, g, "Unsqueeze", kx_val(G->c, x, false, tg_gname(G, g, NULL)), &axis, 1,
                     NULL);
     tg_set_out(g, x->rank + 1, v, false);
@@ -369,16 +380,17 @@ static enum status emit_strided_slice(struct gctx *G, struct gnode *g)
 
 static enum status emit_gather(struct gctx *G, struct gnode *g)
 {
-    int64_t axis, n;
-    enum status st = tg_input_ints(G, g, 2, "its axis", 1, &axis, &n);
-    if (st)
-        return st;
     if (attr_int(g, "batch_dims", 0))
         return tg_unsupported(G, g, "batch_dims other than 0");
     int r0, r1;
     int in[2] = {operand(G, g, 0, false, &r0), operand(G, g, 1, false, &r1)};
-    if (n != 1 || axis < -r0 || axis >= r0 || r0 + r1 - 1 > IR_MAX_RANK)
-        return kerr(G->c, g->path, "axis: expected one value from %d to %d", -r0, r0 - 1);
+    int64_t axis;
+    enum status st = input_axis(G, g, 2, r0, &axis);
+    if (st)
+        return st;
+    if (r0 + r1 - 1 > IR_MAX_RANK)
+        return kerr(G->c, g->path, "the gathered tensor's rank %d exceeds %d", r0 + r1 - 1,
+                    IR_MAX_RANK);
     int v = kx_op(G->c, "Gather", tg_gname(G, g, NULL), in, 2);
     graph_attr_int(G->c->g, kx_producer(G->c, v), "axis", lay_axis(axis, r0, false));
     tg_set_out(g, r0 + r1 - 1, v, false);
@@ -520,13 +532,10 @@ static enum status emit_topk(struct gctx *G, struct gnode *g)
 static enum status emit_argmax(struct gctx *G, struct gnode *g)
 {
     struct ktensor *x = tg_tin(G, g, 0);
-    int64_t axis, n;
-    enum status st = tg_input_ints(G, g, 1, "its axis", 1, &axis, &n);
+    int64_t axis;
+    enum status st = input_axis(G, g, 1, x->rank, &axis);
     if (st)
         return st;
-    if (axis < -x->rank || axis >= x->rank)
-        return kerr(G->c, g->path, "axis %lld: out of range for rank %d", (long long)axis,
-                    x->rank);
     int in = kx_val(G->c, x, false, tg_gname(G, g, NULL));
     int v = kx_op(G->c, g->op[3] == 'M' && g->op[4] == 'a' ? "ArgMax" : "ArgMin",
                   tg_gname(G, g, NULL), &in, 1);
