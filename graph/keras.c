@@ -297,6 +297,25 @@ bool keras_sniff(const char *text, size_t len)
     return strstr(text, "\"class_name\"") || strstr(text, "\"modelTopology\"");
 }
 
+/* The file's name without its folder and its ".model.json" / ".json". */
+static const char *file_stem(struct graph *g, const char *path)
+{
+    const char *b = strrchr(path, '/');
+    b = b ? b + 1 : path;
+    size_t n = strlen(b);
+    static const char *const ext[] = {".model.json", ".json"};
+    for (int i = 0; i < 2; i++) {
+        size_t e = strlen(ext[i]);
+        if (n > e && !strcmp(b + n - e, ext[i])) {
+            n -= e;
+            break;
+        }
+    }
+    char buf[256];
+    snprintf(buf, sizeof buf, "%.*s", (int)(n < 255 ? n : 255), b);
+    return graph_strdup(g, buf);
+}
+
 static const char *model_name(const cJSON *obj)
 {
     const cJSON *cfg = cJSON_GetObjectItemCaseSensitive(obj, "config");
@@ -319,6 +338,7 @@ static enum status build(struct kctx *c, const cJSON *root)
         if (cJSON_GetObjectItemCaseSensitive(topo, "node")) {
             c->g->format = "tfjs";
             c->graph_model = true;
+            c->g->name = file_stem(c->g, c->file); /* a GraphDef names no model */
             return keras_tfjs_graph_build(c, topo, "modelTopology");
         }
         c->g->format = "tfjs";

@@ -23,6 +23,10 @@ export XDG_STATE_HOME="$TMPD/state"   # history goes here, not into $HOME
 T() { tmux -L "$SOCK" -f /dev/null "$@"; }
 cleanup() { T kill-server 2>/dev/null; rm -rf "$TMPD"; }
 trap cleanup EXIT INT TERM
+# A session that lives as long as the test keeps the server up: killing the
+# last session stops tmux's server, and a new-session that reaches a server
+# still shutting down fails ("server exited unexpectedly") on a loaded machine.
+T new-session -d -s keep "sleep 100000" || { echo "tmux could not start"; exit 1; }
 
 pass=0; fail=0; case_name=""; case_ok=1
 begin() { case_name=$1; case_ok=1; }
