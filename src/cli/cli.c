@@ -2,7 +2,6 @@
 #include "cli/cli.h"
 
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -80,18 +79,30 @@ int cli_fail(const struct diag *d)
     return status_exit_code(d->code);
 }
 
-int cli_usage_error(const char *sub, const char *fmt, ...)
+/* What cli_parse hands cli_opts_parse. */
+struct parse_ctx {
+    struct cli_common *co;
+    cli_opt_fn fn;
+    void *ctx;
+};
+
+static int parse_one(void *p, int id, const char *arg)
 {
-    va_list ap;
-    fputs("dippm: ", stderr);
-    va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    if (sub && *sub)
-        fprintf(stderr, "\nTry 'dippm %s --help'.\n", sub);
-    else
-        fprintf(stderr, "\nTry 'dippm --help'.\n");
-    return 2;
+    struct parse_ctx *pc = p;
+    int r = pc->fn ? pc->fn(pc->ctx, id, arg) : CLI_OPTS_COMMON;
+    if (r != CLI_OPTS_COMMON)
+        return r;
+    r = cli_common_opt(pc->co, id, arg);
+    if (r == 0)
+        fprintf(stderr, "dippm: option %d is declared but not handled\n", id);
+    return r > 0 ? -1 : 2;
+}
+
+int cli_parse(const struct cli_cmd *cmd, struct cli_common *co, int argc, char **argv,
+              cli_opt_fn fn, void *ctx)
+{
+    struct parse_ctx pc = {co, fn, ctx};
+    return cli_opts_parse(cmd, argc, argv, parse_one, &pc);
 }
 
 struct graph *cli_load_model(const char *spec, const struct cli_common *co, int *rc)

@@ -5,7 +5,9 @@
  * subcommand name; it returns a process exit code (status_exit_code) and
  * prints errors as "dippm: message" on stderr.
  *
- * Common options (CLI_COMMON_LONGOPTS, handled by cli_common_opt):
+ * Options are declared in a table per subcommand (struct cli_cmd, see
+ * cli_opts.h) and parsed by cli_parse. The common options, handled by
+ * cli_common_opt, are picked by flag:
  *   --batch N  --set NAME=VALUE  --gpu NAME  --precision P  --runtime R
  *   --weights FILE  --json  --csv  -o/--output FILE  --force
  */
@@ -16,6 +18,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "cli/cli_opts.h"
 #include "core/config.h"
 #include "graph/ir.h"
 #include "util/status.h"
@@ -29,12 +32,6 @@ struct cli_common {
     int64_t set_val[CLI_MAX_SETS];
     const char *gpu, *precision, *runtime, *weights, *output;
     bool json, csv, force;
-};
-
-enum {
-    CLI_OPT_BATCH = 1000, CLI_OPT_SET, CLI_OPT_GPU, CLI_OPT_PRECISION, CLI_OPT_RUNTIME,
-    CLI_OPT_WEIGHTS, CLI_OPT_JSON, CLI_OPT_CSV, CLI_OPT_FORCE, CLI_OPT_HELP,
-    CLI_OPT__OWN = 1100 /* subcommands number their own options from here */
 };
 
 #define CLI_COMMON_LONGOPTS                                          \
@@ -55,6 +52,13 @@ void cli_common_init(struct cli_common *co);
  * 0 if c is not a common option, -1 on a bad value (message printed). */
 int cli_common_opt(struct cli_common *co, int c, const char *arg);
 
+/* cli_opts_parse with the common options handled into co: fn (or NULL)
+ * sees every option first and returns CLI_OPTS_COMMON for those it leaves
+ * to cli_common_opt. -1 to go on (optind at the first operand), else the
+ * exit code (0 after --help). */
+int cli_parse(const struct cli_cmd *cmd, struct cli_common *co, int argc, char **argv,
+              cli_opt_fn fn, void *ctx);
+
 /* Loads MODEL (a file or a zoo:FAMILY[:k=v...] spec), prints the error on
  * failure. The graph is finalized and symbols bound from co (--batch,
  * --set); NULL on error with *rc set to the exit code. */
@@ -65,8 +69,6 @@ int cli_config(const struct cli_common *co, const struct graph *g, struct config
 
 /* Prints "dippm: msg" for d on stderr and returns its exit code. */
 int cli_fail(const struct diag *d);
-/* printf-style usage error: "dippm: ...\nTry 'dippm SUB --help'." exit 2. */
-int cli_usage_error(const char *sub, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Writes text to co->output (atomically, refusing to overwrite without
  * --force) or stdout when no output is set. Returns exit code. */

@@ -11,13 +11,21 @@
 #include "graph/shape.h"
 #include "util/xalloc.h"
 
-static void help(void)
-{
-    printf("Usage: dippm info MODEL [--batch N] [--set NAME=VALUE]... [--json]\n\n"
-           "Summary of MODEL: format, node and edge counts, inputs and outputs with their\n"
-           "declared (symbolic) and resolved shapes, symbols with defaults, the op\n"
-           "histogram, and which ops shape inference and the cost model do not cover.\n");
-}
+static const struct cli_opt info_opts[] = {
+    {"output", 'o', "FILE", "write the JSON (--json) to FILE, atomically ('-o -': standard "
+     "output)", 'o'},
+    {NULL, 0, NULL, NULL, 0},
+};
+
+static const struct cli_cmd info_cmd = {
+    .name = "info",
+    .usage = "dippm info MODEL [--batch N] [--set NAME=VALUE]... [--json]",
+    .about = "Summary of MODEL: format, node and edge counts, inputs and outputs with their\n"
+             "declared (symbolic) and resolved shapes, symbols with defaults, the op\n"
+             "histogram, and which ops shape inference and the cost model do not cover.",
+    .common = CLI_C_SYMBOLS | CLI_C_JSON | CLI_C_FORCE,
+    .groups = {info_opts},
+};
 
 /* "[batch, 3, 224, 224]" from declared dims. */
 static void decl_str(const struct graph *g, const struct value *v, char *buf, size_t size)
@@ -216,26 +224,14 @@ static void info_build(struct graph *g, const char *path, struct info_view *v)
 
 int cli_info(int argc, char **argv)
 {
-    static const struct option opts[] = {CLI_COMMON_LONGOPTS, {0, 0, 0, 0}};
     struct cli_common co;
     cli_common_init(&co);
-    int c;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
-        if (c == CLI_OPT_HELP || c == 'h') {
-            help();
-            return 0;
-        }
-        int r = cli_common_opt(&co, c, optarg);
-        if (r < 0)
-            return 2;
-        if (r == 0 || c == CLI_OPT_CSV || c == CLI_OPT_GPU || c == CLI_OPT_PRECISION ||
-            c == CLI_OPT_RUNTIME || c == CLI_OPT_WEIGHTS)
-            return cli_usage_error("info", "option not valid for 'info'");
-    }
+    int rc = cli_parse(&info_cmd, &co, argc, argv, NULL, NULL);
+    if (rc >= 0)
+        return rc;
     if (optind + 1 != argc)
         return cli_usage_error("info", "expected exactly one MODEL");
-    int rc = 0;
+    rc = 0;
     struct graph *g = cli_load_model(argv[optind], &co, &rc);
     if (!g)
         return rc;
