@@ -1,6 +1,6 @@
-# bash completion for dippm(1): subcommands, their options (read from
-# `dippm SUBCOMMAND --help`), GPU names and MIG profiles (--gpu NAME:PROFILE),
-# precisions, runtimes, zoo families and their hyperparameters
+# bash completion for dippm(1): subcommands, their options (from each
+# subcommand's option table), GPU names and MIG profiles (--gpu
+# NAME:PROFILE), precisions, runtimes, zoo families and their hyperparameters
 # (zoo:FAMILY:NAME=VALUE specs and `dippm zoo FAMILY NAME=VALUE`), the
 # diffusion pipeline's --vae and --text-encoder models. The lists
 # come from the program itself (`dippm __complete WHAT`), so they always match
@@ -189,22 +189,16 @@ _dippm_complete()
     fi
     if [[ $cur == -* || $prev == -* ]]; then
         # the subcommand's options, and those among them that take a value
-        local help opts=() valued=" " o
-        help=$(_dippm_run "$sub" --help)
-        _dippm_lines grep -oE -- '(^|[^a-z-])(-o|--[a-z][a-z0-9-]*)' <<<"$help"
+        local opts=() valued=" " o
+        _dippm_lines _dippm_run __complete options "$sub"
         for o in "${lines[@]}"; do
-            o=-${o#*-}
-            [[ " ${opts[*]} " == *" $o "* ]] || opts+=("$o")
+            opts+=("${o%% *}")
+            [[ $o == *" "* ]] && valued+="${o%% *} "
         done
         if [[ $cur == -* ]]; then
             _dippm_reply "$cur" "${opts[@]}"
             return
         fi
-        _dippm_lines grep -oE -- '(-o|--[a-z][a-z0-9-]*)[ =\[]+[A-Z]' <<<"$help"
-        for o in "${lines[@]}"; do
-            o=-${o#*-}
-            valued+="${o%%[ =[]*} "
-        done
         if [[ $valued == *" $prev "* ]]; then
             _dippm_option_value "$prev" "$cur"
             return

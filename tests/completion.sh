@@ -1,6 +1,6 @@
 #!/bin/bash
 # The bash completion (completion/dippm.bash) against independent listings:
-# subcommands from src/cli/cli.h, each subcommand's own options from its getopt
+# subcommands from src/cli/cli.h, each subcommand's options from its option
 # table in src/cli/cli_*.c, GPU names, MIG profiles, precisions and runtimes from
 # the program's error messages, zoo families and parameters from
 # `dippm zoo list/show --json`. Fails when the completion and the program drift.
@@ -36,25 +36,52 @@ subs=$(sed -n '/#define CLI_SUBCOMMANDS/,/^$/p' "$top/src/cli/cli.h" | grep -oE 
 same "subcommands offered = CLI_SUBCOMMANDS" "$(comp "$dippm " | grep -v '^zoo:$')" "$subs"
 same "a subcommand prefix completes" "$(comp "$dippm pre")" "predict"
 
-# options: every option a subcommand declares itself is offered, and nothing
-# is offered that neither it nor the common table declares
-common=$(sed -n '/#define CLI_COMMON_LONGOPTS/,/^$/p' "$top/src/cli/cli.h" | grep -oE '\{"[a-z-]+"' | tr -d '{"')
-# the generation options shared by predict and sweep (src/cli/cli_pred.h)
-gen=$(sed -n '/#define CLI_GEN_LONGOPTS/,/^$/p' "$top/src/cli/cli_pred.h" | grep -oE '\{"[a-z-]+"' | tr -d '{"' | sed 's/^/--/')
-# and the diffusion pipeline options
-pipe=$(sed -n '/#define CLI_DIFF_LONGOPTS/,/^$/p' "$top/src/cli/cli_pred.h" | grep -oE '\{"[a-z-]+"' | tr -d '{"' | sed 's/^/--/')
+# options: read from the option tables in the source. A subcommand accepts
+# the options its cli_SUB.c declares ({"NAME", ...} entries), the groups it
+# names (cli_gen_opts, cli_diff_opts), the common options its .common flags
+# pick (src/cli/cli_opts.c; CLI_C_SYMBOLS and CLI_C_CONFIG from cli_opts.h)
+# and --help. The completion must offer exactly these, the program must take
+# each, and it must refuse every other common option.
+names() { grep -oE '\{"[a-z][a-z0-9-]*", (0|'"'"'[a-z]'"'"'),' "$@" | grep -oE '"[a-z0-9-]+"' | tr -d '"' | sed 's/^/--/'; }
+flag_names() { # the long names of the common options of flags $@
+    local f
+    for f in "$@"; do
+        grep -oE "\{$f, \{\"[a-z-]+\"" "$top/src/cli/cli_opts.c" | grep -oE '"[a-z-]+"' | tr -d '"' | sed 's/^/--/'
+    done
+}
+flags_of() { # the CLI_C_ flags named in the .common of file $1, macros expanded
+    local f
+    for f in $(grep -E '^\s*\.common = ' "$1" | grep -oE 'CLI_C_[A-Z]+'); do
+        if grep -qE "^#define $f " "$top/src/cli/cli_opts.h"; then
+            grep -E "^#define $f " "$top/src/cli/cli_opts.h" | grep -oE 'CLI_C_[A-Z]+' | sed 1d
+        else echo "$f"; fi
+    done
+}
+allcommon=$(grep -oE '\{CLI_C_[A-Z]+, \{"[a-z-]+"' "$top/src/cli/cli_opts.c" | grep -oE '"[a-z-]+"' | tr -d '"' | sed 's/^/--/')
 for s in $subs; do
-    own=$(grep -oE '^\s*(static const struct option opts\[\] = \{)?\s*(CLI_COMMON_LONGOPTS,\s*)?\{"[a-z-]+", (no|required|optional)_argument' \
-              "$top/src/cli/cli_$s.c" | grep -oE '\{"[a-z-]+"' | tr -d '{"' | sed 's/^/--/')
-    grep -q CLI_GEN_LONGOPTS "$top/src/cli/cli_$s.c" && own=$(printf '%s\n%s' "$own" "$gen")
-    grep -q CLI_DIFF_LONGOPTS "$top/src/cli/cli_$s.c" && own=$(printf '%s\n%s' "$own" "$pipe")
+    f=$top/src/cli/cli_$s.c
+    own=$(names "$f")
+    grep -q 'cli_gen_opts' "$f" && own=$(printf '%s\n%s' "$own" "$(names "$top/src/cli/cli_generation.c")")
+    grep -q 'cli_diff_opts' "$f" && own=$(printf '%s\n%s' "$own" "$(names "$top/src/cli/cli_diffusion.c")")
+    # shellcheck disable=SC2046
+    want=$(printf '%s\n%s\n--help' "$own" "$(flag_names $(flags_of "$f"))" | sed '/^$/d' | sort -u)
     got=$(comp "$dippm $s --")
-    missing=$(comm -23 <(sort -u <<<"$own" | sed '/^$/d') <(echo "$got"))
-    extra=$(comm -13 <( (echo "$own"; sed 's/^/--/' <<<"$common") | sort -u) <(echo "$got"))
-    if [ -z "$got" ]; then bad "$s: no options offered"
-    elif [ -n "$missing" ]; then bad "$s: own options not offered: $(echo $missing)"
-    elif [ -n "$extra" ]; then bad "$s: options offered that $s does not have: $(echo $extra)"
-    else ok "$s: options ($(echo "$got" | wc -l) offered, $(echo "$own" | grep -c .) own)"; fi
+    same "$s: options offered = its option table" "$got" "$want"
+    refused=""
+    for o in $want; do
+        "$dippm" "$s" "$o" x --help 2>&1 | grep -qE 'unknown option|not valid for' && refused="$refused $o"
+    done
+    if [ -z "$refused" ]; then ok "$s: takes every option it declares"
+    else bad "$s: refuses options it declares:$refused"; fi
+    taken=""
+    for o in $allcommon; do
+        grep -qx -- "$o" <<<"$want" && continue
+        grep -q -- "^$o" <<<"$want" && continue # an abbreviation of one it takes
+        "$dippm" "$s" "$o" x >/dev/null 2>&1
+        [ $? -eq 2 ] && "$dippm" "$s" "$o" x 2>&1 | grep -q "not valid for '$s'" || taken="$taken $o"
+    done
+    if [ -z "$taken" ]; then ok "$s: refuses the common options it does not declare"
+    else bad "$s: takes common options it does not declare:$taken"; fi
 done
 
 # GPUs: the names the program lists for an unknown --gpu, plus aliases that it accepts

@@ -34,19 +34,6 @@ struct cli_common {
     bool json, csv, force;
 };
 
-#define CLI_COMMON_LONGOPTS                                          \
-    {"batch", required_argument, NULL, CLI_OPT_BATCH},               \
-    {"set", required_argument, NULL, CLI_OPT_SET},                   \
-    {"gpu", required_argument, NULL, CLI_OPT_GPU},                   \
-    {"precision", required_argument, NULL, CLI_OPT_PRECISION},       \
-    {"runtime", required_argument, NULL, CLI_OPT_RUNTIME},           \
-    {"weights", required_argument, NULL, CLI_OPT_WEIGHTS},           \
-    {"json", no_argument, NULL, CLI_OPT_JSON},                       \
-    {"csv", no_argument, NULL, CLI_OPT_CSV},                         \
-    {"force", no_argument, NULL, CLI_OPT_FORCE},                     \
-    {"output", required_argument, NULL, 'o'},                        \
-    {"help", no_argument, NULL, CLI_OPT_HELP}
-
 void cli_common_init(struct cli_common *co);
 /* Handles one getopt_long result c with optarg arg. Returns 1 if handled,
  * 0 if c is not a common option, -1 on a bad value (message printed). */
@@ -89,7 +76,10 @@ int cli_parse_int(const char *s, int64_t lo, int64_t hi, int64_t *out);
     X(eval, "eval", "accuracy of the GNN: random and leave-one-family-out splits")       \
     X(calibrate, "calibrate", "fit the teacher's constants to published measurements")
 
-#define X(name, usage, help) int cli_##name(int argc, char **argv);
+/* Each subcommand's entry point and option table (cli_NAME.c). */
+#define X(name, usage, help)                 \
+    int cli_##name(int argc, char **argv); \
+    extern const struct cli_cmd cli_cmd_##name;
 CLI_SUBCOMMANDS(X)
 #undef X
 

@@ -14,34 +14,83 @@
 
 enum { OPT_DATA = CLI_OPT__OWN, OPT_SAMPLES, OPT_NO_FIT, OPT_NO_LOMO, OPT_EXPORT };
 
-static void help(void)
+static const struct cli_opt calibrate_opts[] = {
+    {"data", 0, "TABLE", "the mapping table (default: the shipped " DATAFILE_CALIBRATION_NAME
+     "); the JSONL files it names must be beside it", OPT_DATA},
+    {"samples", 0, "DIR", "where the ONNX samples the table names are (default: the shipped "
+     "samples)", OPT_SAMPLES},
+    {"no-fit", 0, NULL, "only evaluate the compiled-in constants", OPT_NO_FIT},
+    {"no-lomo", 0, NULL, "skip the leave-one-model-out folds", OPT_NO_LOMO},
+    {"export-rows", 0, "FILE", "instead, write the fitted rows that are one teacher run each "
+     "(latency or memory of one configuration) as dataset JSONL labelled measured, to "
+     "fine-tune the GNN on (dippm train) and to evaluate it leaving one model out (dippm "
+     "eval); refuses to overwrite without --force", OPT_EXPORT},
+    {"output", 'o', "FILE", "write the report to FILE (refuses to overwrite without --force)",
+     'o'},
+    {"force", 0, NULL, "let -o or --export-rows replace an existing file", CLI_OPT_FORCE},
+    {NULL, 0, NULL, NULL, 0},
+};
+
+const struct cli_cmd cli_cmd_calibrate = {
+    .name = "calibrate",
+    .usage = "dippm calibrate [--data TABLE] [--samples DIR] [--no-fit] [--no-lomo]\n"
+             "                       [-o REPORT.md] [--force]\n"
+             "       dippm calibrate --export-rows FILE.jsonl [--data TABLE] [--force]",
+    .about = "Fits the teacher's global constants (efficiency caps, per-kernel, per-op and\n"
+             "per-call overheads, runtime context memory, activation allocator factor) to the\n"
+             "published measurements of the mapping table, cross-validates them leaving one\n"
+             "model out at a time, and writes the calibration report (markdown): fitted vs\n"
+             "compiled-in constants, rows mapped, MAPE per source family, GPU or MIG slice\n"
+             "and target (in-sample and leave-one-model-out), every used row predicted vs\n"
+             "published, and the skipped rows per reason. Predictions in the report use the\n"
+             "compiled-in constants; the fitted values are printed on stderr as a C\n"
+             "initializer for src/core/sim_params.c.",
+    .after = "The committed report is weights/calibration.md:\n"
+             "  dippm calibrate -o weights/calibration.md --force",
+    .groups = {calibrate_opts},
+};
+
+/* What `dippm calibrate` was asked for. */
+struct calibrate_cli {
+    struct cli_common co;
+    const char *data, *samples, *export;
+    bool fit, lomo;
+    char data_buf[4096], samples_buf[4096];
+};
+
+static int calibrate_opt(void *ctx, int id, const char *arg)
 {
-    printf("Usage: dippm calibrate [--data TABLE] [--samples DIR] [--no-fit] [--no-lomo]\n"
-           "                       [-o REPORT.md] [--force]\n"
-           "       dippm calibrate --export-rows FILE.jsonl [--data TABLE] [--force]\n\n"
-           "Fits the teacher's global constants (efficiency caps, per-kernel, per-op and\n"
-           "per-call overheads, runtime context memory, activation allocator factor) to the\n"
-           "published measurements of the mapping table, cross-validates them leaving one\n"
-           "model out at a time, and writes the calibration report (markdown): fitted vs\n"
-           "compiled-in constants, rows mapped, MAPE per source family, GPU or MIG slice\n"
-           "and target (in-sample and leave-one-model-out), every used row predicted vs\n"
-           "published, and the skipped rows per reason. Predictions in the report use the\n"
-           "compiled-in constants; the fitted values are printed on stderr as a C\n"
-           "initializer for src/core/sim_params.c.\n\n"
-           "  --data TABLE   the mapping table (default: the shipped " DATAFILE_CALIBRATION_NAME "); the\n"
-           "                 JSONL files it names must be beside it\n"
-           "  --samples DIR  where the ONNX samples the table names are (default: the\n"
-           "                 shipped samples)\n"
-           "  --no-fit       only evaluate the compiled-in constants\n"
-           "  --no-lomo      skip the leave-one-model-out folds\n"
-           "  -o FILE        write the report to FILE (refuses to overwrite without --force)\n"
-           "  --export-rows FILE  instead, write the fitted rows that are one teacher run\n"
-           "                 each (latency or memory of one configuration) as dataset JSONL\n"
-           "                 labelled measured, to fine-tune the GNN on (dippm train) and\n"
-           "                 to evaluate it leaving one model out (dippm eval); refuses to\n"
-           "                 overwrite without --force\n\n"
-           "The committed report is weights/calibration.md:\n"
-           "  dippm calibrate -o weights/calibration.md --force\n");
+    struct calibrate_cli *a = ctx;
+    switch (id) {
+    case OPT_DATA: a->data = arg; return -1;
+    case OPT_SAMPLES: a->samples = arg; return -1;
+    case OPT_NO_FIT: a->fit = false; return -1;
+    case OPT_NO_LOMO: a->lomo = false; return -1;
+    case OPT_EXPORT: a->export = arg; return -1;
+    default: return CLI_OPTS_COMMON;
+    }
+}
+
+/* The shipped mapping table and samples unless --data and --samples name
+ * them; the exit code when one is missing. */
+static int find_inputs(struct calibrate_cli *a)
+{
+    struct diag d = {0};
+    char where[4096];
+    if (!a->data && !(a->data = datafile_find(DATAFILE_CALIBRATION, DATAFILE_CALIBRATION_NAME,
+                                              a->data_buf, sizeof a->data_buf))) {
+        diag_set(&d, ST_ENOTFOUND, "no calibration data (looked for %s); use --data FILE",
+                 datafile_searched(DATAFILE_CALIBRATION, DATAFILE_CALIBRATION_NAME, where,
+                                   sizeof where));
+        return cli_fail(&d);
+    }
+    if (!a->samples && !(a->samples = datafile_find(DATAFILE_SAMPLES, NULL, a->samples_buf,
+                                                    sizeof a->samples_buf))) {
+        diag_set(&d, ST_ENOTFOUND, "no samples directory (looked in %s); use --samples DIR",
+                 datafile_searched(DATAFILE_SAMPLES, NULL, where, sizeof where));
+        return cli_fail(&d);
+    }
+    return 0;
 }
 
 static void print_params(const struct sim_params *p)
@@ -87,66 +136,15 @@ static int export_rows(struct calib_set *set, const char *path, bool force)
     return rc;
 }
 
-int cli_calibrate(int argc, char **argv)
+/* Fits (unless --no-fit), evaluates and writes the report. */
+static int run(const struct calibrate_cli *a, struct calib_set *set, const struct timespec *t0)
 {
-    static const struct option opts[] = {
-        CLI_COMMON_LONGOPTS,
-        {"data", required_argument, NULL, OPT_DATA},
-        {"samples", required_argument, NULL, OPT_SAMPLES},
-        {"no-fit", no_argument, NULL, OPT_NO_FIT},
-        {"no-lomo", no_argument, NULL, OPT_NO_LOMO},
-        {"export-rows", required_argument, NULL, OPT_EXPORT},
-        {0, 0, 0, 0}};
-    struct cli_common co;
-    cli_common_init(&co);
-    const char *data = NULL, *samples = NULL, *export = NULL;
-    bool fit = true, lomo = true;
-    int c;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
-        if (c == CLI_OPT_HELP || c == 'h') {
-            help();
-            return 0;
-        }
-        if (c == OPT_DATA) { data = optarg; continue; }
-        if (c == OPT_SAMPLES) { samples = optarg; continue; }
-        if (c == OPT_NO_FIT) { fit = false; continue; }
-        if (c == OPT_NO_LOMO) { lomo = false; continue; }
-        if (c == OPT_EXPORT) { export = optarg; continue; }
-        int r = cli_common_opt(&co, c, optarg);
-        if (r < 0)
-            return 2;
-        if (r == 0 || (c != 'o' && c != CLI_OPT_FORCE))
-            return cli_usage_error("calibrate", "option not valid for 'calibrate'");
-    }
-    if (optind != argc)
-        return cli_usage_error("calibrate", "unexpected argument '%s'", argv[optind]);
-
     struct diag d = {0};
-    char data_buf[4096], samples_buf[4096], where[4096];
-    if (!data && !(data = datafile_find(DATAFILE_CALIBRATION, DATAFILE_CALIBRATION_NAME, data_buf,
-                                        sizeof data_buf))) {
-        diag_set(&d, ST_ENOTFOUND, "no calibration data (looked for %s); use --data FILE",
-                 datafile_searched(DATAFILE_CALIBRATION, DATAFILE_CALIBRATION_NAME, where,
-                                   sizeof where));
-        return cli_fail(&d);
-    }
-    if (!samples && !(samples = datafile_find(DATAFILE_SAMPLES, NULL, samples_buf,
-                                              sizeof samples_buf))) {
-        diag_set(&d, ST_ENOTFOUND, "no samples directory (looked in %s); use --samples DIR",
-                 datafile_searched(DATAFILE_SAMPLES, NULL, where, sizeof where));
-        return cli_fail(&d);
-    }
-
-    struct calib_set set;
-    struct timespec t0, t1;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
-    if (calib_load(data, &set, &d))
-        return cli_fail(&d);
-    if (export)
-        return export_rows(&set, export, co.force);
     int rc = 0;
-    struct calib_graphs *cg = calib_graphs_new(&set, samples, &d);
+    bool fit = a->fit, lomo = a->lomo;
+    const char *data = a->data;
+    struct timespec t1;
+    struct calib_graphs *cg = calib_graphs_new(set, a->samples, &d);
     if (!cg) {
         rc = cli_fail(&d);
         goto out;
@@ -155,14 +153,14 @@ int cli_calibrate(int argc, char **argv)
     struct sim_params fitted = *used;
     if (fit) {
         fprintf(stderr, "dippm: fitting %s to %s ...\n", "the teacher's constants", data);
-        if (calib_fit(&set, cg, used, false, 8, &fitted, &d)) {
+        if (calib_fit(set, cg, used, false, 8, &fitted, &d)) {
             rc = cli_fail(&d);
             goto out;
         }
         print_params(&fitted);
         if (lomo) {
             fprintf(stderr, "dippm: leave-one-model-out folds ...\n");
-            if (calib_lomo(&set, cg, &fitted, 2, &d)) {
+            if (calib_lomo(set, cg, &fitted, 2, &d)) {
                 rc = cli_fail(&d);
                 goto out;
             }
@@ -171,18 +169,18 @@ int cli_calibrate(int argc, char **argv)
     /* The compiled-in constants first (one summary line), then the fitted
      * ones, whose predictions the report's tables show. */
     char used_line[512], line[512];
-    if (calib_evaluate(&set, cg, used, &d)) {
+    if (calib_evaluate(set, cg, used, &d)) {
         rc = cli_fail(&d);
         goto out;
     }
-    calib_summary(&set, false, used_line, sizeof used_line);
-    if (fit && calib_evaluate(&set, cg, &fitted, &d)) {
+    calib_summary(set, false, used_line, sizeof used_line);
+    if (fit && calib_evaluate(set, cg, &fitted, &d)) {
         rc = cli_fail(&d);
         goto out;
     }
     clock_gettime(CLOCK_MONOTONIC, &t1);
-    double secs = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
-    char *report = calib_report(&set, cg, &fitted, used,
+    double secs = (double)(t1.tv_sec - t0->tv_sec) + (double)(t1.tv_nsec - t0->tv_nsec) / 1e9;
+    char *report = calib_report(set, cg, &fitted, used,
                                 !fit ? "dippm calibrate --no-fit"
                                      : lomo ? "dippm calibrate" : "dippm calibrate --no-lomo",
                                 secs, used_line);
@@ -191,14 +189,37 @@ int cli_calibrate(int argc, char **argv)
         rc = 7;
         goto out;
     }
-    rc = cli_emit(&co, report, strlen(report));
+    rc = cli_emit(&a->co, report, strlen(report));
     free(report);
-    calib_summary(&set, fit && lomo, line, sizeof line);
+    calib_summary(set, fit && lomo, line, sizeof line);
     fprintf(stderr, "dippm: fitted constants: %s\ndippm: compiled-in constants: %s\n"
             "dippm: (simulated vs published; %.1f s wall clock, %d threads)\n", line, used_line,
             secs, calib_thread_count());
 out:
     calib_graphs_free(cg);
+    return rc;
+}
+
+int cli_calibrate(int argc, char **argv)
+{
+    struct calibrate_cli a = {.fit = true, .lomo = true};
+    cli_common_init(&a.co);
+    int rc = cli_parse(&cli_cmd_calibrate, &a.co, argc, argv, calibrate_opt, &a);
+    if (rc >= 0)
+        return rc;
+    if (optind != argc)
+        return cli_usage_error("calibrate", "unexpected argument '%s'", argv[optind]);
+    if ((rc = find_inputs(&a)))
+        return rc;
+    struct calib_set set;
+    struct timespec t0;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    struct diag d = {0};
+    if (calib_load(a.data, &set, &d))
+        return cli_fail(&d);
+    if (a.export)
+        return export_rows(&set, a.export, a.co.force);
+    rc = run(&a, &set, &t0);
     calib_set_fini(&set);
     return rc;
 }

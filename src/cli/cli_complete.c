@@ -4,6 +4,8 @@
  * the usage text, not meant to be typed.
  *
  *   subcommands         the subcommand names
+ *   options SUB         the options SUB accepts, one per line: "--NAME" or
+ *                       "--NAME ARG" (and "-C [ARG]" for a short name)
  *   gpus                GPU names and their short aliases
  *   profiles GPU        the MIG profiles of GPU (a name or an alias)
  *   precisions          fp32, tf32, ...
@@ -12,8 +14,6 @@
  *   params FAMILY       the family's hyperparameters, each as "NAME="
  *   values FAMILY NAME  the listed values of an enum (or listed int) parameter
  *   text-encoders       the text encoders a diffusion pipeline derives
- *
- * Options of a subcommand are read by the completion from `dippm SUB --help`.
  */
 #include "cli/cli.h"
 
@@ -23,6 +23,18 @@
 #include "core/diffusion.h"
 #include "core/gpu.h"
 #include "graph/zoo.h"
+
+static int list_options(const char *sub)
+{
+#define X(name, usage, help)                   \
+    if (!strcmp(sub, #name)) {                 \
+        cli_opts_list(&cli_cmd_##name, stdout); \
+        return 0;                              \
+    }
+    CLI_SUBCOMMANDS(X)
+#undef X
+    return 1;
+}
 
 static int list_gpus(void)
 {
@@ -74,6 +86,8 @@ int cli_complete(int argc, char **argv)
 #undef X
         return 0;
     }
+    if (!strcmp(what, "options") && argc == 3)
+        return list_options(argv[2]);
     if (!strcmp(what, "gpus"))
         return list_gpus();
     if (!strcmp(what, "profiles") && argc == 3)
@@ -104,7 +118,7 @@ int cli_complete(int argc, char **argv)
             printf("%s\n", diff_text_known(i));
         return 0;
     }
-    return cli_usage_error("", "__complete: expected subcommands, gpus, profiles GPU, precisions, "
-                               "runtimes, families, params FAMILY, values FAMILY NAME or "
-                               "text-encoders");
+    return cli_usage_error("", "__complete: expected subcommands, options SUB, gpus, profiles "
+                               "GPU, precisions, runtimes, families, params FAMILY, values "
+                               "FAMILY NAME or text-encoders");
 }

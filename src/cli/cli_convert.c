@@ -6,38 +6,34 @@
 #include "cli/cli.h"
 #include "graph/json_graph.h"
 
-static void help(void)
-{
-    printf("Usage: dippm convert MODEL -o OUT.json [--force]\n\n"
-           "Writes MODEL (ONNX, Keras/TF.js JSON, dippm JSON or a zoo: template) as a dippm\n"
-           "JSON graph (see dippm-json(5)). Symbols keep their defaults; --set changes them.\n"
-           "OUT is written atomically and never overwritten without --force; '-o -' writes\n"
-           "to standard output.\n");
-}
+static const struct cli_opt convert_opts[] = {
+    {"output", 'o', "OUT.json", "where the graph goes (required; '-o -': standard output)", 'o'},
+    {"force", 0, NULL, "let -o replace an existing file", CLI_OPT_FORCE},
+    {NULL, 0, NULL, NULL, 0},
+};
+
+const struct cli_cmd cli_cmd_convert = {
+    .name = "convert",
+    .usage = "dippm convert MODEL -o OUT.json [--force]",
+    .about = "Writes MODEL (ONNX, Keras/TF.js JSON, dippm JSON or a zoo: template) as a dippm\n"
+             "JSON graph (see dippm-json(5)). Symbols keep their defaults; --set changes them.\n"
+             "OUT is written atomically and never overwritten without --force; '-o -' writes\n"
+             "to standard output.",
+    .common = CLI_C_SYMBOLS,
+    .groups = {convert_opts},
+};
 
 int cli_convert(int argc, char **argv)
 {
-    static const struct option opts[] = {CLI_COMMON_LONGOPTS, {0, 0, 0, 0}};
     struct cli_common co;
     cli_common_init(&co);
-    int c;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
-        if (c == CLI_OPT_HELP || c == 'h') {
-            help();
-            return 0;
-        }
-        int r = cli_common_opt(&co, c, optarg);
-        if (r < 0)
-            return 2;
-        if (r == 0 || (c != 'o' && c != CLI_OPT_FORCE && c != CLI_OPT_SET && c != CLI_OPT_BATCH))
-            return cli_usage_error("convert", "option not valid for 'convert'");
-    }
+    int rc = cli_parse(&cli_cmd_convert, &co, argc, argv, NULL, NULL);
+    if (rc >= 0)
+        return rc;
     if (optind + 1 != argc)
         return cli_usage_error("convert", "expected exactly one MODEL");
     if (!co.output)
         return cli_usage_error("convert", "missing -o OUT.json");
-    int rc;
     struct graph *g = cli_load_model(argv[optind], &co, &rc);
     if (!g)
         return rc;

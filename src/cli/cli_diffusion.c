@@ -12,6 +12,19 @@
 #include "util/jsonw.h"
 #include "core/report.h"
 
+const struct cli_opt cli_diff_opts[] = {
+    {"steps", 0, "N", "denoising steps: predicts the pipeline of a diffusion denoiser",
+     CLI_OPT_DIFF_STEPS},
+    {"no-guidance", 0, NULL, "no classifier-free guidance (the denoiser and the text encoders "
+     "run on the batch, not twice it)", CLI_OPT_DIFF_NO_GUIDANCE},
+    {"vae", 0, "SPEC", "the VAE decoder (default: derived from the denoiser's latent)",
+     CLI_OPT_DIFF_VAE},
+    {"text-encoder", 0, "SPEC[,SPEC]...", "the text encoders instead of the derived ones "
+     "(repeatable)", CLI_OPT_DIFF_TEXT},
+    {"no-text-encoder", 0, NULL, "leave the text encoders out", CLI_OPT_DIFF_NO_TEXT},
+    {NULL, 0, NULL, NULL, 0},
+};
+
 /* Adds the specs of a --text-encoder list to df: a comma splits it unless a
  * digit follows (a list value such as channels=320,640 stays whole). */
 static int add_text(struct cli_diff *df, const char *arg, const char *sub)

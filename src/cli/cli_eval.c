@@ -18,37 +18,57 @@
 #include "core/weights.h"
 #include "util/xalloc.h"
 
-static void usage(void)
-{
-    printf("Usage: dippm eval [--weights W] [--data FILE] [--json] [--lofo]\n"
-           "                  [--lofo-train N] [--lofo-test N] [--lofo-epochs E] [--seed S]\n"
-           "Reports MAPE, median absolute percentage error and the share of rows within\n"
-           "+-10%% for latency, energy and memory:\n"
-           "  (a) the weights on the random test split of FILE (rows the training held out);\n"
-           "      without --data, on 400 freshly sampled teacher-labelled rows (seed 4242);\n"
-           "  (b) with --lofo, leave-one-family-out: for each family in FILE a model is trained\n"
-           "      on at most N rows of the other families (default 3000) for E epochs\n"
-           "      (default 12) and tested on at most 400 rows of the held-out family.\n"
-           "  --rows CSV     also write every evaluated row with its prediction (replaces\n"
-           "                 an existing file only with --force)\n"
-           "  --lofo-only    only (b); no weights needed\n"
-           "  --all-rows     evaluate every row of FILE (e.g. measured data), not the split\n"
-           "  --orderings    also count ordering violations of the weights and of the teacher\n"
-           "                 over a grid: each zoo family x batch 1..1024 x every GPU and MIG\n"
-           "                 slice x every supported precision and runtime (pairs that differ\n"
-           "                 in batch, slice, GPU generation, precision or runtime)\n"
-           "  --order-families L  comma list of zoo families for the grid (default all)\n"
-           "  --lomo         leave-one-model-out on the measured rows of FILE: for each model\n"
-           "                 the weights are fine-tuned on every other row (teacher rows as\n"
-           "                 the regulariser) and tested on that model's rows, beside the\n"
-           "                 teacher alone; --lomo-epochs E (default 20)\n"
-           "  --order-tol PCT     violations are counted beyond PCT percent (default 1)\n"
-           "  --quiet        no progress messages\n"
-           "Labels are the teacher's (simulated) unless the data holds measured rows.\n");
-}
-
 enum { OPT_DATA = CLI_OPT__OWN, OPT_LOFO, OPT_LTRAIN, OPT_LTEST, OPT_LEPOCHS, OPT_SEED,
        OPT_QUIET, OPT_ALL, OPT_ROWS, OPT_LOFO_ONLY, OPT_ORDER, OPT_ORDER_FAM, OPT_ORDER_TOL, OPT_LOMO, OPT_LOMO_EPOCHS };
+
+static const struct cli_opt eval_opts[] = {
+    {"data", 0, "FILE", "the dataset rows to evaluate on (default: 400 freshly sampled "
+     "teacher-labelled rows, seed 4242)", OPT_DATA},
+    {"all-rows", 0, NULL, "evaluate every row of FILE (e.g. measured data), not the split",
+     OPT_ALL},
+    {"rows", 0, "CSV", "also write every evaluated row with its prediction (replaces an "
+     "existing file only with --force)", OPT_ROWS},
+    {"lofo", 0, NULL, "also (b), leave-one-family-out", OPT_LOFO},
+    {"lofo-only", 0, NULL, "only (b); no weights needed", OPT_LOFO_ONLY},
+    {"lofo-train", 0, "N", "(b) trains on at most N rows of the other families (default 3000)",
+     OPT_LTRAIN},
+    {"lofo-test", 0, "N", "(b) tests on at most N rows of the held-out family (default 400)",
+     OPT_LTEST},
+    {"lofo-epochs", 0, "E", "(b) trains for E epochs (default 12)", OPT_LEPOCHS},
+    {"seed", 0, "S", "random seed of (b)'s training (default 1)", OPT_SEED},
+    {"lomo", 0, NULL, "leave-one-model-out on the measured rows of FILE: for each model the "
+     "weights are fine-tuned on every other row (teacher rows as the regulariser) and tested "
+     "on that model's rows, beside the teacher alone", OPT_LOMO},
+    {"lomo-epochs", 0, "E", "the fine-tuning epochs of --lomo (default 20)", OPT_LOMO_EPOCHS},
+    {"orderings", 0, NULL, "also count ordering violations of the weights and of the teacher "
+     "over a grid: each zoo family x batch 1..1024 x every GPU and MIG slice x every supported "
+     "precision and runtime (pairs that differ in batch, slice, GPU generation, precision or "
+     "runtime)", OPT_ORDER},
+    {"order-families", 0, "L", "comma list of zoo families for the grid (default all)",
+     OPT_ORDER_FAM},
+    {"order-tol", 0, "PCT", "violations are counted beyond PCT percent (default 1)",
+     OPT_ORDER_TOL},
+    {"quiet", 0, NULL, "no progress messages", OPT_QUIET},
+    {"weights", 0, "W", "the GNN weights to evaluate (default: the shipped weights)",
+     CLI_OPT_WEIGHTS},
+    {NULL, 0, NULL, NULL, 0},
+};
+
+const struct cli_cmd cli_cmd_eval = {
+    .name = "eval",
+    .usage = "dippm eval [--weights W] [--data FILE] [--json] [--lofo]\n"
+             "                  [--lofo-train N] [--lofo-test N] [--lofo-epochs E] [--seed S]",
+    .about = "Reports MAPE, median absolute percentage error and the share of rows within\n"
+             "+-10% for latency, energy and memory:\n"
+             "  (a) the weights on the random test split of FILE (rows the training held out);\n"
+             "      without --data, on 400 freshly sampled teacher-labelled rows (seed 4242);\n"
+             "  (b) with --lofo, leave-one-family-out: for each family in FILE a model is trained\n"
+             "      on at most N rows of the other families (default 3000) for E epochs\n"
+             "      (default 12) and tested on at most 400 rows of the held-out family.",
+    .after = "Labels are the teacher's (simulated) unless the data holds measured rows.",
+    .common = CLI_C_JSON | CLI_C_OUTPUT | CLI_C_FORCE,
+    .groups = {eval_opts},
+};
 
 static void lomo_json(struct jsonw *w, const struct eval_lomo *r, int n,
                       const struct eval_metrics *pg, const struct eval_metrics *pt)
@@ -180,70 +200,49 @@ struct eval_cli {
     struct eval_order ord;                  /* --orderings */
 };
 
+static int eval_opt(void *ctx, int c, const char *arg)
+{
+    struct eval_cli *e = ctx;
+    switch (c) {
+    case OPT_DATA: e->data = arg; return -1;
+    case OPT_LOFO: e->lofo = true; return -1;
+    case OPT_LOFO_ONLY: e->lofo = e->lofo_only = true; return -1;
+    case OPT_QUIET: e->quiet = true; return -1;
+    case OPT_ALL: e->all_rows = true; return -1;
+    case OPT_ROWS: e->rows_csv = arg; return -1;
+    case OPT_ORDER: e->orderings = true; return -1;
+    case OPT_LOMO: e->lomo = true; return -1;
+    case OPT_ORDER_FAM: e->order_fams = arg; return -1;
+    case OPT_ORDER_TOL: {
+        char *end;
+        e->order_tol = strtod(arg, &end) / 100;
+        if (end == arg || *end || !(e->order_tol >= 0 && e->order_tol <= 1))
+            return cli_usage_error("eval", "--order-tol '%s': expected a percentage from 0 to "
+                                   "100", arg);
+        return -1;
+    }
+    case OPT_LTRAIN:
+    case OPT_LTEST:
+    case OPT_LEPOCHS:
+    case OPT_LOMO_EPOCHS:
+    case OPT_SEED: {
+        int64_t *dst = c == OPT_LTRAIN ? &e->ltrain : c == OPT_LTEST ? &e->ltest
+                       : c == OPT_LEPOCHS ? &e->lepochs
+                       : c == OPT_LOMO_EPOCHS ? &e->lomo_epochs : &e->seed;
+        if (cli_parse_int(arg, c == OPT_SEED ? 0 : 1, 100000000, dst))
+            return cli_usage_error("eval", "'%s': expected a positive integer", arg);
+        return -1;
+    }
+    default: return CLI_OPTS_COMMON;
+    }
+}
+
 /* Options into e; -1 to go on, else the exit code. */
 static int parse_args(struct eval_cli *e, int argc, char **argv)
 {
-    static const struct option opts[] = {
-        CLI_COMMON_LONGOPTS,
-        {"data", required_argument, NULL, OPT_DATA},
-        {"lofo", no_argument, NULL, OPT_LOFO},
-        {"lofo-train", required_argument, NULL, OPT_LTRAIN},
-        {"lofo-test", required_argument, NULL, OPT_LTEST},
-        {"lofo-epochs", required_argument, NULL, OPT_LEPOCHS},
-        {"seed", required_argument, NULL, OPT_SEED},
-        {"quiet", no_argument, NULL, OPT_QUIET},
-        {"all-rows", no_argument, NULL, OPT_ALL},
-        {"rows", required_argument, NULL, OPT_ROWS},
-        {"lofo-only", no_argument, NULL, OPT_LOFO_ONLY},
-        {"orderings", no_argument, NULL, OPT_ORDER},
-        {"lomo", no_argument, NULL, OPT_LOMO},
-        {"lomo-epochs", required_argument, NULL, OPT_LOMO_EPOCHS},
-        {"order-families", required_argument, NULL, OPT_ORDER_FAM},
-        {"order-tol", required_argument, NULL, OPT_ORDER_TOL},
-        {NULL, 0, NULL, 0},
-    };
-    int c;
-    while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
-        int r = cli_common_opt(&e->co, c, optarg);
-        if (r < 0)
-            return 2;
-        if (r > 0)
-            continue;
-        switch (c) {
-        case 'h':
-        case CLI_OPT_HELP: usage(); return 0;
-        case OPT_DATA: e->data = optarg; break;
-        case OPT_LOFO: e->lofo = true; break;
-        case OPT_LOFO_ONLY: e->lofo = e->lofo_only = true; break;
-        case OPT_QUIET: e->quiet = true; break;
-        case OPT_ALL: e->all_rows = true; break;
-        case OPT_ROWS: e->rows_csv = optarg; break;
-        case OPT_ORDER: e->orderings = true; break;
-        case OPT_LOMO: e->lomo = true; break;
-        case OPT_ORDER_FAM: e->order_fams = optarg; break;
-        case OPT_ORDER_TOL: {
-            char *end;
-            e->order_tol = strtod(optarg, &end) / 100;
-            if (end == optarg || *end || !(e->order_tol >= 0 && e->order_tol <= 1))
-                return cli_usage_error("eval", "--order-tol '%s': expected a percentage from 0 "
-                                       "to 100", optarg);
-            break;
-        }
-        case OPT_LTRAIN:
-        case OPT_LTEST:
-        case OPT_LEPOCHS:
-        case OPT_LOMO_EPOCHS:
-        case OPT_SEED: {
-            int64_t *dst = c == OPT_LTRAIN ? &e->ltrain : c == OPT_LTEST ? &e->ltest
-                           : c == OPT_LEPOCHS ? &e->lepochs
-                           : c == OPT_LOMO_EPOCHS ? &e->lomo_epochs : &e->seed;
-            if (cli_parse_int(optarg, c == OPT_SEED ? 0 : 1, 100000000, dst))
-                return cli_usage_error("eval", "'%s': expected a positive integer", optarg);
-            break;
-        }
-        default: return cli_usage_error("eval", "unknown option");
-        }
-    }
+    int rc = cli_parse(&cli_cmd_eval, &e->co, argc, argv, eval_opt, e);
+    if (rc >= 0)
+        return rc;
     if (optind < argc)
         return cli_usage_error("eval", "unexpected argument '%s'", argv[optind]);
     if (e->lofo && !e->data)

@@ -10,6 +10,18 @@
 #include "util/jsonw.h"
 #include "core/report.h"
 
+const struct cli_opt cli_gen_opts[] = {
+    {"input-tokens", 0, "N", "prompt tokens per sequence: predicts the generation of a "
+     "decoder (with --output-tokens)", CLI_OPT_GEN_IN},
+    {"output-tokens", 0, "M", "tokens generated per sequence (with --input-tokens)",
+     CLI_OPT_GEN_OUT},
+    {"kv-inputs", 0, "SUBSTRING", "names the KV-cache inputs of an exported decoder (default: "
+     "names containing 'past')", CLI_OPT_GEN_KVIN},
+    {"kv-precision", 0, "P", "the KV cache's precision: fp32, fp16, bf16, int8 or fp8 "
+     "(default: the model precision); the same as --set kv=P", CLI_OPT_GEN_KVPREC},
+    {NULL, 0, NULL, NULL, 0},
+};
+
 static int parse_kv(struct cli_gen *gen, const char *arg, const char *opt)
 {
     if (!precision_parse(arg, &gen->kv) || gen->kv == PREC_TF32) {

@@ -17,7 +17,7 @@ static const struct cli_opt info_opts[] = {
     {NULL, 0, NULL, NULL, 0},
 };
 
-static const struct cli_cmd info_cmd = {
+const struct cli_cmd cli_cmd_info = {
     .name = "info",
     .usage = "dippm info MODEL [--batch N] [--set NAME=VALUE]... [--json]",
     .about = "Summary of MODEL: format, node and edge counts, inputs and outputs with their\n"
@@ -226,7 +226,7 @@ int cli_info(int argc, char **argv)
 {
     struct cli_common co;
     cli_common_init(&co);
-    int rc = cli_parse(&info_cmd, &co, argc, argv, NULL, NULL);
+    int rc = cli_parse(&cli_cmd_info, &co, argc, argv, NULL, NULL);
     if (rc >= 0)
         return rc;
     if (optind + 1 != argc)

@@ -14,24 +14,30 @@
 #include "util/strbuf.h"
 #include "util/xalloc.h"
 
-static void help(void)
-{
-    printf("Usage: dippm layers MODEL [--batch N] [--set NAME=VALUE]... [--sort KEY] [--top N]\n"
-           "                    [--csv|--json] [-o FILE [--force]]\n\n"
-           "Per-node table of MODEL in topological order: output shapes, parameters,\n"
-           "MACs (multiply-accumulates of conv/matmul/attention/RNN ops), FLOPs (2 per MAC\n"
-           "plus elementwise arithmetic), bytes read and written, arithmetic intensity\n"
-           "(FLOPs per byte moved) and state: ok, 'not covered' (an op without shape or\n"
-           "cost support) or 'unknown input' (downstream of one). The totals line counts\n"
-           "shared parameters once and gives the peak of live activation memory.\n\n"
-           "  --batch N          bind the batch symbol\n"
-           "  --set NAME=VALUE   bind any symbol (sequence length, image size, ...)\n"
-           "  --sort KEY         order by flops, macs, params or bytes, largest first\n"
-           "                     (default: topo, the topological order)\n"
-           "  --top N            only the first N rows (after --sort); totals stay whole-graph\n"
-           "  --csv, --json      exact numbers instead of the aligned table\n"
-           "  -o, --output FILE  write to FILE (refuses to overwrite without --force)\n");
-}
+enum { OPT_SORT = CLI_OPT__OWN, OPT_TOP };
+
+static const struct cli_opt layers_opts[] = {
+    {"sort", 0, "KEY", "order by flops, macs, params or bytes, largest first (default: topo, "
+     "the topological order)", OPT_SORT},
+    {"top", 0, "N", "only the first N rows (after --sort); totals stay whole-graph", OPT_TOP},
+    {"json", 0, NULL, "exact numbers as JSON instead of the aligned table", CLI_OPT_JSON},
+    {"csv", 0, NULL, "exact numbers as CSV instead of the aligned table", CLI_OPT_CSV},
+    {NULL, 0, NULL, NULL, 0},
+};
+
+const struct cli_cmd cli_cmd_layers = {
+    .name = "layers",
+    .usage = "dippm layers MODEL [--batch N] [--set NAME=VALUE]... [--sort KEY] [--top N]\n"
+             "                    [--csv|--json] [-o FILE [--force]]",
+    .about = "Per-node table of MODEL in topological order: output shapes, parameters,\n"
+             "MACs (multiply-accumulates of conv/matmul/attention/RNN ops), FLOPs (2 per MAC\n"
+             "plus elementwise arithmetic), bytes read and written, arithmetic intensity\n"
+             "(FLOPs per byte moved) and state: ok, 'not covered' (an op without shape or\n"
+             "cost support) or 'unknown input' (downstream of one). The totals line counts\n"
+             "shared parameters once and gives the peak of live activation memory.",
+    .common = CLI_C_SYMBOLS | CLI_C_OUTPUT | CLI_C_FORCE,
+    .groups = {layers_opts},
+};
 
 /* ---- formatting ----------------------------------------------------------- */
 
@@ -338,75 +344,75 @@ static void render_json(struct jsonw *w, const struct graph *g, const struct row
     jsonw_obj_end(w);
 }
 
+/* What `dippm layers` was asked for. */
+struct layers_cli {
+    struct cli_common co;
+    enum sort_key key;
+    int64_t top;
+};
+
+static int layers_opt(void *ctx, int id, const char *arg)
+{
+    static const char *const sort_names[] = {"topo", "flops", "macs", "params", "bytes"};
+    struct layers_cli *a = ctx;
+    if (id == OPT_SORT) {
+        for (int i = 0; i < 5; i++)
+            if (!strcmp(arg, sort_names[i])) {
+                a->key = (enum sort_key)i;
+                return -1;
+            }
+        return cli_usage_error("layers", "--sort '%s': expected topo, flops, macs, params or "
+                               "bytes", arg);
+    }
+    if (id == OPT_TOP) {
+        if (cli_parse_int(arg, 1, 1 << 30, &a->top))
+            return cli_usage_error("layers", "--top '%s': expected a positive integer", arg);
+        return -1;
+    }
+    return CLI_OPTS_COMMON;
+}
+
+/* The rows of g as JSON, CSV or the aligned table, emitted. */
+static int render(const struct layers_cli *a, const struct graph *g, const struct rows *rw,
+                  const char *model, const char *err)
+{
+    int rc;
+    if (a->co.json) {
+        struct jsonw w;
+        jsonw_init(&w, true);
+        render_json(&w, g, rw, model, err);
+        rc = cli_emit(&a->co, w.buf, w.len);
+        jsonw_fini(&w);
+        return rc;
+    }
+    struct strbuf b = STRBUF_INIT;
+    if (a->co.csv)
+        render_csv(&b, g, rw);
+    else
+        render_table(&b, g, rw);
+    rc = cli_emit(&a->co, b.s ? b.s : "", b.len);
+    strbuf_fini(&b);
+    return rc;
+}
+
 int cli_layers(int argc, char **argv)
 {
-    enum { OPT_SORT = CLI_OPT__OWN, OPT_TOP };
-    static const struct option opts[] = {CLI_COMMON_LONGOPTS,
-                                         {"sort", required_argument, NULL, OPT_SORT},
-                                         {"top", required_argument, NULL, OPT_TOP},
-                                         {0, 0, 0, 0}};
-    static const char *const sort_names[] = {"topo", "flops", "macs", "params", "bytes"};
-    struct cli_common co;
-    cli_common_init(&co);
-    enum sort_key key = SORT_TOPO;
-    int64_t top = 0;
-    int c;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
-        if (c == CLI_OPT_HELP || c == 'h') {
-            help();
-            return 0;
-        }
-        if (c == OPT_SORT) {
-            int k = -1;
-            for (int i = 0; i < 5; i++)
-                if (!strcmp(optarg, sort_names[i]))
-                    k = i;
-            if (k < 0)
-                return cli_usage_error("layers", "--sort '%s': expected topo, flops, macs, "
-                                       "params or bytes", optarg);
-            key = (enum sort_key)k;
-            continue;
-        }
-        if (c == OPT_TOP) {
-            if (cli_parse_int(optarg, 1, 1 << 30, &top))
-                return cli_usage_error("layers", "--top '%s': expected a positive integer",
-                                       optarg);
-            continue;
-        }
-        int r = cli_common_opt(&co, c, optarg);
-        if (r < 0)
-            return 2;
-        if (r == 0 || c == CLI_OPT_GPU || c == CLI_OPT_PRECISION || c == CLI_OPT_RUNTIME ||
-            c == CLI_OPT_WEIGHTS)
-            return cli_usage_error("layers", "option not valid for 'layers'");
-    }
+    struct layers_cli a = {.key = SORT_TOPO};
+    cli_common_init(&a.co);
+    int rc = cli_parse(&cli_cmd_layers, &a.co, argc, argv, layers_opt, &a);
+    if (rc >= 0)
+        return rc;
     if (optind + 1 != argc)
         return cli_usage_error("layers", "expected exactly one MODEL");
-    if (co.json && co.csv)
+    if (a.co.json && a.co.csv)
         return cli_usage_error("layers", "--csv and --json are exclusive");
-    int rc;
-    struct graph *g = cli_load_model(argv[optind], &co, &rc);
+    struct graph *g = cli_load_model(argv[optind], &a.co, &rc);
     if (!g)
         return rc;
     struct diag d = {0};
     enum status ist = graph_infer(g, &d);
-    struct rows rw = select_rows(g, key, top);
-    if (co.json) {
-        struct jsonw w;
-        jsonw_init(&w, true);
-        render_json(&w, g, &rw, argv[optind], ist ? d.msg : NULL);
-        rc = cli_emit(&co, w.buf, w.len);
-        jsonw_fini(&w);
-    } else {
-        struct strbuf b = STRBUF_INIT;
-        if (co.csv)
-            render_csv(&b, g, &rw);
-        else
-            render_table(&b, g, &rw);
-        rc = cli_emit(&co, b.s ? b.s : "", b.len);
-        strbuf_fini(&b);
-    }
+    struct rows rw = select_rows(g, a.key, a.top);
+    rc = render(&a, g, &rw, argv[optind], ist ? d.msg : NULL);
     free(rw.topo);
     graph_free(g);
     if (ist) {

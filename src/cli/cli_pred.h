@@ -22,11 +22,8 @@ struct predictor *cli_pred_predictor(const struct cli_common *co, int *rc);
 
 enum { CLI_OPT_GEN_IN = 1200, CLI_OPT_GEN_OUT, CLI_OPT_GEN_KVIN, CLI_OPT_GEN_KVPREC };
 
-#define CLI_GEN_LONGOPTS                                                  \
-    {"input-tokens", required_argument, NULL, CLI_OPT_GEN_IN},            \
-    {"output-tokens", required_argument, NULL, CLI_OPT_GEN_OUT},          \
-    {"kv-inputs", required_argument, NULL, CLI_OPT_GEN_KVIN},             \
-    {"kv-precision", required_argument, NULL, CLI_OPT_GEN_KVPREC}
+/* --input-tokens, --output-tokens, --kv-inputs, --kv-precision */
+extern const struct cli_opt cli_gen_opts[];
 
 struct cli_gen {
     int64_t in, out;       /* 0: not given */
@@ -72,12 +69,8 @@ enum {
     CLI_OPT_DIFF_NO_TEXT
 };
 
-#define CLI_DIFF_LONGOPTS                                                   \
-    {"steps", required_argument, NULL, CLI_OPT_DIFF_STEPS},                 \
-    {"no-guidance", no_argument, NULL, CLI_OPT_DIFF_NO_GUIDANCE},           \
-    {"vae", required_argument, NULL, CLI_OPT_DIFF_VAE},                     \
-    {"text-encoder", required_argument, NULL, CLI_OPT_DIFF_TEXT},           \
-    {"no-text-encoder", no_argument, NULL, CLI_OPT_DIFF_NO_TEXT}
+/* --steps, --no-guidance, --vae, --text-encoder, --no-text-encoder */
+extern const struct cli_opt cli_diff_opts[];
 
 struct cli_diff {
     int64_t steps;    /* denoising steps; 0: no pipeline */

@@ -10,45 +10,52 @@
 #include "core/diffusion.h"
 #include "core/report.h"
 
-static void help(void)
-{
-    printf("Usage: dippm predict MODEL [--batch N] [--gpu NAME[:PROFILE]] [--precision P]\n"
-           "                     [--runtime R] [--set NAME=VALUE]... [--slo-ms X]\n"
-           "                     [--headroom PCT] [--weights FILE] [--json] [-o FILE]\n"
-           "                     [--input-tokens N --output-tokens M [--set kv=P]\n"
-           "                      [--kv-inputs SUBSTRING]]\n"
-           "                     [--steps N [--no-guidance] [--vae SPEC]\n"
-           "                      [--text-encoder SPEC[,SPEC]... | --no-text-encoder]]\n\n"
-           "Predicts latency (ms), throughput (samples/s), energy (J per batch, mJ per\n"
-           "sample) and peak device memory (MiB) with the GNN, shows the teacher's roofline\n"
-           "bound beside it, and suggests the smallest MIG profile of the GPU that holds the\n"
-           "model with HEADROOM percent to spare (default 10) and, with --slo-ms, meets the\n"
-           "latency target.\n\n"
-           "  --gpu NAME[:PROFILE]  e.g. A100-SXM4-80GB, h100, h200, a100:3g.20gb\n"
-           "  --precision P         fp32 (default), tf32, fp16, bf16, int8, fp8\n"
-           "  --runtime R           pytorch (eager, default), pytorch-sdpa (eager with\n"
-           "                        fused attention, as PyTorch 2 models run it) or\n"
-           "                        tensorrt (fused engine)\n\n"
-           "Decoders (zoo gpt, llama, moe, or an export with KV-cache inputs): with\n"
-           "--input-tokens and --output-tokens, also the generation of the batch: time to\n"
-           "first token, mean time per output token over the growing KV cache, tokens/s,\n"
-           "energy per output token, KV-cache memory, the largest batch that fits and its\n"
-           "tokens/s. --set kv=P (or --kv-precision P) stores the cache in fp32, fp16,\n"
-           "bf16, int8 or fp8 (default: the model precision); --kv-inputs names the cache\n"
-           "inputs of an export (default: names containing 'past').\n\n"
-           "Diffusion denoisers (zoo unet, dit): with --steps N, also the pipeline per\n"
-           "image: the text encoder(s) once over the prompts, N denoiser passes, both on\n"
-           "twice the batch (classifier-free guidance: each prompt and its negative; not\n"
-           "with --no-guidance), and one VAE decode (derived from the denoiser's latent,\n"
-           "or --vae SPEC, e.g. zoo:vae:preset=sd3-vae:latent=128): time and energy per\n"
-           "image, images/s and memory with every model resident. The text encoders are\n"
-           "derived from the denoiser (SD 1.5: CLIP ViT-L/14; SD 2.x: OpenCLIP ViT-H/14;\n"
-           "SDXL: both CLIP ViT-L/14 and OpenCLIP ViT-bigG/14; PixArt: the T5 v1.1 XXL\n"
-           "encoder over 120 or 300 tokens; SD3: CLIP ViT-L/14 and OpenCLIP ViT-bigG/14\n"
-           "over 77 tokens and the T5 v1.1 XXL encoder over 256); --text-encoder SPEC\n"
-           "names them instead (repeatable, or a comma list) and --no-text-encoder leaves\n"
-           "them out.\n");
-}
+enum { OPT_SLO = CLI_OPT__OWN, OPT_HEADROOM };
+
+static const struct cli_opt predict_opts[] = {
+    {"slo-ms", 0, "X", "the latency target in milliseconds: the MIG suggestion must meet it",
+     OPT_SLO},
+    {"headroom", 0, "PCT", "percent of the memory to keep spare (default 10)", OPT_HEADROOM},
+    {NULL, 0, NULL, NULL, 0},
+};
+
+const struct cli_cmd cli_cmd_predict = {
+    .name = "predict",
+    .usage = "dippm predict MODEL [--batch N] [--gpu NAME[:PROFILE]] [--precision P]\n"
+             "                     [--runtime R] [--set NAME=VALUE]... [--slo-ms X]\n"
+             "                     [--headroom PCT] [--weights FILE] [--json] [-o FILE]\n"
+             "                     [--input-tokens N --output-tokens M [--set kv=P]\n"
+             "                      [--kv-inputs SUBSTRING]]\n"
+             "                     [--steps N [--no-guidance] [--vae SPEC]\n"
+             "                      [--text-encoder SPEC[,SPEC]... | --no-text-encoder]]",
+    .about =
+        "Predicts latency (ms), throughput (samples/s), energy (J per batch, mJ per\n"
+        "sample) and peak device memory (MiB) with the GNN, shows the teacher's roofline\n"
+        "bound beside it, and suggests the smallest MIG profile of the GPU that holds the\n"
+        "model with HEADROOM percent to spare (default 10) and, with --slo-ms, meets the\n"
+        "latency target.\n\n"
+        "Decoders (zoo gpt, llama, moe, or an export with KV-cache inputs): with\n"
+        "--input-tokens and --output-tokens, also the generation of the batch: time to\n"
+        "first token, mean time per output token over the growing KV cache, tokens/s,\n"
+        "energy per output token, KV-cache memory, the largest batch that fits and its\n"
+        "tokens/s. --set kv=P (or --kv-precision P) stores the cache in fp32, fp16,\n"
+        "bf16, int8 or fp8 (default: the model precision); --kv-inputs names the cache\n"
+        "inputs of an export (default: names containing 'past').\n\n"
+        "Diffusion denoisers (zoo unet, dit): with --steps N, also the pipeline per\n"
+        "image: the text encoder(s) once over the prompts, N denoiser passes, both on\n"
+        "twice the batch (classifier-free guidance: each prompt and its negative; not\n"
+        "with --no-guidance), and one VAE decode (derived from the denoiser's latent,\n"
+        "or --vae SPEC, e.g. zoo:vae:preset=sd3-vae:latent=128): time and energy per\n"
+        "image, images/s and memory with every model resident. The text encoders are\n"
+        "derived from the denoiser (SD 1.5: CLIP ViT-L/14; SD 2.x: OpenCLIP ViT-H/14;\n"
+        "SDXL: both CLIP ViT-L/14 and OpenCLIP ViT-bigG/14; PixArt: the T5 v1.1 XXL\n"
+        "encoder over 120 or 300 tokens; SD3: CLIP ViT-L/14 and OpenCLIP ViT-bigG/14\n"
+        "over 77 tokens and the T5 v1.1 XXL encoder over 256); --text-encoder SPEC\n"
+        "names them instead (repeatable, or a comma list) and --no-text-encoder leaves\n"
+        "them out.",
+    .common = CLI_C_SYMBOLS | CLI_C_CONFIG | CLI_C_JSON | CLI_C_OUTPUT,
+    .groups = {predict_opts, cli_gen_opts, cli_diff_opts},
+};
 
 int cli_pred_parse_pct(const char *arg, double *out)
 {
@@ -85,8 +92,6 @@ struct predictor *cli_pred_predictor(const struct cli_common *co, int *rc)
     return p;
 }
 
-enum { OPT_SLO = CLI_OPT__OWN, OPT_HEADROOM };
-
 /* What `dippm predict` was asked for. */
 struct predict_cli {
     struct cli_common co;
@@ -95,50 +100,35 @@ struct predict_cli {
     struct cli_diff diff;
 };
 
+static int predict_opt(void *ctx, int id, const char *arg)
+{
+    struct predict_cli *a = ctx;
+    if (id == OPT_SLO) {
+        if (cli_pred_parse_ms(arg, &a->slo))
+            return cli_usage_error("predict", "--slo-ms '%s': expected milliseconds > 0", arg);
+        return -1;
+    }
+    if (id == OPT_HEADROOM) {
+        if (cli_pred_parse_pct(arg, &a->headroom))
+            return cli_usage_error("predict", "--headroom '%s': expected a percentage from 0 "
+                                   "to 1000, e.g. 10", arg);
+        return -1;
+    }
+    int r = cli_diff_opt(&a->diff, id, arg, "predict");
+    if (r == 0)
+        r = cli_gen_opt(&a->gen, id, arg);
+    return r > 0 ? -1 : r < 0 ? 2 : CLI_OPTS_COMMON;
+}
+
 /* Options into a; -1 to go on, else the exit code. */
 static int parse_args(struct predict_cli *a, int argc, char **argv)
 {
-    static const struct option opts[] = {CLI_COMMON_LONGOPTS,
-                                         {"slo-ms", required_argument, NULL, OPT_SLO},
-                                         {"headroom", required_argument, NULL, OPT_HEADROOM},
-                                         CLI_DIFF_LONGOPTS,
-                                         CLI_GEN_LONGOPTS,
-                                         {0, 0, 0, 0}};
-    int c;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
-        if (c == CLI_OPT_HELP || c == 'h') {
-            help();
-            return 0;
-        }
-        if (c == OPT_SLO) {
-            if (cli_pred_parse_ms(optarg, &a->slo))
-                return cli_usage_error("predict", "--slo-ms '%s': expected milliseconds > 0",
-                                       optarg);
-            continue;
-        }
-        if (c == OPT_HEADROOM) {
-            if (cli_pred_parse_pct(optarg, &a->headroom))
-                return cli_usage_error("predict", "--headroom '%s': expected a percentage "
-                                       "from 0 to 1000, e.g. 10", optarg);
-            continue;
-        }
-        int r = cli_diff_opt(&a->diff, c, optarg, "predict");
-        if (r == 0)
-            r = cli_gen_opt(&a->gen, c, optarg);
-        if (r < 0)
-            return 2;
-        if (r > 0)
-            continue;
-        r = cli_common_opt(&a->co, c, optarg);
-        if (r < 0)
-            return 2;
-        if (r == 0 || c == CLI_OPT_CSV || c == CLI_OPT_FORCE)
-            return cli_usage_error("predict", "option not valid for 'predict'");
-    }
+    int rc = cli_parse(&cli_cmd_predict, &a->co, argc, argv, predict_opt, a);
+    if (rc >= 0)
+        return rc;
     if (optind + 1 != argc)
         return cli_usage_error("predict", "expected exactly one MODEL");
-    int rc = cli_diff_check(&a->diff, &a->gen, "predict");
+    rc = cli_diff_check(&a->diff, &a->gen, "predict");
     return rc ? rc : -1;
 }
 

@@ -17,32 +17,50 @@
 #define MAX_POINTS 4096
 #define MAX_BATCH_SEARCH 65536
 
-static void help(void)
-{
-    printf("Usage: dippm sweep MODEL [--batch RANGE] [--over NAME=RANGE] [--csv|--json]\n"
-           "                   [--gpu NAME[:PROFILE]] [--precision P] [--runtime R]\n"
-           "                   [--set NAME=VALUE]... [--weights FILE] [-o FILE]\n"
-           "       dippm sweep MODEL --max-batch [--gpu NAME[:PROFILE]] [--slo-ms X]\n"
-           "                   [--headroom PCT] [--json]\n\n"
-           "One prediction per configuration. RANGE is a number, a list (1,8,64), A..B\n"
-           "(powers of two from A up to B) or A..B:STEP (arithmetic). --batch defaults to\n"
-           "1..1024 (11 points). --over sweeps a graph symbol (e.g. seq, height) or, for a\n"
-           "zoo: template, a hyperparameter (e.g. --over depth=18,34,50,101).\n\n"
-           "--max-batch answers: what is the largest batch that fits the GPU or MIG profile\n"
-           "with HEADROOM percent of memory to spare (default 10) and, with --slo-ms, meets\n"
-           "the latency target?\n\n"
-           "Decoders: --input-tokens N --output-tokens M [--set kv=P] sweep the generation\n"
-           "(TTFT, TPOT, tokens/s, J per output token, KV cache, memory) over --batch and\n"
-           "--over input_tokens=RANGE or output_tokens=RANGE; --max-batch then counts the\n"
-           "KV cache of every sequence. --kv-precision P is --set kv=P; --kv-inputs\n"
-           "SUBSTRING names the KV-cache inputs of an exported decoder (as for predict).\n\n"
-           "Diffusion denoisers: --steps N [--no-guidance] [--vae SPEC]\n"
-           "[--text-encoder SPEC[,SPEC]... | --no-text-encoder] sweep the pipeline (time\n"
-           "per denoising step, VAE decode and text encoding, per batch and per image,\n"
-           "images/s, J per image, memory with every model resident) over --batch\n"
-           "(default 1..64) and --over steps=RANGE; --max-batch then gives the largest\n"
-           "batch whose pipeline fits.\n");
-}
+enum { OPT_BATCH = CLI_OPT__OWN, OPT_OVER, OPT_MAXB, OPT_SLO, OPT_HEADROOM };
+
+static const struct cli_opt sweep_opts[] = {
+    {"batch", 0, "RANGE", "the batch sizes (default 1..1024; 1..256 for a generation, 1..64 "
+     "for a diffusion pipeline)", OPT_BATCH},
+    {"over", 0, "NAME=RANGE", "also sweep a graph symbol (e.g. seq, height), a zoo: template's "
+     "hyperparameter, input_tokens, output_tokens or steps", OPT_OVER},
+    {"max-batch", 0, NULL, "the largest batch that fits the GPU or MIG profile (and meets "
+     "--slo-ms) instead of rows", OPT_MAXB},
+    {"slo-ms", 0, "X", "the latency target of --max-batch in milliseconds", OPT_SLO},
+    {"headroom", 0, "PCT", "percent of the memory --max-batch keeps spare (default 10)",
+     OPT_HEADROOM},
+    {NULL, 0, NULL, NULL, 0},
+};
+
+const struct cli_cmd cli_cmd_sweep = {
+    .name = "sweep",
+    .usage = "dippm sweep MODEL [--batch RANGE] [--over NAME=RANGE] [--csv|--json]\n"
+             "                   [--gpu NAME[:PROFILE]] [--precision P] [--runtime R]\n"
+             "                   [--set NAME=VALUE]... [--weights FILE] [-o FILE]\n"
+             "       dippm sweep MODEL --max-batch [--gpu NAME[:PROFILE]] [--slo-ms X]\n"
+             "                   [--headroom PCT] [--json]",
+    .about =
+        "One prediction per configuration. RANGE is a number, a list (1,8,64), A..B\n"
+        "(powers of two from A up to B) or A..B:STEP (arithmetic). --batch defaults to\n"
+        "1..1024 (11 points). --over sweeps a graph symbol (e.g. seq, height) or, for a\n"
+        "zoo: template, a hyperparameter (e.g. --over depth=18,34,50,101).\n\n"
+        "--max-batch answers: what is the largest batch that fits the GPU or MIG profile\n"
+        "with HEADROOM percent of memory to spare (default 10) and, with --slo-ms, meets\n"
+        "the latency target?\n\n"
+        "Decoders: --input-tokens N --output-tokens M [--set kv=P] sweep the generation\n"
+        "(TTFT, TPOT, tokens/s, J per output token, KV cache, memory) over --batch and\n"
+        "--over input_tokens=RANGE or output_tokens=RANGE; --max-batch then counts the\n"
+        "KV cache of every sequence. --kv-precision P is --set kv=P; --kv-inputs\n"
+        "SUBSTRING names the KV-cache inputs of an exported decoder (as for predict).\n\n"
+        "Diffusion denoisers: --steps N [--no-guidance] [--vae SPEC]\n"
+        "[--text-encoder SPEC[,SPEC]... | --no-text-encoder] sweep the pipeline (time\n"
+        "per denoising step, VAE decode and text encoding, per batch and per image,\n"
+        "images/s, J per image, memory with every model resident) over --batch\n"
+        "(default 1..64) and --over steps=RANGE; --max-batch then gives the largest\n"
+        "batch whose pipeline fits.",
+    .common = CLI_C_SET | CLI_C_CONFIG | CLI_C_JSON | CLI_C_CSV | CLI_C_OUTPUT,
+    .groups = {sweep_opts, cli_gen_opts, cli_diff_opts},
+};
 
 /* Parses RANGE into vals (sorted as written); returns count or -1. */
 static int parse_range(const char *s, int64_t lo, int64_t hi, int64_t *vals, int max)
@@ -98,6 +116,13 @@ struct sweep {
     int n_batch;
     struct config cfg;
     struct predictor *p;
+    /* the options */
+    const char *batch_arg;
+    bool max_batch, want_gen;
+    double slo, headroom;
+    char over_buf[64];
+    struct cli_gen gen;
+    struct cli_diff diff;
 };
 
 /* The graph for one value of --over: a symbol is bound on the loaded graph;
@@ -268,110 +293,136 @@ static int probe(struct sweep *s, struct graph *g, int64_t b, double headroom, d
     return 0;
 }
 
-static int run_max_batch(struct sweep *s, struct graph *g, double headroom, double slo)
+/* The largest batch that fits: found by an exponential then a binary
+ * search, with the predictions at it and at the first batch that fails. */
+struct max_batch {
+    int64_t best, fail_batch;
+    struct prediction at_best, at_fail;
+};
+
+static int search_max_batch(struct sweep *s, struct graph *g, double headroom, double slo,
+                            struct max_batch *mb)
 {
     struct prediction pr;
     bool ok;
     int rc;
-    char hw[128];
-    report_hw_label(&s->cfg, hw, sizeof hw);
+    memset(mb, 0, sizeof *mb);
     if ((rc = probe(s, g, 1, headroom, slo, &pr, &ok)))
         return rc;
-    int64_t best = 0, fail_batch = 1;
-    struct prediction at_best = pr, at_fail;
-    memset(&at_fail, 0, sizeof at_fail);
-    if (ok) {
-        best = 1;
-        int64_t hi = 2;
-        for (;;) { /* exponential search for the first failing batch */
-            if (hi > MAX_BATCH_SEARCH)
-                break;
-            if ((rc = probe(s, g, hi, headroom, slo, &pr, &ok)))
-                goto out;
-            if (!ok) {
-                at_fail = pr;
-                fail_batch = hi;
-                break;
-            }
-            prediction_fini(&at_best);
-            at_best = pr;
-            best = hi;
-            hi *= 2;
-        }
-        int64_t lo = best;
-        while (hi <= MAX_BATCH_SEARCH && hi - lo > 1) {
-            int64_t mid = lo + (hi - lo) / 2;
-            if ((rc = probe(s, g, mid, headroom, slo, &pr, &ok)))
-                goto out;
-            if (ok) {
-                prediction_fini(&at_best);
-                at_best = pr;
-                lo = best = mid;
-            } else {
-                prediction_fini(&at_fail);
-                at_fail = pr;
-                fail_batch = hi = mid;
-            }
-        }
-    } else {
-        at_fail = at_best;
-        memset(&at_best, 0, sizeof at_best);
+    mb->fail_batch = 1;
+    mb->at_best = pr;
+    if (!ok) {
+        mb->at_fail = mb->at_best;
+        memset(&mb->at_best, 0, sizeof mb->at_best);
+        return 0;
     }
+    mb->best = 1;
+    int64_t hi = 2;
+    for (;;) { /* exponential search for the first failing batch */
+        if (hi > MAX_BATCH_SEARCH)
+            break;
+        if ((rc = probe(s, g, hi, headroom, slo, &pr, &ok)))
+            return rc;
+        if (!ok) {
+            mb->at_fail = pr;
+            mb->fail_batch = hi;
+            break;
+        }
+        prediction_fini(&mb->at_best);
+        mb->at_best = pr;
+        mb->best = hi;
+        hi *= 2;
+    }
+    int64_t lo = mb->best;
+    while (hi <= MAX_BATCH_SEARCH && hi - lo > 1) {
+        int64_t mid = lo + (hi - lo) / 2;
+        if ((rc = probe(s, g, mid, headroom, slo, &pr, &ok)))
+            return rc;
+        if (ok) {
+            prediction_fini(&mb->at_best);
+            mb->at_best = pr;
+            lo = mb->best = mid;
+        } else {
+            prediction_fini(&mb->at_fail);
+            mb->at_fail = pr;
+            mb->fail_batch = hi = mid;
+        }
+    }
+    return 0;
+}
+
+static void max_batch_json(struct jsonw *w, const struct sweep *s, const struct graph *g,
+                           const char *hw, const struct max_batch *mb, double headroom,
+                           double slo, const char *why)
+{
+    jsonw_obj_begin(w);
+    jsonw_key(w, "model");
+    jsonw_str(w, g->name);
+    jsonw_key(w, "gpu");
+    jsonw_str(w, hw);
+    jsonw_key(w, "precision");
+    jsonw_str(w, precision_name(s->cfg.prec));
+    jsonw_key(w, "runtime");
+    jsonw_str(w, runtime_name(s->cfg.rt));
+    jsonw_key(w, "headroom");
+    jsonw_fixed(w, headroom, 3);
+    jsonw_key(w, "slo_ms");
+    if (slo > 0)
+        jsonw_fixed(w, slo, 3);
+    else
+        jsonw_null(w);
+    jsonw_key(w, "max_batch");
+    jsonw_int(w, mb->best);
+    if (mb->best) {
+        jsonw_key(w, "latency_ms");
+        jsonw_fixed(w, mb->at_best.latency_ms, 4);
+        jsonw_key(w, "throughput_per_s");
+        jsonw_fixed(w, mb->at_best.throughput, 2);
+        jsonw_key(w, "memory_mib");
+        jsonw_fixed(w, mb->at_best.memory_mib, 1);
+    }
+    jsonw_key(w, "capacity_mib");
+    jsonw_fixed(w, mb->at_best.capacity_mib > 0 ? mb->at_best.capacity_mib
+                                                : mb->at_fail.capacity_mib, 1);
+    jsonw_key(w, "limit");
+    jsonw_str(w, mb->best >= MAX_BATCH_SEARCH ? "search limit" : why);
+    jsonw_key(w, "source");
+    jsonw_str(w, report_source_line(s->p));
+    jsonw_obj_end(w);
+}
+
+static int run_max_batch(struct sweep *s, struct graph *g, double headroom, double slo)
+{
+    char hw[128];
+    report_hw_label(&s->cfg, hw, sizeof hw);
+    struct max_batch mb;
+    int rc = search_max_batch(s, g, headroom, slo, &mb);
+    if (rc)
+        goto out;
+    const struct prediction *at_fail = &mb.at_fail, *at_best = &mb.at_best;
     char why[320] = "";
-    if (at_fail.capacity_mib > 0) {
-        bool mem = at_fail.memory_mib * (1 + headroom) > at_fail.capacity_mib;
+    if (at_fail->capacity_mib > 0) {
+        bool mem = at_fail->memory_mib * (1 + headroom) > at_fail->capacity_mib;
         if (mem)
             snprintf(why, sizeof why, "at batch %lld memory %.0f MiB + %.0f%% exceeds %.0f MiB usable",
-                     (long long)fail_batch, at_fail.memory_mib, headroom * 100,
-                     at_fail.capacity_mib);
+                     (long long)mb.fail_batch, at_fail->memory_mib, headroom * 100,
+                     at_fail->capacity_mib);
         else
             snprintf(why, sizeof why, "at batch %lld latency %.3f ms exceeds the %.3f ms target",
-                     (long long)fail_batch, at_fail.latency_ms, slo);
+                     (long long)mb.fail_batch, at_fail->latency_ms, slo);
     }
     if (s->co.json) {
         struct jsonw w;
         jsonw_init(&w, true);
-        jsonw_obj_begin(&w);
-        jsonw_key(&w, "model");
-        jsonw_str(&w, g->name);
-        jsonw_key(&w, "gpu");
-        jsonw_str(&w, hw);
-        jsonw_key(&w, "precision");
-        jsonw_str(&w, precision_name(s->cfg.prec));
-        jsonw_key(&w, "runtime");
-        jsonw_str(&w, runtime_name(s->cfg.rt));
-        jsonw_key(&w, "headroom");
-        jsonw_fixed(&w, headroom, 3);
-        jsonw_key(&w, "slo_ms");
-        if (slo > 0)
-            jsonw_fixed(&w, slo, 3);
-        else
-            jsonw_null(&w);
-        jsonw_key(&w, "max_batch");
-        jsonw_int(&w, best);
-        if (best) {
-            jsonw_key(&w, "latency_ms");
-            jsonw_fixed(&w, at_best.latency_ms, 4);
-            jsonw_key(&w, "throughput_per_s");
-            jsonw_fixed(&w, at_best.throughput, 2);
-            jsonw_key(&w, "memory_mib");
-            jsonw_fixed(&w, at_best.memory_mib, 1);
-        }
-        jsonw_key(&w, "capacity_mib");
-        jsonw_fixed(&w, at_best.capacity_mib > 0 ? at_best.capacity_mib : at_fail.capacity_mib, 1);
-        jsonw_key(&w, "limit");
-        jsonw_str(&w, best >= MAX_BATCH_SEARCH ? "search limit" : why);
-        jsonw_key(&w, "source");
-        jsonw_str(&w, report_source_line(s->p));
-        jsonw_obj_end(&w);
+        max_batch_json(&w, s, g, hw, &mb, headroom, slo, why);
         rc = cli_emit(&s->co, w.buf, w.len);
         jsonw_fini(&w);
-    } else if (best) {
+    } else if (mb.best) {
         printf("largest batch on %s: %lld (%.0f MiB of %.0f MiB usable with %.0f%% headroom, "
                "%.3f ms, %.1f samples/s)\n",
-               hw, (long long)best, at_best.memory_mib, at_best.capacity_mib, headroom * 100,
-               at_best.latency_ms, at_best.throughput);
-        printf("limit: %s\n", best >= MAX_BATCH_SEARCH ? "searched up to 65536" : why);
+               hw, (long long)mb.best, at_best->memory_mib, at_best->capacity_mib,
+               headroom * 100, at_best->latency_ms, at_best->throughput);
+        printf("limit: %s\n", mb.best >= MAX_BATCH_SEARCH ? "searched up to 65536" : why);
         printf("source: %s\n", report_source_line(s->p));
     } else {
         printf("no batch fits on %s: %s\n", hw, why);
@@ -379,9 +430,43 @@ static int run_max_batch(struct sweep *s, struct graph *g, double headroom, doub
         rc = 1;
     }
 out:
-    prediction_fini(&at_best);
-    prediction_fini(&at_fail);
+    prediction_fini(&mb.at_best);
+    prediction_fini(&mb.at_fail);
     return rc;
+}
+
+static int sweep_opt(void *ctx, int id, const char *arg)
+{
+    struct sweep *s = ctx;
+    switch (id) {
+    case OPT_BATCH: s->batch_arg = arg; return -1;
+    case OPT_MAXB: s->max_batch = true; return -1;
+    case OPT_SLO:
+        if (cli_pred_parse_ms(arg, &s->slo))
+            return cli_usage_error("sweep", "--slo-ms '%s': expected milliseconds > 0", arg);
+        return -1;
+    case OPT_HEADROOM:
+        if (cli_pred_parse_pct(arg, &s->headroom))
+            return cli_usage_error("sweep", "--headroom '%s': expected a percentage", arg);
+        return -1;
+    case OPT_OVER: {
+        const char *eq = strchr(arg, '=');
+        if (!eq || eq == arg || (size_t)(eq - arg) >= sizeof s->over_buf)
+            return cli_usage_error("sweep", "--over '%s': expected NAME=RANGE", arg);
+        memcpy(s->over_buf, arg, (size_t)(eq - arg));
+        s->over_buf[eq - arg] = '\0';
+        s->n_over = parse_range(eq + 1, 1, (int64_t)1 << 31, s->over_vals, MAX_POINTS);
+        if (s->n_over < 0)
+            return cli_usage_error("sweep", "--over '%s': bad RANGE (use 8, 1,2,4, 1..64 or "
+                                   "160..320:32)", arg);
+        s->over_name = s->over_buf;
+        return -1;
+    }
+    }
+    int r = cli_diff_opt(&s->diff, id, arg, "sweep");
+    if (r == 0)
+        r = cli_gen_opt(&s->gen, id, arg);
+    return r > 0 ? -1 : r < 0 ? 2 : CLI_OPTS_COMMON;
 }
 
 /* A generation or diffusion sweep takes no latency target, and its batches
@@ -398,123 +483,64 @@ static int workload_defaults(bool gen, bool diffusion, double slo, bool max_batc
     return 0;
 }
 
-int cli_sweep(int argc, char **argv)
+/* Options into s, checked, and the batches; -1 to go on, else the exit code. */
+static int parse_args(struct sweep *s, int argc, char **argv)
 {
-    enum { OPT_OVER = CLI_OPT__OWN, OPT_MAXB, OPT_SLO, OPT_HEADROOM };
-    static const struct option opts[] = {CLI_COMMON_LONGOPTS,
-                                         {"over", required_argument, NULL, OPT_OVER},
-                                         {"max-batch", no_argument, NULL, OPT_MAXB},
-                                         {"slo-ms", required_argument, NULL, OPT_SLO},
-                                         {"headroom", required_argument, NULL, OPT_HEADROOM},
-                                         CLI_GEN_LONGOPTS,
-                                         CLI_DIFF_LONGOPTS,
-                                         {0, 0, 0, 0}};
-    struct cli_gen gen = {0};
-    struct cli_diff diff = {0};
-    struct sweep *s = xcalloc(1, sizeof *s);
-    cli_common_init(&s->co);
-    const char *batch_arg = "1..1024";
-    bool max_batch = false;
-    double slo = 0, headroom = 0.10;
-    char over_name[64] = "";
-    int c, rc = 0;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
-        switch (c) {
-        case CLI_OPT_HELP:
-        case 'h':
-            help();
-            goto done;
-        case CLI_OPT_BATCH:
-            batch_arg = optarg;
-            continue;
-        case OPT_MAXB:
-            max_batch = true;
-            continue;
-        case OPT_SLO:
-            if (cli_pred_parse_ms(optarg, &slo)) {
-                rc = cli_usage_error("sweep", "--slo-ms '%s': expected milliseconds > 0", optarg);
-                goto done;
-            }
-            continue;
-        case OPT_HEADROOM:
-            if (cli_pred_parse_pct(optarg, &headroom)) {
-                rc = cli_usage_error("sweep", "--headroom '%s': expected a percentage", optarg);
-                goto done;
-            }
-            continue;
-        case OPT_OVER: {
-            const char *eq = strchr(optarg, '=');
-            if (!eq || eq == optarg || (size_t)(eq - optarg) >= sizeof over_name) {
-                rc = cli_usage_error("sweep", "--over '%s': expected NAME=RANGE", optarg);
-                goto done;
-            }
-            memcpy(over_name, optarg, (size_t)(eq - optarg));
-            over_name[eq - optarg] = '\0';
-            s->n_over = parse_range(eq + 1, 1, (int64_t)1 << 31, s->over_vals, MAX_POINTS);
-            if (s->n_over < 0) {
-                rc = cli_usage_error("sweep", "--over '%s': bad RANGE (use 8, 1,2,4, 1..64 or "
-                                     "160..320:32)", optarg);
-                goto done;
-            }
-            s->over_name = over_name;
-            continue;
-        }
-        }
-        int r = cli_diff_opt(&diff, c, optarg, "sweep");
-        if (r == 0)
-            r = cli_gen_opt(&gen, c, optarg);
-        if (r > 0)
-            continue;
-        if (r == 0)
-            r = cli_common_opt(&s->co, c, optarg);
-        if (r < 0) {
-            rc = 2;
-            goto done;
-        }
-        if (r == 0 || c == CLI_OPT_FORCE) {
-            rc = cli_usage_error("sweep", "option not valid for 'sweep'");
-            goto done;
-        }
-    }
-    if (optind + 1 != argc) {
-        rc = cli_usage_error("sweep", "expected exactly one MODEL");
-        goto done;
-    }
-    if (s->co.json && s->co.csv) {
-        rc = cli_usage_error("sweep", "--json and --csv exclude each other");
-        goto done;
-    }
-    bool want_gen = cli_gen_wanted(&gen, "sweep", &rc);
-    if (rc || (rc = cli_diff_check(&diff, &gen, "sweep")))
-        goto done;
-    if ((rc = workload_defaults(want_gen, diff.steps > 0, slo, max_batch, &batch_arg)))
-        goto done;
-    s->n_batch = parse_range(batch_arg, 1, 1 << 20, s->batches, MAX_POINTS);
-    if (s->n_batch < 0) {
-        rc = cli_usage_error("sweep", "--batch '%s': bad RANGE (use 8, 1,2,4, 1..1024 or "
-                             "8..256:8; batch 1 to 1048576)", batch_arg);
-        goto done;
-    }
+    int rc = cli_parse(&cli_cmd_sweep, &s->co, argc, argv, sweep_opt, s);
+    if (rc >= 0)
+        return rc;
+    if (optind + 1 != argc)
+        return cli_usage_error("sweep", "expected exactly one MODEL");
+    if (s->co.json && s->co.csv)
+        return cli_usage_error("sweep", "--json and --csv exclude each other");
+    s->want_gen = cli_gen_wanted(&s->gen, "sweep", &rc);
+    if (rc || (rc = cli_diff_check(&s->diff, &s->gen, "sweep")))
+        return rc;
+    if ((rc = workload_defaults(s->want_gen, s->diff.steps > 0, s->slo, s->max_batch,
+                                &s->batch_arg)))
+        return rc;
+    s->n_batch = parse_range(s->batch_arg, 1, 1 << 20, s->batches, MAX_POINTS);
+    if (s->n_batch < 0)
+        return cli_usage_error("sweep", "--batch '%s': bad RANGE (use 8, 1,2,4, 1..1024 or "
+                               "8..256:8; batch 1 to 1048576)", s->batch_arg);
     s->spec = argv[optind];
+    return -1;
+}
+
+/* Loads the model and runs the sweep asked for. */
+static int run(struct sweep *s)
+{
+    int rc;
     struct graph *g = cli_load_model(s->spec, &s->co, &rc);
     if (!g)
-        goto done;
-    if (graph_batch_sym(g) < 0 && (s->n_batch > 1 || max_batch)) {
+        return rc;
+    if (graph_batch_sym(g) < 0 && (s->n_batch > 1 || s->max_batch)) {
         fprintf(stderr, "dippm: %s: the model has no batch dimension to sweep\n", s->spec);
         rc = 2;
     } else if (!(rc = cli_config(&s->co, g, &s->cfg))) {
         s->p = cli_pred_predictor(&s->co, &rc);
-        struct cli_sweep_gen sg = {&s->co, &gen, g, &s->cfg, s->p, s->over_name, s->over_vals,
-                                   s->batches, s->n_over, s->n_batch, max_batch, headroom};
+        struct cli_sweep_gen sg = {&s->co, &s->gen, g, &s->cfg, s->p, s->over_name,
+                                   s->over_vals, s->batches, s->n_over, s->n_batch,
+                                   s->max_batch, s->headroom};
         if (!rc)
-            rc = want_gen ? cli_sweep_gen(&sg)
-                 : diff.steps ? cli_sweep_diff(&sg, &diff)
-                 : max_batch ? run_max_batch(s, g, headroom, slo) : run_grid(s, g);
+            rc = s->want_gen ? cli_sweep_gen(&sg)
+                 : s->diff.steps ? cli_sweep_diff(&sg, &s->diff)
+                 : s->max_batch ? run_max_batch(s, g, s->headroom, s->slo) : run_grid(s, g);
         predictor_free(s->p);
     }
     graph_free(g);
-done:
+    return rc;
+}
+
+int cli_sweep(int argc, char **argv)
+{
+    struct sweep *s = xcalloc(1, sizeof *s);
+    cli_common_init(&s->co);
+    s->batch_arg = "1..1024";
+    s->headroom = 0.10;
+    int rc = parse_args(s, argc, argv);
+    if (rc < 0)
+        rc = run(s);
     free(s);
     return rc;
 }

@@ -19,47 +19,51 @@
 #define MAX_DATA 16
 #define TEACHER_SOURCE "teacher: analytic model calibrated on published A100, MIG, H100 and H200 measurements"
 
-static void usage(void)
-{
-    printf("Usage: dippm train --data FILE [--data FILE...] -o OUT.dpw [--epochs E] [--seed S]\n"
-           "                   [--init W.dpw] [--lr LR] [--batch-graphs B] [--hidden H]\n"
-           "                   [--layers L] [--head H] [--share-weight W] [--teacher-weight W]\n"
-           "                   [--order-weight W] [--order-pairs F] [--all] [--force]\n"
-           "Trains the GNN on dataset rows (dippm dataset, or measured JSONL rows) and writes\n"
-           "OUT.dpw and its manifest OUT.json (data, seed, command, time, test metrics).\n"
-           "Rows of the random test split are held out unless --all is given.\n"
-           "  --init W       fine-tune the weights in W (keeps its architecture and\n"
-           "                 normalisation; default lr 3e-4)\n"
-           "  --epochs E     passes over the data (default 30)\n"
-           "  --teacher-weight W  loss weight of teacher-labelled rows when measured rows are\n"
-           "                 present: the teacher as a regulariser (default 0.1)\n"
-           "  --order-weight W    weight of the ordering penalty (default 1; 0 = off)\n"
-           "  --order-pairs F     fraction of rows given an ordering partner: the same model\n"
-           "                 at half the batch, the whole GPU, a lower precision or TensorRT,\n"
-           "                 which must not be predicted slower (default 0.25)\n"
-
-           "  --quiet        no progress messages\n");
-}
-
 enum { OPT_DATA = CLI_OPT__OWN, OPT_EPOCHS, OPT_SEED, OPT_INIT, OPT_LR, OPT_BG, OPT_HIDDEN,
        OPT_LAYERS, OPT_HEAD, OPT_SHW, OPT_ALL, OPT_QUIET, OPT_TW, OPT_OW, OPT_OPAIRS };
 
-static void write_manifest(struct jsonw *w, const char *out, int argc, char **argv,
-                           const char *const *data, int n_data, const struct dataset *ds,
-                           int n_train, int n_test, const struct train_opts *o,
-                           const struct gnn_model *m, const char *init, double wall_s,
-                           const struct eval_metrics *met, int n_pairs)
+static const struct cli_opt train_opts[] = {
+    {"data", 0, "FILE", "dataset rows to train on (dippm dataset, or measured JSONL rows); "
+     "repeatable", OPT_DATA},
+    {"epochs", 0, "E", "passes over the data (default 30)", OPT_EPOCHS},
+    {"seed", 0, "S", "random seed (default 1)", OPT_SEED},
+    {"init", 0, "W", "fine-tune the weights in W (keeps its architecture and normalisation; "
+     "default lr 3e-4)", OPT_INIT},
+    {"lr", 0, "LR", "learning rate (default 3e-3)", OPT_LR},
+    {"batch-graphs", 0, "B", "graphs per mini-batch (default 8)", OPT_BG},
+    {"hidden", 0, "H", "width of the node embeddings (default 24)", OPT_HIDDEN},
+    {"layers", 0, "L", "message-passing layers (default 2)", OPT_LAYERS},
+    {"head", 0, "H", "width of the head MLP (default 32)", OPT_HEAD},
+    {"share-weight", 0, "W", "loss weight of the per-node time shares (default 0.2)", OPT_SHW},
+    {"teacher-weight", 0, "W", "loss weight of teacher-labelled rows when measured rows are "
+     "present: the teacher as a regulariser (default 0.1)", OPT_TW},
+    {"order-weight", 0, "W", "weight of the ordering penalty (default 1; 0 = off)", OPT_OW},
+    {"order-pairs", 0, "F", "fraction of rows given an ordering partner: the same model at half "
+     "the batch, the whole GPU, a lower precision or TensorRT, which must not be predicted "
+     "slower (default 0.25)", OPT_OPAIRS},
+    {"all", 0, NULL, "train on every row: no test split is held out", OPT_ALL},
+    {"quiet", 0, NULL, "no progress messages", OPT_QUIET},
+    {"output", 'o', "OUT.dpw", "the weight file (required); its manifest goes to OUT.json", 'o'},
+    {"force", 0, NULL, "let the weights and the manifest replace existing files",
+     CLI_OPT_FORCE},
+    {NULL, 0, NULL, NULL, 0},
+};
+
+const struct cli_cmd cli_cmd_train = {
+    .name = "train",
+    .usage = "dippm train --data FILE [--data FILE...] -o OUT.dpw [--epochs E] [--seed S]\n"
+             "                   [--init W.dpw] [--lr LR] [--batch-graphs B] [--hidden H]\n"
+             "                   [--layers L] [--head H] [--share-weight W] [--teacher-weight W]\n"
+             "                   [--order-weight W] [--order-pairs F] [--all] [--force]",
+    .about = "Trains the GNN on dataset rows (dippm dataset, or measured JSONL rows) and writes\n"
+             "OUT.dpw and its manifest OUT.json (data, seed, command, time, test metrics).\n"
+             "Rows of the random test split are held out unless --all is given.",
+    .groups = {train_opts},
+};
+
+/* The manifest's "architecture": the model's sizes and correction bounds. */
+static void arch_json(struct jsonw *w, const struct gnn_model *m)
 {
-    jsonw_obj_begin(w);
-    jsonw_key(w, "weights");
-    const char *base = strrchr(out, '/');
-    jsonw_str(w, base ? base + 1 : out);
-    jsonw_key(w, "format_version");
-    jsonw_int(w, WEIGHTS_VERSION);
-    char hex[32];
-    snprintf(hex, sizeof hex, "%016llx", (unsigned long long)gnn_features_schema_id());
-    jsonw_key(w, "feature_schema");
-    jsonw_str(w, hex);
     jsonw_key(w, "architecture");
     jsonw_obj_begin(w);
     jsonw_key(w, "node_features");
@@ -87,6 +91,12 @@ static void write_manifest(struct jsonw *w, const char *out, int argc, char **ar
     jsonw_fixed(w, m->node_bound, 4);
     jsonw_obj_end(w);
     jsonw_obj_end(w);
+}
+
+/* The manifest's "training_data": files, rows, label sources, families. */
+static void data_json(struct jsonw *w, const char *const *data, int n_data,
+                      const struct dataset *ds, int n_train, int n_test)
+{
     int n_meas = 0;
     for (int i = 0; i < ds->n; i++)
         n_meas += ds->rows[i].label == DATASET_MEASURED;
@@ -128,6 +138,26 @@ static void write_manifest(struct jsonw *w, const char *out, int argc, char **ar
     }
     jsonw_obj_end(w);
     jsonw_obj_end(w);
+}
+
+static void write_manifest(struct jsonw *w, const char *out, int argc, char **argv,
+                           const char *const *data, int n_data, const struct dataset *ds,
+                           int n_train, int n_test, const struct train_opts *o,
+                           const struct gnn_model *m, const char *init, double wall_s,
+                           const struct eval_metrics *met, int n_pairs)
+{
+    jsonw_obj_begin(w);
+    jsonw_key(w, "weights");
+    const char *base = strrchr(out, '/');
+    jsonw_str(w, base ? base + 1 : out);
+    jsonw_key(w, "format_version");
+    jsonw_int(w, WEIGHTS_VERSION);
+    char hex[32];
+    snprintf(hex, sizeof hex, "%016llx", (unsigned long long)gnn_features_schema_id());
+    jsonw_key(w, "feature_schema");
+    jsonw_str(w, hex);
+    arch_json(w, m);
+    data_json(w, data, n_data, ds, n_train, n_test);
     jsonw_key(w, "init");
     if (init)
         jsonw_str(w, init);
@@ -182,32 +212,12 @@ struct train_cli {
     double pair_frac;
 };
 
-static const struct option opts[] = {
-    CLI_COMMON_LONGOPTS,
-    {"data", required_argument, NULL, OPT_DATA},
-    {"epochs", required_argument, NULL, OPT_EPOCHS},
-    {"seed", required_argument, NULL, OPT_SEED},
-    {"init", required_argument, NULL, OPT_INIT},
-    {"lr", required_argument, NULL, OPT_LR},
-    {"batch-graphs", required_argument, NULL, OPT_BG},
-    {"hidden", required_argument, NULL, OPT_HIDDEN},
-    {"layers", required_argument, NULL, OPT_LAYERS},
-    {"head", required_argument, NULL, OPT_HEAD},
-    {"share-weight", required_argument, NULL, OPT_SHW},
-    {"teacher-weight", required_argument, NULL, OPT_TW},
-    {"order-weight", required_argument, NULL, OPT_OW},
-    {"order-pairs", required_argument, NULL, OPT_OPAIRS},
-    {"all", no_argument, NULL, OPT_ALL},
-    {"quiet", no_argument, NULL, OPT_QUIET},
-    {NULL, 0, NULL, 0},
-};
-
 /* "--NAME" of option value c, for messages. */
 static const char *opt_name(int c)
 {
     static char buf[48];
-    for (const struct option *o = opts; o->name; o++)
-        if (o->val == c) {
+    for (const struct cli_opt *o = train_opts; o->name; o++)
+        if (o->id == c) {
             snprintf(buf, sizeof buf, "--%s", o->name);
             return buf;
         }
@@ -232,58 +242,52 @@ static int real_opt(struct train_cli *t, int c, const char *name, const char *ar
     return -1;
 }
 
+static int train_opt(void *ctx, int c, const char *arg)
+{
+    struct train_cli *t = ctx;
+    int64_t v;
+    switch (c) {
+    case OPT_DATA:
+        if (t->n_data == MAX_DATA)
+            return cli_usage_error("train", "at most %d --data files", MAX_DATA);
+        t->data[t->n_data++] = arg;
+        return -1;
+#define INTOPT(ID, FIELD, LO, HI)                                                             \
+    case ID:                                                                                  \
+        if (cli_parse_int(arg, LO, HI, &v))                                                   \
+            return cli_usage_error("train", "%s '%s': expected %d to %d", opt_name(ID), arg,  \
+                                   LO, HI);                                                   \
+        FIELD = (int)v;                                                                       \
+        return -1;
+        INTOPT(OPT_EPOCHS, t->o.epochs, 1, 100000)
+        INTOPT(OPT_BG, t->o.batch_graphs, 1, 4096)
+        INTOPT(OPT_HIDDEN, t->o.arch.hidden, 1, GNN_MAX_WIDTH)
+        INTOPT(OPT_LAYERS, t->o.arch.layers, 0, GNN_MAX_LAYERS)
+        INTOPT(OPT_HEAD, t->o.arch.head_hidden, 1, GNN_MAX_WIDTH)
+#undef INTOPT
+    case OPT_SEED:
+        if (cli_parse_int(arg, 0, INT64_MAX, &v))
+            return cli_usage_error("train", "--seed '%s': expected a non-negative integer", arg);
+        t->o.seed = (uint64_t)v;
+        return -1;
+    case OPT_LR:
+    case OPT_SHW:
+    case OPT_TW:
+    case OPT_OW:
+    case OPT_OPAIRS: return real_opt(t, c, opt_name(c), arg);
+    case OPT_INIT: t->init = arg; return -1;
+    case OPT_ALL: t->all = true; return -1;
+    case OPT_QUIET: t->o.progress = false; return -1;
+    default: return CLI_OPTS_COMMON;
+    }
+}
+
 /* Options into t; -1 to go on, else the exit code. */
 static int parse_args(struct train_cli *t, int argc, char **argv)
 {
-    int c, rc;
-    int64_t v;
-    while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
-        int r = cli_common_opt(&t->co, c, optarg);
-        if (r < 0)
-            return 2;
-        if (r > 0)
-            continue;
-        switch (c) {
-        case 'h':
-        case CLI_OPT_HELP: usage(); return 0;
-        case OPT_DATA:
-            if (t->n_data == MAX_DATA)
-                return cli_usage_error("train", "at most %d --data files", MAX_DATA);
-            t->data[t->n_data++] = optarg;
-            break;
-#define INTOPT(ID, FIELD, LO, HI)                                                             \
-    case ID:                                                                                  \
-        if (cli_parse_int(optarg, LO, HI, &v))                                                \
-            return cli_usage_error("train", "%s '%s': expected %d to %d", opt_name(ID),       \
-                                   optarg, LO, HI);                                           \
-        FIELD = (int)v;                                                                       \
-        break;
-            INTOPT(OPT_EPOCHS, t->o.epochs, 1, 100000)
-            INTOPT(OPT_BG, t->o.batch_graphs, 1, 4096)
-            INTOPT(OPT_HIDDEN, t->o.arch.hidden, 1, GNN_MAX_WIDTH)
-            INTOPT(OPT_LAYERS, t->o.arch.layers, 0, GNN_MAX_LAYERS)
-            INTOPT(OPT_HEAD, t->o.arch.head_hidden, 1, GNN_MAX_WIDTH)
-#undef INTOPT
-        case OPT_SEED:
-            if (cli_parse_int(optarg, 0, INT64_MAX, &v))
-                return cli_usage_error("train", "--seed '%s': expected a non-negative integer",
-                                       optarg);
-            t->o.seed = (uint64_t)v;
-            break;
-        case OPT_LR:
-        case OPT_SHW:
-        case OPT_TW:
-        case OPT_OW:
-        case OPT_OPAIRS:
-            if ((rc = real_opt(t, c, opt_name(c), optarg)) >= 0)
-                return rc;
-            break;
-        case OPT_INIT: t->init = optarg; break;
-        case OPT_ALL: t->all = true; break;
-        case OPT_QUIET: t->o.progress = false; break;
-        default: return cli_usage_error("train", "unknown option");
-        }
-    }
+    int rc = cli_parse(&cli_cmd_train, &t->co, argc, argv, train_opt, t);
+    if (rc >= 0)
+        return rc;
     if (optind < argc)
         return cli_usage_error("train", "unexpected argument '%s'", argv[optind]);
     if (!t->n_data)

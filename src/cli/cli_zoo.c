@@ -13,23 +13,50 @@
 
 enum { OPT_SEED = CLI_OPT__OWN, OPT_COUNT };
 
-static void help(void)
+static const struct cli_opt zoo_opts[] = {
+    {"seed", 0, "N", "the seed of 'sample' (default 1)", OPT_SEED},
+    {"count", 0, "N", "how many specs 'sample' draws (default 10)", OPT_COUNT},
+    {"json", 0, NULL, "'list', 'show' and a configuration's summary as JSON", CLI_OPT_JSON},
+    {"output", 'o', "OUT.json", "write a configuration's dippm JSON graph to OUT.json "
+     "('-o -': standard output)", 'o'},
+    {NULL, 0, NULL, NULL, 0},
+};
+
+const struct cli_cmd cli_cmd_zoo = {
+    .name = "zoo",
+    .usage = "dippm zoo list [--json]\n"
+             "       dippm zoo show FAMILY [--json]\n"
+             "       dippm zoo FAMILY [KEY=VALUE]... [--json | -o OUT.json [--force]]\n"
+             "                 [--batch N] [--set NAME=VALUE]...\n"
+             "       dippm zoo sample FAMILY|all [--seed N] [--count N]",
+    .about = "Architecture templates with hyperparameters. 'list' names the families, 'show'\n"
+             "gives each parameter's type, valid values, default and meaning. 'FAMILY k=v...'\n"
+             "builds that configuration and prints its canonical spec, size, parameters and\n"
+             "MACs (--json: as a JSON object); with -o it writes the dippm JSON graph instead\n"
+             "(atomically, never over an existing file without --force; --set/--batch\n"
+             "change the symbol defaults).\n"
+             "Every command that takes a MODEL also takes a spec: zoo:resnet:depth=101.\n"
+             "'sample' prints COUNT (default 10) random valid specs drawn uniformly over the\n"
+             "family's parameter space from SEED (default 1); the same seed gives the same\n"
+             "specs.",
+    .common = CLI_C_SYMBOLS | CLI_C_FORCE,
+    .groups = {zoo_opts},
+};
+
+/* What `dippm zoo` was asked for. */
+struct zoo_cli {
+    struct cli_common co;
+    int64_t seed, count;
+};
+
+static int zoo_opt(void *ctx, int id, const char *arg)
 {
-    printf("Usage: dippm zoo list [--json]\n"
-           "       dippm zoo show FAMILY [--json]\n"
-           "       dippm zoo FAMILY [KEY=VALUE]... [--json | -o OUT.json [--force]]\n"
-           "                 [--batch N] [--set NAME=VALUE]...\n"
-           "       dippm zoo sample FAMILY|all [--seed N] [--count N]\n\n"
-           "Architecture templates with hyperparameters. 'list' names the families, 'show'\n"
-           "gives each parameter's type, valid values, default and meaning. 'FAMILY k=v...'\n"
-           "builds that configuration and prints its canonical spec, size, parameters and\n"
-           "MACs (--json: as a JSON object); with -o it writes the dippm JSON graph instead\n"
-           "(atomically, never over an existing file without --force; --set/--batch\n"
-           "change the symbol defaults).\n"
-           "Every command that takes a MODEL also takes a spec: zoo:resnet:depth=101.\n"
-           "'sample' prints COUNT (default 10) random valid specs drawn uniformly over the\n"
-           "family's parameter space from SEED (default 1); the same seed gives the same\n"
-           "specs.\n");
+    struct zoo_cli *a = ctx;
+    if (id == OPT_SEED && cli_parse_int(arg, 0, INT64_MAX, &a->seed))
+        return cli_usage_error("zoo", "--seed '%s': expected a non-negative integer", arg);
+    if (id == OPT_COUNT && cli_parse_int(arg, 1, 1000000, &a->count))
+        return cli_usage_error("zoo", "--count '%s': expected 1 to 1000000", arg);
+    return id == OPT_SEED || id == OPT_COUNT ? -1 : CLI_OPTS_COMMON;
 }
 
 static int cmd_list(const struct cli_common *co)
@@ -282,39 +309,11 @@ static int cmd_build(const struct cli_common *co, int argc, char **argv)
 
 int cli_zoo(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        CLI_COMMON_LONGOPTS,
-        {"seed", required_argument, NULL, OPT_SEED},
-        {"count", required_argument, NULL, OPT_COUNT},
-        {0, 0, 0, 0}};
-    struct cli_common co;
-    cli_common_init(&co);
-    int64_t seed = 1, count = 10;
-    int c;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
-        if (c == CLI_OPT_HELP || c == 'h') {
-            help();
-            return 0;
-        }
-        if (c == OPT_SEED) {
-            if (cli_parse_int(optarg, 0, INT64_MAX, &seed))
-                return cli_usage_error("zoo", "--seed '%s': expected a non-negative integer",
-                                       optarg);
-            continue;
-        }
-        if (c == OPT_COUNT) {
-            if (cli_parse_int(optarg, 1, 1000000, &count))
-                return cli_usage_error("zoo", "--count '%s': expected 1 to 1000000", optarg);
-            continue;
-        }
-        int r = cli_common_opt(&co, c, optarg);
-        if (r < 0)
-            return 2;
-        if (r == 0 || c == CLI_OPT_GPU || c == CLI_OPT_PRECISION || c == CLI_OPT_RUNTIME ||
-            c == CLI_OPT_WEIGHTS || c == CLI_OPT_CSV)
-            return cli_usage_error("zoo", "option not valid for 'zoo'");
-    }
+    struct zoo_cli a = {.seed = 1, .count = 10};
+    cli_common_init(&a.co);
+    int rc = cli_parse(&cli_cmd_zoo, &a.co, argc, argv, zoo_opt, &a);
+    if (rc >= 0)
+        return rc;
     int nargs = argc - optind;
     char **args = argv + optind;
     if (nargs < 1)
@@ -322,17 +321,17 @@ int cli_zoo(int argc, char **argv)
     if (strcmp(args[0], "list") == 0) {
         if (nargs != 1)
             return cli_usage_error("zoo", "'list' takes no arguments");
-        return cmd_list(&co);
+        return cmd_list(&a.co);
     }
     if (strcmp(args[0], "show") == 0) {
         if (nargs != 2)
             return cli_usage_error("zoo", "expected 'show FAMILY'");
-        return cmd_show(&co, args[1]);
+        return cmd_show(&a.co, args[1]);
     }
     if (strcmp(args[0], "sample") == 0) {
         if (nargs != 2)
             return cli_usage_error("zoo", "expected 'sample FAMILY' or 'sample all'");
-        return cmd_sample(args[1], (uint64_t)seed, count);
+        return cmd_sample(args[1], (uint64_t)a.seed, a.count);
     }
-    return cmd_build(&co, nargs, args);
+    return cmd_build(&a.co, nargs, args);
 }
