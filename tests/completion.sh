@@ -82,6 +82,12 @@ for s in $subs; do
     done
     if [ -z "$taken" ]; then ok "$s: refuses the common options it does not declare"
     else bad "$s: takes common options it does not declare:$taken"; fi
+    undoc=""
+    for o in $want; do
+        [ "$o" = --help ] || grep -qF -- "$(sed 's/-/\\-/g' <<<"$o")" "$top/man/dippm.1" || undoc="$undoc $o"
+    done
+    if [ -z "$undoc" ]; then ok "$s: dippm(1) documents its options"
+    else bad "$s: options dippm(1) does not document:$undoc"; fi
 done
 
 # GPUs: the names the program lists for an unknown --gpu, plus aliases that it accepts
