@@ -19,7 +19,8 @@
 #include "util/xalloc.h"
 
 enum { OPT_DATA = CLI_OPT__OWN, OPT_LOFO, OPT_LTRAIN, OPT_LTEST, OPT_LEPOCHS, OPT_SEED,
-       OPT_QUIET, OPT_ALL, OPT_ROWS, OPT_LOFO_ONLY, OPT_ORDER, OPT_ORDER_FAM, OPT_ORDER_TOL, OPT_LOMO, OPT_LOMO_EPOCHS };
+       OPT_QUIET, OPT_ALL, OPT_ROWS, OPT_LOFO_ONLY, OPT_ORDER, OPT_ORDER_FAM, OPT_ORDER_TOL, OPT_LOMO, OPT_LOMO_EPOCHS,
+       OPT_OW, OPT_OPAIRS, OPT_OKINDS };
 
 static const struct cli_opt eval_opts[] = {
     {"data", 0, "FILE", "the dataset rows to evaluate on (default: 400 freshly sampled "
@@ -40,6 +41,12 @@ static const struct cli_opt eval_opts[] = {
      "weights are fine-tuned on every other row (teacher rows as the regulariser) and tested "
      "on that model's rows, beside the teacher alone", OPT_LOMO},
     {"lomo-epochs", 0, "E", "the fine-tuning epochs of --lomo (default 20)", OPT_LOMO_EPOCHS},
+    {"order-weight", 0, "W", "weight of the ordering penalty in the training of --lofo and "
+     "--lomo, as dippm train's (default 1)", OPT_OW},
+    {"order-pairs", 0, "F", "fraction of rows given an ordering partner in that training, as "
+     "dippm train's (default 0.25)", OPT_OPAIRS},
+    {"order-kinds", 0, "K", "the partners of that training: basic or all, as dippm train's "
+     "(default basic)", OPT_OKINDS},
     {"orderings", 0, NULL, "also count ordering violations of the weights and of the teacher "
      "over a grid: each zoo family x batch 1..1024 x every GPU and MIG slice x every supported "
      "precision and runtime (pairs that differ in batch, slice, GPU generation, precision or "
@@ -185,6 +192,8 @@ struct eval_cli {
     struct cli_common co;
     const char *data, *rows_csv, *split_label, *order_fams, *wp;
     bool lofo, lofo_only, lomo, orderings, quiet, all_rows;
+    double order_weight, pair_frac;        /* training of --lofo and --lomo */
+    bool all_kinds;
     double order_tol;
     int64_t ltrain, ltest, lepochs, seed, lomo_epochs;
     struct dataset ds;
@@ -213,6 +222,21 @@ static int eval_opt(void *ctx, int c, const char *arg)
     case OPT_ORDER: e->orderings = true; return -1;
     case OPT_LOMO: e->lomo = true; return -1;
     case OPT_ORDER_FAM: e->order_fams = arg; return -1;
+    case OPT_OW:
+    case OPT_OPAIRS: {
+        char *end;
+        double x = strtod(arg, &end), hi = c == OPT_OW ? 1000 : 1;
+        if (end == arg || *end || !(x >= 0 && x <= hi))
+            return cli_usage_error("eval", "--%s '%s': expected a number from 0 to %g",
+                                   c == OPT_OW ? "order-weight" : "order-pairs", arg, hi);
+        *(c == OPT_OW ? &e->order_weight : &e->pair_frac) = x;
+        return -1;
+    }
+    case OPT_OKINDS:
+        if (strcmp(arg, "basic") && strcmp(arg, "all"))
+            return cli_usage_error("eval", "--order-kinds '%s': expected basic or all", arg);
+        e->all_kinds = !strcmp(arg, "all");
+        return -1;
     case OPT_ORDER_TOL: {
         char *end;
         e->order_tol = strtod(arg, &end) / 100;
@@ -307,7 +331,8 @@ static enum status load_rows(struct eval_cli *e, struct diag *d)
         e->split_label = "random test split";
     }
     /* Leave-one-family-out trains as `dippm train` does, ordering pairs included. */
-    return train_prepare(&e->ds, &e->ts, e->lofo || e->lomo ? 0.25 : 0, !e->quiet, d);
+    return train_prepare(&e->ds, &e->ts, e->lofo || e->lomo ? e->pair_frac : 0, e->all_kinds,
+                         !e->quiet, d);
 }
 
 /* (a) the weights on the rows, --rows, --lomo and --orderings; -1 to go
@@ -345,6 +370,7 @@ static int run_weights(struct eval_cli *e, struct diag *d)
         o.epochs = (int)e->lomo_epochs;
         o.lr = 3e-4f; /* fine-tuning, as `dippm train --init` */
         o.seed = (uint64_t)e->seed;
+        o.order_weight = (float)e->order_weight;
         o.progress = !e->quiet;
         if (eval_lomo_run(&e->ds, &e->ts, &e->m, &o, &e->lm, &e->n_lm, &e->lm_g, &e->lm_t, d))
             return cli_fail(d);
@@ -506,6 +532,7 @@ static int run(struct eval_cli *e)
             o.arch = e->m.arch;
         o.epochs = (int)e->lepochs;
         o.seed = (uint64_t)e->seed;
+        o.order_weight = (float)e->order_weight;
         o.progress = !e->quiet;
         if (eval_lofo_run(&e->ds, &e->ts, &o, (int)e->ltrain, (int)e->ltest, 20, &e->lr,
                           &e->n_lr, &d))
@@ -517,7 +544,7 @@ static int run(struct eval_cli *e)
 int cli_eval(int argc, char **argv)
 {
     struct eval_cli e = {.order_tol = 0.01, .ltrain = 3000, .ltest = 400, .lepochs = 12,
-                         .seed = 1, .lomo_epochs = 20};
+                         .seed = 1, .lomo_epochs = 20, .order_weight = 1, .pair_frac = 0.25};
     cli_common_init(&e.co);
     dataset_init(&e.ds);
     int rc = parse_args(&e, argc, argv);

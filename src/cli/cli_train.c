@@ -20,7 +20,8 @@
 #define TEACHER_SOURCE "teacher: analytic model calibrated on published A100, MIG, H100 and H200 measurements"
 
 enum { OPT_DATA = CLI_OPT__OWN, OPT_EPOCHS, OPT_SEED, OPT_INIT, OPT_LR, OPT_BG, OPT_HIDDEN,
-       OPT_LAYERS, OPT_HEAD, OPT_SHW, OPT_ALL, OPT_QUIET, OPT_TW, OPT_OW, OPT_OPAIRS };
+       OPT_LAYERS, OPT_HEAD, OPT_SHW, OPT_ALL, OPT_QUIET, OPT_TW, OPT_OW, OPT_OPAIRS,
+       OPT_OKINDS };
 
 static const struct cli_opt train_opts[] = {
     {"data", 0, "FILE", "dataset rows to train on (dippm dataset, or measured JSONL rows); "
@@ -37,10 +38,14 @@ static const struct cli_opt train_opts[] = {
     {"share-weight", 0, "W", "loss weight of the per-node time shares (default 0.2)", OPT_SHW},
     {"teacher-weight", 0, "W", "loss weight of teacher-labelled rows when measured rows are "
      "present: the teacher as a regulariser (default 0.1)", OPT_TW},
-    {"order-weight", 0, "W", "weight of the ordering penalty (default 1; 0 = off)", OPT_OW},
+    {"order-weight", 0, "W", "weight of the ordering penalty (default 1; 0 = off; at most "
+     "1000)", OPT_OW},
     {"order-pairs", 0, "F", "fraction of rows given an ordering partner: the same model at half "
-     "the batch, the whole GPU, a lower precision or TensorRT, which must not be predicted "
-     "slower (default 0.25)", OPT_OPAIRS},
+     "the batch, the whole GPU or the next bigger slice, a lower precision, the next faster "
+     "runtime or a newer GPU, which must not be predicted slower (default 0.25)", OPT_OPAIRS},
+    {"order-kinds", 0, "K", "basic (default: half the batch, the whole GPU, a lower precision, "
+     "TensorRT) or all (also the next bigger slice, the next faster runtime, a newer GPU, and "
+     "the next higher precision for int8 and fp8 rows)", OPT_OKINDS},
     {"all", 0, NULL, "train on every row: no test split is held out", OPT_ALL},
     {"quiet", 0, NULL, "no progress messages", OPT_QUIET},
     {"output", 'o', "OUT.dpw", "the weight file (required); its manifest goes to OUT.json", 'o'},
@@ -54,7 +59,8 @@ const struct cli_cmd cli_cmd_train = {
     .usage = "dippm train --data FILE [--data FILE...] -o OUT.dpw [--epochs E] [--seed S]\n"
              "                   [--init W.dpw] [--lr LR] [--batch-graphs B] [--hidden H]\n"
              "                   [--layers L] [--head H] [--share-weight W] [--teacher-weight W]\n"
-             "                   [--order-weight W] [--order-pairs F] [--all] [--force]",
+             "                   [--order-weight W] [--order-pairs F] [--order-kinds K]\n"
+             "                   [--all] [--force]",
     .about = "Trains the GNN on dataset rows (dippm dataset, or measured JSONL rows) and writes\n"
              "OUT.dpw and its manifest OUT.json (data, seed, command, time, test metrics).\n"
              "Rows of the random test split are held out unless --all is given.",
@@ -210,6 +216,7 @@ struct train_cli {
     int n_data;
     bool all, lr_set;
     double pair_frac;
+    bool all_kinds; /* --order-kinds all */
 };
 
 /* "--NAME" of option value c, for messages. */
@@ -229,7 +236,7 @@ static int real_opt(struct train_cli *t, int c, const char *name, const char *ar
 {
     char *end;
     double x = strtod(arg, &end);
-    double hi = c == OPT_OPAIRS ? 1 : 10;
+    double hi = c == OPT_OPAIRS ? 1 : c == OPT_OW ? 1000 : 10;
     if (end == arg || *end || !(x >= 0 && x <= hi))
         return cli_usage_error("train", "%s '%s': expected a number from 0 to %g", name, arg, hi);
     switch (c) {
@@ -276,6 +283,11 @@ static int train_opt(void *ctx, int c, const char *arg)
     case OPT_OW:
     case OPT_OPAIRS: return real_opt(t, c, opt_name(c), arg);
     case OPT_INIT: t->init = arg; return -1;
+    case OPT_OKINDS:
+        if (strcmp(arg, "basic") && strcmp(arg, "all"))
+            return cli_usage_error("train", "--order-kinds '%s': expected basic or all", arg);
+        t->all_kinds = !strcmp(arg, "all");
+        return -1;
     case OPT_ALL: t->all = true; return -1;
     case OPT_QUIET: t->o.progress = false; return -1;
     default: return CLI_OPTS_COMMON;
@@ -413,7 +425,8 @@ static enum status run(struct train_cli *t, const char *manifest, int argc, char
     if (!st && t->o.progress)
         fprintf(stderr, "dippm train: %d rows from %d file(s)\n", ds.n, t->n_data);
     if (!st)
-        st = train_prepare(&ds, &ts, t->o.order_weight > 0 ? t->pair_frac : 0, t->o.progress, d);
+        st = train_prepare(&ds, &ts, t->o.order_weight > 0 ? t->pair_frac : 0, t->all_kinds,
+                           t->o.progress, d);
     if (!st && t->init)
         st = weights_load(t->init, gnn_features_schema_id(), &m, NULL, 0, d);
     if (!st) {

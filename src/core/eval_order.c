@@ -65,31 +65,6 @@ static size_t gidx(const struct grid *G, int b, int h, int p, int r)
     return (((size_t)b * G->nh + h) * PREC__COUNT + p) * RT__COUNT + r;
 }
 
-/* True if slice/GPU x is at least as big as y in every resource and bigger
- * in one (SMs, memory share); both on the same GPU. */
-static bool hw_bigger(const struct hwcfg *x, const struct hwcfg *y)
-{
-    if (x->gpu != y->gpu)
-        return false;
-    const struct gpu_spec *g = gpu_get(x->gpu);
-    int sx = x->mig < 0 ? g->sms : g->mig[x->mig].sms;
-    int sy = y->mig < 0 ? g->sms : g->mig[y->mig].sms;
-    int mx = x->mig < 0 ? 9 : g->mig[x->mig].mem_eighths; /* the whole GPU beats 8/8 */
-    int my = y->mig < 0 ? 9 : g->mig[y->mig].mem_eighths;
-    return sx >= sy && mx >= my && (sx > sy || mx > my);
-}
-
-/* True if whole GPU x dominates whole GPU y at precision p: a newer
- * generation (another family) with at least the SMs, bandwidth and peak. */
-static bool gpu_newer(int x, int y, int p)
-{
-    const struct gpu_spec *a = gpu_get(x), *b = gpu_get(y);
-    if (!strcmp(a->family, b->family))
-        return false;
-    return a->sms >= b->sms && a->bw_gbs >= b->bw_gbs && a->tflops[p] >= b->tflops[p] &&
-           b->tflops[p] > 0;
-}
-
 /* Lower-precision pairs: (slower, faster). */
 static const int prec_pairs[][2] = {
     {PREC_FP32, PREC_TF32}, {PREC_TF32, PREC_FP16}, {PREC_TF32, PREC_BF16},
@@ -134,10 +109,11 @@ static void count_grid(const struct grid *G, const int *batches, double tol, str
                     if (b + 1 < G->nb && batches[b + 1] > batches[b])
                         PAIR(EVAL_ORDER_BATCH, b + 1, h, p, r, b, h, p, r);
                     for (int h2 = 0; h2 < G->nh; h2++) {
-                        if (hw_bigger(&G->hw[h2], &G->hw[h]))
+                        if (G->hw[h2].gpu == G->hw[h].gpu &&
+                            gpu_slice_bigger(G->hw[h].gpu, G->hw[h2].mig, G->hw[h].mig))
                             PAIR(EVAL_ORDER_SLICE, b, h, p, r, b, h2, p, r);
                         if (G->hw[h].mig < 0 && G->hw[h2].mig < 0 &&
-                            gpu_newer(G->hw[h2].gpu, G->hw[h].gpu, p))
+                            gpu_newer(G->hw[h2].gpu, G->hw[h].gpu, (enum precision)p))
                             PAIR(EVAL_ORDER_GPU, b, h, p, r, b, h2, p, r);
                     }
                     for (size_t k = 0; k < sizeof prec_pairs / sizeof prec_pairs[0]; k++)

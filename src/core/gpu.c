@@ -244,3 +244,22 @@ enum status hw_from_config(const struct config *cfg, struct hw *hw, struct diag 
     }
     return ST_OK;
 }
+
+bool gpu_slice_bigger(int gi, int mx, int my)
+{
+    const struct gpu_spec *g = gpu_get(gi);
+    int sx = mx < 0 ? g->sms : g->mig[mx].sms;
+    int sy = my < 0 ? g->sms : g->mig[my].sms;
+    int ex = mx < 0 ? 9 : g->mig[mx].mem_eighths; /* the whole GPU beats 8/8 */
+    int ey = my < 0 ? 9 : g->mig[my].mem_eighths;
+    return sx >= sy && ex >= ey && (sx > sy || ex > ey);
+}
+
+bool gpu_newer(int x, int y, enum precision p)
+{
+    const struct gpu_spec *a = gpu_get(x), *b = gpu_get(y);
+    if (!strcmp(a->family, b->family))
+        return false;
+    return a->sms >= b->sms && a->bw_gbs >= b->bw_gbs && a->tflops[p] >= b->tflops[p] &&
+           b->tflops[p] > 0;
+}

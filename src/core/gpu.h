@@ -51,6 +51,15 @@ const char *gpu_aliases_of(int i, int k);
 /* Profile index of `name` on gpu ("3g.20gb"), -1 if it has no such profile. */
 int gpu_mig_find(const struct gpu_spec *gpu, const char *name);
 
+/* The orderings the predictions keep (dippm eval --orderings, and the
+ * ordering partners of training). mig -1 is the whole GPU. True if slice
+ * (or whole GPU) mx of GPU gi is at least slice my in every resource (SMs,
+ * memory share) and bigger in one. */
+bool gpu_slice_bigger(int gi, int mx, int my);
+/* True if whole GPU x dominates whole GPU y at precision p: a newer
+ * generation (another family) with at least the SMs, bandwidth and peak. */
+bool gpu_newer(int x, int y, enum precision p);
+
 /* The effective hardware of a configuration: the whole GPU or one MIG slice
  * (its SMs, its share of bandwidth and L2, its usable memory). */
 struct hw {

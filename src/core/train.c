@@ -114,11 +114,12 @@ static enum status prepare_row(struct graph *g, int adj, const struct dataset_ro
     return ST_OK;
 }
 
-/* The configuration that differs from cfg in one ordered property (half
- * the batch, the whole GPU instead of a slice, the next lower precision,
- * TensorRT instead of eager) and should not be slower; kind picks which
- * property is tried first. False if none applies. */
-static bool faster_partner(const struct graph *g, const struct config *cfg, int kind,
+/* The basic kinds (train_prepare's all_kinds false): the configuration that
+ * differs from cfg in one ordered property (half the batch, the whole GPU
+ * instead of a slice, the next lower precision, TensorRT instead of eager)
+ * and should not be slower; kind picks which property is tried first.
+ * False if none applies. */
+static bool basic_partner(const struct graph *g, const struct config *cfg, int kind,
                            struct config *out)
 {
     static const enum precision lower[PREC__COUNT][2] = {
@@ -155,28 +156,127 @@ static bool faster_partner(const struct graph *g, const struct config *cfg, int 
     return false;
 }
 
+/* The smallest MIG slice of cfg's GPU bigger than cfg's (or -2: none). */
+static int next_slice(const struct config *cfg)
+{
+    const struct gpu_spec *g = gpu_get(cfg->gpu);
+    int best = -2;
+    for (int m = 0; m < g->n_mig; m++)
+        if (gpu_slice_bigger(cfg->gpu, m, cfg->mig) &&
+            (best == -2 || gpu_slice_bigger(cfg->gpu, best, m)))
+            best = m;
+    return best;
+}
+
+/* A GPU that dominates cfg's whole GPU at its precision (pick-th of them,
+ * cycling), or -1. */
+static int newer_gpu(const struct config *cfg, int pick)
+{
+    int n = 0, found[16];
+    for (int i = 0; i < gpu_count() && n < 16; i++)
+        if (gpu_newer(i, cfg->gpu, cfg->prec))
+            found[n++] = i;
+    return n ? found[pick % n] : -1;
+}
+
+/* Every kind (train_prepare's all_kinds): the configuration that differs
+ * from cfg in one ordered property and should not be slower: half the batch, the whole GPU instead of a slice,
+ * the next bigger slice, the next lower precision, the next faster runtime
+ * (eager -> fused attention -> TensorRT), a newer GPU; or, for precision,
+ * the next higher one that should not be faster (*slower set). kind picks
+ * which property is tried first. False if none applies. */
+#define N_PARTNER_KINDS 6
+static bool all_partner(const struct graph *g, const struct config *cfg, int kind,
+                        struct config *out, bool *slower)
+{
+    static const enum precision higher[PREC__COUNT] = {
+        [PREC_FP32] = PREC_FP32, [PREC_TF32] = PREC_FP32, [PREC_FP16] = PREC_TF32,
+        [PREC_BF16] = PREC_TF32, [PREC_INT8] = PREC_FP16, [PREC_FP8] = PREC_FP16};
+    static const enum precision lower[PREC__COUNT][2] = {
+        [PREC_FP32] = {PREC_TF32, PREC_TF32}, [PREC_TF32] = {PREC_FP16, PREC_BF16},
+        [PREC_FP16] = {PREC_INT8, PREC_FP8},  [PREC_BF16] = {PREC_INT8, PREC_FP8},
+        [PREC_INT8] = {PREC_INT8, PREC_INT8}, [PREC_FP8] = {PREC_FP8, PREC_FP8}};
+    static const enum runtime faster_rt[RT__COUNT] = {
+        [RT_PYTORCH] = RT_PYTORCH_SDPA, [RT_PYTORCH_SDPA] = RT_TENSORRT,
+        [RT_TENSORRT] = RT_TENSORRT};
+    for (int k = 0; k < N_PARTNER_KINDS; k++) {
+        *out = *cfg;
+        *slower = false;
+        switch ((kind + k) % N_PARTNER_KINDS) {
+        case 0:
+            if (graph_batch_sym(g) < 0 || cfg->batch < 2)
+                continue;
+            out->batch = cfg->batch / 2;
+            break;
+        case 1:
+            if (cfg->mig < 0)
+                continue;
+            out->mig = -1;
+            break;
+        case 2:
+            if (cfg->mig < 0 || (out->mig = next_slice(cfg)) == -2)
+                continue;
+            break;
+        case 3: /* half of these pairs go up: the lowest precisions get pairs too */
+            *slower = kind & 2;
+            out->prec = *slower ? higher[cfg->prec] : lower[cfg->prec][kind & 1];
+            if (out->prec == cfg->prec)
+                continue;
+            break;
+        case 4:
+            out->rt = faster_rt[cfg->rt];
+            if (out->rt == cfg->rt)
+                continue;
+            break;
+        default:
+            if (cfg->mig >= 0 || (out->gpu = newer_gpu(cfg, kind)) < 0)
+                continue;
+            break;
+        }
+        if (config_supported(out, NULL) == ST_OK)
+            return true;
+    }
+    return false;
+}
+
 /* Attaches to s (row r, graph g) a partner configuration for the ordering
- * penalty, when the teacher itself keeps the ordering (anchor latency of
- * the partner not above the row's). */
+ * penalty, when the teacher itself keeps the ordering (the anchor latency
+ * of the partner not above the row's, or not below it for a slower one). */
 static void prepare_partner(struct graph *g, int adj, const struct dataset_row *r, int ri,
-                            struct train_sample *s)
+                            bool all_kinds, struct train_sample *s)
 {
     struct config cfg, pc;
     if (dataset_row_config(r, &cfg, NULL))
         return;
     cfg.batch = r->batch;
     uint64_t h = (uint64_t)ri * 0x9e3779b97f4a7c15ull;
-    if (!faster_partner(g, &cfg, (int)(h >> 60) & 3, &pc))
+    bool slower = false, found;
+    if (all_kinds) {
+        int kind = (int)((h >> 40) % (N_PARTNER_KINDS * 4));
+        /* the lowest precisions pair with the next higher one first: nothing
+         * else holds them to the order of the precisions they beat */
+        if (cfg.prec == PREC_INT8 || cfg.prec == PREC_FP8)
+            kind = 3;
+        found = all_partner(g, &cfg, kind, &pc, &slower);
+    } else {
+        found = basic_partner(g, &cfg, (int)(h >> 60) & 3, &pc);
+    }
+    if (!found)
         return;
     struct train_sample *p = xcalloc(1, sizeof *p);
     struct diag pd = {0};
-    if (prepare_sample(g, adj, &pc, ri, p, &pd) ||
-        !(p->anchor[GNN_T_LATENCY] <= s->anchor[GNN_T_LATENCY])) {
+    bool bad = prepare_sample(g, adj, &pc, ri, p, &pd) != ST_OK;
+    if (!bad) { /* only pairs whose order the teacher keeps */
+        double pa = p->anchor[GNN_T_LATENCY], sa = s->anchor[GNN_T_LATENCY];
+        bad = slower ? !(sa <= pa) : !(pa <= sa);
+    }
+    if (bad) {
         sample_free(p);
         free(p);
         return;
     }
     s->partner = p;
+    s->partner_slower = slower;
 }
 
 /* True for the rows (a hashed fraction frac) that get an ordering partner. */
@@ -189,7 +289,7 @@ static bool gets_partner(int ri, double frac)
 }
 
 enum status train_prepare(const struct dataset *ds, struct train_set *ts, double pair_frac,
-                          bool progress, struct diag *d)
+                          bool all_kinds, bool progress, struct diag *d)
 {
     memset(ts, 0, sizeof *ts);
     if (ds->n == 0)
@@ -231,7 +331,7 @@ enum status train_prepare(const struct dataset *ds, struct train_set *ts, double
             break;
         }
         if (gets_partner(order[k], pair_frac)) {
-            prepare_partner(g, ts->n_adj - 1, r, order[k], &ts->s[ts->n]);
+            prepare_partner(g, ts->n_adj - 1, r, order[k], all_kinds, &ts->s[ts->n]);
             ts->n_partners += ts->s[ts->n].partner != NULL;
         }
         ts->total_nodes += ts->s[ts->n].n;
@@ -343,8 +443,9 @@ static void mb_build(struct mb *b, const struct gnn_model *m, const struct train
         b->list[k] = &ts->s[idx[k]];
     for (int k = 0; k < n && pairs; k++)
         if (b->list[k]->partner) {
-            b->pfast[np] = G;
-            b->pslow[np++] = k;
+            bool up = b->list[k]->partner_slower;
+            b->pfast[np] = up ? k : G;
+            b->pslow[np++] = up ? G : k;
             b->list[G++] = b->list[k]->partner;
         }
     int N = 0, E = 0;

@@ -36,6 +36,7 @@ struct train_sample {
     float y[GNN_T__COUNT]; /* log targets; NaN = missing */
     float *share; /* n label shares or NULL */
     struct train_sample *partner; /* a configuration that should not be slower, or NULL */
+    bool partner_slower;          /* the partner should not be faster instead */
 };
 
 struct train_set {
@@ -52,11 +53,14 @@ struct train_set {
  * towards faster (half the batch, the whole GPU instead of a MIG slice, the
  * next lower precision, TensorRT instead of eager), kept when the teacher
  * agrees; train_fit penalises a partner predicted slower than its row.
+ * all_kinds adds the next bigger slice, the next faster runtime (eager,
+ * fused attention, TensorRT), a newer GPU and, for the lowest precisions,
+ * the next higher precision as a partner that must not be faster.
  * Model specs that are relative paths are also looked up under the source tree. A row whose model cannot be built or
  * inferred, or whose share count differs from the model's node count, is
  * an error naming the row. progress: messages on stderr. */
 enum status train_prepare(const struct dataset *ds, struct train_set *ts, double pair_frac,
-                          bool progress, struct diag *d);
+                          bool all_kinds, bool progress, struct diag *d);
 void train_set_fini(struct train_set *ts);
 
 struct train_opts {
