@@ -114,48 +114,6 @@ static enum status prepare_row(struct graph *g, int adj, const struct dataset_ro
     return ST_OK;
 }
 
-/* The basic kinds (train_prepare's all_kinds false): the configuration that
- * differs from cfg in one ordered property (half the batch, the whole GPU
- * instead of a slice, the next lower precision, TensorRT instead of eager)
- * and should not be slower; kind picks which property is tried first.
- * False if none applies. */
-static bool basic_partner(const struct graph *g, const struct config *cfg, int kind,
-                           struct config *out)
-{
-    static const enum precision lower[PREC__COUNT][2] = {
-        [PREC_FP32] = {PREC_TF32, PREC_TF32}, [PREC_TF32] = {PREC_FP16, PREC_BF16},
-        [PREC_FP16] = {PREC_INT8, PREC_FP8},  [PREC_BF16] = {PREC_INT8, PREC_FP8},
-        [PREC_INT8] = {PREC_INT8, PREC_INT8}, [PREC_FP8] = {PREC_FP8, PREC_FP8}};
-    for (int k = 0; k < 4; k++) {
-        *out = *cfg;
-        switch ((kind + k) % 4) {
-        case 0:
-            if (graph_batch_sym(g) < 0 || cfg->batch < 2)
-                continue;
-            out->batch = cfg->batch / 2;
-            break;
-        case 1:
-            if (cfg->mig < 0)
-                continue;
-            out->mig = -1;
-            break;
-        case 2:
-            out->prec = lower[cfg->prec][kind & 1];
-            if (out->prec == cfg->prec)
-                continue;
-            break;
-        default:
-            if (cfg->rt == RT_TENSORRT)
-                continue;
-            out->rt = RT_TENSORRT;
-            break;
-        }
-        if (config_supported(out, NULL) == ST_OK)
-            return true;
-    }
-    return false;
-}
-
 /* The smallest MIG slice of cfg's GPU bigger than cfg's (or -2: none). */
 static int next_slice(const struct config *cfg)
 {
@@ -179,63 +137,76 @@ static int newer_gpu(const struct config *cfg, int pick)
     return n ? found[pick % n] : -1;
 }
 
-/* Every kind (train_prepare's all_kinds): the configuration that differs
- * from cfg in one ordered property and should not be slower: half the batch, the whole GPU instead of a slice,
- * the next bigger slice, the next lower precision, the next faster runtime
- * (eager -> fused attention -> TensorRT), a newer GPU; or, for precision,
- * the next higher one that should not be faster (*slower set). kind picks
- * which property is tried first. False if none applies. */
-#define N_PARTNER_KINDS 6
-static bool all_partner(const struct graph *g, const struct config *cfg, int kind,
-                        struct config *out, bool *slower)
+/* The ordered properties a partner changes. */
+enum pkind {
+    PK_BATCH,     /* half the batch */
+    PK_WHOLE,     /* the whole GPU instead of a slice */
+    PK_SLICE,     /* the next bigger slice */
+    PK_PREC_DOWN, /* the next lower precision */
+    PK_PREC,      /* the next lower or (kind & 2) the next higher precision */
+    PK_TRT,       /* TensorRT instead of eager */
+    PK_RT,        /* the next faster runtime: eager -> fused attention -> TensorRT */
+    PK_GPU,       /* a newer GPU */
+};
+
+/* Changes out (a copy of cfg) along property pk; false if it does not
+ * apply. *slower: the partner should not be faster (a higher precision). */
+static bool apply_kind(const struct graph *g, const struct config *cfg, enum pkind pk, int kind,
+                       struct config *out, bool *slower)
 {
-    static const enum precision higher[PREC__COUNT] = {
-        [PREC_FP32] = PREC_FP32, [PREC_TF32] = PREC_FP32, [PREC_FP16] = PREC_TF32,
-        [PREC_BF16] = PREC_TF32, [PREC_INT8] = PREC_FP16, [PREC_FP8] = PREC_FP16};
     static const enum precision lower[PREC__COUNT][2] = {
         [PREC_FP32] = {PREC_TF32, PREC_TF32}, [PREC_TF32] = {PREC_FP16, PREC_BF16},
         [PREC_FP16] = {PREC_INT8, PREC_FP8},  [PREC_BF16] = {PREC_INT8, PREC_FP8},
         [PREC_INT8] = {PREC_INT8, PREC_INT8}, [PREC_FP8] = {PREC_FP8, PREC_FP8}};
+    static const enum precision higher[PREC__COUNT] = {
+        [PREC_FP32] = PREC_FP32, [PREC_TF32] = PREC_FP32, [PREC_FP16] = PREC_TF32,
+        [PREC_BF16] = PREC_TF32, [PREC_INT8] = PREC_FP16, [PREC_FP8] = PREC_FP16};
     static const enum runtime faster_rt[RT__COUNT] = {
         [RT_PYTORCH] = RT_PYTORCH_SDPA, [RT_PYTORCH_SDPA] = RT_TENSORRT,
         [RT_TENSORRT] = RT_TENSORRT};
-    for (int k = 0; k < N_PARTNER_KINDS; k++) {
-        *out = *cfg;
-        *slower = false;
-        switch ((kind + k) % N_PARTNER_KINDS) {
-        case 0:
-            if (graph_batch_sym(g) < 0 || cfg->batch < 2)
-                continue;
-            out->batch = cfg->batch / 2;
-            break;
-        case 1:
-            if (cfg->mig < 0)
-                continue;
-            out->mig = -1;
-            break;
-        case 2:
-            if (cfg->mig < 0 || (out->mig = next_slice(cfg)) == -2)
-                continue;
-            break;
-        case 3: /* half of these pairs go up: the lowest precisions get pairs too */
-            *slower = kind & 2;
-            out->prec = *slower ? higher[cfg->prec] : lower[cfg->prec][kind & 1];
-            if (out->prec == cfg->prec)
-                continue;
-            break;
-        case 4:
-            out->rt = faster_rt[cfg->rt];
-            if (out->rt == cfg->rt)
-                continue;
-            break;
-        default:
-            if (cfg->mig >= 0 || (out->gpu = newer_gpu(cfg, kind)) < 0)
-                continue;
-            break;
-        }
-        if (config_supported(out, NULL) == ST_OK)
-            return true;
+    *out = *cfg;
+    *slower = false;
+    switch (pk) {
+    case PK_BATCH:
+        out->batch = cfg->batch / 2;
+        return graph_batch_sym(g) >= 0 && cfg->batch >= 2;
+    case PK_WHOLE:
+        out->mig = -1;
+        return cfg->mig >= 0;
+    case PK_SLICE:
+        return cfg->mig >= 0 && (out->mig = next_slice(cfg)) != -2;
+    case PK_PREC:
+        *slower = kind & 2;
+        out->prec = *slower ? higher[cfg->prec] : lower[cfg->prec][kind & 1];
+        return out->prec != cfg->prec;
+    case PK_PREC_DOWN:
+        out->prec = lower[cfg->prec][kind & 1];
+        return out->prec != cfg->prec;
+    case PK_TRT:
+        out->rt = RT_TENSORRT;
+        return cfg->rt != RT_TENSORRT;
+    case PK_RT:
+        out->rt = faster_rt[cfg->rt];
+        return out->rt != cfg->rt;
+    default:
+        return cfg->mig < 0 && (out->gpu = newer_gpu(cfg, kind)) >= 0;
     }
+}
+
+/* The partner kinds: basic (the default of dippm train) and all. */
+static const enum pkind basic_kinds[] = {PK_BATCH, PK_WHOLE, PK_PREC_DOWN, PK_TRT};
+static const enum pkind all_kinds_list[] = {PK_BATCH, PK_WHOLE, PK_SLICE,
+                                            PK_PREC,  PK_RT,    PK_GPU};
+
+/* The configuration that differs from cfg in one property of kinds[] and
+ * is supported, trying kinds[kind % n] first. False if none applies. */
+static bool find_partner(const struct graph *g, const struct config *cfg, const enum pkind *kinds,
+                         int n, int kind, struct config *out, bool *slower)
+{
+    for (int k = 0; k < n; k++)
+        if (apply_kind(g, cfg, kinds[(kind + k) % n], kind, out, slower) &&
+            config_supported(out, NULL) == ST_OK)
+            return true;
     return false;
 }
 
@@ -252,14 +223,15 @@ static void prepare_partner(struct graph *g, int adj, const struct dataset_row *
     uint64_t h = (uint64_t)ri * 0x9e3779b97f4a7c15ull;
     bool slower = false, found;
     if (all_kinds) {
-        int kind = (int)((h >> 40) % (N_PARTNER_KINDS * 4));
+        int n = (int)(sizeof all_kinds_list / sizeof all_kinds_list[0]);
+        int kind = (int)((h >> 40) % (uint64_t)(n * 4));
         /* the lowest precisions pair with the next higher one first: nothing
          * else holds them to the order of the precisions they beat */
         if (cfg.prec == PREC_INT8 || cfg.prec == PREC_FP8)
             kind = 3;
-        found = all_partner(g, &cfg, kind, &pc, &slower);
+        found = find_partner(g, &cfg, all_kinds_list, n, kind, &pc, &slower);
     } else {
-        found = basic_partner(g, &cfg, (int)(h >> 60) & 3, &pc);
+        found = find_partner(g, &cfg, basic_kinds, 4, (int)(h >> 60) & 3, &pc, &slower);
     }
     if (!found)
         return;
