@@ -214,6 +214,12 @@ static void update_diff(struct app *a)
     }
 }
 
+struct gen_request app_gen_request(const struct app *a, int64_t batch)
+{
+    enum precision kv = a->kv_set ? a->kv_prec : a->cfg.prec == PREC_TF32 ? PREC_FP32 : a->cfg.prec;
+    return (struct gen_request){a->gen_in, a->gen_out, batch, kv, a->headroom};
+}
+
 /* The generation of a decoder at the current configuration. */
 static void update_gen(struct app *a)
 {
@@ -232,8 +238,7 @@ static void update_gen(struct app *a)
     int ns = a->g->n_syms < 64 ? a->g->n_syms : 64;
     for (int i = 0; i < ns; i++)
         saved[i] = a->g->syms[i].val;
-    enum precision kv = a->kv_set ? a->kv_prec : a->cfg.prec == PREC_TF32 ? PREC_FP32 : a->cfg.prec;
-    struct gen_request rq = {a->gen_in, a->gen_out, a->cfg.batch, kv, a->headroom};
+    struct gen_request rq = app_gen_request(a, a->cfg.batch);
     if (gen_run(a->p, m, &a->cfg, &rq, &a->genr, &d) == ST_OK)
         a->have_gen = true;
     else

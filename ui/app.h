@@ -36,6 +36,13 @@ struct app_sweep {
     double latency_ms[APP_SWEEP_MAX], throughput[APP_SWEEP_MAX], memory_mib[APP_SWEEP_MAX];
     double capacity_mib;           /* of the GPU or slice */
     bool ok[APP_SWEEP_MAX];
+    /* A decoder's generation at each batch (gen_ok), for the TTFT and
+     * tokens/s charts; gen_fits: weights + KV cache + activations + context
+     * fit the GPU or slice with the headroom. */
+    bool gen_ok[APP_SWEEP_MAX], gen_fits[APP_SWEEP_MAX];
+    double ttft_ms[APP_SWEEP_MAX], tokens_s[APP_SWEEP_MAX], gen_mib[APP_SWEEP_MAX];
+    int64_t gen_max_batch;         /* largest batch whose generation fits; -1 unknown */
+    char gen_err[DIAG_MSG_MAX];    /* why there is no generation sweep */
     char err[DIAG_MSG_MAX + 32]; /* first failing point, if any */
 };
 
@@ -245,6 +252,9 @@ enum status app_export(struct app *a, const char *format, const char *path, bool
  * per point). Then the configuration itself is predicted again so the
  * graph's shapes stay those of the configuration. */
 void app_sweep_ensure(struct app *a);
+/* The generation request of the explorer's settings (lengths, KV-cache
+ * precision, headroom) at a batch. */
+struct gen_request app_gen_request(const struct app *a, int64_t batch);
 /* Chooses what the sweep varies ("batch" or "" for the batch); checks the
  * name. */
 enum status app_sweep_set(struct app *a, const char *name, struct diag *d);

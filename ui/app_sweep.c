@@ -55,6 +55,38 @@ static void sweep_point(struct app *a, struct graph *g, int i, const char *what)
     prediction_fini(&pr);
 }
 
+/* A decoder's generation at every batch of the sweep: TTFT, output
+ * tokens/s and its memory footprint (one model opened for all points). */
+static void sweep_generation(struct app *a)
+{
+    struct app_sweep *sw = &a->sweep;
+    struct diag d = {0};
+    struct gen_model *m;
+    sw->gen_err[0] = 0;
+    sw->gen_max_batch = a->have_gen ? a->genr.max_batch : -1;
+    if (gen_model_open(a->g, NULL, &m, &d)) {
+        snprintf(sw->gen_err, sizeof sw->gen_err, "%s", d.msg);
+        return;
+    }
+    for (int i = 0; i < sw->n; i++) {
+        struct gen_request rq = app_gen_request(a, sw->batch[i]);
+        struct gen_result r;
+        d = (struct diag){0};
+        if (gen_run_batch(a->p, m, &a->cfg, &rq, &r, &d)) {
+            if (!sw->gen_err[0])
+                snprintf(sw->gen_err, sizeof sw->gen_err, "batch %lld: %.400s",
+                         (long long)sw->batch[i], d.msg);
+            continue;
+        }
+        sw->gen_ok[i] = true;
+        sw->ttft_ms[i] = r.ttft_ms;
+        sw->tokens_s[i] = r.output_tokens_per_s;
+        sw->gen_mib[i] = r.mem.total_mib;
+        sw->gen_fits[i] = r.mem.fits;
+    }
+    gen_model_free(m);
+}
+
 /* The values of template hyperparameter zp to sweep (choices, or an
  * integer range by steps or doubling); returns the count. */
 static int tparam_points(const struct zoo_param *zp, struct app_sweep *sw)
@@ -150,6 +182,10 @@ void app_sweep_ensure(struct app *a)
     sw->gen = a->sweep_gen;
     sw->valid = true;
     sw->cur = -1;
+    sw->gen_max_batch = -1;
+    snprintf(sw->gen_err, sizeof sw->gen_err, "%s",
+             a->is_decoder ? "TTFT and tokens/s are swept over the batch only"
+                           : "TTFT and tokens/s: only a decoder (with a KV cache) generates");
     snprintf(sw->over, sizeof sw->over, "%s", a->sweep_over[0] ? a->sweep_over : "batch");
     if (!a->g)
         return;
@@ -176,6 +212,8 @@ void app_sweep_ensure(struct app *a)
             sweep_point(a, a->g, i, what);
             sw->n = i + 1;
         }
+        if (a->is_decoder)
+            sweep_generation(a);
     } else {
         bool want_sym = !strncmp(sw->over, "sym.", 4), tpl = false;
         if (want_sym)

@@ -303,10 +303,13 @@ static enum status do_sweep(struct app *a, int argc, char **argv, bool bang,
     if (st)
         return st;
     ui_state_tab_set(&a->st, UI_TAB_SWEEP);
-    if (a->st.metric == UI_METRIC_MIG)
+    bool over_batch = !a->sweep_over[0];
+    if (a->st.metric == UI_METRIC_MIG ||
+        (!over_batch && (a->st.metric == UI_METRIC_TTFT || a->st.metric == UI_METRIC_TOKENS)))
         a->st.metric = UI_METRIC_LATENCY;
-    ui_state_message(&a->st, false, "sweeping %s (m: latency, throughput, memory, MIG table)",
-                     argc > 1 ? argv[1] : "batch");
+    ui_state_message(&a->st, false, "sweeping %s (m: latency, throughput, memory, %sMIG table)",
+                     argc > 1 ? argv[1] : "batch",
+                     a->is_decoder && over_batch ? "TTFT, tokens/s, " : "");
     return ST_OK;
 }
 

@@ -1,6 +1,8 @@
 /* screen_sweep.c - latency, throughput and memory against batch 1..1024,
- * with the GPU's MIG capacities as reference lines; computed only while
- * this tab is visible and only when the configuration changed. */
+ * with the GPU's MIG capacities as reference lines, and for a decoder its
+ * time to first token and output tokens/s with the batches whose KV cache
+ * does not fit marked; computed only while this tab is visible and only
+ * when the configuration changed. */
 #include "ui/screen.h"
 
 #include <math.h>
@@ -11,8 +13,8 @@
 #include "core/gpu.h"
 #include "ui/w_plot.h"
 
-static const char *const metric_names[UI_METRIC__COUNT] = {"latency", "throughput", "memory",
-                                                           "MIG profiles"};
+static const char *const metric_names[UI_METRIC__COUNT] = {
+    "latency", "throughput", "memory", "TTFT", "tokens/s", "MIG profiles"};
 
 static const char *fmt_tput(double v, char *buf, int size)
 {
@@ -75,6 +77,156 @@ static void draw_mig_table(struct app *a, struct ui_canvas *c, struct ui_rect r)
     }
 }
 
+static bool is_gen_metric(enum ui_sweep_metric m)
+{
+    return m == UI_METRIC_TTFT || m == UI_METRIC_TOKENS;
+}
+
+/* What one chart shows: its values, which are valid, and which do not fit
+ * (the pass's memory, or the generation's weights + KV cache + ...). */
+struct sweep_view {
+    const double *ys;
+    const bool *valid;
+    bool bad[APP_SWEEP_MAX];
+    int n_bad;
+};
+
+static void sweep_view(const struct app_sweep *sw, enum ui_sweep_metric m, struct sweep_view *v)
+{
+    bool gen = is_gen_metric(m);
+    v->ys = m == UI_METRIC_LATENCY      ? sw->latency_ms
+            : m == UI_METRIC_THROUGHPUT ? sw->throughput
+            : m == UI_METRIC_TTFT       ? sw->ttft_ms
+            : m == UI_METRIC_TOKENS     ? sw->tokens_s
+                                        : sw->memory_mib;
+    v->valid = gen ? sw->gen_ok : sw->ok;
+    v->n_bad = 0;
+    for (int i = 0; i < sw->n; i++) {
+        v->bad[i] = gen ? sw->gen_ok[i] && !sw->gen_fits[i]
+                        : sw->ok[i] && sw->capacity_mib > 0 && sw->memory_mib[i] > sw->capacity_mib;
+        v->n_bad += v->bad[i];
+    }
+}
+
+static void chart_title(const struct app *a, enum ui_sweep_metric m, int n_bad, char *t, int size)
+{
+    static const char *const what[UI_METRIC__COUNT] = {"Latency", "Throughput", "Peak memory",
+                                                       "Time to first token", "Output tokens/s"};
+    const struct app_sweep *sw = &a->sweep;
+    char gen[96] = "", mb[48] = "";
+    if (is_gen_metric(m)) {
+        if (sw->gen_max_batch > 0)
+            snprintf(mb, sizeof mb, "; serving max batch %lld", (long long)sw->gen_max_batch);
+        else if (sw->gen_max_batch == 0)
+            snprintf(mb, sizeof mb, "; no batch fits");
+        snprintf(gen, sizeof gen, ", %lld+%lld tokens%s", (long long)a->gen_in,
+                 (long long)a->gen_out, mb);
+    }
+    snprintf(t, (size_t)size, "%s vs %s (%s%s%s)%s", what[m], sw->over,
+             app_teacher_only(a) ? "teacher" : "GNN", gen, m == UI_METRIC_MEMORY ? "; MIG sizes" : "",
+             !n_bad ? "" : is_gen_metric(m) ? "; x = generation does not fit" : "; x = does not fit");
+}
+
+/* The memory chart's capacity lines: one per distinct MIG capacity (its
+ * smallest profile's name) and the whole GPU. */
+static void capacity_lines(const struct gpu_spec *gpu, struct w_plot *p,
+                           char labels[][48])
+{
+    for (int i = 0; i < gpu->n_mig && p->n_hlines < W_PLOT_MAX_HLINES - 1; i++) {
+        bool dup = false;
+        for (int h = 0; h < p->n_hlines; h++)
+            dup |= fabs(p->hlines[h].y - gpu->mig[i].usable_gib * 1024) < 1;
+        if (dup || gpu->mig[i].media)
+            continue;
+        snprintf(labels[p->n_hlines], 48, "%s", gpu->mig[i].name);
+        p->hlines[p->n_hlines] = (struct w_plot_hline){gpu->mig[i].usable_gib * 1024,
+                                                       labels[p->n_hlines], UI_STYLE_LIMIT};
+        p->n_hlines++;
+    }
+    snprintf(labels[p->n_hlines], 48, "%s", "full GPU");
+    p->hlines[p->n_hlines] = (struct w_plot_hline){gpu->usable_gib * 1024, labels[p->n_hlines],
+                                                   UI_STYLE_LIMIT};
+    p->n_hlines++;
+}
+
+static void draw_chart(struct app *a, struct ui_canvas *c, struct ui_rect r,
+                       const struct sweep_view *v)
+{
+    const struct app_sweep *sw = &a->sweep;
+    enum ui_sweep_metric m = a->st.metric;
+    double xs[APP_SWEEP_MAX];
+    for (int i = 0; i < sw->n; i++)
+        xs[i] = (double)sw->batch[i];
+    struct w_plot p;
+    memset(&p, 0, sizeof p);
+    char title[200], labels[W_PLOT_MAX_HLINES][48];
+    chart_title(a, m, v->n_bad, title, sizeof title);
+    p.title = title;
+    p.xlabel = sw->over;
+    p.logx = true;
+    p.logy = m != UI_METRIC_MEMORY;
+    p.xmark = sw->cur >= 0 ? xs[sw->cur] : NAN;
+    p.ymin_hint = m == UI_METRIC_MEMORY ? 0 : NAN;
+    p.fmt_y = m == UI_METRIC_LATENCY || m == UI_METRIC_TTFT ? fmt_ms
+              : m == UI_METRIC_MEMORY                       ? fmt_mib
+                                                            : fmt_tput;
+    p.series[0] = (struct w_plot_series){xs, v->ys, v->valid, sw->n, UI_STYLE_SERIES1,
+                                         c->utf8 ? 0x25CF : '*', true, metric_names[m]};
+    p.n_series = 1;
+    if (v->n_bad)
+        p.series[p.n_series++] = (struct w_plot_series){xs, v->ys, v->bad, sw->n, UI_STYLE_BAD,
+                                                        c->utf8 ? 0x2715 : 'x', false, "no fit"};
+    if ((m == UI_METRIC_LATENCY || m == UI_METRIC_TTFT) && a->slo_ms > 0) {
+        snprintf(labels[p.n_hlines], sizeof labels[0], "SLO %g ms", a->slo_ms);
+        p.hlines[p.n_hlines] = (struct w_plot_hline){a->slo_ms, labels[p.n_hlines], UI_STYLE_LIMIT};
+        p.n_hlines++;
+    }
+    const struct gpu_spec *gpu = gpu_get(a->cfg.gpu);
+    if (m == UI_METRIC_MEMORY && gpu)
+        capacity_lines(gpu, &p, labels);
+    w_plot_draw(&p, c, r);
+}
+
+/* The points as a table beside the chart: the pass's figures, or the
+ * generation's for the TTFT and tokens/s charts. */
+static void draw_table(struct app *a, struct ui_canvas *c, struct ui_rect r, int tw,
+                       const struct sweep_view *v)
+{
+    const struct app_sweep *sw = &a->sweep;
+    bool gen = is_gen_metric(a->st.metric);
+    int x = r.x + r.w - tw + 1;
+    char over[8];
+    snprintf(over, sizeof over, "%.7s", sw->over);
+    draw_textf(c, r.y, x, tw - 1, UI_STYLE_HEADING, "%7s %8s %9s %9s", over,
+               gen ? "TTFT" : "latency", gen ? "tok/s" : "per s", "memory");
+    struct ui_list *l = &a->st.list[UI_TAB_SWEEP];
+    ui_list_clamp(l, sw->n, r.h - 3);
+    for (int k = 0; k + l->top < sw->n && k < r.h - 3; k++) {
+        int i = k + l->top, y = r.y + 1 + k;
+        char b1[24], b2[24], b3[24];
+        if (!v->valid[i]) {
+            draw_textf(c, y, x, tw - 1, UI_STYLE_ERROR, "%7.7s %s", sw->label[i], "failed");
+            continue;
+        }
+        enum ui_style st = v->bad[i] ? UI_STYLE_BAD : i == sw->cur ? UI_STYLE_VALUE : UI_STYLE_NORMAL;
+        draw_textf(c, y, x, tw - 1, st, "%7.7s %8s %9s %9s%s", sw->label[i],
+                   fmt_ms(gen ? sw->ttft_ms[i] : sw->latency_ms[i], b1, sizeof b1),
+                   fmt_si(gen ? sw->tokens_s[i] : sw->throughput[i], b2, sizeof b2),
+                   fmt_mib(gen ? sw->gen_mib[i] : sw->memory_mib[i], b3, sizeof b3),
+                   v->bad[i] ? "!" : "");
+        if (i == l->sel)
+            draw_restyle(c, y, x, tw - 1, UI_STYLE_SELECTED);
+    }
+    if (l->sel < sw->n && v->valid[l->sel] && r.h >= 4) {
+        char b[64];
+        snprintf(b, sizeof b, "fits: %s%s",
+                 smallest_fit(gpu_get(a->cfg.gpu), gen ? sw->gen_mib[l->sel] : sw->memory_mib[l->sel]),
+                 v->n_bad ? "  (! does not fit)" : "");
+        draw_text(c, r.y + r.h - 2, x, tw - 1, UI_STYLE_DIM, b);
+        draw_text(c, r.y + r.h - 1, x, tw - 1, UI_STYLE_DIM, "m: view  Enter: use this value");
+    }
+}
+
 static void draw(struct app *a, struct ui_canvas *c, struct ui_rect r)
 {
     draw_clear(c, r, UI_STYLE_NORMAL);
@@ -84,101 +236,32 @@ static void draw(struct app *a, struct ui_canvas *c, struct ui_rect r)
     }
     app_sweep_ensure(a);
     const struct app_sweep *sw = &a->sweep;
-    const struct gpu_spec *gpu = gpu_get(a->cfg.gpu);
-    double xs[APP_SWEEP_MAX], ys_bad[APP_SWEEP_MAX];
-    bool bad[APP_SWEEP_MAX];
-    enum ui_sweep_metric m = a->st.metric;
-    const double *ys = m == UI_METRIC_LATENCY      ? sw->latency_ms
-                       : m == UI_METRIC_THROUGHPUT ? sw->throughput
-                                                   : sw->memory_mib;
-    int n_bad = 0;
-    for (int i = 0; i < sw->n; i++) {
-        xs[i] = (double)sw->batch[i];
-        /* points whose predicted memory does not fit the GPU or slice */
-        bad[i] = sw->ok[i] && sw->capacity_mib > 0 && sw->memory_mib[i] > sw->capacity_mib;
-        ys_bad[i] = ys[i];
-        n_bad += bad[i];
-    }
-    struct w_plot p;
-    memset(&p, 0, sizeof p);
-    char title[160], labels[W_PLOT_MAX_HLINES][48];
-    snprintf(title, sizeof title, "%s vs %s (%s%s)%s",
-             m == UI_METRIC_LATENCY ? "Latency" : m == UI_METRIC_THROUGHPUT ? "Throughput"
-                                                                            : "Peak memory",
-             sw->over, app_teacher_only(a) ? "teacher" : "GNN",
-             m == UI_METRIC_MEMORY ? "; MIG sizes" : "", n_bad ? "; x = does not fit" : "");
-    p.title = title;
-    p.xlabel = sw->over;
-    p.logx = true;
-    p.logy = m != UI_METRIC_MEMORY;
-    p.xmark = sw->cur >= 0 ? xs[sw->cur] : NAN;
-    p.ymin_hint = m == UI_METRIC_MEMORY ? 0 : NAN;
-    p.fmt_y = m == UI_METRIC_LATENCY ? fmt_ms : m == UI_METRIC_THROUGHPUT ? fmt_tput : fmt_mib;
-    p.series[0] = (struct w_plot_series){xs, ys, sw->ok, sw->n, UI_STYLE_SERIES1,
-                                         c->utf8 ? 0x25CF : '*', true, metric_names[m]};
-    p.n_series = 1;
-    if (n_bad)
-        p.series[p.n_series++] = (struct w_plot_series){xs, ys_bad, bad, sw->n, UI_STYLE_BAD,
-                                                        c->utf8 ? 0x2715 : 'x', false, "no fit"};
-    if (m == UI_METRIC_LATENCY && a->slo_ms > 0) {
-        snprintf(labels[p.n_hlines], sizeof labels[0], "SLO %g ms", a->slo_ms);
-        p.hlines[p.n_hlines] = (struct w_plot_hline){a->slo_ms, labels[p.n_hlines], UI_STYLE_LIMIT};
-        p.n_hlines++;
-    }
-    if (m == UI_METRIC_MEMORY && gpu) {
-        /* one line per distinct capacity, smallest profile name for each */
-        for (int i = 0; i < gpu->n_mig && p.n_hlines < W_PLOT_MAX_HLINES - 1; i++) {
-            bool dup = false;
-            for (int h = 0; h < p.n_hlines; h++)
-                dup |= fabs(p.hlines[h].y - gpu->mig[i].usable_gib * 1024) < 1;
-            if (dup || gpu->mig[i].media)
-                continue;
-            snprintf(labels[p.n_hlines], sizeof labels[0], "%s", gpu->mig[i].name);
-            p.hlines[p.n_hlines] = (struct w_plot_hline){gpu->mig[i].usable_gib * 1024,
-                                                         labels[p.n_hlines], UI_STYLE_LIMIT};
-            p.n_hlines++;
-        }
-        snprintf(labels[p.n_hlines], sizeof labels[0], "%s", "full GPU");
-        p.hlines[p.n_hlines] = (struct w_plot_hline){gpu->usable_gib * 1024, labels[p.n_hlines],
-                                                     UI_STYLE_LIMIT};
-        p.n_hlines++;
-    }
+    bool gen = is_gen_metric(a->st.metric);
+    struct sweep_view v;
+    sweep_view(sw, a->st.metric, &v);
+    bool any = false;
+    for (int i = 0; i < sw->n; i++)
+        any |= v.valid[i];
+    const char *err = gen && !any ? sw->gen_err : sw->err;
     int tw = table_w(r);
-    struct ui_rect pr = {r.y, r.x, r.h - (sw->err[0] ? 1 : 0), r.w - tw};
-    if (sw->n > 0)
-        w_plot_draw(&p, c, pr);
-    if (sw->err[0])
-        draw_text(c, r.y + (sw->n > 0 ? r.h - 1 : 0), r.x, r.w, UI_STYLE_ERROR, sw->err);
-    if (!tw || sw->n == 0)
-        return;
-    int x = r.x + r.w - tw + 1;
-    char over[8];
-    snprintf(over, sizeof over, "%.7s", sw->over);
-    draw_textf(c, r.y, x, tw - 1, UI_STYLE_HEADING, "%7s %8s %9s %9s", over, "latency", "per s",
-               "memory");
-    struct ui_list *l = &a->st.list[UI_TAB_SWEEP];
-    ui_list_clamp(l, sw->n, r.h - 3);
-    for (int k = 0; k + l->top < sw->n && k < r.h - 3; k++) {
-        int i = k + l->top, y = r.y + 1 + k;
-        char b1[24], b2[24], b3[24];
-        if (!sw->ok[i]) {
-            draw_textf(c, y, x, tw - 1, UI_STYLE_ERROR, "%7.7s %s", sw->label[i], "failed");
-            continue;
-        }
-        enum ui_style st = bad[i] ? UI_STYLE_BAD : i == sw->cur ? UI_STYLE_VALUE : UI_STYLE_NORMAL;
-        draw_textf(c, y, x, tw - 1, st, "%7.7s %8s %9s %9s%s", sw->label[i],
-                   fmt_ms(sw->latency_ms[i], b1, sizeof b1), fmt_si(sw->throughput[i], b2, sizeof b2),
-                   fmt_mib(sw->memory_mib[i], b3, sizeof b3), bad[i] ? "!" : "");
-        if (i == l->sel)
-            draw_restyle(c, y, x, tw - 1, UI_STYLE_SELECTED);
-    }
-    if (l->sel < sw->n && sw->ok[l->sel] && r.h >= 4) {
-        char b[64];
-        snprintf(b, sizeof b, "fits: %s%s", smallest_fit(gpu, sw->memory_mib[l->sel]),
-                 n_bad ? "  (! does not fit)" : "");
-        draw_text(c, r.y + r.h - 2, x, tw - 1, UI_STYLE_DIM, b);
-        draw_text(c, r.y + r.h - 1, x, tw - 1, UI_STYLE_DIM, "m: view  Enter: use this value");
-    }
+    struct ui_rect pr = {r.y, r.x, r.h - (err[0] ? 1 : 0), r.w - tw - (tw ? 1 : 0)};
+    if (sw->n > 0 && (any || !gen))
+        draw_chart(a, c, pr, &v);
+    if (err[0])
+        draw_text(c, r.y + (sw->n > 0 && (any || !gen) ? r.h - 1 : 0), r.x, r.w, UI_STYLE_ERROR,
+                  err);
+    if (tw && sw->n > 0 && (any || !gen))
+        draw_table(a, c, r, tw, &v);
+}
+
+/* m / Left / Right: the next chart; a decoder's TTFT and tokens/s charts are
+ * skipped for other models. */
+static enum ui_sweep_metric next_metric(const struct app *a, enum ui_sweep_metric m, int dir)
+{
+    do
+        m = (enum ui_sweep_metric)((m + UI_METRIC__COUNT + dir) % UI_METRIC__COUNT);
+    while (is_gen_metric(m) && !a->is_decoder);
+    return m;
 }
 
 static unsigned on_action(struct app *a, enum ui_action act, struct ui_rect r)
@@ -190,11 +273,10 @@ static unsigned on_action(struct app *a, enum ui_action act, struct ui_rect r)
     switch (act) {
     case UI_ACT_METRIC:
     case UI_ACT_RIGHT:
-        a->st.metric = (enum ui_sweep_metric)((a->st.metric + 1) % UI_METRIC__COUNT);
+        a->st.metric = next_metric(a, a->st.metric, 1);
         return UI_HANDLED | UI_REDRAW;
     case UI_ACT_LEFT:
-        a->st.metric = (enum ui_sweep_metric)((a->st.metric + UI_METRIC__COUNT - 1) %
-                                              UI_METRIC__COUNT);
+        a->st.metric = next_metric(a, a->st.metric, -1);
         return UI_HANDLED | UI_REDRAW;
     case UI_ACT_ENTER:
         if (l->sel < a->sweep.n && a->st.metric != UI_METRIC_MIG) {

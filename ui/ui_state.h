@@ -78,6 +78,7 @@ enum ui_input {
 
 enum ui_sweep_metric {
     UI_METRIC_LATENCY, UI_METRIC_THROUGHPUT, UI_METRIC_MEMORY,
+    UI_METRIC_TTFT, UI_METRIC_TOKENS, /* a decoder's generation (batch sweeps) */
     UI_METRIC_MIG, /* not a chart: the per-MIG-profile table */
     UI_METRIC__COUNT
 };

@@ -280,6 +280,24 @@ has 2 "Every MIG profile"
 has 2 "3g.20gb"
 end
 
+begin "a decoder's sweep charts TTFT and tokens/s over the batch, marking what does not fit"
+run 30 140 '3mmm@1m@2:sweep layers<Enter>@3' zoo:llama:phase=decode
+has 1 "Time to first token vs batch"
+has 1 "512+128 tokens"
+has 1 "serving max batch"
+has 2 "Output tokens/s vs batch"
+# the table: TTFT grows with the batch; ! exactly where the generation's
+# memory with the 10% headroom exceeds the A100-40GB's usable 39.59 GiB
+dump 1 | grep -oE ' [0-9]+ +[0-9.]+ (ms|s) +[0-9.]+( [kM])? +[0-9.]+ (MiB|GiB)!?$' |
+    sed 's/ \([0-9.]*\) \([kM]\) / \1\2 /' | awk '{
+    t = $2 * ($3 == "s" ? 1000 : 1); if (seen && t <= last) bad = 1; last = t; seen = 1
+    m = $5; bang = sub(/!$/, "", $6); if ($6 == "GiB") m *= 1024; else if ($6 != "MiB") bad = 1
+    if ((m * 1.1 > 39.59 * 1024) != bang) bad = 1; n++ }
+    END { exit bad || n < 11 }' || bad "TTFT not increasing or ! marks not where memory exceeds"
+has 3 "sweeping layers"
+has 3 "Latency vs layers"
+end
+
 begin "q closes Help and About"
 run 30 100 '<F1>q@1' "$TINY"
 has 1 "Time share"
