@@ -212,7 +212,13 @@ def map_a100(r):
         r.targets["memory_mb"] = ("memory_mb", "fit", None)
         r.seq = r.tin + r.tout
         return
-    r.targets["latency_ms"] = ("latency_ms", "fit", None)
+    # A precision the source does not state is assumed (trtexec's default
+    # builds TF32 engines); such a figure is evaluated, not fitted. The one
+    # case, TensorRT 8.4's non-quantized Keras ResNet-50 at 1.96 ms, is 2.3x
+    # Paddle-TRT's TF32 figure for the same model and batch, as if TF32 were
+    # off (strict FP32 engines are not a modelled setting).
+    use = "eval" if has(o["precision"], "not stated") else "fit"
+    r.targets["latency_ms"] = ("latency_ms", use, None)
     r.targets["memory_mb"] = ("memory_mb", "fit", None)
     r.targets["throughput_per_s"] = ("throughput_per_s", "skip",
                                      "derived from the latency (batch / latency)")
