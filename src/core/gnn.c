@@ -203,7 +203,6 @@ void gnn_work_fini(struct gnn_work *w)
                     &w->ds, &w->dr, &w->dz1, &w->dz2, &w->da, &w->dout, &w->dO, &w->dgb};
     for (size_t i = 0; i < sizeof fs / sizeof fs[0]; i++)
         free(*fs[i]);
-    free(w->amax);
     memset(w, 0, sizeof *w);
 }
 
@@ -252,10 +251,81 @@ static void work_reserve(struct gnn_work *w, const struct gnn_arch *a, size_t n,
         grow(&w->dout, g * GNN_T__COUNT);
         grow(&w->dO, g * GNN_T__COUNT);
         grow(&w->dgb, g * H);
-        free(w->amax);
-        w->amax = xmalloc(sizeof(int) * g * H);
         w->cap_g = g;
     }
+}
+
+/* The hot elementwise loops work in blocks of 8: a fixed trip count is what
+ * -O2's cheap vectoriser accepts (it adds no epilogue for an unknown one). */
+#define BLK 8
+
+/* dst[0..n) = src[0..n): fixed-size blocks, which the compiler inlines as
+ * vector moves (a call to memcpy per 24-float row costs more than the copy). */
+static void copy_row(float *restrict dst, const float *restrict src, int n)
+{
+    int k = 0;
+    for (; k + BLK <= n; k += BLK)
+        memcpy(dst + k, src + k, sizeof(float) * BLK);
+    for (; k < n; k++)
+        dst[k] = src[k];
+}
+
+/* x[k] *= f. */
+static void scale_row(float *x, float f, int n)
+{
+    int k = 0;
+    for (; k + BLK <= n; k += BLK)
+        for (int j = 0; j < BLK; j++)
+            x[k + j] *= f;
+    for (; k < n; k++)
+        x[k] *= f;
+}
+
+/* dst[k] += src[k]. */
+static void add_row(float *restrict dst, const float *restrict src, int n)
+{
+    int k = 0;
+    for (; k + BLK <= n; k += BLK)
+        for (int j = 0; j < BLK; j++)
+            dst[k + j] += src[k + j];
+    for (; k < n; k++)
+        dst[k] += src[k];
+}
+
+/* out = max(in, 0); in and out must not overlap (restrict is what lets
+ * -O2 vectorise it: with a possible alias it compiles to a compare and a
+ * branch per element, mispredicted half the time). */
+static void relu_to(const float *restrict in, float *restrict out, size_t n)
+{
+    size_t i = 0;
+    for (; i + BLK <= n; i += BLK)
+        for (int j = 0; j < BLK; j++)
+            out[i + j] = in[i + j] > 0 ? in[i + j] : 0;
+    for (; i < n; i++)
+        out[i] = in[i] > 0 ? in[i] : 0;
+}
+
+/* x = max(x, 0) in place. */
+static void relu_inplace(float *x, size_t n)
+{
+    size_t i = 0;
+    for (; i + BLK <= n; i += BLK)
+        for (int j = 0; j < BLK; j++)
+            x[i + j] = x[i + j] > 0 ? x[i + j] : 0;
+    for (; i < n; i++)
+        x[i] = x[i] > 0 ? x[i] : 0;
+}
+
+/* out = max(z, 0) + skip: a layer's output with its residual. */
+static void relu_add_to(const float *restrict z, const float *restrict skip, float *restrict out,
+                        size_t n)
+{
+    size_t i = 0;
+    for (; i + BLK <= n; i += BLK)
+        for (int j = 0; j < BLK; j++)
+            out[i + j] = (z[i + j] > 0 ? z[i + j] : 0) + skip[i + j];
+    for (; i < n; i++)
+        out[i] = (z[i] > 0 ? z[i] : 0) + skip[i];
 }
 
 /* ---- dense helpers (row-major) --------------------------------------- */
@@ -266,11 +336,11 @@ static void dense(int m, int n, int k, const float *A, const float *B, const flo
 {
     if (m == 0)
         return;
-    for (int i = 0; i < m; i++)
-        if (bias)
-            memcpy(C + (size_t)i * n, bias, sizeof(float) * (size_t)n);
-        else
-            memset(C + (size_t)i * n, 0, sizeof(float) * (size_t)n);
+    if (bias)
+        for (int i = 0; i < m; i++)
+            copy_row(C + (size_t)i * n, bias, n);
+    else
+        memset(C, 0, sizeof(float) * (size_t)m * (size_t)n);
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, k, 1.0f, A, k, B, n, 1.0f, C, n);
 }
 
@@ -289,29 +359,27 @@ static void dense_back(int m, int n, int k, const float *A, const float *W, cons
                     k);
 }
 
-/* The hot elementwise loops work in blocks of 8: a fixed trip count is what
- * -O2's cheap vectoriser accepts (it adds no epilogue for an unknown one). */
-#define BLK 8
-
-/* dst[k] += src[k]. */
-static void add_row(float *restrict dst, const float *restrict src, int n)
+/* The sum and the max of rows b0..b1-1 (b1 > b0) of h, per column: all
+ * float and branch-free, so -O2 vectorises it. (The backward pass finds
+ * the node holding each max again: the first whose value equals it.) */
+static void readout_pool(const float *restrict h, int b0, int b1, int H, float *restrict sum,
+                         float *restrict mx)
 {
-    int k = 0;
-    for (; k + BLK <= n; k += BLK)
-        for (int j = 0; j < BLK; j++)
-            dst[k + j] += src[k + j];
-    for (; k < n; k++)
-        dst[k] += src[k];
-}
-
-static void relu_to(const float *in, float *out, size_t n)
-{
-    size_t i = 0;
-    for (; i + BLK <= n; i += BLK)
-        for (int j = 0; j < BLK; j++)
-            out[i + j] = in[i + j] > 0 ? in[i + j] : 0;
-    for (; i < n; i++)
-        out[i] = in[i] > 0 ? in[i] : 0;
+    memcpy(sum, h + (size_t)b0 * H, sizeof(float) * (size_t)H);
+    memcpy(mx, h + (size_t)b0 * H, sizeof(float) * (size_t)H);
+    for (int i = b0 + 1; i < b1; i++) {
+        const float *restrict row = h + (size_t)i * H;
+        int k = 0;
+        for (; k + BLK <= H; k += BLK)
+            for (int j = 0; j < BLK; j++) {
+                sum[k + j] += row[k + j];
+                mx[k + j] = row[k + j] > mx[k + j] ? row[k + j] : mx[k + j];
+            }
+        for (; k < H; k++) {
+            sum[k] += row[k];
+            mx[k] = row[k] > mx[k] ? row[k] : mx[k];
+        }
+    }
 }
 
 /* ---- forward ----------------------------------------------------------- */
@@ -331,7 +399,7 @@ void gnn_forward(const struct gnn_model *m, const struct gnn_batch *b, struct gn
     dense(G, H, a->fg, b->xg, we + (size_t)a->fn * H, P(m, T_EMB_B), w->gb);
     for (int g = 0; g < G; g++)
         for (int i = b->goff[g]; i < b->goff[g + 1]; i++)
-            memcpy(w->a0 + (size_t)i * H, w->gb + (size_t)g * H, sizeof(float) * (size_t)H);
+            copy_row(w->a0 + (size_t)i * H, w->gb + (size_t)g * H, H);
     if (N > 0)
         cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, N, H, a->fn, 1.0f, b->xn, a->fn,
                     we, H, 1.0f, w->a0, H);
@@ -343,27 +411,27 @@ void gnn_forward(const struct gnn_model *m, const struct gnn_batch *b, struct gn
         float *hn = w->h + (size_t)(l + 1) * NH;
         for (int i = 0; i < N; i++) {
             float *row = mm + (size_t)i * 3 * H;
-            memcpy(row, hp + (size_t)i * H, sizeof(float) * (size_t)H);
+            copy_row(row, hp + (size_t)i * H, H);
             for (int side = 0; side < 2; side++) {
                 const int *off = side ? b->succ_off : b->pred_off;
                 const int *idx = side ? b->succ : b->pred;
                 float *agg = row + (size_t)(1 + side) * H;
-                memset(agg, 0, sizeof(float) * (size_t)H);
                 int deg = off[i + 1] - off[i];
-                if (!deg)
+                if (deg <= 1) { /* none, or one neighbour: its row (0 + x is x) */
+                    if (deg)
+                        copy_row(agg, hp + (size_t)idx[off[i]] * H, H);
+                    else
+                        memset(agg, 0, sizeof(float) * (size_t)H);
                     continue;
+                }
+                memset(agg, 0, sizeof(float) * (size_t)H);
                 for (int e = off[i]; e < off[i + 1]; e++)
                     add_row(agg, hp + (size_t)idx[e] * H, H);
-                if (deg > 1) {
-                    float inv = 1.0f / (float)deg;
-                    for (int k = 0; k < H; k++)
-                        agg[k] *= inv;
-                }
+                scale_row(agg, 1.0f / (float)deg, H);
             }
         }
         dense(N, H, 3 * H, mm, P(m, T_L0 + 2 * l), P(m, T_L0 + 2 * l + 1), z);
-        relu_to(z, hn, NH);
-        add_row(hn, hp, (int)NH);
+        relu_add_to(z, hp, hn, NH);
     }
     const float *hL = w->h + (size_t)L * NH;
 
@@ -371,7 +439,7 @@ void gnn_forward(const struct gnn_model *m, const struct gnn_batch *b, struct gn
     dense(N, H, H, hL, P(m, head_idx(m, H_N1W)), P(m, head_idx(m, H_N1B)), w->u);
     /* u is kept after the relu (u > 0 exactly where the pre-activation was,
      * which is all the backward pass needs). */
-    relu_to(w->u, w->u, NH);
+    relu_inplace(w->u, NH);
     float bn2 = P(m, head_idx(m, H_N2B))[0], nb = m->node_bound;
     for (int i = 0; i < N; i++)
         w->s[i] = bn2;
@@ -385,10 +453,7 @@ void gnn_forward(const struct gnn_model *m, const struct gnn_batch *b, struct gn
     for (int g = 0; g < G; g++) {
         int b0 = b->goff[g], b1 = b->goff[g + 1], n = b1 - b0;
         float *r = w->r + (size_t)g * R;
-        int *am = w->amax + (size_t)g * H;
         memset(r, 0, sizeof(float) * (size_t)R);
-        for (int k = 0; k < H; k++)
-            am[k] = -1;
         double sum = 0;
         for (int i = b0; i < b1; i++) {
             double e = b->w0[i] > 0 ? b->w0[i] * exp(w->c[i]) : 0;
@@ -397,19 +462,11 @@ void gnn_forward(const struct gnn_model *m, const struct gnn_batch *b, struct gn
         }
         for (int i = b0; i < b1; i++)
             w->p[i] = sum > 0 ? (float)(w->p[i] / sum) : 0;
-        for (int i = b0; i < b1; i++) {
-            const float *h = hL + (size_t)i * H;
-            for (int k = 0; k < H; k++) {
-                r[k] += h[k];
-                if (am[k] < 0 || h[k] > r[H + k]) {
-                    r[H + k] = h[k];
-                    am[k] = i;
-                }
-            }
-        }
-        if (n > 0)
+        if (n > 0) {
+            readout_pool(hL, b0, b1, H, r, r + H);
             for (int k = 0; k < H; k++)
                 r[k] /= (float)n;
+        }
         r[2 * H] = sum > 0 ? (float)log(sum) : 0;
         memcpy(r + 2 * H + 1, b->xg + (size_t)g * a->fg, sizeof(float) * (size_t)a->fg);
     }
@@ -537,7 +594,6 @@ static void back_readout(const struct gnn_model *m, const struct gnn_batch *b,
         if (n == 0)
             continue;
         const float *dr = w->dr + (size_t)g * R;
-        const int *am = w->amax + (size_t)g * H;
         float inv = 1.0f / (float)n;
         for (int i = b0; i < b1; i++) {
             float *d = dh + (size_t)i * H;
@@ -545,8 +601,14 @@ static void back_readout(const struct gnn_model *m, const struct gnn_batch *b,
                 d[k] += dr[k] * inv;
             w->ds[i] += dr[2 * H] * w->p[i];
         }
-        for (int k = 0; k < H; k++)
-            dh[(size_t)am[k] * H + k] += dr[H + k];
+        /* the max of column k came from the first node holding its value */
+        const float *hL = w->h + (size_t)a->layers * NH, *mx = w->r + (size_t)g * R + H;
+        for (int k = 0; k < H; k++) {
+            int i = b0;
+            while (i < b1 && !(hL[(size_t)i * H + k] == mx[k]))
+                i++;
+            dh[(size_t)(i < b1 ? i : b0) * H + k] += dr[H + k];
+        }
     }
     /* ds holds dL/dc; through the bound c = Bn tanh(s / Bn) to dL/ds. */
     for (int i = 0; i < N; i++) {

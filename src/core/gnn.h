@@ -126,7 +126,6 @@ struct gnn_targets {
 struct gnn_work {
     size_t cap_n, cap_g;
     float *gb, *a0, *h, *m, *z, *u, *s, *c, *r, *z1, *z2, *a1, *a2, *o, *out, *p;
-    int *amax;
     float *dh, *dhp, *dm, *dz, *du, *ds, *dr, *dz1, *dz2, *da, *dout, *dO, *dgb;
 };
 
