@@ -232,6 +232,29 @@ enum status shape_if(struct infer_ctx *c)
     return st;
 }
 
+/* Output out of a Loop or Scan: scan output j of the body (value id v)
+ * stacked over trips iterations along axis. */
+static enum status stack_scan_output(struct infer_ctx *c, int j, int id, int out, int64_t axis,
+                                     int64_t trips)
+{
+    const struct value *v = &c->g->values[id];
+    if (!v->shape.known)
+        return shape_unsupported(c, "scan output %d of the body ('%s') has an unknown shape", j,
+                                 v->name);
+    if (v->shape.rank >= IR_MAX_RANK)
+        return shape_fail(c, "scan output %d has rank %d; stacked it would exceed %d", j,
+                          v->shape.rank, IR_MAX_RANK);
+    int ax;
+    enum status st = norm_axis(c, axis, v->shape.rank + 1, &ax);
+    if (st)
+        return st;
+    int64_t d[IR_MAX_RANK];
+    for (int k = 0, i = 0; k <= v->shape.rank; k++)
+        d[k] = k == ax ? trips : v->shape.d[i++];
+    out_shape(c, out, v->shape.rank + 1, d, v->idtype);
+    return ST_OK;
+}
+
 /* ---- Loop ---------------------------------------------------------------- */
 
 /* Is the body's condition output constant true given a true input? */
@@ -322,19 +345,9 @@ enum status shape_loop(struct infer_ctx *c)
             note = arena_printf(c->a, "%s; carried value %d changes shape in the body (shown "
                                 "after one iteration)", note, j);
     }
-    for (int j = 0; j < ks && !st; j++) {
-        const struct value *v = &c->g->values[b->out[1 + nc + j]];
-        if (!v->shape.known)
-            return shape_unsupported(c, "scan output %d of the body ('%s') has an unknown shape",
-                                     j, v->name);
-        if (v->shape.rank >= IR_MAX_RANK)
-            return shape_fail(c, "scan output %d has rank %d; stacked it would exceed %d", j,
-                              v->shape.rank, IR_MAX_RANK);
-        int64_t d[IR_MAX_RANK];
-        d[0] = trips;
-        memcpy(d + 1, v->shape.d, sizeof(int64_t) * (size_t)v->shape.rank);
-        out_shape(c, nc + j, v->shape.rank + 1, d, v->idtype);
-    }
+    for (int j = 0; j < ks && !st; j++)
+        if ((st = stack_scan_output(c, j, b->out[1 + nc + j], nc + j, 0, trips)))
+            return st;
     for (int j = 0; j < n->n_out; j++)
         out_v(c, j)->is_const = false;
     if (!st)
@@ -410,22 +423,9 @@ enum status shape_scan(struct infer_ctx *c)
                arena_printf(c->a, "x%lld steps of Scan '%s'", (long long)trips, n->name));
     for (int j = 0; j < ns && !st; j++)
         st = out_from_body(c, j, b->out[j], 0, false);
-    for (int j = 0; j < ks && !st; j++) {
-        const struct value *v = &c->g->values[b->out[ns + j]];
-        if (!v->shape.known)
-            return shape_unsupported(c, "scan output %d of the body ('%s') has an unknown shape",
-                                     j, v->name);
-        if (v->shape.rank >= IR_MAX_RANK)
-            return shape_fail(c, "scan output %d has rank %d; stacked it would exceed %d", j,
-                              v->shape.rank, IR_MAX_RANK);
-        int ax;
-        if ((st = norm_axis(c, oax[j], v->shape.rank + 1, &ax)))
+    for (int j = 0; j < ks && !st; j++)
+        if ((st = stack_scan_output(c, j, b->out[ns + j], ns + j, oax[j], trips)))
             return st;
-        int64_t d[IR_MAX_RANK];
-        for (int k = 0, i = 0; k <= v->shape.rank; k++)
-            d[k] = k == ax ? trips : v->shape.d[i++];
-        out_shape(c, ns + j, v->shape.rank + 1, d, v->idtype);
-    }
     for (int j = 0; j < n->n_out; j++)
         out_v(c, j)->is_const = false;
     if (!st)
