@@ -262,27 +262,26 @@ enum status shape_randomlike(struct infer_ctx *c)
 
 /* ---- binary, variadic, Where ------------------------------------------- */
 
-enum status shape_binary(struct infer_ctx *c)
+/* Output 0 of dtype dt: inputs 0 and 1 broadcast, folded when both are known. */
+static enum status broadcast_out(struct infer_ctx *c, enum dtype dt)
 {
     struct shape o;
     enum status st = broadcast(c, in_s(c, 0), in_s(c, 1), &o);
     if (st)
         return st;
-    enum dtype dt = first_dt(c);
     out_like(c, 0, &o, dt);
     fold_binary(c, &o, dt);
     return ST_OK;
 }
 
+enum status shape_binary(struct infer_ctx *c)
+{
+    return broadcast_out(c, first_dt(c));
+}
+
 enum status shape_compare(struct infer_ctx *c)
 {
-    struct shape o;
-    enum status st = broadcast(c, in_s(c, 0), in_s(c, 1), &o);
-    if (st)
-        return st;
-    out_like(c, 0, &o, DT_BOOL);
-    fold_binary(c, &o, DT_BOOL);
-    return ST_OK;
+    return broadcast_out(c, DT_BOOL);
 }
 
 enum status shape_variadic(struct infer_ctx *c)
