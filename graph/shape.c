@@ -184,25 +184,29 @@ void k_seti(struct tconst *k, int64_t e, int64_t v)
 
 /* ---- errors ------------------------------------------------------------ */
 
-enum status shape_fail(struct infer_ctx *c, const char *fmt, ...)
+/* The node's note: the message of shape_fail or shape_unsupported. */
+static const char *set_note(struct infer_ctx *c, const char *fmt, va_list ap)
 {
     char msg[DIAG_MSG_MAX];
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    return c->note = arena_strdup(c->a, msg);
+}
+
+enum status shape_fail(struct infer_ctx *c, const char *fmt, ...)
+{
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    const char *msg = set_note(c, fmt, ap);
     va_end(ap);
-    c->note = arena_strdup(c->a, msg);
     return diag_set(c->d, ST_ESHAPE, "node '%s' (%s): %s", c->n->name, c->n->op_type, msg);
 }
 
 enum status shape_unsupported(struct infer_ctx *c, const char *fmt, ...)
 {
-    char msg[DIAG_MSG_MAX];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    set_note(c, fmt, ap);
     va_end(ap);
-    c->note = arena_strdup(c->a, msg);
     return ST_EUNSUPPORTED;
 }
 
