@@ -133,6 +133,12 @@ enum status attrs_check(struct infer_ctx *c);
 
 /* Normalises axis into [0, rank) (negative counts from the end). */
 enum status norm_axis(struct infer_ctx *c, int64_t axis, int rank, int *out);
+/* The optional 'axis' attribute of Compress and Unique, normalised into *a;
+ * -1 when absent (the flattened input). *len: x's elements along it. */
+enum status optional_axis(struct infer_ctx *c, const struct shape *x, int *a, int64_t *len);
+/* Output 0 (input 0's dtype): x with n elements along axis a, or, a < 0, a
+ * list of n (Compress, Unique). */
+void out_along_axis(struct infer_ctx *c, const struct shape *x, int a, int64_t n);
 /* Multidirectional (numpy) broadcast of a and b into out. */
 enum status broadcast(struct infer_ctx *c, const struct shape *a, const struct shape *b,
                       struct shape *out);

@@ -120,12 +120,11 @@ enum status shape_compress(struct infer_ctx *c)
     const struct shape *x = in_s(c, 0), *cond = in_s(c, 1);
     if (cond->rank != 1)
         return shape_fail(c, "condition has rank %d, expected 1", cond->rank);
-    const struct attr *aa = node_attr(c->n, "axis");
-    int a = -1;
-    enum status st;
-    if (aa && (st = norm_axis(c, node_attr_int(c->n, "axis", 0), x->rank, &a)))
+    int a;
+    int64_t len;
+    enum status st = optional_axis(c, x, &a, &len);
+    if (st)
         return st;
-    int64_t len = a >= 0 ? x->d[a] : numel(x);
     int64_t cnt = cond->d[0] < len ? cond->d[0] : len;
     const struct tconst *k = in_k(c, 1);
     if (k) {
@@ -135,14 +134,7 @@ enum status shape_compress(struct infer_ctx *c)
     } else {
         c->note = "data-dependent length: upper bound (every condition true)";
     }
-    struct shape o = *x;
-    if (a >= 0) {
-        o.d[a] = cnt;
-    } else {
-        o.rank = 1;
-        o.d[0] = cnt;
-    }
-    out_like(c, 0, &o, in_dt(c, 0));
+    out_along_axis(c, x, a, cnt);
     return ST_OK;
 }
 

@@ -51,12 +51,11 @@ enum status shape_maxunpool(struct infer_ctx *c)
 enum status shape_unique(struct infer_ctx *c)
 {
     const struct shape *x = in_s(c, 0);
-    const struct attr *aa = node_attr(c->n, "axis");
-    int a = -1;
-    enum status st;
-    if (aa && (st = norm_axis(c, node_attr_int(c->n, "axis", 0), x->rank, &a)))
+    int a;
+    int64_t len;
+    enum status st = optional_axis(c, x, &a, &len);
+    if (st)
         return st;
-    int64_t len = a >= 0 ? x->d[a] : numel(x);
     int64_t cnt = len;
     const struct tconst *k = in_k(c, 0);
     if (k && a < 0) {
@@ -91,14 +90,7 @@ enum status shape_unique(struct infer_ctx *c)
     } else {
         c->note = "data-dependent length: upper bound (all values distinct)";
     }
-    struct shape y = *x;
-    if (a >= 0) {
-        y.d[a] = cnt;
-    } else {
-        y.rank = 1;
-        y.d[0] = cnt;
-    }
-    out_like(c, 0, &y, in_dt(c, 0));
+    out_along_axis(c, x, a, cnt);
     out_shape(c, 1, 1, &cnt, DT_INT64);
     out_shape(c, 2, 1, &len, DT_INT64);
     out_shape(c, 3, 1, &cnt, DT_INT64);

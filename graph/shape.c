@@ -221,6 +221,29 @@ enum status norm_axis(struct infer_ctx *c, int64_t axis, int rank, int *out)
     return ST_OK;
 }
 
+enum status optional_axis(struct infer_ctx *c, const struct shape *x, int *a, int64_t *len)
+{
+    *a = -1;
+    enum status st;
+    if (node_attr(c->n, "axis") &&
+        (st = norm_axis(c, node_attr_int(c->n, "axis", 0), x->rank, a)))
+        return st;
+    *len = *a >= 0 ? x->d[*a] : numel(x);
+    return ST_OK;
+}
+
+void out_along_axis(struct infer_ctx *c, const struct shape *x, int a, int64_t n)
+{
+    struct shape o = *x;
+    if (a >= 0) {
+        o.d[a] = n;
+    } else {
+        o.rank = 1;
+        o.d[0] = n;
+    }
+    out_like(c, 0, &o, in_dt(c, 0));
+}
+
 enum status broadcast(struct infer_ctx *c, const struct shape *a, const struct shape *b,
                       struct shape *out)
 {
