@@ -12,24 +12,22 @@
 #include "util/xalloc.h"
 #include "graph/zoo.h"
 
+static const struct {
+    const char *name, *desc;
+} orders[EVAL_ORDER__COUNT] = {
+#define X(id, name, desc) {name, desc},
+    EVAL_ORDER_LIST(X)
+#undef X
+};
+
 const char *eval_order_name(int k)
 {
-    static const char *const names[EVAL_ORDER__COUNT] = {
-#define X(id, name, desc) name,
-        EVAL_ORDER_LIST(X)
-#undef X
-    };
-    return k >= 0 && k < EVAL_ORDER__COUNT ? names[k] : "?";
+    return k >= 0 && k < EVAL_ORDER__COUNT ? orders[k].name : "?";
 }
 
 const char *eval_order_desc(int k)
 {
-    static const char *const descs[EVAL_ORDER__COUNT] = {
-#define X(id, name, desc) desc,
-        EVAL_ORDER_LIST(X)
-#undef X
-    };
-    return k >= 0 && k < EVAL_ORDER__COUNT ? descs[k] : "?";
+    return k >= 0 && k < EVAL_ORDER__COUNT ? orders[k].desc : "?";
 }
 
 static bool in_list(const char *list, const char *name)
