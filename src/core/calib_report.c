@@ -89,6 +89,23 @@ struct agg {
     double ins, lomo;
 };
 
+static void agg_add(struct agg *a, const struct calib_row *r)
+{
+    a->ins += ape(r->pred, r->measured);
+    a->lomo += ape(lomo_pred(r), r->measured);
+    a->n++;
+}
+
+/* The sums of agg_add into MAPEs. */
+static struct agg agg_mean(struct agg a)
+{
+    if (a.n) {
+        a.ins /= a.n;
+        a.lomo /= a.n;
+    }
+    return a;
+}
+
 /* MAPE of the used rows whose key k equals val and whose target matches
  * (CT__COUNT: any). */
 static struct agg aggregate(const struct calib_set *set, enum key k, const char *val,
@@ -102,15 +119,9 @@ static struct agg aggregate(const struct calib_set *set, enum key k, const char 
             continue;
         if (val && strcmp(key_of(r, k, buf, sizeof buf), val))
             continue;
-        a.ins += ape(r->pred, r->measured);
-        a.lomo += ape(lomo_pred(r), r->measured);
-        a.n++;
+        agg_add(&a, r);
     }
-    if (a.n) {
-        a.ins /= a.n;
-        a.lomo /= a.n;
-    }
-    return a;
+    return agg_mean(a);
 }
 
 /* One table: rows = distinct keys, columns = targets present. */
@@ -192,15 +203,9 @@ static struct agg agg_mig(const struct calib_set *set, bool memory, bool mig)
             continue;
         if (memory ? r->target != CT_MEMORY : r->target != CT_LATENCY)
             continue;
-        a.ins += ape(r->pred, r->measured);
-        a.lomo += ape(lomo_pred(r), r->measured);
-        a.n++;
+        agg_add(&a, r);
     }
-    if (a.n) {
-        a.ins /= a.n;
-        a.lomo /= a.n;
-    }
-    return a;
+    return agg_mean(a);
 }
 
 static void goals(struct buf *b, const struct calib_set *set)
