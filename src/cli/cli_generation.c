@@ -102,26 +102,10 @@ static void gen_row(FILE *f, struct jsonw *w, const struct cli_common *co,
 {
     if (co->json) {
         jsonw_obj_begin(w);
-        jsonw_key(w, "input_tokens");
-        jsonw_int(w, r->input_tokens);
-        jsonw_key(w, "output_tokens");
-        jsonw_int(w, r->output_tokens);
-        jsonw_key(w, "batch");
-        jsonw_int(w, r->batch);
-        jsonw_key(w, "ttft_ms");
-        jsonw_fixed(w, r->ttft_ms, 4);
-        jsonw_key(w, "tpot_ms");
-        jsonw_fixed(w, r->tpot_ms, 4);
-        jsonw_key(w, "e2e_ms");
-        jsonw_fixed(w, r->e2e_ms, 3);
-        jsonw_key(w, "output_tokens_per_s");
-        jsonw_fixed(w, r->output_tokens_per_s, 2);
-        jsonw_key(w, "energy_j_per_output_token");
-        jsonw_fixed(w, r->energy_j_per_output_token, 6);
-        jsonw_key(w, "kv_cache_mib");
-        jsonw_fixed(w, r->kv_cache_mib, 2);
-        jsonw_key(w, "memory_mib");
-        jsonw_fixed(w, r->mem.total_mib, 1);
+        gen_report_json_timing(w, r);
+        jsonw_key_fixed(w, "energy_j_per_output_token", r->energy_j_per_output_token, 6);
+        jsonw_key_fixed(w, "kv_cache_mib", r->kv_cache_mib, 2);
+        jsonw_key_fixed(w, "memory_mib", r->mem.total_mib, 1);
         jsonw_key(w, "fits");
         jsonw_bool(w, r->mem.fits);
         jsonw_obj_end(w);

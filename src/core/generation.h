@@ -104,5 +104,8 @@ enum status gen_run_batch(struct predictor *p, struct gen_model *m, const struct
 struct jsonw;
 void gen_report_text(FILE *f, const struct gen_result *r, double headroom);
 void gen_report_json(struct jsonw *w, const struct gen_result *r, double headroom);
+/* The fields of a generation row: tokens, batch, TTFT, TPOT, end to end
+ * and output tokens/s (gen_report_json's and the sweep's). */
+void gen_report_json_timing(struct jsonw *w, const struct gen_result *r);
 
 #endif

@@ -40,11 +40,8 @@ void gen_report_text(FILE *f, const struct gen_result *r, double headroom)
                 report_si(r->active_params, b, sizeof b));
 }
 
-void gen_report_json(struct jsonw *w, const struct gen_result *r, double headroom)
+void gen_report_json_timing(struct jsonw *w, const struct gen_result *r)
 {
-    const struct gen_memory *m = &r->mem;
-    jsonw_key(w, "generation");
-    jsonw_obj_begin(w);
     jsonw_key(w, "input_tokens");
     jsonw_int(w, r->input_tokens);
     jsonw_key(w, "output_tokens");
@@ -55,6 +52,14 @@ void gen_report_json(struct jsonw *w, const struct gen_result *r, double headroo
     jsonw_key_fixed(w, "tpot_ms", r->tpot_ms, 4);
     jsonw_key_fixed(w, "e2e_ms", r->e2e_ms, 3);
     jsonw_key_fixed(w, "output_tokens_per_s", r->output_tokens_per_s, 2);
+}
+
+void gen_report_json(struct jsonw *w, const struct gen_result *r, double headroom)
+{
+    const struct gen_memory *m = &r->mem;
+    jsonw_key(w, "generation");
+    jsonw_obj_begin(w);
+    gen_report_json_timing(w, r);
     jsonw_key_fixed(w, "kv_cache_mib", r->kv_cache_mib, 2);
     jsonw_key(w, "max_batch");
     jsonw_int(w, r->max_batch);
