@@ -11,6 +11,7 @@
 #include "util/textsafe.h"
 #include "util/jsonw.h"
 #include "graph/shape.h"
+#include "core/report.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"
 
@@ -252,13 +253,7 @@ static void render_json(struct jsonw *w, const struct graph *g, const struct row
     jsonw_str(w, g->name);
     jsonw_key(w, "path");
     jsonw_str(w, path);
-    jsonw_key(w, "symbols");
-    jsonw_obj_begin(w);
-    for (int i = 0; i < g->n_syms; i++) {
-        jsonw_key(w, g->syms[i].name);
-        jsonw_int(w, g->syms[i].val);
-    }
-    jsonw_obj_end(w);
+    report_json_symbols(w, g);
     jsonw_key(w, "conventions");
     jsonw_str(w, "macs: multiply-accumulates of conv/gemm/matmul/einsum/attention/rnn; flops: "
                  "2 per MAC plus elementwise arithmetic (onnx-tool weights); params: trainable "

@@ -9,6 +9,7 @@
 #include "graph/json_graph.h"
 #include "util/jsonw.h"
 #include "graph/shape.h"
+#include "core/report.h"
 #include "graph/zoo.h"
 
 enum { OPT_SEED = CLI_OPT__OWN, OPT_COUNT };
@@ -275,13 +276,7 @@ static int cmd_build(const struct cli_common *co, int argc, char **argv)
         jsonw_str(&w, g->path);
         jsonw_key(&w, "nodes");
         jsonw_int(&w, g->n_nodes);
-        jsonw_key(&w, "symbols");
-        jsonw_obj_begin(&w);
-        for (int i = 0; i < g->n_syms; i++) {
-            jsonw_key(&w, g->syms[i].name);
-            jsonw_int(&w, g->syms[i].val);
-        }
-        jsonw_obj_end(&w);
+        report_json_symbols(&w, g);
         jsonw_key(&w, "params");
         jsonw_num(&w, g->totals.params, false);
         jsonw_key(&w, "macs");

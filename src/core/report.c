@@ -116,6 +116,17 @@ void report_prediction_text(FILE *f, const struct report_ctx *rc)
     fprintf(f, "source      %s\n", report_source_line(rc->p));
 }
 
+void report_json_symbols(struct jsonw *w, const struct graph *g)
+{
+    jsonw_key(w, "symbols");
+    jsonw_obj_begin(w);
+    for (int i = 0; i < g->n_syms; i++) {
+        jsonw_key(w, g->syms[i].name);
+        jsonw_int(w, g->syms[i].val);
+    }
+    jsonw_obj_end(w);
+}
+
 void report_prediction_json(struct jsonw *w, const struct report_ctx *rc)
 {
     const struct graph *g = rc->g;
@@ -154,13 +165,7 @@ void report_prediction_json(struct jsonw *w, const struct report_ctx *rc)
     jsonw_str(w, runtime_name(cfg->rt));
     jsonw_key(w, "batch");
     jsonw_int(w, cfg->batch);
-    jsonw_key(w, "symbols");
-    jsonw_obj_begin(w);
-    for (int i = 0; i < g->n_syms; i++) {
-        jsonw_key(w, g->syms[i].name);
-        jsonw_int(w, g->syms[i].val);
-    }
-    jsonw_obj_end(w);
+    report_json_symbols(w, g);
     jsonw_key(w, "source");
     jsonw_str(w, pr->from_gnn ? "gnn" : "teacher");
     jsonw_key_fixed(w, "latency_ms", pr->latency_ms, 4);

@@ -35,6 +35,9 @@ void report_prediction_text(FILE *f, const struct report_ctx *rc);
 /* The same as one JSON object (fields documented in man/dippm.1). */
 void report_prediction_json(struct jsonw *w, const struct report_ctx *rc);
 
+/* "symbols": {"NAME": value, ...}: the graph's symbols at their values. */
+void report_json_symbols(struct jsonw *w, const struct graph *g);
+
 /* "A100-SXM4-40GB" or "A100-SXM4-40GB 3g.20gb". */
 const char *report_hw_label(const struct config *cfg, char *buf, size_t size);
 
