@@ -175,22 +175,9 @@ static void row_out(FILE *f, struct jsonw *w, const struct sweep *s, int64_t ove
         }
         jsonw_key(w, "batch");
         jsonw_int(w, b);
-        jsonw_key(w, "latency_ms");
-        jsonw_fixed(w, pr->latency_ms, 4);
-        jsonw_key(w, "throughput_per_s");
-        jsonw_fixed(w, pr->throughput, 2);
-        jsonw_key(w, "energy_j");
-        jsonw_fixed(w, pr->energy_j, 5);
-        jsonw_key(w, "energy_mj_per_sample");
-        jsonw_fixed(w, pr->energy_mj_per_sample, 4);
-        jsonw_key(w, "memory_mib");
-        jsonw_fixed(w, pr->memory_mib, 1);
-        jsonw_key(w, "capacity_mib");
-        jsonw_fixed(w, pr->capacity_mib, 1);
-        jsonw_key(w, "fits");
-        jsonw_bool(w, pr->fits);
-        jsonw_key(w, "roofline_ms");
-        jsonw_fixed(w, pr->sim.roofline_ms, 4);
+        jsonw_key_fixed(w, "latency_ms", pr->latency_ms, 4);
+        report_json_figures(w, pr);
+        jsonw_key_fixed(w, "roofline_ms", pr->sim.roofline_ms, 4);
         jsonw_obj_end(w);
     } else if (s->co.csv) {
         if (s->over_name)
@@ -364,8 +351,7 @@ static void max_batch_json(struct jsonw *w, const struct sweep *s, const struct 
     jsonw_str(w, precision_name(s->cfg.prec));
     jsonw_key(w, "runtime");
     jsonw_str(w, runtime_name(s->cfg.rt));
-    jsonw_key(w, "headroom");
-    jsonw_fixed(w, headroom, 3);
+    jsonw_key_fixed(w, "headroom", headroom, 3);
     jsonw_key(w, "slo_ms");
     if (slo > 0)
         jsonw_fixed(w, slo, 3);
@@ -374,16 +360,12 @@ static void max_batch_json(struct jsonw *w, const struct sweep *s, const struct 
     jsonw_key(w, "max_batch");
     jsonw_int(w, mb->best);
     if (mb->best) {
-        jsonw_key(w, "latency_ms");
-        jsonw_fixed(w, mb->at_best.latency_ms, 4);
-        jsonw_key(w, "throughput_per_s");
-        jsonw_fixed(w, mb->at_best.throughput, 2);
-        jsonw_key(w, "memory_mib");
-        jsonw_fixed(w, mb->at_best.memory_mib, 1);
+        jsonw_key_fixed(w, "latency_ms", mb->at_best.latency_ms, 4);
+        jsonw_key_fixed(w, "throughput_per_s", mb->at_best.throughput, 2);
+        jsonw_key_fixed(w, "memory_mib", mb->at_best.memory_mib, 1);
     }
-    jsonw_key(w, "capacity_mib");
-    jsonw_fixed(w, mb->at_best.capacity_mib > 0 ? mb->at_best.capacity_mib
-                                                : mb->at_fail.capacity_mib, 1);
+    const struct prediction *cap = mb->at_best.capacity_mib > 0 ? &mb->at_best : &mb->at_fail;
+    jsonw_key_fixed(w, "capacity_mib", cap->capacity_mib, 1);
     jsonw_key(w, "limit");
     jsonw_str(w, mb->best >= MAX_BATCH_SEARCH ? "search limit" : why);
     jsonw_key(w, "source");

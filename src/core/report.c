@@ -116,6 +116,17 @@ void report_prediction_text(FILE *f, const struct report_ctx *rc)
     fprintf(f, "source      %s\n", report_source_line(rc->p));
 }
 
+void report_json_figures(struct jsonw *w, const struct prediction *pr)
+{
+    jsonw_key_fixed(w, "throughput_per_s", pr->throughput, 2);
+    jsonw_key_fixed(w, "energy_j", pr->energy_j, 5);
+    jsonw_key_fixed(w, "energy_mj_per_sample", pr->energy_mj_per_sample, 4);
+    jsonw_key_fixed(w, "memory_mib", pr->memory_mib, 1);
+    jsonw_key_fixed(w, "capacity_mib", pr->capacity_mib, 1);
+    jsonw_key(w, "fits");
+    jsonw_bool(w, pr->fits);
+}
+
 void report_json_symbols(struct jsonw *w, const struct graph *g)
 {
     jsonw_key(w, "symbols");
@@ -171,13 +182,7 @@ void report_prediction_json(struct jsonw *w, const struct report_ctx *rc)
     jsonw_key_fixed(w, "latency_ms", pr->latency_ms, 4);
     jsonw_key_fixed(w, "roofline_ms", pr->sim.roofline_ms, 4);
     jsonw_key_fixed(w, "teacher_latency_ms", pr->sim.latency_ms, 4);
-    jsonw_key_fixed(w, "throughput_per_s", pr->throughput, 2);
-    jsonw_key_fixed(w, "energy_j", pr->energy_j, 5);
-    jsonw_key_fixed(w, "energy_mj_per_sample", pr->energy_mj_per_sample, 4);
-    jsonw_key_fixed(w, "memory_mib", pr->memory_mib, 1);
-    jsonw_key_fixed(w, "capacity_mib", pr->capacity_mib, 1);
-    jsonw_key(w, "fits");
-    jsonw_bool(w, pr->fits);
+    report_json_figures(w, pr);
     if (rc->mig) {
         jsonw_key(w, "mig_advice");
         jsonw_obj_begin(w);

@@ -35,6 +35,10 @@ void report_prediction_text(FILE *f, const struct report_ctx *rc);
 /* The same as one JSON object (fields documented in man/dippm.1). */
 void report_prediction_json(struct jsonw *w, const struct report_ctx *rc);
 
+/* The prediction's throughput_per_s, energy_j, energy_mj_per_sample,
+ * memory_mib, capacity_mib and fits (predict's and the sweep's rows). */
+void report_json_figures(struct jsonw *w, const struct prediction *pr);
+
 /* "symbols": {"NAME": value, ...}: the graph's symbols at their values. */
 void report_json_symbols(struct jsonw *w, const struct graph *g);
 
