@@ -69,11 +69,9 @@ static void write_value(struct jsonw *w, const struct graph *g, const struct val
                         bool with_data)
 {
     jsonw_obj_begin(w);
-    jsonw_key(w, "name");
-    jsonw_str(w, v->name);
+    jsonw_key_str(w, "name", v->name);
     if (v->dtype != DT_UNDEFINED) {
-        jsonw_key(w, "dtype");
-        jsonw_str(w, dtype_name(v->dtype));
+        jsonw_key_str(w, "dtype", dtype_name(v->dtype));
     }
     write_shape(w, g, v);
     if (with_data)
@@ -84,8 +82,7 @@ static void write_value(struct jsonw *w, const struct graph *g, const struct val
 static void write_tensor(struct jsonw *w, const struct tconst *t)
 {
     jsonw_obj_begin(w);
-    jsonw_key(w, "dtype");
-    jsonw_str(w, dtype_name(t->dt));
+    jsonw_key_str(w, "dtype", dtype_name(t->dt));
     jsonw_key(w, "shape");
     jsonw_arr_begin(w, true);
     for (int i = 0; i < t->rank; i++)
@@ -156,19 +153,14 @@ char *json_graph_write(const struct graph *g, size_t *len)
     struct jsonw w;
     jsonw_init(&w, true);
     jsonw_obj_begin(&w);
-    jsonw_key(&w, "format");
-    jsonw_str(&w, JSON_GRAPH_FORMAT);
-    jsonw_key(&w, "version");
-    jsonw_int(&w, JSON_GRAPH_VERSION);
-    jsonw_key(&w, "name");
-    jsonw_str(&w, g->name);
-    jsonw_key(&w, "opset");
-    jsonw_int(&w, g->opset);
+    jsonw_key_str(&w, "format", JSON_GRAPH_FORMAT);
+    jsonw_key_int(&w, "version", JSON_GRAPH_VERSION);
+    jsonw_key_str(&w, "name", g->name);
+    jsonw_key_int(&w, "opset", g->opset);
     jsonw_key(&w, "symbols");
     jsonw_obj_begin(&w);
     for (int i = 0; i < g->n_syms; i++) {
-        jsonw_key(&w, g->syms[i].name);
-        jsonw_int(&w, g->syms[i].def);
+        jsonw_key_int(&w, g->syms[i].name, g->syms[i].def);
     }
     jsonw_obj_end(&w);
 
@@ -204,13 +196,10 @@ char *json_graph_write(const struct graph *g, size_t *len)
     for (int ni = 0; ni < g->n_nodes; ni++) {
         const struct node *n = &g->nodes[ni];
         jsonw_obj_begin(&w);
-        jsonw_key(&w, "name");
-        jsonw_str(&w, n->name);
-        jsonw_key(&w, "op");
-        jsonw_str(&w, n->op_type);
+        jsonw_key_str(&w, "name", n->name);
+        jsonw_key_str(&w, "op", n->op_type);
         if (n->domain && *n->domain) {
-            jsonw_key(&w, "domain");
-            jsonw_str(&w, n->domain);
+            jsonw_key_str(&w, "domain", n->domain);
         }
         jsonw_key(&w, "inputs");
         jsonw_arr_begin(&w, true);
@@ -223,8 +212,7 @@ char *json_graph_write(const struct graph *g, size_t *len)
             jsonw_str(&w, g->values[n->out[j]].name);
         jsonw_arr_end(&w);
         if (n->block) {
-            jsonw_key(&w, "block");
-            jsonw_str(&w, n->block);
+            jsonw_key_str(&w, "block", n->block);
         }
         if (n->n_attr) {
             jsonw_key(&w, "attrs");

@@ -281,23 +281,16 @@ static char *export_json(const struct app *a, size_t *len)
     char t[256];
     jsonw_init(&w, true);
     jsonw_obj_begin(&w);
-    jsonw_key(&w, "model");
-    jsonw_str(&w, a->spec);
-    jsonw_key(&w, "configuration");
-    jsonw_str(&w, app_config_label(a, &a->cfg, t, sizeof t));
+    jsonw_key_str(&w, "model", a->spec);
+    jsonw_key_str(&w, "configuration", app_config_label(a, &a->cfg, t, sizeof t));
     jsonw_key(&w, "source");
     jsonw_str(&w, app_teacher_only(a) ? "teacher (analytic GPU model, simulated; no GNN weights)"
                                       : "gnn (trained on simulated teacher labels)");
-    jsonw_key(&w, "latency_ms");
-    jsonw_num(&w, a->pred.latency_ms, false);
-    jsonw_key(&w, "throughput_per_s");
-    jsonw_num(&w, a->pred.throughput, false);
-    jsonw_key(&w, "energy_j_per_batch");
-    jsonw_num(&w, a->pred.energy_j, false);
-    jsonw_key(&w, "memory_mib");
-    jsonw_num(&w, a->pred.memory_mib, false);
-    jsonw_key(&w, "roofline_ms");
-    jsonw_num(&w, a->pred.sim.roofline_ms, false);
+    jsonw_key_num(&w, "latency_ms", a->pred.latency_ms, false);
+    jsonw_key_num(&w, "throughput_per_s", a->pred.throughput, false);
+    jsonw_key_num(&w, "energy_j_per_batch", a->pred.energy_j, false);
+    jsonw_key_num(&w, "memory_mib", a->pred.memory_mib, false);
+    jsonw_key_num(&w, "roofline_ms", a->pred.sim.roofline_ms, false);
     if (a->have_mig) {
         jsonw_key(&w, "mig_suggestion");
         const struct gpu_spec *gpu = gpu_get(a->mig.gpu);
@@ -305,11 +298,9 @@ static char *export_json(const struct app *a, size_t *len)
             jsonw_str(&w, gpu->mig[a->mig.best].name);
         else
             jsonw_null(&w);
-        jsonw_key(&w, "mig_reason");
-        jsonw_str(&w, a->mig.reason);
+        jsonw_key_str(&w, "mig_reason", a->mig.reason);
     }
-    jsonw_key(&w, "filter");
-    jsonw_str(&w, a->st.filter);
+    jsonw_key_str(&w, "filter", a->st.filter);
     jsonw_key(&w, "layers");
     jsonw_arr_begin(&w, false);
     for (int r = 0; r < a->n_rows; r++) {
@@ -317,12 +308,9 @@ static char *export_json(const struct app *a, size_t *len)
         const struct node *n = &a->g->nodes[ni];
         bool ok = n->state == NODE_OK;
         jsonw_obj_begin(&w);
-        jsonw_key(&w, "index");
-        jsonw_int(&w, ni);
-        jsonw_key(&w, "name");
-        jsonw_str(&w, n->name);
-        jsonw_key(&w, "op");
-        jsonw_str(&w, n->op_type);
+        jsonw_key_int(&w, "index", ni);
+        jsonw_key_str(&w, "name", n->name);
+        jsonw_key_str(&w, "op", n->op_type);
         jsonw_key(&w, "output_shape");
         if (ok)
             jsonw_str(&w, app_cell_text(a, ni, UI_COL_SHAPE, t, sizeof t));
@@ -336,10 +324,8 @@ static char *export_json(const struct app *a, size_t *len)
         ok ? jsonw_num(&w, n->cost.flops, false) : jsonw_null(&w);
         jsonw_key(&w, "out_bytes");
         ok ? jsonw_num(&w, n->cost.out_bytes, false) : jsonw_null(&w);
-        jsonw_key(&w, "time_share");
-        jsonw_num(&w, app_node_share(a, ni), false);
-        jsonw_key(&w, "bound");
-        jsonw_str(&w, app_cell_text(a, ni, UI_COL_BOUND, t, sizeof t));
+        jsonw_key_num(&w, "time_share", app_node_share(a, ni), false);
+        jsonw_key_str(&w, "bound", app_cell_text(a, ni, UI_COL_BOUND, t, sizeof t));
         jsonw_obj_end(&w);
     }
     jsonw_arr_end(&w);

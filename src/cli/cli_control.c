@@ -60,26 +60,19 @@ void info_control_json(struct jsonw *w, const struct graph *g)
         if (!n->n_body)
             continue;
         jsonw_obj_begin(w);
-        jsonw_key(w, "node");
-        jsonw_str(w, n->name);
-        jsonw_key(w, "op");
-        jsonw_str(w, n->op_type);
-        jsonw_key(w, "depth");
-        jsonw_int(w, graph_node_depth(g, g->topo[t]));
-        jsonw_key(w, "parent");
-        jsonw_str(w, n->parent >= 0 ? g->nodes[n->parent].name : NULL);
+        jsonw_key_str(w, "node", n->name);
+        jsonw_key_str(w, "op", n->op_type);
+        jsonw_key_int(w, "depth", graph_node_depth(g, g->topo[t]));
+        jsonw_key_str(w, "parent", n->parent >= 0 ? g->nodes[n->parent].name : NULL);
         jsonw_key(w, "bodies");
         jsonw_obj_begin(w);
         for (int b = 0; b < n->n_body; b++) {
-            jsonw_key(w, n->body[b].label);
-            jsonw_int(w, n->body[b].n_nodes);
+            jsonw_key_int(w, n->body[b].label, n->body[b].n_nodes);
         }
         jsonw_obj_end(w);
-        jsonw_key(w, "note");
-        jsonw_str(w, n->note);
+        jsonw_key_str(w, "note", n->note);
         jsonw_obj_end(w);
     }
     jsonw_arr_end(w);
-    jsonw_key(w, "nodes_not_run");
-    jsonw_int(w, g->totals.n_not_run);
+    jsonw_key_int(w, "nodes_not_run", g->totals.n_not_run);
 }

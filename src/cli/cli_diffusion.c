@@ -130,21 +130,16 @@ static void header(FILE *f, struct jsonw *w, const struct cli_sweep_gen *s,
     report_hw_label(s->cfg, hw, sizeof hw);
     if (s->co->json) {
         jsonw_obj_begin(w);
-        jsonw_key(w, "model");
-        jsonw_str(w, s->g->name);
-        jsonw_key(w, "gpu");
-        jsonw_str(w, hw);
-        jsonw_key(w, "guidance");
-        jsonw_bool(w, rq->guidance);
-        jsonw_key(w, "vae");
-        jsonw_str(w, vae);
+        jsonw_key_str(w, "model", s->g->name);
+        jsonw_key_str(w, "gpu", hw);
+        jsonw_key_bool(w, "guidance", rq->guidance);
+        jsonw_key_str(w, "vae", vae);
         jsonw_key(w, "text_encoders");
         jsonw_arr_begin(w, true);
         for (int i = 0; i < r->n_text; i++)
             jsonw_str(w, r->text[i].spec);
         jsonw_arr_end(w);
-        jsonw_key(w, "source");
-        jsonw_str(w, report_source_line(s->p));
+        jsonw_key_str(w, "source", report_source_line(s->p));
         jsonw_key(w, "rows");
         jsonw_arr_begin(w, false);
     } else if (s->co->csv) {
@@ -204,20 +199,15 @@ static int max_batch(const struct cli_sweep_gen *s, struct diff_request *rq)
         struct jsonw w;
         jsonw_init(&w, true);
         jsonw_obj_begin(&w);
-        jsonw_key(&w, "model");
-        jsonw_str(&w, s->g->name);
-        jsonw_key(&w, "gpu");
-        jsonw_str(&w, hw);
-        jsonw_key(&w, "steps");
-        jsonw_int(&w, rq->steps);
-        jsonw_key(&w, "max_batch");
-        jsonw_int(&w, lo);
+        jsonw_key_str(&w, "model", s->g->name);
+        jsonw_key_str(&w, "gpu", hw);
+        jsonw_key_int(&w, "steps", rq->steps);
+        jsonw_key_int(&w, "max_batch", lo);
         jsonw_key_fixed(&w, "images_per_s", lo ? best.images_per_s : 0, 4);
         jsonw_key_fixed(&w, "memory_mib", best.memory_mib, 1);
         jsonw_key_fixed(&w, "capacity_mib", best.capacity_mib, 1);
         jsonw_key_fixed(&w, "headroom", s->headroom, 3);
-        jsonw_key(&w, "source");
-        jsonw_str(&w, report_source_line(s->p));
+        jsonw_key_str(&w, "source", report_source_line(s->p));
         jsonw_obj_end(&w);
         rc = cli_emit(s->co, w.buf, w.len);
         jsonw_fini(&w);

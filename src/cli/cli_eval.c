@@ -89,12 +89,9 @@ static void lomo_json(struct jsonw *w, const struct eval_lomo *r, int n,
     jsonw_arr_begin(w, false);
     for (int i = 0; i < n; i++) {
         jsonw_obj_begin(w);
-        jsonw_key(w, "model");
-        jsonw_str(w, r[i].model);
-        jsonw_key(w, "train_rows");
-        jsonw_int(w, r[i].n_train);
-        jsonw_key(w, "test_rows");
-        jsonw_int(w, r[i].n_test);
+        jsonw_key_str(w, "model", r[i].model);
+        jsonw_key_int(w, "train_rows", r[i].n_train);
+        jsonw_key_int(w, "test_rows", r[i].n_test);
         jsonw_key(w, "gnn");
         eval_metrics_json(w, &r[i].gnn);
         jsonw_key(w, "teacher");
@@ -108,26 +105,18 @@ static void lomo_json(struct jsonw *w, const struct eval_lomo *r, int n,
 static void order_json(struct jsonw *w, const struct eval_order *o)
 {
     jsonw_obj_begin(w);
-    jsonw_key(w, "tolerance_pct");
-    jsonw_fixed(w, o->tol * 100, 3);
-    jsonw_key(w, "graphs");
-    jsonw_int(w, o->n_graphs);
+    jsonw_key_fixed(w, "tolerance_pct", o->tol * 100, 3);
+    jsonw_key_int(w, "graphs", o->n_graphs);
     for (int k = 0; k < EVAL_ORDER__COUNT; k++) {
         const struct eval_order_count *c = &o->kind[k];
         jsonw_key(w, eval_order_name(k));
         jsonw_obj_begin(w);
-        jsonw_key(w, "property");
-        jsonw_str(w, eval_order_desc(k));
-        jsonw_key(w, "pairs");
-        jsonw_int(w, c->pairs);
-        jsonw_key(w, "gnn_violations");
-        jsonw_int(w, c->gnn);
-        jsonw_key(w, "gnn_worst_pct");
-        jsonw_fixed(w, c->gnn_worst * 100, 3);
-        jsonw_key(w, "teacher_violations");
-        jsonw_int(w, c->teacher);
-        jsonw_key(w, "teacher_worst_pct");
-        jsonw_fixed(w, c->teacher_worst * 100, 3);
+        jsonw_key_str(w, "property", eval_order_desc(k));
+        jsonw_key_int(w, "pairs", c->pairs);
+        jsonw_key_int(w, "gnn_violations", c->gnn);
+        jsonw_key_fixed(w, "gnn_worst_pct", c->gnn_worst * 100, 3);
+        jsonw_key_int(w, "teacher_violations", c->teacher);
+        jsonw_key_fixed(w, "teacher_worst_pct", c->teacher_worst * 100, 3);
         jsonw_obj_end(w);
     }
     jsonw_obj_end(w);
@@ -390,20 +379,15 @@ static int run_weights(struct eval_cli *e, struct diag *d)
 static void lofo_json(struct jsonw *w, const struct eval_cli *e)
 {
     jsonw_obj_begin(w);
-    jsonw_key(w, "train_rows_max");
-    jsonw_int(w, e->ltrain);
-    jsonw_key(w, "epochs");
-    jsonw_int(w, e->lepochs);
+    jsonw_key_int(w, "train_rows_max", e->ltrain);
+    jsonw_key_int(w, "epochs", e->lepochs);
     jsonw_key(w, "families");
     jsonw_arr_begin(w, false);
     for (int i = 0; i < e->n_lr; i++) {
         jsonw_obj_begin(w);
-        jsonw_key(w, "family");
-        jsonw_str(w, e->lr[i].family);
-        jsonw_key(w, "train_rows");
-        jsonw_int(w, e->lr[i].n_train);
-        jsonw_key(w, "test_rows");
-        jsonw_int(w, e->lr[i].n_test);
+        jsonw_key_str(w, "family", e->lr[i].family);
+        jsonw_key_int(w, "train_rows", e->lr[i].n_train);
+        jsonw_key_int(w, "test_rows", e->lr[i].n_test);
         jsonw_key(w, "metrics");
         eval_metrics_json(w, &e->lr[i].m);
         jsonw_obj_end(w);
@@ -417,14 +401,10 @@ static int render_json(const struct eval_cli *e, const char *split)
     struct jsonw w;
     jsonw_init(&w, true);
     jsonw_obj_begin(&w);
-    jsonw_key(&w, "weights");
-    jsonw_str(&w, e->wp);
-    jsonw_key(&w, "description");
-    jsonw_str(&w, e->desc);
-    jsonw_key(&w, "data");
-    jsonw_str(&w, e->data ? e->data : "generated");
-    jsonw_key(&w, "split");
-    jsonw_str(&w, split);
+    jsonw_key_str(&w, "weights", e->wp);
+    jsonw_key_str(&w, "description", e->desc);
+    jsonw_key_str(&w, "data", e->data ? e->data : "generated");
+    jsonw_key_str(&w, "split", split);
     if (!e->lofo_only) {
         jsonw_key(&w, "test");
         eval_metrics_json(&w, &e->met);

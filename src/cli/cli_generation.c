@@ -106,8 +106,7 @@ static void gen_row(FILE *f, struct jsonw *w, const struct cli_common *co,
         jsonw_key_fixed(w, "energy_j_per_output_token", r->energy_j_per_output_token, 6);
         jsonw_key_fixed(w, "kv_cache_mib", r->kv_cache_mib, 2);
         jsonw_key_fixed(w, "memory_mib", r->mem.total_mib, 1);
-        jsonw_key(w, "fits");
-        jsonw_bool(w, r->mem.fits);
+        jsonw_key_bool(w, "fits", r->mem.fits);
         jsonw_obj_end(w);
     } else if (co->csv) {
         fprintf(f, "%lld,%lld,%lld,%.4f,%.4f,%.3f,%.2f,%.6f,%.2f,%.1f,%s\n",
@@ -140,13 +139,10 @@ static int sweep_max_batch(const struct cli_sweep_gen *s, struct gen_model *m,
         struct jsonw w;
         jsonw_init(&w, true);
         jsonw_obj_begin(&w);
-        jsonw_key(&w, "model");
-        jsonw_str(&w, s->g->name);
-        jsonw_key(&w, "gpu");
-        jsonw_str(&w, hw);
+        jsonw_key_str(&w, "model", s->g->name);
+        jsonw_key_str(&w, "gpu", hw);
         gen_report_json(&w, &r, rq->headroom);
-        jsonw_key(&w, "source");
-        jsonw_str(&w, report_source_line(s->p));
+        jsonw_key_str(&w, "source", report_source_line(s->p));
         jsonw_obj_end(&w);
         rc = cli_emit(s->co, w.buf, w.len);
         jsonw_fini(&w);
@@ -196,14 +192,10 @@ int cli_sweep_gen(const struct cli_sweep_gen *s)
     jsonw_init(&w, true);
     if (s->co->json) {
         jsonw_obj_begin(&w);
-        jsonw_key(&w, "model");
-        jsonw_str(&w, s->g->name);
-        jsonw_key(&w, "gpu");
-        jsonw_str(&w, report_hw_label(s->cfg, hw, sizeof hw));
-        jsonw_key(&w, "kv_precision");
-        jsonw_str(&w, precision_name(rq.kv_prec));
-        jsonw_key(&w, "source");
-        jsonw_str(&w, report_source_line(s->p));
+        jsonw_key_str(&w, "model", s->g->name);
+        jsonw_key_str(&w, "gpu", report_hw_label(s->cfg, hw, sizeof hw));
+        jsonw_key_str(&w, "kv_precision", precision_name(rq.kv_prec));
+        jsonw_key_str(&w, "source", report_source_line(s->p));
         jsonw_key(&w, "rows");
         jsonw_arr_begin(&w, false);
     } else if (s->co->csv) {

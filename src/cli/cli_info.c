@@ -59,12 +59,9 @@ static void json_io(struct jsonw *w, const struct graph *g, const int *idx, int 
         decl_str(g, v, decl, sizeof decl);
         shape_str(&v->shape, res, sizeof res);
         jsonw_obj_begin(w);
-        jsonw_key(w, "name");
-        jsonw_str(w, v->name);
-        jsonw_key(w, "dtype");
-        jsonw_str(w, dtype_name(v->idtype ? v->idtype : v->dtype));
-        jsonw_key(w, "declared");
-        jsonw_str(w, decl);
+        jsonw_key_str(w, "name", v->name);
+        jsonw_key_str(w, "dtype", dtype_name(v->idtype ? v->idtype : v->dtype));
+        jsonw_key_str(w, "declared", decl);
         jsonw_key(w, "shape");
         shape_json(w, &v->shape);
         jsonw_obj_end(w);
@@ -89,30 +86,18 @@ static void info_json(struct jsonw *w, const struct info_view *v)
     const struct graph *g = v->g;
     const struct graph_totals *t = &g->totals;
     jsonw_obj_begin(w);
-    jsonw_key(w, "model");
-    jsonw_str(w, g->name);
-    jsonw_key(w, "path");
-    jsonw_str(w, v->path);
-    jsonw_key(w, "format");
-    jsonw_str(w, g->format);
-    jsonw_key(w, "opset");
-    jsonw_int(w, g->opset);
-    jsonw_key(w, "nodes");
-    jsonw_int(w, g->n_nodes);
-    jsonw_key(w, "edges");
-    jsonw_int(w, graph_edge_count(g));
-    jsonw_key(w, "values");
-    jsonw_int(w, g->n_values);
-    jsonw_key(w, "params");
-    jsonw_num(w, t->params, false);
-    jsonw_key(w, "param_bytes");
-    jsonw_num(w, t->param_bytes, false);
-    jsonw_key(w, "file_weight_elems");
-    jsonw_num(w, g->file_weight_elems, false);
-    jsonw_key(w, "macs");
-    jsonw_num(w, t->macs, false);
-    jsonw_key(w, "flops");
-    jsonw_num(w, t->flops, false);
+    jsonw_key_str(w, "model", g->name);
+    jsonw_key_str(w, "path", v->path);
+    jsonw_key_str(w, "format", g->format);
+    jsonw_key_int(w, "opset", g->opset);
+    jsonw_key_int(w, "nodes", g->n_nodes);
+    jsonw_key_int(w, "edges", graph_edge_count(g));
+    jsonw_key_int(w, "values", g->n_values);
+    jsonw_key_num(w, "params", t->params, false);
+    jsonw_key_num(w, "param_bytes", t->param_bytes, false);
+    jsonw_key_num(w, "file_weight_elems", g->file_weight_elems, false);
+    jsonw_key_num(w, "macs", t->macs, false);
+    jsonw_key_num(w, "flops", t->flops, false);
     jsonw_key(w, "inputs");
     json_io(w, g, g->inputs, g->n_inputs);
     jsonw_key(w, "outputs");
@@ -122,18 +107,15 @@ static void info_json(struct jsonw *w, const struct info_view *v)
     for (int i = 0; i < g->n_syms; i++) {
         jsonw_key(w, g->syms[i].name);
         jsonw_obj_begin(w);
-        jsonw_key(w, "default");
-        jsonw_int(w, g->syms[i].def);
-        jsonw_key(w, "value");
-        jsonw_int(w, g->syms[i].val);
+        jsonw_key_int(w, "default", g->syms[i].def);
+        jsonw_key_int(w, "value", g->syms[i].val);
         jsonw_obj_end(w);
     }
     jsonw_obj_end(w);
     jsonw_key(w, "ops");
     jsonw_obj_begin(w);
     for (int i = 0; i < v->n_ops; i++) {
-        jsonw_key(w, v->hist[i].op_type);
-        jsonw_int(w, v->hist[i].count);
+        jsonw_key_int(w, v->hist[i].op_type, v->hist[i].count);
     }
     jsonw_obj_end(w);
     jsonw_key(w, "not_covered");
@@ -142,10 +124,8 @@ static void info_json(struct jsonw *w, const struct info_view *v)
         jsonw_str(w, v->uncovered[i]);
     jsonw_arr_end(w);
     info_control_json(w, g);
-    jsonw_key(w, "nodes_not_counted");
-    jsonw_int(w, t->n_unsupported + t->n_unknown);
-    jsonw_key(w, "shape_error");
-    jsonw_str(w, v->ist ? v->d.msg : NULL);
+    jsonw_key_int(w, "nodes_not_counted", t->n_unsupported + t->n_unknown);
+    jsonw_key_str(w, "shape_error", v->ist ? v->d.msg : NULL);
     jsonw_obj_end(w);
 }
 

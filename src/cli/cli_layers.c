@@ -249,10 +249,8 @@ static void render_json(struct jsonw *w, const struct graph *g, const struct row
                         const char *path, const char *err)
 {
     jsonw_obj_begin(w);
-    jsonw_key(w, "model");
-    jsonw_str(w, g->name);
-    jsonw_key(w, "path");
-    jsonw_str(w, path);
+    jsonw_key_str(w, "model", g->name);
+    jsonw_key_str(w, "path", path);
     report_json_symbols(w, g);
     jsonw_key(w, "conventions");
     jsonw_str(w, "macs: multiply-accumulates of conv/gemm/matmul/einsum/attention/rnn; flops: "
@@ -265,25 +263,19 @@ static void render_json(struct jsonw *w, const struct graph *g, const struct row
         const struct node *n = &g->nodes[g->topo[t]];
         const struct node_cost *c = &n->cost;
         jsonw_obj_begin(w);
-        jsonw_key(w, "index");
-        jsonw_int(w, t);
-        jsonw_key(w, "name");
-        jsonw_str(w, n->name);
-        jsonw_key(w, "op");
-        jsonw_str(w, n->op_type);
+        jsonw_key_int(w, "index", t);
+        jsonw_key_str(w, "name", n->name);
+        jsonw_key_str(w, "op", n->op_type);
         if (*n->domain) {
-            jsonw_key(w, "domain");
-            jsonw_str(w, n->domain);
+            jsonw_key_str(w, "domain", n->domain);
         }
         jsonw_key(w, "outputs");
         jsonw_arr_begin(w, false);
         for (int j = 0; j < n->n_out; j++) {
             const struct value *v = &g->values[n->out[j]];
             jsonw_obj_begin(w);
-            jsonw_key(w, "name");
-            jsonw_str(w, v->name);
-            jsonw_key(w, "dtype");
-            jsonw_str(w, dtype_name(v->idtype));
+            jsonw_key_str(w, "name", v->name);
+            jsonw_key_str(w, "dtype", dtype_name(v->idtype));
             jsonw_key(w, "shape");
             shape_json(w, &v->shape);
             jsonw_obj_end(w);
@@ -294,13 +286,10 @@ static void render_json(struct jsonw *w, const struct graph *g, const struct row
         const double vals[] = {c->params, c->macs, c->flops, c->bytes_read, c->bytes_written,
                                c->out_bytes};
         for (int k = 0; k < 6; k++) {
-            jsonw_key(w, keys[k]);
-            jsonw_num(w, vals[k], false);
+            jsonw_key_num(w, keys[k], vals[k], false);
         }
-        jsonw_key(w, "intensity");
-        jsonw_num(w, intensity(c), false);
-        jsonw_key(w, "state");
-        jsonw_str(w, state_name(n->state));
+        jsonw_key_num(w, "intensity", intensity(c), false);
+        jsonw_key_str(w, "state", state_name(n->state));
         jsonw_key(w, "note");
         if (n->note)
             jsonw_str(w, n->note);
@@ -319,17 +308,12 @@ static void render_json(struct jsonw *w, const struct graph *g, const struct row
                          t->bytes_written, t->act_bytes, t->peak_act_bytes, t->input_bytes,
                          t->output_bytes};
     for (int k = 0; k < 10; k++) {
-        jsonw_key(w, tk[k]);
-        jsonw_num(w, tv[k], false);
+        jsonw_key_num(w, tk[k], tv[k], false);
     }
-    jsonw_key(w, "nodes");
-    jsonw_int(w, g->n_nodes);
-    jsonw_key(w, "counted");
-    jsonw_int(w, t->n_counted);
-    jsonw_key(w, "not_covered");
-    jsonw_int(w, t->n_unsupported);
-    jsonw_key(w, "unknown_input");
-    jsonw_int(w, t->n_unknown);
+    jsonw_key_int(w, "nodes", g->n_nodes);
+    jsonw_key_int(w, "counted", t->n_counted);
+    jsonw_key_int(w, "not_covered", t->n_unsupported);
+    jsonw_key_int(w, "unknown_input", t->n_unknown);
     jsonw_obj_end(w);
     jsonw_key(w, "shape_error");
     if (err)

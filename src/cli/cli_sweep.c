@@ -170,11 +170,9 @@ static void row_out(FILE *f, struct jsonw *w, const struct sweep *s, int64_t ove
     if (s->co.json) {
         jsonw_obj_begin(w);
         if (s->over_name) {
-            jsonw_key(w, s->over_name);
-            jsonw_int(w, over);
+            jsonw_key_int(w, s->over_name, over);
         }
-        jsonw_key(w, "batch");
-        jsonw_int(w, b);
+        jsonw_key_int(w, "batch", b);
         jsonw_key_fixed(w, "latency_ms", pr->latency_ms, 4);
         report_json_figures(w, pr);
         jsonw_key_fixed(w, "roofline_ms", pr->sim.roofline_ms, 4);
@@ -207,16 +205,11 @@ static int run_grid(struct sweep *s, struct graph *base)
     char hw[128];
     if (s->co.json) {
         jsonw_obj_begin(&w);
-        jsonw_key(&w, "model");
-        jsonw_str(&w, base->name);
-        jsonw_key(&w, "gpu");
-        jsonw_str(&w, report_hw_label(&s->cfg, hw, sizeof hw));
-        jsonw_key(&w, "precision");
-        jsonw_str(&w, precision_name(s->cfg.prec));
-        jsonw_key(&w, "runtime");
-        jsonw_str(&w, runtime_name(s->cfg.rt));
-        jsonw_key(&w, "source");
-        jsonw_str(&w, report_source_line(s->p));
+        jsonw_key_str(&w, "model", base->name);
+        jsonw_key_str(&w, "gpu", report_hw_label(&s->cfg, hw, sizeof hw));
+        jsonw_key_str(&w, "precision", precision_name(s->cfg.prec));
+        jsonw_key_str(&w, "runtime", runtime_name(s->cfg.rt));
+        jsonw_key_str(&w, "source", report_source_line(s->p));
         jsonw_key(&w, "rows");
         jsonw_arr_begin(&w, false);
     } else if (s->co.csv) {
@@ -343,22 +336,17 @@ static void max_batch_json(struct jsonw *w, const struct sweep *s, const struct 
                            double slo, const char *why)
 {
     jsonw_obj_begin(w);
-    jsonw_key(w, "model");
-    jsonw_str(w, g->name);
-    jsonw_key(w, "gpu");
-    jsonw_str(w, hw);
-    jsonw_key(w, "precision");
-    jsonw_str(w, precision_name(s->cfg.prec));
-    jsonw_key(w, "runtime");
-    jsonw_str(w, runtime_name(s->cfg.rt));
+    jsonw_key_str(w, "model", g->name);
+    jsonw_key_str(w, "gpu", hw);
+    jsonw_key_str(w, "precision", precision_name(s->cfg.prec));
+    jsonw_key_str(w, "runtime", runtime_name(s->cfg.rt));
     jsonw_key_fixed(w, "headroom", headroom, 3);
     jsonw_key(w, "slo_ms");
     if (slo > 0)
         jsonw_fixed(w, slo, 3);
     else
         jsonw_null(w);
-    jsonw_key(w, "max_batch");
-    jsonw_int(w, mb->best);
+    jsonw_key_int(w, "max_batch", mb->best);
     if (mb->best) {
         jsonw_key_fixed(w, "latency_ms", mb->at_best.latency_ms, 4);
         jsonw_key_fixed(w, "throughput_per_s", mb->at_best.throughput, 2);
@@ -366,10 +354,8 @@ static void max_batch_json(struct jsonw *w, const struct sweep *s, const struct 
     }
     const struct prediction *cap = mb->at_best.capacity_mib > 0 ? &mb->at_best : &mb->at_fail;
     jsonw_key_fixed(w, "capacity_mib", cap->capacity_mib, 1);
-    jsonw_key(w, "limit");
-    jsonw_str(w, mb->best >= MAX_BATCH_SEARCH ? "search limit" : why);
-    jsonw_key(w, "source");
-    jsonw_str(w, report_source_line(s->p));
+    jsonw_key_str(w, "limit", mb->best >= MAX_BATCH_SEARCH ? "search limit" : why);
+    jsonw_key_str(w, "source", report_source_line(s->p));
     jsonw_obj_end(w);
 }
 

@@ -72,29 +72,21 @@ static void arch_json(struct jsonw *w, const struct gnn_model *m)
 {
     jsonw_key(w, "architecture");
     jsonw_obj_begin(w);
-    jsonw_key(w, "node_features");
-    jsonw_int(w, m->arch.fn);
-    jsonw_key(w, "graph_features");
-    jsonw_int(w, m->arch.fg);
-    jsonw_key(w, "hidden");
-    jsonw_int(w, m->arch.hidden);
-    jsonw_key(w, "message_passing_layers");
-    jsonw_int(w, m->arch.layers);
-    jsonw_key(w, "head_hidden");
-    jsonw_int(w, m->arch.head_hidden);
-    jsonw_key(w, "parameters");
-    jsonw_int(w, (int64_t)m->n_params);
+    jsonw_key_int(w, "node_features", m->arch.fn);
+    jsonw_key_int(w, "graph_features", m->arch.fg);
+    jsonw_key_int(w, "hidden", m->arch.hidden);
+    jsonw_key_int(w, "message_passing_layers", m->arch.layers);
+    jsonw_key_int(w, "head_hidden", m->arch.head_hidden);
+    jsonw_key_int(w, "parameters", (int64_t)m->n_params);
     jsonw_key(w, "anchor");
     jsonw_str(w, "corrections to the teacher: per-node log time factors and per-graph log "
                  "corrections of latency, energy and memory (src/core/gnn.h)");
     jsonw_key(w, "correction_bounds");
     jsonw_obj_begin(w);
     for (int t = 0; t < GNN_T__COUNT; t++) {
-        jsonw_key(w, gnn_target_name(t));
-        jsonw_fixed(w, m->bound[t], 4);
+        jsonw_key_fixed(w, gnn_target_name(t), m->bound[t], 4);
     }
-    jsonw_key(w, "node");
-    jsonw_fixed(w, m->node_bound, 4);
+    jsonw_key_fixed(w, "node", m->node_bound, 4);
     jsonw_obj_end(w);
     jsonw_obj_end(w);
 }
@@ -113,12 +105,9 @@ static void data_json(struct jsonw *w, const char *const *data, int n_data,
     for (int i = 0; i < n_data; i++)
         jsonw_str(w, data[i]);
     jsonw_arr_end(w);
-    jsonw_key(w, "rows");
-    jsonw_int(w, ds->n);
-    jsonw_key(w, "train_rows");
-    jsonw_int(w, n_train);
-    jsonw_key(w, "test_rows");
-    jsonw_int(w, n_test);
+    jsonw_key_int(w, "rows", ds->n);
+    jsonw_key_int(w, "train_rows", n_train);
+    jsonw_key_int(w, "test_rows", n_test);
     jsonw_key(w, "label_sources");
     jsonw_arr_begin(w, false);
     if (n_meas < ds->n)
@@ -126,8 +115,7 @@ static void data_json(struct jsonw *w, const char *const *data, int n_data,
     if (n_meas)
         jsonw_str(w, "measured: rows of real GPU measurements (dippm measured JSONL)");
     jsonw_arr_end(w);
-    jsonw_key(w, "measured_rows");
-    jsonw_int(w, n_meas);
+    jsonw_key_int(w, "measured_rows", n_meas);
     jsonw_key(w, "families");
     jsonw_obj_begin(w);
     for (int i = 0; i < ds->n; i++) {
@@ -139,8 +127,7 @@ static void data_json(struct jsonw *w, const char *const *data, int n_data,
         int cnt = 0;
         for (int j = i; j < ds->n; j++)
             cnt += strcmp(ds->rows[j].family, ds->rows[i].family) == 0;
-        jsonw_key(w, ds->rows[i].family);
-        jsonw_int(w, cnt);
+        jsonw_key_int(w, ds->rows[i].family, cnt);
     }
     jsonw_obj_end(w);
     jsonw_obj_end(w);
@@ -156,12 +143,10 @@ static void write_manifest(struct jsonw *w, const char *out, int argc, char **ar
     jsonw_key(w, "weights");
     const char *base = strrchr(out, '/');
     jsonw_str(w, base ? base + 1 : out);
-    jsonw_key(w, "format_version");
-    jsonw_int(w, WEIGHTS_VERSION);
+    jsonw_key_int(w, "format_version", WEIGHTS_VERSION);
     char hex[32];
     snprintf(hex, sizeof hex, "%016llx", (unsigned long long)gnn_features_schema_id());
-    jsonw_key(w, "feature_schema");
-    jsonw_str(w, hex);
+    jsonw_key_str(w, "feature_schema", hex);
     arch_json(w, m);
     data_json(w, data, n_data, ds, n_train, n_test);
     jsonw_key(w, "init");
@@ -169,37 +154,27 @@ static void write_manifest(struct jsonw *w, const char *out, int argc, char **ar
         jsonw_str(w, init);
     else
         jsonw_null(w);
-    jsonw_key(w, "seed");
-    jsonw_int(w, (int64_t)o->seed);
-    jsonw_key(w, "epochs");
-    jsonw_int(w, o->epochs);
-    jsonw_key(w, "batch_graphs");
-    jsonw_int(w, o->batch_graphs);
-    jsonw_key(w, "lr");
-    jsonw_num(w, o->lr, true);
-    jsonw_key(w, "share_weight");
-    jsonw_num(w, o->share_weight, true);
-    jsonw_key(w, "teacher_weight");
-    jsonw_num(w, o->teacher_weight, true);
-    jsonw_key(w, "order_weight");
-    jsonw_num(w, o->order_weight, true);
-    jsonw_key(w, "order_pairs");
-    jsonw_int(w, n_pairs);
+    jsonw_key_int(w, "seed", (int64_t)o->seed);
+    jsonw_key_int(w, "epochs", o->epochs);
+    jsonw_key_int(w, "batch_graphs", o->batch_graphs);
+    jsonw_key_num(w, "lr", o->lr, true);
+    jsonw_key_num(w, "share_weight", o->share_weight, true);
+    jsonw_key_num(w, "teacher_weight", o->teacher_weight, true);
+    jsonw_key_num(w, "order_weight", o->order_weight, true);
+    jsonw_key_int(w, "order_pairs", n_pairs);
     jsonw_key(w, "command");
     char cmd[4096];
     size_t p = (size_t)snprintf(cmd, sizeof cmd, "dippm");
     for (int i = 0; i < argc && p < sizeof cmd; i++)
         p += (size_t)snprintf(cmd + p, sizeof cmd - p, " %s", argv[i]);
     jsonw_str(w, cmd);
-    jsonw_key(w, "wall_time_s");
-    jsonw_fixed(w, wall_s, 1);
+    jsonw_key_fixed(w, "wall_time_s", wall_s, 1);
     time_t now = time(NULL);
     char ts[32];
     strftime(ts, sizeof ts, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
-    jsonw_key(w, "trained_at");
-    jsonw_str(w, ts);
-    jsonw_key(w, "test_split");
-    jsonw_str(w, "random 10% of rows by a hash of model + configuration (dataset_row_is_test)");
+    jsonw_key_str(w, "trained_at", ts);
+    jsonw_key_str(w, "test_split",
+                  "random 10% of rows by a hash of model + configuration (dataset_row_is_test)");
     jsonw_key(w, "metrics_test_split");
     if (met)
         eval_metrics_json(w, met);

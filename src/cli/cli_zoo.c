@@ -68,10 +68,8 @@ static int cmd_list(const struct cli_common *co)
         jsonw_arr_begin(&w, false);
         for (int f = 0; f < zoo_family_count(); f++) {
             jsonw_obj_begin(&w);
-            jsonw_key(&w, "family");
-            jsonw_str(&w, zoo_family_name(f));
-            jsonw_key(&w, "help");
-            jsonw_str(&w, zoo_family_help(f));
+            jsonw_key_str(&w, "family", zoo_family_name(f));
+            jsonw_key_str(&w, "help", zoo_family_help(f));
             jsonw_obj_end(&w);
         }
         jsonw_arr_end(&w);
@@ -102,20 +100,16 @@ static int find_family(const char *name)
 static void show_json(struct jsonw *w, int f)
 {
     jsonw_obj_begin(w);
-    jsonw_key(w, "family");
-    jsonw_str(w, zoo_family_name(f));
-    jsonw_key(w, "help");
-    jsonw_str(w, zoo_family_help(f));
+    jsonw_key_str(w, "family", zoo_family_name(f));
+    jsonw_key_str(w, "help", zoo_family_help(f));
     jsonw_key(w, "parameters");
     jsonw_arr_begin(w, false);
     for (int i = 0; i < zoo_param_count(f); i++) {
         const struct zoo_param *p = zoo_param_get(f, i);
         char range[256];
         jsonw_obj_begin(w);
-        jsonw_key(w, "name");
-        jsonw_str(w, p->name);
-        jsonw_key(w, "type");
-        jsonw_str(w, zoo_ptype_name(p->type));
+        jsonw_key_str(w, "name", p->name);
+        jsonw_key_str(w, "type", zoo_ptype_name(p->type));
         if (p->n_choices) {
             jsonw_key(w, "choices");
             jsonw_arr_begin(w, true);
@@ -123,40 +117,30 @@ static void show_json(struct jsonw *w, int f)
                 jsonw_str(w, p->choices[c]);
             jsonw_arr_end(w);
         } else if (p->type != ZOO_PT_ENUM) {
-            jsonw_key(w, "min");
-            jsonw_num(w, p->min, false);
-            jsonw_key(w, "max");
-            jsonw_num(w, p->max, false);
+            jsonw_key_num(w, "min", p->min, false);
+            jsonw_key_num(w, "max", p->max, false);
             if (p->step > 1) {
-                jsonw_key(w, "step");
-                jsonw_int(w, p->step);
+                jsonw_key_int(w, "step", p->step);
             }
             if (p->smin || p->smax) {
-                jsonw_key(w, "sample_min");
-                jsonw_num(w, p->smin, false);
-                jsonw_key(w, "sample_max");
-                jsonw_num(w, p->smax, false);
+                jsonw_key_num(w, "sample_min", p->smin, false);
+                jsonw_key_num(w, "sample_max", p->smax, false);
             }
             if (p->type == ZOO_PT_INTS) {
-                jsonw_key(w, "items");
-                jsonw_int(w, p->n_items);
+                jsonw_key_int(w, "items", p->n_items);
             }
         }
         if (p->presets) {
             jsonw_key(w, "presets");
             jsonw_obj_begin(w);
             for (int c = 0; c < p->n_choices; c++) {
-                jsonw_key(w, p->choices[c]);
-                jsonw_str(w, p->presets[c]);
+                jsonw_key_str(w, p->choices[c], p->presets[c]);
             }
             jsonw_obj_end(w);
         }
-        jsonw_key(w, "range");
-        jsonw_str(w, zoo_param_range(p, range, sizeof range));
-        jsonw_key(w, "default");
-        jsonw_str(w, p->def);
-        jsonw_key(w, "help");
-        jsonw_str(w, p->help);
+        jsonw_key_str(w, "range", zoo_param_range(p, range, sizeof range));
+        jsonw_key_str(w, "default", p->def);
+        jsonw_key_str(w, "help", p->help);
         jsonw_obj_end(w);
     }
     jsonw_arr_end(w);
@@ -268,21 +252,14 @@ static int cmd_build(const struct cli_common *co, int argc, char **argv)
         char fam[64];
         jsonw_init(&w, true);
         jsonw_obj_begin(&w);
-        jsonw_key(&w, "name");
-        jsonw_str(&w, g->name);
-        jsonw_key(&w, "family");
-        jsonw_str(&w, zoo_graph_family(g, fam, sizeof fam));
-        jsonw_key(&w, "spec");
-        jsonw_str(&w, g->path);
-        jsonw_key(&w, "nodes");
-        jsonw_int(&w, g->n_nodes);
+        jsonw_key_str(&w, "name", g->name);
+        jsonw_key_str(&w, "family", zoo_graph_family(g, fam, sizeof fam));
+        jsonw_key_str(&w, "spec", g->path);
+        jsonw_key_int(&w, "nodes", g->n_nodes);
         report_json_symbols(&w, g);
-        jsonw_key(&w, "params");
-        jsonw_num(&w, g->totals.params, false);
-        jsonw_key(&w, "macs");
-        jsonw_num(&w, g->totals.macs, false);
-        jsonw_key(&w, "flops");
-        jsonw_num(&w, g->totals.flops, false);
+        jsonw_key_num(&w, "params", g->totals.params, false);
+        jsonw_key_num(&w, "macs", g->totals.macs, false);
+        jsonw_key_num(&w, "flops", g->totals.flops, false);
         jsonw_obj_end(&w);
         size_t len;
         char *text = jsonw_take(&w, &len);

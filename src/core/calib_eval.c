@@ -535,22 +535,15 @@ static bool export_row(const struct calib_row *r, struct jsonw *w)
         return false;
     const struct gpu_spec *gs = gpu_get(r->cfg.gpu);
     jsonw_obj_begin(w);
-    jsonw_key(w, "spec");
-    jsonw_str(w, spec);
-    jsonw_key(w, "label");
-    jsonw_str(w, "measured");
+    jsonw_key_str(w, "spec", spec);
+    jsonw_key_str(w, "label", "measured");
     jsonw_key(w, "family"); /* leave-one-model-out groups by it */
     jsonw_str(w, r->model_id);
-    jsonw_key(w, "gpu");
-    jsonw_str(w, gs ? gs->name : "?");
-    jsonw_key(w, "mig");
-    jsonw_str(w, gs && r->cfg.mig >= 0 ? gs->mig[r->cfg.mig].name : "none");
-    jsonw_key(w, "precision");
-    jsonw_str(w, precision_name(r->cfg.prec));
-    jsonw_key(w, "runtime");
-    jsonw_str(w, runtime_name(r->cfg.rt));
-    jsonw_key(w, "batch");
-    jsonw_int(w, r->batch);
+    jsonw_key_str(w, "gpu", gs ? gs->name : "?");
+    jsonw_key_str(w, "mig", gs && r->cfg.mig >= 0 ? gs->mig[r->cfg.mig].name : "none");
+    jsonw_key_str(w, "precision", precision_name(r->cfg.prec));
+    jsonw_key_str(w, "runtime", runtime_name(r->cfg.rt));
+    jsonw_key_int(w, "batch", r->batch);
     jsonw_key(w, r->target == CT_LATENCY ? "latency_ms" : "memory_mib");
     /* published MB are MiB as the sources count them (NVML) */
     jsonw_num(w, r->measured, true);

@@ -390,20 +390,17 @@ static void mig_json(struct jsonw *w, const struct mig_advice *a)
         jsonw_str(w, gs->mig[a->best].name);
     else
         jsonw_null(w);
-    jsonw_key(w, "reason");
-    jsonw_str(w, a->reason);
+    jsonw_key_str(w, "reason", a->reason);
     jsonw_key(w, "profiles");
     jsonw_arr_begin(w, false);
     for (int i = 0; i < a->n; i++) {
         const struct mig_option *o = &a->opts[i];
         jsonw_obj_begin(w);
-        jsonw_key(w, "profile");
-        jsonw_str(w, gs->mig[o->profile].name);
+        jsonw_key_str(w, "profile", gs->mig[o->profile].name);
         jsonw_key_fixed(w, "usable_mib", o->usable_mib, 1);
         jsonw_key_fixed(w, "need_mib", o->need_mib, 1);
         jsonw_key_fixed(w, "batch_ms", o->latency_ms, 3);
-        jsonw_key(w, "fits");
-        jsonw_bool(w, o->fits);
+        jsonw_key_bool(w, "fits", o->fits);
         jsonw_obj_end(w);
     }
     jsonw_arr_end(w);
@@ -412,10 +409,8 @@ static void mig_json(struct jsonw *w, const struct mig_advice *a)
 
 void diff_report_json_fields(struct jsonw *w, const struct diff_result *r)
 {
-    jsonw_key(w, "steps");
-    jsonw_int(w, r->steps);
-    jsonw_key(w, "batch");
-    jsonw_int(w, r->batch);
+    jsonw_key_int(w, "steps", r->steps);
+    jsonw_key_int(w, "batch", r->batch);
     jsonw_key_fixed(w, "text_ms", r->text_ms, 4);
     jsonw_key_fixed(w, "step_ms", r->step_ms, 4);
     jsonw_key_fixed(w, "vae_ms", r->vae_ms, 4);
@@ -424,8 +419,7 @@ void diff_report_json_fields(struct jsonw *w, const struct diff_result *r)
     jsonw_key_fixed(w, "images_per_s", r->images_per_s, 4);
     jsonw_key_fixed(w, "energy_j_per_image", r->energy_j_per_image, 3);
     jsonw_key_fixed(w, "memory_mib", r->memory_mib, 1);
-    jsonw_key(w, "fits");
-    jsonw_bool(w, r->fits);
+    jsonw_key_bool(w, "fits", r->fits);
 }
 
 void diff_report_json(struct jsonw *w, const struct diff_result *r)
@@ -433,21 +427,16 @@ void diff_report_json(struct jsonw *w, const struct diff_result *r)
     jsonw_key(w, "diffusion");
     jsonw_obj_begin(w);
     diff_report_json_fields(w, r);
-    jsonw_key(w, "guidance");
-    jsonw_bool(w, r->guidance);
-    jsonw_key(w, "denoiser_batch");
-    jsonw_int(w, r->denoiser_batch);
+    jsonw_key_bool(w, "guidance", r->guidance);
+    jsonw_key_int(w, "denoiser_batch", r->denoiser_batch);
     jsonw_key_fixed(w, "denoise_ms", r->denoise_ms, 3);
-    jsonw_key(w, "vae");
-    jsonw_str(w, r->vae_spec);
-    jsonw_key(w, "text_batch");
-    jsonw_int(w, r->text_batch);
+    jsonw_key_str(w, "vae", r->vae_spec);
+    jsonw_key_int(w, "text_batch", r->text_batch);
     jsonw_key(w, "text_encoders");
     jsonw_arr_begin(w, false);
     for (int i = 0; i < r->n_text; i++) {
         jsonw_obj_begin(w);
-        jsonw_key(w, "spec");
-        jsonw_str(w, r->text[i].spec);
+        jsonw_key_str(w, "spec", r->text[i].spec);
         jsonw_key_fixed(w, "ms", r->text[i].ms, 4);
         jsonw_key_fixed(w, "energy_j", r->text[i].energy_j, 4);
         jsonw_key_fixed(w, "memory_mib", r->text[i].memory_mib, 1);

@@ -255,8 +255,7 @@ void eval_metrics_json(struct jsonw *w, const struct eval_metrics *m)
     for (int t = 0; t < GNN_T__COUNT; t++) {
         jsonw_key(w, gnn_target_name(t));
         jsonw_obj_begin(w);
-        jsonw_key(w, "n");
-        jsonw_int(w, m->n[t]);
+        jsonw_key_int(w, "n", m->n[t]);
         const char *keys[3] = {"mape_pct", "median_ape_pct", "within_10pct"};
         double vals[3] = {m->mape[t], m->median_ape[t], m->within10[t]};
         for (int k = 0; k < 3; k++) {

@@ -42,12 +42,9 @@ void gen_report_text(FILE *f, const struct gen_result *r, double headroom)
 
 void gen_report_json_timing(struct jsonw *w, const struct gen_result *r)
 {
-    jsonw_key(w, "input_tokens");
-    jsonw_int(w, r->input_tokens);
-    jsonw_key(w, "output_tokens");
-    jsonw_int(w, r->output_tokens);
-    jsonw_key(w, "batch");
-    jsonw_int(w, r->batch);
+    jsonw_key_int(w, "input_tokens", r->input_tokens);
+    jsonw_key_int(w, "output_tokens", r->output_tokens);
+    jsonw_key_int(w, "batch", r->batch);
     jsonw_key_fixed(w, "ttft_ms", r->ttft_ms, 4);
     jsonw_key_fixed(w, "tpot_ms", r->tpot_ms, 4);
     jsonw_key_fixed(w, "e2e_ms", r->e2e_ms, 3);
@@ -61,15 +58,13 @@ void gen_report_json(struct jsonw *w, const struct gen_result *r, double headroo
     jsonw_obj_begin(w);
     gen_report_json_timing(w, r);
     jsonw_key_fixed(w, "kv_cache_mib", r->kv_cache_mib, 2);
-    jsonw_key(w, "max_batch");
-    jsonw_int(w, r->max_batch);
+    jsonw_key_int(w, "max_batch", r->max_batch);
     jsonw_key_fixed(w, "max_output_tokens_per_s", r->max_output_tokens_per_s, 2);
     jsonw_key_fixed(w, "energy_j_per_output_token", r->energy_j_per_output_token, 6);
     jsonw_obj_end(w);
     jsonw_key(w, "generation_memory");
     jsonw_obj_begin(w);
-    jsonw_key(w, "kv_precision");
-    jsonw_str(w, precision_name(r->kv_prec));
+    jsonw_key_str(w, "kv_precision", precision_name(r->kv_prec));
     jsonw_key_fixed(w, "kv_bytes_per_token", r->kv_bytes_per_token, 1);
     jsonw_key_fixed(w, "weights_mib", m->weights_mib, 1);
     jsonw_key_fixed(w, "kv_cache_mib", m->kv_cache_mib, 1);
@@ -78,12 +73,9 @@ void gen_report_json(struct jsonw *w, const struct gen_result *r, double headroo
     jsonw_key_fixed(w, "total_mib", m->total_mib, 1);
     jsonw_key_fixed(w, "capacity_mib", m->capacity_mib, 1);
     jsonw_key_fixed(w, "headroom", headroom, 3);
-    jsonw_key(w, "fits");
-    jsonw_bool(w, m->fits);
+    jsonw_key_bool(w, "fits", m->fits);
     jsonw_key_fixed(w, "over_mib", m->over_mib, 1);
-    jsonw_key(w, "params");
-    jsonw_int(w, (int64_t)r->params);
-    jsonw_key(w, "active_params");
-    jsonw_int(w, (int64_t)r->active_params);
+    jsonw_key_int(w, "params", (int64_t)r->params);
+    jsonw_key_int(w, "active_params", (int64_t)r->active_params);
     jsonw_obj_end(w);
 }

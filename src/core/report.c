@@ -123,8 +123,7 @@ void report_json_figures(struct jsonw *w, const struct prediction *pr)
     jsonw_key_fixed(w, "energy_mj_per_sample", pr->energy_mj_per_sample, 4);
     jsonw_key_fixed(w, "memory_mib", pr->memory_mib, 1);
     jsonw_key_fixed(w, "capacity_mib", pr->capacity_mib, 1);
-    jsonw_key(w, "fits");
-    jsonw_bool(w, pr->fits);
+    jsonw_key_bool(w, "fits", pr->fits);
 }
 
 void report_json_symbols(struct jsonw *w, const struct graph *g)
@@ -132,8 +131,7 @@ void report_json_symbols(struct jsonw *w, const struct graph *g)
     jsonw_key(w, "symbols");
     jsonw_obj_begin(w);
     for (int i = 0; i < g->n_syms; i++) {
-        jsonw_key(w, g->syms[i].name);
-        jsonw_int(w, g->syms[i].val);
+        jsonw_key_int(w, g->syms[i].name, g->syms[i].val);
     }
     jsonw_obj_end(w);
 }
@@ -145,40 +143,27 @@ void report_prediction_json(struct jsonw *w, const struct report_ctx *rc)
     const struct config *cfg = rc->cfg;
     const struct gpu_spec *gs = gpu_get(cfg->gpu);
     jsonw_obj_begin(w);
-    jsonw_key(w, "model");
-    jsonw_str(w, g->name);
+    jsonw_key_str(w, "model", g->name);
     if (rc->model_spec) {
-        jsonw_key(w, "model_spec");
-        jsonw_str(w, rc->model_spec);
+        jsonw_key_str(w, "model_spec", rc->model_spec);
     }
-    jsonw_key(w, "format");
-    jsonw_str(w, g->format);
-    jsonw_key(w, "nodes");
-    jsonw_int(w, g->n_nodes);
-    jsonw_key(w, "nodes_not_counted");
-    jsonw_int(w, g->totals.n_unsupported + g->totals.n_unknown);
-    jsonw_key(w, "params");
-    jsonw_num(w, g->totals.params, false);
-    jsonw_key(w, "macs");
-    jsonw_num(w, g->totals.macs, false);
-    jsonw_key(w, "flops");
-    jsonw_num(w, g->totals.flops, false);
-    jsonw_key(w, "gpu");
-    jsonw_str(w, gs ? gs->name : "?");
+    jsonw_key_str(w, "format", g->format);
+    jsonw_key_int(w, "nodes", g->n_nodes);
+    jsonw_key_int(w, "nodes_not_counted", g->totals.n_unsupported + g->totals.n_unknown);
+    jsonw_key_num(w, "params", g->totals.params, false);
+    jsonw_key_num(w, "macs", g->totals.macs, false);
+    jsonw_key_num(w, "flops", g->totals.flops, false);
+    jsonw_key_str(w, "gpu", gs ? gs->name : "?");
     jsonw_key(w, "mig");
     if (gs && cfg->mig >= 0)
         jsonw_str(w, gs->mig[cfg->mig].name);
     else
         jsonw_null(w);
-    jsonw_key(w, "precision");
-    jsonw_str(w, precision_name(cfg->prec));
-    jsonw_key(w, "runtime");
-    jsonw_str(w, runtime_name(cfg->rt));
-    jsonw_key(w, "batch");
-    jsonw_int(w, cfg->batch);
+    jsonw_key_str(w, "precision", precision_name(cfg->prec));
+    jsonw_key_str(w, "runtime", runtime_name(cfg->rt));
+    jsonw_key_int(w, "batch", cfg->batch);
     report_json_symbols(w, g);
-    jsonw_key(w, "source");
-    jsonw_str(w, pr->from_gnn ? "gnn" : "teacher");
+    jsonw_key_str(w, "source", pr->from_gnn ? "gnn" : "teacher");
     jsonw_key_fixed(w, "latency_ms", pr->latency_ms, 4);
     jsonw_key_fixed(w, "roofline_ms", pr->sim.roofline_ms, 4);
     jsonw_key_fixed(w, "teacher_latency_ms", pr->sim.latency_ms, 4);
@@ -197,23 +182,19 @@ void report_prediction_json(struct jsonw *w, const struct report_ctx *rc)
             jsonw_fixed(w, rc->mig->slo_ms, 3);
         else
             jsonw_null(w);
-        jsonw_key(w, "reason");
-        jsonw_str(w, rc->mig->reason);
+        jsonw_key_str(w, "reason", rc->mig->reason);
         jsonw_key(w, "profiles");
         jsonw_arr_begin(w, false);
         for (int i = 0; i < rc->mig->n; i++) {
             const struct mig_option *o = &rc->mig->opts[i];
             jsonw_obj_begin(w);
-            jsonw_key(w, "profile");
-            jsonw_str(w, gs->mig[o->profile].name);
+            jsonw_key_str(w, "profile", gs->mig[o->profile].name);
             jsonw_key_fixed(w, "usable_mib", o->usable_mib, 1);
             jsonw_key_fixed(w, "memory_mib", o->memory_mib, 1);
             jsonw_key_fixed(w, "need_mib", o->need_mib, 1);
             jsonw_key_fixed(w, "latency_ms", o->latency_ms, 4);
-            jsonw_key(w, "fits");
-            jsonw_bool(w, o->fits);
-            jsonw_key(w, "meets_slo");
-            jsonw_bool(w, o->meets_slo);
+            jsonw_key_bool(w, "fits", o->fits);
+            jsonw_key_bool(w, "meets_slo", o->meets_slo);
             jsonw_obj_end(w);
         }
         jsonw_arr_end(w);
@@ -223,8 +204,7 @@ void report_prediction_json(struct jsonw *w, const struct report_ctx *rc)
         gen_report_json(w, rc->gen, rc->headroom);
     if (rc->diff)
         diff_report_json(w, rc->diff);
-    jsonw_key(w, "weights");
-    jsonw_str(w, report_source_line(rc->p));
+    jsonw_key_str(w, "weights", report_source_line(rc->p));
     jsonw_obj_end(w);
 }
 

@@ -187,6 +187,30 @@ void jsonw_key_fixed(struct jsonw *w, const char *k, double v, int decimals)
     jsonw_fixed(w, v, decimals);
 }
 
+void jsonw_key_str(struct jsonw *w, const char *k, const char *s)
+{
+    jsonw_key(w, k);
+    jsonw_str(w, s);
+}
+
+void jsonw_key_int(struct jsonw *w, const char *k, int64_t v)
+{
+    jsonw_key(w, k);
+    jsonw_int(w, v);
+}
+
+void jsonw_key_num(struct jsonw *w, const char *k, double v, bool force_point)
+{
+    jsonw_key(w, k);
+    jsonw_num(w, v, force_point);
+}
+
+void jsonw_key_bool(struct jsonw *w, const char *k, bool v)
+{
+    jsonw_key(w, k);
+    jsonw_bool(w, v);
+}
+
 void jsonw_fixed(struct jsonw *w, double v, int decimals)
 {
     char b[64];

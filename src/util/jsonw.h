@@ -43,8 +43,12 @@ void jsonw_int(struct jsonw *w, int64_t v);
 void jsonw_num(struct jsonw *w, double v, bool force_point);
 /* Fixed decimals (for human-facing figures such as "12.34"). */
 void jsonw_fixed(struct jsonw *w, double v, int decimals);
-/* jsonw_key(k) then jsonw_fixed(v, decimals). */
+/* jsonw_key(k) then the value: a member of the open object in one call. */
 void jsonw_key_fixed(struct jsonw *w, const char *k, double v, int decimals);
+void jsonw_key_str(struct jsonw *w, const char *k, const char *s);
+void jsonw_key_int(struct jsonw *w, const char *k, int64_t v);
+void jsonw_key_num(struct jsonw *w, const char *k, double v, bool force_point);
+void jsonw_key_bool(struct jsonw *w, const char *k, bool v);
 void jsonw_bool(struct jsonw *w, bool v);
 void jsonw_null(struct jsonw *w);
 /* Writes the raw text as a value (must be valid JSON). */
