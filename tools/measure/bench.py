@@ -184,6 +184,17 @@ def time_gpu(torch, fn, warmup, runs, min_time_s, nvml):
     return _stats(times, warmup), energy
 
 
+def _add_used_mib(mem, nvml, baseline_mib):
+    """The run's own memory into mem: NVML's per-process figure, else the
+    device's use less the baseline before the run."""
+    proc = nvml.process_used_mib(os.getpid())
+    if proc is not None:
+        mem["used_mib"], mem["method"] = proc, "nvml-process"
+    elif mem["device_mib"] is not None and baseline_mib is not None:
+        mem["used_mib"] = mem["device_mib"] - baseline_mib
+        mem["method"] = "nvml-device-minus-baseline"
+
+
 def gpu_memory(torch, nvml, baseline_mib):
     """Peak memory after the timed runs. The caching allocator keeps what it
     reserved, so NVML's figure after the runs is the run's peak."""
@@ -191,12 +202,7 @@ def gpu_memory(torch, nvml, baseline_mib):
     mem = {"alloc_mib": torch.cuda.max_memory_allocated(dev) / MIB,
            "reserved_mib": torch.cuda.max_memory_reserved(dev) / MIB,
            "device_mib": nvml.device_used_mib()}
-    proc = nvml.process_used_mib(os.getpid())
-    if proc is not None:
-        mem["used_mib"], mem["method"] = proc, "nvml-process"
-    elif mem["device_mib"] is not None and baseline_mib is not None:
-        mem["used_mib"] = mem["device_mib"] - baseline_mib
-        mem["method"] = "nvml-device-minus-baseline"
+    _add_used_mib(mem, nvml, baseline_mib)
     return mem
 
 
@@ -274,10 +280,5 @@ def run_ort_config(ort, session, dims, batch, prec, opts, nvml, baseline_mib):
         energy["energy_j"] = None if nvml.is_mig else j / n
         energy["power_w"] = None if nvml.is_mig else j / (w1 - w0)
     mem = {"device_mib": nvml.device_used_mib()}
-    proc = nvml.process_used_mib(os.getpid())
-    if proc is not None:
-        mem["used_mib"], mem["method"] = proc, "nvml-process"
-    elif mem["device_mib"] is not None and baseline_mib is not None:
-        mem["used_mib"] = mem["device_mib"] - baseline_mib
-        mem["method"] = "nvml-device-minus-baseline"
+    _add_used_mib(mem, nvml, baseline_mib)
     return stats, mem, energy
