@@ -3,6 +3,7 @@
 stripping tests). Run: /usr/bin/python3 -m unittest tools/measure/test_measure.py
 or /usr/bin/python3 tools/measure/test_measure.py."""
 
+import contextlib
 import json
 import os
 import sys
@@ -399,22 +400,29 @@ class _EnvTorch:
         self.cuda = cuda
 
 
+@contextlib.contextmanager
+def _fake_nvml(visible):
+    """pynvml replaced by a fake and CUDA_VISIBLE_DEVICES set to visible, both
+    restored on leaving."""
+    fake = _FakePynvml()
+    old_env = os.environ.get("CUDA_VISIBLE_DEVICES")
+    sys.modules["pynvml"] = fake
+    os.environ["CUDA_VISIBLE_DEVICES"] = visible
+    try:
+        yield fake
+    finally:
+        del sys.modules["pynvml"]
+        if old_env is None:
+            del os.environ["CUDA_VISIBLE_DEVICES"]
+        else:
+            os.environ["CUDA_VISIBLE_DEVICES"] = old_env
+
+
 class GpuEnv(unittest.TestCase):
     def env(self, visible, cuda_name):
-        fake = _FakePynvml()
-        log = fake.calls
-        old_env = os.environ.get("CUDA_VISIBLE_DEVICES")
-        sys.modules["pynvml"] = fake
-        os.environ["CUDA_VISIBLE_DEVICES"] = visible
-        try:
+        with _fake_nvml(visible) as fake:
             opts = measure.parse_args(["resnet18"])
-            return measure.gpu_env(_EnvTorch(cuda_name, log), opts), log
-        finally:
-            del sys.modules["pynvml"]
-            if old_env is None:
-                del os.environ["CUDA_VISIBLE_DEVICES"]
-            else:
-                os.environ["CUDA_VISIBLE_DEVICES"] = old_env
+            return measure.gpu_env(_EnvTorch(cuda_name, fake.calls), opts), fake.calls
 
     def test_mig_slice_by_uuid(self):
         (nvml, baseline, env), log = self.env("MIG-1234", "NVIDIA A100-SXM4-40GB MIG 3g.20gb")
@@ -439,11 +447,7 @@ class GpuEnv(unittest.TestCase):
 
 class NvmlHandles(unittest.TestCase):
     def test_mig_slice(self):
-        fake = _FakePynvml()
-        old_env = os.environ.get("CUDA_VISIBLE_DEVICES")
-        sys.modules["pynvml"] = fake
-        os.environ["CUDA_VISIBLE_DEVICES"] = "MIG-1234"
-        try:
+        with _fake_nvml("MIG-1234") as fake:
             nv = gpuinfo.Nvml()
             self.assertTrue(nv.is_mig)
             self.assertEqual(gpuinfo.dippm_gpu_name(nv.name()), ("A100-SXM4-40GB", "3g.20gb"))
@@ -455,12 +459,6 @@ class NvmlHandles(unittest.TestCase):
             # energy from the board, memory from the slice
             self.assertIn(("energy", "gpu0"), fake.calls)
             self.assertIn(("memory", "mig:MIG-1234"), fake.calls)
-        finally:
-            del sys.modules["pynvml"]
-            if old_env is None:
-                del os.environ["CUDA_VISIBLE_DEVICES"]
-            else:
-                os.environ["CUDA_VISIBLE_DEVICES"] = old_env
 
 
 class ModelLoop(unittest.TestCase):
