@@ -157,10 +157,9 @@ static enum status run_gnn(struct predictor *p, const struct graph *g, const str
     return ST_OK;
 }
 
-enum status predict_run(struct predictor *p, struct graph *g, const struct config *cfg,
-                        struct prediction *out, struct diag *d)
+enum status predict_prepare(struct graph *g, const struct config *cfg, struct hw *hw,
+                            struct diag *d)
 {
-    memset(out, 0, sizeof *out);
     enum status st;
     int bs = graph_batch_sym(g);
     if (bs >= 0 && g->syms[bs].val != cfg->batch &&
@@ -168,9 +167,18 @@ enum status predict_run(struct predictor *p, struct graph *g, const struct confi
         return st;
     if ((st = graph_infer(g, d)))
         return st;
+    return hw_from_config(cfg, hw, d);
+}
+
+enum status predict_run(struct predictor *p, struct graph *g, const struct config *cfg,
+                        struct prediction *out, struct diag *d)
+{
+    memset(out, 0, sizeof *out);
     struct hw hw;
-    if ((st = hw_from_config(cfg, &hw, d)))
+    enum status st = predict_prepare(g, cfg, &hw, d);
+    if (st)
         return st;
+    int bs = graph_batch_sym(g);
     if ((st = sim_run(g, cfg, &out->sim, d)))
         return st;
     out->n_nodes = g->n_nodes;

@@ -38,6 +38,12 @@ const char *predictor_describe(const struct predictor *p);
 /* The canonical path of the weight file p was loaded from. */
 const char *predictor_path(const struct predictor *p);
 
+/* Applies cfg->batch to g's batch symbol, runs graph_infer and fills hw
+ * from cfg: predict_run's (and training's) first step. */
+struct hw;
+enum status predict_prepare(struct graph *g, const struct config *cfg, struct hw *hw,
+                            struct diag *d);
+
 /* Applies cfg->batch to g's batch symbol, runs graph_infer, the teacher and
  * the GNN. p may be NULL (teacher only, from_gnn = false). out is always
  * initialised (also on error) and must be released with prediction_fini. */

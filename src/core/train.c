@@ -10,6 +10,7 @@
 #include "util/datafile.h"
 #include "util/fileio.h"
 #include "core/gpu.h"
+#include "core/predict.h"
 #include "graph/load.h"
 #include "graph/shape.h"
 #include "core/sim.h"
@@ -40,14 +41,9 @@ static int cmp_row_spec(const void *a, const void *b)
 static enum status prepare_sample(struct graph *g, int adj, const struct config *cfg, int ri,
                                   struct train_sample *s, struct diag *d)
 {
-    enum status st;
-    int bs = graph_batch_sym(g);
-    if (bs >= 0 && (st = graph_sym_set(g, g->syms[bs].name, cfg->batch, d)))
-        return st;
-    if ((st = graph_infer(g, d)))
-        return st;
     struct hw hw;
-    if ((st = hw_from_config(cfg, &hw, d)))
+    enum status st = predict_prepare(g, cfg, &hw, d);
+    if (st)
         return st;
     struct sim_result sr;
     if ((st = sim_run(g, cfg, &sr, d))) {
