@@ -140,6 +140,16 @@ int zoo_arg_int(const struct zoo_args *a, const char *name)
     return (int)a->num[arg_index(a, name, ZOO_PT_INT)];
 }
 
+enum status zoo_check_multiple(const struct zoo_args *a, const char *fam, const char *num,
+                               const char *div, struct diag *d)
+{
+    int n = zoo_arg_int(a, num), k = zoo_arg_int(a, div);
+    if (n % k)
+        return diag_set(d, ST_ERANGE, "zoo:%s: %s=%d is not a multiple of %s=%d", fam, num, n,
+                        div, k);
+    return ST_OK;
+}
+
 double zoo_arg_float(const struct zoo_args *a, const char *name)
 {
     return a->num[arg_index(a, name, ZOO_PT_FLOAT)];

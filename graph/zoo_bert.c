@@ -59,10 +59,9 @@ static const struct zoo_param bert_params[] = {
 
 static enum status bert_check(const struct zoo_args *a, struct diag *d)
 {
-    int hidden = zoo_arg_int(a, "hidden"), heads = zoo_arg_int(a, "heads");
-    if (hidden % heads)
-        return diag_set(d, ST_ERANGE, "zoo:bert: hidden=%d is not a multiple of heads=%d", hidden,
-                        heads);
+    enum status st = zoo_check_multiple(a, "bert", "hidden", "heads", d);
+    if (st)
+        return st;
     if (zoo_arg_int(a, "seq") > zoo_arg_int(a, "max_position"))
         return diag_set(d, ST_ERANGE, "zoo:bert: seq=%d exceeds max_position=%d",
                         zoo_arg_int(a, "seq"), zoo_arg_int(a, "max_position"));
@@ -166,11 +165,7 @@ static const struct zoo_param gpt_params[] = {
 
 static enum status gpt_check(const struct zoo_args *a, struct diag *d)
 {
-    int hidden = zoo_arg_int(a, "hidden"), heads = zoo_arg_int(a, "heads");
-    if (hidden % heads)
-        return diag_set(d, ST_ERANGE, "zoo:gpt: hidden=%d is not a multiple of heads=%d", hidden,
-                        heads);
-    return ST_OK;
+    return zoo_check_multiple(a, "gpt", "hidden", "heads", d);
 }
 
 static enum status gpt_build(struct zoo_build *b, const struct zoo_args *a, struct diag *d)

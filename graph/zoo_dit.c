@@ -101,14 +101,12 @@ static const struct zoo_param dit_params[] = {
 
 static enum status dit_check(const struct zoo_args *a, struct diag *d)
 {
-    int hidden = zoo_arg_int(a, "hidden"), heads = zoo_arg_int(a, "heads");
+    int hidden = zoo_arg_int(a, "hidden");
     int patch = zoo_arg_int(a, "patch"), latent = zoo_arg_int(a, "latent");
-    if (hidden % heads)
-        return diag_set(d, ST_ERANGE, "zoo:dit: hidden=%d is not a multiple of heads=%d", hidden,
-                        heads);
-    if (latent % patch)
-        return diag_set(d, ST_ERANGE, "zoo:dit: latent=%d is not a multiple of patch=%d", latent,
-                        patch);
+    enum status st;
+    if ((st = zoo_check_multiple(a, "dit", "hidden", "heads", d)) ||
+        (st = zoo_check_multiple(a, "dit", "latent", "patch", d)))
+        return st;
     if (zoo_arg_int(a, "size_cond") && hidden % 3)
         return diag_set(d, ST_ERANGE,
                         "zoo:dit: size_cond=1 needs hidden=%d to be a multiple of 3 "

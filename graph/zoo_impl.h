@@ -48,6 +48,9 @@ const struct zoo_family *zoo_family_get(int fam);
 
 /* Parameter accessors by name (CHECK on a wrong name: programmer error). */
 int zoo_arg_int(const struct zoo_args *a, const char *name);
+/* ST_ERANGE "zoo:FAM: NUM=n is not a multiple of DIV=k" unless k divides n. */
+enum status zoo_check_multiple(const struct zoo_args *a, const char *fam, const char *num,
+                               const char *div, struct diag *d);
 double zoo_arg_float(const struct zoo_args *a, const char *name);
 /* ENUM: the choice's name. */
 const char *zoo_arg_enum(const struct zoo_args *a, const char *name);

@@ -75,15 +75,11 @@ static const struct zoo_param llama_params[] = {
 static enum status llama_check(const struct zoo_args *a, struct diag *d)
 {
     int hidden = zoo_arg_int(a, "hidden"), heads = zoo_arg_int(a, "heads");
-    int kv = zoo_arg_int(a, "kv_heads"), hd = zoo_arg_int(a, "head_dim");
-    if (heads % kv)
-        return diag_set(d, ST_ERANGE, "zoo:llama: heads=%d is not a multiple of kv_heads=%d",
-                        heads, kv);
-    if (hd)
-        return ST_OK; /* explicit head width (even by its step) */
-    if (hidden % heads)
-        return diag_set(d, ST_ERANGE, "zoo:llama: hidden=%d is not a multiple of heads=%d",
-                        hidden, heads);
+    enum status st = zoo_check_multiple(a, "llama", "heads", "kv_heads", d);
+    if (st || zoo_arg_int(a, "head_dim"))
+        return st; /* explicit head width (even by its step) */
+    if ((st = zoo_check_multiple(a, "llama", "hidden", "heads", d)))
+        return st;
     if ((hidden / heads) % 2)
         return diag_set(d, ST_ERANGE,
                         "zoo:llama: head width hidden/heads = %d must be even (rotary halves)",

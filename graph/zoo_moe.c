@@ -68,11 +68,10 @@ static const struct zoo_param moe_params[] = {
 
 static enum status moe_check(const struct zoo_args *a, struct diag *d)
 {
-    int heads = zoo_arg_int(a, "heads"), kv = zoo_arg_int(a, "kv_heads");
     int e = zoo_arg_int(a, "experts"), k = zoo_arg_int(a, "top_k");
-    if (heads % kv)
-        return diag_set(d, ST_ERANGE, "zoo:moe: heads=%d is not a multiple of kv_heads=%d",
-                        heads, kv);
+    enum status st = zoo_check_multiple(a, "moe", "heads", "kv_heads", d);
+    if (st)
+        return st;
     if (k > e)
         return diag_set(d, ST_ERANGE, "zoo:moe: top_k=%d exceeds experts=%d", k, e);
     return ST_OK;

@@ -341,11 +341,7 @@ static const struct zoo_param bart_params[] = {
 
 static enum status bart_check(const struct zoo_args *a, struct diag *d)
 {
-    int h = zoo_arg_int(a, "hidden"), heads = zoo_arg_int(a, "heads");
-    if (h % heads)
-        return diag_set(d, ST_ERANGE, "zoo:bart: hidden=%d is not a multiple of heads=%d", h,
-                        heads);
-    return ST_OK;
+    return zoo_check_multiple(a, "bart", "hidden", "heads", d);
 }
 
 static enum status bart_build(struct zoo_build *b, const struct zoo_args *a, struct diag *d)

@@ -35,15 +35,8 @@ static const struct zoo_param vit_params[] = {
 
 static enum status vit_check(const struct zoo_args *a, struct diag *d)
 {
-    int dim = zoo_arg_int(a, "dim"), heads = zoo_arg_int(a, "heads");
-    int patch = zoo_arg_int(a, "patch"), image = zoo_arg_int(a, "image");
-    if (dim % heads)
-        return diag_set(d, ST_ERANGE, "zoo:vit: dim=%d is not a multiple of heads=%d", dim,
-                        heads);
-    if (image % patch)
-        return diag_set(d, ST_ERANGE, "zoo:vit: image=%d is not a multiple of patch=%d", image,
-                        patch);
-    return ST_OK;
+    enum status st = zoo_check_multiple(a, "vit", "dim", "heads", d);
+    return st ? st : zoo_check_multiple(a, "vit", "image", "patch", d);
 }
 
 static enum status vit_build(struct zoo_build *b, const struct zoo_args *a, struct diag *d)
