@@ -144,6 +144,8 @@ static const struct mdesc {
 _Static_assert(sizeof msgs / sizeof msgs[0] == M__COUNT, "message table");
 
 #define MAX_FIELDS 16 /* most fields any message above lists */
+#define MAX_NUM 32     /* field numbers above are below this */
+#define MAX_MSG_REP 8  /* most repeated message fields any message lists */
 
 /* ---- walk state --------------------------------------------------------- */
 
@@ -163,7 +165,29 @@ struct wctx {
     int n_sub;
     int depth;
     struct frame path[ONNX_MAX_DEPTH + 1];
+    /* per message: field number -> index in its table + 1 (0: not listed) */
+    unsigned char fidx[M__COUNT][MAX_NUM];
+    /* per message and field index: counter slot + 1 of a repeated message
+     * field (its occurrences name it in error paths), 0 otherwise */
+    unsigned char rslot[M__COUNT][MAX_FIELDS];
 };
+
+/* Fills the field-number lookup tables (a few hundred stores per load). */
+static void index_fields(struct wctx *c)
+{
+    memset(c->fidx, 0, sizeof c->fidx);
+    memset(c->rslot, 0, sizeof c->rslot);
+    for (int m = 0; m < M__COUNT; m++) {
+        int nrep = 0;
+        for (int i = 0; i < msgs[m].n; i++) {
+            const struct fdesc *f = &msgs[m].f[i];
+            if (f->num < MAX_NUM)
+                c->fidx[m][f->num] = (unsigned char)(i + 1);
+            if (f->repeated && f->kind == K_MSG)
+                c->rslot[m][i] = (unsigned char)++nrep;
+        }
+    }
+}
 
 static enum status werr(struct wctx *c, const uint8_t *at, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
@@ -384,7 +408,7 @@ static const char *fld(char buf[static 80], const struct mdesc *m, const struct 
 static enum status walk(struct wctx *c, const uint8_t *p, const uint8_t *end, int msg, bool emit)
 {
     const struct mdesc *m = &msgs[msg];
-    long counts[MAX_FIELDS] = {0};
+    long counts[MAX_MSG_REP] = {0}; /* occurrences of repeated message fields */
     uint64_t max_payload = 0;
     bool keep_payload = msg != M_TENSOR || tensor_keep(p, end, &max_payload);
 
@@ -402,10 +426,7 @@ static enum status walk(struct wctx *c, const uint8_t *p, const uint8_t *end, in
         if (num == 0 || num > 536870911u)
             return werr(c, fstart, "invalid field number %llu in %s", (unsigned long long)num,
                         m->name);
-        int fi = -1;
-        for (int i = 0; i < m->n; i++)
-            if (m->f[i].num == num)
-                fi = i;
+        int fi = num < MAX_NUM ? c->fidx[msg][num] - 1 : -1;
         const struct fdesc *f = fi >= 0 ? &m->f[fi] : NULL;
         char fname[80]; /* formatted only for a message */
 
@@ -457,7 +478,8 @@ static enum status walk(struct wctx *c, const uint8_t *p, const uint8_t *end, in
             if (st)
                 return st;
         }
-        long idx = f->repeated ? counts[fi]++ : -1;
+        int slot = c->rslot[msg][fi];
+        long idx = slot ? counts[slot - 1]++ : -1;
 
         if (f->kind == K_MSG) {
             if (c->depth >= ONNX_MAX_DEPTH)
@@ -504,6 +526,7 @@ enum status onnx_wire_compact(const uint8_t *buf, size_t len, const char *name,
     if (len == 0)
         return diag_set(d, ST_EPARSE, "%s: empty file (0 bytes), not an ONNX model", name);
     struct wctx c = {.base = buf, .name = name, .d = d};
+    index_fields(&c);
     enum status st = walk(&c, buf, buf + len, M_MODEL, true);
     if (!st && c.oom)
         st = diag_set(d, ST_ENOMEM, "%s: out of memory while reading the model", name);

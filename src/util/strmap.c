@@ -1,4 +1,4 @@
-/* strmap.c - FNV-1a hashed, linear-probing string -> int map. Each slot
+/* strmap.c - word-at-a-time hashed, linear-probing string -> int map. Each slot
  * keeps its key's hash: a probe compares strings only when the hashes
  * match, and growing never hashes a key again. */
 #include "util/strmap.h"
@@ -19,12 +19,25 @@ struct strmap {
     size_t cap, count; /* cap is a power of two */
 };
 
+/* Eight bytes a step (the length comes from strlen, which is vectorised),
+ * then a full avalanche so the low bits that pick a slot depend on every
+ * byte. */
 static uint32_t hash(const char *s)
 {
-    uint64_t h = 1469598103934665603ull;
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211ull;
-    return (uint32_t)(h ^ (h >> 32));
+    size_t n = strlen(s);
+    uint64_t h = 0x9e3779b97f4a7c15ull ^ n, w;
+    for (; n >= 8; s += 8, n -= 8) {
+        memcpy(&w, s, 8);
+        h = (h ^ w) * 0xff51afd7ed558ccdull;
+        h ^= h >> 32;
+    }
+    w = 0;
+    memcpy(&w, s, n);
+    h = (h ^ w) * 0xc4ceb9fe1a85ec53ull;
+    h ^= h >> 29;
+    h *= 0xff51afd7ed558ccdull;
+    h ^= h >> 32;
+    return (uint32_t)h;
 }
 
 struct strmap *strmap_new(void)
@@ -43,11 +56,12 @@ void strmap_free(struct strmap *m)
     free(m);
 }
 
-static void grow(struct strmap *m)
+/* Rehashes into a table of cap slots (a power of two above the count). */
+static void grow_to(struct strmap *m, size_t cap)
 {
     struct slot *old = m->slots;
     size_t oc = m->cap;
-    m->cap *= 2;
+    m->cap = cap;
     m->slots = xcalloc(m->cap, sizeof *m->slots);
     for (size_t i = 0; i < oc; i++) {
         if (!old[i].key)
@@ -58,6 +72,11 @@ static void grow(struct strmap *m)
         m->slots[j] = old[i];
     }
     free(old);
+}
+
+static void grow(struct strmap *m)
+{
+    grow_to(m, m->cap * 2);
 }
 
 /* The slot holding key, or the empty slot where it would go. */
@@ -126,8 +145,11 @@ bool strmap_add(struct strmap *m, const char *key, int val, int *old)
 
 void strmap_reserve(struct strmap *m, size_t n)
 {
-    while ((n + 1) * 4 > m->cap * 3)
-        grow(m);
+    size_t cap = m->cap;
+    while ((n + 1) * 4 > cap * 3)
+        cap *= 2;
+    if (cap != m->cap)
+        grow_to(m, cap); /* one rehash, not one per doubling */
 }
 
 size_t strmap_count(const struct strmap *m)
