@@ -23,8 +23,11 @@
 #ifndef DIPPM_ONNX_IMPL_H
 #define DIPPM_ONNX_IMPL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "onnx.pb-c.h"
 
 #include "util/status.h"
 
@@ -52,6 +55,15 @@ struct onnx_compact {
  * ST_ENOMEM. On error out->buf is NULL. */
 enum status onnx_wire_compact(const uint8_t *buf, size_t len, const char *name,
                               struct onnx_compact *out, struct diag *d);
+
+/* Decodes a compact copy made by onnx_wire_compact into protobuf-c's
+ * structures, allocated with alloc, as onnx__model_proto__unpack would.
+ * NULL with *fallback false: alloc failed. NULL with *fallback true: the
+ * copy holds something only protobuf-c reproduces exactly (a singular
+ * submessage given twice, which it merges; a key or length prefix over 5
+ * bytes, which it refuses): unpack it with protobuf-c instead. */
+Onnx__ModelProto *onnx_wire_unpack(const uint8_t *buf, size_t len, ProtobufCAllocator *alloc,
+                                   bool *fallback);
 
 /* true if data_type (TensorProto.DataType) is an integer or bool type whose
  * contents are kept when small. */

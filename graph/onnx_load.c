@@ -637,7 +637,13 @@ struct graph *onnx_load_buffer(const void *buf, size_t len, const char *name, st
     static const uint8_t empty[1];
     struct bump pool = {0};
     ProtobufCAllocator alloc = {.alloc = bump_alloc, .free = bump_free, .allocator_data = &pool};
-    Onnx__ModelProto *m = onnx__model_proto__unpack(&alloc, cp.len, cp.buf ? cp.buf : empty);
+    bool fallback;
+    Onnx__ModelProto *m = onnx_wire_unpack(cp.buf ? cp.buf : empty, cp.len, &alloc, &fallback);
+    if (fallback) { /* rare shapes only protobuf-c decodes exactly as before */
+        bump_release(&pool);
+        pool.oom = false;
+        m = onnx__model_proto__unpack(&alloc, cp.len, cp.buf ? cp.buf : empty);
+    }
     free(cp.buf);
     if (!m) {
         bump_release(&pool);

@@ -8,7 +8,9 @@
  * checked structurally (its length must fit) and dropped.
  */
 #include "graph/onnx_impl.h"
+#include "onnx.pb-c.h"
 
+#include <limits.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -539,4 +541,252 @@ enum status onnx_wire_compact(const uint8_t *buf, size_t len, const char *name,
     out->skipped_payload = c.skipped;
     out->n_subgraphs = c.n_sub;
     return ST_OK;
+}
+
+/* ---- decoding the compact copy ------------------------------------------ */
+
+/* The compact copy holds only fields the walk checked, so this decoder
+ * needs no error paths of its own; it fills protobuf-c's structures exactly
+ * as protobuf_c_message_unpack does (initialised by the descriptor, later
+ * singular values replacing earlier ones, a oneof keeping its last member,
+ * bytes of length 0 as a NULL pointer), in one pass with arrays that grow
+ * in the pool. Two things protobuf-c does differently are left to it: a
+ * singular submessage given twice (protobuf-c merges the two) and a key or
+ * length prefix over 5 bytes (protobuf-c refuses it). */
+
+struct dctx {
+    ProtobufCAllocator *a;
+    bool fallback, oom;
+};
+
+static void *dalloc(struct dctx *c, size_t n)
+{
+    void *p = c->a->alloc(c->a->allocator_data, n ? n : 1);
+    if (!p)
+        c->oom = true;
+    return p;
+}
+
+static size_t elt_size(ProtobufCType t)
+{
+    switch (t) {
+    case PROTOBUF_C_TYPE_INT32:
+    case PROTOBUF_C_TYPE_ENUM:
+    case PROTOBUF_C_TYPE_FLOAT:
+        return 4;
+    case PROTOBUF_C_TYPE_INT64:
+    case PROTOBUF_C_TYPE_UINT64:
+    case PROTOBUF_C_TYPE_DOUBLE:
+        return 8;
+    case PROTOBUF_C_TYPE_STRING:
+    case PROTOBUF_C_TYPE_MESSAGE:
+        return sizeof(void *);
+    case PROTOBUF_C_TYPE_BYTES:
+        return sizeof(ProtobufCBinaryData);
+    default:
+        return 0; /* not in onnx.proto's subset */
+    }
+}
+
+static const ProtobufCFieldDescriptor *dfield(const ProtobufCMessageDescriptor *d, uint64_t tag,
+                                              unsigned *hint)
+{
+    for (unsigned k = 0; k < 2 && *hint + k < d->n_fields; k++)
+        if (d->fields[*hint + k].id == tag)
+            return &d->fields[*hint += k];
+    for (unsigned i = 0; i < d->n_fields; i++)
+        if (d->fields[i].id == tag)
+            return &d->fields[*hint = i];
+    return NULL;
+}
+
+static void *decode_msg(struct dctx *c, const ProtobufCMessageDescriptor *d, const uint8_t *p,
+                        const uint8_t *end);
+
+/* Stores one value (wire bytes [p, end), end only for length-delimited)
+ * of field f into *slot. */
+static void decode_value(struct dctx *c, const ProtobufCFieldDescriptor *f, void *slot,
+                         uint64_t v, const uint8_t *p, const uint8_t *end)
+{
+    switch (f->type) {
+    case PROTOBUF_C_TYPE_INT32:
+    case PROTOBUF_C_TYPE_ENUM:
+        *(int32_t *)slot = (int32_t)(uint32_t)v;
+        break;
+    case PROTOBUF_C_TYPE_INT64:
+    case PROTOBUF_C_TYPE_UINT64:
+    case PROTOBUF_C_TYPE_FLOAT:
+    case PROTOBUF_C_TYPE_DOUBLE:
+        if (f->type == PROTOBUF_C_TYPE_FLOAT) {
+            uint32_t u = (uint32_t)v;
+            memcpy(slot, &u, 4);
+        } else {
+            memcpy(slot, &v, 8);
+        }
+        break;
+    case PROTOBUF_C_TYPE_STRING: {
+        size_t n = (size_t)(end - p);
+        char *s = dalloc(c, n + 1);
+        if (s) {
+            memcpy(s, p, n);
+            s[n] = '\0';
+        }
+        *(char **)slot = s;
+        break;
+    }
+    case PROTOBUF_C_TYPE_BYTES: {
+        ProtobufCBinaryData *bd = slot;
+        bd->len = (size_t)(end - p);
+        bd->data = bd->len ? dalloc(c, bd->len) : NULL;
+        if (bd->data)
+            memcpy(bd->data, p, bd->len);
+        break;
+    }
+    case PROTOBUF_C_TYPE_MESSAGE:
+        *(void **)slot = decode_msg(c, f->descriptor, p, end);
+        break;
+    default:
+        c->fallback = true;
+        break;
+    }
+}
+
+static uint64_t le_bytes(const uint8_t *p, int n)
+{
+    uint64_t v = 0;
+    for (int i = 0; i < n; i++)
+        v |= (uint64_t)p[i] << (8 * i);
+    return v;
+}
+
+/* Appends the value (or, packed, the values) of repeated field f to m's
+ * array, growing it to twice its size when full. */
+static void append(struct dctx *c, const ProtobufCFieldDescriptor *f, ProtobufCMessage *m,
+                   size_t *cap, unsigned wt, uint64_t v, const uint8_t *p, const uint8_t *end)
+{
+    size_t *n = (size_t *)((char *)m + f->quantifier_offset);
+    char **arr = (char **)((char *)m + f->offset);
+    size_t es = elt_size(f->type);
+    int fixed = f->type == PROTOBUF_C_TYPE_FLOAT ? 4 : f->type == PROTOBUF_C_TYPE_DOUBLE ? 8 : 0;
+    bool packed = wt == 2 && f->type != PROTOBUF_C_TYPE_STRING &&
+                  f->type != PROTOBUF_C_TYPE_BYTES && f->type != PROTOBUF_C_TYPE_MESSAGE;
+    size_t k = 1;
+    if (packed && fixed) {
+        k = (size_t)(end - p) / (size_t)fixed;
+    } else if (packed) {
+        k = 0;
+        for (const uint8_t *q = p; q < end; q++)
+            k += !(*q & 0x80);
+    }
+    if (*n + k > *cap) {
+        size_t nc = *cap ? *cap * 2 : 4;
+        if (nc < *n + k)
+            nc = *n + k;
+        char *na = dalloc(c, nc * es);
+        if (!na)
+            return;
+        if (*n)
+            memcpy(na, *arr, *n * es);
+        *arr = na;
+        *cap = nc;
+    }
+    if (!packed) {
+        decode_value(c, f, *arr + *n * es, v, p, end);
+        ++*n;
+        return;
+    }
+    while (p < end) {
+        uint64_t x;
+        if (fixed) {
+            x = le_bytes(p, fixed);
+            p += fixed;
+        } else if (rd_varint(&p, end, &x)) {
+            c->fallback = true; /* the walk checked it: cannot happen */
+            return;
+        }
+        decode_value(c, f, *arr + *n * es, x, NULL, NULL);
+        ++*n;
+    }
+}
+
+/* Reads one field at *pp: its key, and its value as a number (v) or as the
+ * bytes [*vs, *ve). false where protobuf-c would refuse it (see above). */
+static bool read_field(const uint8_t **pp, const uint8_t *end, uint64_t *key, uint64_t *v,
+                       const uint8_t **vs, const uint8_t **ve)
+{
+    const uint8_t *p = *pp, *at = p;
+    if (rd_varint(&p, end, key) || p - at > 5)
+        return false;
+    unsigned wt = *key & 7;
+    *v = 0;
+    if (wt == 0) {
+        if (rd_varint(&p, end, v))
+            return false;
+    } else if ((wt == 1 || wt == 5) && end - p >= (wt == 1 ? 8 : 4)) {
+        *v = le_bytes(p, wt == 1 ? 8 : 4);
+        p += wt == 1 ? 8 : 4;
+    } else if (wt == 2) {
+        at = p;
+        if (rd_varint(&p, end, v) || p - at > 5 || *v > INT_MAX || *v > (uint64_t)(end - p))
+            return false;
+        *vs = p;
+        p += *v;
+        *ve = p;
+    } else {
+        return false;
+    }
+    *pp = p;
+    return true;
+}
+
+static void *decode_msg(struct dctx *c, const ProtobufCMessageDescriptor *d, const uint8_t *p,
+                        const uint8_t *end)
+{
+    if (d->n_fields > MAX_FIELDS) {
+        c->fallback = true;
+        return NULL;
+    }
+    ProtobufCMessage *m = dalloc(c, d->sizeof_message);
+    if (!m)
+        return NULL;
+    protobuf_c_message_init(d, m);
+    size_t cap[MAX_FIELDS] = {0};
+    unsigned hint = 0;
+    while (p < end && !c->fallback && !c->oom) {
+        uint64_t key, v;
+        const uint8_t *vs = NULL, *ve = NULL;
+        if (!read_field(&p, end, &key, &v, &vs, &ve)) {
+            c->fallback = true;
+            break;
+        }
+        const ProtobufCFieldDescriptor *f = dfield(d, key >> 3, &hint);
+        if (!f)
+            continue; /* protobuf-c keeps it as an unknown field; nothing reads those */
+        void *member = (char *)m + f->offset;
+        if (f->label == PROTOBUF_C_LABEL_REPEATED) {
+            append(c, f, m, &cap[f - d->fields], (unsigned)(key & 7), v, vs, ve);
+        } else if (f->flags & PROTOBUF_C_FIELD_FLAG_ONEOF) {
+            uint32_t *which = (uint32_t *)((char *)m + f->quantifier_offset);
+            if (*which) /* a later member replaces the earlier one, unmerged */
+                memset(member, 0, elt_size(f->type));
+            decode_value(c, f, member, v, vs, ve);
+            *which = f->id;
+        } else if (f->type == PROTOBUF_C_TYPE_MESSAGE && *(void **)member) {
+            c->fallback = true; /* given twice: protobuf-c merges the two */
+        } else {
+            decode_value(c, f, member, v, vs, ve);
+            if (f->quantifier_offset)
+                *(protobuf_c_boolean *)((char *)m + f->quantifier_offset) = 1;
+        }
+    }
+    return m;
+}
+
+Onnx__ModelProto *onnx_wire_unpack(const uint8_t *buf, size_t len, ProtobufCAllocator *alloc,
+                                   bool *fallback)
+{
+    struct dctx c = {.a = alloc};
+    void *m = decode_msg(&c, &onnx__model_proto__descriptor, buf, buf + len);
+    *fallback = c.fallback;
+    return c.fallback || c.oom ? NULL : m;
 }
