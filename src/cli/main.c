@@ -11,6 +11,7 @@
 #include "util/fileio.h"
 #include "core/report.h"
 #include "ui/ui.h"
+#include "util/xalloc.h"
 
 static const struct {
     const char *name, *usage, *help;
@@ -64,6 +65,7 @@ static int explore_opts(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
+    xalloc_init();
     if (argc >= 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
         usage(stdout);
         return 0;

@@ -8,6 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
+
 static _Noreturn void oom(size_t n)
 {
     fprintf(stderr, "dippm: out of memory allocating %zu bytes\n", n);
@@ -54,4 +58,15 @@ char *xstrdup(const char *s)
     char *p = xmalloc(n);
     memcpy(p, s, n);
     return p;
+}
+
+void xalloc_init(void)
+{
+#ifdef __GLIBC__
+    /* Setting these also turns off glibc's own threshold adjustment, so the
+     * mmap threshold is set too: blocks under 32 MiB (the largest glibc would
+     * adapt to) come from the heap and are reused from one model to the next. */
+    mallopt(M_TRIM_THRESHOLD, 64 << 20);
+    mallopt(M_MMAP_THRESHOLD, 32 << 20);
+#endif
 }

@@ -10,6 +10,7 @@
 #include "graph/load.h"
 #include "core/predict.h"
 #include "graph/shape.h"
+#include "util/xalloc.h"
 
 /* Process CPU time: on a shared machine wall time measures the neighbours;
  * with OPENBLAS_NUM_THREADS=1 CPU time is the one-core cost. */
@@ -64,6 +65,7 @@ static int bench(struct predictor *p, const char *spec, int64_t batch)
 
 int main(int argc, char **argv)
 {
+    xalloc_init();
     const char *dir = argc > 1 ? argv[1] : "samples";
     struct diag d = {0};
     struct predictor *p = predictor_new(argc > 2 ? argv[2] : NULL, &d);

@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "graph/onnx_load.h"
+#include "util/xalloc.h"
 
 static double now(void)
 {
@@ -109,6 +110,7 @@ static int cmp_str(const void *a, const void *b)
 
 int main(int argc, char **argv)
 {
+    xalloc_init();
     if (argc == 3 && strcmp(argv[1], "--one") == 0)
         return bench_full(argv[2]);
     if (argc < 2) {

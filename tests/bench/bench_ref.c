@@ -43,6 +43,7 @@
 #include "graph/shape.h"
 #include "core/sim.h"
 #include "core/weights.h"
+#include "util/xalloc.h"
 
 /* ---- ONNX load ------------------------------------------------------- */
 
@@ -359,6 +360,7 @@ static int mode_check(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
+    xalloc_init();
     if (argc > 1 && !strcmp(argv[1], "onnx"))
         return mode_onnx(argc, argv);
     if (argc > 1 && !strcmp(argv[1], "gnn"))

@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "graph/shape.h"
+#include "util/xalloc.h"
 
 static double now_s(void)
 {
@@ -183,6 +184,7 @@ static void run(const char *what, struct graph *g, int reps)
 
 int main(int argc, char **argv)
 {
+    xalloc_init();
     int reps = argc > 1 ? atoi(argv[1]) : 200;
     if (reps < 1)
         reps = 1;

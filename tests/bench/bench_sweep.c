@@ -21,6 +21,7 @@
 #include "graph/load.h"
 #include "core/predict.h"
 #include "graph/shape.h"
+#include "util/xalloc.h"
 
 struct gspec {
     const char *label;
@@ -160,6 +161,7 @@ static int fail(const char *what, const struct diag *d)
 
 int main(int argc, char **argv)
 {
+    xalloc_init();
     const char *samples = argc > 1 ? argv[1] : "samples";
     FILE *tsv = NULL;
     if (argc > 2 && !(tsv = fopen(argv[2], "w"))) {

@@ -25,6 +25,7 @@
 #include "ui/keymap.h"
 #include "ui/layout.h"
 #include "ui/screen.h"
+#include "util/xalloc.h"
 
 #define ROWS 40
 #define COLS 140
@@ -174,6 +175,7 @@ out:
 
 int main(int argc, char **argv)
 {
+    xalloc_init();
     const char *samples = argc > 1 ? argv[1] : "samples";
     FILE *tsv = NULL;
     if (argc > 2 && !(tsv = fopen(argv[2], "w"))) {
