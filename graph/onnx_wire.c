@@ -216,7 +216,7 @@ static enum status werr(struct wctx *c, const uint8_t *at, const char *fmt, ...)
 }
 
 /* 0 ok, -1 runs past end, -2 longer than 10 bytes. */
-static int rd_varint(const uint8_t **pp, const uint8_t *end, uint64_t *v)
+static int rd_varint_long(const uint8_t **pp, const uint8_t *end, uint64_t *v)
 {
     const uint8_t *p = *pp;
     uint64_t r = 0;
@@ -232,6 +232,19 @@ static int rd_varint(const uint8_t **pp, const uint8_t *end, uint64_t *v)
         }
     }
     return -2;
+}
+
+/* The same, inlined for the one-byte varints most keys, lengths and values
+ * are. */
+static inline int rd_varint(const uint8_t **pp, const uint8_t *end, uint64_t *v)
+{
+    const uint8_t *p = *pp;
+    if (p < end && *p < 0x80) {
+        *v = *p;
+        *pp = p + 1;
+        return 0;
+    }
+    return rd_varint_long(pp, end, v);
 }
 
 static bool reserve(struct wctx *c, size_t extra)
