@@ -336,43 +336,89 @@ static enum status read_pads(struct kctx *c, const struct klayer *L, const char 
     return ST_OK;
 }
 
-static enum status emit_zeropad(struct kctx *c, const struct klayer *L, struct ktensor *x,
-                                int nsp, struct ktensor *o)
+/* The data_format of a layer with nsp spatial axes (ZeroPadding, UpSampling,
+ * Cropping) and the check that its input has them plus batch and channels. */
+static enum status spatial_format(struct kctx *c, const struct klayer *L,
+                                  const struct ktensor *x, int nsp, bool *cfirst)
 {
-    int64_t b[3], e[3];
-    bool cfirst = false;
     const char *df;
-    enum status st = read_pads(c, L, "padding", nsp, b, e);
-    if (!st)
-        st = kcfg_str(c, L, "data_format", "channels_last", &df);
+    enum status st = kcfg_str(c, L, "data_format", "channels_last", &df);
     if (st)
         return st;
-    cfirst = !strcmp(df, "channels_first");
     if (x->rank != nsp + 2)
         return klerr(c, L, ST_EPARSE, "expects a rank-%d input, got rank %d", nsp + 2, x->rank);
-    int r = nsp + 2, sp0 = cfirst ? 2 : 1;
-    int64_t pads[2 * 5] = {0};
+    *cfirst = !strcmp(df, "channels_first");
+    return ST_OK;
+}
+
+/* o's dims are t's, with each known spatial dim d (from axis sp0) made
+ * d * mul[i] + add[i]. */
+static void spatial_dims(struct ktensor *o, const struct ktensor *t, int sp0, int nsp,
+                         const int64_t *mul, const int64_t *add)
+{
+    memcpy(o->dims, t->dims, sizeof o->dims);
     for (int i = 0; i < nsp; i++) {
-        if (b[i] < 0 || e[i] < 0)
-            return kerr(c, L->path, "config.padding: negative padding");
+        int64_t d = dimv(&t->dims[sp0 + i]);
+        o->dims[sp0 + i] = (struct dim){d < 0 ? -1 : d * mul[i] + add[i], -1};
+    }
+}
+
+/* The result v of a ZeroPadding or UpSampling node computed channels-first,
+ * in the layer's own layout (cfirst: the node's output is that layout too). */
+static void spatial_out(struct ktensor *o, const struct ktensor *x, int v, bool cfirst, int nsp,
+                        const int64_t *mul, const int64_t *add)
+{
+    struct ktensor t = *x;
+    kx_tensor(o, t.rank, v, !cfirst);
+    if (cfirst) {
+        o->vn = v;
+        o->vcf = -1;
+    }
+    spatial_dims(o, &t, cfirst ? 2 : 1, nsp, mul, add);
+}
+
+/* The configuration ZeroPadding and Cropping share: nsp spatial axes, the
+ * begin and end amounts of each, the layout. */
+struct spatial {
+    int nsp;
+    bool cfirst;
+    int64_t b[3], e[3];
+};
+
+/* Reads s from config key ("padding", "cropping") and data_format, checks
+ * the input's rank and that no amount is negative. */
+static enum status spatial_pads(struct kctx *c, const struct klayer *L, const char *key,
+                                const struct ktensor *x, struct spatial *s)
+{
+    enum status st = read_pads(c, L, key, s->nsp, s->b, s->e);
+    if (!st)
+        st = spatial_format(c, L, x, s->nsp, &s->cfirst);
+    if (st)
+        return st;
+    for (int i = 0; i < s->nsp; i++)
+        if (s->b[i] < 0 || s->e[i] < 0)
+            return kerr(c, L->path, "config.%s: negative %s", key, key);
+    return ST_OK;
+}
+
+static enum status emit_zeropad(struct kctx *c, const struct klayer *L, struct ktensor *x,
+                                const struct spatial *s, struct ktensor *o)
+{
+    int nsp = s->nsp, r = nsp + 2;
+    bool cfirst = s->cfirst;
+    const int64_t *b = s->b, *e = s->e;
+    int64_t pads[2 * 5] = {0}, add[3];
+    for (int i = 0; i < nsp; i++) {
         pads[2 + i] = b[i];
         pads[r + 2 + i] = e[i];
+        add[i] = b[i] + e[i];
     }
     int in[2] = {kx_val(c, x, !cfirst, kx_name(c, L, NULL)),
                  kx_const_i64(c, kx_name(c, L, "pads"), pads, 2 * r)};
     int v = kx_op(c, "Pad", kx_name(c, L, NULL), in, 2);
     graph_attr_string(c->g, kx_producer(c, v), "mode", "constant");
-    struct ktensor t = *x;
-    kx_tensor(o, r, v, !cfirst);
-    if (cfirst) {
-        o->vn = v;
-        o->vcf = -1;
-    }
-    memcpy(o->dims, t.dims, sizeof o->dims);
-    for (int i = 0; i < nsp; i++) {
-        int64_t d = dimv(&t.dims[sp0 + i]);
-        o->dims[sp0 + i] = (struct dim){d < 0 ? -1 : d + b[i] + e[i], -1};
-    }
+    static const int64_t ones[3] = {1, 1, 1};
+    spatial_out(o, x, v, cfirst, nsp, ones, add);
     return ST_OK;
 }
 
@@ -380,23 +426,21 @@ static enum status emit_upsample(struct kctx *c, const struct klayer *L, struct 
                                  int nsp, struct ktensor *o)
 {
     int64_t size[3];
-    const char *interp, *df;
+    const char *interp;
+    bool cfirst = false;
     enum status st = kcfg_ints(c, L, nsp == 1 ? "size" : "size", nsp, 2, size);
     if (!st)
         st = kcfg_str(c, L, "interpolation", "nearest", &interp);
     if (!st)
-        st = kcfg_str(c, L, "data_format", "channels_last", &df);
+        st = spatial_format(c, L, x, nsp, &cfirst);
     if (st)
         return st;
-    if (x->rank != nsp + 2)
-        return klerr(c, L, ST_EPARSE, "expects a rank-%d input, got rank %d", nsp + 2, x->rank);
-    bool cfirst = !strcmp(df, "channels_first");
     const char *mode = !strcmp(interp, "nearest") ? "nearest"
                        : (!strcmp(interp, "bilinear") || !strcmp(interp, "linear")) ? "linear"
                        : !strcmp(interp, "bicubic") ? "cubic" : NULL;
     if (!mode)
         return klerr(c, L, ST_EUNSUPPORTED, "interpolation \"%s\" is not supported", interp);
-    int r = nsp + 2, sp0 = cfirst ? 2 : 1;
+    int r = nsp + 2;
     double scales[5] = {1, 1, 1, 1, 1};
     for (int i = 0; i < nsp; i++) {
         if (size[i] < 1)
@@ -408,43 +452,26 @@ static enum status emit_upsample(struct kctx *c, const struct klayer *L, struct 
                  kx_const_f(c, kx_name(c, L, "scales"), scales, 1, &sd)};
     int v = kx_op(c, "Resize", kx_name(c, L, NULL), in, 3);
     graph_attr_string(c->g, kx_producer(c, v), "mode", mode);
-    struct ktensor t = *x;
-    kx_tensor(o, r, v, !cfirst);
-    if (cfirst) {
-        o->vn = v;
-        o->vcf = -1;
-    }
-    memcpy(o->dims, t.dims, sizeof o->dims);
-    for (int i = 0; i < nsp; i++) {
-        int64_t d = dimv(&t.dims[sp0 + i]);
-        o->dims[sp0 + i] = (struct dim){d < 0 ? -1 : d * size[i], -1};
-    }
+    static const int64_t zeros[3] = {0, 0, 0};
+    spatial_out(o, x, v, cfirst, nsp, size, zeros);
     return ST_OK;
 }
 
 /* Cropping1D/2D/3D: Slice of the spatial axes (channels-first for 2D/3D). */
 static enum status emit_cropping(struct kctx *c, const struct klayer *L, struct ktensor *x,
-                                 int nsp, struct ktensor *o)
+                                 const struct spatial *s, struct ktensor *o)
 {
-    int64_t b[3], e[3];
-    const char *df;
-    enum status st = read_pads(c, L, "cropping", nsp, b, e);
-    if (!st)
-        st = kcfg_str(c, L, "data_format", "channels_last", &df);
-    if (st)
-        return st;
-    if (x->rank != nsp + 2)
-        return klerr(c, L, ST_EPARSE, "expects a rank-%d input, got rank %d", nsp + 2, x->rank);
-    bool cfirst = !strcmp(df, "channels_first");
+    int nsp = s->nsp;
+    bool cfirst = s->cfirst;
+    const int64_t *b = s->b, *e = s->e;
     bool cf = nsp > 1 && !cfirst; /* Cropping1D crops axis 1 of (batch, steps, channels) */
     int sp0 = cfirst ? 2 : 1, ir0 = (cf || cfirst) ? 2 : 1;
-    int64_t starts[3], ends[3], axes[3];
+    int64_t starts[3], ends[3], axes[3], add[3];
     for (int i = 0; i < nsp; i++) {
-        if (b[i] < 0 || e[i] < 0)
-            return kerr(c, L->path, "config.cropping: negative cropping");
         starts[i] = b[i];
         ends[i] = e[i] ? -e[i] : INT64_MAX;
         axes[i] = ir0 + i;
+        add[i] = -b[i] - e[i];
     }
     int in[4] = {kx_val(c, x, cf, kx_name(c, L, NULL)),
                  kx_const_i64(c, kx_name(c, L, "starts"), starts, nsp),
@@ -453,11 +480,8 @@ static enum status emit_cropping(struct kctx *c, const struct klayer *L, struct 
     int v = kx_op(c, "Slice", kx_name(c, L, NULL), in, 4);
     struct ktensor t = *x;
     kx_tensor(o, t.rank, v, cf);
-    memcpy(o->dims, t.dims, sizeof o->dims);
-    for (int i = 0; i < nsp; i++) {
-        int64_t d = dimv(&t.dims[sp0 + i]);
-        o->dims[sp0 + i] = (struct dim){d < 0 ? -1 : d - b[i] - e[i], -1};
-    }
+    static const int64_t ones[3] = {1, 1, 1};
+    spatial_dims(o, &t, sp0, nsp, ones, add);
     return ST_OK;
 }
 
@@ -557,9 +581,43 @@ static enum status emit_normalization(struct kctx *c, const struct klayer *L, st
 
 /* ---- dispatch ------------------------------------------------------------------------------ */
 
+/* 1, 2 or 3 when the class k is prefix followed by "1D", "2D" or "3D", else 0. */
+static int spatial_rank(const char *k, const char *prefix)
+{
+    size_t n = strlen(prefix);
+    if (strncmp(k, prefix, n) || strlen(k) != n + 2 || k[n + 1] != 'D' || k[n] < '1' ||
+        k[n] > '3')
+        return 0;
+    return k[n] - '0';
+}
+
 static const char *const noops[] = {
     "Dropout", "SpatialDropout1D", "SpatialDropout2D", "SpatialDropout3D", "GaussianNoise",
     "GaussianDropout", "AlphaDropout", "ActivityRegularization", "Masking",
+};
+
+/* op (LeakyRelu, Elu) of x with attribute alpha = a. */
+static enum status unary_alpha(struct kctx *c, const struct klayer *L, struct ktensor *x,
+                               const char *op, double a, struct ktensor *o)
+{
+    int ni;
+    enum status st = unary(c, L, x, op, o, &ni);
+    if (!st)
+        graph_attr_float(c->g, ni, "alpha", a);
+    return st;
+}
+
+/* The layers of one input whose emitter takes no other argument. */
+static const struct {
+    const char *cls;
+    enum status (*emit)(struct kctx *c, const struct klayer *L, struct ktensor *x,
+                        struct ktensor *o);
+} one_in[] = {
+    {"Activation", emit_activation}, {"ReLU", emit_relu},
+    {"PReLU", emit_prelu},           {"Reshape", emit_reshape},
+    {"Flatten", emit_flatten},       {"Permute", emit_permute},
+    {"RepeatVector", emit_repeat},   {"Rescaling", emit_rescaling},
+    {"Normalization", emit_normalization},
 };
 
 enum status keras_layer_emit_misc(struct kctx *c, const struct klayer *L, struct ktensor *in,
@@ -585,33 +643,22 @@ enum status keras_layer_emit_misc(struct kctx *c, const struct klayer *L, struct
             *out = *in;
             return ST_OK;
         }
+    for (size_t i = 0; i < sizeof one_in / sizeof one_in[0]; i++)
+        if (!strcmp(k, one_in[i].cls))
+            return one_in[i].emit(c, L, in, out);
     int ni;
-    if (!strcmp(k, "Activation"))
-        return emit_activation(c, L, in, out);
-    if (!strcmp(k, "ReLU"))
-        return emit_relu(c, L, in, out);
     if (!strcmp(k, "LeakyReLU")) {
         double a;
         enum status st = kcfg_float(c, L, "negative_slope", c->keras3 ? 0.3 : 0.3, &a);
         if (!st && !cJSON_GetObjectItemCaseSensitive(L->cfg, "negative_slope"))
             st = kcfg_float(c, L, "alpha", 0.3, &a);
-        if (!st)
-            st = unary(c, L, in, "LeakyRelu", out, &ni);
-        if (!st)
-            graph_attr_float(c->g, ni, "alpha", a);
-        return st;
+        return st ? st : unary_alpha(c, L, in, "LeakyRelu", a, out);
     }
     if (!strcmp(k, "ELU")) {
         double a;
         enum status st = kcfg_float(c, L, "alpha", 1.0, &a);
-        if (!st)
-            st = unary(c, L, in, "Elu", out, &ni);
-        if (!st)
-            graph_attr_float(c->g, ni, "alpha", a);
-        return st;
+        return st ? st : unary_alpha(c, L, in, "Elu", a, out);
     }
-    if (!strcmp(k, "PReLU"))
-        return emit_prelu(c, L, in, out);
     if (!strcmp(k, "Softmax")) {
         int64_t axis;
         enum status st = kcfg_int(c, L, "axis", false, -1, &axis);
@@ -627,27 +674,17 @@ enum status keras_layer_emit_misc(struct kctx *c, const struct klayer *L, struct
             graph_attr_int(c->g, ni, "axis", cf ? kx_cf_axis((int)axis, in->rank) : axis);
         return st;
     }
-    if (!strcmp(k, "Reshape"))
-        return emit_reshape(c, L, in, out);
-    if (!strcmp(k, "Flatten"))
-        return emit_flatten(c, L, in, out);
-    if (!strcmp(k, "Permute"))
-        return emit_permute(c, L, in, out);
-    if (!strncmp(k, "ZeroPadding", 11) && strlen(k) == 13 && k[12] == 'D' &&
-        k[11] >= '1' && k[11] <= '3')
-        return emit_zeropad(c, L, in, k[11] - '0', out);
-    if (!strncmp(k, "UpSampling", 10) && strlen(k) == 12 && k[11] == 'D' && k[10] >= '1' &&
-        k[10] <= '3')
-        return emit_upsample(c, L, in, k[10] - '0', out);
-    if (!strncmp(k, "Cropping", 8) && strlen(k) == 10 && k[9] == 'D' && k[8] >= '1' &&
-        k[8] <= '3')
-        return emit_cropping(c, L, in, k[8] - '0', out);
-    if (!strcmp(k, "RepeatVector"))
-        return emit_repeat(c, L, in, out);
-    if (!strcmp(k, "Rescaling"))
-        return emit_rescaling(c, L, in, out);
-    if (!strcmp(k, "Normalization"))
-        return emit_normalization(c, L, in, out);
+    int nsp;
+    if ((nsp = spatial_rank(k, "UpSampling")))
+        return emit_upsample(c, L, in, nsp, out);
+    bool pad = (nsp = spatial_rank(k, "ZeroPadding")) != 0;
+    if (pad || (nsp = spatial_rank(k, "Cropping"))) {
+        struct spatial s = {.nsp = nsp};
+        enum status st = spatial_pads(c, L, pad ? "padding" : "cropping", in, &s);
+        if (st)
+            return st;
+        return pad ? emit_zeropad(c, L, in, &s, out) : emit_cropping(c, L, in, &s, out);
+    }
     return diag_set(c->d, ST_EUNSUPPORTED, "%s: layer '%s%s' (class %s) is not supported",
                     c->file, L->nprefix, L->name, L->cls);
 }
