@@ -182,19 +182,32 @@ int zb_const_float(struct zoo_build *b, double v)
 
 /* ---- layers ------------------------------------------------------------ */
 
+/* The parameter "local.part" (weight, bias, running_mean, ...) of a layer. */
+static int zb_param(struct zoo_build *b, const char *local, const char *part, int rank,
+                    const int64_t *dims)
+{
+    char wn[128];
+    snprintf(wn, sizeof wn, "%s.%s", local, part);
+    return zb_weight(b, wn, rank, dims);
+}
+
+/* in[2] = the bias [out] of layer local when bias is set; the input count. */
+static int zb_bias(struct zoo_build *b, const char *local, int out, bool bias, int *in)
+{
+    if (!bias)
+        return 2;
+    const int64_t bd[1] = {out};
+    in[2] = zb_param(b, local, "bias", 1, bd);
+    return 3;
+}
+
 int zb_conv(struct zoo_build *b, int x, const char *local, int cin, int cout, int k, int stride,
             int pad, int groups, bool bias)
 {
-    char wn[128];
-    snprintf(wn, sizeof wn, "%s.weight", local);
     const int64_t wd[4] = {cout, cin / groups, k, k};
-    int in[3] = {x, zb_weight(b, wn, 4, wd), -1};
-    if (bias) {
-        snprintf(wn, sizeof wn, "%s.bias", local);
-        const int64_t bd[1] = {cout};
-        in[2] = zb_weight(b, wn, 1, bd);
-    }
-    int y = zb_node(b, "Conv", local, in, bias ? 3 : 2);
+    int in[3] = {x, zb_param(b, local, "weight", 4, wd), -1};
+    int n_in = zb_bias(b, local, cout, bias, in);
+    int y = zb_node(b, "Conv", local, in, n_in);
     int ni = zb_last(b);
     const int64_t ks[2] = {k, k}, st[2] = {stride, stride}, pd[4] = {pad, pad, pad, pad};
     const int64_t dil[2] = {1, 1};
@@ -211,11 +224,8 @@ int zb_bn(struct zoo_build *b, int x, const char *local, int c)
     static const char *const parts[4] = {"weight", "bias", "running_mean", "running_var"};
     int in[5] = {x};
     const int64_t d[1] = {c};
-    for (int i = 0; i < 4; i++) {
-        char wn[128];
-        snprintf(wn, sizeof wn, "%s.%s", local, parts[i]);
-        in[i + 1] = zb_weight(b, wn, 1, d);
-    }
+    for (int i = 0; i < 4; i++)
+        in[i + 1] = zb_param(b, local, parts[i], 1, d);
     int y = zb_node(b, "BatchNormalization", local, in, 5);
     graph_attr_float(b->g, zb_last(b), "epsilon", 1e-5);
     return y;
@@ -283,16 +293,10 @@ int zb_flatten(struct zoo_build *b, int x)
 
 int zb_gemm(struct zoo_build *b, int x, const char *local, int in, int out, bool bias)
 {
-    char wn[128];
-    snprintf(wn, sizeof wn, "%s.weight", local);
     const int64_t wd[2] = {out, in};
-    int ins[3] = {x, zb_weight(b, wn, 2, wd), -1};
-    if (bias) {
-        snprintf(wn, sizeof wn, "%s.bias", local);
-        const int64_t bd[1] = {out};
-        ins[2] = zb_weight(b, wn, 1, bd);
-    }
-    int y = zb_node(b, "Gemm", local, ins, bias ? 3 : 2);
+    int ins[3] = {x, zb_param(b, local, "weight", 2, wd), -1};
+    int n_in = zb_bias(b, local, out, bias, ins);
+    int y = zb_node(b, "Gemm", local, ins, n_in);
     graph_attr_float(b->g, zb_last(b), "alpha", 1.0);
     graph_attr_float(b->g, zb_last(b), "beta", 1.0);
     graph_attr_int(b->g, zb_last(b), "transB", 1);
@@ -301,48 +305,41 @@ int zb_gemm(struct zoo_build *b, int x, const char *local, int in, int out, bool
 
 int zb_linear(struct zoo_build *b, int x, const char *local, int in, int out, bool bias)
 {
-    char wn[128];
-    snprintf(wn, sizeof wn, "%s.weight", local);
     const int64_t wd[2] = {in, out};
-    int ins[2] = {x, zb_weight(b, wn, 2, wd)};
+    int ins[2] = {x, zb_param(b, local, "weight", 2, wd)};
     int y = zb_node(b, "MatMul", local, ins, 2);
     if (!bias)
         return y;
-    snprintf(wn, sizeof wn, "%s.bias", local);
     const int64_t bd[1] = {out};
-    int bi = zb_weight(b, wn, 1, bd);
+    int bi = zb_param(b, local, "bias", 1, bd);
     char an[128];
     snprintf(an, sizeof an, "%s.add", local);
     int ai[2] = {y, bi};
     return zb_node(b, "Add", an, ai, 2);
 }
 
-int zb_layernorm(struct zoo_build *b, int x, const char *local, int c, double eps)
+/* A normalisation node op with a weight and a bias of [c] and epsilon eps;
+ * its other attribute is name = v. */
+static int zb_affine_norm(struct zoo_build *b, const char *op, int x, const char *local, int c,
+                          double eps, const char *name, int64_t v)
 {
-    char wn[128];
     const int64_t d[1] = {c};
-    snprintf(wn, sizeof wn, "%s.weight", local);
-    int in[3] = {x, zb_weight(b, wn, 1, d), -1};
-    snprintf(wn, sizeof wn, "%s.bias", local);
-    in[2] = zb_weight(b, wn, 1, d);
-    int y = zb_node(b, "LayerNormalization", local, in, 3);
-    graph_attr_int(b->g, zb_last(b), "axis", -1);
+    int in[3] = {x, zb_param(b, local, "weight", 1, d), -1};
+    in[2] = zb_param(b, local, "bias", 1, d);
+    int y = zb_node(b, op, local, in, 3);
+    graph_attr_int(b->g, zb_last(b), name, v);
     graph_attr_float(b->g, zb_last(b), "epsilon", eps);
     return y;
 }
 
+int zb_layernorm(struct zoo_build *b, int x, const char *local, int c, double eps)
+{
+    return zb_affine_norm(b, "LayerNormalization", x, local, c, eps, "axis", -1);
+}
+
 int zb_group_norm(struct zoo_build *b, int x, const char *local, int c, double eps)
 {
-    char wn[96];
-    const int64_t dd[1] = {c};
-    snprintf(wn, sizeof wn, "%s.weight", local);
-    int in[3] = {x, zb_weight(b, wn, 1, dd), -1};
-    snprintf(wn, sizeof wn, "%s.bias", local);
-    in[2] = zb_weight(b, wn, 1, dd);
-    int y = zb_node(b, "GroupNormalization", local, in, 3);
-    graph_attr_int(b->g, zb_last(b), "num_groups", 32);
-    graph_attr_float(b->g, zb_last(b), "epsilon", eps);
-    return y;
+    return zb_affine_norm(b, "GroupNormalization", x, local, c, eps, "num_groups", 32);
 }
 
 int zb_reshape(struct zoo_build *b, int x, const int64_t *shape, int n)
@@ -502,10 +499,8 @@ int zb_rmsnorm(struct zoo_build *b, int x, const char *local, int c)
     int ms = zb_node(b, "ReduceMean", "reducemean", ri, 2);
     graph_attr_int(b->g, zb_last(b), "keepdims", 1);
     int rms = zb_act(b, zb_binary(b, "Add", ms, zb_const_float(b, 1e-5)), "Sqrt");
-    char wn[96];
-    snprintf(wn, sizeof wn, "%s.weight", local);
     const int64_t wd[1] = {c};
-    return zb_binary(b, "Mul", zb_binary(b, "Div", x, rms), zb_weight(b, wn, 1, wd));
+    return zb_binary(b, "Mul", zb_binary(b, "Div", x, rms), zb_param(b, local, "weight", 1, wd));
 }
 
 int zb_rope(struct zoo_build *b, int x, int hd, int cos, int sin)
