@@ -129,9 +129,7 @@ static void header(FILE *f, struct jsonw *w, const struct cli_sweep_gen *s,
     char hw[128];
     report_hw_label(s->cfg, hw, sizeof hw);
     if (s->co->json) {
-        jsonw_obj_begin(w);
-        jsonw_key_str(w, "model", s->g->name);
-        jsonw_key_str(w, "gpu", hw);
+        cli_sweep_json_open(w, s, hw);
         jsonw_key_bool(w, "guidance", rq->guidance);
         jsonw_key_str(w, "vae", vae);
         jsonw_key(w, "text_encoders");
@@ -198,19 +196,14 @@ static int max_batch(const struct cli_sweep_gen *s, struct diff_request *rq)
     if (s->co->json) {
         struct jsonw w;
         jsonw_init(&w, true);
-        jsonw_obj_begin(&w);
-        jsonw_key_str(&w, "model", s->g->name);
-        jsonw_key_str(&w, "gpu", hw);
+        cli_sweep_json_open(&w, s, hw);
         jsonw_key_int(&w, "steps", rq->steps);
         jsonw_key_int(&w, "max_batch", lo);
         jsonw_key_fixed(&w, "images_per_s", lo ? best.images_per_s : 0, 4);
         jsonw_key_fixed(&w, "memory_mib", best.memory_mib, 1);
         jsonw_key_fixed(&w, "capacity_mib", best.capacity_mib, 1);
         jsonw_key_fixed(&w, "headroom", s->headroom, 3);
-        jsonw_key_str(&w, "source", report_source_line(s->p));
-        jsonw_obj_end(&w);
-        rc = cli_emit(s->co, w.buf, w.len);
-        jsonw_fini(&w);
+        rc = cli_sweep_json_emit(&w, s);
     } else {
         int n = lo ? snprintf(text, sizeof text, "largest batch on %s for %lld steps: %lld "
                               "images (%.3f images/s, %.0f MiB of %.0f MiB usable with %.0f%% "
@@ -261,16 +254,5 @@ int cli_sweep_diff(const struct cli_sweep_gen *s, const struct cli_diff *df)
             row(f, &w, s->co, &r);
         }
     }
-    if (s->co->json && !rc) {
-        jsonw_arr_end(&w);
-        jsonw_obj_end(&w);
-    } else if (!s->co->csv && !rc) {
-        fprintf(f, "source: %s\n", report_source_line(s->p));
-    }
-    fclose(f);
-    if (!rc)
-        rc = s->co->json ? cli_emit(s->co, w.buf, w.len) : cli_emit(s->co, buf, len);
-    jsonw_fini(&w);
-    free(buf);
-    return rc;
+    return cli_sweep_rows_emit(s, f, &w, &buf, &len, rc);
 }

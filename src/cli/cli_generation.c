@@ -138,15 +138,9 @@ static int sweep_max_batch(const struct cli_sweep_gen *s, struct gen_model *m,
     if (s->co->json) {
         struct jsonw w;
         jsonw_init(&w, true);
-        jsonw_obj_begin(&w);
-        jsonw_key_str(&w, "model", s->g->name);
-        jsonw_key_str(&w, "gpu", hw);
+        cli_sweep_json_open(&w, s, hw);
         gen_report_json(&w, &r, rq->headroom);
-        jsonw_key_str(&w, "source", report_source_line(s->p));
-        jsonw_obj_end(&w);
-        rc = cli_emit(s->co, w.buf, w.len);
-        jsonw_fini(&w);
-        return rc;
+        return cli_sweep_json_emit(&w, s);
     }
     FILE *f = open_memstream(&buf, &len);
     if (!f)
@@ -166,6 +160,39 @@ static int sweep_max_batch(const struct cli_sweep_gen *s, struct gen_model *m,
     rc = cli_emit(s->co, buf, len);
     free(buf);
     return rc ? rc : r.max_batch > 0 ? 0 : 1;
+}
+
+void cli_sweep_json_open(struct jsonw *w, const struct cli_sweep_gen *s, const char *hw)
+{
+    jsonw_obj_begin(w);
+    jsonw_key_str(w, "model", s->g->name);
+    jsonw_key_str(w, "gpu", hw);
+}
+
+int cli_sweep_json_emit(struct jsonw *w, const struct cli_sweep_gen *s)
+{
+    jsonw_key_str(w, "source", report_source_line(s->p));
+    jsonw_obj_end(w);
+    int rc = cli_emit(s->co, w->buf, w->len);
+    jsonw_fini(w);
+    return rc;
+}
+
+int cli_sweep_rows_emit(const struct cli_sweep_gen *s, FILE *f, struct jsonw *w, char **buf,
+                        size_t *len, int rc)
+{
+    if (s->co->json && !rc) {
+        jsonw_arr_end(w);
+        jsonw_obj_end(w);
+    } else if (!s->co->csv && !rc) {
+        fprintf(f, "source: %s\n", report_source_line(s->p));
+    }
+    fclose(f);
+    if (!rc)
+        rc = s->co->json ? cli_emit(s->co, w->buf, w->len) : cli_emit(s->co, *buf, *len);
+    jsonw_fini(w);
+    free(*buf);
+    return rc;
 }
 
 int cli_sweep_gen(const struct cli_sweep_gen *s)
@@ -191,9 +218,7 @@ int cli_sweep_gen(const struct cli_sweep_gen *s)
     struct jsonw w;
     jsonw_init(&w, true);
     if (s->co->json) {
-        jsonw_obj_begin(&w);
-        jsonw_key_str(&w, "model", s->g->name);
-        jsonw_key_str(&w, "gpu", report_hw_label(s->cfg, hw, sizeof hw));
+        cli_sweep_json_open(&w, s, report_hw_label(s->cfg, hw, sizeof hw));
         jsonw_key_str(&w, "kv_precision", precision_name(rq.kv_prec));
         jsonw_key_str(&w, "source", report_source_line(s->p));
         jsonw_key(&w, "rows");
@@ -226,17 +251,7 @@ int cli_sweep_gen(const struct cli_sweep_gen *s)
                 gen_row(f, &w, s->co, &res);
         }
     }
-    if (s->co->json) {
-        jsonw_arr_end(&w);
-        jsonw_obj_end(&w);
-    } else if (!s->co->csv) {
-        fprintf(f, "source: %s\n", report_source_line(s->p));
-    }
-    fclose(f);
-    if (!rc)
-        rc = s->co->json ? cli_emit(s->co, w.buf, w.len) : cli_emit(s->co, buf, len);
-    jsonw_fini(&w);
-    free(buf);
+    rc = cli_sweep_rows_emit(s, f, &w, &buf, &len, rc);
     gen_model_free(m);
     return rc;
 }

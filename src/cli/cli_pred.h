@@ -4,6 +4,8 @@
 #ifndef DIPPM_CLI_PRED_H
 #define DIPPM_CLI_PRED_H
 
+#include <stdio.h>
+
 #include "cli/cli.h"
 #include "core/diffusion.h"
 #include "core/generation.h"
@@ -58,6 +60,19 @@ struct cli_sweep_gen {
     double headroom;
 };
 int cli_sweep_gen(const struct cli_sweep_gen *s);
+
+struct jsonw;
+/* Opens the JSON object of a sweep (rows or --max-batch) in w, initialised:
+ * "model" and "gpu" (hw). */
+void cli_sweep_json_open(struct jsonw *w, const struct cli_sweep_gen *s, const char *hw);
+/* Closes a --max-batch object with "source", prints it and frees w: the
+ * exit code. */
+int cli_sweep_json_emit(struct jsonw *w, const struct cli_sweep_gen *s);
+/* Unless rc is set, ends the rows (the JSON array and object, or the table's
+ * source line); closes f (a memory stream on buf, len), prints w or the
+ * stream, frees both: rc, or the exit code of printing. */
+int cli_sweep_rows_emit(const struct cli_sweep_gen *s, FILE *f, struct jsonw *w, char **buf,
+                        size_t *len, int rc);
 
 /* ---- diffusion pipeline options (predict and sweep) -------------------- */
 
