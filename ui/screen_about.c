@@ -99,6 +99,20 @@ static void about_load(const struct predictor *p)
         }                                                               \
     } while (0)
 
+/* A title (format and arguments) over text drawn as LINES_OF does, or the
+ * dim note missing where there is no text. */
+#define SECTION(text, missing, ...)                                     \
+    do {                                                                \
+        /* LINES_OF cuts the text it draws into lines: draw a copy */   \
+        char *t_ = (text) ? strdup(text) : NULL;                        \
+        LINE(UI_STYLE_TITLE, __VA_ARGS__);                              \
+        if (t_)                                                         \
+            LINES_OF(t_, UI_STYLE_NORMAL);                              \
+        else                                                            \
+            LINE(UI_STYLE_DIM, "%s", missing);                          \
+        free(t_);                                                       \
+    } while (0)
+
 static void draw(struct app *a, struct ui_canvas *c, struct ui_rect r)
 {
     draw_clear(c, r, UI_STYLE_NORMAL);
@@ -134,27 +148,13 @@ static void draw(struct app *a, struct ui_canvas *c, struct ui_rect r)
     LINE(UI_STYLE_NORMAL, " ");
     about_load(a->p);
     if (about.manifest) {
-        /* LINES_OF cuts the text it draws into lines: draw copies */
-        char *cal = about.cal ? strdup(about.cal) : NULL;
-        LINE(UI_STYLE_TITLE, "Teacher vs published measurements (%s/calibration.md):", about.dir);
-        if (cal)
-            LINES_OF(cal, UI_STYLE_NORMAL);
-        else
-            LINE(UI_STYLE_DIM, "  calibration report not found");
-        free(cal);
+        SECTION(about.cal, "  calibration report not found",
+                "Teacher vs published measurements (%s/calibration.md):", about.dir);
         LINE(UI_STYLE_NORMAL, " ");
-        char *acc = about.acc ? strdup(about.acc) : NULL;
-        LINE(UI_STYLE_TITLE, "GNN vs the teacher's labels (%s/README.md):", about.dir);
-        if (acc)
-            LINES_OF(acc, UI_STYLE_NORMAL);
-        else
-            LINE(UI_STYLE_DIM, "  accuracy table not found");
-        free(acc);
+        SECTION(about.acc, "  accuracy table not found",
+                "GNN vs the teacher's labels (%s/README.md):", about.dir);
         LINE(UI_STYLE_NORMAL, " ");
-        char *m = strdup(about.manifest);
-        LINE(UI_STYLE_TITLE, "Weights manifest: %s", about.key);
-        LINES_OF(m, UI_STYLE_NORMAL);
-        free(m);
+        SECTION(about.manifest, "", "Weights manifest: %s", about.key);
     } else {
         LINE(UI_STYLE_DIM, "No weights manifest found (a .json file beside the .dpw file),");
         LINE(UI_STYLE_DIM, "so there is no measured accuracy to show.");
