@@ -151,6 +151,13 @@ enum status ints_arg(struct infer_ctx *c, int in_idx, const char *attr, int64_t 
  * foldable, ST_ESHAPE if too long. */
 enum status const_ints(struct infer_ctx *c, int i, const char *what, int64_t *buf, int max,
                        int *n);
+/* Input i as a constant int list of one value per dim of input 0 (Tile's
+ * repeats, MaxUnpool's output_shape); note ends the message of a miscount. */
+enum status const_ints_per_dim(struct infer_ctx *c, int i, const char *what, int64_t *buf,
+                               const char *note);
+/* Input i, a constant int list, as the shape s (Expand's and
+ * ConstantOfShape's target shape). */
+enum status const_shape(struct infer_ctx *c, int i, struct shape *s);
 /* Attribute ints copied into buf (at most max); returns count, 0 if absent. */
 int attr_ints(const struct node *n, const char *name, int64_t *buf, int max);
 /* Checks input i has a rank in [lo, hi]. */

@@ -85,11 +85,12 @@ enum status shape_constant(struct infer_ctx *c)
 
 enum status shape_constantofshape(struct infer_ctx *c)
 {
-    int64_t t[IR_MAX_RANK];
-    int n;
-    enum status st = const_ints(c, 0, "shape", t, IR_MAX_RANK, &n);
+    struct shape s;
+    enum status st = const_shape(c, 0, &s);
     if (st)
         return st;
+    int n = s.rank;
+    const int64_t *t = s.d;
     for (int i = 0; i < n; i++)
         if (t[i] < 0)
             return shape_fail(c, "shape[%d] is %lld, expected >= 0", i, (long long)t[i]);

@@ -26,14 +26,9 @@ enum status shape_maxunpool(struct infer_ctx *c)
         return shape_fail(c, "input 0 has rank %d, expected at least 3", x->rank);
     struct shape o = *x;
     if (in_v(c, 2)) {
-        int64_t t[IR_MAX_RANK];
-        int n;
-        enum status st = const_ints(c, 2, "output_shape", t, IR_MAX_RANK, &n);
+        enum status st = const_ints_per_dim(c, 2, "output_shape", o.d, "");
         if (st)
             return st;
-        if (n != x->rank)
-            return shape_fail(c, "output_shape has %d values, expected %d", n, x->rank);
-        memcpy(o.d, t, sizeof(int64_t) * (size_t)n);
     } else {
         int ns = x->rank - 2;
         int64_t k[IR_MAX_RANK], s[IR_MAX_RANK], p[2 * IR_MAX_RANK] = {0};

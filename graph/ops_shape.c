@@ -39,14 +39,59 @@ static int64_t flat_index(const struct tconst *k, const int64_t *co)
     return idx;
 }
 
-enum status shape_reshape(struct infer_ctx *c)
+/* The coordinates ci in input 0 of output coordinates co (rank of o). */
+typedef void gather_map(const int64_t *co, int rank, int64_t *ci, const void *arg);
+
+/* Folds output 0 (dims o) when input 0 is constant: each element is the
+ * input element at the coordinates map gives (Transpose, Slice, Tile,
+ * Expand). */
+static void fold_gather(struct infer_ctx *c, const struct shape *o, gather_map *map,
+                        const void *arg)
 {
-    const struct shape *x = in_s(c, 0);
+    const struct tconst *k = in_k(c, 0);
+    struct tconst *f = k ? k_new(c, k->dt, o->rank, o->d) : NULL;
+    if (!f)
+        return;
+    int64_t co[IR_MAX_RANK], ci[IR_MAX_RANK];
+    for (int64_t e = 0; e < f->n; e++) {
+        unravel(e, o, co);
+        map(co, o->rank, ci, arg);
+        k_set(f, e, k_getf(k, flat_index(k, ci)));
+    }
+    out_fold(c, 0, f);
+}
+
+/* Output 0 as a view of input 0 with dims o (contents folded along). */
+static void out_view(struct infer_ctx *c, const struct shape *o)
+{
+    out_like(c, 0, o, in_dt(c, 0));
+    fold_view(c, o);
+}
+
+/* The dims o of a view op given input 0's shape x and its int list (n < 0:
+ * absent). */
+typedef enum status view_dims(struct infer_ctx *c, const struct shape *x, int64_t *t, int n,
+                              struct shape *o);
+
+/* A view op whose int list is input 1 or attribute name (Reshape's shape,
+ * Squeeze's and Unsqueeze's axes). */
+static enum status view_op(struct infer_ctx *c, const char *name, view_dims *dims)
+{
     int64_t t[IR_MAX_RANK];
     int n;
-    enum status st = ints_arg(c, 1, "shape", t, IR_MAX_RANK, &n);
+    struct shape o;
+    enum status st = ints_arg(c, 1, name, t, IR_MAX_RANK, &n);
+    if (!st)
+        st = dims(c, in_s(c, 0), t, n, &o);
     if (st)
         return st;
+    out_view(c, &o);
+    return ST_OK;
+}
+
+static enum status reshape_dims(struct infer_ctx *c, const struct shape *x, int64_t *t, int n,
+                                struct shape *o)
+{
     if (n < 0)
         return shape_fail(c, "the target shape (input 1 or attribute 'shape') is missing");
     bool allowzero = node_attr_int(c->n, "allowzero", 0) != 0;
@@ -87,10 +132,13 @@ enum status shape_reshape(struct infer_ctx *c)
                           "equal element counts", shape_str(x, sx, sizeof sx), (long long)total,
                           shape_str(&ts, st_, sizeof st_), (long long)known);
     }
-    struct shape o = shape_of(n, t);
-    out_like(c, 0, &o, in_dt(c, 0));
-    fold_view(c, &o);
+    *o = shape_of(n, t);
     return ST_OK;
+}
+
+enum status shape_reshape(struct infer_ctx *c)
+{
+    return view_op(c, "shape", reshape_dims);
 }
 
 enum status shape_flatten(struct infer_ctx *c)
@@ -106,19 +154,14 @@ enum status shape_flatten(struct infer_ctx *c)
     for (int i = 0; i < x->rank; i++)
         d[i >= axis] *= x->d[i];
     struct shape o = shape_of(2, d);
-    out_like(c, 0, &o, in_dt(c, 0));
-    fold_view(c, &o);
+    out_view(c, &o);
     return ST_OK;
 }
 
-enum status shape_squeeze(struct infer_ctx *c)
+static enum status squeeze_dims(struct infer_ctx *c, const struct shape *x, int64_t *ax, int n,
+                                struct shape *o)
 {
-    const struct shape *x = in_s(c, 0);
-    int64_t ax[IR_MAX_RANK];
-    int n;
-    enum status st = ints_arg(c, 1, "axes", ax, IR_MAX_RANK, &n);
-    if (st)
-        return st;
+    enum status st;
     bool drop[IR_MAX_RANK] = {false};
     if (n < 0) {
         for (int i = 0; i < x->rank; i++)
@@ -134,23 +177,22 @@ enum status shape_squeeze(struct infer_ctx *c)
             drop[a] = true;
         }
     }
-    struct shape o = {.known = true};
+    *o = (struct shape){.known = true};
     for (int i = 0; i < x->rank; i++)
         if (!drop[i])
-            o.d[o.rank++] = x->d[i];
-    out_like(c, 0, &o, in_dt(c, 0));
-    fold_view(c, &o);
+            o->d[o->rank++] = x->d[i];
     return ST_OK;
 }
 
-enum status shape_unsqueeze(struct infer_ctx *c)
+enum status shape_squeeze(struct infer_ctx *c)
 {
-    const struct shape *x = in_s(c, 0);
-    int64_t ax[IR_MAX_RANK];
-    int n;
-    enum status st = ints_arg(c, 1, "axes", ax, IR_MAX_RANK, &n);
-    if (st)
-        return st;
+    return view_op(c, "axes", squeeze_dims);
+}
+
+static enum status unsqueeze_dims(struct infer_ctx *c, const struct shape *x, int64_t *ax, int n,
+                                  struct shape *o)
+{
+    enum status st;
     if (n < 0)
         return shape_fail(c, "axes (input 1 or attribute) are missing");
     int r = x->rank + n;
@@ -165,12 +207,21 @@ enum status shape_unsqueeze(struct infer_ctx *c)
             return shape_fail(c, "axis %d given twice", a);
         ins[a] = true;
     }
-    struct shape o = {.known = true, .rank = r};
+    *o = (struct shape){.known = true, .rank = r};
     for (int i = 0, j = 0; i < r; i++)
-        o.d[i] = ins[i] ? 1 : x->d[j++];
-    out_like(c, 0, &o, in_dt(c, 0));
-    fold_view(c, &o);
+        o->d[i] = ins[i] ? 1 : x->d[j++];
     return ST_OK;
+}
+
+enum status shape_unsqueeze(struct infer_ctx *c)
+{
+    return view_op(c, "axes", unsqueeze_dims);
+}
+
+static void transpose_map(const int64_t *co, int rank, int64_t *ci, const void *perm)
+{
+    for (int i = 0; i < rank; i++)
+        ci[((const int64_t *)perm)[i]] = co[i];
 }
 
 enum status shape_transpose(struct infer_ctx *c)
@@ -194,18 +245,7 @@ enum status shape_transpose(struct infer_ctx *c)
         o.d[i] = x->d[perm[i]];
     }
     out_like(c, 0, &o, in_dt(c, 0));
-    const struct tconst *k = in_k(c, 0);
-    struct tconst *f = k ? k_new(c, k->dt, o.rank, o.d) : NULL;
-    if (f) {
-        int64_t co[IR_MAX_RANK], ci[IR_MAX_RANK];
-        for (int64_t e = 0; e < f->n; e++) {
-            unravel(e, &o, co);
-            for (int i = 0; i < n; i++)
-                ci[perm[i]] = co[i];
-            k_set(f, e, k_getf(k, flat_index(k, ci)));
-        }
-        out_fold(c, 0, f);
-    }
+    fold_gather(c, &o, transpose_map, perm);
     return ST_OK;
 }
 
@@ -333,6 +373,18 @@ static int64_t slice_axis(int64_t dim, int64_t *start, int64_t end, int64_t step
     return s > e ? (s - e + (-step) - 1) / (-step) : 0;
 }
 
+/* The first element and the step of each axis of a Slice. */
+struct slice_of {
+    const int64_t *begin, *step;
+};
+
+static void slice_map(const int64_t *co, int rank, int64_t *ci, const void *arg)
+{
+    const struct slice_of *sl = arg;
+    for (int i = 0; i < rank; i++)
+        ci[i] = sl->begin[i] + co[i] * sl->step[i];
+}
+
 enum status shape_slice(struct infer_ctx *c)
 {
     const struct shape *x = in_s(c, 0);
@@ -378,18 +430,8 @@ enum status shape_slice(struct infer_ctx *c)
         o.d[a] = slice_axis(x->d[a], &begin[a], ends[i], step);
     }
     out_like(c, 0, &o, in_dt(c, 0));
-    const struct tconst *k = in_k(c, 0);
-    struct tconst *f = k ? k_new(c, k->dt, o.rank, o.d) : NULL;
-    if (f) {
-        int64_t co[IR_MAX_RANK];
-        for (int64_t e = 0; e < f->n; e++) {
-            unravel(e, &o, co);
-            for (int i = 0; i < o.rank; i++)
-                co[i] = begin[i] + co[i] * step_of[i];
-            k_set(f, e, k_getf(k, flat_index(k, co)));
-        }
-        out_fold(c, 0, f);
-    }
+    const struct slice_of sl = {begin, step_of};
+    fold_gather(c, &o, slice_map, &sl);
     return ST_OK;
 }
 
@@ -430,93 +472,81 @@ enum status shape_pad(struct infer_ctx *c)
     return ST_OK;
 }
 
+static void tile_map(const int64_t *co, int rank, int64_t *ci, const void *dims)
+{
+    for (int i = 0; i < rank; i++)
+        ci[i] = co[i] % ((const int64_t *)dims)[i];
+}
+
 enum status shape_tile(struct infer_ctx *c)
 {
     const struct shape *x = in_s(c, 0);
     int64_t rep[IR_MAX_RANK];
-    int n;
-    enum status st = const_ints(c, 1, "repeats", rep, IR_MAX_RANK, &n);
+    enum status st = const_ints_per_dim(c, 1, "repeats", rep, " (the input's rank)");
     if (st)
         return st;
-    if (n != x->rank)
-        return shape_fail(c, "repeats has %d values, expected %d (the input's rank)", n,
-                          x->rank);
     struct shape o = *x;
-    for (int i = 0; i < n; i++) {
+    for (int i = 0; i < x->rank; i++) {
         if (rep[i] < 0)
             return shape_fail(c, "repeats[%d] is %lld, expected >= 0", i, (long long)rep[i]);
         o.d[i] *= rep[i];
     }
     out_like(c, 0, &o, in_dt(c, 0));
-    const struct tconst *k = in_k(c, 0);
-    struct tconst *f = k ? k_new(c, k->dt, o.rank, o.d) : NULL;
-    if (f) {
-        int64_t co[IR_MAX_RANK];
-        for (int64_t e = 0; e < f->n; e++) {
-            unravel(e, &o, co);
-            for (int i = 0; i < o.rank; i++)
-                co[i] %= x->d[i];
-            k_set(f, e, k_getf(k, flat_index(k, co)));
-        }
-        out_fold(c, 0, f);
-    }
+    fold_gather(c, &o, tile_map, x->d);
     return ST_OK;
+}
+
+/* Broadcast of constant k to rank: size-1 dims repeat their element. */
+static void expand_map(const int64_t *co, int rank, int64_t *ci, const void *arg)
+{
+    const struct tconst *k = arg;
+    for (int i = 0; i < k->rank; i++) {
+        int j = i + rank - k->rank;
+        ci[i] = k->dims[i] == 1 ? 0 : co[j];
+    }
 }
 
 enum status shape_expand(struct infer_ctx *c)
 {
-    int64_t t[IR_MAX_RANK];
-    int n;
-    enum status st = const_ints(c, 1, "shape", t, IR_MAX_RANK, &n);
+    struct shape ts, o;
+    enum status st = const_shape(c, 1, &ts);
+    if (!st)
+        st = broadcast(c, in_s(c, 0), &ts, &o);
     if (st)
         return st;
-    struct shape ts = shape_of(n, t), o;
-    if ((st = broadcast(c, in_s(c, 0), &ts, &o)))
-        return st;
     out_like(c, 0, &o, in_dt(c, 0));
-    const struct tconst *k = in_k(c, 0);
-    struct tconst *f = k ? k_new(c, k->dt, o.rank, o.d) : NULL;
-    if (f) {
-        int64_t co[IR_MAX_RANK], ci[IR_MAX_RANK];
-        for (int64_t e = 0; e < f->n; e++) {
-            unravel(e, &o, co);
-            for (int i = 0; i < k->rank; i++) {
-                int j = i + o.rank - k->rank;
-                ci[i] = k->dims[i] == 1 ? 0 : co[j];
-            }
-            k_set(f, e, k_getf(k, flat_index(k, ci)));
-        }
-        out_fold(c, 0, f);
-    }
+    fold_gather(c, &o, expand_map, in_k(c, 0));
+    return ST_OK;
+}
+
+/* DepthToSpace (to_depth false) and its inverse SpaceToDepth: blocksize^2
+ * channels trade places with a blocksize x blocksize spatial block. */
+static enum status depth_space(struct infer_ctx *c, bool to_depth)
+{
+    const struct shape *x = in_s(c, 0);
+    enum status st = need_rank(c, 0, 4, 4);
+    if (st)
+        return st;
+    int64_t b = node_attr_int(c->n, "blocksize", 0);
+    if (to_depth && (b < 1 || x->d[2] % b || x->d[3] % b))
+        return shape_fail(c, "blocksize %lld does not divide the spatial dims %lldx%lld",
+                          (long long)b, (long long)x->d[2], (long long)x->d[3]);
+    if (!to_depth && (b < 1 || x->d[1] % (b * b)))
+        return shape_fail(c, "blocksize %lld: channels %lld not divisible by blocksize^2",
+                          (long long)b, (long long)x->d[1]);
+    int64_t up = to_depth ? 1 : b, down = to_depth ? b : 1; /* of the spatial dims */
+    int64_t od[4] = {x->d[0], x->d[1] * down * down / (up * up), x->d[2] * up / down,
+                     x->d[3] * up / down};
+    out_shape(c, 0, 4, od, in_dt(c, 0));
     return ST_OK;
 }
 
 enum status shape_depthtospace(struct infer_ctx *c)
 {
-    const struct shape *x = in_s(c, 0);
-    enum status st = need_rank(c, 0, 4, 4);
-    if (st)
-        return st;
-    int64_t b = node_attr_int(c->n, "blocksize", 0);
-    if (b < 1 || x->d[1] % (b * b))
-        return shape_fail(c, "blocksize %lld: channels %lld not divisible by blocksize^2",
-                          (long long)b, (long long)x->d[1]);
-    int64_t od[4] = {x->d[0], x->d[1] / (b * b), x->d[2] * b, x->d[3] * b};
-    out_shape(c, 0, 4, od, in_dt(c, 0));
-    return ST_OK;
+    return depth_space(c, false);
 }
 
 enum status shape_spacetodepth(struct infer_ctx *c)
 {
-    const struct shape *x = in_s(c, 0);
-    enum status st = need_rank(c, 0, 4, 4);
-    if (st)
-        return st;
-    int64_t b = node_attr_int(c->n, "blocksize", 0);
-    if (b < 1 || x->d[2] % b || x->d[3] % b)
-        return shape_fail(c, "blocksize %lld does not divide the spatial dims %lldx%lld",
-                          (long long)b, (long long)x->d[2], (long long)x->d[3]);
-    int64_t od[4] = {x->d[0], x->d[1] * b * b, x->d[2] / b, x->d[3] / b};
-    out_shape(c, 0, 4, od, in_dt(c, 0));
-    return ST_OK;
+    return depth_space(c, true);
 }

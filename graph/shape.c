@@ -309,6 +309,24 @@ enum status const_ints(struct infer_ctx *c, int i, const char *what, int64_t *bu
     return ST_OK;
 }
 
+enum status const_ints_per_dim(struct infer_ctx *c, int i, const char *what, int64_t *buf,
+                               const char *note)
+{
+    int rank = in_s(c, 0)->rank, n;
+    enum status st = const_ints(c, i, what, buf, IR_MAX_RANK, &n);
+    if (st)
+        return st;
+    if (n != rank)
+        return shape_fail(c, "%s has %d values, expected %d%s", what, n, rank, note);
+    return ST_OK;
+}
+
+enum status const_shape(struct infer_ctx *c, int i, struct shape *s)
+{
+    *s = (struct shape){.known = true};
+    return const_ints(c, i, "shape", s->d, IR_MAX_RANK, &s->rank);
+}
+
 enum status ints_arg(struct infer_ctx *c, int in_idx, const char *attr, int64_t *buf, int max,
                      int *n)
 {
