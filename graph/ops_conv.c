@@ -104,16 +104,50 @@ static enum status window_out(struct infer_ctx *c, const struct window *w, const
     return ST_OK;
 }
 
+/* Checks input i is laid out N, C, then at least min - 2 spatial dims. */
+static enum status need_nc(struct infer_ctx *c, int i, int min)
+{
+    const struct shape *s = in_s(c, i);
+    if (s->rank < min)
+        return shape_fail(c, "input %d '%s' has rank %d, expected at least %d (N, C, %s)", i,
+                          in_v(c, i)->name, s->rank, min, min > 2 ? "spatial..." : "...");
+    return ST_OK;
+}
+
+/* The output dims od of a sliding window over x: N, then ch channels, then
+ * the spatial dims (kernel from the weight w of a Conv, NULL for pooling). */
+static enum status window_dims(struct infer_ctx *c, const struct shape *x,
+                               const struct shape *w, int64_t ch, bool ceil_mode, int64_t *od)
+{
+    struct window win;
+    enum status st = window_read(c, x->rank - 2, w, &win);
+    if (st)
+        return st;
+    od[0] = x->d[0];
+    od[1] = ch;
+    return window_out(c, &win, x->d + 2, ceil_mode, od + 2);
+}
+
+/* Checks the input x at xi (N, C, spatial...) and the weight at wi of its rank. */
+static enum status conv_inputs(struct infer_ctx *c, int xi, int wi)
+{
+    const struct shape *x = in_s(c, xi), *w = in_s(c, wi);
+    enum status st = need_nc(c, xi, 3);
+    if (st)
+        return st;
+    if (w->rank != x->rank)
+        return shape_fail(c, "weight '%s' has rank %d, expected %d (the input's rank)",
+                          in_v(c, wi)->name, w->rank, x->rank);
+    return ST_OK;
+}
+
 /* Conv family: x at xi, weight at wi, optional bias at bi (-1: none). */
 static enum status conv_core(struct infer_ctx *c, int xi, int wi, int bi, enum dtype dt)
 {
     const struct shape *x = in_s(c, xi), *w = in_s(c, wi);
-    if (x->rank < 3)
-        return shape_fail(c, "input %d '%s' has rank %d, expected at least 3 (N, C, spatial...)",
-                          xi, in_v(c, xi)->name, x->rank);
-    if (w->rank != x->rank)
-        return shape_fail(c, "weight '%s' has rank %d, expected %d (the input's rank)",
-                          in_v(c, wi)->name, w->rank, x->rank);
+    enum status st = conv_inputs(c, xi, wi);
+    if (st)
+        return st;
     int64_t group = node_attr_int(c->n, "group", 1);
     if (group < 1 || w->d[0] % group)
         return shape_fail(c, "group %lld does not divide the %lld output channels",
@@ -125,14 +159,8 @@ static enum status conv_core(struct infer_ctx *c, int xi, int wi, int bi, enum d
     if (bi >= 0 && in_v(c, bi) && numel(in_s(c, bi)) != w->d[0])
         return shape_fail(c, "bias '%s' has %lld elements, expected %lld (output channels)",
                           in_v(c, bi)->name, (long long)numel(in_s(c, bi)), (long long)w->d[0]);
-    struct window win;
-    enum status st = window_read(c, x->rank - 2, w, &win);
-    if (st)
-        return st;
     int64_t od[IR_MAX_RANK];
-    od[0] = x->d[0];
-    od[1] = w->d[0];
-    if ((st = window_out(c, &win, x->d + 2, false, od + 2)))
+    if ((st = window_dims(c, x, w, w->d[0], false, od)))
         return st;
     out_shape(c, 0, x->rank, od, dt);
     return ST_OK;
@@ -152,12 +180,9 @@ enum status shape_qlinearconv(struct infer_ctx *c)
 enum status shape_convtranspose(struct infer_ctx *c)
 {
     const struct shape *x = in_s(c, 0), *w = in_s(c, 1);
-    if (x->rank < 3)
-        return shape_fail(c, "input 0 '%s' has rank %d, expected at least 3 (N, C, spatial...)",
-                          in_v(c, 0)->name, x->rank);
-    if (w->rank != x->rank)
-        return shape_fail(c, "weight '%s' has rank %d, expected %d (the input's rank)",
-                          in_v(c, 1)->name, w->rank, x->rank);
+    enum status st = conv_inputs(c, 0, 1);
+    if (st)
+        return st;
     int64_t group = node_attr_int(c->n, "group", 1);
     if (group < 1 || x->d[1] != w->d[0])
         return shape_fail(c, "input has %lld channels but weight '%s' has %lld input channels",
@@ -170,8 +195,7 @@ enum status shape_convtranspose(struct infer_ctx *c)
         return shape_fail(c, "bias has %lld elements, expected %lld (output channels)",
                           (long long)numel(in_s(c, 2)), (long long)m);
     struct window win;
-    enum status st = window_read(c, x->rank - 2, w, &win);
-    if (st)
+    if ((st = window_read(c, x->rank - 2, w, &win)))
         return st;
     int n = win.n;
     int64_t od[IR_MAX_RANK], opad[IR_MAX_RANK] = {0}, oshape[IR_MAX_RANK];
@@ -207,17 +231,11 @@ enum status shape_convtranspose(struct infer_ctx *c)
 enum status shape_pool(struct infer_ctx *c)
 {
     const struct shape *x = in_s(c, 0);
-    if (x->rank < 3)
-        return shape_fail(c, "input 0 '%s' has rank %d, expected at least 3 (N, C, spatial...)",
-                          in_v(c, 0)->name, x->rank);
-    struct window win;
-    enum status st = window_read(c, x->rank - 2, NULL, &win);
-    if (st)
-        return st;
     int64_t od[IR_MAX_RANK];
-    od[0] = x->d[0];
-    od[1] = x->d[1];
-    if ((st = window_out(c, &win, x->d + 2, node_attr_int(c->n, "ceil_mode", 0) != 0, od + 2)))
+    enum status st = need_nc(c, 0, 3);
+    if (!st)
+        st = window_dims(c, x, NULL, x->d[1], node_attr_int(c->n, "ceil_mode", 0) != 0, od);
+    if (st)
         return st;
     out_shape(c, 0, x->rank, od, in_dt(c, 0));
     out_shape(c, 1, x->rank, od, DT_INT64); /* MaxPool indices */
@@ -227,9 +245,9 @@ enum status shape_pool(struct infer_ctx *c)
 enum status shape_globalpool(struct infer_ctx *c)
 {
     const struct shape *x = in_s(c, 0);
-    if (x->rank < 2)
-        return shape_fail(c, "input 0 '%s' has rank %d, expected at least 2 (N, C, ...)",
-                          in_v(c, 0)->name, x->rank);
+    enum status st = need_nc(c, 0, 2);
+    if (st)
+        return st;
     int64_t od[IR_MAX_RANK];
     for (int i = 0; i < x->rank; i++)
         od[i] = i < 2 ? x->d[i] : 1;
