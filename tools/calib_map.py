@@ -47,6 +47,18 @@ def has(s, *needles):
     return s is not None and any(n in s for n in needles)
 
 
+def first(s, rules, default=None):
+    """The value of the first (needles, value) rule with a needle in s."""
+    return next((value for needles, value in rules if has(s, *needles)), default)
+
+
+def left_out(r, why, *fields):
+    """Leaves row r out for the reason why, its unmapped fields shown as "-"."""
+    for f in fields:
+        setattr(r, f, "-")
+    r.why = why
+
+
 def num_after(s, word):
     m = re.search(re.escape(word) + r"\s*(\d+)", s or "")
     return int(m.group(1)) if m else 0
@@ -76,62 +88,49 @@ def fmt_num(v):
 
 # ---- first file: the A100 rows ------------------------------------------------
 
+A100_FAMILIES = [(("AITemplate", "PyTorch 1.12 eager"), "aitemplate"),
+                 (("demoBERT",), "trt-demobert"),
+                 (("FasterTransformer", "TensorFlow + XLA (FasterTransformer"),
+                  "fastertransformer"),
+                 (("MLPerf",), "mlperf"),
+                 (("Paddle-TRT", "Paddle Inference"), "paddle-trt"),
+                 (("Triton",), "triton"),
+                 (("DIPPM",), "dippm"),
+                 (("TensorRT 8.4",), "trt-ptq")]
+
+
 def a100_family(fw, src):
-    if has(fw, "AITemplate", "PyTorch 1.12 eager"):
-        return "aitemplate"
-    if has(fw, "demoBERT"):
-        return "trt-demobert"
-    if has(fw, "FasterTransformer", "TensorFlow + XLA (FasterTransformer"):
-        return "fastertransformer"
-    if has(fw, "MLPerf"):
-        return "mlperf"
-    if has(fw, "Paddle-TRT", "Paddle Inference"):
-        return "paddle-trt"
-    if has(fw, "Triton"):
-        return "triton"
-    if has(fw, "DIPPM"):
-        return "dippm"
-    if has(fw, "TensorRT 8.4"):
-        return "trt-ptq"
-    if has(src, "DeepLearningExamples") or has(fw, "NGC"):
-        return "dle"
-    return "hf-bert"
+    family = first(fw, A100_FAMILIES)
+    if family is None and (has(src, "DeepLearningExamples") or has(fw, "NGC")):
+        family = "dle"
+    return family or "hf-bert"
 
 
 def a100_precision(p):
-    if has(p, "int8"):
-        return "int8"
-    if has(p, "fp16", "amp"):
-        return "fp16"
-    if has(p, "bf16"):
-        return "bf16"
-    if has(p, "tf32", "TF32"):
-        return "fp32" if has(p, "TF32 disabled") else "tf32"
-    if has(p, "fp32"):
-        return "fp32"
-    if has(p, "trtexec default"):
-        return "tf32"
-    return None
+    return first(p, [(("int8",), "int8"), (("fp16", "amp"), "fp16"), (("bf16",), "bf16"),
+                     (("tf32", "TF32"), "fp32" if has(p, "TF32 disabled") else "tf32"),
+                     (("fp32",), "fp32"), (("trtexec default",), "tf32")])
+
+
+# (runtime, reason-not-modelled) by framework
+A100_RUNTIMES = [
+    (("PyTorch 1.12 eager", "PyTorch (NGC"), ("pytorch", None)),
+    (("PyTorch eager (HF", "Torch-TensorRT"),
+     (None, "BertForMaskedLM: the MLM head is not in the encoder graph")),
+    (("EFF-FT",), (None, "remove-padding run: half the tokens are padding and skipped")),
+    (("Triton",),
+     (None, "Triton server round trip through ONNX Runtime: not an engine-only timing")),
+    (("AITemplate", "Paddle-TRT", "TensorRT", "FasterTransformer encoder",
+      "FasterTransformer (C++"), ("tensorrt", None)),
+    (("TorchScript",), (None, "TorchScript: neither eager dispatch nor a fused engine")),
+    (("TensorFlow", "MXNet", "PaddlePaddle"),
+     (None, "framework runtime not modelled (TensorFlow/XLA, MXNet, Paddle)")),
+]
 
 
 def a100_runtime(fw):
     """(runtime, reason-not-modelled)."""
-    if has(fw, "PyTorch 1.12 eager", "PyTorch (NGC"):
-        return "pytorch", None
-    if has(fw, "PyTorch eager (HF", "Torch-TensorRT"):
-        return None, "BertForMaskedLM: the MLM head is not in the encoder graph"
-    if has(fw, "EFF-FT"):
-        return None, "remove-padding run: half the tokens are padding and skipped"
-    if has(fw, "Triton"):
-        return None, "Triton server round trip through ONNX Runtime: not an engine-only timing"
-    if has(fw, "AITemplate", "Paddle-TRT", "TensorRT", "FasterTransformer encoder",
-           "FasterTransformer (C++"):
-        return "tensorrt", None
-    if has(fw, "TorchScript"):
-        return None, "TorchScript: neither eager dispatch nor a fused engine"
-    if has(fw, "TensorFlow", "MXNet", "PaddlePaddle"):
-        return None, "framework runtime not modelled (TensorFlow/XLA, MXNet, Paddle)"
-    return None, "measurement setup not stated"
+    return first(fw, A100_RUNTIMES, (None, "measurement setup not stated"))
 
 
 def a100_gpu(g):
@@ -184,9 +183,7 @@ def map_a100(r):
         r.spec += ":max_position=%d" % r.seq
     r.gpu, r.mig = a100_gpu(o["gpu"])
     if r.gpu is None:
-        r.gpu, r.mig = "-", "-"
-        r.why = "MIG slice not stated"
-        return
+        return left_out(r, "MIG slice not stated", "gpu", "mig")
     if has(fw, "DIPPM"):
         r.prec, r.rt = "fp32", "pytorch"
         r.targets["latency_ms"] = ("latency_ms", "skip", "DIPPM point: latency of an unstated "
@@ -196,14 +193,10 @@ def map_a100(r):
         return
     r.prec = a100_precision(o["precision"])
     if r.prec is None:
-        r.prec = "-"
-        r.why = "precision not stated"
-        return
+        return left_out(r, "precision not stated", "prec")
     r.rt, why = a100_runtime(fw)
     if why:
-        r.rt = "-"
-        r.why = why
-        return
+        return left_out(r, why, "rt")
     if r.model_id == "gpt2-medium":
         # FasterTransformer times whole generation: the generation estimate
         # (prefill + decode steps over the template's KV cache); memory is
@@ -226,35 +219,26 @@ def map_a100(r):
 
 # ---- second file ----------------------------------------------------------------
 
+TRTLLM_MODELS = [(("Mixtral",), ("mixtral-8x7b", "zoo:moe:preset=mixtral-8x7b")),
+                 (("GPT-J",), ("gpt-j-6b", GPTJ)),
+                 (("LLaMA 70B", "Llama-2 70B"), ("llama2-70b", LLAMA2_70B)),
+                 (("LLaMA 7B", "Llama-2 7B"), ("llama2-7b", LLAMA2_7B)),
+                 (("Llama-3 8B",), ("llama3-8b", "zoo:llama:preset=llama3-8b")),
+                 (("Mistral 7B",), ("mistral-7b", MISTRAL_7B))]
+
+
 def trtllm_model(m):
-    if has(m, "Mixtral"):
-        return "mixtral-8x7b", "zoo:moe:preset=mixtral-8x7b"
-    if has(m, "GPT-J"):
-        return "gpt-j-6b", GPTJ
-    if has(m, "LLaMA 70B", "Llama-2 70B"):
-        return "llama2-70b", LLAMA2_70B
-    if has(m, "LLaMA 7B", "Llama-2 7B"):
-        return "llama2-7b", LLAMA2_7B
-    if has(m, "Llama-3 8B"):
-        return "llama3-8b", "zoo:llama:preset=llama3-8b"
-    if has(m, "Mistral 7B"):
-        return "mistral-7b", MISTRAL_7B
-    return m, None
+    return first(m, TRTLLM_MODELS, (m, None))
+
+
+# the GPU is the text before any note: the A100 rows' notes cite the
+# "H100vsA100" blog, which must not make them H100 rows
+TRTLLM_GPUS = [(("H200",), "H200-SXM-141GB"), (("H100",), "H100-SXM5-80GB"),
+               (("A100-PCIE-80GB",), "A100-PCIe-80GB"), (("A100",), "A100-SXM4-80GB")]
 
 
 def trtllm_gpu(g):
-    # the GPU is the text before any note: the A100 rows' notes cite the
-    # "H100vsA100" blog, which must not make them H100 rows
-    g = re.split(r"[(,]", g or "", maxsplit=1)[0]
-    if has(g, "H200"):
-        return "H200-SXM-141GB"
-    if has(g, "H100"):
-        return "H100-SXM5-80GB"
-    if has(g, "A100-PCIE-80GB"):
-        return "A100-PCIe-80GB"
-    if has(g, "A100"):
-        return "A100-SXM4-80GB"
-    return None
+    return first(re.split(r"[(,]", g or "", maxsplit=1)[0], TRTLLM_GPUS)
 
 
 def map_trtllm(r):
@@ -271,9 +255,7 @@ def map_trtllm(r):
         r.why = "value flagged as suspect in the source"
         return
     if r.spec is None:
-        r.spec = "-"
-        r.why = "no template for this model"
-        return
+        return left_out(r, "no template for this model", "spec")
     if not o.get("batch"):
         r.why = "maximum-load in-flight batching: no batch size to model"
         return
@@ -306,25 +288,14 @@ MLPERF_MODELS = {"resnet50": ("resnet50", "samples/resnet50.onnx", 0),
                  "bert-large": ("bert-large", BERT_LARGE, 384)}
 
 
+MLPERF_GPUS = [(("H100-PCIe",), "H100-PCIe-80GB"), (("H100-SXM",), "H100-SXM5-80GB"),
+               (("A100-PCIe-80GB",), "A100-PCIe-80GB"), (("A100-PCIe",), "A100-PCIe-40GB"),
+               (("A100-SXM-80GB",), "A100-SXM4-80GB"), (("A100-SXM4",), "A100-SXM4-40GB")]
+
+
 def mlperf_gpu(g):
-    mig = "-"
-    if has(g, "1x1g.10gb"):
-        mig = "1g.10gb"
-    elif has(g, "1x1g.5gb"):
-        mig = "1g.5gb"
-    if has(g, "H100-PCIe"):
-        return "H100-PCIe-80GB", mig
-    if has(g, "H100-SXM"):
-        return "H100-SXM5-80GB", mig
-    if has(g, "A100-PCIe-80GB"):
-        return "A100-PCIe-80GB", mig
-    if has(g, "A100-PCIe"):
-        return "A100-PCIe-40GB", mig
-    if has(g, "A100-SXM-80GB"):
-        return "A100-SXM4-80GB", mig
-    if has(g, "A100-SXM4"):
-        return "A100-SXM4-40GB", mig
-    return None, mig
+    mig = first(g, [(("1x1g.10gb",), "1g.10gb"), (("1x1g.5gb",), "1g.5gb")], "-")
+    return first(g, MLPERF_GPUS), mig
 
 
 def map_mlperf(r):
@@ -346,9 +317,7 @@ def map_mlperf(r):
         return
     r.model_id, r.spec, r.seq = MLPERF_MODELS[key]
     if r.gpu is None:
-        r.gpu = "-"
-        r.why = "GPU not recognised"
-        return
+        return left_out(r, "GPU not recognised", "gpu")
     # NVIDIA's BERT harness removes the padding of the variable-length SQuAD
     # samples (<= 384 tokens): 3,600 samples/s at 384 tokens would need over
     # 1,000 INT8 TOPS on an A100 (peak 624). The mean length is not
@@ -429,9 +398,8 @@ def map_mlenergy(r):
         r.why = "image or video prompts: the vision encoder and image tokens are not modelled"
         return
     if r.spec is None:
-        r.spec = "-"
-        r.why = "no template for this architecture (sliding-window attention, GeGLU)"
-        return
+        return left_out(r, "no template for this architecture (sliding-window attention, GeGLU)",
+                        "spec")
     m = re.search(r"measured avg batch ([0-9.]+)", o.get("source") or "")
     r.tin = next((n for task, n in MLENERGY_INPUT if has(inp, task)), 0)
     r.tout = num_after(inp, "avg output ")
@@ -471,9 +439,8 @@ def map_diffusion(r):
     r.rt, r.prec = "pytorch-sdpa", "bf16"
     r.spec = next((sp for name, sp in DIFFUSION_MODELS if has(o["model"], name)), None)
     if r.spec is None:
-        r.spec = "-"
-        r.why = "no template for this denoiser (linear-attention, video or Hunyuan DiT)"
-        return
+        return left_out(r, "no template for this denoiser (linear-attention, video or "
+                        "Hunyuan DiT)", "spec")
     m = re.search(r"(\d+) denoising steps", inp)
     size = re.search(r"text-to-image (\d+)x(\d+)", inp)
     if not m or not o.get("batch") or not size:
