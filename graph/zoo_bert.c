@@ -185,15 +185,8 @@ static enum status gpt_build(struct zoo_build *b, const struct zoo_args *a, stru
     int pos = decode ? token_input(b, "position_ids", 1, NULL)
                      : token_input(b, "position_ids", seq, "seq");
     int past_k[128], past_v[128];
-    for (int l = 0; l < layers && decode; l++) {
-        const int64_t dims[4] = {1, heads, seq, hd};
-        const char *const syms[4] = {"batch", NULL, "seq", NULL};
-        char name[48];
-        snprintf(name, sizeof name, "past_key.%d", l);
-        past_k[l] = zb_input(b, name, DT_FLOAT, 4, dims, syms);
-        snprintf(name, sizeof name, "past_value.%d", l);
-        past_v[l] = zb_input(b, name, DT_FLOAT, 4, dims, syms);
-    }
+    if (decode)
+        zb_past_kv(b, layers, heads, seq, hd, past_k, past_v);
     const int64_t wd[2] = {vocab, h};
     int wte = zb_weight(b, "wte", 2, wd);
     int gi[2] = {wte, ids};

@@ -279,6 +279,20 @@ int zb_avgpool(struct zoo_build *b, int x, int k, int stride)
     return y;
 }
 
+void zb_past_kv(struct zoo_build *b, int layers, int heads, int64_t seq, int hd, int *past_k,
+                int *past_v)
+{
+    const int64_t dims[4] = {1, heads, seq, hd};
+    const char *const syms[4] = {"batch", NULL, "seq", NULL};
+    for (int l = 0; l < layers; l++) {
+        char name[48];
+        snprintf(name, sizeof name, "past_key.%d", l);
+        past_k[l] = zb_input(b, name, DT_FLOAT, 4, dims, syms);
+        snprintf(name, sizeof name, "past_value.%d", l);
+        past_v[l] = zb_input(b, name, DT_FLOAT, 4, dims, syms);
+    }
+}
+
 int zb_gap(struct zoo_build *b, int x)
 {
     return zb_node(b, "GlobalAveragePool", "avgpool", &x, 1);

@@ -82,6 +82,10 @@ int zb_image_input(struct zoo_build *b, int c, int res);
  * symbol (with default dims[i]). */
 int zb_input(struct zoo_build *b, const char *name, enum dtype dt, int rank, const int64_t *dims,
              const char *const *sym_names);
+/* A decoder's KV cache inputs past_key.l and past_value.l [batch, heads,
+ * seq, hd] for each of its layers, into past_k[l] and past_v[l]. */
+void zb_past_kv(struct zoo_build *b, int layers, int heads, int64_t seq, int hd, int *past_k,
+                int *past_v);
 /* Weight initializer "<scope>.<local>" with dims (float32). */
 int zb_weight(struct zoo_build *b, const char *local, int rank, const int64_t *dims);
 /* Generic node with one output; returns the output value. */

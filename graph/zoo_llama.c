@@ -161,15 +161,8 @@ enum status zb_decoder_build(struct zoo_build *b, const struct zb_decoder *c)
     int ids = token_input(b, "input_ids", decode ? 1 : seq, !decode);
     int pos = token_input(b, "position_ids", decode ? 1 : seq, !decode);
     int past_k[128], past_v[128];
-    for (int l = 0; l < layers && decode; l++) {
-        const int64_t dims[4] = {1, c->kv_heads, seq, hd};
-        const char *const syms[4] = {"batch", NULL, "seq", NULL};
-        char name[48];
-        snprintf(name, sizeof name, "past_key.%d", l);
-        past_k[l] = zb_input(b, name, DT_FLOAT, 4, dims, syms);
-        snprintf(name, sizeof name, "past_value.%d", l);
-        past_v[l] = zb_input(b, name, DT_FLOAT, 4, dims, syms);
-    }
+    if (decode)
+        zb_past_kv(b, layers, c->kv_heads, seq, hd, past_k, past_v);
     const int64_t ed[2] = {c->vocab, h};
     int embed = zb_weight(b, "model.embed_tokens.weight", 2, ed);
     int gi[2] = {embed, ids};
