@@ -44,32 +44,11 @@ static enum status jerr(struct jctx *c, const char *path, const char *fmt, ...)
 
 static enum status jerr(struct jctx *c, const char *path, const char *fmt, ...)
 {
-    char msg[DIAG_MSG_MAX];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    enum status st = diag_vset_at(c->d, ST_EPARSE, c->file, path, fmt, ap);
     va_end(ap);
-    return diag_set(c->d, ST_EPARSE, "%s: %s: %s", c->file, path, msg);
-}
-
-static const char *jtype(const cJSON *j)
-{
-    if (!j) return "missing";
-    if (cJSON_IsNumber(j)) return "a number";
-    if (cJSON_IsString(j)) return "a string";
-    if (cJSON_IsArray(j)) return "an array";
-    if (cJSON_IsObject(j)) return "an object";
-    if (cJSON_IsBool(j)) return "a boolean";
-    if (cJSON_IsNull(j)) return "null";
-    return "invalid";
-}
-
-static bool is_int(const cJSON *j)
-{
-    if (!cJSON_IsNumber(j))
-        return false;
-    double v = j->valuedouble;
-    return isfinite(v) && v == floor(v) && fabs(v) < 9.007199254740992e15;
+    return st;
 }
 
 /* Integers beyond 2^53 (INT64_MAX is common as "slice to the end") do not
@@ -79,7 +58,7 @@ static bool is_int(const cJSON *j)
 
 static bool get_i64(const cJSON *j, int64_t *out)
 {
-    if (is_int(j)) {
+    if (json_is_int(j)) {
         *out = (int64_t)j->valuedouble;
         return true;
     }
@@ -121,7 +100,8 @@ static enum status read_dtype(struct jctx *c, const char *path, const cJSON *j, 
     if (!j)
         return ST_OK;
     if (!cJSON_IsString(j))
-        return jerr(c, path, "\"dtype\" is %s, expected a string such as \"float32\"", jtype(j));
+        return jerr(c, path, "\"dtype\" is %s, expected a string such as \"float32\"",
+                    json_kind(j));
     if (!dtype_from_name(j->valuestring, dt))
         return jerr(c, path, "unknown dtype \"%s\" (expected float32, float16, int64, ...)",
                     j->valuestring);
@@ -135,7 +115,7 @@ static enum status read_shape(struct jctx *c, const char *path, const cJSON *j, 
     if (!j || cJSON_IsNull(j))
         return ST_OK;
     if (!cJSON_IsArray(j))
-        return jerr(c, path, "\"shape\" is %s, expected an array of dims", jtype(j));
+        return jerr(c, path, "\"shape\" is %s, expected an array of dims", json_kind(j));
     int n = cJSON_GetArraySize(j);
     if (n > IR_MAX_RANK)
         return jerr(c, path, "rank %d exceeds the supported maximum %d", n, IR_MAX_RANK);
@@ -150,14 +130,14 @@ static enum status read_shape(struct jctx *c, const char *path, const cJSON *j, 
             if (si < 0)
                 si = graph_sym_add(c->g, e->valuestring, 1);
             dims[i] = (struct dim){-1, si};
-        } else if (is_int(e)) {
+        } else if (json_is_int(e)) {
             if (e->valuedouble < 0 || e->valuedouble > 4294967296.0)
                 return jerr(c, path, "dim %d = %.0f: expected 0 to 2^32, a symbol name or null",
                             i, e->valuedouble);
             dims[i] = (struct dim){(int64_t)e->valuedouble, -1};
         } else {
             return jerr(c, path, "dim %d is %s, expected an integer, a symbol name or null", i,
-                        jtype(e));
+                        json_kind(e));
         }
     }
     *rank = n;
@@ -171,7 +151,7 @@ static enum status read_data(struct jctx *c, const char *path, const cJSON *j,
     if (!j)
         return ST_OK;
     if (!cJSON_IsArray(j))
-        return jerr(c, path, "\"data\" is %s, expected an array of numbers", jtype(j));
+        return jerr(c, path, "\"data\" is %s, expected an array of numbers", json_kind(j));
     int n = cJSON_GetArraySize(j);
     if (n > MAX_LIST)
         return jerr(c, path, "\"data\" has %d elements, more than %d", n, MAX_LIST);
@@ -195,7 +175,7 @@ static enum status read_data(struct jctx *c, const char *path, const cJSON *j,
             free(t->f64);
             t->i64 = NULL;
             t->f64 = NULL;
-            return jerr(c, path, "\"data\"[%d] is %s, expected %s", i, jtype(e),
+            return jerr(c, path, "\"data\"[%d] is %s, expected %s", i, json_kind(e),
                         ints ? "an integer" : "a number (or \"inf\", \"-inf\", \"nan\")");
         }
     }
@@ -208,7 +188,7 @@ static enum status read_tensor(struct jctx *c, const char *path, const cJSON *j,
 {
     memset(t, 0, sizeof *t);
     if (!cJSON_IsObject(j))
-        return jerr(c, path, "tensor is %s, expected an object", jtype(j));
+        return jerr(c, path, "tensor is %s, expected an object", json_kind(j));
     enum status st = read_dtype(c, path, cJSON_GetObjectItemCaseSensitive(j, "dtype"), &t->dt);
     if (st)
         return st;
@@ -217,13 +197,13 @@ static enum status read_tensor(struct jctx *c, const char *path, const cJSON *j,
     const cJSON *sh = cJSON_GetObjectItemCaseSensitive(j, "shape");
     if (!cJSON_IsArray(sh))
         return jerr(c, path, "tensor \"shape\" is %s, expected an array of integers",
-                    jtype(sh));
+                    json_kind(sh));
     int r = cJSON_GetArraySize(sh);
     if (r > IR_MAX_RANK)
         return jerr(c, path, "tensor rank %d exceeds %d", r, IR_MAX_RANK);
     int i = 0;
     for (const cJSON *e = sh->child; e; e = e->next, i++) {
-        if (!is_int(e) || e->valuedouble < 0 || e->valuedouble > 4294967296.0)
+        if (!json_is_int(e) || e->valuedouble < 0 || e->valuedouble > 4294967296.0)
             return jerr(c, path, "tensor dim %d must be an integer from 0 to 2^32", i);
         t->dims[i] = (int64_t)e->valuedouble;
     }
@@ -245,7 +225,7 @@ static enum status read_attr(struct jctx *c, int ni, const char *path, const cJS
     char p[256];
     snprintf(p, sizeof p, "%s.attrs.%s", path, name);
     struct graph *g = c->g;
-    if (is_int(a)) {
+    if (json_is_int(a)) {
         graph_attr_int(g, ni, name, (int64_t)a->valuedouble);
     } else if (cJSON_IsNumber(a)) {
         graph_attr_float(g, ni, name, a->valuedouble);
@@ -260,7 +240,7 @@ static enum status read_attr(struct jctx *c, int ni, const char *path, const cJS
             return jerr(c, p, "list of %d elements is too long", n);
         bool all_int = true, all_num = true, all_str = true;
         for (const cJSON *e = a->child; e; e = e->next) {
-            all_int &= is_int(e);
+            all_int &= json_is_int(e);
             all_num &= cJSON_IsNumber(e);
             all_str &= cJSON_IsString(e);
         }
@@ -297,16 +277,16 @@ static enum status read_attr(struct jctx *c, int ni, const char *path, const cJS
         int64_t iv;
         if (!strcmp(k->string, "float")) {
             if (!get_f64(k, &fv))
-                return jerr(c, p, "\"float\" is %s, expected a number", jtype(k));
+                return jerr(c, p, "\"float\" is %s, expected a number", json_kind(k));
             graph_attr_float(g, ni, name, fv);
         } else if (!strcmp(k->string, "int")) {
             if (!get_i64(k, &iv))
-                return jerr(c, p, "\"int\" is %s, expected an integer", jtype(k));
+                return jerr(c, p, "\"int\" is %s, expected an integer", json_kind(k));
             graph_attr_int(g, ni, name, iv);
         } else if (!strcmp(k->string, "floats") || !strcmp(k->string, "ints") ||
                    !strcmp(k->string, "strings")) {
             if (!cJSON_IsArray(k))
-                return jerr(c, p, "\"%s\" is %s, expected an array", k->string, jtype(k));
+                return jerr(c, p, "\"%s\" is %s, expected an array", k->string, json_kind(k));
             int n = cJSON_GetArraySize(k);
             if (n > MAX_LIST)
                 return jerr(c, p, "list of %d elements is too long", n);
@@ -316,7 +296,7 @@ static enum status read_attr(struct jctx *c, int ni, const char *path, const cJS
                 for (const cJSON *e = k->child; e; e = e->next, i++) {
                     if (!get_f64(e, &v[i])) {
                         free(v);
-                        return jerr(c, p, "element %d is %s, expected a number", i, jtype(e));
+                        return jerr(c, p, "element %d is %s, expected a number", i, json_kind(e));
                     }
                 }
                 graph_attr_floats(g, ni, name, v, n);
@@ -326,7 +306,7 @@ static enum status read_attr(struct jctx *c, int ni, const char *path, const cJS
                 for (const cJSON *e = k->child; e; e = e->next, i++) {
                     if (!get_i64(e, &v[i])) {
                         free(v);
-                        return jerr(c, p, "element %d is %s, expected an integer", i, jtype(e));
+                        return jerr(c, p, "element %d is %s, expected an integer", i, json_kind(e));
                     }
                 }
                 graph_attr_ints(g, ni, name, v, n);
@@ -336,7 +316,7 @@ static enum status read_attr(struct jctx *c, int ni, const char *path, const cJS
                 for (const cJSON *e = k->child; e; e = e->next, i++) {
                     if (!cJSON_IsString(e)) {
                         free(v);
-                        return jerr(c, p, "element %d is %s, expected a string", i, jtype(e));
+                        return jerr(c, p, "element %d is %s, expected a string", i, json_kind(e));
                     }
                     v[i] = e->valuestring;
                 }
@@ -358,7 +338,7 @@ static enum status read_attr(struct jctx *c, int ni, const char *path, const cJS
         }
     } else {
         return jerr(c, p, "attribute is %s, expected a number, string, array or typed object",
-                    jtype(a));
+                    json_kind(a));
     }
     return ST_OK;
 }
@@ -376,13 +356,13 @@ static enum status read_values(struct jctx *c, const cJSON *root, const char *ke
     if (!arr)
         return ST_OK;
     if (!cJSON_IsArray(arr))
-        return jerr(c, key, "is %s, expected an array", jtype(arr));
+        return jerr(c, key, "is %s, expected an array", json_kind(arr));
     int i = 0;
     for (const cJSON *e = arr->child; e; e = e->next, i++) {
         char path[96];
         snprintf(path, sizeof path, "%s[%d]", key, i);
         if (!cJSON_IsObject(e))
-            return jerr(c, path, "is %s, expected an object with \"name\"", jtype(e));
+            return jerr(c, path, "is %s, expected an object with \"name\"", json_kind(e));
         const char *name = get_str(e, "name");
         if (!name || !*name)
             return jerr(c, path, "missing \"name\" (a non-empty string)");
@@ -438,14 +418,14 @@ static enum status read_names(struct jctx *c, const char *path, const cJSON *arr
                               int *n, bool allow_empty)
 {
     if (!cJSON_IsArray(arr))
-        return jerr(c, path, "is %s, expected an array of value names", jtype(arr));
+        return jerr(c, path, "is %s, expected an array of value names", json_kind(arr));
     int cnt = cJSON_GetArraySize(arr);
     if (cnt > 64)
         return jerr(c, path, "%d entries; at most 64 are supported", cnt);
     int i = 0;
     for (const cJSON *e = arr->child; e; e = e->next, i++) {
         if (!cJSON_IsString(e))
-            return jerr(c, path, "entry %d is %s, expected a value name", i, jtype(e));
+            return jerr(c, path, "entry %d is %s, expected a value name", i, json_kind(e));
         if (!*e->valuestring) {
             if (!allow_empty)
                 return jerr(c, path, "entry %d is an empty name", i);
@@ -464,20 +444,20 @@ static enum status read_nodes(struct jctx *c, const cJSON *root)
     if (!arr)
         return jerr(c, "nodes", "missing (an array of nodes is required)");
     if (!cJSON_IsArray(arr))
-        return jerr(c, "nodes", "is %s, expected an array", jtype(arr));
+        return jerr(c, "nodes", "is %s, expected an array", json_kind(arr));
     int i = 0;
     for (const cJSON *e = arr->child; e; e = e->next, i++) {
         char path[64];
         snprintf(path, sizeof path, "nodes[%d]", i);
         if (!cJSON_IsObject(e))
-            return jerr(c, path, "is %s, expected an object", jtype(e));
+            return jerr(c, path, "is %s, expected an object", json_kind(e));
         const char *op = get_str(e, "op");
         if (!op || !*op)
             return jerr(c, path, "missing \"op\" (the op type, e.g. \"Conv\")");
         const char *name = get_str(e, "name");
         const cJSON *jn = cJSON_GetObjectItemCaseSensitive(e, "name");
         if (jn && !cJSON_IsString(jn))
-            return jerr(c, path, "\"name\" is %s, expected a string", jtype(jn));
+            return jerr(c, path, "\"name\" is %s, expected a string", json_kind(jn));
         int in[64], out[64], n_in = 0, n_out = 0;
         char sub[96];
         snprintf(sub, sizeof sub, "%s.inputs", path);
@@ -504,7 +484,7 @@ static enum status read_nodes(struct jctx *c, const cJSON *root)
         const cJSON *attrs = cJSON_GetObjectItemCaseSensitive(e, "attrs");
         if (attrs) {
             if (!cJSON_IsObject(attrs))
-                return jerr(c, path, "\"attrs\" is %s, expected an object", jtype(attrs));
+                return jerr(c, path, "\"attrs\" is %s, expected an object", json_kind(attrs));
             for (const cJSON *a = attrs->child; a; a = a->next)
                 if ((st = read_attr(c, ni, path, a)))
                     return st;
@@ -519,11 +499,11 @@ static enum status read_symbols(struct jctx *c, const cJSON *root)
     if (!s)
         return ST_OK;
     if (!cJSON_IsObject(s))
-        return jerr(c, "symbols", "is %s, expected an object such as {\"batch\": 1}", jtype(s));
+        return jerr(c, "symbols", "is %s, expected an object such as {\"batch\": 1}", json_kind(s));
     for (const cJSON *e = s->child; e; e = e->next) {
-        if (!is_int(e) || e->valuedouble < 1 || e->valuedouble > 2147483648.0)
+        if (!json_is_int(e) || e->valuedouble < 1 || e->valuedouble > 2147483648.0)
             return jerr(c, "symbols", "\"%s\" is %s, expected an integer default from 1 to 2^31",
-                        e->string, is_int(e) ? "out of range" : jtype(e));
+                        e->string, json_is_int(e) ? "out of range" : json_kind(e));
         int si = graph_sym_add(c->g, e->string, (int64_t)e->valuedouble);
         c->g->syms[si].def = c->g->syms[si].val = (int64_t)e->valuedouble;
     }
@@ -555,7 +535,7 @@ struct graph *json_graph_parse(const char *text, size_t len, const char *name, s
     }
     struct graph *g = NULL;
     if (!cJSON_IsObject(root)) {
-        jerr(&c, "$", "top level is %s, expected an object", jtype(root));
+        jerr(&c, "$", "top level is %s, expected an object", json_kind(root));
         goto out;
     }
     const char *fmt = get_str(root, "format");
@@ -564,7 +544,7 @@ struct graph *json_graph_parse(const char *text, size_t len, const char *name, s
         goto out;
     }
     const cJSON *ver = cJSON_GetObjectItemCaseSensitive(root, "version");
-    if (!is_int(ver) || ver->valuedouble != JSON_GRAPH_VERSION) {
+    if (!json_is_int(ver) || ver->valuedouble != JSON_GRAPH_VERSION) {
         jerr(&c, "version", "is %s, expected %d", ver ? "unsupported" : "missing",
              JSON_GRAPH_VERSION);
         goto out;
@@ -574,9 +554,9 @@ struct graph *json_graph_parse(const char *text, size_t len, const char *name, s
     g->format = "dippm-json";
     c.g = g;
     const cJSON *opset = cJSON_GetObjectItemCaseSensitive(root, "opset");
-    if (opset && (!is_int(opset) || opset->valuedouble < 1 || opset->valuedouble > 1000)) {
+    if (opset && (!json_is_int(opset) || opset->valuedouble < 1 || opset->valuedouble > 1000)) {
         jerr(&c, "opset", "is %s, expected an integer from 1 to 1000",
-             is_int(opset) ? "out of range" : jtype(opset));
+             json_is_int(opset) ? "out of range" : json_kind(opset));
         goto fail;
     }
     g->opset = opset ? (int)opset->valuedouble : 17;

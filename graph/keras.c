@@ -18,7 +18,6 @@
 #include "graph/keras.h"
 
 #include <cjson/cJSON.h>
-#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,12 +36,11 @@
 
 enum status kerr(struct kctx *c, const char *path, const char *fmt, ...)
 {
-    char msg[DIAG_MSG_MAX];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    enum status st = diag_vset_at(c->d, ST_EPARSE, c->file, path, fmt, ap);
     va_end(ap);
-    return diag_set(c->d, ST_EPARSE, "%s: %s: %s", c->file, path, msg);
+    return st;
 }
 
 enum status klerr(struct kctx *c, const struct klayer *L, enum status st, const char *fmt, ...)
@@ -58,22 +56,12 @@ enum status klerr(struct kctx *c, const struct klayer *L, enum status st, const 
 
 const char *kjtype(const cJSON *j)
 {
-    if (!j) return "missing";
-    if (cJSON_IsNumber(j)) return kj_is_int(j) ? "an integer" : "a number";
-    if (cJSON_IsString(j)) return "a string";
-    if (cJSON_IsArray(j)) return "an array";
-    if (cJSON_IsObject(j)) return "an object";
-    if (cJSON_IsBool(j)) return "a boolean";
-    if (cJSON_IsNull(j)) return "null";
-    return "invalid";
+    return json_is_int(j) ? "an integer" : json_kind(j);
 }
 
 bool kj_is_int(const cJSON *j)
 {
-    if (!cJSON_IsNumber(j))
-        return false;
-    double v = j->valuedouble;
-    return isfinite(v) && v == floor(v) && fabs(v) < 9.007199254740992e15;
+    return json_is_int(j);
 }
 
 /* ---- config readers -------------------------------------------------------- */

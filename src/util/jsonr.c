@@ -1,7 +1,8 @@
 /* jsonr.c - strict JSON parsing: one value, no raw control characters in
- * strings, no duplicate keys. */
+ * strings, no duplicate keys; the kinds of values named in messages. */
 #include "util/jsonr.h"
 
+#include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
@@ -130,4 +131,24 @@ cJSON *json_parse_strict(const char *text, size_t len, struct json_err *err)
 cJSON *json_parse_line(const char *text)
 {
     return json_parse_strict(text, strlen(text), NULL);
+}
+
+const char *json_kind(const cJSON *j)
+{
+    if (!j) return "missing";
+    if (cJSON_IsNumber(j)) return "a number";
+    if (cJSON_IsString(j)) return "a string";
+    if (cJSON_IsArray(j)) return "an array";
+    if (cJSON_IsObject(j)) return "an object";
+    if (cJSON_IsBool(j)) return "a boolean";
+    if (cJSON_IsNull(j)) return "null";
+    return "invalid";
+}
+
+bool json_is_int(const cJSON *j)
+{
+    if (!cJSON_IsNumber(j))
+        return false;
+    double v = j->valuedouble;
+    return isfinite(v) && v == floor(v) && fabs(v) < 9.007199254740992e15;
 }

@@ -8,6 +8,7 @@
 #ifndef DIPPM_JSONR_H
 #define DIPPM_JSONR_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <cjson/cJSON.h>
 
@@ -25,5 +26,12 @@ cJSON *json_parse_strict(const char *text, size_t len, struct json_err *err);
 
 /* The same for a NUL-terminated string (one JSONL line). */
 cJSON *json_parse_line(const char *text);
+
+/* What j is, for messages: "a number", "a string", "an array", "an
+ * object", "a boolean", "null"; "missing" when NULL, else "invalid". */
+const char *json_kind(const cJSON *j);
+
+/* Is j a number with an integral value that a double holds exactly? */
+bool json_is_int(const cJSON *j);
 
 #endif

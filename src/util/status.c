@@ -51,6 +51,14 @@ enum status diag_vset(struct diag *d, enum status st, const char *prefix, const 
     return st;
 }
 
+enum status diag_vset_at(struct diag *d, enum status st, const char *file, const char *path,
+                         const char *fmt, va_list ap)
+{
+    char where[DIAG_MSG_MAX];
+    snprintf(where, sizeof where, "%s: %s", file, path);
+    return diag_vset(d, st, where, fmt, ap);
+}
+
 enum status diag_set(struct diag *d, enum status st, const char *fmt, ...)
 {
     va_list ap;

@@ -61,6 +61,11 @@ enum status diag_set(struct diag *d, enum status st, const char *fmt, ...)
 enum status diag_vset(struct diag *d, enum status st, const char *prefix, const char *fmt,
                       va_list ap) __attribute__((format(printf, 4, 0)));
 
+/* diag_vset for a reader's error at path in file (a JSON path, a layer):
+ * the message is "file: path: " and then fmt. */
+enum status diag_vset_at(struct diag *d, enum status st, const char *file, const char *path,
+                         const char *fmt, va_list ap) __attribute__((format(printf, 5, 0)));
+
 /* Prefixes the message already in d with "prefix: " (e.g. the file name). */
 void diag_prefix(struct diag *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
