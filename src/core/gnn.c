@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/gnn_classes.h"
+#include "core/gnn_kernels.h"
 #include "util/xalloc.h"
 
 const char *gnn_target_name(int t)
@@ -203,6 +205,8 @@ void gnn_work_fini(struct gnn_work *w)
                     &w->ds, &w->dr, &w->dz1, &w->dz2, &w->da, &w->dout, &w->dO, &w->dgb};
     for (size_t i = 0; i < sizeof fs / sizeof fs[0]; i++)
         free(*fs[i]);
+    free(w->xc);
+    gnn_classes_fini(&w->cl);
     memset(w, 0, sizeof *w);
 }
 
@@ -218,6 +222,7 @@ static void work_reserve(struct gnn_work *w, const struct gnn_arch *a, size_t n,
     size_t Hh = (size_t)a->head_hidden, R = (size_t)readout_dim(a);
     if (n > w->cap_n) {
         n = n + n / 2;
+        grow(&w->xc, n * (size_t)a->fn);
         grow(&w->a0, n * H);
         grow(&w->h, (L + 1) * n * H);
         grow(&w->m, (L ? L : 1) * n * 3 * H);
@@ -255,202 +260,110 @@ static void work_reserve(struct gnn_work *w, const struct gnn_arch *a, size_t n,
     }
 }
 
-/* The hot elementwise loops work in blocks of 8: a fixed trip count is what
- * -O2's cheap vectoriser accepts (it adds no epilogue for an unknown one). */
-#define BLK 8
-
-/* dst[0..n) = src[0..n): fixed-size blocks, which the compiler inlines as
- * vector moves (a call to memcpy per 24-float row costs more than the copy). */
-static void copy_row(float *restrict dst, const float *restrict src, int n)
-{
-    int k = 0;
-    for (; k + BLK <= n; k += BLK)
-        memcpy(dst + k, src + k, sizeof(float) * BLK);
-    for (; k < n; k++)
-        dst[k] = src[k];
-}
-
-/* x[k] *= f. */
-static void scale_row(float *x, float f, int n)
-{
-    int k = 0;
-    for (; k + BLK <= n; k += BLK)
-        for (int j = 0; j < BLK; j++)
-            x[k + j] *= f;
-    for (; k < n; k++)
-        x[k] *= f;
-}
-
-/* dst[k] += src[k]. */
-static void add_row(float *restrict dst, const float *restrict src, int n)
-{
-    int k = 0;
-    for (; k + BLK <= n; k += BLK)
-        for (int j = 0; j < BLK; j++)
-            dst[k + j] += src[k + j];
-    for (; k < n; k++)
-        dst[k] += src[k];
-}
-
-/* out = max(in, 0); in and out must not overlap (restrict is what lets
- * -O2 vectorise it: with a possible alias it compiles to a compare and a
- * branch per element, mispredicted half the time). */
-static void relu_to(const float *restrict in, float *restrict out, size_t n)
-{
-    size_t i = 0;
-    for (; i + BLK <= n; i += BLK)
-        for (int j = 0; j < BLK; j++)
-            out[i + j] = in[i + j] > 0 ? in[i + j] : 0;
-    for (; i < n; i++)
-        out[i] = in[i] > 0 ? in[i] : 0;
-}
-
-/* x = max(x, 0) in place. */
-static void relu_inplace(float *x, size_t n)
-{
-    size_t i = 0;
-    for (; i + BLK <= n; i += BLK)
-        for (int j = 0; j < BLK; j++)
-            x[i + j] = x[i + j] > 0 ? x[i + j] : 0;
-    for (; i < n; i++)
-        x[i] = x[i] > 0 ? x[i] : 0;
-}
-
-/* out = max(z, 0) + skip: a layer's output with its residual. */
-static void relu_add_to(const float *restrict z, const float *restrict skip, float *restrict out,
-                        size_t n)
-{
-    size_t i = 0;
-    for (; i + BLK <= n; i += BLK)
-        for (int j = 0; j < BLK; j++)
-            out[i + j] = (z[i + j] > 0 ? z[i + j] : 0) + skip[i + j];
-    for (; i < n; i++)
-        out[i] = (z[i] > 0 ? z[i] : 0) + skip[i];
-}
-
-/* ---- dense helpers (row-major) --------------------------------------- */
-
-/* C[m x n] = A[m x k] B[k x n] + bias (broadcast rows; bias may be NULL). */
-static void dense(int m, int n, int k, const float *A, const float *B, const float *bias,
-                  float *C)
-{
-    if (m == 0)
-        return;
-    if (bias)
-        for (int i = 0; i < m; i++)
-            copy_row(C + (size_t)i * n, bias, n);
-    else
-        memset(C, 0, sizeof(float) * (size_t)m * (size_t)n);
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, k, 1.0f, A, k, B, n, 1.0f, C, n);
-}
-
-/* dW[k x n] += A^T dC; db[n] += colsum(dC); dA[m x k] = dC W^T (if dA). */
-static void dense_back(int m, int n, int k, const float *A, const float *W, const float *dC,
-                       float *dW, float *db, float *dA)
-{
-    if (m == 0)
-        return;
-    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, k, n, m, 1.0f, A, k, dC, n, 1.0f, dW, n);
-    for (int i = 0; i < m; i++)
-        for (int j = 0; j < n; j++)
-            db[j] += dC[(size_t)i * n + j];
-    if (dA)
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, m, k, n, 1.0f, dC, n, W, n, 0.0f, dA,
-                    k);
-}
-
-/* The sum and the max of rows b0..b1-1 (b1 > b0) of h, per column: all
- * float and branch-free, so -O2 vectorises it. (The backward pass finds
- * the node holding each max again: the first whose value equals it.) */
-static void readout_pool(const float *restrict h, int b0, int b1, int H, float *restrict sum,
-                         float *restrict mx)
-{
-    memcpy(sum, h + (size_t)b0 * H, sizeof(float) * (size_t)H);
-    memcpy(mx, h + (size_t)b0 * H, sizeof(float) * (size_t)H);
-    for (int i = b0 + 1; i < b1; i++) {
-        const float *restrict row = h + (size_t)i * H;
-        int k = 0;
-        for (; k + BLK <= H; k += BLK)
-            for (int j = 0; j < BLK; j++) {
-                sum[k + j] += row[k + j];
-                mx[k + j] = row[k + j] > mx[k + j] ? row[k + j] : mx[k + j];
-            }
-        for (; k < H; k++) {
-            sum[k] += row[k];
-            mx[k] = row[k] > mx[k] ? row[k] : mx[k];
-        }
-    }
-}
-
 /* ---- forward ----------------------------------------------------------- */
 
-void gnn_forward(const struct gnn_model *m, const struct gnn_batch *b, struct gnn_work *w)
+/* Embedding of [xn_i, xg_g] per level-0 class into w->a0 and level 0 of
+ * w->h: the graph features' part is the same for every node of a graph,
+ * so it is computed once per graph (gb) and added like a bias to
+ * xn We[0:fn]. */
+static void forward_embed(const struct gnn_model *m, const struct gnn_batch *b,
+                          struct gnn_work *w)
 {
     const struct gnn_arch *a = &m->arch;
-    int N = b->n_nodes, G = b->n_graphs, H = a->hidden;
-    int Hh = a->head_hidden, R = readout_dim(a), L = a->layers;
-    work_reserve(w, a, (size_t)N, (size_t)G);
-    size_t NH = (size_t)N * H;
-
-    /* Embedding of [xn_i, xg_g]: the graph features' part is the same for
-     * every node of a graph, so it is computed once per graph (gb) and
-     * added like a bias to xn We[0:fn]. */
-    const float *we = P(m, T_EMB_W);
-    dense(G, H, a->fg, b->xg, we + (size_t)a->fn * H, P(m, T_EMB_B), w->gb);
-    for (int g = 0; g < G; g++)
-        for (int i = b->goff[g]; i < b->goff[g + 1]; i++)
-            copy_row(w->a0 + (size_t)i * H, w->gb + (size_t)g * H, H);
-    if (N > 0)
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, N, H, a->fn, 1.0f, b->xn, a->fn,
-                    we, H, 1.0f, w->a0, H);
-    relu_to(w->a0, w->h, NH);
-
-    for (int l = 0; l < L; l++) {
-        const float *hp = w->h + (size_t)l * NH;
-        float *mm = w->m + (size_t)l * NH * 3, *z = w->z + (size_t)l * NH;
-        float *hn = w->h + (size_t)(l + 1) * NH;
-        for (int i = 0; i < N; i++) {
-            float *row = mm + (size_t)i * 3 * H;
-            copy_row(row, hp + (size_t)i * H, H);
-            for (int side = 0; side < 2; side++) {
-                const int *off = side ? b->succ_off : b->pred_off;
-                const int *idx = side ? b->succ : b->pred;
-                float *agg = row + (size_t)(1 + side) * H;
-                int deg = off[i + 1] - off[i];
-                if (deg <= 1) { /* none, or one neighbour: its row (0 + x is x) */
-                    if (deg)
-                        copy_row(agg, hp + (size_t)idx[off[i]] * H, H);
-                    else
-                        memset(agg, 0, sizeof(float) * (size_t)H);
-                    continue;
-                }
-                memset(agg, 0, sizeof(float) * (size_t)H);
-                for (int e = off[i]; e < off[i + 1]; e++)
-                    add_row(agg, hp + (size_t)idx[e] * H, H);
-                scale_row(agg, 1.0f / (float)deg, H);
-            }
-        }
-        dense(N, H, 3 * H, mm, P(m, T_L0 + 2 * l), P(m, T_L0 + 2 * l + 1), z);
-        relu_add_to(z, hp, hn, NH);
+    const struct gnn_classes *cl = &w->cl;
+    int G = b->n_graphs, H = a->hidden, U = cl->n_cls[0];
+    const float *we = P(m, T_EMB_W), *x = b->xn;
+    gk_dense(G, H, a->fg, b->xg, we + (size_t)a->fn * H, P(m, T_EMB_B), w->gb);
+    if (U < b->n_nodes) { /* the classes' rows, contiguous */
+        for (int k = 0; k < U; k++)
+            memcpy(w->xc + (size_t)k * a->fn, b->xn + (size_t)cl->rep[k] * a->fn,
+                   sizeof(float) * (size_t)a->fn);
+        x = w->xc;
     }
-    const float *hL = w->h + (size_t)L * NH;
+    for (int g = 0; g < G; g++)
+        for (int k = cl->coff[g]; k < cl->coff[g + 1]; k++)
+            gk_copy_row(w->a0 + (size_t)k * H, w->gb + (size_t)g * H, H);
+    if (U > 0)
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, U, H, a->fn, 1.0f, x, a->fn, we,
+                    H, 1.0f, w->a0, H);
+    gk_relu_to(w->a0, w->h, (size_t)U * H);
+}
 
-    /* Node head: c = Bn tanh((relu(hL Wn1 + bn1) wn2 + bn2) / Bn). */
-    dense(N, H, H, hL, P(m, head_idx(m, H_N1W)), P(m, head_idx(m, H_N1B)), w->u);
+/* Message-passing layer l: the rows of level l + 1's classes from level
+ * l's (each computed on the class's first node). */
+static void forward_layer(const struct gnn_model *m, const struct gnn_batch *b,
+                          struct gnn_work *w, int l)
+{
+    const struct gnn_classes *cl = &w->cl;
+    int N = b->n_nodes, H = m->arch.hidden, U = cl->n_cls[l + 1];
+    size_t NH = (size_t)N * H;
+    const int *cp = cl->cls + (size_t)l * cl->cap_n, *rep = cl->rep + (size_t)(l + 1) * cl->cap_n;
+    const float *hp = w->h + (size_t)l * NH;
+    float *mm = w->m + (size_t)l * NH * 3, *z = w->z + (size_t)l * NH;
+    float *hn = w->h + (size_t)(l + 1) * NH;
+    for (int k = 0; k < U; k++) {
+        int i = rep[k];
+        float *row = mm + (size_t)k * 3 * H;
+        gk_copy_row(row, hp + (size_t)cp[i] * H, H);
+        for (int side = 0; side < 2; side++) {
+            const int *off = side ? b->succ_off : b->pred_off;
+            const int *idx = side ? b->succ : b->pred;
+            float *agg = row + (size_t)(1 + side) * H;
+            int deg = off[i + 1] - off[i];
+            if (deg <= 1) { /* none, or one neighbour: its row (0 + x is x) */
+                if (deg)
+                    gk_copy_row(agg, hp + (size_t)cp[idx[off[i]]] * H, H);
+                else
+                    memset(agg, 0, sizeof(float) * (size_t)H);
+                continue;
+            }
+            memset(agg, 0, sizeof(float) * (size_t)H);
+            for (int e = off[i]; e < off[i + 1]; e++)
+                gk_add_row(agg, hp + (size_t)cp[idx[e]] * H, H);
+            gk_scale_row(agg, 1.0f / (float)deg, H);
+        }
+    }
+    gk_dense(U, H, 3 * H, mm, P(m, T_L0 + 2 * l), P(m, T_L0 + 2 * l + 1), z);
+    /* relu plus the residual: the class's own previous row, the first H
+     * floats of its mm row */
+    for (int k = 0; k < U; k++)
+        gk_relu_add_row(z + (size_t)k * H, mm + (size_t)k * 3 * H, hn + (size_t)k * H, H);
+}
+
+/* Node head per last-level class, c per node: c = Bn tanh((relu(hL Wn1 +
+ * bn1) wn2 + bn2) / Bn). */
+static void forward_node_head(const struct gnn_model *m, const struct gnn_batch *b,
+                              struct gnn_work *w)
+{
+    const struct gnn_classes *cl = &w->cl;
+    int N = b->n_nodes, H = m->arch.hidden, L = m->arch.layers, U = cl->n_cls[L];
+    const float *hL = w->h + (size_t)L * N * H;
+    const int *cls = cl->cls + (size_t)L * cl->cap_n;
+    gk_dense(U, H, H, hL, P(m, head_idx(m, H_N1W)), P(m, head_idx(m, H_N1B)), w->u);
     /* u is kept after the relu (u > 0 exactly where the pre-activation was,
      * which is all the backward pass needs). */
-    relu_inplace(w->u, NH);
+    gk_relu_inplace(w->u, (size_t)U * H);
     float bn2 = P(m, head_idx(m, H_N2B))[0], nb = m->node_bound;
-    for (int i = 0; i < N; i++)
-        w->s[i] = bn2;
-    if (N > 0)
-        cblas_sgemv(CblasRowMajor, CblasNoTrans, N, H, 1.0f, w->u, H, P(m, head_idx(m, H_N2W)), 1,
+    for (int k = 0; k < U; k++)
+        w->s[k] = bn2;
+    if (U > 0)
+        cblas_sgemv(CblasRowMajor, CblasNoTrans, U, H, 1.0f, w->u, H, P(m, head_idx(m, H_N2W)), 1,
                     1.0f, w->s, 1);
+    for (int k = 0; k < U; k++) /* s becomes the class's c */
+        w->s[k] = nb * tanhf(w->s[k] / nb);
     for (int i = 0; i < N; i++)
-        w->c[i] = nb * tanhf(w->s[i] / nb);
+        w->c[i] = w->s[cls[i]];
+}
 
-    /* Readout, S_g and the predicted shares per graph. */
-    for (int g = 0; g < G; g++) {
+/* Readout, S_g and the predicted shares per graph. */
+static void forward_readout(const struct gnn_model *m, const struct gnn_batch *b,
+                            struct gnn_work *w)
+{
+    const struct gnn_arch *a = &m->arch;
+    int H = a->hidden, R = readout_dim(a), L = a->layers;
+    const float *hL = w->h + (size_t)L * b->n_nodes * H;
+    const int *cls = w->cl.cls + (size_t)L * w->cl.cap_n;
+    for (int g = 0; g < b->n_graphs; g++) {
         int b0 = b->goff[g], b1 = b->goff[g + 1], n = b1 - b0;
         float *r = w->r + (size_t)g * R;
         memset(r, 0, sizeof(float) * (size_t)R);
@@ -463,19 +376,26 @@ void gnn_forward(const struct gnn_model *m, const struct gnn_batch *b, struct gn
         for (int i = b0; i < b1; i++)
             w->p[i] = sum > 0 ? (float)(w->p[i] / sum) : 0;
         if (n > 0) {
-            readout_pool(hL, b0, b1, H, r, r + H);
+            gk_readout_pool(hL, cls, b0, b1, H, r, r + H);
             for (int k = 0; k < H; k++)
                 r[k] /= (float)n;
         }
         r[2 * H] = sum > 0 ? (float)log(sum) : 0;
         memcpy(r + 2 * H + 1, b->xg + (size_t)g * a->fg, sizeof(float) * (size_t)a->fg);
     }
+}
 
-    dense(G, Hh, R, w->r, P(m, head_idx(m, H_1W)), P(m, head_idx(m, H_1B)), w->z1);
-    relu_to(w->z1, w->a1, (size_t)G * Hh);
-    dense(G, Hh, Hh, w->a1, P(m, head_idx(m, H_2W)), P(m, head_idx(m, H_2B)), w->z2);
-    relu_to(w->z2, w->a2, (size_t)G * Hh);
-    dense(G, GNN_T__COUNT, Hh, w->a2, P(m, head_idx(m, H_3W)), P(m, head_idx(m, H_3B)), w->o);
+/* The graph head: MLP and linear skip from the readout, the bounds. */
+static void forward_graph_head(const struct gnn_model *m, const struct gnn_batch *b,
+                               struct gnn_work *w)
+{
+    const struct gnn_arch *a = &m->arch;
+    int G = b->n_graphs, H = a->hidden, Hh = a->head_hidden, R = readout_dim(a);
+    gk_dense(G, Hh, R, w->r, P(m, head_idx(m, H_1W)), P(m, head_idx(m, H_1B)), w->z1);
+    gk_relu_to(w->z1, w->a1, (size_t)G * Hh);
+    gk_dense(G, Hh, Hh, w->a1, P(m, head_idx(m, H_2W)), P(m, head_idx(m, H_2B)), w->z2);
+    gk_relu_to(w->z2, w->a2, (size_t)G * Hh);
+    gk_dense(G, GNN_T__COUNT, Hh, w->a2, P(m, head_idx(m, H_3W)), P(m, head_idx(m, H_3B)), w->o);
     /* Linear skip from the readout. */
     if (G > 0)
         cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, G, GNN_T__COUNT, R, 1.0f, w->r, R,
@@ -489,6 +409,31 @@ void gnn_forward(const struct gnn_model *m, const struct gnn_batch *b, struct gn
                                            B * tanhf(w->o[g * GNN_T__COUNT + t] / B);
         }
     }
+}
+
+/* The forward pass on classes of nodes (gnn_classes.h): the classes of
+ * identical computation, or (classes false) every node its own class, as
+ * the backward pass needs every node's rows. */
+static void forward(const struct gnn_model *m, const struct gnn_batch *b, struct gnn_work *w,
+                    bool classes)
+{
+    const struct gnn_arch *a = &m->arch;
+    work_reserve(w, a, (size_t)b->n_nodes, (size_t)b->n_graphs);
+    if (classes)
+        gnn_classes_build(&w->cl, b, a->fn, a->layers);
+    else
+        gnn_classes_identity(&w->cl, b, a->layers);
+    forward_embed(m, b, w);
+    for (int l = 0; l < a->layers; l++)
+        forward_layer(m, b, w, l);
+    forward_node_head(m, b, w);
+    forward_readout(m, b, w);
+    forward_graph_head(m, b, w);
+}
+
+void gnn_forward(const struct gnn_model *m, const struct gnn_batch *b, struct gnn_work *w)
+{
+    forward(m, b, w, true);
 }
 
 /* ---- loss and backward ------------------------------------------------- */
@@ -559,15 +504,15 @@ static void back_head(const struct gnn_model *m, const struct gnn_batch *b, stru
             float B = m->bound[t], th = tanhf(w->o[g * GNN_T__COUNT + t] / B);
             w->dO[g * GNN_T__COUNT + t] = w->dout[g * GNN_T__COUNT + t] * (1 - th * th);
         }
-    dense_back(G, GNN_T__COUNT, Hh, w->a2, P(m, head_idx(m, H_3W)), w->dO,
+    gk_dense_back(G, GNN_T__COUNT, Hh, w->a2, P(m, head_idx(m, H_3W)), w->dO,
                GP(head_idx(m, H_3W)), GP(head_idx(m, H_3B)), w->da);
     for (size_t k = 0; k < (size_t)G * Hh; k++)
         w->dz2[k] = w->z2[k] > 0 ? w->da[k] : 0;
-    dense_back(G, Hh, Hh, w->a1, P(m, head_idx(m, H_2W)), w->dz2, GP(head_idx(m, H_2W)),
+    gk_dense_back(G, Hh, Hh, w->a1, P(m, head_idx(m, H_2W)), w->dz2, GP(head_idx(m, H_2W)),
                GP(head_idx(m, H_2B)), w->da);
     for (size_t k = 0; k < (size_t)G * Hh; k++)
         w->dz1[k] = w->z1[k] > 0 ? w->da[k] : 0;
-    dense_back(G, Hh, R, w->r, P(m, head_idx(m, H_1W)), w->dz1, GP(head_idx(m, H_1W)),
+    gk_dense_back(G, Hh, R, w->r, P(m, head_idx(m, H_1W)), w->dz1, GP(head_idx(m, H_1W)),
                GP(head_idx(m, H_1B)), w->dr);
     /* Skip: dWskip += r^T dout; dr += dout Wskip^T. */
     cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, R, GNN_T__COUNT, G, 1.0f, w->r, R,
@@ -629,7 +574,7 @@ static void back_readout(const struct gnn_model *m, const struct gnn_batch *b,
             du[k] = u[k] > 0 ? ds * wn2[k] : 0;
         }
     }
-    dense_back(N, H, H, hL, P(m, head_idx(m, H_N1W)), w->du, GP(head_idx(m, H_N1W)),
+    gk_dense_back(N, H, H, hL, P(m, head_idx(m, H_N1W)), w->du, GP(head_idx(m, H_N1W)),
                GP(head_idx(m, H_N1B)), w->dhp);
     for (size_t k = 0; k < NH; k++)
         dh[k] += w->dhp[k];
@@ -648,11 +593,11 @@ static void back_layers(const struct gnn_model *m, const struct gnn_batch *b,
         const float *z = w->z + (size_t)l * NH, *mm = w->m + (size_t)l * NH * 3;
         for (size_t k = 0; k < NH; k++)
             w->dz[k] = z[k] > 0 ? dh[k] : 0;
-        dense_back(N, H, 3 * H, mm, P(m, T_L0 + 2 * l), w->dz, GP(T_L0 + 2 * l),
+        gk_dense_back(N, H, 3 * H, mm, P(m, T_L0 + 2 * l), w->dz, GP(T_L0 + 2 * l),
                    GP(T_L0 + 2 * l + 1), w->dm);
         /* dh stays as the residual path; add the self and neighbour parts. */
         for (int i = 0; i < N; i++)
-            add_row(dh + (size_t)i * H, w->dm + (size_t)i * 3 * H, H);
+            gk_add_row(dh + (size_t)i * H, w->dm + (size_t)i * 3 * H, H);
         for (int i = 0; i < N; i++) {
             const float *row = w->dm + (size_t)i * 3 * H;
             for (int side = 0; side < 2; side++) {
@@ -674,13 +619,13 @@ static void back_layers(const struct gnn_model *m, const struct gnn_batch *b,
     /* Embedding. */
     for (size_t k = 0; k < NH; k++)
         w->dz[k] = w->a0[k] > 0 ? dh[k] : 0;
-    dense_back(N, H, a->fn, b->xn, P(m, T_EMB_W), w->dz, GP(T_EMB_W), GP(T_EMB_B), NULL);
+    gk_dense_back(N, H, a->fn, b->xn, P(m, T_EMB_W), w->dz, GP(T_EMB_W), GP(T_EMB_B), NULL);
     /* Graph part: dWe[fn:] += xg^T (per-graph sums of dz). */
     float *dgb = w->dgb;
     memset(dgb, 0, sizeof(float) * (size_t)G * H);
     for (int g = 0; g < G; g++)
         for (int i = b->goff[g]; i < b->goff[g + 1]; i++)
-            add_row(dgb + (size_t)g * H, w->dz + (size_t)i * H, H);
+            gk_add_row(dgb + (size_t)g * H, w->dz + (size_t)i * H, H);
     cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, a->fg, H, G, 1.0f, b->xg, a->fg, dgb, H,
                 1.0f, GP(T_EMB_W) + (size_t)a->fn * H, H);
 }
@@ -690,7 +635,7 @@ double gnn_loss(const struct gnn_model *m, const struct gnn_batch *b,
                 const struct gnn_targets *tg, struct gnn_work *w, float *grad,
                 double *reg_loss, double *share_loss)
 {
-    gnn_forward(m, b, w);
+    forward(m, b, w, false);
     if (b->n_graphs == 0)
         return 0;
     double lreg, lsh;

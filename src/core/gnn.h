@@ -123,8 +123,22 @@ struct gnn_targets {
     float order_weight;
 };
 
+/* Classes of nodes with the same forward computation (gnn_classes.h):
+ * level l's class of node i is cls[l * cap_n + i], class k's first node
+ * rep[l * cap_n + k]; graph g's level-0 classes are coff[g]..coff[g+1]. */
+struct gnn_classes {
+    size_t cap_n, cap_g, cap_lv, tab_mask;
+    int *cls, *rep, *coff, *tab;
+    int n_cls[GNN_MAX_LAYERS + 1];
+};
+
+/* The per-node arrays (a0, h, m, z, u) hold one row per class: per node
+ * after gnn_loss (whose backward pass needs them), per class of
+ * gnn_classes_build after gnn_forward. */
 struct gnn_work {
     size_t cap_n, cap_g;
+    struct gnn_classes cl;
+    float *xc; /* the level-0 classes' feature rows */
     float *gb, *a0, *h, *m, *z, *u, *s, *c, *r, *z1, *z2, *a1, *a2, *o, *out, *p;
     float *dh, *dhp, *dm, *dz, *du, *ds, *dr, *dz1, *dz2, *da, *dout, *dO, *dgb;
 };
