@@ -7,7 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/gnn_classes.h"
 #include "core/gnn_kernels.h"
 #include "util/xalloc.h"
 
@@ -419,10 +418,12 @@ static void forward(const struct gnn_model *m, const struct gnn_batch *b, struct
 {
     const struct gnn_arch *a = &m->arch;
     work_reserve(w, a, (size_t)b->n_nodes, (size_t)b->n_graphs);
+    struct gnn_classes_graph cg = {b->n_nodes, b->n_graphs, a->fn,       b->goff,
+                                   b->xn,      b->pred_off, b->pred, b->succ_off, b->succ};
     if (classes)
-        gnn_classes_build(&w->cl, b, a->fn, a->layers);
+        gnn_classes_build(&w->cl, &cg, a->layers);
     else
-        gnn_classes_identity(&w->cl, b, a->layers);
+        gnn_classes_identity(&w->cl, &cg, a->layers);
     forward_embed(m, b, w);
     for (int l = 0; l < a->layers; l++)
         forward_layer(m, b, w, l);

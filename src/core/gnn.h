@@ -43,6 +43,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/gnn_classes.h"
 #include "util/status.h"
 
 enum gnn_target { GNN_T_LATENCY, GNN_T_ENERGY, GNN_T_MEMORY, GNN_T__COUNT };
@@ -57,6 +58,7 @@ struct gnn_arch {
 };
 
 #define GNN_MAX_LAYERS 16
+_Static_assert(GNN_MAX_LAYERS < GNN_CLASS_LEVELS, "gnn_classes holds layers + 1 levels");
 #define GNN_MAX_TENSORS (8 + 2 * GNN_MAX_LAYERS + 8)
 #define GNN_MAX_WIDTH 4096
 #define GNN_MAX_FEATURES 4096
@@ -121,15 +123,6 @@ struct gnn_targets {
     int n_pairs;
     const int *pair_fast, *pair_slow;
     float order_weight;
-};
-
-/* Classes of nodes with the same forward computation (gnn_classes.h):
- * level l's class of node i is cls[l * cap_n + i], class k's first node
- * rep[l * cap_n + k]; graph g's level-0 classes are coff[g]..coff[g+1]. */
-struct gnn_classes {
-    size_t cap_n, cap_g, cap_lv, tab_mask;
-    int *cls, *rep, *coff, *tab;
-    int n_cls[GNN_MAX_LAYERS + 1];
 };
 
 /* The per-node arrays (a0, h, m, z, u) hold one row per class: per node

@@ -2,37 +2,37 @@
  * gnn_classes.h). */
 #include "core/gnn_classes.h"
 
-#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "util/xalloc.h"
 
-static void grow_int(int **p, size_t n)
+static void *regrow(void *p, size_t n, size_t size)
 {
-    free(*p);
-    *p = xmalloc(sizeof(int) * (n ? n : 1));
+    free(p);
+    return xmalloc(size * (n ? n : 1));
 }
 
-void gnn_classes_reserve(struct gnn_classes *c, size_t n, size_t g, int levels)
+static void reserve(struct gnn_classes *c, size_t n, size_t g, int levels)
 {
     size_t lv = (size_t)levels + 1;
     if (n > c->cap_n || lv > c->cap_lv) {
         n = n > c->cap_n ? n + n / 2 : c->cap_n;
         lv = lv > c->cap_lv ? lv : c->cap_lv;
-        grow_int(&c->cls, lv * n);
-        grow_int(&c->rep, lv * n);
+        c->cls = regrow(c->cls, lv * n, sizeof(int));
+        c->rep = regrow(c->rep, lv * n, sizeof(int));
+        c->tag = regrow(c->tag, n, sizeof(uint32_t));
         size_t t = 64;
         while (t < 2 * n)
             t *= 2;
-        grow_int(&c->tab, t);
+        c->tab = regrow(c->tab, t, sizeof(int));
         c->tab_mask = t - 1;
         c->cap_n = n;
         c->cap_lv = lv;
     }
     if (g + 1 > c->cap_g) {
         g = g + 1 + g / 2;
-        grow_int(&c->coff, g);
+        c->coff = regrow(c->coff, g, sizeof(int));
         c->cap_g = g;
     }
 }
@@ -44,11 +44,12 @@ void gnn_classes_fini(struct gnn_classes *c)
     free(c->cls);
     free(c->rep);
     free(c->tab);
+    free(c->tag);
     free(c->coff);
     memset(c, 0, sizeof *c);
 }
 
-/* Level l as the identity, for levels l..levels. */
+/* Levels l..levels as the identity. */
 static void identity_from(struct gnn_classes *c, int n, int l, int levels)
 {
     for (; l <= levels; l++) {
@@ -59,12 +60,12 @@ static void identity_from(struct gnn_classes *c, int n, int l, int levels)
     }
 }
 
-void gnn_classes_identity(struct gnn_classes *c, const struct gnn_batch *b, int levels)
+void gnn_classes_identity(struct gnn_classes *c, const struct gnn_classes_graph *g, int levels)
 {
-    gnn_classes_reserve(c, (size_t)b->n_nodes, (size_t)b->n_graphs, levels);
-    identity_from(c, b->n_nodes, 0, levels);
-    for (int g = 0; g <= b->n_graphs; g++)
-        c->coff[g] = b->goff[g];
+    reserve(c, (size_t)g->n_nodes, (size_t)g->n_graphs, levels);
+    identity_from(c, g->n_nodes, 0, levels);
+    for (int k = 0; k <= g->n_graphs; k++)
+        c->coff[k] = g->goff[k];
 }
 
 static uint64_t fmix(uint64_t h)
@@ -76,50 +77,69 @@ static uint64_t fmix(uint64_t h)
     return h ^ (h >> 33);
 }
 
+#define K1 0x9e3779b97f4a7c15ull
+#define K2 0xc2b2ae3d27d4eb4full
+
 /* A hash of n floats' bytes: four independent multiply chains. */
 static uint64_t hash_row(const float *x, int n)
 {
-    uint64_t h[4] = {1, 2, 3, 4};
+    uint64_t h0 = 1, h1 = 2, h2 = 3, h3 = 4, v[4];
     int k = 0;
-    for (; k + 8 <= n; k += 8)
-        for (int j = 0; j < 4; j++) {
-            uint64_t v;
-            memcpy(&v, x + k + 2 * j, sizeof v);
-            h[j] = (h[j] ^ v) * 0x9e3779b97f4a7c15ull;
-        }
-    for (; k < n; k++) {
-        uint32_t v;
-        memcpy(&v, x + k, sizeof v);
-        h[0] = (h[0] ^ v) * 0x9e3779b97f4a7c15ull;
+    for (; k + 8 <= n; k += 8) {
+        memcpy(v, x + k, sizeof v);
+        h0 = (h0 ^ v[0]) * K1;
+        h1 = (h1 ^ v[1]) * K1;
+        h2 = (h2 ^ v[2]) * K1;
+        h3 = (h3 ^ v[3]) * K1;
     }
-    return fmix(h[0] ^ (h[1] << 1) ^ (h[2] << 2) ^ (h[3] << 3));
+    for (; k < n; k++) {
+        uint32_t u;
+        memcpy(&u, x + k, sizeof u);
+        h0 = (h0 ^ u) * K2;
+    }
+    return fmix(h0 ^ (h1 << 1) ^ (h2 << 2) ^ (h3 << 3));
+}
+
+/* The slot of the class whose key hashes to h and for which same(k) holds,
+ * or the empty slot where it goes. */
+#define PROBE(c, h, same, slot)                                                 \
+    do {                                                                        \
+        uint32_t tg_ = (uint32_t)((h) >> 32);                                   \
+        size_t s_ = (size_t)(h) & (c)->tab_mask;                                \
+        int k;                                                                  \
+        while ((k = (c)->tab[s_] - 1) >= 0 && !((c)->tag[k] == tg_ && (same)))  \
+            s_ = (s_ + 1) & (c)->tab_mask;                                      \
+        (slot) = s_;                                                            \
+    } while (0)
+
+/* Class of a new key in slot s, first seen on node i. */
+static int add_class(struct gnn_classes *c, size_t s, uint64_t h, int *nc, int *rp, int i)
+{
+    int k = (*nc)++;
+    c->tab[s] = k + 1;
+    c->tag[k] = (uint32_t)(h >> 32);
+    rp[k] = i;
+    return k;
 }
 
 /* Level 0: per graph, nodes with byte-identical feature rows. Classes are
- * numbered in order of first appearance, so graph g's are the range
- * coff[g]..coff[g+1]. */
-static void build_level0(struct gnn_classes *c, const struct gnn_batch *b, int fn)
+ * numbered in order of first appearance, so graph g's are coff[g]..coff[g+1]. */
+static void build_level0(struct gnn_classes *c, const struct gnn_classes_graph *gr)
 {
-    int *cl = c->cls, *rp = c->rep, *tab = c->tab, nc = 0;
-    size_t mask = c->tab_mask, rowb = sizeof(float) * (size_t)fn;
-    memset(tab, -1, sizeof(int) * (mask + 1));
-    for (int g = 0; g < b->n_graphs; g++) {
-        c->coff[g] = nc;
-        for (int i = b->goff[g]; i < b->goff[g + 1]; i++) {
-            const float *x = b->xn + (size_t)i * fn;
-            size_t s = (size_t)hash_row(x, fn) & mask;
-            int k;
-            while ((k = tab[s]) >= 0 &&
-                   !(k >= c->coff[g] && memcmp(b->xn + (size_t)rp[k] * fn, x, rowb) == 0))
-                s = (s + 1) & mask;
-            if (k < 0) {
-                k = tab[s] = nc++;
-                rp[k] = i;
-            }
-            cl[i] = k;
+    int *cl = c->cls, *rp = c->rep, nc = 0, fn = gr->fn;
+    size_t rowb = sizeof(float) * (size_t)fn;
+    memset(c->tab, 0, sizeof(int) * (c->tab_mask + 1));
+    for (int g = 0; g < gr->n_graphs; g++) {
+        int c0 = c->coff[g] = nc;
+        for (int i = gr->goff[g]; i < gr->goff[g + 1]; i++) {
+            const float *x = gr->xn + (size_t)i * fn;
+            uint64_t h = hash_row(x, fn);
+            size_t s;
+            PROBE(c, h, k >= c0 && memcmp(gr->xn + (size_t)rp[k] * fn, x, rowb) == 0, s);
+            cl[i] = c->tab[s] ? c->tab[s] - 1 : add_class(c, s, h, &nc, rp, i);
         }
     }
-    c->coff[b->n_graphs] = nc;
+    c->coff[gr->n_graphs] = nc;
     c->n_cls[0] = nc;
 }
 
@@ -139,49 +159,42 @@ static int same_side(const int *off, const int *idx, const int *cl, int a, int b
 
 static uint64_t hash_side(uint64_t h, const int *off, const int *idx, const int *cl, int i)
 {
-    h = (h ^ (uint64_t)(off[i + 1] - off[i])) * 0x9e3779b97f4a7c15ull;
+    h = (h ^ (uint64_t)(off[i + 1] - off[i])) * K1;
     for (int e = off[i]; e < off[i + 1]; e++)
-        h = (h ^ (uint64_t)cl[idx[e]]) * 0xc2b2ae3d27d4eb4full;
+        h = (h ^ (uint64_t)cl[idx[e]]) * K2;
     return h;
 }
 
 /* Level l + 1 from level l: own class and the neighbours' classes. */
-static void build_next(struct gnn_classes *c, const struct gnn_batch *b, int l)
+static void build_next(struct gnn_classes *c, const struct gnn_classes_graph *gr, int l)
 {
-    int n = b->n_nodes;
     const int *cl = c->cls + (size_t)l * c->cap_n;
     int *cn = c->cls + (size_t)(l + 1) * c->cap_n, *rp = c->rep + (size_t)(l + 1) * c->cap_n;
-    int *tab = c->tab, nc = 0;
-    size_t mask = c->tab_mask;
-    memset(tab, -1, sizeof(int) * (mask + 1));
-    for (int i = 0; i < n; i++) {
-        uint64_t h = (uint64_t)cl[i] * 0x9e3779b97f4a7c15ull;
-        h = hash_side(h, b->pred_off, b->pred, cl, i);
-        h = hash_side(h, b->succ_off, b->succ, cl, i);
-        size_t s = (size_t)fmix(h) & mask;
-        int k;
-        while ((k = tab[s]) >= 0 &&
-               !(cl[rp[k]] == cl[i] && same_side(b->pred_off, b->pred, cl, rp[k], i) &&
-                 same_side(b->succ_off, b->succ, cl, rp[k], i)))
-            s = (s + 1) & mask;
-        if (k < 0) {
-            k = tab[s] = nc++;
-            rp[k] = i;
-        }
-        cn[i] = k;
+    int nc = 0;
+    memset(c->tab, 0, sizeof(int) * (c->tab_mask + 1));
+    for (int i = 0; i < gr->n_nodes; i++) {
+        uint64_t h = (uint64_t)cl[i] * K1;
+        h = fmix(hash_side(hash_side(h, gr->pred_off, gr->pred, cl, i), gr->succ_off, gr->succ,
+                           cl, i));
+        size_t s;
+        PROBE(c, h,
+              cl[rp[k]] == cl[i] && same_side(gr->pred_off, gr->pred, cl, rp[k], i) &&
+                  same_side(gr->succ_off, gr->succ, cl, rp[k], i),
+              s);
+        cn[i] = c->tab[s] ? c->tab[s] - 1 : add_class(c, s, h, &nc, rp, i);
     }
     c->n_cls[l + 1] = nc;
 }
 
-void gnn_classes_build(struct gnn_classes *c, const struct gnn_batch *b, int fn, int levels)
+void gnn_classes_build(struct gnn_classes *c, const struct gnn_classes_graph *g, int levels)
 {
-    gnn_classes_reserve(c, (size_t)b->n_nodes, (size_t)b->n_graphs, levels);
-    build_level0(c, b, fn);
+    reserve(c, (size_t)g->n_nodes, (size_t)g->n_graphs, levels);
+    build_level0(c, g);
     for (int l = 0; l < levels; l++) {
-        if (c->n_cls[l] == b->n_nodes) { /* no two nodes alike: nor will they be later */
-            identity_from(c, b->n_nodes, l + 1, levels);
+        if (c->n_cls[l] == g->n_nodes) { /* no two nodes alike: nor will they be later */
+            identity_from(c, g->n_nodes, l + 1, levels);
             break;
         }
-        build_next(c, b, l);
+        build_next(c, g, l);
     }
 }
