@@ -205,6 +205,7 @@ void gnn_work_fini(struct gnn_work *w)
     for (size_t i = 0; i < sizeof fs / sizeof fs[0]; i++)
         free(*fs[i]);
     free(w->xc);
+    free(w->ec);
     gnn_classes_fini(&w->cl);
     memset(w, 0, sizeof *w);
 }
@@ -222,6 +223,8 @@ static void work_reserve(struct gnn_work *w, const struct gnn_arch *a, size_t n,
     if (n > w->cap_n) {
         n = n + n / 2;
         grow(&w->xc, n * (size_t)a->fn);
+        free(w->ec);
+        w->ec = xmalloc(sizeof(double) * n);
         grow(&w->a0, n * H);
         grow(&w->h, (L + 1) * n * H);
         grow(&w->m, (L ? L : 1) * n * 3 * H);
@@ -348,8 +351,10 @@ static void forward_node_head(const struct gnn_model *m, const struct gnn_batch 
     if (U > 0)
         cblas_sgemv(CblasRowMajor, CblasNoTrans, U, H, 1.0f, w->u, H, P(m, head_idx(m, H_N2W)), 1,
                     1.0f, w->s, 1);
-    for (int k = 0; k < U; k++) /* s becomes the class's c */
+    for (int k = 0; k < U; k++) { /* s becomes the class's c */
         w->s[k] = nb * tanhf(w->s[k] / nb);
+        w->ec[k] = exp(w->s[k]);
+    }
     for (int i = 0; i < N; i++)
         w->c[i] = w->s[cls[i]];
 }
@@ -368,7 +373,7 @@ static void forward_readout(const struct gnn_model *m, const struct gnn_batch *b
         memset(r, 0, sizeof(float) * (size_t)R);
         double sum = 0;
         for (int i = b0; i < b1; i++) {
-            double e = b->w0[i] > 0 ? b->w0[i] * exp(w->c[i]) : 0;
+            double e = b->w0[i] > 0 ? b->w0[i] * w->ec[cls[i]] : 0;
             w->p[i] = (float)e;
             sum += e;
         }

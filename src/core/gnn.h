@@ -131,7 +131,8 @@ struct gnn_targets {
 struct gnn_work {
     size_t cap_n, cap_g;
     struct gnn_classes cl;
-    float *xc; /* the level-0 classes' feature rows */
+    float *xc;  /* the level-0 classes' feature rows */
+    double *ec; /* exp(c) per last-level class */
     float *gb, *a0, *h, *m, *z, *u, *s, *c, *r, *z1, *z2, *a1, *a2, *o, *out, *p;
     float *dh, *dhp, *dm, *dz, *du, *ds, *dr, *dz1, *dz2, *da, *dout, *dO, *dgb;
 };

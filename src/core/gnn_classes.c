@@ -80,24 +80,25 @@ static uint64_t fmix(uint64_t h)
 #define K1 0x9e3779b97f4a7c15ull
 #define K2 0xc2b2ae3d27d4eb4full
 
-/* A hash of n floats' bytes: four independent multiply chains. */
+/* A hash of n floats' bytes: eight lanes of rotate-and-add over the 32-bit
+ * words (each step is one-to-one, so rows differing in one word always
+ * differ; SSE2 vectorises it), then mixed. */
 static uint64_t hash_row(const float *x, int n)
 {
-    uint64_t h0 = 1, h1 = 2, h2 = 3, h3 = 4, v[4];
+    uint32_t acc[8] = {1, 2, 3, 4, 5, 6, 7, 8}, w[8];
     int k = 0;
     for (; k + 8 <= n; k += 8) {
-        memcpy(v, x + k, sizeof v);
-        h0 = (h0 ^ v[0]) * K1;
-        h1 = (h1 ^ v[1]) * K1;
-        h2 = (h2 ^ v[2]) * K1;
-        h3 = (h3 ^ v[3]) * K1;
+        memcpy(w, x + k, sizeof w);
+        for (int j = 0; j < 8; j++)
+            acc[j] = ((acc[j] << 5) | (acc[j] >> 27)) + w[j];
     }
     for (; k < n; k++) {
-        uint32_t u;
-        memcpy(&u, x + k, sizeof u);
-        h0 = (h0 ^ u) * K2;
+        memcpy(w, x + k, sizeof w[0]);
+        acc[0] = ((acc[0] << 5) | (acc[0] >> 27)) + w[0];
     }
-    return fmix(h0 ^ (h1 << 1) ^ (h2 << 2) ^ (h3 << 3));
+    uint64_t a = ((uint64_t)acc[0] << 32 | acc[1]) * K1, b = ((uint64_t)acc[2] << 32 | acc[3]) * K2;
+    uint64_t c = ((uint64_t)acc[4] << 32 | acc[5]) * K2, d = ((uint64_t)acc[6] << 32 | acc[7]) * K1;
+    return fmix((a ^ (b >> 29)) + (c ^ (d >> 31)));
 }
 
 /* The slot of the class whose key hashes to h and for which same(k) holds,
@@ -145,7 +146,7 @@ static void build_level0(struct gnn_classes *c, const struct gnn_classes_graph *
 
 /* Whether nodes a and b have neighbours (one side) of the same classes in
  * the same order. */
-static int same_side(const int *off, const int *idx, const int *cl, int a, int b)
+static inline int same_side(const int *off, const int *idx, const int *cl, int a, int b)
 {
     int n = off[a + 1] - off[a];
     if (n != off[b + 1] - off[b])
