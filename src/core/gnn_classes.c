@@ -22,6 +22,7 @@ static void reserve(struct gnn_classes *c, size_t n, size_t g, int levels)
         c->cls = regrow(c->cls, lv * n, sizeof(int));
         c->rep = regrow(c->rep, lv * n, sizeof(int));
         c->tag = regrow(c->tag, n, sizeof(uint32_t));
+        c->key = regrow(c->key, 3 * n, sizeof(int));
         size_t t = 64;
         while (t < 2 * n)
             t *= 2;
@@ -45,6 +46,7 @@ void gnn_classes_fini(struct gnn_classes *c)
     free(c->rep);
     free(c->tab);
     free(c->tag);
+    free(c->key);
     free(c->coff);
     memset(c, 0, sizeof *c);
 }
@@ -166,23 +168,50 @@ static uint64_t hash_side(uint64_t h, const int *off, const int *idx, const int 
     return h;
 }
 
-/* Level l + 1 from level l: own class and the neighbours' classes. */
+/* One side of node i's key: -1 without neighbours, the class of a single
+ * neighbour, -2 for two or more (then compared and hashed in full). */
+static int side_code(const int *off, const int *idx, const int *cl, int i)
+{
+    int d = off[i + 1] - off[i];
+    return d == 0 ? -1 : d == 1 ? cl[idx[off[i]]] : -2;
+}
+
+/* Level l + 1 from level l: own class and the neighbours' classes. Most
+ * nodes have at most one neighbour a side, and their key is three ints. */
 static void build_next(struct gnn_classes *c, const struct gnn_classes_graph *gr, int l)
 {
     const int *cl = c->cls + (size_t)l * c->cap_n;
     int *cn = c->cls + (size_t)(l + 1) * c->cap_n, *rp = c->rep + (size_t)(l + 1) * c->cap_n;
-    int nc = 0;
-    memset(c->tab, 0, sizeof(int) * (c->tab_mask + 1));
+    int nc = 0, *tab = c->tab, *kk = c->key;
+    size_t mask = c->tab_mask;
+    memset(tab, 0, sizeof(int) * (mask + 1));
     for (int i = 0; i < gr->n_nodes; i++) {
-        uint64_t h = (uint64_t)cl[i] * K1;
-        h = fmix(hash_side(hash_side(h, gr->pred_off, gr->pred, cl, i), gr->succ_off, gr->succ,
-                           cl, i));
-        size_t s;
-        PROBE(c, h,
-              cl[rp[k]] == cl[i] && same_side(gr->pred_off, gr->pred, cl, rp[k], i) &&
-                  same_side(gr->succ_off, gr->succ, cl, rp[k], i),
-              s);
-        cn[i] = c->tab[s] ? c->tab[s] - 1 : add_class(c, s, h, &nc, rp, i);
+        int k0 = cl[i], k1 = side_code(gr->pred_off, gr->pred, cl, i);
+        int k2 = side_code(gr->succ_off, gr->succ, cl, i);
+        uint64_t h = ((uint64_t)(uint32_t)k0 << 32 | (uint32_t)k1) * K1 + (uint64_t)(uint32_t)k2 * K2;
+        if (k1 == -2)
+            h = hash_side(h, gr->pred_off, gr->pred, cl, i);
+        if (k2 == -2)
+            h = hash_side(h, gr->succ_off, gr->succ, cl, i);
+        size_t s = (size_t)fmix(h) & mask;
+        int k;
+        while ((k = tab[s] - 1) >= 0) {
+            const int *q = kk + 3 * (size_t)k;
+            if (q[0] == k0 && q[1] == k1 && q[2] == k2 &&
+                (k1 != -2 || same_side(gr->pred_off, gr->pred, cl, rp[k], i)) &&
+                (k2 != -2 || same_side(gr->succ_off, gr->succ, cl, rp[k], i)))
+                break;
+            s = (s + 1) & mask;
+        }
+        if (k < 0) {
+            k = nc++;
+            tab[s] = k + 1;
+            rp[k] = i;
+            kk[3 * (size_t)k] = k0;
+            kk[3 * (size_t)k + 1] = k1;
+            kk[3 * (size_t)k + 2] = k2;
+        }
+        cn[i] = k;
     }
     c->n_cls[l + 1] = nc;
 }

@@ -28,7 +28,8 @@ struct gnn_classes {
     size_t cap_n, cap_g, cap_lv, tab_mask;
     int *cls, *rep, *coff;
     int *tab;       /* open addressing: class + 1 (0 = empty) */
-    uint32_t *tag;  /* per class, a hash of its key */
+    uint32_t *tag;  /* level 0: per class, a hash of its key */
+    int *key;       /* levels 1..: per class, own class and side codes */
     int n_cls[GNN_CLASS_LEVELS];
 };
 
