@@ -264,18 +264,33 @@ static void work_reserve(struct gnn_work *w, const struct gnn_arch *a, size_t n,
 
 /* ---- forward ----------------------------------------------------------- */
 
+/* C[m x n] = A[m x k] B[k x n] + bias, or C += A B with bias NULL: on the
+ * forward of classes (fast) gk_gemm's kernel, for training's forward
+ * OpenBLAS as before (its results stay bit for bit what they were). */
+static void fwd_gemm(bool fast, int m, int n, int k, const float *A, const float *B,
+                     const float *bias, float *C)
+{
+    if (fast)
+        gk_gemm(m, n, k, A, k, B, bias, C);
+    else if (bias)
+        gk_dense(m, n, k, A, B, bias, C);
+    else if (m > 0)
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, k, 1.0f, A, k, B, n, 1.0f, C,
+                    n);
+}
+
 /* Embedding of [xn_i, xg_g] per level-0 class into w->a0 and level 0 of
  * w->h: the graph features' part is the same for every node of a graph,
  * so it is computed once per graph (gb) and added like a bias to
  * xn We[0:fn]. */
 static void forward_embed(const struct gnn_model *m, const struct gnn_batch *b,
-                          struct gnn_work *w)
+                          struct gnn_work *w, bool fast)
 {
     const struct gnn_arch *a = &m->arch;
     const struct gnn_classes *cl = &w->cl;
     int G = b->n_graphs, H = a->hidden, U = cl->n_cls[0];
     const float *we = P(m, T_EMB_W), *x = b->xn;
-    gk_dense(G, H, a->fg, b->xg, we + (size_t)a->fn * H, P(m, T_EMB_B), w->gb);
+    fwd_gemm(fast, G, H, a->fg, b->xg, we + (size_t)a->fn * H, P(m, T_EMB_B), w->gb);
     if (U < b->n_nodes) { /* the classes' rows, contiguous */
         for (int k = 0; k < U; k++)
             memcpy(w->xc + (size_t)k * a->fn, b->xn + (size_t)cl->rep[k] * a->fn,
@@ -285,16 +300,14 @@ static void forward_embed(const struct gnn_model *m, const struct gnn_batch *b,
     for (int g = 0; g < G; g++)
         for (int k = cl->coff[g]; k < cl->coff[g + 1]; k++)
             gk_copy_row(w->a0 + (size_t)k * H, w->gb + (size_t)g * H, H);
-    if (U > 0)
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, U, H, a->fn, 1.0f, x, a->fn, we,
-                    H, 1.0f, w->a0, H);
+    fwd_gemm(fast, U, H, a->fn, x, we, NULL, w->a0);
     gk_relu_to(w->a0, w->h, (size_t)U * H);
 }
 
 /* Message-passing layer l: the rows of level l + 1's classes from level
  * l's (each computed on the class's first node). */
 static void forward_layer(const struct gnn_model *m, const struct gnn_batch *b,
-                          struct gnn_work *w, int l)
+                          struct gnn_work *w, int l, bool fast)
 {
     const struct gnn_classes *cl = &w->cl;
     int N = b->n_nodes, H = m->arch.hidden, U = cl->n_cls[l + 1];
@@ -325,7 +338,7 @@ static void forward_layer(const struct gnn_model *m, const struct gnn_batch *b,
             gk_scale_row(agg, 1.0f / (float)deg, H);
         }
     }
-    gk_dense(U, H, 3 * H, mm, P(m, T_L0 + 2 * l), P(m, T_L0 + 2 * l + 1), z);
+    fwd_gemm(fast, U, H, 3 * H, mm, P(m, T_L0 + 2 * l), P(m, T_L0 + 2 * l + 1), z);
     /* relu plus the residual: the class's own previous row, the first H
      * floats of its mm row */
     for (int k = 0; k < U; k++)
@@ -335,13 +348,13 @@ static void forward_layer(const struct gnn_model *m, const struct gnn_batch *b,
 /* Node head per last-level class, c per node: c = Bn tanh((relu(hL Wn1 +
  * bn1) wn2 + bn2) / Bn). */
 static void forward_node_head(const struct gnn_model *m, const struct gnn_batch *b,
-                              struct gnn_work *w)
+                              struct gnn_work *w, bool fast)
 {
     const struct gnn_classes *cl = &w->cl;
     int N = b->n_nodes, H = m->arch.hidden, L = m->arch.layers, U = cl->n_cls[L];
     const float *hL = w->h + (size_t)L * N * H;
     const int *cls = cl->cls + (size_t)L * cl->cap_n;
-    gk_dense(U, H, H, hL, P(m, head_idx(m, H_N1W)), P(m, head_idx(m, H_N1B)), w->u);
+    fwd_gemm(fast, U, H, H, hL, P(m, head_idx(m, H_N1W)), P(m, head_idx(m, H_N1B)), w->u);
     /* u is kept after the relu (u > 0 exactly where the pre-activation was,
      * which is all the backward pass needs). */
     gk_relu_inplace(w->u, (size_t)U * H);
@@ -391,19 +404,18 @@ static void forward_readout(const struct gnn_model *m, const struct gnn_batch *b
 
 /* The graph head: MLP and linear skip from the readout, the bounds. */
 static void forward_graph_head(const struct gnn_model *m, const struct gnn_batch *b,
-                               struct gnn_work *w)
+                               struct gnn_work *w, bool fast)
 {
     const struct gnn_arch *a = &m->arch;
     int G = b->n_graphs, H = a->hidden, Hh = a->head_hidden, R = readout_dim(a);
-    gk_dense(G, Hh, R, w->r, P(m, head_idx(m, H_1W)), P(m, head_idx(m, H_1B)), w->z1);
+    fwd_gemm(fast, G, Hh, R, w->r, P(m, head_idx(m, H_1W)), P(m, head_idx(m, H_1B)), w->z1);
     gk_relu_to(w->z1, w->a1, (size_t)G * Hh);
-    gk_dense(G, Hh, Hh, w->a1, P(m, head_idx(m, H_2W)), P(m, head_idx(m, H_2B)), w->z2);
+    fwd_gemm(fast, G, Hh, Hh, w->a1, P(m, head_idx(m, H_2W)), P(m, head_idx(m, H_2B)), w->z2);
     gk_relu_to(w->z2, w->a2, (size_t)G * Hh);
-    gk_dense(G, GNN_T__COUNT, Hh, w->a2, P(m, head_idx(m, H_3W)), P(m, head_idx(m, H_3B)), w->o);
+    fwd_gemm(fast, G, GNN_T__COUNT, Hh, w->a2, P(m, head_idx(m, H_3W)), P(m, head_idx(m, H_3B)),
+             w->o);
     /* Linear skip from the readout. */
-    if (G > 0)
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, G, GNN_T__COUNT, R, 1.0f, w->r, R,
-                    P(m, head_idx(m, H_SKIP)), GNN_T__COUNT, 1.0f, w->o, GNN_T__COUNT);
+    fwd_gemm(fast, G, GNN_T__COUNT, R, w->r, P(m, head_idx(m, H_SKIP)), NULL, w->o);
     for (int g = 0; g < G; g++) {
         float S = w->r[(size_t)g * R + 2 * H];
         for (int t = 0; t < GNN_T__COUNT; t++) {
@@ -416,8 +428,9 @@ static void forward_graph_head(const struct gnn_model *m, const struct gnn_batch
 }
 
 /* The forward pass on classes of nodes (gnn_classes.h): the classes of
- * identical computation, or (classes false) every node its own class, as
- * the backward pass needs every node's rows. */
+ * identical computation and gk_gemm's products, or (classes false, for
+ * training) every node its own class, as the backward pass needs every
+ * node's rows, and OpenBLAS's products as before. */
 static void forward(const struct gnn_model *m, const struct gnn_batch *b, struct gnn_work *w,
                     bool classes)
 {
@@ -429,12 +442,12 @@ static void forward(const struct gnn_model *m, const struct gnn_batch *b, struct
         gnn_classes_build(&w->cl, &cg, a->layers);
     else
         gnn_classes_identity(&w->cl, &cg, a->layers);
-    forward_embed(m, b, w);
+    forward_embed(m, b, w, classes);
     for (int l = 0; l < a->layers; l++)
-        forward_layer(m, b, w, l);
-    forward_node_head(m, b, w);
+        forward_layer(m, b, w, l, classes);
+    forward_node_head(m, b, w, classes);
     forward_readout(m, b, w);
-    forward_graph_head(m, b, w);
+    forward_graph_head(m, b, w, classes);
 }
 
 void gnn_forward(const struct gnn_model *m, const struct gnn_batch *b, struct gnn_work *w)

@@ -82,3 +82,115 @@ void gk_readout_pool(const float *restrict h, const int *restrict cls, int b0, i
         }
     }
 }
+
+/* ---- small products with a fixed width ------------------------------- */
+
+#if defined(__GNUC__) && defined(__x86_64__)
+#include <immintrin.h>
+#define GK_X86 1
+
+#define AVX2 __attribute__((target("avx2,fma")))
+
+/* One row: c[0..8 NV) = init + a[0..k) B, B's rows 8 NV floats. */
+static inline AVX2 __attribute__((always_inline)) void row_nv(int NV, int k, const float *a,
+                                                              const float *B, const float *init,
+                                                              float *c)
+{
+    __m256 acc[4];
+    for (int v = 0; v < NV; v++)
+        acc[v] = _mm256_loadu_ps(init + 8 * v);
+    for (int p = 0; p < k; p++) {
+        __m256 av = _mm256_broadcast_ss(a + p);
+        const float *b = B + (size_t)p * 8 * NV;
+        for (int v = 0; v < NV; v++)
+            acc[v] = _mm256_fmadd_ps(av, _mm256_loadu_ps(b + 8 * v), acc[v]);
+    }
+    for (int v = 0; v < NV; v++)
+        _mm256_storeu_ps(c + 8 * v, acc[v]);
+}
+
+#define FMA3(r, av)                                                                            \
+    do {                                                                                       \
+        c##r##0 = _mm256_fmadd_ps(av, b0, c##r##0);                                            \
+        c##r##1 = _mm256_fmadd_ps(av, b1, c##r##1);                                            \
+        c##r##2 = _mm256_fmadd_ps(av, b2, c##r##2);                                            \
+    } while (0)
+#define LOAD3(r, p)                                                                            \
+    __m256 c##r##0 = _mm256_loadu_ps(p), c##r##1 = _mm256_loadu_ps((p) + 8),                   \
+           c##r##2 = _mm256_loadu_ps((p) + 16)
+#define STORE3(r, p)                                                                           \
+    do {                                                                                       \
+        _mm256_storeu_ps(p, c##r##0);                                                          \
+        _mm256_storeu_ps((p) + 8, c##r##1);                                                    \
+        _mm256_storeu_ps((p) + 16, c##r##2);                                                   \
+    } while (0)
+
+/* Four rows of width 24: twelve accumulators, three B vectors, one
+ * broadcast (the sixteen ymm registers). */
+static AVX2 void rows4_24(int k, const float *a, size_t lda, const float *B, const float *bias,
+                          float *c)
+{
+    const float *i0 = bias ? bias : c, *i1 = bias ? bias : c + 24, *i2 = bias ? bias : c + 48,
+                *i3 = bias ? bias : c + 72;
+    LOAD3(0, i0);
+    LOAD3(1, i1);
+    LOAD3(2, i2);
+    LOAD3(3, i3);
+    for (int p = 0; p < k; p++) {
+        const float *b = B + (size_t)p * 24;
+        __m256 b0 = _mm256_loadu_ps(b), b1 = _mm256_loadu_ps(b + 8), b2 = _mm256_loadu_ps(b + 16);
+        FMA3(0, _mm256_broadcast_ss(a + p));
+        FMA3(1, _mm256_broadcast_ss(a + lda + p));
+        FMA3(2, _mm256_broadcast_ss(a + 2 * lda + p));
+        FMA3(3, _mm256_broadcast_ss(a + 3 * lda + p));
+    }
+    STORE3(0, c);
+    STORE3(1, c + 24);
+    STORE3(2, c + 48);
+    STORE3(3, c + 72);
+}
+
+static AVX2 void gemm_avx2(int m, int n, int k, const float *A, int lda, const float *B,
+                           const float *bias, float *C)
+{
+    int i = 0;
+    if (n == 24)
+        for (; i + 4 <= m; i += 4)
+            rows4_24(k, A + (size_t)i * lda, (size_t)lda, B, bias, C + (size_t)i * 24);
+    for (; i < m; i++) {
+        const float *a = A + (size_t)i * lda;
+        float *c = C + (size_t)i * n;
+        const float *init = bias ? bias : c;
+        if (n == 24)
+            row_nv(3, k, a, B, init, c);
+        else if (n == 32)
+            row_nv(4, k, a, B, init, c);
+        else
+            for (int j = 0; j < n; j++) {
+                float s = init[j];
+                for (int p = 0; p < k; p++)
+                    s = __builtin_fmaf(a[p], B[(size_t)p * n + j], s);
+                c[j] = s;
+            }
+    }
+}
+#endif
+
+void gk_gemm(int m, int n, int k, const float *A, int lda, const float *B, const float *bias,
+             float *C)
+{
+    if (m <= 0)
+        return;
+#ifdef GK_X86
+    if ((n == 24 || n == 32 || n == 3) && __builtin_cpu_supports("avx2") &&
+        __builtin_cpu_supports("fma")) {
+        gemm_avx2(m, n, k, A, lda, B, bias, C);
+        return;
+    }
+#endif
+    if (bias)
+        for (int i = 0; i < m; i++)
+            gk_copy_row(C + (size_t)i * n, bias, n);
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, k, 1.0f, A, lda, B, n, 1.0f, C,
+                n);
+}

@@ -76,6 +76,17 @@ void gk_dense(int m, int n, int k, const float *A, const float *B, const float *
 void gk_dense_back(int m, int n, int k, const float *A, const float *W, const float *dC,
                    float *dW, float *db, float *dA);
 
+/* C[m x n] = init + A[m x k] B[k x n], A's rows lda apart: init is bias
+ * (broadcast to every row) or, with bias NULL, C itself (accumulate). For
+ * n = 24 (every row) and n = 32 or 3 (heads, one row at a time) on a CPU
+ * with AVX2 and FMA, a kernel with no call overhead whose every element is
+ * one chain init, fma(A[i][0], B[0][j], .), ..., fma(A[i][k-1], B[k-1][j], .),
+ * whatever the row's position in the blocks (the classes of a graph give
+ * the same floats as its nodes would); otherwise OpenBLAS (and then, as
+ * for training, the summation order is OpenBLAS's). */
+void gk_gemm(int m, int n, int k, const float *A, int lda, const float *B, const float *bias,
+             float *C);
+
 /* The sum and the max, per column, of rows cls[b0..b1-1] (b1 > b0) of h
  * (H columns): all float and branch-free, so -O2 vectorises it. */
 void gk_readout_pool(const float *restrict h, const int *restrict cls, int b0, int b1, int H,
