@@ -23,6 +23,7 @@ static void reserve(struct gnn_classes *c, size_t n, size_t g, int levels)
         c->rep = regrow(c->rep, lv * n, sizeof(int));
         c->tag = regrow(c->tag, n, sizeof(uint32_t));
         c->key = regrow(c->key, 3 * n, sizeof(int));
+        c->hv = regrow(c->hv, n, sizeof(uint64_t));
         size_t t = 64;
         while (t < 2 * n)
             t *= 2;
@@ -47,6 +48,7 @@ void gnn_classes_fini(struct gnn_classes *c)
     free(c->tab);
     free(c->tag);
     free(c->key);
+    free(c->hv);
     free(c->coff);
     memset(c, 0, sizeof *c);
 }
@@ -132,11 +134,14 @@ static void build_level0(struct gnn_classes *c, const struct gnn_classes_graph *
     int *cl = c->cls, *rp = c->rep, nc = 0, fn = gr->fn;
     size_t rowb = sizeof(float) * (size_t)fn;
     memset(c->tab, 0, sizeof(int) * (c->tab_mask + 1));
+    /* The hashes first: independent rows, which the CPU overlaps. */
+    for (int i = 0; i < gr->n_nodes; i++)
+        c->hv[i] = hash_row(gr->xn + (size_t)i * fn, fn);
     for (int g = 0; g < gr->n_graphs; g++) {
         int c0 = c->coff[g] = nc;
         for (int i = gr->goff[g]; i < gr->goff[g + 1]; i++) {
             const float *x = gr->xn + (size_t)i * fn;
-            uint64_t h = hash_row(x, fn);
+            uint64_t h = c->hv[i];
             size_t s;
             PROBE(c, h, k >= c0 && memcmp(gr->xn + (size_t)rp[k] * fn, x, rowb) == 0, s);
             cl[i] = c->tab[s] ? c->tab[s] - 1 : add_class(c, s, h, &nc, rp, i);
@@ -176,6 +181,20 @@ static int side_code(const int *off, const int *idx, const int *cl, int i)
     return d == 0 ? -1 : d == 1 ? cl[idx[off[i]]] : -2;
 }
 
+/* Node i's key at level l + 1 into key[0..3) (own class, side codes),
+ * its hash returned. */
+static uint64_t node_key(const struct gnn_classes_graph *gr, const int *cl, int i, int *key)
+{
+    int k0 = key[0] = cl[i], k1 = key[1] = side_code(gr->pred_off, gr->pred, cl, i);
+    int k2 = key[2] = side_code(gr->succ_off, gr->succ, cl, i);
+    uint64_t h = ((uint64_t)(uint32_t)k0 << 32 | (uint32_t)k1) * K1 + (uint64_t)(uint32_t)k2 * K2;
+    if (k1 == -2)
+        h = hash_side(h, gr->pred_off, gr->pred, cl, i);
+    if (k2 == -2)
+        h = hash_side(h, gr->succ_off, gr->succ, cl, i);
+    return fmix(h);
+}
+
 /* Level l + 1 from level l: own class and the neighbours' classes. Most
  * nodes have at most one neighbour a side, and their key is three ints. */
 static void build_next(struct gnn_classes *c, const struct gnn_classes_graph *gr, int l)
@@ -186,20 +205,14 @@ static void build_next(struct gnn_classes *c, const struct gnn_classes_graph *gr
     size_t mask = c->tab_mask;
     memset(tab, 0, sizeof(int) * (mask + 1));
     for (int i = 0; i < gr->n_nodes; i++) {
-        int k0 = cl[i], k1 = side_code(gr->pred_off, gr->pred, cl, i);
-        int k2 = side_code(gr->succ_off, gr->succ, cl, i);
-        uint64_t h = ((uint64_t)(uint32_t)k0 << 32 | (uint32_t)k1) * K1 + (uint64_t)(uint32_t)k2 * K2;
-        if (k1 == -2)
-            h = hash_side(h, gr->pred_off, gr->pred, cl, i);
-        if (k2 == -2)
-            h = hash_side(h, gr->succ_off, gr->succ, cl, i);
-        size_t s = (size_t)fmix(h) & mask;
+        int key[3];
+        size_t s = (size_t)node_key(gr, cl, i, key) & mask;
         int k;
         while ((k = tab[s] - 1) >= 0) {
             const int *q = kk + 3 * (size_t)k;
-            if (q[0] == k0 && q[1] == k1 && q[2] == k2 &&
-                (k1 != -2 || same_side(gr->pred_off, gr->pred, cl, rp[k], i)) &&
-                (k2 != -2 || same_side(gr->succ_off, gr->succ, cl, rp[k], i)))
+            if (q[0] == key[0] && q[1] == key[1] && q[2] == key[2] &&
+                (key[1] != -2 || same_side(gr->pred_off, gr->pred, cl, rp[k], i)) &&
+                (key[2] != -2 || same_side(gr->succ_off, gr->succ, cl, rp[k], i)))
                 break;
             s = (s + 1) & mask;
         }
@@ -207,9 +220,7 @@ static void build_next(struct gnn_classes *c, const struct gnn_classes_graph *gr
             k = nc++;
             tab[s] = k + 1;
             rp[k] = i;
-            kk[3 * (size_t)k] = k0;
-            kk[3 * (size_t)k + 1] = k1;
-            kk[3 * (size_t)k + 2] = k2;
+            memcpy(kk + 3 * (size_t)k, key, 3 * sizeof(int));
         }
         cn[i] = k;
     }

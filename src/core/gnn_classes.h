@@ -30,6 +30,7 @@ struct gnn_classes {
     int *tab;       /* open addressing: class + 1 (0 = empty) */
     uint32_t *tag;  /* level 0: per class, a hash of its key */
     int *key;       /* levels 1..: per class, own class and side codes */
+    uint64_t *hv;   /* level 0: per node, its row's hash (a first pass) */
     int n_cls[GNN_CLASS_LEVELS];
 };
 
