@@ -1,6 +1,7 @@
 /* test_gnn.c - finite-difference gradient check of every parameter group,
  * the forward pass against hand-computed values, loss decreasing on a tiny
- * synthetic dataset, and determinism. */
+ * synthetic dataset, determinism, and the forward on classes of identical
+ * nodes against the per-node one. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -296,6 +297,69 @@ static void test_deterministic(void **state)
     assert_true(o1 != o3);
 }
 
+/* gnn_forward computes each class of identical nodes once (gnn_classes.h)
+ * and its products with gk_gemm; gnn_loss's forward computes every node
+ * with OpenBLAS. On two graphs of repeated blocks (same node rows in both,
+ * different graph features) with every weight random, both must agree. */
+static void test_forward_classes(void **state)
+{
+    (void)state;
+    enum { G = 2, NG = 40, N = G * NG, FN = 6, FG = 3 };
+    struct gnn_arch a = {FN, FG, 24, 2, 32};
+    struct gnn_model m;
+    assert_int_equal(gnn_model_alloc(&m, &a, NULL), ST_OK);
+    uint64_t s = 7;
+    for (size_t i = 0; i < m.n_params; i++)
+        m.w[i] = (float)(urand(&s) - 0.5);
+    static float xn[N * FN], xg[G * FG], w0[N], anchor[G * 3], y[G * 3];
+    static int pred_off[N + 1], pred[2 * N], succ_off[N + 1], succ[2 * N], cnt[N];
+    int goff[G + 1] = {0, NG, N}, np = 0;
+    for (int i = 0; i < N; i++) {
+        int blk = (i % NG) % 4; /* a block of 4 distinct rows, repeated */
+        for (int k = 0; k < FN; k++)
+            xn[i * FN + k] = (float)sin(1.0 + blk * 7 + k);
+        w0[i] = 1.0f / NG;
+        pred_off[i] = np;
+        if (i % NG >= 1)
+            pred[np++] = i - 1;
+        if (i % NG >= 2 && blk == 3)
+            pred[np++] = i - 2;
+    }
+    pred_off[N] = np;
+    for (int e = 0; e < np; e++)
+        cnt[pred[e]]++;
+    succ_off[0] = 0;
+    for (int i = 0; i < N; i++)
+        succ_off[i + 1] = succ_off[i] + cnt[i];
+    memset(cnt, 0, sizeof cnt);
+    for (int i = 0; i < N; i++)
+        for (int e = pred_off[i]; e < pred_off[i + 1]; e++)
+            succ[succ_off[pred[e]] + cnt[pred[e]]++] = i;
+    for (int i = 0; i < G * FG; i++)
+        xg[i] = (float)(urand(&s) - 0.5);
+    for (int i = 0; i < G * 3; i++)
+        anchor[i] = y[i] = (float)i;
+    struct gnn_batch b = {G, N, goff, xn, xg, pred_off, pred, succ_off, succ, w0, anchor};
+    struct gnn_targets t = {.y = y};
+    struct gnn_work w1, w2;
+    gnn_work_init(&w1);
+    gnn_work_init(&w2);
+    gnn_forward(&m, &b, &w1);
+    assert_true(w1.cl.n_cls[0] == 2 * 4); /* four rows per graph */
+    assert_true(w1.cl.n_cls[2] < N / 2);
+    gnn_loss(&m, &b, &t, &w2, NULL, NULL, NULL);
+    for (int i = 0; i < G * 3; i++)
+        assert_float_equal(w1.out[i], w2.out[i], 1e-5 * fmax(1, fabs(w2.out[i])));
+    for (int i = 0; i < N; i++) {
+        assert_float_equal(w1.c[i], w2.c[i], 1e-5 * fmax(1, fabs(w2.c[i])));
+        assert_float_equal(w1.p[i], w2.p[i], 1e-5 * fmax(1e-3, fabs(w2.p[i])));
+    }
+    assert_true(fabs(w1.out[0] - w1.out[3]) > 1e-4); /* the graphs differ */
+    gnn_work_fini(&w1);
+    gnn_work_fini(&w2);
+    gnn_model_fini(&m);
+}
+
 static void test_arch_limits(void **state)
 {
     (void)state;
@@ -318,6 +382,7 @@ int main(void)
         cmocka_unit_test(test_loss_decreases),
         cmocka_unit_test(test_deterministic),
         cmocka_unit_test(test_arch_limits),
+        cmocka_unit_test(test_forward_classes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
