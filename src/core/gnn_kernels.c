@@ -91,22 +91,36 @@ void gk_readout_pool(const float *restrict h, const int *restrict cls, int b0, i
 
 #define AVX2 __attribute__((target("avx2,fma")))
 
-/* One row: c[0..8 NV) = init + a[0..k) B, B's rows 8 NV floats. */
-static inline AVX2 __attribute__((always_inline)) void row_nv(int NV, int k, const float *a,
-                                                              const float *B, const float *init,
-                                                              float *c)
+/* One row of width 24 or 32: c = init + a[0..k) B (the accumulators
+ * named, so that they stay in registers). */
+static AVX2 void row_24_32(int n, int k, const float *a, const float *B, const float *init,
+                           float *c)
 {
-    __m256 acc[4];
-    for (int v = 0; v < NV; v++)
-        acc[v] = _mm256_loadu_ps(init + 8 * v);
-    for (int p = 0; p < k; p++) {
-        __m256 av = _mm256_broadcast_ss(a + p);
-        const float *b = B + (size_t)p * 8 * NV;
-        for (int v = 0; v < NV; v++)
-            acc[v] = _mm256_fmadd_ps(av, _mm256_loadu_ps(b + 8 * v), acc[v]);
+    __m256 c0 = _mm256_loadu_ps(init), c1 = _mm256_loadu_ps(init + 8);
+    __m256 c2 = _mm256_loadu_ps(init + 16), c3 = _mm256_setzero_ps();
+    if (n == 32) {
+        c3 = _mm256_loadu_ps(init + 24);
+        for (int p = 0; p < k; p++) {
+            __m256 av = _mm256_broadcast_ss(a + p);
+            const float *b = B + (size_t)p * 32;
+            c0 = _mm256_fmadd_ps(av, _mm256_loadu_ps(b), c0);
+            c1 = _mm256_fmadd_ps(av, _mm256_loadu_ps(b + 8), c1);
+            c2 = _mm256_fmadd_ps(av, _mm256_loadu_ps(b + 16), c2);
+            c3 = _mm256_fmadd_ps(av, _mm256_loadu_ps(b + 24), c3);
+        }
+        _mm256_storeu_ps(c + 24, c3);
+    } else {
+        for (int p = 0; p < k; p++) {
+            __m256 av = _mm256_broadcast_ss(a + p);
+            const float *b = B + (size_t)p * 24;
+            c0 = _mm256_fmadd_ps(av, _mm256_loadu_ps(b), c0);
+            c1 = _mm256_fmadd_ps(av, _mm256_loadu_ps(b + 8), c1);
+            c2 = _mm256_fmadd_ps(av, _mm256_loadu_ps(b + 16), c2);
+        }
     }
-    for (int v = 0; v < NV; v++)
-        _mm256_storeu_ps(c + 8 * v, acc[v]);
+    _mm256_storeu_ps(c, c0);
+    _mm256_storeu_ps(c + 8, c1);
+    _mm256_storeu_ps(c + 16, c2);
 }
 
 #define FMA3(r, av)                                                                            \
@@ -161,10 +175,8 @@ static AVX2 void gemm_avx2(int m, int n, int k, const float *A, int lda, const f
         const float *a = A + (size_t)i * lda;
         float *c = C + (size_t)i * n;
         const float *init = bias ? bias : c;
-        if (n == 24)
-            row_nv(3, k, a, B, init, c);
-        else if (n == 32)
-            row_nv(4, k, a, B, init, c);
+        if (n == 24 || n == 32)
+            row_24_32(n, k, a, B, init, c);
         else
             for (int j = 0; j < n; j++) {
                 float s = init[j];
