@@ -107,14 +107,14 @@ static uint64_t hash_row(const float *x, int n)
 
 /* The slot of the class whose key hashes to h and for which same(k) holds,
  * or the empty slot where it goes. */
-#define PROBE(c, h, same, slot)                                                 \
-    do {                                                                        \
-        uint32_t tg_ = (uint32_t)((h) >> 32);                                   \
-        size_t s_ = (size_t)(h) & (c)->tab_mask;                                \
-        int k;                                                                  \
-        while ((k = (c)->tab[s_] - 1) >= 0 && !((c)->tag[k] == tg_ && (same)))  \
-            s_ = (s_ + 1) & (c)->tab_mask;                                      \
-        (slot) = s_;                                                            \
+#define PROBE(c, h, same, slot)                                                                    \
+    do {                                                                                           \
+        uint32_t tg_ = (uint32_t)((h) >> 32);                                                      \
+        size_t s_ = (size_t)(h) & (c)->tab_mask;                                                   \
+        int k;                                                                                     \
+        while ((k = (c)->tab[s_] - 1) >= 0 && !((c)->tag[k] == tg_ && (same)))                     \
+            s_ = (s_ + 1) & (c)->tab_mask;                                                         \
+        (slot) = s_;                                                                               \
     } while (0)
 
 /* Class of a new key in slot s, first seen on node i. */

@@ -27,10 +27,10 @@
 struct gnn_classes {
     size_t cap_n, cap_g, cap_lv, tab_mask;
     int *cls, *rep, *coff;
-    int *tab;       /* open addressing: class + 1 (0 = empty) */
-    uint32_t *tag;  /* level 0: per class, a hash of its key */
-    int *key;       /* levels 1..: per class, own class and side codes */
-    uint64_t *hv;   /* level 0: per node, its row's hash (a first pass) */
+    int *tab;      /* open addressing: class + 1 (0 = empty) */
+    uint32_t *tag; /* level 0: per class, a hash of its key */
+    int *key;      /* levels 1..: per class, own class and side codes */
+    uint64_t *hv;  /* level 0: per node, its row's hash (a first pass) */
     int n_cls[GNN_CLASS_LEVELS];
 };
 

@@ -25,17 +25,6 @@ void gk_relu_inplace(float *x, size_t n)
         x[i] = x[i] > 0 ? x[i] : 0;
 }
 
-void gk_relu_add_to(const float *restrict z, const float *restrict skip, float *restrict out,
-                    size_t n)
-{
-    size_t i = 0;
-    for (; i + BLK <= n; i += BLK)
-        for (int j = 0; j < BLK; j++)
-            out[i + j] = (z[i + j] > 0 ? z[i + j] : 0) + skip[i + j];
-    for (; i < n; i++)
-        out[i] = (z[i] > 0 ? z[i] : 0) + skip[i];
-}
-
 void gk_dense(int m, int n, int k, const float *A, const float *B, const float *bias, float *C)
 {
     if (m == 0)
@@ -48,8 +37,8 @@ void gk_dense(int m, int n, int k, const float *A, const float *B, const float *
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, k, 1.0f, A, k, B, n, 1.0f, C, n);
 }
 
-void gk_dense_back(int m, int n, int k, const float *A, const float *W, const float *dC,
-                   float *dW, float *db, float *dA)
+void gk_dense_back(int m, int n, int k, const float *A, const float *W, const float *dC, float *dW,
+                   float *db, float *dA)
 {
     if (m == 0)
         return;
@@ -123,20 +112,20 @@ static AVX2 void row_24_32(int n, int k, const float *a, const float *B, const f
     _mm256_storeu_ps(c + 16, c2);
 }
 
-#define FMA3(r, av)                                                                            \
-    do {                                                                                       \
-        c##r##0 = _mm256_fmadd_ps(av, b0, c##r##0);                                            \
-        c##r##1 = _mm256_fmadd_ps(av, b1, c##r##1);                                            \
-        c##r##2 = _mm256_fmadd_ps(av, b2, c##r##2);                                            \
+#define FMA3(r, av)                                                                                \
+    do {                                                                                           \
+        c##r##0 = _mm256_fmadd_ps(av, b0, c##r##0);                                                \
+        c##r##1 = _mm256_fmadd_ps(av, b1, c##r##1);                                                \
+        c##r##2 = _mm256_fmadd_ps(av, b2, c##r##2);                                                \
     } while (0)
-#define LOAD3(r, p)                                                                            \
-    __m256 c##r##0 = _mm256_loadu_ps(p), c##r##1 = _mm256_loadu_ps((p) + 8),                   \
+#define LOAD3(r, p)                                                                                \
+    __m256 c##r##0 = _mm256_loadu_ps(p), c##r##1 = _mm256_loadu_ps((p) + 8),                       \
            c##r##2 = _mm256_loadu_ps((p) + 16)
-#define STORE3(r, p)                                                                           \
-    do {                                                                                       \
-        _mm256_storeu_ps(p, c##r##0);                                                          \
-        _mm256_storeu_ps((p) + 8, c##r##1);                                                    \
-        _mm256_storeu_ps((p) + 16, c##r##2);                                                   \
+#define STORE3(r, p)                                                                               \
+    do {                                                                                           \
+        _mm256_storeu_ps(p, c##r##0);                                                              \
+        _mm256_storeu_ps((p) + 8, c##r##1);                                                        \
+        _mm256_storeu_ps((p) + 16, c##r##2);                                                       \
     } while (0)
 
 /* Four rows of width 24: twelve accumulators, three B vectors, one
@@ -203,6 +192,5 @@ void gk_gemm(int m, int n, int k, const float *A, int lda, const float *B, const
     if (bias)
         for (int i = 0; i < m; i++)
             gk_copy_row(C + (size_t)i * n, bias, n);
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, k, 1.0f, A, lda, B, n, 1.0f, C,
-                n);
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, k, 1.0f, A, lda, B, n, 1.0f, C, n);
 }

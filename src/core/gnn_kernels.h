@@ -66,15 +66,12 @@ static inline void gk_relu_add_row(const float *restrict z, const float *restric
 void gk_relu_to(const float *restrict in, float *restrict out, size_t n);
 /* x = max(x, 0) in place. */
 void gk_relu_inplace(float *x, size_t n);
-/* out = max(z, 0) + skip: a layer's output with its residual. */
-void gk_relu_add_to(const float *restrict z, const float *restrict skip, float *restrict out,
-                    size_t n);
 
 /* C[m x n] = A[m x k] B[k x n] + bias (broadcast rows; bias may be NULL). */
 void gk_dense(int m, int n, int k, const float *A, const float *B, const float *bias, float *C);
 /* dW[k x n] += A^T dC; db[n] += colsum(dC); dA[m x k] = dC W^T (if dA). */
-void gk_dense_back(int m, int n, int k, const float *A, const float *W, const float *dC,
-                   float *dW, float *db, float *dA);
+void gk_dense_back(int m, int n, int k, const float *A, const float *W, const float *dC, float *dW,
+                   float *db, float *dA);
 
 /* C[m x n] = init + A[m x k] B[k x n], A's rows lda apart: init is bias
  * (broadcast to every row) or, with bias NULL, C itself (accumulate). For
