@@ -141,7 +141,9 @@ void gnn_work_init(struct gnn_work *w);
 void gnn_work_fini(struct gnn_work *w);
 
 /* Forward pass. Afterwards w->out holds n_graphs x 3 predicted logs (ms, J,
- * MiB), w->c the node log factors and w->p the per-node time shares. */
+ * MiB), w->c the node log factors and w->p the per-node time shares. The
+ * layers run once per class of nodes with the same computation
+ * (gnn_classes.h; w->cl), so w's per-node arrays hold one row per class. */
 void gnn_forward(const struct gnn_model *m, const struct gnn_batch *b, struct gnn_work *w);
 
 /* Forward + loss; if grad != NULL (n_params floats) also backward, with the
