@@ -17,7 +17,7 @@ rc=0
 echo "random model:"
 "$ref" gnn-check "$tmp/r.bin" "$tmp/r.dpw" &&
     "$py" "$src/tests/bench/ref_gnn_torch.py" "$tmp/r.dpw" "$tmp/r.bin" --check-only || rc=1
-w="$src/core/weights/dippm-gnn.dpw"
+w="$src/weights/dippm-gnn.dpw"
 if [ -f "$w" ]; then
     echo "shipped weights $w:"
     "$ref" gnn-check "$tmp/s.bin" "$tmp/s.dpw" "$w" &&
