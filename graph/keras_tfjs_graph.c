@@ -141,7 +141,7 @@ enum status tg_unsupported(struct gctx *G, const struct gnode *g, const char *wh
 
 /* The output index an input string names ("x" and "x:0": 0, "x:2": 2), or
  * -1 for a malformed or out-of-range suffix. */
-static int out_index(const char *s)
+int tg_out_index(const char *s)
 {
     const char *colon = strrchr(s, ':');
     if (!colon || colon[1] < '0' || colon[1] > '9')
@@ -155,11 +155,8 @@ static int out_index(const char *s)
     return (int)v;
 }
 
-struct gnode *tg_input_node(struct gctx *G, const struct gnode *g, int i)
+struct gnode *tg_node_named(struct gctx *G, const char *s)
 {
-    if (i < 0 || i >= g->n_in)
-        return NULL;
-    const char *s = g->in[i];
     char nm[512];
     snprintf(nm, sizeof nm, "%s", s);
     char *colon = strrchr(nm, ':');
@@ -167,6 +164,23 @@ struct gnode *tg_input_node(struct gctx *G, const struct gnode *g, int i)
         *colon = 0;
     int idx;
     return strmap_get(G->byname, nm, &idx) ? &G->n[idx] : NULL;
+}
+
+struct gnode *tg_raw_input(struct gctx *G, const struct gnode *g, int i)
+{
+    return i < 0 || i >= g->n_in ? NULL : tg_node_named(G, g->in[i]);
+}
+
+/* An Enter of a Const (a loop invariant) is read as the Const itself. */
+struct gnode *tg_input_node(struct gctx *G, const struct gnode *g, int i)
+{
+    struct gnode *s = tg_raw_input(G, g, i);
+    if (s && s->n_in == 1 && !strcmp(s->op, "Enter")) {
+        struct gnode *k = tg_raw_input(G, s, 0);
+        if (k && k->is_const && tg_out_index(s->in[0]) == 0)
+            return k;
+    }
+    return s;
 }
 
 /* Declares float Const node k as an initializer with dims (element count
@@ -237,15 +251,19 @@ int tg_const_bcast(struct gctx *G, struct gnode *k, int r, bool cf)
     return tg_gweight(G, k, p + s, r - s, "channels_first");
 }
 
-static struct klayer glayer(const struct gnode *g)
-{
-    return (struct klayer){.name = g->name, .cls = g->op, .cfg = NULL, .path = g->path,
-                           .nprefix = "", .wprefix = ""};
-}
-
+/* A node of a loop body is named "<frame>/body/<node>" unless its name
+ * already starts with the frame's. */
 const char *tg_gname(struct gctx *G, const struct gnode *g, const char *sfx)
 {
-    struct klayer L = glayer(g);
+    char pre[600] = "";
+    if (g->frame >= 0) {
+        const char *f = G->fr[g->frame].name;
+        size_t n = strlen(f);
+        if (strncmp(g->name, f, n) || g->name[n] != '/')
+            snprintf(pre, sizeof pre, "%s/body/", f);
+    }
+    struct klayer L = {.name = g->name, .cls = g->op, .cfg = NULL, .path = g->path,
+                       .nprefix = pre, .wprefix = ""};
     return kx_name(G->c, &L, sfx);
 }
 
@@ -253,7 +271,7 @@ const char *tg_gname(struct gctx *G, const struct gnode *g, const char *sfx)
 struct ktensor *tg_tin(struct gctx *G, struct gnode *g, int i)
 {
     struct gnode *s = tg_input_node(G, g, i);
-    int k = s ? out_index(g->in[i]) : -1;
+    int k = s ? tg_out_index(g->in[i]) : -1;
     if (!s || k < 0 || k > s->n_xt)
         return NULL;
     return k == 0 ? &s->t : &s->xt[k - 1];
@@ -334,6 +352,8 @@ static enum status parse_nodes(struct gctx *G, const cJSON *nodes, const char *p
         snprintf(g->path, sizeof g->path, "%s.node[%d]", path, i);
         g->j = e;
         g->mw = -1;
+        g->frame = -1;
+        g->t.vn = g->t.vcf = -1;
         const cJSON *nm = cJSON_GetObjectItemCaseSensitive(e, "name");
         const cJSON *op = cJSON_GetObjectItemCaseSensitive(e, "op");
         const cJSON *in = cJSON_GetObjectItemCaseSensitive(e, "input");
@@ -350,8 +370,11 @@ static enum status parse_nodes(struct gctx *G, const cJSON *nodes, const char *p
         for (const cJSON *s = in ? in->child : NULL; s; s = s->next, k++) {
             if (!cJSON_IsString(s))
                 return kerr(c, g->path, "input[%d]: expected a string, got %s", k, kjtype(s));
-            if (s->valuestring[0] == '^')
-                continue; /* control dependency */
+            if (s->valuestring[0] == '^') { /* control dependency: places a node in a frame */
+                if (!g->ctl)
+                    g->ctl = s->valuestring + 1;
+                continue;
+            }
             if (g->n_in >= 16)
                 return kerr(c, g->path, "input: more than 16 data inputs");
             g->in[g->n_in++] = s->valuestring;
@@ -426,6 +449,9 @@ static bool is_identity(const char *op)
 /* Maps g (its inputs done): an identity aliases its input, no node. */
 static enum status emit(struct gctx *G, struct gnode *g)
 {
+    enum status st = tg_emit_control(G, g);
+    if (st != ST_ENOTFOUND)
+        return st;
     if (is_identity(g->op)) {
         struct gnode *s = g->n_in ? tg_input_node(G, g, 0) : NULL;
         if (!s || s->is_const)
@@ -443,13 +469,19 @@ static enum status check_outputs(struct gctx *G, struct gnode *g)
 {
     for (int k = 0; k < g->n_in; k++) {
         struct gnode *s = tg_input_node(G, g, k);
-        int i = out_index(g->in[k]);
+        int i = tg_out_index(g->in[k]);
         if (i > 0 && (s->is_const || i > s->n_xt))
             return kerr(G->c, g->path, "input[%d]: '%s' reads output %d of node '%s' (op %s), "
                         "which has %d output%s", k, g->in[k], i, s->name, s->op,
                         s->n_xt + 1, s->n_xt ? "s" : "");
     }
     return ST_OK;
+}
+
+enum status tg_emit_one(struct gctx *G, struct gnode *g)
+{
+    enum status st = check_outputs(G, g);
+    return st ? st : emit(G, g);
 }
 
 enum status keras_tfjs_graph_build(struct kctx *c, const cJSON *topo, const char *path)
@@ -473,54 +505,35 @@ enum status keras_tfjs_graph_build(struct kctx *c, const cJSON *topo, const char
         for (int k = 0; k < g->n_in && !st; k++) {
             if (!tg_input_node(&G, g, k))
                 st = kerr(c, g->path, "input[%d]: '%s' is not a node of the graph", k, g->in[k]);
-            else if (out_index(g->in[k]) < 0)
+            else if (tg_out_index(g->in[k]) < 0)
                 st = kerr(c, g->path, "input[%d]: '%s' names no output index (expected "
                           "NODE or NODE:INDEX)", k, g->in[k]);
         }
     }
-    int *indeg = xcalloc((size_t)G.nn + 1, sizeof *indeg);
+    /* Consumer lists (CSR) once, over the inputs as written. */
     G.cons_off = xcalloc((size_t)G.nn + 2, sizeof *G.cons_off);
     int *fill = xcalloc((size_t)G.nn + 1, sizeof *fill);
     for (int i = 0; !st && i < G.nn; i++)
-        for (int k = 0; k < G.n[i].n_in; k++) {
-            struct gnode *s = tg_input_node(&G, &G.n[i], k);
-            G.cons_off[(s - G.n) + 1]++;
-            indeg[i] += !s->done;
-        }
+        for (int k = 0; k < G.n[i].n_in; k++)
+            G.cons_off[(tg_raw_input(&G, &G.n[i], k) - G.n) + 1]++;
     for (int i = 0; i < G.nn; i++)
         G.cons_off[i + 1] += G.cons_off[i];
     G.cons = xcalloc((size_t)G.cons_off[G.nn] + 1, sizeof *G.cons);
     memcpy(fill, G.cons_off, sizeof *fill * (size_t)G.nn);
     for (int i = 0; !st && i < G.nn; i++)
         for (int k = 0; k < G.n[i].n_in; k++)
-            G.cons[fill[tg_input_node(&G, &G.n[i], k) - G.n]++] = i;
-    /* Emit in dependency order (Kahn); nodes left over form a cycle. */
-    int *queue = fill, head = 0, tail = 0;
-    for (int i = 0; !st && i < G.nn; i++)
-        if (!G.n[i].done && indeg[i] == 0 && strcmp(G.n[i].op, "NoOp"))
-            queue[tail++] = i;
-    while (!st && head < tail) {
-        struct gnode *g = &G.n[queue[head++]];
-        st = check_outputs(&G, g);
-        if (!st)
-            st = emit(&G, g);
-        if (st)
-            break;
-        g->done = true;
-        int gi = (int)(g - G.n);
-        for (int e = G.cons_off[gi]; e < G.cons_off[gi + 1]; e++)
-            if (--indeg[G.cons[e]] == 0 && strcmp(G.n[G.cons[e]].op, "NoOp"))
-                queue[tail++] = G.cons[e];
-    }
-    for (int i = 0; !st && i < G.nn; i++)
-        if (!G.n[i].done && strcmp(G.n[i].op, "NoOp"))
-            st = kerr(c, G.n[i].path, "node '%s' can never run: its inputs form a cycle",
-                      G.n[i].name);
+            G.cons[fill[tg_raw_input(&G, &G.n[i], k) - G.n]++] = i;
+    free(fill);
+    G.frame = -1;
+    if (!st)
+        st = tg_frames(&G);
+    if (!st)
+        st = tg_emit_scope(&G, -1);
     /* Outputs: computed nodes that nothing reads. */
     for (int i = 0; !st && i < G.nn; i++) {
         struct gnode *g = &G.n[i];
         if (g->is_const || !strcmp(g->op, "NoOp") || !strcmp(g->op, "Placeholder") ||
-            G.cons_off[i + 1] > G.cons_off[i])
+            G.cons_off[i + 1] > G.cons_off[i] || g->frame >= 0 || (g->t.vn < 0 && g->t.vcf < 0))
             continue;
         int v = kx_val(c, &g->t, false, g->name);
         if (c->g->values[v].flags & (VAL_OUTPUT | VAL_INPUT) ||
@@ -528,9 +541,10 @@ enum status keras_tfjs_graph_build(struct kctx *c, const cJSON *topo, const char
             v = kx_op(c, "Identity", graph_strdup(c->g, g->name), &v, 1);
         graph_output_add(c->g, v);
     }
-    free(indeg);
-    free(fill);
     free(G.cons_off);
+    for (int i = 0; i < G.nfr; i++)
+        free((char *)G.fr[i].name);
+    free(G.fr);
     free(G.cons);
     for (int i = 0; i < G.nn; i++) {
         free(G.n[i].xt);

@@ -24,6 +24,17 @@ struct gnode {
     int64_t *iv;        /* an integer Const's values (malloc'd) once read */
     signed char iv_state; /* 0 unread, 1 known (iv), -1 not readable */
     char path[48];
+    const char *ctl;    /* first control input ("^name" without the caret), or NULL */
+    int frame;          /* while-loop frame it runs in (index into gctx.fr), -1: top level */
+    bool scan_var;      /* an Enter or Merge of a TensorList filled one item per iteration */
+};
+
+/* A TF1 while-loop frame (Enter .. Exit), mapped to one IR Loop. */
+struct tframe {
+    const char *name;   /* frame_name (decoded; malloc'd) */
+    int parent;         /* enclosing frame, -1: top level, -2: not known yet */
+    int enter;          /* one of its Enter nodes (for messages) */
+    bool emitted;
 };
 
 struct gctx {
@@ -32,6 +43,9 @@ struct gctx {
     int nn;
     struct strmap *byname;
     int *cons_off, *cons; /* consumers of node i: cons[cons_off[i] .. cons_off[i+1]) */
+    struct tframe *fr;    /* while-loop frames (keras_tfjs_control.c) */
+    int nfr;
+    int frame;            /* frame being emitted, -1: top level */
 };
 
 /* Attribute readers ("s" attributes are base64 in GraphDef JSON). */
@@ -43,6 +57,11 @@ bool tg_attr_b(const struct gnode *g, const char *key);
 double tg_attr_f(const struct gnode *g, const char *key, double def);
 enum status tg_unsupported(struct gctx *G, const struct gnode *g, const char *why);
 struct gnode *tg_input_node(struct gctx *G, const struct gnode *g, int i);
+/* Input i as written (tg_input_node also sees through an Enter of a Const). */
+struct gnode *tg_raw_input(struct gctx *G, const struct gnode *g, int i);
+struct gnode *tg_node_named(struct gctx *G, const char *name);
+/* The output index an input string names, -1 if malformed. */
+int tg_out_index(const char *s);
 int tg_gweight(struct gctx *G, struct gnode *k, const int64_t *dims, int rank, const char *role);
 int tg_const_value(struct gctx *G, struct gnode *k);
 int tg_const_bcast(struct gctx *G, struct gnode *k, int r, bool cf);
@@ -61,10 +80,24 @@ enum status tg_input_ints(struct gctx *G, struct gnode *g, int i, const char *wh
 /* Layout a tensor is held in without a Transpose: channels-first only. */
 bool tg_is_cf(const struct ktensor *x);
 
+/* keras_tfjs_control.c: TF1 while loops. tg_frames assigns every node its
+ * frame and checks the loop structure; tg_emit_scope emits the nodes of a
+ * frame (-1: the top level) in dependency order, each inner frame as one
+ * IR Loop; tg_emit_control maps Switch, Merge, LoopCond, NextIteration and
+ * the TensorList ops (ST_ENOTFOUND for other ops). */
+enum status tg_frames(struct gctx *G);
+enum status tg_emit_scope(struct gctx *G, int scope);
+enum status tg_emit_control(struct gctx *G, struct gnode *g);
+/* The driver's check and emission of one node (keras_tfjs_graph.c). */
+enum status tg_emit_one(struct gctx *G, struct gnode *g);
+
 /* Maps node g (inputs all done) to IR ops and sets g->t. */
 enum status keras_tfjs_emit_node(struct gctx *G, struct gnode *g);
 /* The shape, index and multi-output ops (keras_tfjs_shape.c): ST_ENOTFOUND
  * if g->op is not one of them. */
 enum status keras_tfjs_emit_shape(struct gctx *G, struct gnode *g);
+/* Detection and loop bookkeeping ops (keras_tfjs_detect.c): ST_ENOTFOUND
+ * if g->op is not one of them. */
+enum status keras_tfjs_emit_detect(struct gctx *G, struct gnode *g);
 
 #endif

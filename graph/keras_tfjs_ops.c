@@ -305,6 +305,8 @@ enum status keras_tfjs_emit_node(struct gctx *G, struct gnode *g)
             return emit_binary(G, g, binary_ops[i][1]);
         }
     enum status st = keras_tfjs_emit_shape(G, g);
+    if (st == ST_ENOTFOUND)
+        st = keras_tfjs_emit_detect(G, g);
     if (st != ST_ENOTFOUND)
         return st;
     if (!strcmp(op, "Conv2D") || !strcmp(op, "_FusedConv2D"))

@@ -112,6 +112,19 @@ static enum status emit_pad(struct gctx *G, struct gnode *g)
         tg_set_out(g, x->rank, v, false);
         return ST_OK;
     }
+    if (pk && !pk->is_const) { /* computed [rank, 2] paddings -> [begins..., ends...] */
+        int pv = kx_val(G->c, tg_tin(G, g, 1), false, tg_gname(G, g, NULL));
+        pv = kx_op(G->c, "Transpose", tg_gname(G, g, "pads_t"), &pv, 1);
+        graph_attr_ints(G->c->g, kx_producer(G->c, pv), "perm", (int64_t[]){1, 0}, 2);
+        int rs[2] = {pv, kx_const_i64(G->c, tg_gname(G, g, "flat"), (int64_t[]){-1}, 1)};
+        int in[2] = {kx_val(G->c, x, false, tg_gname(G, g, NULL)),
+                     kx_op(G->c, "Reshape", tg_gname(G, g, "pads"), rs, 2)};
+        int v = kx_op(G->c, "Pad", tg_gname(G, g, NULL), in, 2);
+        graph_attr_string(G->c->g, kx_producer(G->c, v), "mode",
+                          !strcmp(g->op, "MirrorPad") ? "reflect" : "constant");
+        tg_set_out(g, x->rank, v, false);
+        return ST_OK;
+    }
     int64_t p[2 * IR_MAX_RANK], n;
     enum status st = tg_input_ints(G, g, 1, "its paddings", 2 * IR_MAX_RANK, p, &n);
     if (st)
@@ -249,6 +262,18 @@ static enum status emit_reshape(struct gctx *G, struct gnode *g)
     }
     int v = kx_op(G->c, "Reshape", tg_gname(G, g, NULL), in, 2);
     tg_set_out(g, (int)rank, v, false);
+    if (!flat && tg_const_ints(G, sh, &known) == rank) { /* the dims it knows here */
+        int64_t n = 1, neg = -1;
+        for (int i = 0; i < x->rank; i++)
+            n = n >= 0 && x->dims[i].sym < 0 && x->dims[i].v >= 0 ? n * x->dims[i].v : -1;
+        for (int i = 0; i < rank; i++) {
+            g->t.dims[i].v = known[i] >= 0 ? known[i] : -1;
+            n = known[i] > 0 && n >= 0 ? n / known[i] : n;
+            neg = known[i] < 0 ? i : neg;
+        }
+        if (neg >= 0 && n >= 0)
+            g->t.dims[neg].v = n;
+    }
     return ST_OK;
 }
 
@@ -344,11 +369,16 @@ static enum status emit_strided_slice(struct gctx *G, struct gnode *g)
         st = tg_input_ints(G, g, 3, "its strides", IR_MAX_RANK, s, &ns);
     if (st)
         return st;
-    if (nb != ne || nb != ns || nb > x->rank)
+    int64_t nm = attr_int(g, "new_axis_mask", 0), na[IR_MAX_RANK];
+    int nnew = 0;
+    for (int i = 0; i < nb; i++)
+        if (nm >> i & 1)
+            na[nnew++] = i; /* a new axis of size 1, entry i of the unsqueezed tensor */
+    if (nb != ne || nb != ns || nb > x->rank + nnew || x->rank + nnew > IR_MAX_RANK)
         return kerr(G->c, g->path, "begin/end/strides: %lld/%lld/%lld values for a rank-%d "
                     "tensor", (long long)nb, (long long)ne, (long long)ns, x->rank);
-    if (attr_int(g, "ellipsis_mask", 0) || attr_int(g, "new_axis_mask", 0))
-        return tg_unsupported(G, g, "ellipsis_mask and new_axis_mask");
+    if (attr_int(g, "ellipsis_mask", 0))
+        return tg_unsupported(G, g, "ellipsis_mask");
     int64_t bm = attr_int(g, "begin_mask", 0), em = attr_int(g, "end_mask", 0);
     int64_t sm = attr_int(g, "shrink_axis_mask", 0), axes[IR_MAX_RANK], sq[IR_MAX_RANK];
     int nsq = 0;
@@ -356,6 +386,10 @@ static enum status emit_strided_slice(struct gctx *G, struct gnode *g)
         if (s[i] == 0)
             return kerr(G->c, g->path, "strides[%d]: 0, expected non-zero", i);
         axes[i] = i;
+        if (nm >> i & 1) {
+            b[i] = 0, e[i] = INT64_MAX, s[i] = 1;
+            continue;
+        }
         if (bm >> i & 1)
             b[i] = s[i] > 0 ? 0 : INT64_MAX;
         if (em >> i & 1)
@@ -371,10 +405,12 @@ static enum status emit_strided_slice(struct gctx *G, struct gnode *g)
                  kx_const_i64(G->c, tg_gname(G, g, "ends"), e, (int)nb),
                  kx_const_i64(G->c, tg_gname(G, g, "axes"), axes, (int)nb),
                  kx_const_i64(G->c, tg_gname(G, g, "steps"), s, (int)nb)};
+    if (nnew)
+        in[0] = squeeze(G, g, "Unsqueeze", in[0], na, nnew, "new_axis");
     int v = kx_op(G->c, "Slice", tg_gname(G, g, nsq ? "slice" : NULL), in, 5);
     if (nsq)
         v = squeeze(G, g, "Squeeze", v, sq, nsq, NULL);
-    tg_set_out(g, x->rank - nsq, v, false);
+    tg_set_out(g, x->rank + nnew - nsq, v, false);
     return ST_OK;
 }
 
@@ -514,13 +550,17 @@ static enum status emit_topk(struct gctx *G, struct gnode *g)
 {
     struct ktensor *x = tg_tin(G, g, 0);
     int64_t k, n;
-    enum status st = tg_input_ints(G, g, 1, "its k", 1, &k, &n);
-    if (st)
-        return st;
-    if (k < 0)
-        return kerr(G->c, g->path, "k: %lld, expected >= 0", (long long)k);
-    int in[2] = {kx_val(G->c, x, false, tg_gname(G, g, NULL)),
-                 kx_const_i64(G->c, tg_gname(G, g, "k"), &k, 1)};
+    int in[2] = {kx_val(G->c, x, false, tg_gname(G, g, NULL)), -1};
+    if (!tg_input_node(G, g, 1)->is_const) { /* computed k: folded by shape inference */
+        in[1] = kx_val(G->c, tg_tin(G, g, 1), false, tg_gname(G, g, NULL));
+    } else {
+        enum status st = tg_input_ints(G, g, 1, "its k", 1, &k, &n);
+        if (st)
+            return st;
+        if (k < 0)
+            return kerr(G->c, g->path, "k: %lld, expected >= 0", (long long)k);
+        in[1] = kx_const_i64(G->c, tg_gname(G, g, "k"), &k, 1);
+    }
     int out[2];
     op_multi(G, g, "TopK", in, 2, out, 2);
     graph_attr_int(G->c->g, G->c->g->n_nodes - 1, "axis", -1);
