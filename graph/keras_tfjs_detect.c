@@ -3,6 +3,7 @@
  * and loop bookkeeping, mapped to IR ops whose shape inference folds what
  * the model computes from shapes (Shape -> Gather -> Slice bounds):
  *
+ *   Cast -> Cast
  *   Shape -> Shape (+ Gather back to TF's order for a channels-first value)
  *   Slice -> Slice (ends = begin + size; a size of -1: to the end)
  *   Select, SelectV2 -> Where       Where (one input) -> NonZero + Transpose
@@ -109,6 +110,29 @@ static enum status emit_slice(struct gctx *G, struct gnode *g)
     struct ktensor *xt = tg_input_node(G, g, 0)->is_const ? NULL : tg_tin(G, g, 0);
     tg_set_out(g, r, v, false);
     g->t.dt = xt ? xt->dt : DT_FLOAT;
+    return ST_OK;
+}
+
+static enum status emit_cast(struct gctx *G, struct gnode *g)
+{
+    struct ktensor *x = tg_tin(G, g, 0);
+    const cJSON *t = cJSON_GetObjectItemCaseSensitive(tg_gattr(g, "DstT"), "type");
+    enum dtype dt = DT_FLOAT;
+    if (cJSON_IsString(t) && !strncmp(t->valuestring, "DT_", 3)) {
+        char low[32];
+        size_t i = 0;
+        for (const char *c = t->valuestring + 3; *c && i + 1 < sizeof low; c++)
+            low[i++] = (char)(*c >= 'A' && *c <= 'Z' ? *c - 'A' + 'a' : *c);
+        low[i] = 0;
+        if (!dtype_from_name(low, &dt))
+            return kerr(G->c, g->path, "attr.DstT: unknown type \"%s\"", t->valuestring);
+    }
+    bool cf = tg_is_cf(x);
+    int in = kx_val(G->c, x, cf, tg_gname(G, g, NULL));
+    int v = kx_op(G->c, "Cast", tg_gname(G, g, NULL), &in, 1);
+    graph_attr_int(G->c->g, kx_producer(G->c, v), "to", dt);
+    tg_set_out(g, x->rank, v, cf);
+    g->t.dt = dt;
     return ST_OK;
 }
 
@@ -220,7 +244,7 @@ static const struct {
     int min_in;
     enum status (*fn)(struct gctx *G, struct gnode *g);
 } detect_ops[] = {
-    {"Shape", 1, emit_shape_op},     {"Size", 1, emit_size_rank},
+    {"Cast", 1, emit_cast},          {"Shape", 1, emit_shape_op},     {"Size", 1, emit_size_rank},
     {"Rank", 1, emit_size_rank},     {"Slice", 3, emit_slice},
     {"Select", 3, emit_select},      {"SelectV2", 3, emit_select},
     {"Where", 1, emit_where1},       {"Fill", 2, emit_fill},

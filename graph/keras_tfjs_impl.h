@@ -1,7 +1,8 @@
 /*
  * keras_tfjs_impl.h - internals shared by the TF.js graph-model reader
- * (keras_tfjs_graph.c: parsing, attributes, constants, the driver) and its
- * op emitters (keras_tfjs_ops.c). Only those two files include it.
+ * (keras_tfjs_graph.c: parsing, attributes, constants, the driver), its
+ * op emitters (keras_tfjs_ops.c, _shape.c, _detect.c) and while loops
+ * (keras_tfjs_control.c, _loop.c). Only those files include it.
  */
 #ifndef DIPPM_KERAS_TFJS_IMPL_H
 #define DIPPM_KERAS_TFJS_IMPL_H
@@ -86,6 +87,13 @@ bool tg_is_cf(const struct ktensor *x);
  * IR Loop; tg_emit_control maps Switch, Merge, LoopCond, NextIteration and
  * the TensorList ops (ST_ENOTFOUND for other ops). */
 enum status tg_frames(struct gctx *G);
+/* The value g passes on through Identity and Switch nodes. */
+struct gnode *tg_through(struct gctx *G, struct gnode *g);
+/* A loop value's Merge: its Enter (*e) and NextIteration (*ni) inputs. */
+bool tg_loop_merge(struct gctx *G, struct gnode *m, struct gnode **e, struct gnode **ni);
+/* Folds the loop condition g of frame f: true if it folds to a trip count
+ * (*bound); otherwise *bound is a known upper bound or -1. */
+bool tg_fold_trips(struct gctx *G, int f, struct gnode *g, int64_t *bound, int depth);
 enum status tg_emit_scope(struct gctx *G, int scope);
 enum status tg_emit_control(struct gctx *G, struct gnode *g);
 /* The driver's check and emission of one node (keras_tfjs_graph.c). */

@@ -14,7 +14,7 @@
  *   Transpose -> Transpose              ResizeBilinear/NearestNeighbor -> Resize
  *   StridedSlice -> Slice (+ Squeeze)   GatherV2 -> Gather, GatherNd -> GatherND
  *   (its index depth known: a Const, Pack or ConcatV2 of known parts)
- *   Cast -> Cast                        Pack -> Unsqueeze + Concat
+ *   Pack -> Unsqueeze + Concat
  *   Unpack -> Split + Squeeze           Split/SplitV -> Split
  *   TopKV2 -> TopK                      ArgMax/ArgMin -> ArgMax/ArgMin
  */
@@ -450,29 +450,6 @@ static enum status emit_gather_nd(struct gctx *G, struct gnode *g)
     return ST_OK;
 }
 
-static enum status emit_cast(struct gctx *G, struct gnode *g)
-{
-    struct ktensor *x = tg_tin(G, g, 0);
-    const cJSON *t = cJSON_GetObjectItemCaseSensitive(tg_gattr(g, "DstT"), "type");
-    enum dtype dt = DT_FLOAT;
-    if (cJSON_IsString(t) && !strncmp(t->valuestring, "DT_", 3)) {
-        char low[32];
-        size_t i = 0;
-        for (const char *c = t->valuestring + 3; *c && i + 1 < sizeof low; c++)
-            low[i++] = (char)(*c >= 'A' && *c <= 'Z' ? *c - 'A' + 'a' : *c);
-        low[i] = 0;
-        if (!dtype_from_name(low, &dt))
-            return kerr(G->c, g->path, "attr.DstT: unknown type \"%s\"", t->valuestring);
-    }
-    bool cf = tg_is_cf(x);
-    int in = kx_val(G->c, x, cf, tg_gname(G, g, NULL));
-    int v = kx_op(G->c, "Cast", tg_gname(G, g, NULL), &in, 1);
-    graph_attr_int(G->c->g, kx_producer(G->c, v), "to", dt);
-    tg_set_out(g, x->rank, v, cf);
-    g->t.dt = dt;
-    return ST_OK;
-}
-
 /* Pack: every value gets a new axis, then they are concatenated on it. */
 static enum status emit_pack(struct gctx *G, struct gnode *g)
 {
@@ -611,7 +588,7 @@ static const struct {
     {"Transpose", 2, emit_transpose}, {"ResizeBilinear", 2, emit_resize_bilinear},
     {"ResizeNearestNeighbor", 2, emit_resize_nearest},
     {"StridedSlice", 4, emit_strided_slice}, {"GatherV2", 3, emit_gather},
-    {"GatherNd", 2, emit_gather_nd}, {"Cast", 1, emit_cast},
+    {"GatherNd", 2, emit_gather_nd},
     {"Pack", 1, emit_pack},          {"Unpack", 1, emit_split},
     {"Split", 2, emit_split},        {"SplitV", 3, emit_split},
     {"TopKV2", 2, emit_topk},        {"ArgMax", 2, emit_argmax},
