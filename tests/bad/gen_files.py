@@ -143,6 +143,72 @@ w("tfjs_graph_unknown_op.json", json.dumps({"format": "graph-model", "modelTopol
                                                 "dtype": {"type": "DT_FLOAT"}}},
     {"name": "a", "op": "Frobnicate", "input": ["x"]}]}, "weightsManifest": []}))
 
+
+def tfjs_loop(edit):
+    """A TF1 while loop (x = relu(x @ w) while i < m) with edit applied to
+    its node list: the base of the while-loop cases."""
+    def enter(nm, src, const=False, frame="bG9vcA=="):  # base64 "loop"
+        return {"name": nm, "op": "Enter", "input": [src],
+                "attr": {"frame_name": {"s": frame}, "is_constant": {"b": const}}}
+
+    def node(nm, op, *ins):
+        return {"name": nm, "op": op, "input": list(ins)}
+    nodes = [
+        {"name": "x", "op": "Placeholder", "attr": {"shape": {"shape": {"dim": [
+            {"size": "1"}, {"size": "8"}]}}}},
+        {"name": "m", "op": "Placeholder", "attr": {"dtype": {"type": "DT_INT32"},
+                                                   "shape": {"shape": {"dim": []}}}},
+        {"name": "w", "op": "Const"}, {"name": "zero", "op": "Const"},
+        {"name": "one", "op": "Const"},
+        enter("i_enter", "zero"), enter("x_enter", "x"), enter("w_enter", "w", True),
+        enter("m_enter", "m", True),
+        node("i_merge", "Merge", "i_enter", "i_next"), node("x_merge", "Merge", "x_enter", "x_next"),
+        node("less", "Less", "i_merge", "m_enter"), node("cond", "LoopCond", "less"),
+        node("i_sw", "Switch", "i_merge", "cond"), node("x_sw", "Switch", "x_merge", "cond"),
+        node("i_id", "Identity", "i_sw:1"), node("x_id", "Identity", "x_sw:1"),
+        node("i_add", "AddV2", "i_id", "one"), node("mm", "MatMul", "x_id", "w_enter"),
+        node("relu", "Relu", "mm"), node("i_next", "NextIteration", "i_add"),
+        node("x_next", "NextIteration", "relu"), node("x_exit", "Exit", "x_sw"),
+        node("out", "Relu", "x_exit")]
+    edit(nodes, node, enter)
+    return json.dumps({"format": "graph-model", "modelTopology": {"node": nodes},
+                       "weightsManifest": [{"paths": ["m.bin"], "weights": [
+                           {"name": "w", "shape": [8, 8], "dtype": "float32"},
+                           {"name": "zero", "shape": [], "dtype": "int32"},
+                           {"name": "one", "shape": [], "dtype": "int32"}]}]})
+
+
+def set_node(nm, new):
+    def edit(nodes, node, enter):
+        for i, n in enumerate(nodes):
+            if n["name"] == nm:
+                nodes[i] = new(node, enter)
+    return edit
+
+
+def add_nodes(*new):
+    return lambda nodes, node, enter: nodes.extend(f(node, enter) for f in new)
+
+
+w("tfjs_loop_ok.json", tfjs_loop(lambda nodes, node, enter: None))
+w("tfjs_loop_merge_one_input.json",
+  tfjs_loop(set_node("x_merge", lambda node, enter: node("x_merge", "Merge", "x_enter"))))
+w("tfjs_loop_next_feeds_nothing.json",
+  tfjs_loop(add_nodes(lambda node, enter: node("stray_next", "NextIteration", "relu"))))
+w("tfjs_loop_exit_without_enter.json",
+  tfjs_loop(add_nodes(lambda node, enter: node("bad_exit", "Exit", "x"))))
+w("tfjs_loop_frame_mismatch.json",
+  tfjs_loop(set_node("x_enter", lambda node, enter: enter("x_enter", "x", frame="b3RoZXI="))))
+
+
+def body_cycle(nodes, node, enter):
+    """mm -> relu -> cyc -> mm: a cycle inside the body, not through NextIteration."""
+    set_node("mm", lambda node, enter: node("mm", "MatMul", "cyc", "w_enter"))(nodes, node, enter)
+    nodes.append(node("cyc", "AddV2", "x_id", "relu"))
+
+
+w("tfjs_loop_body_cycle.json", tfjs_loop(body_cycle))
+
 # ---- GNN weight files (.dpw), mutated from the fuzz seed tiny.dpw ----
 import struct
 

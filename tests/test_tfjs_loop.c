@@ -1,0 +1,239 @@
+/*
+ * test_tfjs_loop.c - TF1 while loops in TF.js graph models (frames of
+ * Enter/Merge/Switch/LoopCond/NextIteration/Exit mapped to an IR Loop).
+ *
+ * The loop below carries x [1,8] through a MatMul (Gemm) by an 8x8 weight and a
+ * Relu per iteration (64 MACs), with a counter i from 0 by 1:
+ *
+ *   i = 0; while (COND) { x = relu(x @ w); i = i + 1 }; out = relu(x)
+ *
+ * COND is Less(i, n) with n a Const in the shard (5: the trip count folds
+ * to 5, 320 MACs), Less(i, m) with m a Placeholder (the symbol
+ * "loop.trips", default 1, scales the body), or LogicalAnd(Less(i, 10),
+ * Less(i, m)) (the symbol, at most 10). A map_fn-style loop reads rows of
+ * a TensorList and writes one item per iteration (a scan output).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "graph/keras.h"
+#include "graph/shape.h"
+
+#define ENTER(nm, in, c)                                                                       \
+    "{\"name\":\"" nm "\",\"op\":\"Enter\",\"input\":[\"" in "\"],\"attr\":{\"frame_name\":"   \
+    "{\"s\":\"bG9vcA==\"},\"is_constant\":{\"b\":" c "}}},"
+#define NODE(nm, op, ins) "{\"name\":\"" nm "\",\"op\":\"" op "\",\"input\":[" ins "]},"
+
+/* %s: the condition's nodes (ending in one named "less"). */
+static const char loop_fmt[] =
+    "{\"format\":\"graph-model\",\"modelTopology\":{\"node\":["
+    "{\"name\":\"x\",\"op\":\"Placeholder\",\"attr\":{\"shape\":{\"shape\":{\"dim\":"
+    "[{\"size\":\"1\"},{\"size\":\"8\"}]}}}},"
+    "{\"name\":\"m\",\"op\":\"Placeholder\",\"attr\":{\"dtype\":{\"type\":\"DT_INT32\"},"
+    "\"shape\":{\"shape\":{\"dim\":[]}}}},"
+    "{\"name\":\"w\",\"op\":\"Const\"},{\"name\":\"zero\",\"op\":\"Const\"},"
+    "{\"name\":\"one\",\"op\":\"Const\"},{\"name\":\"n\",\"op\":\"Const\"},"
+    "{\"name\":\"ten\",\"op\":\"Const\"},"
+    ENTER("i_enter", "zero", "false") ENTER("x_enter", "x", "false")
+    ENTER("w_enter", "w", "true") ENTER("n_enter", "n", "true") ENTER("m_enter", "m", "true")
+    NODE("i_merge", "Merge", "\"i_enter\",\"i_next\"")
+    NODE("x_merge", "Merge", "\"x_enter\",\"x_next\"")
+    "%s"
+    NODE("cond", "LoopCond", "\"less\"")
+    NODE("i_sw", "Switch", "\"i_merge\",\"cond\"")
+    NODE("x_sw", "Switch", "\"x_merge\",\"cond\"")
+    NODE("i_id", "Identity", "\"i_sw:1\"")
+    NODE("x_id", "Identity", "\"x_sw:1\"")
+    NODE("i_add", "AddV2", "\"i_id\",\"one\"")
+    NODE("mm", "MatMul", "\"x_id\",\"w_enter\"")
+    NODE("relu", "Relu", "\"mm\"")
+    NODE("i_next", "NextIteration", "\"i_add\"")
+    NODE("x_next", "NextIteration", "\"relu\"")
+    NODE("x_exit", "Exit", "\"x_sw\"")
+    "{\"name\":\"out\",\"op\":\"Relu\",\"input\":[\"x_exit\"]}]},"
+    "\"weightsManifest\":[{\"paths\":[\"m.bin\"],\"weights\":["
+    "{\"name\":\"w\",\"shape\":[8,8],\"dtype\":\"float32\"},"
+    "{\"name\":\"zero\",\"shape\":[],\"dtype\":\"int32\"},"
+    "{\"name\":\"one\",\"shape\":[],\"dtype\":\"int32\"},"
+    "{\"name\":\"n\",\"shape\":[],\"dtype\":\"int32\"},"
+    "{\"name\":\"ten\",\"shape\":[],\"dtype\":\"int32\"}]}]}";
+
+#define SHARD_BYTES (256 + 16)
+
+static void make_shard(unsigned char *b, int32_t n)
+{
+    const int32_t v[4] = {0, 1, n, 10};
+    memset(b, 0, SHARD_BYTES);
+    for (int k = 0; k < 4; k++)
+        for (int i = 0; i < 4; i++)
+            b[256 + 4 * k + i] = (unsigned char)((uint32_t)v[k] >> (8 * i));
+}
+
+static struct graph *load(const char *cond, int32_t n, bool shard)
+{
+    static char text[8192];
+    snprintf(text, sizeof text, loop_fmt, cond);
+    unsigned char b[SHARD_BYTES];
+    make_shard(b, n);
+    struct diag d = {0};
+    struct graph *g = shard ? keras_load_buffer_shards(text, strlen(text), "m.json", b, sizeof b, &d)
+                            : keras_load_buffer(text, strlen(text), "m.json", &d);
+    if (!g)
+        fail_msg("%s", d.msg);
+    if (graph_infer(g, &d))
+        fail_msg("%s", d.msg);
+    return g;
+}
+
+static const struct node *node_op(const struct graph *g, const char *op)
+{
+    for (int i = 0; i < g->n_nodes; i++)
+        if (!strcmp(g->nodes[i].op_type, op))
+            return &g->nodes[i];
+    fail_msg("no %s node", op);
+    return NULL;
+}
+
+#define LESS_N NODE("less", "Less", "\"i_merge\",\"n_enter\"")
+#define LESS_M NODE("less", "Less", "\"i_merge\",\"m_enter\"")
+#define LESS_BOTH                                                                              \
+    NODE("l1", "Less", "\"i_merge\",\"ten\"") NODE("l2", "Less", "\"i_merge\",\"m_enter\"")      \
+    NODE("less", "LogicalAnd", "\"l1\",\"l2\"")
+
+/* n = 5 in the shard: five iterations of the body's 64 MACs, no symbol. */
+static void test_folded_trip_count(void **state)
+{
+    (void)state;
+    struct graph *g = load(LESS_N, 5, true);
+    assert_int_equal(g->totals.n_unsupported + g->totals.n_unknown, 0);
+    assert_true(g->totals.macs == 5.0 * 64);
+    const struct node *loop = node_op(g, "Loop"), *mm = node_op(g, "Gemm");
+    assert_string_equal(loop->name, "loop");
+    assert_non_null(strstr(loop->note, "trip count 5"));
+    assert_true(mm->parent == loop - g->nodes);
+    assert_string_equal(mm->name, "loop/body/mm");
+    assert_non_null(strstr(mm->note, "x5 iterations"));
+    assert_int_equal(graph_sym_find(g, "loop.trips"), -1);
+    /* the output keeps the carried value's shape */
+    const struct value *o = &g->values[g->outputs[0]];
+    assert_true(o->shape.known && o->shape.rank == 2 && o->shape.d[1] == 8);
+    graph_free(g);
+    g = load(LESS_N, 0, true); /* n = 0: the body never runs */
+    assert_true(g->totals.macs == 0.0);
+    graph_free(g);
+}
+
+/* A limit known only at run time: the symbol "loop.trips" (default 1)
+ * scales the body; the shard's absence unfolds a Const limit too. */
+static void test_trip_symbol(void **state)
+{
+    (void)state;
+    struct diag d = {0};
+    struct graph *g = load(LESS_M, 5, true);
+    int s = graph_sym_find(g, "loop.trips");
+    assert_true(s >= 0);
+    assert_int_equal(g->syms[s].def, 1);
+    assert_true(g->totals.macs == 64.0);
+    assert_non_null(strstr(node_op(g, "Loop")->note, "symbol 'loop.trips'"));
+    assert_int_equal(graph_sym_set(g, "loop.trips", 7, &d), ST_OK);
+    assert_int_equal(graph_infer(g, &d), ST_OK);
+    assert_true(g->totals.macs == 7.0 * 64);
+    graph_free(g);
+    g = load(LESS_N, 5, false);
+    assert_true(graph_sym_find(g, "loop.trips") >= 0);
+    assert_true(g->totals.macs == 64.0);
+    graph_free(g);
+}
+
+/* LogicalAnd(i < 10, i < m): 10 bounds the symbol. */
+static void test_trip_bound(void **state)
+{
+    (void)state;
+    struct diag d = {0};
+    struct graph *g = load(LESS_BOTH, 5, true);
+    assert_int_equal(graph_sym_set(g, "loop.trips", 4, &d), ST_OK);
+    assert_int_equal(graph_infer(g, &d), ST_OK);
+    assert_true(g->totals.macs == 4.0 * 64);
+    assert_int_equal(graph_sym_set(g, "loop.trips", 20, &d), ST_OK);
+    assert_int_equal(graph_infer(g, &d), ST_OK);
+    assert_true(g->totals.macs == 10.0 * 64);
+    graph_free(g);
+}
+
+/* map_fn: rows of x [3,8] from a TensorList, one item per iteration into
+ * another; TensorListStack gives [3,8] after three folded iterations. */
+static const char scan_model[] =
+    "{\"format\":\"graph-model\",\"modelTopology\":{\"node\":["
+    "{\"name\":\"x\",\"op\":\"Placeholder\",\"attr\":{\"shape\":{\"shape\":{\"dim\":"
+    "[{\"size\":\"3\"},{\"size\":\"8\"}]}}}},"
+    "{\"name\":\"w\",\"op\":\"Const\"},{\"name\":\"zero\",\"op\":\"Const\"},"
+    "{\"name\":\"one\",\"op\":\"Const\"},{\"name\":\"n\",\"op\":\"Const\"},"
+    "{\"name\":\"es\",\"op\":\"Const\"},"
+    NODE("src", "TensorListFromTensor", "\"x\",\"es\"")
+    NODE("acc", "TensorListReserve", "\"es\",\"n\"")
+    ENTER("i_enter", "zero", "false") ENTER("l_enter", "src", "false")
+    ENTER("a_enter", "acc", "false") ENTER("w_enter", "w", "true") ENTER("n_enter", "n", "true")
+    NODE("i_merge", "Merge", "\"i_enter\",\"i_next\"")
+    NODE("l_merge", "Merge", "\"l_enter\",\"l_next\"")
+    NODE("a_merge", "Merge", "\"a_enter\",\"a_next\"")
+    NODE("less", "Less", "\"i_merge\",\"n_enter\"")
+    NODE("cond", "LoopCond", "\"less\"")
+    NODE("i_sw", "Switch", "\"i_merge\",\"cond\"")
+    NODE("l_sw", "Switch", "\"l_merge\",\"cond\"")
+    NODE("a_sw", "Switch", "\"a_merge\",\"cond\"")
+    NODE("i_id", "Identity", "\"i_sw:1\"")
+    NODE("row", "TensorListGetItem", "\"l_sw:1\",\"i_id\",\"es\"")
+    NODE("row2", "ExpandDims", "\"row\",\"zero\"")
+    NODE("mm", "MatMul", "\"row2\",\"w_enter\"")
+    NODE("set", "TensorListSetItem", "\"a_sw:1\",\"i_id\",\"mm\"")
+    NODE("i_add", "AddV2", "\"i_id\",\"one\"")
+    NODE("i_next", "NextIteration", "\"i_add\"")
+    NODE("l_next", "NextIteration", "\"l_sw:1\"")
+    NODE("a_next", "NextIteration", "\"set\"")
+    NODE("a_exit", "Exit", "\"a_sw\"")
+    "{\"name\":\"out\",\"op\":\"TensorListStack\",\"input\":[\"a_exit\",\"es\"]}]},"
+    "\"weightsManifest\":[{\"paths\":[\"m.bin\"],\"weights\":["
+    "{\"name\":\"w\",\"shape\":[8,8],\"dtype\":\"float32\"},"
+    "{\"name\":\"zero\",\"shape\":[],\"dtype\":\"int32\"},"
+    "{\"name\":\"one\",\"shape\":[],\"dtype\":\"int32\"},"
+    "{\"name\":\"n\",\"shape\":[],\"dtype\":\"int32\"},"
+    "{\"name\":\"es\",\"shape\":[],\"dtype\":\"int32\"}]}]}";
+
+static void test_tensorlist_scan(void **state)
+{
+    (void)state;
+    unsigned char b[SHARD_BYTES];
+    make_shard(b, 3);
+    struct diag d = {0};
+    struct graph *g = keras_load_buffer_shards(scan_model, strlen(scan_model), "m.json", b,
+                                               sizeof b, &d);
+    if (!g)
+        fail_msg("%s", d.msg);
+    assert_int_equal(graph_infer(g, &d), ST_OK);
+    assert_int_equal(g->totals.n_unsupported + g->totals.n_unknown, 0);
+    assert_true(g->totals.macs == 3.0 * 64);
+    const struct value *o = &g->values[g->outputs[0]];
+    assert_true(o->shape.known);
+    assert_int_equal(o->shape.rank, 3); /* [trips, 1, 8] */
+    assert_int_equal(o->shape.d[0], 3);
+    assert_int_equal(o->shape.d[2], 8);
+    graph_free(g);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_folded_trip_count),
+        cmocka_unit_test(test_trip_symbol),
+        cmocka_unit_test(test_trip_bound),
+        cmocka_unit_test(test_tensorlist_scan),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
