@@ -11,9 +11,15 @@
  *   Range -> Range                  Size -> Size       Rank -> Constant
  *   NonMaxSuppressionV3/V4/V5 -> Unsqueeze + NonMaxSuppression + Gather (the
  *     selected indices; V5's scores Gather them, V4/V5's count is their Size)
+ *
+ * Any other op is an error naming the node, unless the node declares its
+ * outputs' shapes (attr _output_shapes, as TF writes them): then it is kept
+ * as a node of domain ai.tensorflow with those shapes, reported as not
+ * covered, and what follows it is counted (tg_opaque).
  */
 #include <cjson/cJSON.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -264,4 +270,81 @@ enum status keras_tfjs_emit_detect(struct gctx *G, struct gnode *g)
         return detect_ops[i].fn(G, g);
     }
     return ST_ENOTFOUND;
+}
+
+/* "DT_FLOAT" -> DT_FLOAT (attr key's "type"), def if absent or unknown. */
+static enum dtype attr_dtype(const struct gnode *g, const char *key, enum dtype def)
+{
+    const cJSON *t = cJSON_GetObjectItemCaseSensitive(tg_gattr(g, key), "type");
+    char low[32];
+    size_t i = 0;
+    if (!cJSON_IsString(t) || strncmp(t->valuestring, "DT_", 3))
+        return def;
+    for (const char *c = t->valuestring + 3; *c && i + 1 < sizeof low; c++)
+        low[i++] = (char)(*c >= 'A' && *c <= 'Z' ? *c - 'A' + 'a' : *c);
+    low[i] = 0;
+    enum dtype dt;
+    return dtype_from_name(low, &dt) ? dt : def;
+}
+
+/* Declared shape k (a TensorShapeProto: {"dim": [{"size": "4"}]}) into t. */
+static enum status declared(struct gctx *G, struct gnode *g, const cJSON *s, int k,
+                            struct ktensor *t)
+{
+    const cJSON *dl = cJSON_GetObjectItemCaseSensitive(s, "dim");
+    if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(s, "unknownRank")) ||
+        cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(s, "unknown_rank")))
+        return tg_unsupported(G, g, "its declared output shape has an unknown rank");
+    int r = dl ? cJSON_GetArraySize(dl) : 0;
+    if ((dl && !cJSON_IsArray(dl)) || r > IR_MAX_RANK)
+        return kerr(G->c, g->path, "attr._output_shapes.list.shape[%d].dim: expected an array "
+                    "of at most %d dims", k, IR_MAX_RANK);
+    kx_tensor(t, r, -1, false);
+    int i = 0;
+    for (const cJSON *e = dl ? dl->child : NULL; e; e = e->next, i++) {
+        const cJSON *sz = cJSON_GetObjectItemCaseSensitive(e, "size");
+        char *end = NULL;
+        long long v = cJSON_IsString(sz) ? strtoll(sz->valuestring, &end, 10)
+                      : cJSON_IsNumber(sz) ? (long long)sz->valuedouble : -1;
+        if ((end && *end) || v < -1 || v > (1LL << 40))
+            return kerr(G->c, g->path, "attr._output_shapes.list.shape[%d].dim[%d].size: "
+                        "expected an integer from -1 to 2^40", k, i);
+        t->dims[i] = (struct dim){v, -1};
+    }
+    t->dt = attr_dtype(g, "T", attr_dtype(g, "dtype", DT_FLOAT));
+    return ST_OK;
+}
+
+enum status tg_opaque(struct gctx *G, struct gnode *g)
+{
+    const cJSON *l = cJSON_GetObjectItemCaseSensitive(
+        cJSON_GetObjectItemCaseSensitive(tg_gattr(g, "_output_shapes"), "list"), "shape");
+    int n = cJSON_IsArray(l) ? cJSON_GetArraySize(l) : 0;
+    if (n < 1 || n > 16)
+        return tg_unsupported(G, g, NULL);
+    struct ktensor t[16];
+    int k = 0, in[16], out[16];
+    for (const cJSON *s = l->child; s; s = s->next, k++) {
+        enum status st = declared(G, g, s, k, &t[k]);
+        if (st)
+            return st;
+    }
+    for (int i = 0; i < g->n_in; i++) {
+        int r;
+        in[i] = value_of(G, g, i, &r);
+    }
+    for (k = 0; k < n; k++) {
+        char sfx[24];
+        snprintf(sfx, sizeof sfx, "out%d", k);
+        out[k] = graph_value_get(G->c->g, tg_gname(G, g, k ? sfx : NULL));
+        graph_value_set_type(G->c->g, out[k], t[k].dt, t[k].rank, t[k].dims);
+    }
+    graph_node_add(G->c->g, g->op, "ai.tensorflow", G->c->g->values[out[0]].name, in, g->n_in,
+                   out, n);
+    for (k = 0; k < n; k++) {
+        struct ktensor *o = tg_out(g, k);
+        *o = t[k];
+        o->vn = out[k];
+    }
+    return ST_OK;
 }

@@ -107,5 +107,8 @@ enum status keras_tfjs_emit_shape(struct gctx *G, struct gnode *g);
 /* Detection and loop bookkeeping ops (keras_tfjs_detect.c): ST_ENOTFOUND
  * if g->op is not one of them. */
 enum status keras_tfjs_emit_detect(struct gctx *G, struct gnode *g);
+/* An op of no list: kept, uncovered, when it declares its output shapes
+ * (attr _output_shapes); else the "not supported" error naming it. */
+enum status tg_opaque(struct gctx *G, struct gnode *g);
 
 #endif

@@ -354,6 +354,6 @@ enum status keras_tfjs_emit_node(struct gctx *G, struct gnode *g)
         tg_set_out(g, x0->rank, v, cf);
         return ST_OK;
     }
-    return tg_unsupported(G, g, NULL);
+    return tg_opaque(G, g);
 }
 

@@ -235,6 +235,43 @@ static void test_shard_beside_file(void **state)
     remove_dir(dir);
 }
 
+/* An op dippm does not map that declares its output shapes (_output_shapes)
+ * costs only itself: the MatMul after it (4x2 weight, 8 MACs) is counted;
+ * without the declaration the op is an error naming it. */
+static const char opaque_fmt[] =
+    "{\"format\":\"graph-model\",\"modelTopology\":{\"node\":["
+    "{\"name\":\"x\",\"op\":\"Placeholder\",\"attr\":{\"shape\":{\"shape\":{\"dim\":"
+    "[{\"size\":\"1\"},{\"size\":\"4\"}]}}}},"
+    "{\"name\":\"w\",\"op\":\"Const\"},"
+    "{\"name\":\"f\",\"op\":\"Frobnicate\",\"input\":[\"x\"],\"attr\":{%s}},"
+    "{\"name\":\"mm\",\"op\":\"MatMul\",\"input\":[\"f\",\"w\"]}]},"
+    "\"weightsManifest\":[{\"paths\":[\"m.bin\"],\"weights\":["
+    "{\"name\":\"w\",\"shape\":[4,2],\"dtype\":\"float32\"}]}]}";
+
+static void test_declared_output_shapes(void **state)
+{
+    (void)state;
+    char t[2048];
+    snprintf(t, sizeof t, opaque_fmt, "\"_output_shapes\":{\"list\":{\"shape\":[{\"dim\":"
+             "[{\"size\":\"1\"},{\"size\":\"4\"}]}]}}");
+    struct diag d = {0};
+    struct graph *g = keras_load_buffer(t, strlen(t), "m.json", &d);
+    if (!g)
+        fail_msg("%s", d.msg);
+    assert_int_equal(graph_infer(g, &d), ST_OK);
+    assert_int_equal(g->totals.n_unsupported, 1);
+    assert_int_equal(g->totals.n_unknown, 0);
+    assert_true(g->totals.macs == 8.0);
+    const struct value *o = output(g);
+    assert_true(o->shape.known && o->shape.rank == 2 && o->shape.d[1] == 2);
+    graph_free(g);
+    snprintf(t, sizeof t, opaque_fmt, "");
+    d = (struct diag){0};
+    assert_null(keras_load_buffer(t, strlen(t), "m.json", &d));
+    assert_int_equal(d.code, ST_EUNSUPPORTED);
+    assert_non_null(strstr(d.msg, "node 'f' (op Frobnicate) is not supported"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -243,6 +280,7 @@ int main(void)
         cmocka_unit_test(test_bad_output_index),
         cmocka_unit_test(test_missing_input),
         cmocka_unit_test(test_shard_beside_file),
+        cmocka_unit_test(test_declared_output_shapes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
