@@ -361,6 +361,16 @@ enum status tg_emit_control(struct gctx *G, struct gnode *g)
     if (is(g, "LoopCond") || is(g, "NextIteration") || is(g, "Merge") ||
         is(g, "TensorListFromTensor") || is(g, "TensorListStack"))
         return pass_on(G, g, 0); /* Merge: of a cond, both branches costed */
+    if (is(g, "While") || is(g, "StatelessWhile") || is(g, "If") || is(g, "StatelessIf") ||
+        is(g, "PartitionedCall") || is(g, "StatefulPartitionedCall")) {
+        if (tg_gattr(g, "_output_shapes"))
+            return tg_opaque(G, g);
+        return tg_unsupported(G, g, "TF2 functional control flow (bodies in "
+                              "modelTopology.library.function) is not covered; "
+                              "tensorflowjs_converter writes loops and conds as "
+                              "Enter/Merge/Switch nodes, which are, unless given "
+                              "--control_flow_v2=True");
+    }
     if (is(g, "Enter") || is(g, "Exit"))
         return kerr(G->c, g->path, "%s '%s' is not part of a while loop", g->op, g->name);
     if (is(g, "TensorListGetItem"))

@@ -227,6 +227,71 @@ static void test_tensorlist_scan(void **state)
     graph_free(g);
 }
 
+static const struct value *output_named(const struct graph *g, const char *name)
+{
+    for (int i = 0; i < g->n_outputs; i++)
+        if (!strcmp(g->values[g->outputs[i]].name, name))
+            return &g->values[g->outputs[i]];
+    fail_msg("no output %s", name);
+    return NULL;
+}
+
+static void assert_shape(const struct value *v, int rank, const int64_t *d)
+{
+    assert_true(v->shape.known);
+    assert_int_equal(v->shape.rank, rank);
+    for (int i = 0; i < rank; i++)
+        assert_int_equal(v->shape.d[i], d[i]);
+}
+
+/* samples/tfjs/human_handtrack.model.json (@vladmandic/human 3.3.6): an SSD
+ * hand detector whose preprocessing (cast, scale, resize to 320x320) is a
+ * map_fn over the batch: one while-loop frame with TensorList scan outputs.
+ * Its trip count folds to 1 (maximum_iterations and the map's length, both
+ * the batch, are Consts in the shard). Parameters: the float elements of
+ * rank >= 1 in its weightsManifest, 2,960,350 (summed from the manifest;
+ * the 43 rank-0 float scalars are not parameters, cost.c). Output shapes:
+ * the three the signature declares that do not follow the data-dependent
+ * NMS bookkeeping. The body's Preprocessor/mul works on the input image, so
+ * its FLOPs follow --set height/width. */
+static void test_handtrack_sample(void **state)
+{
+    (void)state;
+    struct diag d = {0};
+    struct graph *g = keras_load_file(DIPPM_SRCDIR "/samples/tfjs/human_handtrack.model.json", &d);
+    if (!g)
+        fail_msg("%s", d.msg);
+    for (int side = 320; side <= 640; side *= 2) {
+        assert_int_equal(graph_sym_set(g, "height", side, &d), ST_OK);
+        assert_int_equal(graph_sym_set(g, "width", side, &d), ST_OK);
+        assert_int_equal(graph_infer(g, &d), ST_OK);
+        assert_true(g->totals.params == 2960350.0);
+        const struct node *loop = node_op(g, "Loop");
+        assert_string_equal(loop->name, "StatefulPartitionedCall/map/while");
+        assert_string_equal(loop->note, "trip count 1 (folded)");
+        int body = 0;
+        const struct node *mul = NULL;
+        for (int i = 0; i < g->n_nodes; i++) {
+            const struct node *n = &g->nodes[i];
+            if (n->parent != loop - g->nodes)
+                continue;
+            body++;
+            assert_int_equal(n->state, NODE_OK);
+            assert_true(!strncmp(n->name, "StatefulPartitionedCall/map/while/", 34));
+            if (strstr(n->name, "Preprocessor/mul"))
+                mul = n;
+        }
+        assert_true(body >= 20);
+        assert_non_null(mul);
+        assert_true(mul->cost.flops == (double)side * side * 3);
+        assert_shape(&g->values[loop->out[4]], 4, (int64_t[]){1, 320, 320, 3}); /* resized */
+        assert_shape(output_named(g, "Identity_6"), 3, (int64_t[]){1, 12804, 4});
+        assert_shape(output_named(g, "Identity_7"), 3, (int64_t[]){1, 12804, 8});
+        assert_shape(output_named(g, "Identity_5"), 1, (int64_t[]){1});
+    }
+    graph_free(g);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -234,6 +299,7 @@ int main(void)
         cmocka_unit_test(test_trip_symbol),
         cmocka_unit_test(test_trip_bound),
         cmocka_unit_test(test_tensorlist_scan),
+        cmocka_unit_test(test_handtrack_sample),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -208,6 +208,13 @@ def body_cycle(nodes, node, enter):
 
 
 w("tfjs_loop_body_cycle.json", tfjs_loop(body_cycle))
+w("tfjs_stateless_while.json", json.dumps({"format": "graph-model", "modelTopology": {
+    "node": [{"name": "x", "op": "Placeholder", "attr": {"shape": {"shape": {"dim": [
+        {"size": "1"}, {"size": "4"}]}}}},
+             {"name": "loop", "op": "StatelessWhile", "input": ["x"], "attr": {
+                 "cond": {"func": {"name": "cond_fn"}}, "body": {"func": {"name": "body_fn"}}}}],
+    "library": {"function": [{"signature": {"name": "body_fn"}}, {"signature": {"name": "cond_fn"}}]}},
+    "weightsManifest": []}))
 
 # ---- GNN weight files (.dpw), mutated from the fuzz seed tiny.dpw ----
 import struct
