@@ -171,14 +171,16 @@ struct gnode *tg_raw_input(struct gctx *G, const struct gnode *g, int i)
     return i < 0 || i >= g->n_in ? NULL : tg_node_named(G, g->in[i]);
 }
 
-/* An Enter of a Const (a loop invariant) is read as the Const itself. */
+/* An Enter of a Const (a loop invariant), or an Enter of such an Enter in
+ * a nested loop, is read as the Const itself. */
 struct gnode *tg_input_node(struct gctx *G, const struct gnode *g, int i)
 {
-    struct gnode *s = tg_raw_input(G, g, i);
-    if (s && s->n_in == 1 && !strcmp(s->op, "Enter")) {
-        struct gnode *k = tg_raw_input(G, s, 0);
-        if (k && k->is_const && tg_out_index(s->in[0]) == 0)
-            return k;
+    struct gnode *s = tg_raw_input(G, g, i), *e = s;
+    for (int d = 0; d < 64 && e && e->n_in == 1 && !strcmp(e->op, "Enter") &&
+                    tg_out_index(e->in[0]) == 0; d++) {
+        e = tg_raw_input(G, e, 0);
+        if (e && e->is_const)
+            return e;
     }
     return s;
 }
@@ -465,7 +467,7 @@ static enum status emit(struct gctx *G, struct gnode *g)
 }
 
 /* Every input of g names an output its producer (emitted before g) has. */
-static enum status check_outputs(struct gctx *G, struct gnode *g)
+enum status tg_check_outputs(struct gctx *G, struct gnode *g)
 {
     for (int k = 0; k < g->n_in; k++) {
         struct gnode *s = tg_input_node(G, g, k);
@@ -480,7 +482,7 @@ static enum status check_outputs(struct gctx *G, struct gnode *g)
 
 enum status tg_emit_one(struct gctx *G, struct gnode *g)
 {
-    enum status st = check_outputs(G, g);
+    enum status st = tg_check_outputs(G, g);
     return st ? st : emit(G, g);
 }
 

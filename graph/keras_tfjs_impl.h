@@ -96,8 +96,10 @@ bool tg_loop_merge(struct gctx *G, struct gnode *m, struct gnode **e, struct gno
 bool tg_fold_trips(struct gctx *G, int f, struct gnode *g, int64_t *bound, int depth);
 enum status tg_emit_scope(struct gctx *G, int scope);
 enum status tg_emit_control(struct gctx *G, struct gnode *g);
-/* The driver's check and emission of one node (keras_tfjs_graph.c). */
+/* The driver's check and emission of one node (keras_tfjs_graph.c), and
+ * the check alone: each input names an output its producer has. */
 enum status tg_emit_one(struct gctx *G, struct gnode *g);
+enum status tg_check_outputs(struct gctx *G, struct gnode *g);
 
 /* Maps node g (inputs all done) to IR ops and sets g->t. */
 enum status keras_tfjs_emit_node(struct gctx *G, struct gnode *g);

@@ -283,23 +283,32 @@ static enum status emit_frame(struct gctx *G, int f)
     int n = collect_vars(G, f, &v), cond_in, *outs = xmalloc(sizeof *outs * ((size_t)n + 1));
     struct ktensor *lt = xcalloc((size_t)n + 1, sizeof *lt);
     struct gnode *lc = NULL;
-    for (int i = 0; i < G->nn; i++) {
+    enum status st = ST_OK;
+    for (int i = 0; i < G->nn && !st; i++) {
         struct gnode *g = &G->n[i];
         if (g->frame == f && is(g, "LoopCond"))
             lc = g;
-        if (g->frame == f && is(g, "Enter") && !g->done && !g->scan_var) {
-            struct gnode *s = tg_raw_input(G, g, 0); /* an invariant: the outer value */
+        if (g->frame != f || !is(g, "Enter") || (st = tg_check_outputs(G, g)))
+            continue;
+        if (!g->done && !g->scan_var) {
+            struct gnode *s = tg_input_node(G, g, 0); /* an invariant: the outer value */
             if (!s->is_const)
                 g->t = *tg_tin(G, g, 0);
             g->done = true;
         }
+    }
+    if (st) {
+        free(v);
+        free(outs);
+        free(lt);
+        return st;
     }
     int64_t bound;
     bool folded = tg_fold_trips(G, f, lc->n_in ? tg_raw_input(G, lc, 0) : NULL, &bound, 0);
     int ln = loop_node(G, f, v, n, bound, outs), start = G->c->g->n_nodes;
     body_inputs(G, f, ln, v, n, &cond_in);
     G->fr[f].emitted = true;
-    enum status st = tg_emit_scope(G, f);
+    st = tg_emit_scope(G, f);
     if (!st)
         body_outputs(G, ln, v, n, folded ? cond_in : in_value(G, lc, 0), lt);
     for (int ni = start; !st && ni < G->c->g->n_nodes; ni++)

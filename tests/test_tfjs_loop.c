@@ -11,7 +11,8 @@
  * to 5, 320 MACs), Less(i, m) with m a Placeholder (the symbol
  * "loop.trips", default 1, scales the body), or LogicalAnd(Less(i, 10),
  * Less(i, m)) (the symbol, at most 10). A map_fn-style loop reads rows of
- * a TensorList and writes one item per iteration (a scan output).
+ * a TensorList and writes one item per iteration (a scan output); a loop
+ * nests in another.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -227,6 +228,75 @@ static void test_tensorlist_scan(void **state)
     graph_free(g);
 }
 
+/* A loop in a loop: 3 outer iterations, each running 4 inner ones of the
+ * 64-MAC body; the weight enters both frames (an Enter of an Enter). */
+#define ENTER_F(nm, in, c, f)                                                                  \
+    "{\"name\":\"" nm "\",\"op\":\"Enter\",\"input\":[\"" in "\"],\"attr\":{\"frame_name\":"   \
+    "{\"s\":\"" f "\"},\"is_constant\":{\"b\":" c "}}},"
+#define OUTER "b3V0ZXI="
+#define INNER "aW5uZXI="
+static const char nested_model[] =
+    "{\"format\":\"graph-model\",\"modelTopology\":{\"node\":["
+    "{\"name\":\"x\",\"op\":\"Placeholder\",\"attr\":{\"shape\":{\"shape\":{\"dim\":"
+    "[{\"size\":\"1\"},{\"size\":\"8\"}]}}}},"
+    "{\"name\":\"w\",\"op\":\"Const\"},{\"name\":\"zero\",\"op\":\"Const\"},"
+    "{\"name\":\"one\",\"op\":\"Const\"},{\"name\":\"n3\",\"op\":\"Const\"},"
+    "{\"name\":\"n4\",\"op\":\"Const\"},"
+    ENTER_F("oi_enter", "zero", "false", OUTER) ENTER_F("ox_enter", "x", "false", OUTER)
+    ENTER_F("ow_enter", "w", "true", OUTER) ENTER_F("on_enter", "n3", "true", OUTER)
+    NODE("oi_merge", "Merge", "\"oi_enter\",\"oi_next\"")
+    NODE("ox_merge", "Merge", "\"ox_enter\",\"ox_next\"")
+    NODE("oless", "Less", "\"oi_merge\",\"on_enter\"")
+    NODE("ocond", "LoopCond", "\"oless\"")
+    NODE("oi_sw", "Switch", "\"oi_merge\",\"ocond\"")
+    NODE("ox_sw", "Switch", "\"ox_merge\",\"ocond\"")
+    NODE("oi_id", "Identity", "\"oi_sw:1\"") NODE("ox_id", "Identity", "\"ox_sw:1\"")
+    NODE("oi_add", "AddV2", "\"oi_id\",\"one\"")
+    ENTER_F("ij_enter", "zero", "false", INNER) ENTER_F("ix_enter", "ox_id", "false", INNER)
+    ENTER_F("iw_enter", "ow_enter", "true", INNER) ENTER_F("in_enter", "n4", "true", INNER)
+    NODE("ij_merge", "Merge", "\"ij_enter\",\"ij_next\"")
+    NODE("ix_merge", "Merge", "\"ix_enter\",\"ix_next\"")
+    NODE("iless", "Less", "\"ij_merge\",\"in_enter\"")
+    NODE("icond", "LoopCond", "\"iless\"")
+    NODE("ij_sw", "Switch", "\"ij_merge\",\"icond\"")
+    NODE("ix_sw", "Switch", "\"ix_merge\",\"icond\"")
+    NODE("ij_id", "Identity", "\"ij_sw:1\"") NODE("ix_id", "Identity", "\"ix_sw:1\"")
+    NODE("ij_add", "AddV2", "\"ij_id\",\"one\"")
+    NODE("mm", "MatMul", "\"ix_id\",\"iw_enter\"") NODE("relu", "Relu", "\"mm\"")
+    NODE("ij_next", "NextIteration", "\"ij_add\"") NODE("ix_next", "NextIteration", "\"relu\"")
+    NODE("ix_exit", "Exit", "\"ix_sw\"")
+    NODE("oi_next", "NextIteration", "\"oi_add\"") NODE("ox_next", "NextIteration", "\"ix_exit\"")
+    NODE("ox_exit", "Exit", "\"ox_sw\"")
+    "{\"name\":\"out\",\"op\":\"Relu\",\"input\":[\"ox_exit\"]}]},"
+    "\"weightsManifest\":[{\"paths\":[\"m.bin\"],\"weights\":["
+    "{\"name\":\"w\",\"shape\":[8,8],\"dtype\":\"float32\"},"
+    "{\"name\":\"zero\",\"shape\":[],\"dtype\":\"int32\"},"
+    "{\"name\":\"one\",\"shape\":[],\"dtype\":\"int32\"},"
+    "{\"name\":\"n3\",\"shape\":[],\"dtype\":\"int32\"},"
+    "{\"name\":\"n4\",\"shape\":[],\"dtype\":\"int32\"}]}]}";
+
+static void test_nested_loops(void **state)
+{
+    (void)state;
+    unsigned char b[SHARD_BYTES];
+    make_shard(b, 3); /* zero, one, 3, then 10: n4 is patched to 4 */
+    b[256 + 12] = 4;
+    struct diag d = {0};
+    struct graph *g = keras_load_buffer_shards(nested_model, strlen(nested_model), "m.json", b,
+                                               sizeof b, &d);
+    if (!g)
+        fail_msg("%s", d.msg);
+    assert_int_equal(graph_infer(g, &d), ST_OK);
+    assert_int_equal(g->totals.n_unsupported + g->totals.n_unknown, 0);
+    assert_true(g->totals.macs == 3.0 * 4 * 64);
+    assert_true(g->totals.params == 64.0);
+    const struct node *mm = node_op(g, "Gemm");
+    assert_string_equal(mm->name, "inner/body/mm");
+    assert_string_equal(g->nodes[mm->parent].name, "inner");
+    assert_string_equal(g->nodes[g->nodes[mm->parent].parent].name, "outer");
+    graph_free(g);
+}
+
 static const struct value *output_named(const struct graph *g, const char *name)
 {
     for (int i = 0; i < g->n_outputs; i++)
@@ -299,6 +369,7 @@ int main(void)
         cmocka_unit_test(test_trip_symbol),
         cmocka_unit_test(test_trip_bound),
         cmocka_unit_test(test_tensorlist_scan),
+        cmocka_unit_test(test_nested_loops),
         cmocka_unit_test(test_handtrack_sample),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
