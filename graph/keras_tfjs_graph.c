@@ -20,9 +20,18 @@
  *                            the fused ops)
  *   MatMul, _FusedMatMul  -> Gemm (constant weights) or MatMul
  *   shape, index and multi-output ops -> keras_tfjs_shape.c
+ *   detection post-processing (NMS, Where, Select, Fill, Range, Shape,
+ *   Slice) and Cast -> keras_tfjs_detect.c
+ *   TF1 while loops (Enter .. Exit) -> one IR Loop per frame
+ *                            (keras_tfjs_control.c, keras_tfjs_loop.c)
  * "name:k" reads output k of a multi-output op (Split, Unpack, TopKV2);
  * the driver checks the index against the producer's outputs. Ops outside
- * these lists are an error naming the node and its op.
+ * these lists are an error naming the node and its op, unless the node
+ * declares its output shapes (_output_shapes): see tg_opaque.
+ *
+ * The driver assigns every node its while-loop frame (the top level for a
+ * model without loops), then emits the top level in dependency order
+ * (Kahn's algorithm; a frame is one unit there, emitted with its body).
  */
 #include <cjson/cJSON.h>
 #include <stdio.h>
