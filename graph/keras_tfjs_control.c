@@ -56,6 +56,9 @@ static const char *where(struct gctx *G, int f)
 static enum status frame_named(struct gctx *G, struct gnode *g)
 {
     char buf[512];
+    if (g->n_in != 1)
+        return kerr(G->c, g->path, "input: Enter '%s' has %d data inputs, expected 1", g->name,
+                    g->n_in);
     const char *nm = tg_attr_s(g, "frame_name", NULL, buf, sizeof buf);
     if (!nm || !nm[0])
         return kerr(G->c, g->path, "attr.frame_name: missing (Enter '%s' names no while-loop "
