@@ -272,6 +272,83 @@ static void test_declared_output_shapes(void **state)
     assert_non_null(strstr(d.msg, "node 'f' (op Frobnicate) is not supported"));
 }
 
+/* Detection post-processing: boxes [10,4] and scores [10] through
+ * NonMaxSuppressionV5 (at most 5 boxes: indices [5], their scores [5], the
+ * count), the boxes gathered by them [5,4]; Shape, Fill, Range, Slice (a
+ * size of -1: to the end), Select and one-input Where on the way. */
+static const char detect_model[] =
+    "{\"format\":\"graph-model\",\"modelTopology\":{\"node\":["
+    "{\"name\":\"boxes\",\"op\":\"Placeholder\",\"attr\":{\"shape\":{\"shape\":{\"dim\":"
+    "[{\"size\":\"10\"},{\"size\":\"4\"}]}}}},"
+    "{\"name\":\"scores\",\"op\":\"Placeholder\",\"attr\":{\"shape\":{\"shape\":{\"dim\":"
+    "[{\"size\":\"10\"}]}}}},"
+    "{\"name\":\"k\",\"op\":\"Const\"},{\"name\":\"iou\",\"op\":\"Const\"},"
+    "{\"name\":\"thr\",\"op\":\"Const\"},{\"name\":\"sigma\",\"op\":\"Const\"},"
+    "{\"name\":\"zero\",\"op\":\"Const\"},{\"name\":\"one\",\"op\":\"Const\"},"
+    "{\"name\":\"begin\",\"op\":\"Const\"},{\"name\":\"size\",\"op\":\"Const\"},"
+    "{\"name\":\"nms\",\"op\":\"NonMaxSuppressionV5\",\"input\":[\"boxes\",\"scores\","
+    "\"k\",\"iou\",\"thr\",\"sigma\"]},"
+    "{\"name\":\"picked\",\"op\":\"GatherV2\",\"input\":[\"boxes\",\"nms\",\"zero\"]},"
+    "{\"name\":\"shape\",\"op\":\"Shape\",\"input\":[\"boxes\"]},"
+    "{\"name\":\"fill\",\"op\":\"Fill\",\"input\":[\"shape\",\"thr\"]},"
+    "{\"name\":\"big\",\"op\":\"Greater\",\"input\":[\"scores\",\"thr\"]},"
+    "{\"name\":\"sel\",\"op\":\"Select\",\"input\":[\"big\",\"boxes\",\"fill\"]},"
+    "{\"name\":\"where\",\"op\":\"Where\",\"input\":[\"big\"]},"
+    "{\"name\":\"range\",\"op\":\"Range\",\"input\":[\"zero\",\"k\",\"one\"]},"
+    "{\"name\":\"slice\",\"op\":\"Slice\",\"input\":[\"sel\",\"begin\",\"size\"]},"
+    "{\"name\":\"nscores\",\"op\":\"Identity\",\"input\":[\"nms:1\"]},"
+    "{\"name\":\"count\",\"op\":\"Identity\",\"input\":[\"nms:2\"]}]},"
+    "\"weightsManifest\":[{\"paths\":[\"m.bin\"],\"weights\":["
+    "{\"name\":\"k\",\"shape\":[],\"dtype\":\"int32\"},"
+    "{\"name\":\"iou\",\"shape\":[],\"dtype\":\"float32\"},"
+    "{\"name\":\"thr\",\"shape\":[],\"dtype\":\"float32\"},"
+    "{\"name\":\"sigma\",\"shape\":[],\"dtype\":\"float32\"},"
+    "{\"name\":\"zero\",\"shape\":[],\"dtype\":\"int32\"},"
+    "{\"name\":\"one\",\"shape\":[],\"dtype\":\"int32\"},"
+    "{\"name\":\"begin\",\"shape\":[2],\"dtype\":\"int32\"},"
+    "{\"name\":\"size\",\"shape\":[2],\"dtype\":\"int32\"}]}]}";
+
+static const struct value *out_named(const struct graph *g, const char *name)
+{
+    for (int i = 0; i < g->n_outputs; i++)
+        if (!strcmp(g->values[g->outputs[i]].name, name))
+            return &g->values[g->outputs[i]];
+    fail_msg("no output %s", name);
+    return NULL;
+}
+
+static void want_shape(const struct value *v, int rank, const int64_t *d)
+{
+    assert_true(v->shape.known);
+    assert_int_equal(v->shape.rank, rank);
+    for (int i = 0; i < rank; i++)
+        assert_int_equal(v->shape.d[i], d[i]);
+}
+
+static void test_detection_ops(void **state)
+{
+    (void)state;
+    /* k 5, iou/thr/sigma (floats, zero), zero 0, one 1, begin [2,1], size [-1,2] */
+    const int32_t ints[] = {5, 0, 0, 0, 0, 1, 2, 1, -1, 2};
+    unsigned char b[sizeof ints];
+    for (size_t i = 0; i < sizeof ints / 4; i++)
+        le32(b + 4 * i, ints[i]);
+    struct diag d = {0};
+    struct graph *g = keras_load_buffer_shards(detect_model, strlen(detect_model), "m.json", b,
+                                               sizeof b, &d);
+    if (!g)
+        fail_msg("%s", d.msg);
+    assert_int_equal(graph_infer(g, &d), ST_OK);
+    assert_int_equal(g->totals.n_unsupported + g->totals.n_unknown, 0);
+    want_shape(out_named(g, "picked"), 2, (int64_t[]){5, 4});
+    want_shape(out_named(g, "nscores"), 1, (int64_t[]){5});
+    want_shape(out_named(g, "count"), 0, NULL);
+    want_shape(out_named(g, "where"), 2, (int64_t[]){10, 1});
+    want_shape(out_named(g, "range"), 1, (int64_t[]){5});
+    want_shape(out_named(g, "slice"), 2, (int64_t[]){8, 2});
+    graph_free(g);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -281,6 +358,7 @@ int main(void)
         cmocka_unit_test(test_missing_input),
         cmocka_unit_test(test_shard_beside_file),
         cmocka_unit_test(test_declared_output_shapes),
+        cmocka_unit_test(test_detection_ops),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
