@@ -24,6 +24,8 @@
  *   Slice) and Cast -> keras_tfjs_detect.c
  *   TF1 while loops (Enter .. Exit) -> one IR Loop per frame
  *                            (keras_tfjs_control.c, keras_tfjs_loop.c)
+ *   TF2 While / If / PartitionedCall with library.function bodies
+ *                         -> Loop / If / inline (keras_tfjs_func.c)
  * "name:k" reads output k of a multi-output op (Split, Unpack, TopKV2);
  * the driver checks the index against the producer's outputs. Ops outside
  * these lists are an error naming the node and its op, unless the node
@@ -172,7 +174,12 @@ struct gnode *tg_node_named(struct gctx *G, const char *s)
     if (colon && colon[1] >= '0' && colon[1] <= '9')
         *colon = 0;
     int idx;
-    return strmap_get(G->byname, nm, &idx) ? &G->n[idx] : NULL;
+    if (strmap_get(G->byname, nm, &idx))
+        return &G->n[idx];
+    colon = strrchr(nm, ':'); /* in a function body: "node:output_arg:index" */
+    if (colon)
+        *colon = 0;
+    return colon && strmap_get(G->byname, nm, &idx) ? &G->n[idx] : NULL;
 }
 
 struct gnode *tg_raw_input(struct gctx *G, const struct gnode *g, int i)
@@ -267,11 +274,13 @@ int tg_const_bcast(struct gctx *G, struct gnode *k, int r, bool cf)
 const char *tg_gname(struct gctx *G, const struct gnode *g, const char *sfx)
 {
     char pre[600] = "";
+    if (G->prefix)
+        snprintf(pre, sizeof pre, "%s", G->prefix);
     if (g->frame >= 0) {
         const char *f = G->fr[g->frame].name;
         size_t n = strlen(f);
         if (strncmp(g->name, f, n) || g->name[n] != '/')
-            snprintf(pre, sizeof pre, "%s/body/", f);
+            snprintf(pre + strlen(pre), sizeof pre - strlen(pre), "%s/body/", f);
     }
     struct klayer L = {.name = g->name, .cls = g->op, .cfg = NULL, .path = g->path,
                        .nprefix = pre, .wprefix = ""};
@@ -351,11 +360,11 @@ void tg_set_out(struct gnode *g, int rank, int v, bool cf)
 
 /* ---- driver ---------------------------------------------------------------------------- */
 
-static enum status parse_nodes(struct gctx *G, const cJSON *nodes, const char *path)
+enum status tg_parse_nodes(struct gctx *G, const cJSON *nodes, const char *path, int extra)
 {
     struct kctx *c = G->c;
     int n = cJSON_GetArraySize(nodes);
-    G->n = xcalloc((size_t)n + 1, sizeof *G->n);
+    G->n = xcalloc((size_t)n + (size_t)extra + 1, sizeof *G->n);
     G->byname = strmap_new();
     int i = 0;
     for (const cJSON *e = nodes->child; e; e = e->next, i++) {
@@ -495,6 +504,60 @@ enum status tg_emit_one(struct gctx *G, struct gnode *g)
     return st ? st : emit(G, g);
 }
 
+/* Checks the inputs of G's nodes, builds their consumer lists, assigns
+ * frames and emits the top level. */
+enum status tg_link(struct gctx *G)
+{
+    enum status st = ST_OK;
+    struct kctx *c = G->c;
+    /* Validate the inputs, then build consumer lists (CSR) once. */
+    for (int i = 0; !st && i < G->nn; i++) {
+        struct gnode *g = &G->n[i];
+        for (int k = 0; k < g->n_in && !st; k++) {
+            if (!tg_input_node(G, g, k))
+                st = kerr(c, g->path, "input[%d]: '%s' is not a node of the graph", k, g->in[k]);
+            else if (tg_out_index(g->in[k]) < 0)
+                st = kerr(c, g->path, "input[%d]: '%s' names no output index (expected "
+                          "NODE or NODE:INDEX)", k, g->in[k]);
+        }
+    }
+    /* Consumer lists (CSR) once, over the inputs as written. */
+    G->cons_off = xcalloc((size_t)G->nn + 2, sizeof *G->cons_off);
+    int *fill = xcalloc((size_t)G->nn + 1, sizeof *fill);
+    for (int i = 0; !st && i < G->nn; i++)
+        for (int k = 0; k < G->n[i].n_in; k++)
+            G->cons_off[(tg_raw_input(G, &G->n[i], k) - G->n) + 1]++;
+    for (int i = 0; i < G->nn; i++)
+        G->cons_off[i + 1] += G->cons_off[i];
+    G->cons = xcalloc((size_t)G->cons_off[G->nn] + 1, sizeof *G->cons);
+    memcpy(fill, G->cons_off, sizeof *fill * (size_t)G->nn);
+    for (int i = 0; !st && i < G->nn; i++)
+        for (int k = 0; k < G->n[i].n_in; k++)
+            G->cons[fill[tg_raw_input(G, &G->n[i], k) - G->n]++] = i;
+    free(fill);
+    G->frame = -1;
+    if (!st)
+        st = tg_frames(G);
+    if (!st)
+        st = tg_emit_scope(G, -1);
+    return st;
+}
+
+void tg_free(struct gctx *G)
+{
+    free(G->cons_off);
+    for (int i = 0; i < G->nfr; i++)
+        free((char *)G->fr[i].name);
+    free(G->fr);
+    free(G->cons);
+    for (int i = 0; i < G->nn; i++) {
+        free(G->n[i].xt);
+        free(G->n[i].iv);
+    }
+    free(G->n);
+    strmap_free(G->byname);
+}
+
 enum status keras_tfjs_graph_build(struct kctx *c, const cJSON *topo, const char *path)
 {
     const cJSON *nodes = cJSON_GetObjectItemCaseSensitive(topo, "node");
@@ -505,41 +568,14 @@ enum status keras_tfjs_graph_build(struct kctx *c, const cJSON *topo, const char
     if (!c->w)
         return kerr(c, "weightsManifest", "missing: a graph model's constants are declared "
                                          "there");
-    struct gctx G = {.c = c};
-    enum status st = parse_nodes(&G, nodes, path);
+    struct gctx G = {.c = c, .lib = cJSON_GetObjectItemCaseSensitive(
+                                 cJSON_GetObjectItemCaseSensitive(topo, "library"), "function")};
+    enum status st = tg_parse_nodes(&G, nodes, path, 0);
     for (int i = 0; !st && i < G.nn; i++)
         if (!strcmp(G.n[i].op, "Placeholder"))
             st = placeholder(&G, &G.n[i]);
-    /* Validate the inputs, then build consumer lists (CSR) once. */
-    for (int i = 0; !st && i < G.nn; i++) {
-        struct gnode *g = &G.n[i];
-        for (int k = 0; k < g->n_in && !st; k++) {
-            if (!tg_input_node(&G, g, k))
-                st = kerr(c, g->path, "input[%d]: '%s' is not a node of the graph", k, g->in[k]);
-            else if (tg_out_index(g->in[k]) < 0)
-                st = kerr(c, g->path, "input[%d]: '%s' names no output index (expected "
-                          "NODE or NODE:INDEX)", k, g->in[k]);
-        }
-    }
-    /* Consumer lists (CSR) once, over the inputs as written. */
-    G.cons_off = xcalloc((size_t)G.nn + 2, sizeof *G.cons_off);
-    int *fill = xcalloc((size_t)G.nn + 1, sizeof *fill);
-    for (int i = 0; !st && i < G.nn; i++)
-        for (int k = 0; k < G.n[i].n_in; k++)
-            G.cons_off[(tg_raw_input(&G, &G.n[i], k) - G.n) + 1]++;
-    for (int i = 0; i < G.nn; i++)
-        G.cons_off[i + 1] += G.cons_off[i];
-    G.cons = xcalloc((size_t)G.cons_off[G.nn] + 1, sizeof *G.cons);
-    memcpy(fill, G.cons_off, sizeof *fill * (size_t)G.nn);
-    for (int i = 0; !st && i < G.nn; i++)
-        for (int k = 0; k < G.n[i].n_in; k++)
-            G.cons[fill[tg_raw_input(&G, &G.n[i], k) - G.n]++] = i;
-    free(fill);
-    G.frame = -1;
     if (!st)
-        st = tg_frames(&G);
-    if (!st)
-        st = tg_emit_scope(&G, -1);
+        st = tg_link(&G);
     /* Outputs: computed nodes that nothing reads. */
     for (int i = 0; !st && i < G.nn; i++) {
         struct gnode *g = &G.n[i];
@@ -552,16 +588,6 @@ enum status keras_tfjs_graph_build(struct kctx *c, const cJSON *topo, const char
             v = kx_op(c, "Identity", graph_strdup(c->g, g->name), &v, 1);
         graph_output_add(c->g, v);
     }
-    free(G.cons_off);
-    for (int i = 0; i < G.nfr; i++)
-        free((char *)G.fr[i].name);
-    free(G.fr);
-    free(G.cons);
-    for (int i = 0; i < G.nn; i++) {
-        free(G.n[i].xt);
-        free(G.n[i].iv);
-    }
-    free(G.n);
-    strmap_free(G.byname);
+    tg_free(&G);
     return st;
 }

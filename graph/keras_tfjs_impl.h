@@ -47,6 +47,9 @@ struct gctx {
     struct tframe *fr;    /* while-loop frames (keras_tfjs_control.c) */
     int nfr;
     int frame;            /* frame being emitted, -1: top level */
+    const struct cJSON *lib;  /* modelTopology.library.function (borrowed), or NULL */
+    const char *prefix;   /* IR name prefix of a function body ("W/body/"), or NULL */
+    int depth;            /* function bodies being emitted around this one */
 };
 
 /* Attribute readers ("s" attributes are base64 in GraphDef JSON). */
@@ -80,6 +83,20 @@ enum status tg_input_ints(struct gctx *G, struct gnode *g, int i, const char *wh
                           int64_t max, int64_t *out, int64_t *n);
 /* Layout a tensor is held in without a Transpose: channels-first only. */
 bool tg_is_cf(const struct ktensor *x);
+
+/* The driver's steps (keras_tfjs_graph.c), reused for function bodies:
+ * parse nodes (extra: slots kept free after them), check and link them and
+ * emit the top level, free G's arrays. */
+enum status tg_parse_nodes(struct gctx *G, const struct cJSON *nodes, const char *path, int extra);
+enum status tg_link(struct gctx *G);
+void tg_free(struct gctx *G);
+/* Input i of g as an IR value in TF order (a Const's value or the tensor),
+ * and its ktensor with vn = v (keras_tfjs_loop.c). */
+int tg_in_value(struct gctx *G, struct gnode *g, int i);
+struct ktensor tg_in_tensor(struct gctx *G, struct gnode *g, int i, int v);
+/* TF2 functional While/StatelessWhile and If/StatelessIf with bodies in
+ * library.function (keras_tfjs_func.c). */
+enum status tg_emit_func(struct gctx *G, struct gnode *g);
 
 /* keras_tfjs_control.c: TF1 while loops. tg_frames assigns every node its
  * frame and checks the loop structure; tg_emit_scope emits the nodes of a

@@ -134,7 +134,7 @@ static const char *fname(struct gctx *G, int f, const char *sfx)
 }
 
 /* The IR value of input i of g: a Const's value or the tensor. */
-static int in_value(struct gctx *G, struct gnode *g, int i)
+int tg_in_value(struct gctx *G, struct gnode *g, int i)
 {
     struct gnode *s = tg_input_node(G, g, i);
     if (s->is_const)
@@ -143,7 +143,7 @@ static int in_value(struct gctx *G, struct gnode *g, int i)
 }
 
 /* The ktensor of input i (a Const: its manifest shape). */
-static struct ktensor in_tensor(struct gctx *G, struct gnode *g, int i, int v)
+struct ktensor tg_in_tensor(struct gctx *G, struct gnode *g, int i, int v)
 {
     struct gnode *s = tg_input_node(G, g, i);
     struct ktensor t;
@@ -189,7 +189,7 @@ static int loop_node(struct gctx *G, int f, struct lvar *v, int n, int64_t bound
     for (int k = 0; k < n; k++)
         for (int i = 0; i < n; i++)
             if (v[i].out == k && !v[i].m->scan_var)
-                in[nin++] = in_value(G, v[i].e, 0);
+                in[nin++] = tg_in_value(G, v[i].e, 0);
     for (int k = 0; k < n; k++) {
         char sfx[32];
         snprintf(sfx, sizeof sfx, "out%d", k);
@@ -220,7 +220,7 @@ static void body_inputs(struct gctx *G, int f, int ln, struct lvar *v, int n, in
             }
             int bv = graph_value_get(G->c->g, tg_gname(G, v[i].m, NULL));
             graph_body_input(G->c->g, ln, 0, bv);
-            v[i].m->t = in_tensor(G, v[i].e, 0, bv);
+            v[i].m->t = tg_in_tensor(G, v[i].e, 0, bv);
         }
 }
 
@@ -240,9 +240,9 @@ static void body_outputs(struct gctx *G, int ln, struct lvar *v, int n, int cond
                 src = tg_through(G, tg_raw_input(G, v[i].ni, 0));
                 idx = 2;
             }
-            int bv = in_value(G, src, idx);
+            int bv = tg_in_value(G, src, idx);
             graph_body_output(G->c->g, ln, 0, bv);
-            lt[k] = in_tensor(G, src, idx, bv);
+            lt[k] = tg_in_tensor(G, src, idx, bv);
             if (v[i].m->scan_var && lt[k].rank < IR_MAX_RANK) {
                 memmove(lt[k].dims + 1, lt[k].dims, sizeof lt[k].dims[0] * (size_t)lt[k].rank);
                 lt[k].dims[0] = (struct dim){-1, -1};
@@ -310,7 +310,7 @@ static enum status emit_frame(struct gctx *G, int f)
     G->fr[f].emitted = true;
     st = tg_emit_scope(G, f);
     if (!st)
-        body_outputs(G, ln, v, n, folded ? cond_in : in_value(G, lc, 0), lt);
+        body_outputs(G, ln, v, n, folded ? cond_in : tg_in_value(G, lc, 0), lt);
     for (int ni = start; !st && ni < G->c->g->n_nodes; ni++)
         if (G->c->g->nodes[ni].parent < 0 && strcmp(G->c->g->nodes[ni].op_type, "Constant"))
             graph_body_node(G->c->g, ln, 0, ni); /* Constants stay outside, read by the body */
@@ -349,7 +349,7 @@ static enum status list_get(struct gctx *G, struct gnode *g)
     if (l->is_const || tg_tin(G, g, 0)->rank < 1)
         return tg_unsupported(G, g, "the list is not a tensor list of known rank");
     struct ktensor *x = tg_tin(G, g, 0);
-    int in[2] = {kx_val(G->c, x, false, tg_gname(G, g, NULL)), in_value(G, g, 1)};
+    int in[2] = {kx_val(G->c, x, false, tg_gname(G, g, NULL)), tg_in_value(G, g, 1)};
     int v = kx_op(G->c, "Gather", tg_gname(G, g, NULL), in, 2);
     graph_attr_int(G->c->g, kx_producer(G->c, v), "axis", 0);
     struct ktensor t = *x;
@@ -371,15 +371,8 @@ enum status tg_emit_control(struct gctx *G, struct gnode *g)
         is(g, "TensorListFromTensor") || is(g, "TensorListStack"))
         return pass_on(G, g, 0); /* Merge: of a cond, both branches costed */
     if (is(g, "While") || is(g, "StatelessWhile") || is(g, "If") || is(g, "StatelessIf") ||
-        is(g, "PartitionedCall") || is(g, "StatefulPartitionedCall")) {
-        if (tg_gattr(g, "_output_shapes"))
-            return tg_opaque(G, g);
-        return tg_unsupported(G, g, "TF2 functional control flow (bodies in "
-                              "modelTopology.library.function) is not covered; "
-                              "tensorflowjs_converter writes loops and conds as "
-                              "Enter/Merge/Switch nodes, which are, unless given "
-                              "--control_flow_v2=True");
-    }
+        is(g, "PartitionedCall") || is(g, "StatefulPartitionedCall"))
+        return tg_emit_func(G, g);
     if (is(g, "Enter") || is(g, "Exit"))
         return kerr(G->c, g->path, "%s '%s' is not part of a while loop", g->op, g->name);
     if (is(g, "TensorListGetItem"))
