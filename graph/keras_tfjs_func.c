@@ -31,6 +31,7 @@
 
 #define MAX_FUNC_DEPTH 16
 #define MAX_ARGS 256
+#define MAX_FUNC_NODES (1 << 18) /* over all calls: bodies calling bodies multiply */
 
 /* Function attr key of g ({"func": {"name"}}) looked up in the library. */
 static enum status find_func(struct gctx *G, struct gnode *g, const char *key,
@@ -130,7 +131,14 @@ static enum status instantiate(struct gctx *G, const cJSON *f, const char *pre,
         nodes = empty = cJSON_CreateArray();
     char path[80];
     snprintf(path, sizeof path, "function '%.40s'", fname);
-    struct gctx S = {.c = G->c, .lib = G->lib, .prefix = pre, .depth = G->depth + 1};
+    int64_t budget = 0, *spent = G->budget ? G->budget : &budget;
+    *spent += cJSON_GetArraySize(nodes) + 1;
+    if (*spent > MAX_FUNC_NODES) {
+        cJSON_Delete(empty);
+        return kerr(G->c, path, "its calls expand to more than %d nodes", MAX_FUNC_NODES);
+    }
+    struct gctx S = {.c = G->c, .lib = G->lib, .prefix = pre, .depth = G->depth + 1,
+                     .budget = spent};
     enum status st = cJSON_IsArray(nodes)
                          ? tg_parse_nodes(&S, nodes, path, n_args)
                          : kerr(G->c, path, "nodeDef: expected an array of nodes");

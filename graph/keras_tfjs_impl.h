@@ -50,6 +50,7 @@ struct gctx {
     const struct cJSON *lib;  /* modelTopology.library.function (borrowed), or NULL */
     const char *prefix;   /* IR name prefix of a function body ("W/body/"), or NULL */
     int depth;            /* function bodies being emitted around this one */
+    int64_t *budget;      /* nodes read from function bodies so far (shared), or NULL */
 };
 
 /* Attribute readers ("s" attributes are base64 in GraphDef JSON). */

@@ -216,6 +216,27 @@ w("tfjs_stateless_while.json", json.dumps({"format": "graph-model", "modelTopolo
     "library": {"function": [{"signature": {"name": "body_fn"}}, {"signature": {"name": "cond_fn"}}]}},
     "weightsManifest": []}))
 
+
+def call_fanout():
+    """f0 calls f1 ten times, f1 calls f2 ten times, ... f7: 10^7 calls."""
+    fs = []
+    for d in range(8):
+        nodes = [{"name": "r", "op": "Relu", "input": ["x"]}]
+        if d < 7:
+            nodes += [{"name": "c%d" % i, "op": "PartitionedCall", "input": ["x"],
+                       "attr": {"f": {"func": {"name": "f%d" % (d + 1)}}}} for i in range(10)]
+        fs.append({"signature": {"name": "f%d" % d, "inputArg": [{"name": "x"}],
+                                 "outputArg": [{"name": "y"}]},
+                   "nodeDef": nodes, "ret": {"y": "r:activations:0"}})
+    return json.dumps({"format": "graph-model", "modelTopology": {"node": [
+        {"name": "x", "op": "Placeholder", "attr": {"shape": {"shape": {"dim": [{"size": "1"}]}}}},
+        {"name": "top", "op": "PartitionedCall", "input": ["x"],
+         "attr": {"f": {"func": {"name": "f0"}}}}], "library": {"function": fs}},
+        "weightsManifest": []})
+
+
+w("tfjs_call_fanout.json", call_fanout())
+
 # ---- GNN weight files (.dpw), mutated from the fuzz seed tiny.dpw ----
 import struct
 
