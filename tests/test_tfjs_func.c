@@ -22,6 +22,7 @@
 
 #include "graph/keras.h"
 #include "graph/shape.h"
+#include "test_tfjs_util.h"
 
 #define ARG(n) "{\"name\":\"" n "\"}"
 #define FNODE(nm, op, ins) "{\"name\":\"" nm "\",\"op\":\"" op "\",\"input\":[" ins "]}"
@@ -77,15 +78,6 @@ static struct graph *load(const char *call, const char *out)
     if (graph_infer(g, &d))
         fail_msg("%s", d.msg);
     return g;
-}
-
-static const struct node *node_op(const struct graph *g, const char *op)
-{
-    for (int i = 0; i < g->n_nodes; i++)
-        if (!strcmp(g->nodes[i].op_type, op))
-            return &g->nodes[i];
-    fail_msg("no %s node", op);
-    return NULL;
 }
 
 /* The body runs "loop.trips" times (default 1); its MatMul is in the Loop's

@@ -26,6 +26,7 @@
 
 #include "graph/keras.h"
 #include "graph/shape.h"
+#include "test_tfjs_util.h"
 
 #define ENTER(nm, in, c)                                                                       \
     "{\"name\":\"" nm "\",\"op\":\"Enter\",\"input\":[\"" in "\"],\"attr\":{\"frame_name\":"   \
@@ -91,15 +92,6 @@ static struct graph *load(const char *cond, int32_t n, bool shard)
     if (graph_infer(g, &d))
         fail_msg("%s", d.msg);
     return g;
-}
-
-static const struct node *node_op(const struct graph *g, const char *op)
-{
-    for (int i = 0; i < g->n_nodes; i++)
-        if (!strcmp(g->nodes[i].op_type, op))
-            return &g->nodes[i];
-    fail_msg("no %s node", op);
-    return NULL;
 }
 
 #define LESS_N NODE("less", "Less", "\"i_merge\",\"n_enter\"")
