@@ -219,6 +219,50 @@ static void tconst_release(struct tconst *t)
     t->f64 = NULL;
 }
 
+/* An untyped list attribute: all integers, all numbers or all strings. */
+static enum status read_attr_list(struct jctx *c, int ni, const char *name, const char *p,
+                                  const cJSON *a)
+{
+    struct graph *g = c->g;
+    int n = cJSON_GetArraySize(a);
+    if (n == 0)
+        return jerr(c, p, "empty list is ambiguous; write {\"ints\": []}, {\"floats\": []} "
+                          "or {\"strings\": []}");
+    if (n > MAX_LIST)
+        return jerr(c, p, "list of %d elements is too long", n);
+    bool all_int = true, all_num = true, all_str = true;
+    for (const cJSON *e = a->child; e; e = e->next) {
+        all_int &= json_is_int(e);
+        all_num &= cJSON_IsNumber(e);
+        all_str &= cJSON_IsString(e);
+    }
+    if (all_int) {
+        int64_t *v = xmalloc(sizeof *v * (size_t)n);
+        int i = 0;
+        for (const cJSON *e = a->child; e; e = e->next)
+            v[i++] = (int64_t)e->valuedouble;
+        graph_attr_ints(g, ni, name, v, n);
+        free(v);
+    } else if (all_num) {
+        double *v = xmalloc(sizeof *v * (size_t)n);
+        int i = 0;
+        for (const cJSON *e = a->child; e; e = e->next)
+            v[i++] = e->valuedouble;
+        graph_attr_floats(g, ni, name, v, n);
+        free(v);
+    } else if (all_str) {
+        const char **v = xmalloc(sizeof *v * (size_t)n);
+        int i = 0;
+        for (const cJSON *e = a->child; e; e = e->next)
+            v[i++] = e->valuestring;
+        graph_attr_strings(g, ni, name, v, n);
+        free(v);
+    } else {
+        return jerr(c, p, "list mixes types; expected all integers, numbers or strings");
+    }
+    return ST_OK;
+}
+
 static enum status read_attr(struct jctx *c, int ni, const char *path, const cJSON *a)
 {
     const char *name = a->string;
@@ -232,42 +276,7 @@ static enum status read_attr(struct jctx *c, int ni, const char *path, const cJS
     } else if (cJSON_IsString(a)) {
         graph_attr_string(g, ni, name, a->valuestring);
     } else if (cJSON_IsArray(a)) {
-        int n = cJSON_GetArraySize(a);
-        if (n == 0)
-            return jerr(c, p, "empty list is ambiguous; write {\"ints\": []}, {\"floats\": []} "
-                              "or {\"strings\": []}");
-        if (n > MAX_LIST)
-            return jerr(c, p, "list of %d elements is too long", n);
-        bool all_int = true, all_num = true, all_str = true;
-        for (const cJSON *e = a->child; e; e = e->next) {
-            all_int &= json_is_int(e);
-            all_num &= cJSON_IsNumber(e);
-            all_str &= cJSON_IsString(e);
-        }
-        if (all_int) {
-            int64_t *v = xmalloc(sizeof *v * (size_t)n);
-            int i = 0;
-            for (const cJSON *e = a->child; e; e = e->next)
-                v[i++] = (int64_t)e->valuedouble;
-            graph_attr_ints(g, ni, name, v, n);
-            free(v);
-        } else if (all_num) {
-            double *v = xmalloc(sizeof *v * (size_t)n);
-            int i = 0;
-            for (const cJSON *e = a->child; e; e = e->next)
-                v[i++] = e->valuedouble;
-            graph_attr_floats(g, ni, name, v, n);
-            free(v);
-        } else if (all_str) {
-            const char **v = xmalloc(sizeof *v * (size_t)n);
-            int i = 0;
-            for (const cJSON *e = a->child; e; e = e->next)
-                v[i++] = e->valuestring;
-            graph_attr_strings(g, ni, name, v, n);
-            free(v);
-        } else {
-            return jerr(c, p, "list mixes types; expected all integers, numbers or strings");
-        }
+        return read_attr_list(c, ni, name, p, a);
     } else if (cJSON_IsObject(a)) {
         const cJSON *k = a->child;
         if (!k || k->next)
