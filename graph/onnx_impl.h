@@ -65,6 +65,15 @@ enum status onnx_wire_compact(const uint8_t *buf, size_t len, const char *name,
 Onnx__ModelProto *onnx_wire_unpack(const uint8_t *buf, size_t len, ProtobufCAllocator *alloc,
                                    bool *fallback);
 
+/* The fast path for a whole file: decodes it in one pass, making every
+ * check onnx_wire_compact makes and leaving out what it leaves out, into the
+ * same structures onnx_wire_unpack gives for its compact copy. NULL where
+ * anything needs the two-step path: a check fails (the walk then reports it
+ * with its offset), one of onnx_wire_unpack's fallback cases, an empty
+ * buffer, or alloc failing. */
+Onnx__ModelProto *onnx_wire_unpack_direct(const uint8_t *buf, size_t len,
+                                          ProtobufCAllocator *alloc);
+
 /* true if data_type (TensorProto.DataType) is an integer or bool type whose
  * contents are kept when small. */
 int onnx_dtype_is_int(int32_t data_type);

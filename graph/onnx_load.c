@@ -627,24 +627,43 @@ static void bump_release(struct bump *b)
     }
 }
 
+/* Decodes the walk's copy of the file without payloads into *out (NULL
+ * where decoding failed); the walk's status, with d set, where it refuses
+ * the file. */
+static enum status unpack_compact(const void *buf, size_t len, const char *name,
+                                  ProtobufCAllocator *alloc, struct bump *pool, struct diag *d,
+                                  Onnx__ModelProto **out)
+{
+    struct onnx_compact cp;
+    *out = NULL;
+    enum status st = onnx_wire_compact(buf, len, name, &cp, d);
+    if (st)
+        return st;
+    static const uint8_t empty[1];
+    bool fallback;
+    *out = onnx_wire_unpack(cp.buf ? cp.buf : empty, cp.len, alloc, &fallback);
+    if (fallback) { /* rare shapes only protobuf-c decodes exactly as before */
+        bump_release(pool);
+        pool->oom = false;
+        *out = onnx__model_proto__unpack(alloc, cp.len, cp.buf ? cp.buf : empty);
+    }
+    free(cp.buf);
+    return ST_OK;
+}
+
 struct graph *onnx_load_buffer(const void *buf, size_t len, const char *name, struct diag *d)
 {
     if (!name)
         name = "<buffer>";
-    struct onnx_compact cp;
-    if (onnx_wire_compact(buf, len, name, &cp, d))
-        return NULL;
-    static const uint8_t empty[1];
     struct bump pool = {0};
     ProtobufCAllocator alloc = {.alloc = bump_alloc, .free = bump_free, .allocator_data = &pool};
-    bool fallback;
-    Onnx__ModelProto *m = onnx_wire_unpack(cp.buf ? cp.buf : empty, cp.len, &alloc, &fallback);
-    if (fallback) { /* rare shapes only protobuf-c decodes exactly as before */
+    Onnx__ModelProto *m = onnx_wire_unpack_direct(buf, len, &alloc);
+    if (!m) { /* the two-step path: validate into a compact copy, decode it */
         bump_release(&pool);
         pool.oom = false;
-        m = onnx__model_proto__unpack(&alloc, cp.len, cp.buf ? cp.buf : empty);
+        if (unpack_compact(buf, len, name, &alloc, &pool, d, &m))
+            return NULL;
     }
-    free(cp.buf);
     if (!m) {
         bump_release(&pool);
         diag_set(d, pool.oom ? ST_ENOMEM : ST_EPARSE,

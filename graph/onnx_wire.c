@@ -570,6 +570,12 @@ enum status onnx_wire_compact(const uint8_t *buf, size_t len, const char *name,
 struct dctx {
     ProtobufCAllocator *a;
     bool fallback, oom;
+    /* direct: decoding the file itself, not a compact copy; every check of
+     * the walk is made here too, and any doubt sets fallback (the caller
+     * then takes the walk's path, which reports errors precisely) */
+    bool direct;
+    int depth;
+    const struct wctx *w; /* direct: the field-number tables */
 };
 
 static void *dalloc(struct dctx *c, size_t n)
@@ -613,12 +619,12 @@ static const ProtobufCFieldDescriptor *dfield(const ProtobufCMessageDescriptor *
     return NULL;
 }
 
-static void *decode_msg(struct dctx *c, const ProtobufCMessageDescriptor *d, const uint8_t *p,
-                        const uint8_t *end);
+static void *decode_msg(struct dctx *c, const ProtobufCMessageDescriptor *d, int msg,
+                        const uint8_t *p, const uint8_t *end);
 
 /* Stores one value (wire bytes [p, end), end only for length-delimited)
  * of field f into *slot. */
-static void decode_value(struct dctx *c, const ProtobufCFieldDescriptor *f, void *slot,
+static void decode_value(struct dctx *c, const ProtobufCFieldDescriptor *f, int sub, void *slot,
                          uint64_t v, const uint8_t *p, const uint8_t *end)
 {
     switch (f->type) {
@@ -656,7 +662,13 @@ static void decode_value(struct dctx *c, const ProtobufCFieldDescriptor *f, void
         break;
     }
     case PROTOBUF_C_TYPE_MESSAGE:
-        *(void **)slot = decode_msg(c, f->descriptor, p, end);
+        if (c->direct && c->depth >= ONNX_MAX_DEPTH) {
+            c->fallback = true;
+            break;
+        }
+        c->depth++;
+        *(void **)slot = decode_msg(c, f->descriptor, sub, p, end);
+        c->depth--;
         break;
     default:
         c->fallback = true;
@@ -674,7 +686,7 @@ static uint64_t le_bytes(const uint8_t *p, int n)
 
 /* Appends the value (or, packed, the values) of repeated field f to m's
  * array, growing it to twice its size when full. */
-static void append(struct dctx *c, const ProtobufCFieldDescriptor *f, ProtobufCMessage *m,
+static void append(struct dctx *c, const ProtobufCFieldDescriptor *f, int sub, ProtobufCMessage *m,
                    size_t *cap, unsigned wt, uint64_t v, const uint8_t *p, const uint8_t *end)
 {
     size_t *n = (size_t *)((char *)m + f->quantifier_offset);
@@ -704,7 +716,7 @@ static void append(struct dctx *c, const ProtobufCFieldDescriptor *f, ProtobufCM
         *cap = nc;
     }
     if (!packed) {
-        decode_value(c, f, *arr + *n * es, v, p, end);
+        decode_value(c, f, sub, *arr + *n * es, v, p, end);
         ++*n;
         return;
     }
@@ -717,7 +729,7 @@ static void append(struct dctx *c, const ProtobufCFieldDescriptor *f, ProtobufCM
             c->fallback = true; /* the walk checked it: cannot happen */
             return;
         }
-        decode_value(c, f, *arr + *n * es, x, NULL, NULL);
+        decode_value(c, f, sub, *arr + *n * es, x, NULL, NULL);
         ++*n;
     }
 }
@@ -752,8 +764,45 @@ static bool read_field(const uint8_t **pp, const uint8_t *end, uint64_t *key, ui
     return true;
 }
 
-static void *decode_msg(struct dctx *c, const ProtobufCMessageDescriptor *d, const uint8_t *p,
-                        const uint8_t *end)
+/* Direct mode: what the walk would do with field key of message msg whose
+ * value is [vs, ve) (NULL for numbers). 1: decode it (*sub: its message
+ * index), 0: leave it out as the walk does, -1: the walk would refuse it or
+ * needs a closer look. */
+static int direct_check(const struct dctx *c, int msg, uint64_t key, const uint8_t *vs,
+                        const uint8_t *ve, bool keep, uint64_t max_payload, int *sub)
+{
+    uint64_t num = key >> 3;
+    unsigned wt = key & 7;
+    if (num == 0 || num > 536870911u)
+        return -1;
+    int fi = num < MAX_NUM ? c->w->fidx[msg][num] - 1 : -1;
+    if (fi < 0)
+        return 0;
+    const struct fdesc *f = &msgs[msg].f[fi];
+    bool packed = wt == 2 && f->repeated && f->kind != K_BYTES && f->kind != K_MSG;
+    if (wt != kind_wt(f->kind) && !packed)
+        return -1;
+    if (packed) {
+        if ((f->kind == K_FIXED32 && (ve - vs) % 4) || (f->kind == K_FIXED64 && (ve - vs) % 8))
+            return -1;
+        for (const uint8_t *q = vs; f->kind == K_VARINT && q < ve;) {
+            uint64_t x;
+            if (rd_varint(&q, ve, &x))
+                return -1;
+        }
+    }
+    if (msg == M_TENSOR && is_payload_field(f->num)) {
+        if (!keep)
+            return 0;
+        if (vs && (uint64_t)(ve - vs) > max_payload)
+            return -1;
+    }
+    *sub = f->sub;
+    return 1;
+}
+
+static void *decode_msg(struct dctx *c, const ProtobufCMessageDescriptor *d, int msg,
+                        const uint8_t *p, const uint8_t *end)
 {
     if (d->n_fields > MAX_FIELDS) {
         c->fallback = true;
@@ -765,29 +814,39 @@ static void *decode_msg(struct dctx *c, const ProtobufCMessageDescriptor *d, con
     protobuf_c_message_init(d, m);
     size_t cap[MAX_FIELDS] = {0};
     unsigned hint = 0;
+    uint64_t max_payload = 0;
+    bool keep = !c->direct || msg != M_TENSOR || tensor_keep(p, end, &max_payload);
     while (p < end && !c->fallback && !c->oom) {
         uint64_t key, v;
         const uint8_t *vs = NULL, *ve = NULL;
+        int sub = -1;
         if (!read_field(&p, end, &key, &v, &vs, &ve)) {
             c->fallback = true;
             break;
+        }
+        if (c->direct) {
+            int r = direct_check(c, msg, key, vs, ve, keep, max_payload, &sub);
+            if (r < 0)
+                c->fallback = true;
+            if (r <= 0)
+                continue;
         }
         const ProtobufCFieldDescriptor *f = dfield(d, key >> 3, &hint);
         if (!f)
             continue; /* protobuf-c keeps it as an unknown field; nothing reads those */
         void *member = (char *)m + f->offset;
         if (f->label == PROTOBUF_C_LABEL_REPEATED) {
-            append(c, f, m, &cap[f - d->fields], (unsigned)(key & 7), v, vs, ve);
+            append(c, f, sub, m, &cap[f - d->fields], (unsigned)(key & 7), v, vs, ve);
         } else if (f->flags & PROTOBUF_C_FIELD_FLAG_ONEOF) {
             uint32_t *which = (uint32_t *)((char *)m + f->quantifier_offset);
             if (*which) /* a later member replaces the earlier one, unmerged */
                 memset(member, 0, elt_size(f->type));
-            decode_value(c, f, member, v, vs, ve);
+            decode_value(c, f, sub, member, v, vs, ve);
             *which = f->id;
         } else if (f->type == PROTOBUF_C_TYPE_MESSAGE && *(void **)member) {
             c->fallback = true; /* given twice: protobuf-c merges the two */
         } else {
-            decode_value(c, f, member, v, vs, ve);
+            decode_value(c, f, sub, member, v, vs, ve);
             if (f->quantifier_offset)
                 *(protobuf_c_boolean *)((char *)m + f->quantifier_offset) = 1;
         }
@@ -799,7 +858,22 @@ Onnx__ModelProto *onnx_wire_unpack(const uint8_t *buf, size_t len, ProtobufCAllo
                                    bool *fallback)
 {
     struct dctx c = {.a = alloc};
-    void *m = decode_msg(&c, &onnx__model_proto__descriptor, buf, buf + len);
+    void *m = decode_msg(&c, &onnx__model_proto__descriptor, M_MODEL, buf, buf + len);
     *fallback = c.fallback;
+    return c.fallback || c.oom ? NULL : m;
+}
+
+Onnx__ModelProto *onnx_wire_unpack_direct(const uint8_t *buf, size_t len,
+                                          ProtobufCAllocator *alloc)
+{
+    if (len == 0)
+        return NULL;
+    struct wctx *w = malloc(sizeof *w);
+    if (!w)
+        return NULL;
+    index_fields(w);
+    struct dctx c = {.a = alloc, .direct = true, .w = w};
+    void *m = decode_msg(&c, &onnx__model_proto__descriptor, M_MODEL, buf, buf + len);
+    free(w);
     return c.fallback || c.oom ? NULL : m;
 }
