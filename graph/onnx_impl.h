@@ -1,7 +1,12 @@
 /*
  * onnx_impl.h - internals shared by the ONNX reader's files (not public).
  *
- * Reading is two passes over the caller's bytes (usually an mmap of the file):
+ * A well-formed file is decoded in one pass (onnx_wire_unpack_direct): the
+ * decoder makes the checks of step 1 below as it goes and leaves out what
+ * step 1 leaves out, so it builds the same protobuf-c tree as the two steps.
+ * Anything it doubts (a failed check, a shape only protobuf-c decodes
+ * exactly) sends the file down the two-step path, whose walk reports errors
+ * with their byte offsets:
  *
  *   1. onnx_wire_compact walks the protobuf wire format of ModelProto with a
  *      table of the schema subset in onnx.proto. It validates every field it
@@ -12,8 +17,10 @@
  *      shape inference folds (subgraph attributes are kept: If/Loop/Scan
  *      bodies are read like the main graph, onnx_control.c). Payload bytes are skipped by length, never read, so the
  *      pages holding weights are not even faulted in.
- *   2. protobuf-c unpacks the compact buffer (a few hundred KB for a 100 MB
- *      model) and onnx_load.c copies the tree into the IR, then frees it.
+ *   2. onnx_wire_unpack (or protobuf-c, for its fallback cases) decodes the
+ *      compact buffer (a few hundred KB for a 100 MB model).
+ *
+ * Either way onnx_load.c then copies the tree into the IR and frees it.
  *
  * Layout (protobuf wire format): a message is a sequence of fields, each a
  * varint key (field_number << 3 | wire_type) followed by a varint (type 0),
