@@ -391,22 +391,32 @@ static unsigned kind_wt(unsigned kind)
     return kind == K_VARINT ? 0 : kind == K_FIXED64 ? 1 : kind == K_FIXED32 ? 5 : 2;
 }
 
-static enum status check_packed(struct wctx *c, const struct fdesc *f, const uint8_t *p,
-                                const uint8_t *end)
+/* The packed value [p, end) of field f: NULL if well formed, else where it
+ * goes wrong (p for a length that is no multiple of the element size, the
+ * start of a varint that runs past the end). */
+static const uint8_t *packed_fault(const struct fdesc *f, const uint8_t *p, const uint8_t *end)
 {
-    if (f->kind == K_FIXED32 && (end - p) % 4)
-        return werr(c, p, "packed field '%s' holds %td bytes, not a multiple of 4", f->name,
-                    end - p);
-    if (f->kind == K_FIXED64 && (end - p) % 8)
-        return werr(c, p, "packed field '%s' holds %td bytes, not a multiple of 8", f->name,
-                    end - p);
+    if ((f->kind == K_FIXED32 && (end - p) % 4) || (f->kind == K_FIXED64 && (end - p) % 8))
+        return p;
     while (f->kind == K_VARINT && p < end) {
         uint64_t v;
         const uint8_t *at = p;
         if (rd_varint(&p, end, &v))
-            return werr(c, at, "packed field '%s': varint runs past the field's end", f->name);
+            return at;
     }
-    return ST_OK;
+    return NULL;
+}
+
+static enum status check_packed(struct wctx *c, const struct fdesc *f, const uint8_t *p,
+                                const uint8_t *end)
+{
+    const uint8_t *at = packed_fault(f, p, end);
+    if (!at)
+        return ST_OK;
+    if (f->kind == K_VARINT)
+        return werr(c, at, "packed field '%s': varint runs past the field's end", f->name);
+    return werr(c, p, "packed field '%s' holds %td bytes, not a multiple of %d", f->name,
+                end - p, f->kind == K_FIXED32 ? 4 : 8);
 }
 
 /* "GraphProto.node (field 1)" or "GraphProto field 99", for messages. */
@@ -782,15 +792,8 @@ static int direct_check(const struct dctx *c, int msg, uint64_t key, const uint8
     bool packed = wt == 2 && f->repeated && f->kind != K_BYTES && f->kind != K_MSG;
     if (wt != kind_wt(f->kind) && !packed)
         return -1;
-    if (packed) {
-        if ((f->kind == K_FIXED32 && (ve - vs) % 4) || (f->kind == K_FIXED64 && (ve - vs) % 8))
-            return -1;
-        for (const uint8_t *q = vs; f->kind == K_VARINT && q < ve;) {
-            uint64_t x;
-            if (rd_varint(&q, ve, &x))
-                return -1;
-        }
-    }
+    if (packed && packed_fault(f, vs, ve))
+        return -1;
     if (msg == M_TENSOR && is_payload_field(f->num)) {
         if (!keep)
             return 0;
