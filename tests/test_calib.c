@@ -325,6 +325,59 @@ static void test_lomo_excludes_model(void **state)
     rmdir(dir);
 }
 
+/* A constant that only the held-out model's rows depend on goes back to
+ * its a-priori value in that model's fold: graph_kernel_us is pinned by
+ * model g's CUDA-graph rows alone. */
+#define GROW(line, model, meas, batch, rt) \
+    "l.jsonl\t" line "\t" model "\tfam" model "\tfit\tlatency_ms\t" meas "\t" \
+    "samples/resnet50.onnx\t" batch "\t0\t0\t0\t0\tA100-SXM4-40GB\t-\tfp16\t" rt "\t-\n"
+
+static double knob(const struct sim_params *p, const char *name)
+{
+    for (int k = 0; k < calib_knob_count(); k++)
+        if (!strcmp(calib_knob_name(k), name))
+            return calib_knob_value(p, k);
+    fail_msg("no knob %s", name);
+    return 0;
+}
+
+static void test_lomo_resets_unpinned_knob(void **state)
+{
+    (void)state;
+    snprintf(dir, sizeof dir, "/tmp/dippm_lomo_XXXXXX");
+    assert_non_null(mkdtemp(dir));
+    write_file("l.jsonl", "{\"latency_ms\": 2.0}\n{\"latency_ms\": 4.0}\n"
+                          "{\"latency_ms\": 0.3}\n{\"latency_ms\": 0.5}\n");
+    struct calib_set s;
+    struct calib_graphs *g = load_set(HEADER GROW("1", "a", "2", "1", "tensorrt")
+                                          GROW("2", "a", "4", "8", "tensorrt")
+                                          GROW("3", "g", "0.3", "1", "tensorrt-graph")
+                                          GROW("4", "g", "0.5", "2", "tensorrt-graph"), &s);
+    struct diag d = {0};
+    struct sim_params full, fold_g, fold_a;
+    assert_int_equal(calib_fit(&s, g, sim_params_default(), false, 8, &full, &d), ST_OK);
+    double prior = 2.0; /* the a-priori value the knob table documents */
+    assert_true(fabs(knob(&full, "graph_kernel_us") - prior) > 0.1);
+    for (int i = 0; i < s.n_rows; i++)
+        s.rows[i].held_out = !strcmp(s.rows[i].model_id, "g");
+    assert_int_equal(calib_fit(&s, g, &full, true, 2, &fold_g, &d), ST_OK);
+    assert_true(knob(&fold_g, "graph_kernel_us") == prior);
+    /* a's fold keeps what g's rows say (moved at most by the narrow search) */
+    for (int i = 0; i < s.n_rows; i++)
+        s.rows[i].held_out = !strcmp(s.rows[i].model_id, "a");
+    assert_int_equal(calib_fit(&s, g, &full, true, 2, &fold_a, &d), ST_OK);
+    assert_true(fabs(knob(&fold_a, "graph_kernel_us") - prior) > 0.1);
+    calib_graphs_free(g);
+    calib_set_fini(&s);
+    char path[256];
+    const char *names[] = {"l.tsv", "l.jsonl"};
+    for (int i = 0; i < 2; i++) {
+        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+        unlink(path);
+    }
+    rmdir(dir);
+}
+
 /* The fitted single-run rows exported for the GNN read back as a dataset:
  * each one is the table's row with its sequence length in the spec and its
  * model as the family; generations and offline sweeps are not exported. */
@@ -355,9 +408,9 @@ static void test_export_rows(void **state)
         assert_int_equal(r->label, DATASET_MEASURED);
         /* FasterTransformer GPT-2 latencies time whole generations */
         assert_false(!strcmp(r->family, "gpt2-medium") && !isnan(r->target[GNN_T_LATENCY]));
-        /* a100 line 248: TensorRT demoBERT, fp16, batch 1, sequence 128, 0.62 ms */
+        /* a100 line 248: TensorRT demoBERT (a CUDA graph), fp16, batch 1, sequence 128, 0.62 ms */
         if (!strcmp(r->family, "bert-base") && r->batch == 1 && r->prec == PREC_FP16 &&
-            r->rt == RT_TENSORRT && !strcmp(r->gpu, "A100-SXM4-40GB") &&
+            r->rt == RT_TENSORRT_GRAPH && !strcmp(r->gpu, "A100-SXM4-40GB") &&
             r->target[GNN_T_LATENCY] == 0.62) {
             assert_string_equal(r->spec, "zoo:bert:preset=bert-base:seq=128");
             assert_string_equal(r->mig, "");
@@ -376,6 +429,7 @@ int main(void)
         cmocka_unit_test(test_committed_table),
         cmocka_unit_test(test_bad_tables),
         cmocka_unit_test(test_lomo_excludes_model),
+        cmocka_unit_test(test_lomo_resets_unpinned_knob),
         cmocka_unit_test(test_export_rows),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -9,6 +9,7 @@
  *   - H100 is never slower than A100 of the same form factor, H200 never
  *     slower than H100 SXM, at equal precision and runtime;
  *   - fp16 is never slower than fp32 in the same runtime;
+ *   - an engine replayed as a CUDA graph is never slower than on a stream;
  *   - the roofline bound never exceeds the prediction.
  * Every violation is printed; the test fails on the first family with any.
  */
@@ -155,6 +156,13 @@ static void check_orders(const char *fam, struct cell *t, int slots, int nb)
                             if (h->ok && h->lat > e->lat * tol)
                                 report(fam, "fp16 slower than fp32", "%s %d b%d %s %.4f > %.4f",
                                        g->name, mig, 1 << b, rn, h->lat, e->lat);
+                        }
+                        if (rt == RT_TENSORRT) {
+                            struct cell *gr = at(t, slots, b, gi, mig, p, RT_TENSORRT_GRAPH);
+                            if (gr->ok && gr->lat > e->lat * tol)
+                                report(fam, "CUDA graph slower than the stream",
+                                       "%s %d b%d %s %.4f > %.4f", g->name, mig, 1 << b, pn,
+                                       gr->lat, e->lat);
                         }
                         if (mig < 0)
                             for (size_t k = 0; k < sizeof pairs / sizeof pairs[0]; k++) {

@@ -118,6 +118,9 @@ A100_RUNTIMES = [
     (("PyTorch eager (HF", "Torch-TensorRT"),
      (None, "BertForMaskedLM: the MLM head is not in the encoder graph")),
     (("EFF-FT",), (None, "remove-padding run: half the tokens are padding and skipped")),
+    # demoBERT's inference_benchmark.sh runs its C++ perf binary with
+    # --enable_graph: the engine is replayed as a CUDA graph.
+    (("TensorRT (demoBERT",), ("tensorrt-graph", None)),
     (("Triton",),
      (None, "Triton server round trip through ONNX Runtime: not an engine-only timing")),
     (("AITemplate", "Paddle-TRT", "TensorRT", "FasterTransformer encoder",

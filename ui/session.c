@@ -155,8 +155,9 @@ static enum status parse_line(struct app_whatif *w, const char *key, char *val,
                                           "(:precision Tab lists them)", where, val);
     } else if (!strcmp(key, "runtime")) {
         if (!runtime_parse(val, &w->cfg.rt))
-            return diag_set(d, ST_EPARSE, "%s: runtime '%s': expected pytorch, pytorch-sdpa or tensorrt", where,
-                            val);
+            return diag_set(d, ST_EPARSE,
+                            "%s: runtime '%s': expected pytorch, pytorch-sdpa, tensorrt or "
+                            "tensorrt-graph", where, val);
     } else if (!strcmp(key, "batch")) {
         errno = 0;
         long long v = strtoll(val, &end, 10);

@@ -172,7 +172,8 @@ int cli_config(const struct cli_common *co, const struct graph *g, struct config
         return 2;
     }
     if (co->runtime && !runtime_parse(co->runtime, &cfg->rt)) {
-        fprintf(stderr, "dippm: --runtime '%s': expected pytorch, tensorrt or pytorch-sdpa\n",
+        fprintf(stderr, "dippm: --runtime '%s': expected pytorch, pytorch-sdpa, tensorrt or "
+                "tensorrt-graph\n",
                 co->runtime);
         return 2;
     }

@@ -99,6 +99,7 @@ static void print_params(const struct sim_params *p)
             "dippm: fitted constants (paste into src/core/sim_params.c):\n"
             "    .tc_eff = {[RT_PYTORCH] = %.4g, [RT_TENSORRT] = %.4g},\n    .cuda_eff = %.4g,\n    .bw_eff = %.4g,\n"
             "    .kernel_us = {[RT_PYTORCH] = %.4g, [RT_TENSORRT] = %.4g},\n"
+            "    .graph_kernel_us = %.4g,\n"
             "    .dispatch_us = {[RT_PYTORCH] = %.4g, [RT_TENSORRT] = %.4g},\n"
             "    .call_us = {[RT_PYTORCH] = %.4g, [RT_TENSORRT] = %.4g},\n"
             "    .context_mib = {[RT_PYTORCH] = %.4g, [RT_TENSORRT] = %.4g},\n"
@@ -109,7 +110,7 @@ static void print_params(const struct sim_params *p)
             "    .hopper_clock = %.4g,\n"
             "    .overlap_p = %.4g,\n    .p_active = %.4g,\n    .p_memory = %.4g,\n",
             p->tc_eff[RT_PYTORCH], p->tc_eff[RT_TENSORRT], p->cuda_eff, p->bw_eff, p->kernel_us[RT_PYTORCH],
-            p->kernel_us[RT_TENSORRT], p->dispatch_us[RT_PYTORCH],
+            p->kernel_us[RT_TENSORRT], p->graph_kernel_us, p->dispatch_us[RT_PYTORCH],
             p->dispatch_us[RT_TENSORRT], p->call_us[RT_PYTORCH], p->call_us[RT_TENSORRT],
             p->context_mib[RT_PYTORCH], p->context_mib[RT_TENSORRT], p->act_factor,
             p->dw_bw_eff[RT_PYTORCH], p->dw_bw_eff[RT_TENSORRT], p->conv_eff[RT_PYTORCH], p->conv_eff[RT_TENSORRT],

@@ -116,8 +116,9 @@ enum status calib_evaluate(struct calib_set *set, struct calib_graphs *cg,
 
 /* Fits the knobs on the fitted rows that are not held out; starts from the
  * knobs' documented a-priori values when from_start is false, else from
- * start's values; rounds of coordinate search (8 for the full fit).
- * Deterministic. Leaves the rows' pred from out. */
+ * start's values (a knob that no fitted, not held-out row depends on starts
+ * from its a-priori value either way); rounds of coordinate search (8 for
+ * the full fit). Deterministic. Leaves the rows' pred from out. */
 enum status calib_fit(struct calib_set *set, struct calib_graphs *cg,
                       const struct sim_params *start, bool from_start, int rounds,
                       struct sim_params *out, struct diag *d);

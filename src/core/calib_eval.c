@@ -290,8 +290,8 @@ static bool row_selected(const struct calib_graphs *cg, const struct calib_row *
         return false;
     if ((sel & SEL_MEMORY) && !(sel & SEL_TIME) && !mem)
         return false;
-    int rt = (sel >> SEL_RT_SHIFT) & 3;
-    if (rt && (int)runtime_base(r->cfg.rt) != rt - 1)
+    int rt = (sel >> SEL_RT_SHIFT) & 7;
+    if (rt && !calib_runtime_uses(r->cfg.rt, rt - 1))
         return false;
     return true;
 }

@@ -32,6 +32,7 @@ FIELD(f_cuda, p->cuda_eff)
 FIELD(f_bw, p->bw_eff)
 FIELD(f_kernel_pt, p->kernel_us[RT_PYTORCH])
 FIELD(f_kernel_trt, p->kernel_us[RT_TENSORRT])
+FIELD(f_kernel_graph, p->graph_kernel_us)
 FIELD(f_disp_pt, p->dispatch_us[RT_PYTORCH])
 FIELD(f_disp_trt, p->dispatch_us[RT_TENSORRT])
 FIELD(f_call_pt, p->call_us[RT_PYTORCH])
@@ -59,6 +60,7 @@ static const struct knob knobs[] = {
     {"bw_eff", 0.85, 0.4, 0.95, G_TIME, -1, 0, f_bw},
     {"kernel_us[pytorch]", 3.0, 0.5, 10, G_TIME, RT_PYTORCH, 0, f_kernel_pt},
     {"kernel_us[tensorrt]", 3.0, 0.5, 10, G_TIME, RT_TENSORRT, 0, f_kernel_trt},
+    {"graph_kernel_us", 2.0, 0.5, 10, G_TIME, RT_TENSORRT_GRAPH, 0, f_kernel_graph},
     {"dispatch_us[pytorch]", 25, 2, 80, G_TIME, RT_PYTORCH, 0, f_disp_pt},
     {"dispatch_us[tensorrt]", 1.5, 0.2, 10, G_TIME, RT_TENSORRT, 0, f_disp_trt},
     {"call_us[pytorch]", 100, 5, 2000, G_TIME, RT_PYTORCH, 0, f_call_pt},
@@ -158,6 +160,19 @@ static int knob_sel(const struct knob *kb)
     return sel;
 }
 
+/* Does the teacher's figure for row r depend on knob kb? */
+static bool row_uses(const struct calib_graphs *cg, const struct calib_row *r,
+                     const struct knob *kb)
+{
+    if (r->n_run == 0 || r->use == CU_SKIP || (int)kb->group != target_group(r->target))
+        return false;
+    if (kb->rt >= 0 && !calib_runtime_uses(r->cfg.rt, kb->rt))
+        return false;
+    if ((kb->only & SEL_FP32) && r->cfg.prec != PREC_FP32)
+        return false;
+    return !(kb->only & SEL_CONV) || cg->b[cg->r[r->run[0]].bi].has_conv;
+}
+
 /* In a cross-validation fold, a knob that none of the held-out rows depends
  * on keeps the full fit's value: leaving the model out moves it only through
  * its coupling with the other knobs, a second-order change. */
@@ -170,17 +185,25 @@ static bool fold_moves(const struct calib_set *set, const struct calib_graphs *c
         if (!r->held_out || r->n_run == 0 || r->use == CU_SKIP)
             continue;
         any_held = true;
-        if ((int)kb->group != target_group(r->target))
-            continue;
-        if (kb->rt >= 0 && (int)r->cfg.rt != kb->rt)
-            continue;
-        if ((kb->only & SEL_FP32) && r->cfg.prec != PREC_FP32)
-            continue;
-        if ((kb->only & SEL_CONV) && !cg->b[cg->r[r->run[0]].bi].has_conv)
-            continue;
-        return true;
+        if (row_uses(cg, r, kb))
+            return true;
     }
     return !any_held;
+}
+
+/* In a fold, is any fitted row left that depends on knob kb? A knob only
+ * the held-out model's rows pinned down goes back to its a-priori value:
+ * the full fit's value would carry that model's own rows into its
+ * prediction. */
+static bool fold_informed(const struct calib_set *set, const struct calib_graphs *cg,
+                          const struct knob *kb)
+{
+    for (int i = 0; i < set->n_rows; i++) {
+        const struct calib_row *r = &set->rows[i];
+        if (r->use == CU_FIT && !r->held_out && row_uses(cg, r, kb))
+            return true;
+    }
+    return false;
 }
 
 static void keep_preds(const struct calib_set *set, double *kept)
@@ -197,8 +220,8 @@ enum status calib_fit(struct calib_set *set, struct calib_graphs *cg,
     if (!kept)
         return diag_set(d, ST_ENOMEM, "calibration: out of memory");
     struct sim_params cur = *start;
-    if (!from_start)
-        for (int k = 0; k < N_KNOBS; k++)
+    for (int k = 0; k < N_KNOBS; k++)
+        if (!from_start || !fold_informed(set, cg, &knobs[k]))
             *knobs[k].field(&cur) = knobs[k].init;
     enum status st = calib_eval_sel(set, cg, &cur, SEL_FIT_ONLY | SEL_TIME | SEL_MEMORY,
                                     false, d);

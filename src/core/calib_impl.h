@@ -48,11 +48,22 @@ enum {
     SEL_MEMORY = 2,     /* memory rows */
     SEL_FIT_ONLY = 4,   /* only fitted rows not held out */
     SEL_HELD_OUT = 8,   /* only held-out rows */
-    SEL_RT_SHIFT = 4,   /* (runtime + 1) << SEL_RT_SHIFT: only that runtime's rows */
-    SEL_FP32 = 64,      /* only fp32 rows (CUDA-core GEMMs) */
-    SEL_CONV = 128,     /* only rows whose graph has convolutions */
-    SEL_POWER = 256     /* only power rows (with SEL_FIT_ONLY: the power objective) */
+    SEL_RT_SHIFT = 4,   /* (runtime + 1) << SEL_RT_SHIFT (3 bits): only the rows
+                           that run that runtime or use its constants */
+    SEL_FP32 = 128,     /* only fp32 rows (CUDA-core GEMMs) */
+    SEL_CONV = 256,     /* only rows whose graph has convolutions */
+    SEL_POWER = 512     /* only power rows (with SEL_FIT_ONLY: the power objective) */
 };
+
+_Static_assert(RT__COUNT < 7, "the runtime field of a selection has 3 bits");
+
+/* Does a row run with runtime `row` use the constants of runtime `knob`?
+ * Its own runtime's, and its base runtime's (runtime_base): a graph-replayed
+ * engine uses the engine's efficiencies and its own per-kernel cost. */
+static inline bool calib_runtime_uses(enum runtime row, int knob)
+{
+    return (int)row == knob || (int)runtime_base(row) == knob;
+}
 
 /* Runs the teacher for the selected rows and sets their pred (or pred_lomo). */
 enum status calib_eval_sel(struct calib_set *set, struct calib_graphs *cg,

@@ -338,9 +338,11 @@ char *calib_report(const struct calib_set *set, const struct calib_graphs *cg,
            "throughput as the best batch / latency over batches 8..2048 that fit the GPU or "
            "slice; a diffusion pipeline as the text encoders once over the prompts, steps x "
            "the denoiser on twice the batch (classifier-free guidance) and one VAE decode of "
-           "the batch, as `dippm predict --steps` does. Leave-one-model-out (LOMO): for each model, its rows are held out, the "
-           "constants are refitted from the full fit with 2 rounds of a narrower search, and "
-           "the held-out rows are predicted. After a change to the teacher or the graphs, "
+           "the batch, as `dippm predict --steps` does. Leave-one-model-out (LOMO): for "
+           "each model, its rows are held out, the constants are refitted from the full fit "
+           "with 2 rounds of a narrower search (a constant that only the held-out rows "
+           "depend on goes back to its a-priori value), and the held-out rows are "
+           "predicted. After a change to the teacher or the graphs, "
            "re-run `dippm calibrate -o weights/calibration.md --force` and copy the constants "
            "it prints into src/core/sim_params.c until the line below says *Reproduced: yes*.\n\n",
        calib_knob_count());

@@ -78,6 +78,10 @@ bool runtime_parse(const char *s, enum runtime *out)
         *out = RT_TENSORRT;
         return true;
     }
+    if (!strcasecmp(s, "trt-graph") || !strcasecmp(s, "tensorrt-cudagraph")) {
+        *out = RT_TENSORRT_GRAPH;
+        return true;
+    }
     return false;
 }
 

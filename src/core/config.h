@@ -28,14 +28,18 @@ enum precision {
 
 /* "pytorch": eager, one kernel per op, attention as the graph writes it
  * (MatMul, Softmax, MatMul: PyTorch 1.x and models that spell it out);
- * "tensorrt": fused engine; "pytorch-sdpa": eager with fused
- * scaled-dot-product attention (torch.nn.functional.
- * scaled_dot_product_attention, the default attention of PyTorch 2 models in
- * transformers and diffusers). */
+ * "tensorrt": fused engine, its kernels enqueued one by one on a stream;
+ * "pytorch-sdpa": eager with fused scaled-dot-product attention
+ * (torch.nn.functional.scaled_dot_product_attention, the default attention
+ * of PyTorch 2 models in transformers and diffusers); "tensorrt-graph": the
+ * same fused engine captured once in a CUDA graph and replayed (trtexec
+ * --useCudaGraph, TensorRT's demoBERT perf --enable_graph): one launch per
+ * inference instead of one enqueue per kernel. */
 #define RUNTIME_LIST(X)                 \
     X(RT_PYTORCH, "pytorch")            \
     X(RT_TENSORRT, "tensorrt")          \
-    X(RT_PYTORCH_SDPA, "pytorch-sdpa")
+    X(RT_PYTORCH_SDPA, "pytorch-sdpa")  \
+    X(RT_TENSORRT_GRAPH, "tensorrt-graph")
 
 enum runtime {
 #define X(id, name) id,
@@ -50,12 +54,20 @@ static inline bool runtime_eager(enum runtime r)
     return r == RT_PYTORCH || r == RT_PYTORCH_SDPA;
 }
 
+/* A fused engine (TensorRT-style), enqueued per kernel or replayed as a
+ * CUDA graph: the same kernels, fusion and efficiencies. */
+static inline bool runtime_engine(enum runtime r)
+{
+    return r == RT_TENSORRT || r == RT_TENSORRT_GRAPH;
+}
+
 /* The runtime whose fitted constants r uses: pytorch-sdpa is the same
  * framework as pytorch (dispatch, efficiencies, context), only its
- * attention runs as one kernel. */
+ * attention runs as one kernel; tensorrt-graph is the same engine as
+ * tensorrt, only launched differently (sim_params.graph_kernel_us). */
 static inline enum runtime runtime_base(enum runtime r)
 {
-    return r == RT_PYTORCH_SDPA ? RT_PYTORCH : r;
+    return r == RT_PYTORCH_SDPA ? RT_PYTORCH : r == RT_TENSORRT_GRAPH ? RT_TENSORRT : r;
 }
 
 struct config {

@@ -117,11 +117,14 @@ static void count_grid(const struct grid *G, const int *batches, double tol, str
                     for (size_t k = 0; k < sizeof prec_pairs / sizeof prec_pairs[0]; k++)
                         if (prec_pairs[k][0] == p)
                             PAIR(EVAL_ORDER_PRECISION, b, h, p, r, b, h, prec_pairs[k][1], r);
-                    /* pytorch >= pytorch-sdpa (fused attention) >= tensorrt */
+                    /* pytorch >= pytorch-sdpa (fused attention) >= tensorrt
+                     * >= tensorrt-graph */
                     if (r == RT_PYTORCH)
                         PAIR(EVAL_ORDER_RUNTIME, b, h, p, r, b, h, p, RT_PYTORCH_SDPA);
                     if (r == RT_PYTORCH_SDPA)
                         PAIR(EVAL_ORDER_RUNTIME, b, h, p, r, b, h, p, RT_TENSORRT);
+                    if (r == RT_TENSORRT)
+                        PAIR(EVAL_ORDER_RUNTIME, b, h, p, r, b, h, p, RT_TENSORRT_GRAPH);
                 }
 #undef PAIR
 #undef LAT

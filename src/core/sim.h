@@ -52,6 +52,7 @@ struct sim_node {
     double efficiency;   /* fraction of the precision's peak the kernel's GEMM reaches (0 if none) */
     bool tensor_core;    /* runs on tensor cores */
     int merged;          /* sibling GEMMs merged into this kernel (tensorrt QKV) */
+    bool attention;      /* a fused attention kernel (scores, softmax, context) */
     double time_share;   /* time_s / latency */
     double energy_share; /* energy_j / energy of the batch */
 };
@@ -64,6 +65,7 @@ struct sim_params {
     double cuda_eff;             /* fraction of CUDA-core FP32 peak for a large GEMM */
     double bw_eff;               /* fraction of DRAM bandwidth a streaming kernel sustains */
     double kernel_us[RT__COUNT]; /* GPU-side fixed cost of one kernel (launch, ramp, tail) */
+    double graph_kernel_us;      /* the same for a kernel of an engine replayed as a CUDA graph */
     double dispatch_us[RT__COUNT]; /* host cost to issue one op (eager) or one kernel (engine) */
     double call_us[RT__COUNT];   /* fixed cost of one inference call (entry, enqueue, sync) */
     double context_mib[RT__COUNT]; /* CUDA context + libraries as NVML counts them */

@@ -31,7 +31,7 @@ enum node_kind sim_node_kind(const struct graph *g, const struct node *n, enum r
      * neighbouring GEMM, concats are written in place by their producers,
      * slices are offsets of their consumer's reads (rotary halves, a routing
      * weight column). */
-    if (rt == RT_TENSORRT && (n->op == OP_Transpose || n->op == OP_Concat || n->op == OP_Slice))
+    if (runtime_engine(rt) && (n->op == OP_Transpose || n->op == OP_Concat || n->op == OP_Slice))
         return NK_VIEW;
     /* Eager PyTorch transposes are permute() views; GEMMs read them strided. */
     if (runtime_eager(rt) && n->op == OP_Transpose)
@@ -403,10 +403,10 @@ void sim_pass_fuse(const struct graph *g, const struct config *cfg, struct sim_r
         sn->kflops = sn->flops;
         sn->kbytes = sn->bytes;
         bool sdpa = cfg->rt == RT_PYTORCH_SDPA;
-        if (cfg->rt != RT_TENSORRT && n->op != OP_Add && n->op != OP_Mul &&
+        if (!runtime_engine(cfg->rt) && n->op != OP_Add && n->op != OP_Mul &&
             !(sdpa && (n->op == OP_Div || n->op == OP_Softmax || n->op == OP_MatMul)))
             continue;
-        if (cfg->rt == RT_TENSORRT) {
+        if (runtime_engine(cfg->rt)) {
             int sib = sibling_gemm(g, r, n, i);
             if (sib >= 0) {
                 /* the shared input is read once */
@@ -431,7 +431,7 @@ void sim_pass_fuse(const struct graph *g, const struct config *cfg, struct sim_r
             const struct value *v = &g->values[vi];
             if (v->producer < 0 || (v->flags & VAL_OUTPUT))
                 continue;
-            if (v->n_consumers != 1 && !(cfg->rt == RT_TENSORRT && diamond(g, v, n)))
+            if (v->n_consumers != 1 && !(runtime_engine(cfg->rt) && diamond(g, v, n)))
                 continue;
             int root = v->producer;
             if (r->nodes[root].fused_into >= 0)
@@ -439,13 +439,15 @@ void sim_pass_fuse(const struct graph *g, const struct config *cfg, struct sim_r
             if (!r->nodes[root].kernel || g->nodes[root].state != NODE_OK)
                 continue;
             const struct node *rn = &g->nodes[root];
-            bool ok = cfg->rt == RT_TENSORRT
+            bool ok = runtime_engine(cfg->rt)
                           ? fusable(n, c, op_class_of(rn->op)) || mha_fusable(g, n, v, rn)
                           : eager_bias_add(g, n, rn) || eager_silu(n, rn) ||
                                 (sdpa && sdpa_fusable(g, n, v, rn));
             if (!ok)
                 continue;
             double vb = sim_value_bytes(v, pb);
+            if (n->op == OP_Softmax && act_matmul(g, rn))
+                r->nodes[root].attention = true;
             fuse_into(r, i, root, vb > 0 ? 2 * vb : 0, c == OPC_GEMM);
             break;
         }

@@ -44,6 +44,8 @@ struct sim_kernel_in {
     double batches;     /* independent GEMMs (batched MatMul) */
     bool depthwise;     /* group == input channels > 1 */
     bool grouped;       /* 1 < group < input channels */
+    bool attention;     /* fused attention: M queries, N keys, K head size */
+    double q_block;     /* attention: query rows one CTA owns (M: all of them) */
 };
 
 struct sim_kernel_out {

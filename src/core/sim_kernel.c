@@ -11,6 +11,21 @@
 
 #include "core/sim_impl.h"
 
+/* A fused attention kernel's efficiency: one CTA per block of q_block
+ * queries of each sequence and head, with the keys, the softmax and the
+ * context product inside it (a 128-wide tile's main-loop peak, the head
+ * size as K), and as many waves as those CTAs need. */
+static double attention_size_eff(const struct sim_kernel_in *in, int sms)
+{
+    const struct sim_fixed *f = &sim_fixed;
+    double qb = in->q_block > 0 && in->q_block < in->m ? in->q_block : in->m;
+    double blocks = ceil(in->m / qb);
+    double rows_q = in->m / (blocks * qb);
+    double ctas = blocks * in->batches;
+    double waves = ceil(ctas / sms);
+    return f->tile_peak[1] * rows_q * ctas / (waves * sms) * in->k / (in->k + f->k_half);
+}
+
 /* Best efficiency over the tile shapes and split-K factors for an
  * M x N x K GEMM repeated `batches` times on `sms` SMs. */
 static double gemm_size_eff(double m, double n, double k, double batches, int sms, bool simt)
@@ -100,9 +115,11 @@ void sim_kernel_time(const struct hw *hw, const struct config *cfg, const struct
          * builds FP32 engines with TF32 allowed (BuilderFlag kTF32 is on by
          * default), so every GEMM and convolution may run TF32. */
         bool tf32_conv = cfg->prec == PREC_FP32 &&
-                         (cfg->rt == RT_TENSORRT || in->cls == OPC_CONV);
+                         (runtime_engine(cfg->rt) || in->cls == OPC_CONV);
         bool tc = cfg->prec != PREC_FP32 || tf32_conv;
-        double size = gemm_size_eff(in->m, in->n, in->k, in->batches, hw->sms, !tc);
+        double size = in->attention && in->m > f->skinny_m
+                          ? attention_size_eff(in, hw->sms)
+                          : gemm_size_eff(in->m, in->n, in->k, in->batches, hw->sms, !tc);
         if (tc) {
             enum precision ep = tf32_conv ? PREC_TF32 : cfg->prec;
             out->tc = true;

@@ -141,7 +141,8 @@ enum pkind {
     PK_PREC_DOWN, /* the next lower precision */
     PK_PREC,      /* the next lower or (kind & 2) the next higher precision */
     PK_TRT,       /* TensorRT instead of eager */
-    PK_RT,        /* the next faster runtime: eager -> fused attention -> TensorRT */
+    PK_RT,        /* the next faster runtime: eager -> fused attention -> TensorRT ->
+                     TensorRT replayed as a CUDA graph */
     PK_GPU,       /* a newer GPU */
 };
 
@@ -159,7 +160,7 @@ static bool apply_kind(const struct graph *g, const struct config *cfg, enum pki
         [PREC_BF16] = PREC_TF32, [PREC_INT8] = PREC_FP16, [PREC_FP8] = PREC_FP16};
     static const enum runtime faster_rt[RT__COUNT] = {
         [RT_PYTORCH] = RT_PYTORCH_SDPA, [RT_PYTORCH_SDPA] = RT_TENSORRT,
-        [RT_TENSORRT] = RT_TENSORRT};
+        [RT_TENSORRT] = RT_TENSORRT_GRAPH, [RT_TENSORRT_GRAPH] = RT_TENSORRT_GRAPH};
     *out = *cfg;
     *slower = false;
     switch (pk) {
@@ -180,7 +181,7 @@ static bool apply_kind(const struct graph *g, const struct config *cfg, enum pki
         return out->prec != cfg->prec;
     case PK_TRT:
         out->rt = RT_TENSORRT;
-        return cfg->rt != RT_TENSORRT;
+        return !runtime_engine(cfg->rt);
     case PK_RT:
         out->rt = faster_rt[cfg->rt];
         return out->rt != cfg->rt;

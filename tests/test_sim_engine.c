@@ -1,0 +1,158 @@
+/* test_sim_engine.c - the fused engine's launch and attention physics: an
+ * engine replayed as a CUDA graph (tensorrt-graph) against the same engine
+ * on a stream, and how many CTAs a fused attention kernel has. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "core/gpu.h"
+#include "graph/load.h"
+#include "graph/shape.h"
+#include "core/sim.h"
+
+static struct graph *build(const char *spec, int64_t batch, int64_t seq)
+{
+    struct diag d = {0};
+    struct graph *g = model_load(spec, &d);
+    if (!g)
+        fail_msg("%s: %s", spec, d.msg);
+    g->syms[graph_batch_sym(g)].val = batch;
+    g->syms[graph_sym_find(g, "seq")].val = seq;
+    if (graph_infer(g, &d))
+        fail_msg("%s: %s", spec, d.msg);
+    return g;
+}
+
+static struct sim_result run(const struct graph *g, enum runtime rt, int64_t batch)
+{
+    struct config c;
+    config_default(&c);
+    c.gpu = gpu_find("A100-SXM4-40GB");
+    c.prec = PREC_FP16;
+    c.rt = rt;
+    c.batch = batch;
+    struct sim_result r;
+    struct diag d = {0};
+    if (sim_run(g, &c, &r, &d))
+        fail_msg("%s: %s", runtime_name(rt), d.msg);
+    return r;
+}
+
+static int node_index(const struct graph *g, const char *name)
+{
+    for (int i = 0; i < g->n_nodes; i++)
+        if (!strcmp(g->nodes[i].name, name))
+            return i;
+    fail_msg("no node %s", name);
+    return -1;
+}
+
+/* The same kernels, one launch: the host issues nothing per kernel, and
+ * each kernel costs graph_kernel_us instead of kernel_us. BERT-base at
+ * batch 1 keeps the GPU busy longer per kernel than the stream's host
+ * needs to enqueue it, so the difference is the per-kernel cost plus the
+ * enqueue of the first kernel, which the GPU waits for. */
+static void test_graph_replay(void **state)
+{
+    (void)state;
+    const struct sim_params *p = sim_params_default();
+    assert_true(p->graph_kernel_us < p->kernel_us[RT_TENSORRT]);
+    struct graph *g = build("zoo:bert:preset=bert-base", 1, 128);
+    struct sim_result s = run(g, RT_TENSORRT, 1), c = run(g, RT_TENSORRT_GRAPH, 1);
+    assert_int_equal(s.n_kernels, c.n_kernels);
+    assert_true(s.n_kernels > 80);
+    for (int i = 0; i < g->n_nodes; i++) {
+        assert_int_equal(s.nodes[i].kernel, c.nodes[i].kernel);
+        assert_int_equal(s.nodes[i].fused_into, c.nodes[i].fused_into);
+    }
+    assert_true(s.host_ms > 0);
+    assert_true(c.host_ms == 0);
+    double want = (s.n_kernels * (p->kernel_us[RT_TENSORRT] - p->graph_kernel_us) +
+                   p->dispatch_us[RT_TENSORRT]) * 1e-3;
+    assert_true(fabs((s.latency_ms - c.latency_ms) - want) < 1e-9 * s.latency_ms + 1e-12);
+    assert_true(fabs(s.memory_mib - c.memory_mib) < 1e-9);
+    assert_true(fabs(s.roofline_ms - c.roofline_ms) < 1e-12);
+    sim_result_fini(&s);
+    sim_result_fini(&c);
+    graph_free(g);
+}
+
+/* GEMM efficiency of layer 0's fused attention kernel at a batch. */
+static double attention_eff(enum runtime rt, int64_t batch, int64_t seq)
+{
+    struct graph *g = build("zoo:bert:preset=bert-base", batch, seq);
+    struct sim_result r = run(g, rt, batch);
+    int i = node_index(g, "encoder.layer.0.matMul");
+    assert_true(r.nodes[i].attention);
+    assert_true(r.nodes[i].kernel);
+    double e = r.nodes[i].efficiency;
+    sim_result_fini(&r);
+    graph_free(g);
+    return e;
+}
+
+/* A fused attention kernel's CTAs split the queries, never the keys. An
+ * engine's fixed-length kernel (up to 512 tokens) runs one CTA per
+ * sequence and head: BERT-base's 12 heads at batch 1 fill 12 of the
+ * A100's 108 SMs, batch 9 fills all 108 in one wave. Flash attention
+ * (pytorch-sdpa) gives each CTA 128 queries: 512 tokens are 4 blocks per
+ * head, 48 CTAs at batch 1 against 432 (4 full waves) at batch 9. */
+static void test_attention_parallelism(void **state)
+{
+    (void)state;
+    int sms = gpu_get(gpu_find("A100-SXM4-40GB"))->sms;
+    assert_int_equal(sms, 108);
+    double e1 = attention_eff(RT_TENSORRT, 1, 384), e9 = attention_eff(RT_TENSORRT, 9, 384);
+    assert_true(e9 > 0);
+    assert_true(fabs(e1 / e9 - 12.0 / sms) < 1e-9);
+    double f1 = attention_eff(RT_PYTORCH_SDPA, 1, 512), f9 = attention_eff(RT_PYTORCH_SDPA, 9, 512);
+    assert_true(f9 > 0);
+    assert_true(fabs(f1 / f9 - 48.0 / sms) < 1e-9);
+    /* the graph replay launches the same attention kernel */
+    assert_true(attention_eff(RT_TENSORRT_GRAPH, 1, 384) == e1);
+}
+
+/* Eager PyTorch runs attention as separate kernels: no attention flag. */
+static void test_eager_attention_unfused(void **state)
+{
+    (void)state;
+    struct graph *g = build("zoo:bert:preset=bert-base", 2, 128);
+    struct sim_result r = run(g, RT_PYTORCH, 2);
+    for (int i = 0; i < g->n_nodes; i++)
+        assert_false(r.nodes[i].attention);
+    sim_result_fini(&r);
+    graph_free(g);
+}
+
+/* The runtime's names and aliases. */
+static void test_runtime_names(void **state)
+{
+    (void)state;
+    enum runtime r = RT_PYTORCH;
+    assert_true(runtime_parse("tensorrt-graph", &r));
+    assert_int_equal(r, RT_TENSORRT_GRAPH);
+    assert_true(runtime_parse("trt-graph", &r));
+    assert_int_equal(r, RT_TENSORRT_GRAPH);
+    assert_string_equal(runtime_name(RT_TENSORRT_GRAPH), "tensorrt-graph");
+    assert_int_equal(runtime_base(RT_TENSORRT_GRAPH), RT_TENSORRT);
+    assert_true(runtime_engine(RT_TENSORRT_GRAPH));
+    assert_false(runtime_eager(RT_TENSORRT_GRAPH));
+    assert_false(runtime_parse("tensorrt-graphs", &r));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_graph_replay),
+        cmocka_unit_test(test_attention_parallelism),
+        cmocka_unit_test(test_eager_attention_unfused),
+        cmocka_unit_test(test_runtime_names),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
