@@ -166,13 +166,12 @@ static int build_steps(const struct graph *g, const struct config *cfg,
             sim_gemm_view(g, n, kin.cls, &kin);
         if (kin.gemm && sn->attention) {
             /* A fused attention kernel keeps a query block's whole score
-             * row on chip, so its CTAs split the queries, never the keys.
-             * Engines run sequences of up to 512 tokens with fixed-length
-             * kernels (TensorRT's BERT MHA plugin, FasterTransformer): one
-             * CTA per sequence and head loops over all its queries; longer
-             * ones, and flash attention, give each CTA 128 queries. */
+             * row on chip, so its CTAs split the queries, never the keys:
+             * 64 queries per CTA in an engine (TensorRT's fused MHA splits
+             * a sequence into 64-row steps across CTAs when sequences x
+             * heads cannot fill the GPU), 128 in flash attention. */
             kin.attention = true;
-            kin.q_block = runtime_engine(cfg->rt) && kin.n <= 512 ? kin.m : 128;
+            kin.q_block = runtime_engine(cfg->rt) ? 64 : 128;
         }
         double spread = kin.gemm ? sim_routed_spread(g, n) : 1;
         if (spread > 1) { /* the grouped GEMM: fewer rows per expert, more experts */

@@ -45,7 +45,7 @@ struct sim_kernel_in {
     bool depthwise;     /* group == input channels > 1 */
     bool grouped;       /* 1 < group < input channels */
     bool attention;     /* fused attention: M queries, N keys, K head size */
-    double q_block;     /* attention: query rows one CTA owns (M: all of them) */
+    double q_block;     /* attention: query rows per CTA */
 };
 
 struct sim_kernel_out {

@@ -14,16 +14,28 @@
 /* A fused attention kernel's efficiency: one CTA per block of q_block
  * queries of each sequence and head, with the keys, the softmax and the
  * context product inside it (a 128-wide tile's main-loop peak, the head
- * size as K), and as many waves as those CTAs need. */
+ * size as K), and as many waves as those CTAs need. When they cannot fill
+ * the GPU, the keys are split across CTAs too and the partial results
+ * merged in a second pass (FlashAttention's split-KV heuristic), as GEMMs
+ * split K: at least 128 keys per split. */
 static double attention_size_eff(const struct sim_kernel_in *in, int sms)
 {
     const struct sim_fixed *f = &sim_fixed;
     double qb = in->q_block > 0 && in->q_block < in->m ? in->q_block : in->m;
     double blocks = ceil(in->m / qb);
     double rows_q = in->m / (blocks * qb);
-    double ctas = blocks * in->batches;
-    double waves = ceil(ctas / sms);
-    return f->tile_peak[1] * rows_q * ctas / (waves * sms) * in->k / (in->k + f->k_half);
+    double k_q = in->k / (in->k + f->k_half), best = 0;
+    for (int s = 1; s <= f->split_k_max; s *= 2) {
+        if (s > 1 && in->n / s < f->split_k_min_k)
+            break;
+        double ctas = blocks * in->batches * s;
+        double e = f->tile_peak[1] * rows_q * ctas / (ceil(ctas / sms) * sms) * k_q;
+        if (s > 1)
+            e *= 0.9; /* the partial results are merged in a second pass */
+        if (e > best)
+            best = e;
+    }
+    return best;
 }
 
 /* Best efficiency over the tile shapes and split-K factors for an

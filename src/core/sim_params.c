@@ -19,40 +19,40 @@ static const struct sim_params fitted = {
      * engine times every tactic at build time and keeps the fastest, eager
      * PyTorch takes cuBLAS's heuristic pick and runs matrix products on
      * strided views (transposed attention operands). A-priori 0.80 each;
-     * fitted 0.61 eager and 0.80 engine (dippm calibrate, 838 rows). */
-    .tc_eff = {[RT_PYTORCH] = 0.6072, [RT_TENSORRT] = 0.7956},
+     * fitted 0.60 eager and 0.79 engine (dippm calibrate, 838 rows). */
+    .tc_eff = {[RT_PYTORCH] = 0.6038, [RT_TENSORRT] = 0.7915},
     /* FP32 SGEMM on CUDA cores reaches ~80-90% of 19.5 TFLOPS. Not fitted
      * (no FP32-without-TF32 row is modelled). */
     .cuda_eff = 0.85,
     /* STREAM-like kernels sustain ~80-90% of HBM peak on A100; a-priori
-     * 0.85, fitted 0.94. */
-    .bw_eff = 0.9369,
+     * 0.85, fitted 0.95. */
+    .bw_eff = 0.9482,
     /* Kernel launch latency plus ramp-up/drain of a grid: 2-6 us per kernel
      * on A100 (Nsight traces of back-to-back small kernels); a-priori 3,
-     * fitted per runtime: 7.3 eager, 7.5 engine. The engine figure is the
+     * fitted per runtime: 7.3 eager, 7.7 engine. The engine figure is the
      * average over engines enqueued kernel by kernel on a stream
      * (FasterTransformer's and TensorRT-LLM's decode steps add per-step
      * synchronisation); an engine replayed as a CUDA graph has its own
      * figure below. */
-    .kernel_us = {[RT_PYTORCH] = 7.301, [RT_TENSORRT] = 7.469},
+    .kernel_us = {[RT_PYTORCH] = 7.301, [RT_TENSORRT] = 7.689},
     /* An engine replayed as a CUDA graph: the host launches the whole graph
      * once (call_us) and the GPU front end starts each node from the
      * uploaded graph, without a stream launch per kernel; what remains per
      * kernel is the grid's ramp-up and drain and the dependency between
      * consecutive nodes. NVIDIA's CUDA Graphs introduction shows back-to-back
      * short kernels losing about half the per-kernel gap they lose on a
-     * stream; a-priori 2 us, fitted 3.6 on TensorRT's demoBERT rows, the
+     * stream; a-priori 2 us, fitted 3.8 on TensorRT's demoBERT rows, the
      * only mapped source that states it replays a graph (perf
      * --enable_graph). */
-    .graph_kernel_us = 3.637,
+    .graph_kernel_us = 3.778,
     /* Eager PyTorch issues every op from Python through the dispatcher
      * (10-40 us per nn.Module call, PyTorch 1.12); an engine enqueues
      * pre-built kernels (a few us each); a-priori 25 and 1.5, fitted. */
-    .dispatch_us = {[RT_PYTORCH] = 45.44, [RT_TENSORRT] = 2.348},
+    .dispatch_us = {[RT_PYTORCH] = 45.46, [RT_TENSORRT] = 2.348},
     /* One call: Python forward entry, input handling and synchronisation
      * (eager), or enqueue + stream sync (engine); a-priori 100 and 30,
      * fitted. */
-    .call_us = {[RT_PYTORCH] = 194.3, [RT_TENSORRT] = 42.85},
+    .call_us = {[RT_PYTORCH] = 200.3, [RT_TENSORRT] = 46.96},
     /* CUDA context with cuBLAS/cuDNN loaded as NVML reports it: ~1.0-1.5 GiB
      * for PyTorch on A100 with CUDA 11 (lazy loading off) - an estimate, not
      * fitted (one memory row only). The engine figure is fitted to the
@@ -71,7 +71,7 @@ static const struct sim_params fitted = {
      * NCHW<->NHWC transforms around tensor-core convolutions and picks
      * tactics heuristically; an engine picks NHWC tactics by timing them at
      * build time. A-priori 0.8 each; fitted per runtime. */
-    .conv_eff = {[RT_PYTORCH] = 0.3573, [RT_TENSORRT] = 0.9154},
+    .conv_eff = {[RT_PYTORCH] = 0.3519, [RT_TENSORRT] = 0.9174},
     /* Depthwise convolutions reach only part of streaming bandwidth: halo
      * re-reads and per-channel strided access. Eager PyTorch runs them on
      * NCHW tensors through cuDNN's generic kernels; an engine picks an NHWC
@@ -92,8 +92,8 @@ static const struct sim_params fitted = {
      * lower (~1,750 MHz is commonly reported), and its larger peaks are
      * harder to feed. A100's sustain is part of tc_eff (fitted on A100
      * rows), so this is the further fraction Hopper keeps, on tensor and
-     * CUDA-core math alike. A-priori 1; fitted 0.80 (an effective ~1,590 MHz). */
-    .hopper_clock = 0.8035,
+     * CUDA-core math alike. A-priori 1; fitted 0.81 (an effective ~1,600 MHz). */
+    .hopper_clock = 0.8084,
     /* Compute and memory overlap inside a kernel only as far as its
      * pipeline hides one behind the other: the time is (c^p + m^p)^(1/p);
      * a GEMM's fused epilogue math overlaps its main loop the same way.
@@ -108,7 +108,7 @@ static const struct sim_params fitted = {
      * hopper_clock x the peak). A-priori
      * 0.2 and 0.6 (A100/H100 power studies, e.g. arXiv 2312.02741); fitted
      * to the average power of the ML.ENERGY H100 rows. */
-    .p_active = 0.2524,
+    .p_active = 0.2654,
     .p_memory = 0.6,
 };
 
