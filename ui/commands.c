@@ -91,7 +91,9 @@ static enum status do_runtime(struct app *a, int argc, char **argv, bool bang,
 {
     struct config c = a->cfg;
     if (!runtime_parse(argv[1], &c.rt))
-        return diag_set(d, ST_ERANGE, "runtime %s: expected pytorch, pytorch-sdpa, tensorrt or tensorrt-graph", argv[1]);
+        return diag_set(d, ST_ERANGE,
+                        "runtime %s: expected pytorch, pytorch-sdpa, tensorrt or tensorrt-graph",
+                        argv[1]);
     return app_set_config(a, &c, d);
 }
 

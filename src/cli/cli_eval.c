@@ -20,7 +20,7 @@
 
 enum { OPT_DATA = CLI_OPT__OWN, OPT_LOFO, OPT_LTRAIN, OPT_LTEST, OPT_LEPOCHS, OPT_SEED,
        OPT_QUIET, OPT_ALL, OPT_ROWS, OPT_LOFO_ONLY, OPT_ORDER, OPT_ORDER_FAM, OPT_ORDER_TOL, OPT_LOMO, OPT_LOMO_EPOCHS,
-       OPT_OW, OPT_OPAIRS, OPT_OKINDS };
+       OPT_OW, OPT_OPAIRS, OPT_OKINDS, OPT_TW };
 
 static const struct cli_opt eval_opts[] = {
     {"data", 0, "FILE", "the dataset rows to evaluate on (default: 400 freshly sampled "
@@ -41,6 +41,8 @@ static const struct cli_opt eval_opts[] = {
      "weights are fine-tuned on every other row (teacher rows as the regulariser) and tested "
      "on that model's rows, beside the teacher alone", OPT_LOMO},
     {"lomo-epochs", 0, "E", "the fine-tuning epochs of --lomo (default 20)", OPT_LOMO_EPOCHS},
+    {"teacher-weight", 0, "W", "loss weight of the teacher-labelled rows in the fine-tuning of "
+     "--lomo, as dippm train's (default 0.1)", OPT_TW},
     {"order-weight", 0, "W", "weight of the ordering penalty in the training of --lofo and "
      "--lomo, as dippm train's (default 1)", OPT_OW},
     {"order-pairs", 0, "F", "fraction of rows given an ordering partner in that training, as "
@@ -182,6 +184,7 @@ struct eval_cli {
     const char *data, *rows_csv, *split_label, *order_fams, *wp;
     bool lofo, lofo_only, lomo, orderings, quiet, all_rows;
     double order_weight, pair_frac;        /* training of --lofo and --lomo */
+    double teacher_weight;                 /* fine-tuning of --lomo */
     bool all_kinds;
     double order_tol;
     int64_t ltrain, ltest, lepochs, seed, lomo_epochs;
@@ -212,13 +215,16 @@ static int eval_opt(void *ctx, int c, const char *arg)
     case OPT_LOMO: e->lomo = true; return -1;
     case OPT_ORDER_FAM: e->order_fams = arg; return -1;
     case OPT_OW:
+    case OPT_TW:
     case OPT_OPAIRS: {
         char *end;
-        double x = strtod(arg, &end), hi = c == OPT_OW ? 1000 : 1;
+        double x = strtod(arg, &end), hi = c == OPT_OPAIRS ? 1 : 1000;
+        const char *name = c == OPT_OW ? "order-weight" : c == OPT_TW ? "teacher-weight"
+                                                                       : "order-pairs";
         if (end == arg || *end || !(x >= 0 && x <= hi))
-            return cli_usage_error("eval", "--%s '%s': expected a number from 0 to %g",
-                                   c == OPT_OW ? "order-weight" : "order-pairs", arg, hi);
-        *(c == OPT_OW ? &e->order_weight : &e->pair_frac) = x;
+            return cli_usage_error("eval", "--%s '%s': expected a number from 0 to %g", name,
+                                   arg, hi);
+        *(c == OPT_OW ? &e->order_weight : c == OPT_TW ? &e->teacher_weight : &e->pair_frac) = x;
         return -1;
     }
     case OPT_OKINDS:
@@ -360,6 +366,7 @@ static int run_weights(struct eval_cli *e, struct diag *d)
         o.lr = 3e-4f; /* fine-tuning, as `dippm train --init` */
         o.seed = (uint64_t)e->seed;
         o.order_weight = (float)e->order_weight;
+        o.teacher_weight = (float)e->teacher_weight;
         o.progress = !e->quiet;
         if (eval_lomo_run(&e->ds, &e->ts, &e->m, &o, &e->lm, &e->n_lm, &e->lm_g, &e->lm_t, d))
             return cli_fail(d);
@@ -513,6 +520,7 @@ static int run(struct eval_cli *e)
         o.epochs = (int)e->lepochs;
         o.seed = (uint64_t)e->seed;
         o.order_weight = (float)e->order_weight;
+        o.teacher_weight = (float)e->teacher_weight;
         o.progress = !e->quiet;
         if (eval_lofo_run(&e->ds, &e->ts, &o, (int)e->ltrain, (int)e->ltest, 20, &e->lr,
                           &e->n_lr, &d))
@@ -524,7 +532,8 @@ static int run(struct eval_cli *e)
 int cli_eval(int argc, char **argv)
 {
     struct eval_cli e = {.order_tol = 0.01, .ltrain = 3000, .ltest = 400, .lepochs = 12,
-                         .seed = 1, .lomo_epochs = 20, .order_weight = 1, .pair_frac = 0.25};
+                         .seed = 1, .lomo_epochs = 20, .order_weight = 1, .pair_frac = 0.25,
+                         .teacher_weight = 0.1};
     cli_common_init(&e.co);
     dataset_init(&e.ds);
     int rc = parse_args(&e, argc, argv);
