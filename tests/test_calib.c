@@ -270,6 +270,18 @@ static bool same_params(const struct sim_params *x, const struct sim_params *y)
     return eq;
 }
 
+/* Removes the files of the leave-one-model-out tests and their directory. */
+static void remove_lomo_dir(void)
+{
+    char path[256];
+    const char *names[] = {"l.tsv", "l.jsonl"};
+    for (int i = 0; i < 2; i++) {
+        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+        unlink(path);
+    }
+    rmdir(dir);
+}
+
 static void test_lomo_excludes_model(void **state)
 {
     (void)state;
@@ -316,13 +328,7 @@ static void test_lomo_excludes_model(void **state)
     calib_set_fini(&sa);
     calib_graphs_free(g);
     calib_set_fini(&s);
-    char path[256];
-    const char *names[] = {"l.tsv", "l.jsonl"};
-    for (int i = 0; i < 2; i++) {
-        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
-        unlink(path);
-    }
-    rmdir(dir);
+    remove_lomo_dir();
 }
 
 /* A constant that only the held-out model's rows depend on goes back to
@@ -369,13 +375,7 @@ static void test_lomo_resets_unpinned_knob(void **state)
     assert_true(fabs(knob(&fold_a, "graph_kernel_us") - prior) > 0.1);
     calib_graphs_free(g);
     calib_set_fini(&s);
-    char path[256];
-    const char *names[] = {"l.tsv", "l.jsonl"};
-    for (int i = 0; i < 2; i++) {
-        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
-        unlink(path);
-    }
-    rmdir(dir);
+    remove_lomo_dir();
 }
 
 /* The fitted single-run rows exported for the GNN read back as a dataset:

@@ -11,46 +11,16 @@
 
 #include <cmocka.h>
 
-#include "core/gpu.h"
-#include "graph/load.h"
-#include "graph/shape.h"
-#include "core/sim.h"
+#include "sim_fixture.h"
 
 static struct graph *build(const char *spec, int64_t batch, int64_t seq)
 {
-    struct diag d = {0};
-    struct graph *g = model_load(spec, &d);
-    if (!g)
-        fail_msg("%s: %s", spec, d.msg);
-    g->syms[graph_batch_sym(g)].val = batch;
-    g->syms[graph_sym_find(g, "seq")].val = seq;
-    if (graph_infer(g, &d))
-        fail_msg("%s: %s", spec, d.msg);
-    return g;
+    return fixture_build(spec, batch, "seq", seq);
 }
 
 static struct sim_result run(const struct graph *g, enum runtime rt, int64_t batch)
 {
-    struct config c;
-    config_default(&c);
-    c.gpu = gpu_find("A100-SXM4-40GB");
-    c.prec = PREC_FP16;
-    c.rt = rt;
-    c.batch = batch;
-    struct sim_result r;
-    struct diag d = {0};
-    if (sim_run(g, &c, &r, &d))
-        fail_msg("%s: %s", runtime_name(rt), d.msg);
-    return r;
-}
-
-static int node_index(const struct graph *g, const char *name)
-{
-    for (int i = 0; i < g->n_nodes; i++)
-        if (!strcmp(g->nodes[i].name, name))
-            return i;
-    fail_msg("no node %s", name);
-    return -1;
+    return fixture_run(g, "A100-SXM4-40GB", rt, batch);
 }
 
 /* The same kernels, one launch: the host issues nothing per kernel, and
@@ -88,7 +58,7 @@ static double attention_eff(enum runtime rt, int64_t batch, int64_t seq)
 {
     struct graph *g = build("zoo:bert:preset=bert-base", batch, seq);
     struct sim_result r = run(g, rt, batch);
-    int i = node_index(g, "encoder.layer.0.matMul");
+    int i = fixture_node(g, "encoder.layer.0.matMul");
     assert_true(r.nodes[i].attention);
     assert_true(r.nodes[i].kernel);
     double e = r.nodes[i].efficiency;

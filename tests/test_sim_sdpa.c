@@ -10,47 +10,16 @@
 
 #include <cmocka.h>
 
-#include "core/gpu.h"
-#include "graph/load.h"
-#include "graph/shape.h"
-#include "core/sim.h"
+#include "sim_fixture.h"
 
 static struct graph *build(const char *spec, int64_t batch, const char *sym, int64_t val)
 {
-    struct diag d = {0};
-    struct graph *g = model_load(spec, &d);
-    if (!g)
-        fail_msg("%s: %s", spec, d.msg);
-    g->syms[graph_batch_sym(g)].val = batch;
-    if (sym)
-        g->syms[graph_sym_find(g, sym)].val = val;
-    if (graph_infer(g, &d))
-        fail_msg("%s: %s", spec, d.msg);
-    return g;
+    return fixture_build(spec, batch, sym, val);
 }
 
 static struct sim_result run(const struct graph *g, enum runtime rt, int64_t batch)
 {
-    struct config c;
-    config_default(&c);
-    c.gpu = gpu_find("A100-SXM4-80GB");
-    c.prec = PREC_FP16;
-    c.rt = rt;
-    c.batch = batch;
-    struct sim_result r;
-    struct diag d = {0};
-    if (sim_run(g, &c, &r, &d))
-        fail_msg("%s: %s", runtime_name(rt), d.msg);
-    return r;
-}
-
-static int node_index(const struct graph *g, const char *name)
-{
-    for (int i = 0; i < g->n_nodes; i++)
-        if (!strcmp(g->nodes[i].name, name))
-            return i;
-    fail_msg("no node %s", name);
-    return -1;
+    return fixture_run(g, "A100-SXM4-80GB", rt, batch);
 }
 
 static void test_attention_is_one_kernel(void **state)
@@ -66,11 +35,11 @@ static void test_attention_is_one_kernel(void **state)
     for (int l = 0; l < 12; l++) {
         char name[96];
         snprintf(name, sizeof name, "encoder.layer.%d.matMul", l);
-        int root = node_index(g, name);
+        int root = fixture_node(g, name);
         assert_true(s.nodes[root].kernel);
         for (int k = 0; k < 4; k++) {
             snprintf(name, sizeof name, "encoder.layer.%d.%s", l, folded[k]);
-            int i = node_index(g, name);
+            int i = fixture_node(g, name);
             assert_false(e.nodes[i].fused);
             assert_int_equal(s.nodes[i].fused_into, root);
         }
