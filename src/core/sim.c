@@ -165,11 +165,12 @@ static int build_steps(const struct graph *g, const struct config *cfg,
         if (n->state == NODE_OK)
             sim_gemm_view(g, n, kin.cls, &kin);
         if (kin.gemm && sn->attention) {
-            /* A fused attention kernel keeps a query block's whole score
-             * row on chip, so its CTAs split the queries, never the keys:
-             * 64 queries per CTA in an engine (TensorRT's fused MHA splits
-             * a sequence into 64-row steps across CTAs when sequences x
-             * heads cannot fill the GPU), 128 in flash attention. */
+            /* A fused attention kernel keeps a query block's score rows
+             * on chip, so its CTAs split the queries: 64 per CTA in an
+             * engine (TensorRT's fused MHA spreads a sequence's 64-row
+             * steps over CTAs when sequences x heads cannot fill the GPU),
+             * 128 in flash attention; the keys only when those CTAs are
+             * too few (split-KV, sim_kernel.c). */
             kin.attention = true;
             kin.q_block = runtime_engine(cfg->rt) ? 64 : 128;
         }
