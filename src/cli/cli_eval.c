@@ -520,7 +520,6 @@ static int run(struct eval_cli *e)
         o.epochs = (int)e->lepochs;
         o.seed = (uint64_t)e->seed;
         o.order_weight = (float)e->order_weight;
-        o.teacher_weight = (float)e->teacher_weight;
         o.progress = !e->quiet;
         if (eval_lofo_run(&e->ds, &e->ts, &o, (int)e->ltrain, (int)e->ltest, 20, &e->lr,
                           &e->n_lr, &d))

@@ -11,6 +11,13 @@
 
 #include "core/sim_impl.h"
 
+/* The share of the SMs busy over the waves that n CTAs need (the last wave
+ * may run part-full). */
+static double wave_fill(double ctas, int sms)
+{
+    return ctas / (ceil(ctas / sms) * sms);
+}
+
 /* A fused attention kernel's efficiency: one CTA per block of q_block
  * queries of each sequence and head, with the keys, the softmax and the
  * context product inside it (a 128-wide tile's main-loop peak, the head
@@ -29,7 +36,7 @@ static double attention_size_eff(const struct sim_kernel_in *in, int sms)
         if (s > 1 && in->n / s < f->split_k_min_k)
             break;
         double ctas = blocks * in->batches * s;
-        double e = f->tile_peak[1] * rows_q * ctas / (ceil(ctas / sms) * sms) * k_q;
+        double e = f->tile_peak[1] * rows_q * wave_fill(ctas, sms) * k_q;
         if (s > 1)
             e *= 0.9; /* the partial results are merged in a second pass */
         if (e > best)
@@ -51,9 +58,7 @@ static double gemm_size_eff(double m, double n, double k, double batches, int sm
     if (m <= f->skinny_m) {
         double rows_q = simt ? 1.0 : m / (16.0 * ceil(m / 16.0));
         double tiles = ceil(n / f->skinny_n) * batches;
-        double waves = ceil(tiles / sms);
-        double wave_q = tiles / (waves * sms);
-        best = f->skinny_peak * rows_q * wave_q * k / (k + f->k_half);
+        best = f->skinny_peak * rows_q * wave_fill(tiles, sms) * k / (k + f->k_half);
     }
     /* ... or a tiled kernel, whichever is faster (so time never falls as M
      * grows past the small-M range). */
@@ -66,10 +71,8 @@ static double gemm_size_eff(double m, double n, double k, double batches, int sm
             if (s > 1 && ks < f->split_k_min_k)
                 break;
             double tiles = mt * nt * batches * s;
-            double waves = ceil(tiles / sms);
-            double wave_q = tiles / (waves * sms);
             double k_q = ks / (ks + f->k_half);
-            double e = f->tile_peak[t] * tile_q * wave_q * k_q;
+            double e = f->tile_peak[t] * tile_q * wave_fill(tiles, sms) * k_q;
             if (s > 1)
                 e *= 0.9; /* partial sums are reduced in a second pass */
             if (e > best)
