@@ -18,6 +18,8 @@
  * covered, and what follows it is counted (tg_opaque).
  */
 #include <cjson/cJSON.h>
+#include <math.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <stdio.h>
@@ -301,16 +303,22 @@ static enum status declared(struct gctx *G, struct gnode *g, const cJSON *s, int
                     "of at most %d dims", k, IR_MAX_RANK);
     kx_tensor(t, r, -1, false);
     int i = 0;
+    double numel = 1;
     for (const cJSON *e = dl ? dl->child : NULL; e; e = e->next, i++) {
         const cJSON *sz = cJSON_GetObjectItemCaseSensitive(e, "size");
         char *end = NULL;
+        bool num_ok = !cJSON_IsNumber(sz) || fabs(sz->valuedouble) <= 0x1p40;
         long long v = cJSON_IsString(sz) ? strtoll(sz->valuestring, &end, 10)
-                      : cJSON_IsNumber(sz) ? (long long)sz->valuedouble : -1;
-        if ((end && *end) || v < -1 || v > (1LL << 40))
+                      : cJSON_IsNumber(sz) && num_ok ? (long long)sz->valuedouble : -1;
+        if (!num_ok || (end && *end) || v < -1 || v > (1LL << 40))
             return kerr(G->c, g->path, "attr._output_shapes.list.shape[%d].dim[%d].size: "
                         "expected an integer from -1 to 2^40", k, i);
         t->dims[i] = (struct dim){v, -1};
+        numel *= v > 0 ? (double)v : 1;
     }
+    if (numel > 0x1p40)
+        return kerr(G->c, g->path, "attr._output_shapes.list.shape[%d]: %.3g elements, more "
+                    "than 2^40", k, numel);
     t->dt = attr_dtype(g, "T", attr_dtype(g, "dtype", DT_FLOAT));
     return ST_OK;
 }

@@ -437,6 +437,7 @@ static enum status placeholder(struct gctx *G, struct gnode *g)
     if (t.rank > IR_MAX_RANK)
         return kerr(G->c, g->path, "attr.shape: rank %d exceeds %d", t.rank, IR_MAX_RANK);
     int i = 0;
+    double numel = 1;
     static const char *const img[] = {"batch", "height", "width", "channels"};
     for (const cJSON *e = dl->child; e; e = e->next, i++) {
         int64_t v = -1;
@@ -444,6 +445,10 @@ static enum status placeholder(struct gctx *G, struct gnode *g)
         if (sz && !jint(sz, &v))
             return kerr(G->c, g->path, "attr.shape.shape.dim[%d].size: expected an integer, "
                                        "got %s", i, kjtype(sz));
+        numel *= v > 0 ? (double)v : 1;
+        if (numel > 0x1p40)
+            return kerr(G->c, g->path, "attr.shape.shape.dim[%d].size: %lld makes the input "
+                        "hold more than 2^40 elements", i, (long long)v);
         if (v >= 0) {
             t.dims[i] = (struct dim){v, -1};
         } else {

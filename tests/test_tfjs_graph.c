@@ -272,6 +272,50 @@ static void test_declared_output_shapes(void **state)
     assert_non_null(strstr(d.msg, "node 'f' (op Frobnicate) is not supported"));
 }
 
+/* Dims whose product passes 2^40 elements are an error naming the field,
+ * in a Placeholder and in a declared output shape (found by fuzzing: shape
+ * inference multiplied them past int64). */
+/* src with its first `from` replaced by `to`, in a static buffer. */
+static const char *replaced(const char *src, const char *from, const char *to)
+{
+    static char buf[4096];
+    const char *p = strstr(src, from);
+    assert_non_null(p);
+    snprintf(buf, sizeof buf, "%.*s%s%s", (int)(p - src), src, to, p + strlen(from));
+    return buf;
+}
+
+static void test_oversized_dims(void **state)
+{
+    (void)state;
+    unsigned char shard[SHARD_BYTES];
+    make_shard(shard);
+    const char *dims = "{\"size\":\"8\"},{\"size\":\"3\"}";
+    const char *t = replaced(model_text("split:1", "m.bin"), dims,
+                             "{\"size\":\"4000000000\"},{\"size\":\"3000\"}");
+    struct diag d = {0};
+    assert_null(keras_load_buffer_shards(t, strlen(t), "m.json", shard, sizeof shard, &d));
+    assert_int_equal(d.code, ST_EPARSE);
+    assert_non_null(strstr(d.msg, "attr.shape.shape.dim[3].size: 3000 makes the input hold "
+                                  "more than 2^40 elements"));
+    /* just under: 4e9 x 8 x 1 x 1 x 3 = 9.6e10 elements loads */
+    t = replaced(model_text("split:1", "m.bin"), "{\"size\":\"1\"}",
+                 "{\"size\":\"4000000000\"}");
+    d = (struct diag){0};
+    struct graph *g = keras_load_buffer_shards(t, strlen(t), "m.json", shard, sizeof shard, &d);
+    if (!g)
+        fail_msg("%s", d.msg);
+    graph_free(g);
+    char o[2048];
+    snprintf(o, sizeof o, opaque_fmt, "\"_output_shapes\":{\"list\":{\"shape\":[{\"dim\":"
+             "[{\"size\":\"1099511627776\"},{\"size\":4}]}]}}");
+    d = (struct diag){0};
+    assert_null(keras_load_buffer(o, strlen(o), "m.json", &d));
+    assert_int_equal(d.code, ST_EPARSE);
+    assert_non_null(strstr(d.msg, "attr._output_shapes.list.shape[0]: 4.4e+12 elements, more "
+                                  "than 2^40"));
+}
+
 /* Detection post-processing: boxes [10,4] and scores [10] through
  * NonMaxSuppressionV5 (at most 5 boxes: indices [5], their scores [5], the
  * count), the boxes gathered by them [5,4]; Shape, Fill, Range, Slice (a
@@ -359,6 +403,7 @@ int main(void)
         cmocka_unit_test(test_shard_beside_file),
         cmocka_unit_test(test_declared_output_shapes),
         cmocka_unit_test(test_detection_ops),
+        cmocka_unit_test(test_oversized_dims),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
