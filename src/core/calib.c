@@ -40,11 +40,12 @@ const char *calib_use_name(enum calib_use u)
 
 enum col {
     C_FILE, C_LINE, C_MODEL, C_FAMILY, C_USE, C_TARGET, C_MEASURED, C_SPEC, C_BATCH, C_SEQ,
-    C_IN, C_OUT, C_STEPS, C_GPU, C_MIG, C_PREC, C_RT, C_REASON, C__COUNT
+    C_IN, C_OUT, C_STEPS, C_GPU, C_MIG, C_PREC, C_RT, C_TIMING, C_REASON, C__COUNT
 };
 static const char *const col_names[C__COUNT] = {
     "file", "line", "model_id", "source_family", "use", "target", "measured", "spec", "batch",
-    "seq", "in_tokens", "out_tokens", "steps", "gpu", "mig", "precision", "runtime", "reason"};
+    "seq", "in_tokens", "out_tokens", "steps", "gpu", "mig", "precision", "runtime", "timing",
+    "reason"};
 
 /* ---- fields ------------------------------------------------------------------ */
 
@@ -209,6 +210,15 @@ static enum status parse_line(const struct ctx *c, char *line, struct calib_row 
         (st = get_int(c, C_STEPS, f[C_STEPS], &r->steps)))
         return st;
     snprintf(r->spec, sizeof r->spec, "%s", f[C_SPEC]);
+    /* how the source timed it: wall clock around the call, or CUDA events
+     * around the GPU work only (no host call overhead) */
+    if (!strcmp(f[C_TIMING], "gpu"))
+        r->gpu_timed = true;
+    else if (strcmp(f[C_TIMING], "wall") && strcmp(f[C_TIMING], "-"))
+        return bad(c, C_TIMING, f[C_TIMING], "wall, gpu or '-'");
+    if (r->gpu_timed && (r->target != CT_LATENCY || r->out_tokens > 1 || r->steps > 0))
+        return bad(c, C_TIMING, f[C_TIMING], "wall or '-' on a line that is not the latency "
+                   "of one inference");
     if (r->use == CU_SKIP) {
         if (!strcmp(f[C_REASON], "-"))
             return bad(c, C_REASON, f[C_REASON], "the reason a skipped figure is left out");

@@ -69,6 +69,8 @@ struct calib_row {
     int64_t steps;           /* denoising steps of a diffusion pipeline (0: none); each step
                                 runs the denoiser on 2 x batch (classifier-free guidance) */
     struct config cfg;       /* GPU, MIG, precision, runtime, batch (valid unless skipped) */
+    bool gpu_timed;          /* timed by CUDA events around the GPU work: the host's cost of
+                                the call (call_us) is not in the figure */
     char reason[240];        /* why skipped (or why a graph was rejected), "" if none */
     /* evaluation (calib_eval.c) */
     int run[CALIB_MAX_RUNS], n_run;
