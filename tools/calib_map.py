@@ -104,7 +104,12 @@ A100_FAMILIES = [(("AITemplate", "PyTorch 1.12 eager"), "aitemplate"),
 # cost of the call is not in their latency: demoBERT's perf binary records an
 # event before and after each graph launch (infer_c/bert_infer.h), and
 # trtexec's latency is event-timed (H2D + compute + D2H) as well.
-GPU_TIMED_FAMILIES = ("trt-demobert", "trt-ptq")
+# AITemplate's benchmarks (examples/01_resnet-50 and 03_bert, benchmark_ait.py
+# and benchmark_pt.py) record one CUDA event before and one after a loop of
+# 100 back-to-back calls (ModelContainer::BenchmarkImpl, and
+# aitemplate.testing.benchmark_torch_function for PyTorch) and divide by the
+# count: no per-call synchronisation, for the engine and for eager PyTorch.
+GPU_TIMED_FAMILIES = ("trt-demobert", "trt-ptq", "aitemplate")
 
 
 def a100_family(fw, src):
@@ -129,6 +134,9 @@ A100_RUNTIMES = [
     # demoBERT's inference_benchmark.sh runs its C++ perf binary with
     # --enable_graph: the engine is replayed as a CUDA graph.
     (("TensorRT (demoBERT",), ("tensorrt-graph", None)),
+    # AITemplate's benchmark_ait.py runs the compiled module with graph_mode
+    # (--use-graph / --graph-mode default True): a CUDA graph per call.
+    (("AITemplate",), ("tensorrt-graph", None)),
     (("Triton",),
      (None, "Triton server round trip through ONNX Runtime: not an engine-only timing")),
     (("AITemplate", "Paddle-TRT", "TensorRT", "FasterTransformer encoder",
