@@ -64,8 +64,8 @@ static void test_big_gemm_fp16_by_hand(void **state)
     assert_int_equal(r.nodes[0].bound, BOUND_COMPUTE);
     assert_true(r.nodes[0].tensor_core);
     /* Best tiling 256x128: 32 x 64 = 2048 tiles over 108 SMs = 19 waves;
-     * K term 8192 / (8192 + 32). */
-    double size_eff = (2048.0 / (19 * 108)) * (8192.0 / (8192.0 + 32.0));
+     * K term 8192 / (8192 + k_half). */
+    double size_eff = (2048.0 / (19 * 108)) * (8192.0 / (8192.0 + p->k_half));
     double kern = flops / (312e12 * p->tc_eff[RT_TENSORRT] * size_eff);
     /* the memory stream (1,555 GB/s at bw_eff) overlaps it partly: the
      * p-norm of the two times */

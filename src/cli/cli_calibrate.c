@@ -108,13 +108,13 @@ static void print_params(const struct sim_params *p)
             "    .conv_eff = {[RT_PYTORCH] = %.4g, [RT_TENSORRT] = %.4g},\n"
             "    .seq_step_us = {[RT_PYTORCH] = %.4g, [RT_TENSORRT] = %.4g},\n"
             "    .hopper_clock = %.4g,\n"
-            "    .overlap_p = %.4g,\n    .p_active = %.4g,\n    .p_memory = %.4g,\n",
+            "    .overlap_p = %.4g,\n    .k_half = %.4g,\n    .p_active = %.4g,\n    .p_memory = %.4g,\n",
             p->tc_eff[RT_PYTORCH], p->tc_eff[RT_TENSORRT], p->cuda_eff, p->bw_eff, p->kernel_us[RT_PYTORCH],
             p->kernel_us[RT_TENSORRT], p->graph_kernel_us, p->dispatch_us[RT_PYTORCH],
             p->dispatch_us[RT_TENSORRT], p->call_us[RT_PYTORCH], p->call_us[RT_TENSORRT],
             p->context_mib[RT_PYTORCH], p->context_mib[RT_TENSORRT], p->act_factor,
             p->dw_bw_eff[RT_PYTORCH], p->dw_bw_eff[RT_TENSORRT], p->conv_eff[RT_PYTORCH], p->conv_eff[RT_TENSORRT],
-            p->seq_step_us[RT_PYTORCH], p->seq_step_us[RT_TENSORRT], p->hopper_clock, p->overlap_p, p->p_active, p->p_memory);
+            p->seq_step_us[RT_PYTORCH], p->seq_step_us[RT_TENSORRT], p->hopper_clock, p->overlap_p, p->k_half, p->p_active, p->p_memory);
 }
 
 static int export_rows(struct calib_set *set, const char *path, bool force)

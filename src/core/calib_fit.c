@@ -46,6 +46,7 @@ FIELD(f_dw_pt, p->dw_bw_eff[RT_PYTORCH])
 FIELD(f_dw_trt, p->dw_bw_eff[RT_TENSORRT])
 FIELD(f_seq_trt, p->seq_step_us[RT_TENSORRT])
 FIELD(f_overlap, p->overlap_p)
+FIELD(f_k_half, p->k_half)
 FIELD(f_hopper, p->hopper_clock)
 FIELD(f_p_active, p->p_active)
 FIELD(f_p_memory, p->p_memory)
@@ -74,6 +75,7 @@ static const struct knob knobs[] = {
     {"context_mib[tensorrt]", 1200, 300, 4000, G_MEMORY, RT_TENSORRT, 0, f_ctx_trt},
     {"act_factor", 1.3, 1.0, 3.0, G_MEMORY, -1, 0, f_act},
     {"overlap_p", 4.0, 1.5, 30, G_TIME, -1, 0, f_overlap},
+    {"k_half", 96, 8, 512, G_TIME, -1, 0, f_k_half},
     {"hopper_clock", 1.0, 0.6, 1.0, G_TIME, -1, 0, f_hopper},
     {"p_active", 0.2, 0.0, 0.9, G_POWER, -1, 0, f_p_active},
     {"p_memory", 0.6, 0.05, 1.0, G_POWER, -1, 0, f_p_memory},

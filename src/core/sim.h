@@ -75,6 +75,7 @@ struct sim_params {
     double conv_eff[RT__COUNT];  /* implicit-GEMM convolution efficiency relative to a GEMM */
     double seq_step_us[RT__COUNT]; /* host cost per sequence per generation step */
     double overlap_p;            /* p-norm combining a kernel's compute and memory times */
+    double k_half;               /* K at which a GEMM tile's fixed prologue/epilogue halves its efficiency */
     double hopper_clock;         /* fraction of the boost-clock math peak Hopper holds under load */
     double p_active;             /* dynamic power share of a running kernel at any load */
     double p_memory;             /* further dynamic power share at full DRAM bandwidth */

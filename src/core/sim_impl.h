@@ -15,7 +15,6 @@
 struct sim_fixed {
     int tile_m[SIM_N_TILES], tile_n[SIM_N_TILES];
     double tile_peak[SIM_N_TILES]; /* fraction of peak each tile shape's main loop reaches */
-    double k_half;             /* K at which a tile's prologue/epilogue halves efficiency */
     int split_k_max;           /* largest split-K factor the GEMM libraries choose */
     double split_k_min_k;      /* smallest K slice per split */
     double skinny_m;           /* at most this many rows: matrix-vector / small-M kernels */

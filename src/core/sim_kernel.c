@@ -25,13 +25,13 @@ static double wave_fill(double ctas, int sms)
  * the GPU, the keys are split across CTAs too and the partial results
  * merged in a second pass (FlashAttention's split-KV heuristic), as GEMMs
  * split K: at least 128 keys per split. */
-static double attention_size_eff(const struct sim_kernel_in *in, int sms)
+static double attention_size_eff(const struct sim_kernel_in *in, int sms, double k_half)
 {
     const struct sim_fixed *f = &sim_fixed;
     double qb = in->q_block > 0 && in->q_block < in->m ? in->q_block : in->m;
     double blocks = ceil(in->m / qb);
     double rows_q = in->m / (blocks * qb);
-    double k_q = in->k / (in->k + f->k_half), best = 0;
+    double k_q = in->k / (in->k + k_half), best = 0;
     for (int s = 1; s <= f->split_k_max; s *= 2) {
         if (s > 1 && in->n / s < f->split_k_min_k)
             break;
@@ -47,7 +47,8 @@ static double attention_size_eff(const struct sim_kernel_in *in, int sms)
 
 /* Best efficiency over the tile shapes and split-K factors for an
  * M x N x K GEMM repeated `batches` times on `sms` SMs. */
-static double gemm_size_eff(double m, double n, double k, double batches, int sms, bool simt)
+static double gemm_size_eff(double m, double n, double k, double batches, int sms, bool simt,
+                            double k_half)
 {
     const struct sim_fixed *f = &sim_fixed;
     /* A few rows (decode steps, batch-1 Linear layers): the libraries switch
@@ -58,7 +59,7 @@ static double gemm_size_eff(double m, double n, double k, double batches, int sm
     if (m <= f->skinny_m) {
         double rows_q = simt ? 1.0 : m / (16.0 * ceil(m / 16.0));
         double tiles = ceil(n / f->skinny_n) * batches;
-        best = f->skinny_peak * rows_q * wave_fill(tiles, sms) * k / (k + f->k_half);
+        best = f->skinny_peak * rows_q * wave_fill(tiles, sms) * k / (k + k_half);
     }
     /* ... or a tiled kernel, whichever is faster (so time never falls as M
      * grows past the small-M range). */
@@ -71,7 +72,7 @@ static double gemm_size_eff(double m, double n, double k, double batches, int sm
             if (s > 1 && ks < f->split_k_min_k)
                 break;
             double tiles = mt * nt * batches * s;
-            double k_q = ks / (ks + f->k_half);
+            double k_q = ks / (ks + k_half);
             double e = f->tile_peak[t] * tile_q * wave_fill(tiles, sms) * k_q;
             if (s > 1)
                 e *= 0.9; /* partial sums are reduced in a second pass */
@@ -133,8 +134,9 @@ void sim_kernel_time(const struct hw *hw, const struct config *cfg, const struct
                          (runtime_engine(cfg->rt) || in->cls == OPC_CONV);
         bool tc = cfg->prec != PREC_FP32 || tf32_conv;
         double size = in->attention && in->m > f->skinny_m
-                          ? attention_size_eff(in, hw->sms)
-                          : gemm_size_eff(in->m, in->n, in->k, in->batches, hw->sms, !tc);
+                          ? attention_size_eff(in, hw->sms, p->k_half)
+                          : gemm_size_eff(in->m, in->n, in->k, in->batches, hw->sms, !tc,
+                                          p->k_half);
         if (tc) {
             enum precision ep = tf32_conv ? PREC_TF32 : cfg->prec;
             out->tc = true;
@@ -151,7 +153,7 @@ void sim_kernel_time(const struct hw *hw, const struct config *cfg, const struct
              * 16-bit types) beats tensor cores padded to 16 rows. */
             double simt = in->m <= f->skinny_m && !in->grouped
                               ? p->cuda_eff * gemm_size_eff(in->m, in->n, in->k, in->batches,
-                                                            hw->sms, true)
+                                                            hw->sms, true, p->k_half)
                               : 0;
             if (vec_peak * simt > peak * eff) {
                 out->tc = false;

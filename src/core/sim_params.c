@@ -19,8 +19,8 @@ static const struct sim_params fitted = {
      * engine times every tactic at build time and keeps the fastest, eager
      * PyTorch takes cuBLAS's heuristic pick and runs matrix products on
      * strided views (transposed attention operands). A-priori 0.80 each;
-     * fitted 0.59 eager and 0.79 engine (dippm calibrate, 838 rows). */
-    .tc_eff = {[RT_PYTORCH] = 0.5915, [RT_TENSORRT] = 0.7798},
+     * fitted 0.62 eager and 0.85 engine (dippm calibrate, 838 rows). */
+    .tc_eff = {[RT_PYTORCH] = 0.6179, [RT_TENSORRT] = 0.8466},
     /* FP32 SGEMM on CUDA cores reaches ~80-90% of 19.5 TFLOPS. Not fitted
      * (no FP32-without-TF32 row is modelled). */
     .cuda_eff = 0.85,
@@ -29,23 +29,23 @@ static const struct sim_params fitted = {
     .bw_eff = 0.95,
     /* Kernel launch latency plus ramp-up/drain of a grid: 2-6 us per kernel
      * on A100 (Nsight traces of back-to-back small kernels); a-priori 3,
-     * fitted per runtime: 7.5 eager, 8.7 engine. The engine figure is the
+     * fitted per runtime: 6.1 eager, 8.6 engine. The engine figure is the
      * average over engines enqueued kernel by kernel on a stream
      * (FasterTransformer's and TensorRT-LLM's decode steps add per-step
      * synchronisation); an engine replayed as a CUDA graph has its own
      * figure below. */
-    .kernel_us = {[RT_PYTORCH] = 7.471, [RT_TENSORRT] = 8.734},
+    .kernel_us = {[RT_PYTORCH] = 6.135, [RT_TENSORRT] = 8.567},
     /* An engine replayed as a CUDA graph: the host launches the whole graph
      * once (call_us) and the GPU front end starts each node from the
      * uploaded graph, without a stream launch per kernel; what remains per
      * kernel is the grid's ramp-up and drain and the dependency between
      * consecutive nodes. NVIDIA's CUDA Graphs introduction shows back-to-back
      * short kernels losing about half the per-kernel gap they lose on a
-     * stream; a-priori 2 us, fitted 5.6 on the three mapped sources that
+     * stream; a-priori 2 us, fitted 5.5 on the three mapped sources that
      * replay a graph: TensorRT's demoBERT (perf --enable_graph), NVIDIA's
      * MLPerf SingleStream harness (use_graphs) and AITemplate's benchmarks
      * (graph_mode). */
-    .graph_kernel_us = 5.571,
+    .graph_kernel_us = 5.473,
     /* Eager PyTorch issues every op from Python through the dispatcher
      * (10-40 us per nn.Module call, PyTorch 1.12); an engine enqueues
      * pre-built kernels (a few us each); a-priori 25 and 1.5, fitted. */
@@ -75,7 +75,7 @@ static const struct sim_params fitted = {
      * NCHW<->NHWC transforms around tensor-core convolutions and picks
      * tactics heuristically; an engine picks NHWC tactics by timing them at
      * build time. A-priori 0.8 each; fitted per runtime. */
-    .conv_eff = {[RT_PYTORCH] = 0.3354, [RT_TENSORRT] = 0.9097},
+    .conv_eff = {[RT_PYTORCH] = 0.4305, [RT_TENSORRT] = 0.9166},
     /* Depthwise convolutions reach only part of streaming bandwidth: halo
      * re-reads and per-channel strided access. Eager PyTorch runs them on
      * NCHW tensors through cuDNN's generic kernels; an engine picks an NHWC
@@ -96,14 +96,20 @@ static const struct sim_params fitted = {
      * lower (~1,750 MHz is commonly reported), and its larger peaks are
      * harder to feed. A100's sustain is part of tc_eff (fitted on A100
      * rows), so this is the further fraction Hopper keeps, on tensor and
-     * CUDA-core math alike. A-priori 1; fitted 0.84 (an effective ~1,660 MHz). */
-    .hopper_clock = 0.8391,
+     * CUDA-core math alike. A-priori 1; fitted 0.79 (an effective ~1,570 MHz). */
+    .hopper_clock = 0.7907,
     /* Compute and memory overlap inside a kernel only as far as its
      * pipeline hides one behind the other: the time is (c^p + m^p)^(1/p);
      * a GEMM's fused epilogue math overlaps its main loop the same way.
      * A-priori 4 (at c = m the kernel takes 19% longer than either);
      * fitted. */
-    .overlap_p = 2.723,
+    .overlap_p = 2.589,
+    /* A GEMM tile spends a fixed prologue and epilogue worth k_half K-steps
+     * of its main loop: efficiency K / (K + k_half). Ampere/Hopper GEMMs
+     * fill a 3-4 stage operand pipeline of 32 K each before the first MMA,
+     * then load and store C; a fused attention kernel pays the same per
+     * query block with the head size as K. A-priori 96; fitted 76. */
+    .k_half = 75.99,
     /* Board power while a kernel runs, as shares of the idle-to-TDP range:
      * any running kernel holds boost clocks and wakes the SMs and caches
      * (p_active); streaming HBM adds p_memory at full bandwidth, and math
@@ -112,8 +118,8 @@ static const struct sim_params fitted = {
      * hopper_clock x the peak). A-priori
      * 0.2 and 0.6 (A100/H100 power studies, e.g. arXiv 2312.02741); fitted
      * to the average power of the ML.ENERGY H100 rows. */
-    .p_active = 0.3059,
-    .p_memory = 0.5758,
+    .p_active = 0.2547,
+    .p_memory = 0.6576,
 };
 
 const struct sim_params *sim_params_default(void)
@@ -131,9 +137,6 @@ const struct sim_fixed sim_fixed = {
     .tile_m = {256, 128, 128, 64},
     .tile_n = {128, 128, 64, 64},
     .tile_peak = {1.00, 0.95, 0.85, 0.65},
-    /* A tile spends a fixed prologue/epilogue equal to ~32 K-steps of its
-     * main loop (load of C, epilogue store): efficiency K / (K + 32). */
-    .k_half = 32.0,
     /* cuBLAS splits K up to 16 ways when M x N tiles cannot fill the SMs,
      * keeping at least 128 of K per split. */
     .split_k_max = 16,
