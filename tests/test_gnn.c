@@ -297,6 +297,61 @@ static void test_deterministic(void **state)
     assert_true(o1 != o3);
 }
 
+/* Training with every gradient but the memory output's zeroed
+ * (gnn_grad_keep_target, dippm train --only memory) fits the memory
+ * targets and leaves the latency and energy outputs exactly unchanged. */
+static void test_keep_target(void **state)
+{
+    (void)state;
+    struct gnn_arch a = {4, 3, 16, 2, 16};
+    struct gnn_model m;
+    gnn_model_alloc(&m, &a, NULL);
+    gnn_model_init(&m, 3);
+    for (size_t i = 0; i < m.n_params; i++) /* a model that is not the teacher */
+        m.w[i] += 0.01f * (float)((i * 7919) % 13) - 0.06f;
+    struct toy T;
+    toy_build(&T, a.fn, a.fg, 11);
+    struct gnn_work w;
+    gnn_work_init(&w);
+    gnn_forward(&m, &T.b, &w);
+    float before[3 * GNN_T__COUNT], *old_w = malloc(sizeof(float) * m.n_params);
+    memcpy(before, w.out, sizeof before);
+    memcpy(old_w, m.w, sizeof(float) * m.n_params);
+    struct gnn_adam opt;
+    gnn_adam_init(&opt, m.n_params, 1e-2f);
+    float *grad = malloc(sizeof(float) * m.n_params);
+    double first = -1, reg = 0;
+    for (int it = 0; it < 200; it++) {
+        memset(grad, 0, sizeof(float) * m.n_params);
+        gnn_loss(&m, &T.b, &T.t, &w, grad, &reg, NULL);
+        if (first < 0)
+            first = reg;
+        gnn_grad_keep_target(&m, GNN_T_MEMORY, grad);
+        gnn_adam_step(&opt, m.w, grad);
+    }
+    gnn_forward(&m, &T.b, &w);
+    double mem_err_before = 0, mem_err_after = 0;
+    for (int g = 0; g < T.G; g++) {
+        int k = g * GNN_T__COUNT;
+        assert_true(w.out[k + GNN_T_LATENCY] == before[k + GNN_T_LATENCY]);
+        assert_true(w.out[k + GNN_T_ENERGY] == before[k + GNN_T_ENERGY]);
+        mem_err_before += fabs(before[k + GNN_T_MEMORY] - T.y[k + GNN_T_MEMORY]);
+        mem_err_after += fabs(w.out[k + GNN_T_MEMORY] - T.y[k + GNN_T_MEMORY]);
+    }
+    assert_true(mem_err_after < 0.5 * mem_err_before);
+    /* only the memory column of the last layer and skip and its bias moved */
+    size_t moved = 0;
+    for (size_t i = 0; i < m.n_params; i++)
+        moved += m.w[i] != old_w[i];
+    assert_true(moved > 0 && moved <= (size_t)a.head_hidden + (2 * a.hidden + 1 + a.fg) + 1);
+    free(grad);
+    free(old_w);
+    gnn_adam_fini(&opt);
+    gnn_work_fini(&w);
+    toy_free(&T);
+    gnn_model_fini(&m);
+}
+
 /* gnn_forward computes each class of identical nodes once (gnn_classes.h)
  * and its products with gk_gemm; gnn_loss's forward computes every node
  * with OpenBLAS. On two graphs of repeated blocks (same node rows in both,
@@ -381,6 +436,7 @@ int main(void)
         cmocka_unit_test(test_gradient_check),
         cmocka_unit_test(test_loss_decreases),
         cmocka_unit_test(test_deterministic),
+        cmocka_unit_test(test_keep_target),
         cmocka_unit_test(test_arch_limits),
         cmocka_unit_test(test_forward_classes),
     };

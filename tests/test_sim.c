@@ -115,8 +115,9 @@ static void test_memory_parts(void **state)
      * both are the graph's input and output, persistent buffers allocated
      * once at their size: the allocator factor does not apply to them */
     assert_near(r.act_peak_mib, 0.25, 1e-9);
-    assert_near(r.memory_mib, p->context_mib[RT_PYTORCH] + 2.0 + 0.25 +
-                                         p->workspace_mib[RT_PYTORCH], 1e-9);
+    /* the context: a fixed part and a part per SM (108 on an A100) */
+    assert_near(r.context_mib, p->context_mib[RT_PYTORCH] + p->context_sm_mib * 108, 1e-9);
+    assert_near(r.memory_mib, r.context_mib + 2.0 + 0.25 + p->workspace_mib[RT_PYTORCH], 1e-9);
     sim_result_fini(&r);
     graph_free(g);
 }

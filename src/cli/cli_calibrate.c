@@ -103,6 +103,7 @@ static void print_params(const struct sim_params *p)
             "    .dispatch_us = {[RT_PYTORCH] = %.4g, [RT_TENSORRT] = %.4g},\n"
             "    .call_us = {[RT_PYTORCH] = %.4g, [RT_TENSORRT] = %.4g},\n"
             "    .context_mib = {[RT_PYTORCH] = %.4g, [RT_TENSORRT] = %.4g},\n"
+            "    .context_sm_mib = %.4g,\n"
             "    .act_factor = %.4g,\n"
             "    .dw_bw_eff = {[RT_PYTORCH] = %.4g, [RT_TENSORRT] = %.4g},\n"
             "    .conv_eff = {[RT_PYTORCH] = %.4g, [RT_TENSORRT] = %.4g},\n"
@@ -112,7 +113,7 @@ static void print_params(const struct sim_params *p)
             p->tc_eff[RT_PYTORCH], p->tc_eff[RT_TENSORRT], p->cuda_eff, p->bw_eff, p->kernel_us[RT_PYTORCH],
             p->kernel_us[RT_TENSORRT], p->graph_kernel_us, p->dispatch_us[RT_PYTORCH],
             p->dispatch_us[RT_TENSORRT], p->call_us[RT_PYTORCH], p->call_us[RT_TENSORRT],
-            p->context_mib[RT_PYTORCH], p->context_mib[RT_TENSORRT], p->act_factor,
+            p->context_mib[RT_PYTORCH], p->context_mib[RT_TENSORRT], p->context_sm_mib, p->act_factor,
             p->dw_bw_eff[RT_PYTORCH], p->dw_bw_eff[RT_TENSORRT], p->conv_eff[RT_PYTORCH], p->conv_eff[RT_TENSORRT],
             p->seq_step_us[RT_PYTORCH], p->seq_step_us[RT_TENSORRT], p->hopper_clock, p->overlap_p, p->k_half, p->p_active, p->p_memory);
 }

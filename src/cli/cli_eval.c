@@ -20,7 +20,7 @@
 
 enum { OPT_DATA = CLI_OPT__OWN, OPT_LOFO, OPT_LTRAIN, OPT_LTEST, OPT_LEPOCHS, OPT_SEED,
        OPT_QUIET, OPT_ALL, OPT_ROWS, OPT_LOFO_ONLY, OPT_ORDER, OPT_ORDER_FAM, OPT_ORDER_TOL, OPT_LOMO, OPT_LOMO_EPOCHS,
-       OPT_OW, OPT_OPAIRS, OPT_OKINDS, OPT_TW };
+       OPT_OW, OPT_OPAIRS, OPT_OKINDS, OPT_TW, OPT_ONLY };
 
 static const struct cli_opt eval_opts[] = {
     {"data", 0, "FILE", "the dataset rows to evaluate on (default: 400 freshly sampled "
@@ -43,6 +43,8 @@ static const struct cli_opt eval_opts[] = {
     {"lomo-epochs", 0, "E", "the fine-tuning epochs of --lomo (default 20)", OPT_LOMO_EPOCHS},
     {"teacher-weight", 0, "W", "loss weight of the teacher-labelled rows in the fine-tuning of "
      "--lomo, as dippm train's (default 0.1)", OPT_TW},
+    {"only", 0, "TARGET", "the fine-tuning of --lomo moves only TARGET's output weights "
+     "(latency, energy or memory), as dippm train's", OPT_ONLY},
     {"order-weight", 0, "W", "weight of the ordering penalty in the training of --lofo and "
      "--lomo, as dippm train's (default 1)", OPT_OW},
     {"order-pairs", 0, "F", "fraction of rows given an ordering partner in that training, as "
@@ -188,6 +190,7 @@ struct eval_cli {
     bool all_kinds;
     double order_tol;
     int64_t ltrain, ltest, lepochs, seed, lomo_epochs;
+    int only_target;                       /* --only, -1 = every weight */
     struct dataset ds;
     struct train_set ts;
     struct gnn_model m;
@@ -213,6 +216,11 @@ static int eval_opt(void *ctx, int c, const char *arg)
     case OPT_ROWS: e->rows_csv = arg; return -1;
     case OPT_ORDER: e->orderings = true; return -1;
     case OPT_LOMO: e->lomo = true; return -1;
+    case OPT_ONLY:
+        if ((e->only_target = train_target_parse(arg)) < 0)
+            return cli_usage_error("eval", "--only '%s': expected latency, energy or memory",
+                                   arg);
+        return -1;
     case OPT_ORDER_FAM: e->order_fams = arg; return -1;
     case OPT_OW:
     case OPT_TW:
@@ -367,6 +375,7 @@ static int run_weights(struct eval_cli *e, struct diag *d)
         o.seed = (uint64_t)e->seed;
         o.order_weight = (float)e->order_weight;
         o.teacher_weight = (float)e->teacher_weight;
+        o.only_target = e->only_target;
         o.progress = !e->quiet;
         if (eval_lomo_run(&e->ds, &e->ts, &e->m, &o, &e->lm, &e->n_lm, &e->lm_g, &e->lm_t, d))
             return cli_fail(d);
@@ -532,7 +541,7 @@ int cli_eval(int argc, char **argv)
 {
     struct eval_cli e = {.order_tol = 0.01, .ltrain = 3000, .ltest = 400, .lepochs = 12,
                          .seed = 1, .lomo_epochs = 20, .order_weight = 1, .pair_frac = 0.25,
-                         .teacher_weight = 0.1};
+                         .teacher_weight = 0.1, .only_target = -1};
     cli_common_init(&e.co);
     dataset_init(&e.ds);
     int rc = parse_args(&e, argc, argv);

@@ -21,7 +21,7 @@
 
 enum { OPT_DATA = CLI_OPT__OWN, OPT_EPOCHS, OPT_SEED, OPT_INIT, OPT_LR, OPT_BG, OPT_HIDDEN,
        OPT_LAYERS, OPT_HEAD, OPT_SHW, OPT_ALL, OPT_QUIET, OPT_TW, OPT_OW, OPT_OPAIRS,
-       OPT_OKINDS };
+       OPT_OKINDS, OPT_ONLY };
 
 static const struct cli_opt train_opts[] = {
     {"data", 0, "FILE", "dataset rows to train on (dippm dataset, or measured JSONL rows); "
@@ -46,6 +46,9 @@ static const struct cli_opt train_opts[] = {
     {"order-kinds", 0, "K", "basic (default: half the batch, the whole GPU, a lower precision, "
      "TensorRT) or all (also the next bigger slice, the next faster runtime, a newer GPU, and "
      "the next higher precision for int8 and fp8 rows)", OPT_OKINDS},
+    {"only", 0, "TARGET", "with --init: fine-tune only TARGET's output weights (latency, "
+     "energy or memory); the rest of the network is frozen, so the other figures stay exactly "
+     "as W gives them", OPT_ONLY},
     {"all", 0, NULL, "train on every row: no test split is held out", OPT_ALL},
     {"quiet", 0, NULL, "no progress messages", OPT_QUIET},
     {"output", 'o', "OUT.dpw", "the weight file (required); its manifest goes to OUT.json", 'o'},
@@ -60,7 +63,7 @@ const struct cli_cmd cli_cmd_train = {
              "                   [--init W.dpw] [--lr LR] [--batch-graphs B] [--hidden H]\n"
              "                   [--layers L] [--head H] [--share-weight W] [--teacher-weight W]\n"
              "                   [--order-weight W] [--order-pairs F] [--order-kinds K]\n"
-             "                   [--all] [--force]",
+             "                   [--only TARGET] [--all] [--force]",
     .about = "Trains the GNN on dataset rows (dippm dataset, or measured JSONL rows) and writes\n"
              "OUT.dpw and its manifest OUT.json (data, seed, command, time, test metrics).\n"
              "Rows of the random test split are held out unless --all is given.",
@@ -263,6 +266,11 @@ static int train_opt(void *ctx, int c, const char *arg)
             return cli_usage_error("train", "--order-kinds '%s': expected basic or all", arg);
         t->all_kinds = !strcmp(arg, "all");
         return -1;
+    case OPT_ONLY:
+        if ((t->o.only_target = train_target_parse(arg)) < 0)
+            return cli_usage_error("train", "--only '%s': expected latency, energy or memory",
+                                   arg);
+        return -1;
     case OPT_ALL: t->all = true; return -1;
     case OPT_QUIET: t->o.progress = false; return -1;
     default: return CLI_OPTS_COMMON;
@@ -281,6 +289,9 @@ static int parse_args(struct train_cli *t, int argc, char **argv)
         return cli_usage_error("train", "no training data: use --data FILE");
     if (!t->co.output)
         return cli_usage_error("train", "no output: use -o OUT.dpw");
+    if (t->o.only_target >= 0 && !t->init)
+        return cli_usage_error("train", "--only fine-tunes one output of a trained network: "
+                               "give it with --init W.dpw");
     if (t->init && !t->lr_set)
         t->o.lr = 3e-4f;
     return -1;

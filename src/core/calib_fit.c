@@ -39,6 +39,7 @@ FIELD(f_call_pt, p->call_us[RT_PYTORCH])
 FIELD(f_call_trt, p->call_us[RT_TENSORRT])
 FIELD(f_ctx_pt, p->context_mib[RT_PYTORCH])
 FIELD(f_ctx_trt, p->context_mib[RT_TENSORRT])
+FIELD(f_ctx_sm, p->context_sm_mib)
 FIELD(f_act, p->act_factor)
 FIELD(f_conv_pt, p->conv_eff[RT_PYTORCH])
 FIELD(f_conv_trt, p->conv_eff[RT_TENSORRT])
@@ -73,6 +74,7 @@ static const struct knob knobs[] = {
     {"seq_step_us[tensorrt]", 5, 0, 200, G_TIME, RT_TENSORRT, 0, f_seq_trt},
     {"context_mib[pytorch]", 1200, 300, 4000, G_MEMORY, RT_PYTORCH, 0, f_ctx_pt},
     {"context_mib[tensorrt]", 1200, 300, 4000, G_MEMORY, RT_TENSORRT, 0, f_ctx_trt},
+    {"context_sm_mib", 2, 0, 20, G_MEMORY, -1, 0, f_ctx_sm},
     {"act_factor", 1.3, 1.0, 3.0, G_MEMORY, -1, 0, f_act},
     {"overlap_p", 4.0, 1.5, 30, G_TIME, -1, 0, f_overlap},
     {"k_half", 96, 8, 512, G_TIME, -1, 0, f_k_half},

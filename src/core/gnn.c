@@ -698,6 +698,26 @@ void gnn_adam_step(struct gnn_adam *a, float *w, const float *g)
     }
 }
 
+void gnn_grad_keep_target(const struct gnn_model *m, int t, float *grad)
+{
+    const struct gnn_tensor *w3 = &m->t[head_idx(m, H_3W)], *sk = &m->t[head_idx(m, H_SKIP)];
+    size_t n = (size_t)w3->rows + (size_t)sk->rows + 1, k = 0;
+    size_t *at = xmalloc(sizeof *at * n);
+    for (int r = 0; r < w3->rows; r++)
+        at[k++] = w3->off + (size_t)r * GNN_T__COUNT + (size_t)t;
+    for (int r = 0; r < sk->rows; r++)
+        at[k++] = sk->off + (size_t)r * GNN_T__COUNT + (size_t)t;
+    at[k++] = m->t[head_idx(m, H_3B)].off + (size_t)t;
+    float *kept = xmalloc(sizeof *kept * n);
+    for (size_t i = 0; i < n; i++)
+        kept[i] = grad[at[i]];
+    memset(grad, 0, sizeof *grad * m->n_params);
+    for (size_t i = 0; i < n; i++)
+        grad[at[i]] = kept[i];
+    free(kept);
+    free(at);
+}
+
 void gnn_adam_fini(struct gnn_adam *a)
 {
     if (!a)

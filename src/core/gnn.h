@@ -167,6 +167,11 @@ struct gnn_adam {
 };
 void gnn_adam_init(struct gnn_adam *a, size_t n, float lr);
 void gnn_adam_step(struct gnn_adam *a, float *w, const float *g);
+/* Zeroes every gradient but those of target t's output weights (its column
+ * of the graph head's last layer and of the linear skip, and its bias):
+ * training then moves only t's correction, and every other output of the
+ * model stays exactly as it was. */
+void gnn_grad_keep_target(const struct gnn_model *m, int t, float *grad);
 void gnn_adam_fini(struct gnn_adam *a);
 
 #endif

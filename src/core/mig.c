@@ -147,14 +147,17 @@ enum status mig_advise(struct predictor *p, struct graph *g, const struct config
         return ST_OK;
     }
     /* Memory is one figure per model and configuration: a slice changes how
-     * fast the model runs, not what it allocates. It is predicted once, on
-     * the whole GPU, so the verdict near a boundary cannot flip with noise
-     * between slices. */
+     * fast the model runs, not what it allocates, except for the part of the
+     * CUDA context that grows with the SMs (the teacher's context_sm_mib).
+     * It is predicted once, on the whole GPU, and each slice differs from it
+     * by exactly the teacher's context difference, so the verdict near a
+     * boundary cannot flip with noise between slices and a bigger slice
+     * never needs less. */
     struct config whole = *cfg;
     whole.mig = -1;
     struct prediction pw;
     enum status sw = predict_run(p, g, &whole, &pw, d);
-    double mem_mib = pw.memory_mib;
+    double mem_mib = pw.memory_mib, ctx_whole = pw.sim.context_mib;
     prediction_fini(&pw);
     if (sw)
         return sw;
@@ -171,7 +174,7 @@ enum status mig_advise(struct predictor *p, struct graph *g, const struct config
         }
         struct mig_option *o = &out->opts[out->n++];
         o->profile = idx[i];
-        o->memory_mib = mem_mib;
+        o->memory_mib = mem_mib + (pr.sim.context_mib - ctx_whole);
         o->latency_ms = pr.latency_ms;
         prediction_fini(&pr);
     }

@@ -305,7 +305,7 @@ static void pass_memory(const struct sim_prep *sp, const struct sim_params *p,
     enum runtime rt = runtime_base(sp->cfg.rt);
     double transient = sp->peak > sp->persist ? sp->peak - sp->persist : 0;
     const double mib = 1048576.0;
-    r->context_mib = p->context_mib[rt];
+    r->context_mib = p->context_mib[rt] + p->context_sm_mib * sp->hw.sms;
     r->workspace_mib = p->workspace_mib[rt];
     r->weights_mib = sp->wbytes / mib;
     r->act_peak_mib =

@@ -69,6 +69,7 @@ struct sim_params {
     double dispatch_us[RT__COUNT]; /* host cost to issue one op (eager) or one kernel (engine) */
     double call_us[RT__COUNT];   /* fixed cost of one inference call (entry, enqueue, sync) */
     double context_mib[RT__COUNT]; /* CUDA context + libraries as NVML counts them */
+    double context_sm_mib;       /* further context per SM of the GPU or slice (thread stacks) */
     double workspace_mib[RT__COUNT]; /* cuBLAS/cuDNN/TensorRT scratch */
     double act_factor;           /* device memory held per byte of peak live activations */
     double dw_bw_eff[RT__COUNT]; /* bandwidth kept by depthwise convolutions */

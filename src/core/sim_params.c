@@ -62,13 +62,20 @@ static const struct sim_params fitted = {
      * fitted (one memory row only). The engine figure is fitted to the
      * FasterTransformer GPT rows, whose process also holds PyTorch and FT's
      * preallocated buffers: it is a heavy engine process, not bare TensorRT. */
-    .context_mib = {[RT_PYTORCH] = 1579, [RT_TENSORRT] = 2739},
+    .context_mib = {[RT_PYTORCH] = 1467, [RT_TENSORRT] = 2409},
+    /* Part of the context grows with the SMs the process sees: CUDA reserves
+     * local memory for the stack of every thread the GPU can hold (1 KiB by
+     * default x 2,048 threads per SM = 2 MiB per SM), and the libraries size
+     * some buffers by SM. Published MIG sweeps see it: the same encoder at
+     * the same batch holds ~360 MiB more on a 7g.40gb slice (98 SMs) than on
+     * a 1g.5gb (14). A-priori 2 MiB per SM; fitted. */
+    .context_sm_mib = 3.138,
     /* cuBLAS workspace (PyTorch keeps a few MiB per handle/stream) and cuDNN
      * algorithm scratch; TensorRT tactic scratch. Estimates, not fitted. */
     .workspace_mib = {[RT_PYTORCH] = 64.0, [RT_TENSORRT] = 64.0},
     /* Allocators round and cache blocks: device memory per byte of peak live
      * activations; a-priori 1.3, fitted on the memory rows. */
-    .act_factor = 1.758,
+    .act_factor = 1.848,
     /* Convolutions run as implicit GEMMs: address generation, halos and
      * filter-size tails cost ~10-30% against a dense GEMM of the same size
      * (cuDNN/CUTLASS). Eager PyTorch keeps NCHW tensors, so cuDNN adds

@@ -336,6 +336,14 @@ void train_set_fini(struct train_set *ts)
     memset(ts, 0, sizeof *ts);
 }
 
+int train_target_parse(const char *s)
+{
+    for (int t = 0; t < GNN_T__COUNT; t++)
+        if (!strcmp(s, gnn_target_name(t)))
+            return t;
+    return -1;
+}
+
 void train_opts_default(struct train_opts *o)
 {
     memset(o, 0, sizeof *o);
@@ -348,6 +356,7 @@ void train_opts_default(struct train_opts *o)
     o->teacher_weight = 0.1f;
     o->order_weight = 1.0f;
     o->seed = 1;
+    o->only_target = -1;
     o->arch = (struct gnn_arch){FEAT_NODE_DIM, FEAT_GRAPH_DIM, 24, 2, 32};
 }
 
@@ -559,6 +568,8 @@ enum status train_fit(struct gnn_model *m, bool fine_tune, const struct train_se
             memset(grad, 0, sizeof(float) * m->n_params);
             double reg, sh;
             gnn_loss(m, &gb, &tg, &w, grad, &reg, &sh);
+            if (o->only_target >= 0)
+                gnn_grad_keep_target(m, o->only_target, grad);
             sum_reg += reg;
             sum_sh += sh;
             nb++;

@@ -72,9 +72,13 @@ struct train_opts {
     float order_weight;   /* weight of the ordering penalty on partner pairs */
     uint64_t seed;
     struct gnn_arch arch; /* hidden, layers, head_hidden used when not fine-tuning */
+    int only_target;      /* -1: train every weight; else only that target's output
+                             weights (gnn_grad_keep_target), the rest frozen */
     bool progress;
 };
 void train_opts_default(struct train_opts *o);
+/* "latency", "energy" or "memory" -> the target index; -1 if none. */
+int train_target_parse(const char *s);
 
 /* Fits m on samples idx[0..n_idx). If fine_tune, m is an already trained
  * model whose normalisation is kept; otherwise m is allocated here with
