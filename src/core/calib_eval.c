@@ -349,8 +349,7 @@ static double row_prediction(const struct calib_graphs *cg, const struct calib_r
         break;
     }
     if (!calib_row_is_generation(r))
-        return r->gpu_timed ? a->latency_ms - p->call_us[runtime_base(a->cfg.rt)] * 1e-3
-                            : a->latency_ms;
+        return r->gpu_timed ? a->latency_ms - sim_call_ms(p, a->cfg.rt) : a->latency_ms;
     const struct calib_run *dec = &cg->r[r->run[1]];
     double host_ms = sim_decode_host_ms(p, dec->cfg.rt, r->batch);
     double total_ms = a->latency_ms + (double)r->out_tokens * (dec->latency_ms + host_ms);
@@ -549,8 +548,7 @@ static bool export_row(const struct calib_row *r, struct jsonw *w)
     /* published MB are MiB as the sources count them (NVML). A figure timed
      * on the GPU alone gets the teacher's host cost of the call added, so
      * that every label is a latency as the caller sees it. */
-    double host_ms = r->gpu_timed ? sim_params_default()->call_us[runtime_base(r->cfg.rt)] * 1e-3
-                                  : 0;
+    double host_ms = r->gpu_timed ? sim_call_ms(NULL, r->cfg.rt) : 0;
     jsonw_num(w, r->measured + host_ms, true);
     jsonw_obj_end(w);
     return true;

@@ -253,7 +253,7 @@ static void pass_time(const struct sim_prep *sp, const struct sim_params *p,
         sn->energy_j = ej + hw->idle_w * sn->time_s;
     }
     double end = gpu > host ? gpu : host;
-    double lat = end + p->call_us[prt] * 1e-6;
+    double lat = end + sim_call_ms(p, prt) * 1e-3;
     r->latency_ms = lat * 1e3;
     r->gpu_busy_ms = busy * 1e3;
     r->host_ms = host * 1e3;
@@ -417,6 +417,12 @@ void sim_result_fini(struct sim_result *r)
         return;
     free(r->nodes);
     r->nodes = NULL;
+}
+
+double sim_call_ms(const struct sim_params *params, enum runtime rt)
+{
+    const struct sim_params *p = params ? params : sim_params_default();
+    return p->call_us[runtime_base(rt)] * 1e-3;
 }
 
 double sim_decode_host_ms(const struct sim_params *params, enum runtime rt, int64_t batch)

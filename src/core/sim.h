@@ -129,6 +129,11 @@ void sim_prep_free(struct sim_prep *sp);
  * GPU idles; params NULL = default. */
 double sim_decode_host_ms(const struct sim_params *params, enum runtime rt, int64_t batch);
 
+/* The host's fixed cost of one inference call in rt (entry, enqueue, sync:
+ * call_us), in ms; params NULL = default. A timing taken on the GPU alone
+ * (CUDA events) is a prediction less this. */
+double sim_call_ms(const struct sim_params *params, enum runtime rt);
+
 /* Frees r->nodes; NULL-safe and idempotent. */
 void sim_result_fini(struct sim_result *r);
 

@@ -15,6 +15,8 @@
 struct sim_fixed {
     int tile_m[SIM_N_TILES], tile_n[SIM_N_TILES];
     double tile_peak[SIM_N_TILES]; /* fraction of peak each tile shape's main loop reaches */
+    double attn_k_half;        /* the head size at which a fused attention kernel's fixed
+                                  per-block work halves its efficiency */
     int split_k_max;           /* largest split-K factor the GEMM libraries choose */
     double split_k_min_k;      /* smallest K slice per split */
     double skinny_m;           /* at most this many rows: matrix-vector / small-M kernels */

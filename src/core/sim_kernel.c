@@ -25,13 +25,13 @@ static double wave_fill(double ctas, int sms)
  * the GPU, the keys are split across CTAs too and the partial results
  * merged in a second pass (FlashAttention's split-KV heuristic), as GEMMs
  * split K: at least 128 keys per split. */
-static double attention_size_eff(const struct sim_kernel_in *in, int sms, double k_half)
+static double attention_size_eff(const struct sim_kernel_in *in, int sms)
 {
     const struct sim_fixed *f = &sim_fixed;
     double qb = in->q_block > 0 && in->q_block < in->m ? in->q_block : in->m;
     double blocks = ceil(in->m / qb);
     double rows_q = in->m / (blocks * qb);
-    double k_q = in->k / (in->k + k_half), best = 0;
+    double k_q = in->k / (in->k + f->attn_k_half), best = 0;
     for (int s = 1; s <= f->split_k_max; s *= 2) {
         if (s > 1 && in->n / s < f->split_k_min_k)
             break;
@@ -134,7 +134,7 @@ void sim_kernel_time(const struct hw *hw, const struct config *cfg, const struct
                          (runtime_engine(cfg->rt) || in->cls == OPC_CONV);
         bool tc = cfg->prec != PREC_FP32 || tf32_conv;
         double size = in->attention && in->m > f->skinny_m
-                          ? attention_size_eff(in, hw->sms, p->k_half)
+                          ? attention_size_eff(in, hw->sms)
                           : gemm_size_eff(in->m, in->n, in->k, in->batches, hw->sms, !tc,
                                           p->k_half);
         if (tc) {

@@ -19,8 +19,8 @@ static const struct sim_params fitted = {
      * engine times every tactic at build time and keeps the fastest, eager
      * PyTorch takes cuBLAS's heuristic pick and runs matrix products on
      * strided views (transposed attention operands). A-priori 0.80 each;
-     * fitted 0.62 eager and 0.85 engine (dippm calibrate, 838 rows). */
-    .tc_eff = {[RT_PYTORCH] = 0.6179, [RT_TENSORRT] = 0.8466},
+     * fitted 0.62 eager and 0.81 engine (dippm calibrate, 838 rows). */
+    .tc_eff = {[RT_PYTORCH] = 0.6169, [RT_TENSORRT] = 0.8118},
     /* FP32 SGEMM on CUDA cores reaches ~80-90% of 19.5 TFLOPS. Not fitted
      * (no FP32-without-TF32 row is modelled). */
     .cuda_eff = 0.85,
@@ -29,12 +29,12 @@ static const struct sim_params fitted = {
     .bw_eff = 0.95,
     /* Kernel launch latency plus ramp-up/drain of a grid: 2-6 us per kernel
      * on A100 (Nsight traces of back-to-back small kernels); a-priori 3,
-     * fitted per runtime: 6.1 eager, 8.6 engine. The engine figure is the
+     * fitted per runtime: 6.4 eager, 8.6 engine. The engine figure is the
      * average over engines enqueued kernel by kernel on a stream
      * (FasterTransformer's and TensorRT-LLM's decode steps add per-step
      * synchronisation); an engine replayed as a CUDA graph has its own
      * figure below. */
-    .kernel_us = {[RT_PYTORCH] = 6.135, [RT_TENSORRT] = 8.567},
+    .kernel_us = {[RT_PYTORCH] = 6.355, [RT_TENSORRT] = 8.556},
     /* An engine replayed as a CUDA graph: the host launches the whole graph
      * once (call_us) and the GPU front end starts each node from the
      * uploaded graph, without a stream launch per kernel; what remains per
@@ -45,7 +45,7 @@ static const struct sim_params fitted = {
      * replay a graph: TensorRT's demoBERT (perf --enable_graph), NVIDIA's
      * MLPerf SingleStream harness (use_graphs) and AITemplate's benchmarks
      * (graph_mode). */
-    .graph_kernel_us = 5.473,
+    .graph_kernel_us = 5.496,
     /* Eager PyTorch issues every op from Python through the dispatcher
      * (10-40 us per nn.Module call, PyTorch 1.12); an engine enqueues
      * pre-built kernels (a few us each); a-priori 25 and 1.5, fitted. */
@@ -58,8 +58,9 @@ static const struct sim_params fitted = {
      * back-to-back calls, has no call cost: calib_map.tsv's timing column). */
     .call_us = {[RT_PYTORCH] = 301, [RT_TENSORRT] = 90.29},
     /* CUDA context with cuBLAS/cuDNN loaded as NVML reports it: ~1.0-1.5 GiB
-     * for PyTorch on A100 with CUDA 11 (lazy loading off) - an estimate, not
-     * fitted (one memory row only). The engine figure is fitted to the
+     * for PyTorch on A100 with CUDA 11 (lazy loading off); a-priori 1,200
+     * MiB, fitted (its fixed part; the per-SM part is below) on the MIG
+     * sweeps' memory rows. The engine figure is fitted to the
      * FasterTransformer GPT rows, whose process also holds PyTorch and FT's
      * preallocated buffers: it is a heavy engine process, not bare TensorRT. */
     .context_mib = {[RT_PYTORCH] = 1467, [RT_TENSORRT] = 2409},
@@ -68,7 +69,7 @@ static const struct sim_params fitted = {
      * default x 2,048 threads per SM = 2 MiB per SM), and the libraries size
      * some buffers by SM. Published MIG sweeps see it: the same encoder at
      * the same batch holds ~360 MiB more on a 7g.40gb slice (98 SMs) than on
-     * a 1g.5gb (14). A-priori 2 MiB per SM; fitted. */
+     * a 1g.5gb (14). A-priori 2 MiB per SM; fitted 3.1. */
     .context_sm_mib = 3.138,
     /* cuBLAS workspace (PyTorch keeps a few MiB per handle/stream) and cuDNN
      * algorithm scratch; TensorRT tactic scratch. Estimates, not fitted. */
@@ -82,7 +83,7 @@ static const struct sim_params fitted = {
      * NCHW<->NHWC transforms around tensor-core convolutions and picks
      * tactics heuristically; an engine picks NHWC tactics by timing them at
      * build time. A-priori 0.8 each; fitted per runtime. */
-    .conv_eff = {[RT_PYTORCH] = 0.4305, [RT_TENSORRT] = 0.9166},
+    .conv_eff = {[RT_PYTORCH] = 0.3844, [RT_TENSORRT] = 0.9408},
     /* Depthwise convolutions reach only part of streaming bandwidth: halo
      * re-reads and per-channel strided access. Eager PyTorch runs them on
      * NCHW tensors through cuDNN's generic kernels; an engine picks an NHWC
@@ -103,20 +104,19 @@ static const struct sim_params fitted = {
      * lower (~1,750 MHz is commonly reported), and its larger peaks are
      * harder to feed. A100's sustain is part of tc_eff (fitted on A100
      * rows), so this is the further fraction Hopper keeps, on tensor and
-     * CUDA-core math alike. A-priori 1; fitted 0.79 (an effective ~1,570 MHz). */
-    .hopper_clock = 0.7907,
+     * CUDA-core math alike. A-priori 1; fitted 0.82 (an effective ~1,620 MHz). */
+    .hopper_clock = 0.82,
     /* Compute and memory overlap inside a kernel only as far as its
      * pipeline hides one behind the other: the time is (c^p + m^p)^(1/p);
      * a GEMM's fused epilogue math overlaps its main loop the same way.
      * A-priori 4 (at c = m the kernel takes 19% longer than either);
      * fitted. */
-    .overlap_p = 2.589,
+    .overlap_p = 2.316,
     /* A GEMM tile spends a fixed prologue and epilogue worth k_half K-steps
      * of its main loop: efficiency K / (K + k_half). Ampere/Hopper GEMMs
      * fill a 3-4 stage operand pipeline of 32 K each before the first MMA,
-     * then load and store C; a fused attention kernel pays the same per
-     * query block with the head size as K. A-priori 96; fitted 76. */
-    .k_half = 75.99,
+     * then load and store C. A-priori 96; fitted 55. */
+    .k_half = 55.31,
     /* Board power while a kernel runs, as shares of the idle-to-TDP range:
      * any running kernel holds boost clocks and wakes the SMs and caches
      * (p_active); streaming HBM adds p_memory at full bandwidth, and math
@@ -125,8 +125,8 @@ static const struct sim_params fitted = {
      * hopper_clock x the peak). A-priori
      * 0.2 and 0.6 (A100/H100 power studies, e.g. arXiv 2312.02741); fitted
      * to the average power of the ML.ENERGY H100 rows. */
-    .p_active = 0.2547,
-    .p_memory = 0.6576,
+    .p_active = 0.2791,
+    .p_memory = 0.6,
 };
 
 const struct sim_params *sim_params_default(void)
@@ -147,6 +147,12 @@ const struct sim_fixed sim_fixed = {
     /* cuBLAS splits K up to 16 ways when M x N tiles cannot fill the SMs,
      * keeping at least 128 of K per split. */
     .split_k_max = 16,
+    /* A fused attention kernel loads its query block and writes its output
+     * once per block while its inner products run over the head size: its
+     * efficiency keeps d / (d + 32) of the tile's (d = 64: 0.67). Not
+     * fitted: the GEMM figure (k_half) is a pipeline fill the attention
+     * loop over the keys amortises. */
+    .attn_k_half = 32.0,
     /* GEMMs of at most 16 rows run as matrix-vector or small-M kernels
      * (cuBLAS gemv/gemvx, TensorRT-LLM's and FasterTransformer's decode
      * GEMMs): 128 columns per CTA, ~70% of the main-loop peak on the rows
