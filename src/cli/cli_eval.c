@@ -130,11 +130,11 @@ static void order_print(FILE *f, const struct eval_order *o)
 {
     fprintf(f, "orderings over %d zoo graphs (violations beyond %.2f%%):\n", o->n_graphs,
             o->tol * 100);
-    fprintf(f, "  %-10s %9s %9s %8s %9s %8s\n", "property", "pairs", "GNN", "worst", "teacher",
+    fprintf(f, "  %-12s %9s %9s %8s %9s %8s\n", "property", "pairs", "GNN", "worst", "teacher",
             "worst");
     for (int k = 0; k < EVAL_ORDER__COUNT; k++) {
         const struct eval_order_count *c = &o->kind[k];
-        fprintf(f, "  %-10s %9ld %9ld %7.2f%% %9ld %7.2f%%\n", eval_order_name(k), c->pairs,
+        fprintf(f, "  %-12s %9ld %9ld %7.2f%% %9ld %7.2f%%\n", eval_order_name(k), c->pairs,
                 c->gnn, c->gnn_worst * 100, c->teacher, c->teacher_worst * 100);
     }
 }

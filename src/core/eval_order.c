@@ -50,12 +50,13 @@ struct hwcfg {
     int gpu, mig;
 };
 
-/* The grid's latencies of one graph: [batch][hw][prec][rt], NAN where the
- * configuration is not supported or could not be predicted. */
+/* The grid's latencies and memory figures of one graph:
+ * [batch][hw][prec][rt], NAN where the configuration is not supported or
+ * could not be predicted. */
 struct grid {
     int nb, nh;
     struct hwcfg *hw;
-    double *gnn, *teacher;
+    double *gnn, *teacher, *gnn_mem, *teacher_mem;
 };
 
 static size_t gidx(const struct grid *G, int b, int h, int p, int r)
@@ -104,8 +105,12 @@ static void count_grid(const struct grid *G, const int *batches, double tol, str
             for (int p = 0; p < PREC__COUNT; p++)
                 for (int r = 0; r < RT__COUNT; r++) {
                     /* A bigger batch is not faster (per batch). */
-                    if (b + 1 < G->nb && batches[b + 1] > batches[b])
+                    if (b + 1 < G->nb && batches[b + 1] > batches[b]) {
                         PAIR(EVAL_ORDER_BATCH, b + 1, h, p, r, b, h, p, r);
+                        size_t hi = gidx(G, b + 1, h, p, r), lo = gidx(G, b, h, p, r);
+                        count_pair(o, EVAL_ORDER_MEM_BATCH, G->gnn_mem[hi], G->gnn_mem[lo],
+                                   G->teacher_mem[hi], G->teacher_mem[lo], tol);
+                    }
                     for (int h2 = 0; h2 < G->nh; h2++) {
                         if (G->hw[h2].gpu == G->hw[h].gpu &&
                             gpu_slice_bigger(G->hw[h].gpu, G->hw[h2].mig, G->hw[h].mig))
@@ -139,7 +144,7 @@ static enum status fill_grid(struct predictor *p, struct graph *g, const int *ba
             for (int pr = 0; pr < PREC__COUNT; pr++)
                 for (int r = 0; r < RT__COUNT; r++) {
                     size_t i = gidx(G, b, h, pr, r);
-                    G->gnn[i] = G->teacher[i] = NAN;
+                    G->gnn[i] = G->teacher[i] = G->gnn_mem[i] = G->teacher_mem[i] = NAN;
                     struct config cfg = {G->hw[h].gpu, G->hw[h].mig, (enum precision)pr,
                                          (enum runtime)r, batches[b]};
                     if (config_supported(&cfg, NULL) != ST_OK)
@@ -150,6 +155,8 @@ static enum status fill_grid(struct predictor *p, struct graph *g, const int *ba
                     if (st == ST_OK) {
                         G->gnn[i] = out.latency_ms;
                         G->teacher[i] = out.sim.latency_ms;
+                        G->gnn_mem[i] = out.memory_mib;
+                        G->teacher_mem[i] = out.sim.memory_mib;
                     }
                     prediction_fini(&out);
                     if (st == ST_ENOMEM) {
@@ -180,6 +187,8 @@ enum status eval_order_run(struct predictor *p, const char *families, double tol
     size_t cells = (size_t)11 * G.nh * PREC__COUNT * RT__COUNT;
     G.gnn = xmalloc(sizeof(double) * cells);
     G.teacher = xmalloc(sizeof(double) * cells);
+    G.gnn_mem = xmalloc(sizeof(double) * cells);
+    G.teacher_mem = xmalloc(sizeof(double) * cells);
     enum status st = ST_OK;
     for (int f = 0; f < zoo_family_count() && !st; f++) {
         const char *name = zoo_family_name(f);
@@ -204,6 +213,8 @@ enum status eval_order_run(struct predictor *p, const char *families, double tol
     free(G.hw);
     free(G.gnn);
     free(G.teacher);
+    free(G.gnn_mem);
+    free(G.teacher_mem);
     if (!st && o->n_graphs == 0)
         st = diag_set(d, ST_EUSAGE, "no zoo family matches '%s'", families ? families : "");
     return st;

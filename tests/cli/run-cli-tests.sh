@@ -163,6 +163,35 @@ if run "teacher rows for the regulariser" 0 "$DIPPM" dataset -o "$T/teach.dpds" 
             "$(mape pooled_teacher)"
         check "leave-one-model-out lists the models" "$T/out" '"model": "mobilenet_v2"'
     fi
+    # --only memory: the latency and energy outputs must stay those of the
+    # weights it starts from, on every row
+    if run "fine-tune the memory output only" 0 "$DIPPM" train --init "$T/tuned.dpw" \
+            --only memory --data "$T/meas.jsonl" --data "$T/teach.dpds" -o "$T/mem.dpw" \
+            --epochs 5 --all --quiet &&
+        run "rows of the tuned weights" 0 "$DIPPM" eval --weights "$T/tuned.dpw" \
+            --data "$T/meas.jsonl" --all-rows --rows "$T/a.csv" --quiet &&
+        run "rows of the memory-tuned weights" 0 "$DIPPM" eval --weights "$T/mem.dpw" \
+            --data "$T/meas.jsonl" --all-rows --rows "$T/b.csv" --quiet; then
+        if [ "$(cut -d, -f11,13 "$T/a.csv")" = "$(cut -d, -f11,13 "$T/b.csv")" ] &&
+            [ "$(wc -l <"$T/a.csv")" -gt 2 ]; then
+            ok "--only memory leaves latency and energy unchanged"
+        else
+            bad "--only memory changed latency or energy predictions"
+        fi
+    fi
+fi
+run "only without init" 2 "$DIPPM" train --only memory --data x -o "$T/x.dpw" &&
+    check "only needs init" "$T/err" "give it with --init"
+run "only bad target" 2 "$DIPPM" eval --only speed &&
+    check "only target named" "$T/err" "'speed': expected latency, energy or memory"
+if run "orderings on a small grid" 0 "$DIPPM" eval --orderings --order-families mlp \
+        --data "$T/teach.dpds" --json --quiet; then
+    flat=$(tr -d ' \n' <"$T/out")
+    if echo "$flat" | grep -q '"memory-batch":{"property":"abiggerbatchdoesnotneedlessmemory","pairs":[1-9][0-9]*,"gnn_violations":0,"gnn_worst_pct":0.000,"teacher_violations":0'; then
+        ok "orderings count memory against batch, none broken"
+    else
+        bad "memory-batch ordering missing or broken"; echo "$flat" | head -c 600
+    fi
 fi
 run "lomo without data" 2 "$DIPPM" eval --lomo && check "lomo needs data" "$T/err" "needs --data"
 run "negative teacher weight" 2 "$DIPPM" eval --lomo --teacher-weight -1 &&
