@@ -217,7 +217,7 @@ static int eval_opt(void *ctx, int c, const char *arg)
     case OPT_ORDER: e->orderings = true; return -1;
     case OPT_LOMO: e->lomo = true; return -1;
     case OPT_ONLY:
-        if ((e->only_target = train_target_parse(arg)) < 0)
+        if ((e->only_target = gnn_target_parse(arg)) < 0)
             return cli_usage_error("eval", "--only '%s': expected latency, energy or memory",
                                    arg);
         return -1;

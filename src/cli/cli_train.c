@@ -267,7 +267,7 @@ static int train_opt(void *ctx, int c, const char *arg)
         t->all_kinds = !strcmp(arg, "all");
         return -1;
     case OPT_ONLY:
-        if ((t->o.only_target = train_target_parse(arg)) < 0)
+        if ((t->o.only_target = gnn_target_parse(arg)) < 0)
             return cli_usage_error("train", "--only '%s': expected latency, energy or memory",
                                    arg);
         return -1;

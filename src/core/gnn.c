@@ -10,6 +10,14 @@
 #include "core/gnn_kernels.h"
 #include "util/xalloc.h"
 
+int gnn_target_parse(const char *s)
+{
+    for (int t = 0; t < GNN_T__COUNT; t++)
+        if (!strcmp(s, gnn_target_name(t)))
+            return t;
+    return -1;
+}
+
 const char *gnn_target_name(int t)
 {
     static const char *const names[GNN_T__COUNT] = {"latency", "energy", "memory"};
@@ -700,22 +708,16 @@ void gnn_adam_step(struct gnn_adam *a, float *w, const float *g)
 
 void gnn_grad_keep_target(const struct gnn_model *m, int t, float *grad)
 {
-    const struct gnn_tensor *w3 = &m->t[head_idx(m, H_3W)], *sk = &m->t[head_idx(m, H_SKIP)];
-    size_t n = (size_t)w3->rows + (size_t)sk->rows + 1, k = 0;
-    size_t *at = xmalloc(sizeof *at * n);
-    for (int r = 0; r < w3->rows; r++)
-        at[k++] = w3->off + (size_t)r * GNN_T__COUNT + (size_t)t;
-    for (int r = 0; r < sk->rows; r++)
-        at[k++] = sk->off + (size_t)r * GNN_T__COUNT + (size_t)t;
-    at[k++] = m->t[head_idx(m, H_3B)].off + (size_t)t;
-    float *kept = xmalloc(sizeof *kept * n);
-    for (size_t i = 0; i < n; i++)
-        kept[i] = grad[at[i]];
-    memset(grad, 0, sizeof *grad * m->n_params);
-    for (size_t i = 0; i < n; i++)
-        grad[at[i]] = kept[i];
-    free(kept);
-    free(at);
+    int outs[3] = {head_idx(m, H_3W), head_idx(m, H_3B), head_idx(m, H_SKIP)};
+    for (int ti = 0; ti < m->n_tensors; ti++) {
+        float *gt = grad + m->t[ti].off;
+        size_t n = (size_t)m->t[ti].rows * (size_t)m->t[ti].cols;
+        bool out = ti == outs[0] || ti == outs[1] || ti == outs[2];
+        /* the output tensors have one column per target */
+        for (size_t i = 0; i < n; i++)
+            if (!out || (int)(i % GNN_T__COUNT) != t)
+                gt[i] = 0;
+    }
 }
 
 void gnn_adam_fini(struct gnn_adam *a)

@@ -49,6 +49,8 @@
 enum gnn_target { GNN_T_LATENCY, GNN_T_ENERGY, GNN_T_MEMORY, GNN_T__COUNT };
 /* "latency", "energy", "memory". */
 const char *gnn_target_name(int t);
+/* The inverse: the target named s, or -1. */
+int gnn_target_parse(const char *s);
 
 struct gnn_arch {
     int fn, fg;      /* node and graph feature counts */

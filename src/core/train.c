@@ -336,14 +336,6 @@ void train_set_fini(struct train_set *ts)
     memset(ts, 0, sizeof *ts);
 }
 
-int train_target_parse(const char *s)
-{
-    for (int t = 0; t < GNN_T__COUNT; t++)
-        if (!strcmp(s, gnn_target_name(t)))
-            return t;
-    return -1;
-}
-
 void train_opts_default(struct train_opts *o)
 {
     memset(o, 0, sizeof *o);

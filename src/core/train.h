@@ -77,8 +77,6 @@ struct train_opts {
     bool progress;
 };
 void train_opts_default(struct train_opts *o);
-/* "latency", "energy" or "memory" -> the target index; -1 if none. */
-int train_target_parse(const char *s);
 
 /* Fits m on samples idx[0..n_idx). If fine_tune, m is an already trained
  * model whose normalisation is kept; otherwise m is allocated here with
