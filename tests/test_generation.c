@@ -321,6 +321,17 @@ static void test_timing_identities(void **state)
     assert_true(fabs(r.tpot_ms - (pr.latency_ms + host_ms)) < 1e-9 * pr.latency_ms);
     prediction_fini(&pr);
     graph_free(dec);
+    /* TTFT is the prefill pass over the prompt plus the request's fixed cost */
+    struct graph *pre = zoo_build_spec("llama:layers=4:hidden=512:heads=8:kv_heads=2:"
+                                       "intermediate=1024:phase=prefill:logits=last", &d);
+    assert_non_null(pre);
+    assert_int_equal(graph_sym_set(pre, "seq", 200, &d), ST_OK);
+    assert_int_equal(predict_run(NULL, pre, &c, &pr, &d), ST_OK);
+    double req_ms = sim_params_default()->request_us[RT_TENSORRT] * 1e-3;
+    assert_true(req_ms > 0 && fabs(sim_request_ms(NULL, c.rt) - req_ms) < 1e-12);
+    assert_true(fabs(r.ttft_ms - (pr.latency_ms + req_ms)) < 1e-9 * r.ttft_ms);
+    prediction_fini(&pr);
+    graph_free(pre);
     run(g, &c, 200, 300, 8, PREC_FP16, false, &r);
     assert_true(fabs(r.e2e_ms - (r.ttft_ms + 299 * r.tpot_ms)) < 1e-9 * r.e2e_ms);
     assert_true(fabs(r.output_tokens_per_s - 8 * 300 / (r.e2e_ms / 1e3)) < 1e-6);
@@ -332,6 +343,38 @@ static void test_timing_identities(void **state)
     struct gen_result r8;
     run(g, &c, 200, 300, 8, PREC_FP8, false, &r8);
     assert_true(r8.tpot_ms < r.tpot_ms && r8.kv_cache_mib * 2 == r.kv_cache_mib);
+    graph_free(g);
+}
+
+/* The serving engine (vllm) runs the graph-replayed engine's decode pass and
+ * pays its own per-sequence step cost, with the GPU kept clocked (p_active
+ * of the dynamic range) instead of idling as behind a C++ engine's loop. */
+static void test_vllm_step(void **state)
+{
+    (void)state;
+    struct graph *g = build("llama:layers=4:hidden=512:heads=8:kv_heads=2:intermediate=1024");
+    struct config c = cfg_for("H100-SXM5-80GB", PREC_BF16), v = c;
+    c.rt = RT_TENSORRT_GRAPH;
+    v.rt = RT_VLLM;
+    struct gen_result rg, rv;
+    run(g, &c, 200, 2, 8, PREC_BF16, false, &rg);
+    run(g, &v, 200, 2, 8, PREC_BF16, false, &rv);
+    const struct sim_params *p = sim_params_default();
+    assert_true(p->seq_step_us[RT_VLLM] > 0);
+    double hg = sim_decode_host_ms(NULL, RT_TENSORRT_GRAPH, 8);
+    double hv = sim_decode_host_ms(NULL, RT_VLLM, 8);
+    assert_true(fabs(hv - 8 * p->seq_step_us[RT_VLLM] * 1e-3) < 1e-12);
+    assert_true(fabs(hg - 8 * p->seq_step_us[RT_TENSORRT] * 1e-3) < 1e-12);
+    assert_true(fabs((rv.tpot_ms - rg.tpot_ms) - (hv - hg)) < 1e-9 * rv.tpot_ms);
+    assert_true(rv.ttft_ms == rg.ttft_ms); /* the prefill has no step loop */
+    struct hw hw;
+    hw_from_config(&v, &hw, NULL);
+    double wv = sim_decode_host_w(NULL, RT_VLLM, hw.idle_w, hw.tdp_w);
+    assert_true(wv > hw.idle_w && wv < hw.tdp_w);
+    assert_true(sim_decode_host_w(NULL, RT_TENSORRT_GRAPH, hw.idle_w, hw.tdp_w) == hw.idle_w);
+    /* one decode step: the energies differ by the step costs at their powers */
+    double de = (hv * wv - hg * hw.idle_w) * 1e-3;
+    assert_true(fabs((rv.energy_j - rg.energy_j) - de) < 1e-9 * rv.energy_j);
     graph_free(g);
 }
 
@@ -354,6 +397,7 @@ int main(void)
         cmocka_unit_test(test_kv_per_token),
         cmocka_unit_test(test_decode_floor),    cmocka_unit_test(test_70b_fit),
         cmocka_unit_test(test_timing_identities), cmocka_unit_test(test_not_a_decoder),
+        cmocka_unit_test(test_vllm_step),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

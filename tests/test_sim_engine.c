@@ -116,12 +116,56 @@ static void test_runtime_names(void **state)
     assert_true(runtime_engine(RT_TENSORRT_GRAPH));
     assert_false(runtime_eager(RT_TENSORRT_GRAPH));
     assert_false(runtime_parse("tensorrt-graphs", &r));
+    /* the serving engine: the engine's constants, graph-replayed kernels */
+    assert_true(runtime_parse("VLLM", &r));
+    assert_int_equal(r, RT_VLLM);
+    assert_int_equal(runtime_base(RT_VLLM), RT_TENSORRT);
+    assert_true(runtime_engine(RT_VLLM) && runtime_graph(RT_VLLM));
+    assert_false(runtime_graph(RT_TENSORRT) || runtime_eager(RT_VLLM));
+    /* the list messages print names every runtime once: "a, b, ... or z" */
+    char list[256];
+    snprintf(list, sizeof list, "%s", runtime_names());
+    int n = 0, seen[RT__COUNT] = {0};
+    for (char *tok = list, *next; tok && *tok; tok = next, n++) {
+        next = strstr(tok, ", ");
+        char *or = strstr(tok, " or ");
+        if (!next || (or && or < next)) {
+            next = or;
+            if (next)
+                *next = 0, next += 4;
+        } else {
+            *next = 0, next += 2;
+        }
+        enum runtime r2;
+        assert_true(runtime_parse(tok, &r2));
+        assert_string_equal(tok, runtime_name(r2));
+        assert_int_equal(seen[r2]++, 0);
+    }
+    assert_int_equal(n, RT__COUNT);
+}
+
+/* One forward pass under vllm is the graph-replayed engine's, kernel for
+ * kernel: its host work per sequence belongs to generation's decode steps. */
+static void test_vllm_pass(void **state)
+{
+    (void)state;
+    struct graph *g = build("zoo:bert:preset=bert-base", 8, 128);
+    struct sim_result v = run(g, RT_VLLM, 8), c = run(g, RT_TENSORRT_GRAPH, 8);
+    struct sim_result s = run(g, RT_TENSORRT, 8);
+    assert_int_equal(v.n_kernels, c.n_kernels);
+    assert_true(v.latency_ms == c.latency_ms && v.energy_j == c.energy_j);
+    assert_true(v.latency_ms < s.latency_ms);
+    sim_result_fini(&v);
+    sim_result_fini(&c);
+    sim_result_fini(&s);
+    graph_free(g);
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_graph_replay),
+        cmocka_unit_test(test_vllm_pass),
         cmocka_unit_test(test_attention_parallelism),
         cmocka_unit_test(test_eager_attention_unfused),
         cmocka_unit_test(test_runtime_names),

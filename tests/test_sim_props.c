@@ -162,12 +162,13 @@ static void check_orders(const char *fam, struct cell *t, int slots, int nb)
                                 report(fam, "fp16 slower than fp32", "%s %d b%d %s %.4f > %.4f",
                                        g->name, mig, 1 << b, rn, h->lat, e->lat);
                         }
-                        if (rt == RT_TENSORRT) {
-                            struct cell *gr = at(t, slots, b, gi, mig, p, RT_TENSORRT_GRAPH);
+                        for (int k = 0; rt == RT_TENSORRT && k < 2; k++) {
+                            struct cell *gr =
+                                at(t, slots, b, gi, mig, p, k ? RT_VLLM : RT_TENSORRT_GRAPH);
                             if (gr->ok && gr->lat > e->lat * tol)
                                 report(fam, "CUDA graph slower than the stream",
-                                       "%s %d b%d %s %.4f > %.4f", g->name, mig, 1 << b, pn,
-                                       gr->lat, e->lat);
+                                       "%s %d b%d %s %s %.4f > %.4f", g->name, mig, 1 << b, pn,
+                                       k ? "vllm" : "tensorrt-graph", gr->lat, e->lat);
                         }
                         if (mig < 0)
                             for (size_t k = 0; k < sizeof pairs / sizeof pairs[0]; k++) {

@@ -404,7 +404,8 @@ def map_migprofiler(r):
 # fill-in-the-middle 1,000. Per output token the prefill is a few percent of
 # the work at these lengths, so the assumption moves energy per token little;
 # it moves the KV-cache traffic of the decode steps. vLLM runs CUDA graphs of
-# fused kernels: the fused-engine runtime (tensorrt) is its model.
+# fused kernels and a Python step loop that handles every request each decode
+# step: dippm's serving runtime (vllm) is its model.
 MLENERGY_MODELS = [("Qwen3-Coder-30B-A3B", "zoo:moe:preset=qwen3-30b-a3b"),
                    ("Qwen3-30B-A3B-Instruct", "zoo:moe:preset=qwen3-30b-a3b"),
                    ("Qwen3-30B-A3B-Thinking", "zoo:moe:preset=qwen3-30b-a3b"),
@@ -417,7 +418,7 @@ MLENERGY_INPUT = [("LM Arena chat", 150), ("GPQA", 300), ("Sourcegraph fill-in-t
 def map_mlenergy(r):
     o = r.o
     inp = o.get("input") or ""
-    r.rt, r.prec = "tensorrt", "bf16"
+    r.rt, r.prec = "vllm", "bf16"
     r.spec = next((sp for name, sp in MLENERGY_MODELS if has(o["model"], name)
                    and not has(o["model"], "-VL-", "-Omni-")), None)
     if has(inp, "image+text", "video+text"):

@@ -140,7 +140,7 @@ def compare(r, dippm, teacher):
         mm = re.search(r"avg output (\d+) tokens", r["input"])
         if not mm or r["batch"] is None:
             return None, spec, exact, gpu
-        common += ["--runtime", "tensorrt", "--input-tokens", str(ML_ENERGY_PROMPT),
+        common += ["--runtime", "vllm", "--input-tokens", str(ML_ENERGY_PROMPT),
                    "--output-tokens", mm.group(1)]
         j = run(dippm, ["sweep", "zoo:" + spec, "--batch", str(r["batch"])] + common, teacher)
         row = j["rows"][0]

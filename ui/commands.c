@@ -92,8 +92,7 @@ static enum status do_runtime(struct app *a, int argc, char **argv, bool bang,
     struct config c = a->cfg;
     if (!runtime_parse(argv[1], &c.rt))
         return diag_set(d, ST_ERANGE,
-                        "runtime %s: expected pytorch, pytorch-sdpa, tensorrt or tensorrt-graph",
-                        argv[1]);
+                        "runtime %s: expected %s", argv[1], runtime_names());
     return app_set_config(a, &c, d);
 }
 
@@ -333,8 +332,9 @@ static const struct cmd cmds[] = {
      do_mig},
     {{"precision", "precision P", "fp32, tf32, fp16, bf16, int8 or fp8"}, 1, 1, do_precision},
     {{"runtime", "runtime R", "pytorch (eager, a kernel per op), pytorch-sdpa (eager, fused "
-                              "attention), tensorrt (fused engine) or tensorrt-graph "
-                              "(the engine replayed as a CUDA graph)"}, 1, 1, do_runtime},
+                              "attention), tensorrt (fused engine), tensorrt-graph "
+                              "(the engine replayed as a CUDA graph) or vllm (serving "
+                              "engine)"}, 1, 1, do_runtime},
     {{"slo", "slo MS", "Latency target the MIG suggestion must meet (0 = none)"}, 1, 1, do_slo},
     {{"export", "export[!] csv|json FILE", "Write the (filtered) layer table and the figures "
                                            "atomically; export! overwrites"}, 2, 2, do_export},

@@ -98,7 +98,7 @@ static void describe(const struct app *a, const struct field *f, char *name, cha
         snprintf(name, 64, "runtime");
         snprintf(val, 64, "%s", runtime_name(a->cfg.rt));
         snprintf(range, 256, "pytorch (a kernel per op), tensorrt (fused), pytorch-sdpa (fused "
-                             "attention), tensorrt-graph (fused, one CUDA graph)");
+                             "attention), tensorrt-graph (fused, one CUDA graph), vllm (serving engine)");
         break;
     case F_BATCH:
         snprintf(name, 64, "batch");

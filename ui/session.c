@@ -156,8 +156,8 @@ static enum status parse_line(struct app_whatif *w, const char *key, char *val,
     } else if (!strcmp(key, "runtime")) {
         if (!runtime_parse(val, &w->cfg.rt))
             return diag_set(d, ST_EPARSE,
-                            "%s: runtime '%s': expected pytorch, pytorch-sdpa, tensorrt or "
-                            "tensorrt-graph", where, val);
+                            "%s: runtime '%s': expected %s", where, val,
+                            runtime_names());
     } else if (!strcmp(key, "batch")) {
         errno = 0;
         long long v = strtoll(val, &end, 10);

@@ -172,9 +172,8 @@ int cli_config(const struct cli_common *co, const struct graph *g, struct config
         return 2;
     }
     if (co->runtime && !runtime_parse(co->runtime, &cfg->rt)) {
-        fprintf(stderr, "dippm: --runtime '%s': expected pytorch, pytorch-sdpa, tensorrt or "
-                "tensorrt-graph\n",
-                co->runtime);
+        fprintf(stderr, "dippm: --runtime '%s': expected %s\n", co->runtime,
+                runtime_names());
         return 2;
     }
     struct diag sd = {0};

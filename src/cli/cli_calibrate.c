@@ -107,7 +107,8 @@ static void print_params(const struct sim_params *p)
             "    .act_factor = %.4g,\n"
             "    .dw_bw_eff = {[RT_PYTORCH] = %.4g, [RT_TENSORRT] = %.4g},\n"
             "    .conv_eff = {[RT_PYTORCH] = %.4g, [RT_TENSORRT] = %.4g},\n"
-            "    .seq_step_us = {[RT_PYTORCH] = %.4g, [RT_TENSORRT] = %.4g},\n"
+            "    .seq_step_us = {[RT_PYTORCH] = %.4g, [RT_TENSORRT] = %.4g, [RT_VLLM] = %.4g},\n"
+            "    .request_us = {[RT_PYTORCH] = %.4g, [RT_TENSORRT] = %.4g},\n"
             "    .hopper_clock = %.4g,\n"
             "    .overlap_p = %.4g,\n    .k_half = %.4g,\n    .p_active = %.4g,\n    .p_memory = %.4g,\n",
             p->tc_eff[RT_PYTORCH], p->tc_eff[RT_TENSORRT], p->cuda_eff, p->bw_eff, p->kernel_us[RT_PYTORCH],
@@ -115,7 +116,9 @@ static void print_params(const struct sim_params *p)
             p->dispatch_us[RT_TENSORRT], p->call_us[RT_PYTORCH], p->call_us[RT_TENSORRT],
             p->context_mib[RT_PYTORCH], p->context_mib[RT_TENSORRT], p->context_sm_mib, p->act_factor,
             p->dw_bw_eff[RT_PYTORCH], p->dw_bw_eff[RT_TENSORRT], p->conv_eff[RT_PYTORCH], p->conv_eff[RT_TENSORRT],
-            p->seq_step_us[RT_PYTORCH], p->seq_step_us[RT_TENSORRT], p->hopper_clock, p->overlap_p, p->k_half, p->p_active, p->p_memory);
+            p->seq_step_us[RT_PYTORCH], p->seq_step_us[RT_TENSORRT], p->seq_step_us[RT_VLLM],
+            p->request_us[RT_PYTORCH], p->request_us[RT_TENSORRT],
+            p->hopper_clock, p->overlap_p, p->k_half, p->p_active, p->p_memory);
 }
 
 static int export_rows(struct calib_set *set, const char *path, bool force)

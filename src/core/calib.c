@@ -98,6 +98,11 @@ bool calib_row_is_generation(const struct calib_row *r)
     return r->target == CT_GEN_TPUT || (r->target == CT_LATENCY && r->out_tokens > 1);
 }
 
+bool calib_row_is_first_token(const struct calib_row *r)
+{
+    return r->target == CT_LATENCY && r->in_tokens > 0 && r->out_tokens <= 1;
+}
+
 /* The configuration columns of a row that is fitted or evaluated. */
 static enum status get_config(const struct ctx *c, char **f, struct calib_row *r)
 {
@@ -118,7 +123,7 @@ static enum status get_config(const struct ctx *c, char **f, struct calib_row *r
     if (!precision_parse(f[C_PREC], &r->cfg.prec))
         return bad(c, C_PREC, f[C_PREC], "a precision (fp32, tf32, fp16, bf16, int8, fp8)");
     if (!runtime_parse(f[C_RT], &r->cfg.rt))
-        return bad(c, C_RT, f[C_RT], "a runtime (pytorch, pytorch-sdpa, tensorrt, tensorrt-graph)");
+        return bad(c, C_RT, f[C_RT], "a runtime (pytorch, pytorch-sdpa, tensorrt, tensorrt-graph, vllm)");
     if (r->batch < 1 && r->target != CT_THROUGHPUT)
         return bad(c, C_BATCH, f[C_BATCH], "a batch of at least 1 (0 only for throughput)");
     r->cfg.batch = r->batch > 0 ? r->batch : 1;

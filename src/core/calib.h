@@ -144,6 +144,9 @@ void calib_knob_range(int k, double *lo, double *hi);
  * throughput, a latency over more than one output token, or the energy or
  * power of a run with input and output tokens. */
 bool calib_row_is_generation(const struct calib_row *r);
+/* A time-to-first-token row: one prefill pass plus the request's fixed cost
+ * (sim_request_ms). */
+bool calib_row_is_first_token(const struct calib_row *r);
 
 /* Threads the evaluation uses: one per online CPU, at most 16. */
 int calib_thread_count(void);

@@ -348,16 +348,19 @@ static double row_prediction(const struct calib_graphs *cg, const struct calib_r
     default:
         break;
     }
+    double req_ms = sim_request_ms(p, a->cfg.rt);
+    if (calib_row_is_first_token(r))
+        return a->latency_ms + req_ms;
     if (!calib_row_is_generation(r))
         return r->gpu_timed ? a->latency_ms - sim_call_ms(p, a->cfg.rt) : a->latency_ms;
     const struct calib_run *dec = &cg->r[r->run[1]];
     double host_ms = sim_decode_host_ms(p, dec->cfg.rt, r->batch);
-    double total_ms = a->latency_ms + (double)r->out_tokens * (dec->latency_ms + host_ms);
+    double total_ms = a->latency_ms + req_ms + (double)r->out_tokens * (dec->latency_ms + host_ms);
     if (r->target == CT_GEN_TPUT)
         return (double)r->batch * (double)r->out_tokens * 1e3 / total_ms;
-    /* the GPU idles while the host schedules and samples */
-    double energy_j =
-        a->energy_j + (double)r->out_tokens * (dec->energy_j + dec->idle_w * host_ms * 1e-3);
+    double host_w = sim_decode_host_w(p, dec->cfg.rt, dec->idle_w, dec->tdp_w);
+    double energy_j = a->energy_j + a->idle_w * req_ms * 1e-3 +
+                      (double)r->out_tokens * (dec->energy_j + host_w * host_ms * 1e-3);
     if (r->target == CT_ENERGY_TOKEN)
         return energy_j / ((double)r->batch * (double)r->out_tokens);
     if (r->target == CT_POWER)
@@ -383,6 +386,7 @@ static enum status run_one(const struct calib_graphs *cg, struct calib_run *x,
         }
         x->mem_bytes = hw.mem_bytes;
         x->idle_w = hw.idle_w;
+        x->tdp_w = hw.tdp_w;
     }
     struct sim_totals t;
     sim_run_prepared(x->prep, p, &t);
@@ -549,6 +553,10 @@ static bool export_row(const struct calib_row *r, struct jsonw *w)
      * on the GPU alone gets the teacher's host cost of the call added, so
      * that every label is a latency as the caller sees it. */
     double host_ms = r->gpu_timed ? sim_call_ms(NULL, r->cfg.rt) : 0;
+    /* a time to first token is the prefill pass plus the request's fixed
+     * cost, which the pass's label does not include */
+    if (calib_row_is_first_token(r))
+        host_ms -= sim_request_ms(NULL, r->cfg.rt);
     jsonw_num(w, r->measured + host_ms, true);
     jsonw_obj_end(w);
     return true;

@@ -26,7 +26,7 @@ struct calib_run {
     bool need;           /* wanted by the current evaluation */
     struct sim_prep *prep; /* the teacher's constant-free part, made on first use */
     double mem_bytes;    /* usable memory of the GPU or slice */
-    double idle_w;       /* its idle board power */
+    double idle_w, tdp_w; /* its idle and maximum board power */
     double latency_ms, memory_mib, energy_j, power_w;
     bool fits;           /* predicted memory within the GPU's or slice's usable memory */
 };
@@ -59,10 +59,12 @@ _Static_assert(RT__COUNT < 7, "the runtime field of a selection has 3 bits");
 
 /* Does a row run with runtime `row` use the constants of runtime `knob`?
  * Its own runtime's, and its base runtime's (runtime_base): a graph-replayed
- * engine uses the engine's efficiencies and its own per-kernel cost. */
+ * engine uses the engine's efficiencies and its own per-kernel cost, which
+ * the serving engine (vllm) shares (runtime_graph). */
 static inline bool calib_runtime_uses(enum runtime row, int knob)
 {
-    return (int)row == knob || (int)runtime_base(row) == knob;
+    return (int)row == knob || (int)runtime_base(row) == knob ||
+           (runtime_graph(row) && knob == RT_TENSORRT_GRAPH);
 }
 
 /* Runs the teacher for the selected rows and sets their pred (or pred_lomo). */

@@ -22,6 +22,10 @@ static const char *const runtimes[] = {
 };
 _Static_assert(sizeof runtimes / sizeof runtimes[0] == RT__COUNT, "runtime table");
 
+/* In the order a user meets them: eager, eager with fused attention, the
+ * engine, the engine as a CUDA graph, the serving engine. */
+static const char runtime_list[] = "pytorch, pytorch-sdpa, tensorrt, tensorrt-graph or vllm";
+
 const char *precision_name(enum precision p)
 {
     return (unsigned)p < PREC__COUNT ? precs[p].name : "?";
@@ -83,6 +87,11 @@ bool runtime_parse(const char *s, enum runtime *out)
         return true;
     }
     return false;
+}
+
+const char *runtime_names(void)
+{
+    return runtime_list;
 }
 
 void config_default(struct config *c)

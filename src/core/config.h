@@ -34,12 +34,16 @@ enum precision {
  * of PyTorch 2 models in transformers and diffusers); "tensorrt-graph": the
  * same fused engine captured once in a CUDA graph and replayed (trtexec
  * --useCudaGraph, TensorRT's demoBERT perf --enable_graph): one launch per
- * inference instead of one enqueue per kernel. */
-#define RUNTIME_LIST(X)                 \
-    X(RT_PYTORCH, "pytorch")            \
-    X(RT_TENSORRT, "tensorrt")          \
-    X(RT_PYTORCH_SDPA, "pytorch-sdpa")  \
-    X(RT_TENSORRT_GRAPH, "tensorrt-graph")
+ * inference instead of one enqueue per kernel; "vllm": a serving engine
+ * (vLLM) whose fused kernels replay as CUDA graphs like tensorrt-graph's,
+ * and whose Python step loop schedules, samples and detokenises every
+ * sequence of a decode step on the host (sim_params.seq_step_us). */
+#define RUNTIME_LIST(X)                    \
+    X(RT_PYTORCH, "pytorch")               \
+    X(RT_TENSORRT, "tensorrt")             \
+    X(RT_PYTORCH_SDPA, "pytorch-sdpa")     \
+    X(RT_TENSORRT_GRAPH, "tensorrt-graph") \
+    X(RT_VLLM, "vllm")
 
 enum runtime {
 #define X(id, name) id,
@@ -55,19 +59,31 @@ static inline bool runtime_eager(enum runtime r)
 }
 
 /* A fused engine (TensorRT-style), enqueued per kernel or replayed as a
- * CUDA graph: the same kernels, fusion and efficiencies. */
+ * CUDA graph, or a serving engine built from the same kind of fused
+ * kernels: the same kernels, fusion and efficiencies. */
 static inline bool runtime_engine(enum runtime r)
 {
-    return r == RT_TENSORRT || r == RT_TENSORRT_GRAPH;
+    return r == RT_TENSORRT || r == RT_TENSORRT_GRAPH || r == RT_VLLM;
+}
+
+/* Kernels replayed from a captured CUDA graph: no stream launch per kernel
+ * (sim_params.graph_kernel_us). */
+static inline bool runtime_graph(enum runtime r)
+{
+    return r == RT_TENSORRT_GRAPH || r == RT_VLLM;
 }
 
 /* The runtime whose fitted constants r uses: pytorch-sdpa is the same
  * framework as pytorch (dispatch, efficiencies, context), only its
  * attention runs as one kernel; tensorrt-graph is the same engine as
- * tensorrt, only launched differently (sim_params.graph_kernel_us). */
+ * tensorrt, only launched differently (sim_params.graph_kernel_us); vllm
+ * runs the same kind of kernels and keeps only its host cost per sequence
+ * of a decode step (sim_params.seq_step_us[RT_VLLM]) apart. */
 static inline enum runtime runtime_base(enum runtime r)
 {
-    return r == RT_PYTORCH_SDPA ? RT_PYTORCH : r == RT_TENSORRT_GRAPH ? RT_TENSORRT : r;
+    if (r == RT_PYTORCH_SDPA)
+        return RT_PYTORCH;
+    return r == RT_TENSORRT_GRAPH || r == RT_VLLM ? RT_TENSORRT : r;
 }
 
 struct config {
@@ -83,6 +99,9 @@ int precision_bytes(enum precision p);
 bool precision_parse(const char *s, enum precision *out);
 const char *runtime_name(enum runtime r);
 bool runtime_parse(const char *s, enum runtime *out);
+/* "pytorch, pytorch-sdpa, tensorrt, tensorrt-graph or vllm": every runtime
+ * name, for messages. */
+const char *runtime_names(void);
 
 /* The default GPU: the first row of the GPU table (gpu.c), the
  * A100-SXM4-40GB of the DIPPM paper (tests/test_gpu.c checks the name). */

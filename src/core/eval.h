@@ -65,7 +65,7 @@ enum status eval_lofo_run(const struct dataset *ds, const struct train_set *ts,
       "a lower precision is not slower (fp32>tf32>fp16/bf16>int8/fp8)")                 \
     X(EVAL_ORDER_RUNTIME, "runtime",                                                     \
       "eager is not faster than eager with fused attention, nor that than TensorRT, nor " \
-      "TensorRT than its CUDA-graph replay")                                             \
+      "TensorRT than its CUDA-graph replay or vLLM")                                     \
     X(EVAL_ORDER_MEM_BATCH, "memory-batch", "a bigger batch does not need less memory")
 
 enum eval_order_kind {

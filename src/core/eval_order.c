@@ -123,13 +123,17 @@ static void count_grid(const struct grid *G, const int *batches, double tol, str
                         if (prec_pairs[k][0] == p)
                             PAIR(EVAL_ORDER_PRECISION, b, h, p, r, b, h, prec_pairs[k][1], r);
                     /* pytorch >= pytorch-sdpa (fused attention) >= tensorrt
-                     * >= tensorrt-graph */
+                     * >= tensorrt-graph; tensorrt >= vllm (the same kernels
+                     * replayed as CUDA graphs; its host work per sequence is
+                     * in generation only) */
                     if (r == RT_PYTORCH)
                         PAIR(EVAL_ORDER_RUNTIME, b, h, p, r, b, h, p, RT_PYTORCH_SDPA);
                     if (r == RT_PYTORCH_SDPA)
                         PAIR(EVAL_ORDER_RUNTIME, b, h, p, r, b, h, p, RT_TENSORRT);
-                    if (r == RT_TENSORRT)
+                    if (r == RT_TENSORRT) {
                         PAIR(EVAL_ORDER_RUNTIME, b, h, p, r, b, h, p, RT_TENSORRT_GRAPH);
+                        PAIR(EVAL_ORDER_RUNTIME, b, h, p, r, b, h, p, RT_VLLM);
+                    }
                 }
 #undef PAIR
 #undef LAT

@@ -252,7 +252,7 @@ static enum status bind(struct gen_model *m, struct graph *g, int tok, int past,
 
 /* One pass: latency, energy and the memory parts outside the cache. */
 struct pass {
-    double ms, energy_j, act_mib, weights_mib, ctx_mib, cap_mib, bw_bytes;
+    double ms, energy_j, act_mib, weights_mib, ctx_mib, cap_mib, bw_bytes, idle_w;
     bool gnn;
 };
 
@@ -276,15 +276,17 @@ static enum status run_pass(struct predictor *p, struct gen_model *m, bool prefi
     double share = peak > 0 && kvb < peak ? 1 - kvb / peak : 0;
     struct hw hw;
     hw_from_config(&c, &hw, NULL);
-    /* A decode step also costs the host per sequence (scheduling, sampling,
-     * stop checks) while the GPU idles: sim_params seq_step_us. */
+    /* A decode step also costs per sequence (scheduling, sampling, stop
+     * checks): sim_params seq_step_us, at the power sim_decode_host_w. */
     double host_ms = prefill ? 0 : sim_decode_host_ms(NULL, c.rt, batch);
+    double host_w = sim_decode_host_w(NULL, c.rt, hw.idle_w, hw.tdp_w);
     *out = (struct pass){.ms = pr.latency_ms + host_ms,
-                         .energy_j = pr.energy_j + hw.idle_w * host_ms * 1e-3,
+                         .energy_j = pr.energy_j + host_w * host_ms * 1e-3,
                          .act_mib = pr.sim.act_peak_mib * share,
                          .weights_mib = pr.sim.weights_mib,
                          .ctx_mib = pr.sim.context_mib + pr.sim.workspace_mib,
                          .cap_mib = pr.capacity_mib, .bw_bytes = hw.bw_bytes,
+                         .idle_w = hw.idle_w,
                          .gnn = pr.from_gnn};
     prediction_fini(&pr);
     return ST_OK;
@@ -350,6 +352,11 @@ static enum status time_batch(struct predictor *p, struct gen_model *m, const st
     }
     double sum_ms = interp_sum(x, ms, k), sum_j = interp_sum(x, ej, k);
     int64_t count = k == 1 ? 1 : b - a + 1;
+    /* the request's fixed cost (sim_params request_us) comes before the
+     * first token, with the GPU idle */
+    double req_ms = sim_request_ms(NULL, cfg->rt);
+    pre.ms += req_ms;
+    pre.energy_j += pre.idle_w * req_ms * 1e-3;
     t->ttft_ms = pre.ms;
     t->tpot_ms = sum_ms / (double)count;
     t->energy_j = pre.energy_j + (steps > 0 ? sum_j / (double)count * (double)steps : 0);

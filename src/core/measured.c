@@ -249,7 +249,7 @@ static enum status parse_config(const struct line_ctx *c, const cJSON *obj,
         return st;
     if (!runtime_parse(s, &r->rt))
         return FIELD_ERR(c, ST_EUNSUPPORTED, "runtime",
-                         "'%s' is not a runtime dippm models (pytorch, pytorch-sdpa, tensorrt, tensorrt-graph)", s);
+                         "'%s' is not a runtime dippm models (%s)", s, runtime_names());
     return ST_OK;
 }
 

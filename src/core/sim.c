@@ -201,7 +201,7 @@ static void pass_time(const struct sim_prep *sp, const struct sim_params *p,
     double host = 0, gpu = 0, busy = 0, dyn_energy = 0;
     enum runtime prt = runtime_base(cfg->rt);
     double dispatch = p->dispatch_us[prt] * 1e-6, koh = p->kernel_us[prt] * 1e-6;
-    if (cfg->rt == RT_TENSORRT_GRAPH) {
+    if (runtime_graph(cfg->rt)) {
         /* one graph launch (part of call_us) issues every kernel: no host
          * work per kernel, and the GPU starts each node without a stream
          * launch */
@@ -425,8 +425,26 @@ double sim_call_ms(const struct sim_params *params, enum runtime rt)
     return p->call_us[runtime_base(rt)] * 1e-3;
 }
 
+double sim_request_ms(const struct sim_params *params, enum runtime rt)
+{
+    const struct sim_params *p = params ? params : sim_params_default();
+    return p->request_us[runtime_base(rt)] * 1e-3;
+}
+
 double sim_decode_host_ms(const struct sim_params *params, enum runtime rt, int64_t batch)
 {
     const struct sim_params *p = params ? params : sim_params_default();
-    return (double)batch * p->seq_step_us[runtime_base(rt)] * 1e-3;
+    /* the serving engine's step loop has its own cost; the others share
+     * their base runtime's */
+    enum runtime k = rt == RT_VLLM ? RT_VLLM : runtime_base(rt);
+    return (double)batch * p->seq_step_us[k] * 1e-3;
+}
+
+double sim_decode_host_w(const struct sim_params *params, enum runtime rt, double idle_w,
+                         double tdp_w)
+{
+    const struct sim_params *p = params ? params : sim_params_default();
+    if (rt != RT_VLLM)
+        return idle_w;
+    return idle_w + (tdp_w - idle_w) * p->p_active;
 }

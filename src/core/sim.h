@@ -75,6 +75,7 @@ struct sim_params {
     double dw_bw_eff[RT__COUNT]; /* bandwidth kept by depthwise convolutions */
     double conv_eff[RT__COUNT];  /* implicit-GEMM convolution efficiency relative to a GEMM */
     double seq_step_us[RT__COUNT]; /* host cost per sequence per generation step */
+    double request_us[RT__COUNT]; /* fixed cost of one generation request before its first token */
     double overlap_p;            /* p-norm combining a kernel's compute and memory times */
     double k_half;               /* K at which a GEMM tile's fixed prologue/epilogue halves its efficiency */
     double hopper_clock;         /* fraction of the boost-clock math peak Hopper holds under load */
@@ -124,15 +125,24 @@ void sim_run_prepared(const struct sim_prep *sp, const struct sim_params *params
                       struct sim_totals *out);
 void sim_prep_free(struct sim_prep *sp);
 
-/* The host's time for one decode step of a generation over batch
- * sequences (scheduling, sampling, stop checks, seq_step_us each) while the
- * GPU idles; params NULL = default. */
+/* The per-sequence time of one decode step of a generation over batch
+ * sequences beyond the model's forward pass (seq_step_us each): host work
+ * (scheduling, sampling, stop checks) while the GPU idles, and for the
+ * serving runtime (vllm) also the GPU work its measured steps show outside
+ * the forward pass; params NULL = default. */
 double sim_decode_host_ms(const struct sim_params *params, enum runtime rt, int64_t batch);
+/* The board power during that time: idle where the host works alone; for
+ * vllm, a GPU kept clocked and lightly busy (p_active of the dynamic range:
+ * sampling kernels and gaps too short to drop the clocks). */
+double sim_decode_host_w(const struct sim_params *params, enum runtime rt, double idle_w,
+                         double tdp_w);
 
 /* The host's fixed cost of one inference call in rt (entry, enqueue, sync:
  * call_us), in ms; params NULL = default. A timing taken on the GPU alone
  * (CUDA events) is a prediction less this. */
 double sim_call_ms(const struct sim_params *params, enum runtime rt);
+/* The fixed cost of one generation request (request_us) in ms. */
+double sim_request_ms(const struct sim_params *params, enum runtime rt);
 
 /* Frees r->nodes; NULL-safe and idempotent. */
 void sim_result_fini(struct sim_result *r);

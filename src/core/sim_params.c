@@ -19,8 +19,8 @@ static const struct sim_params fitted = {
      * engine times every tactic at build time and keeps the fastest, eager
      * PyTorch takes cuBLAS's heuristic pick and runs matrix products on
      * strided views (transposed attention operands). A-priori 0.80 each;
-     * fitted 0.62 eager and 0.81 engine (dippm calibrate, 838 rows). */
-    .tc_eff = {[RT_PYTORCH] = 0.6169, [RT_TENSORRT] = 0.8118},
+     * fitted 0.63 eager and 0.80 engine (dippm calibrate, 838 rows). */
+    .tc_eff = {[RT_PYTORCH] = 0.6331, [RT_TENSORRT] = 0.7965},
     /* FP32 SGEMM on CUDA cores reaches ~80-90% of 19.5 TFLOPS. Not fitted
      * (no FP32-without-TF32 row is modelled). */
     .cuda_eff = 0.85,
@@ -29,27 +29,27 @@ static const struct sim_params fitted = {
     .bw_eff = 0.95,
     /* Kernel launch latency plus ramp-up/drain of a grid: 2-6 us per kernel
      * on A100 (Nsight traces of back-to-back small kernels); a-priori 3,
-     * fitted per runtime: 6.4 eager, 8.6 engine. The engine figure is the
+     * fitted per runtime: 7.9 eager, 6.8 engine. The engine figure is the
      * average over engines enqueued kernel by kernel on a stream
      * (FasterTransformer's and TensorRT-LLM's decode steps add per-step
      * synchronisation); an engine replayed as a CUDA graph has its own
      * figure below. */
-    .kernel_us = {[RT_PYTORCH] = 6.355, [RT_TENSORRT] = 8.556},
+    .kernel_us = {[RT_PYTORCH] = 7.879, [RT_TENSORRT] = 6.848},
     /* An engine replayed as a CUDA graph: the host launches the whole graph
      * once (call_us) and the GPU front end starts each node from the
      * uploaded graph, without a stream launch per kernel; what remains per
      * kernel is the grid's ramp-up and drain and the dependency between
      * consecutive nodes. NVIDIA's CUDA Graphs introduction shows back-to-back
      * short kernels losing about half the per-kernel gap they lose on a
-     * stream; a-priori 2 us, fitted 5.5 on the three mapped sources that
-     * replay a graph: TensorRT's demoBERT (perf --enable_graph), NVIDIA's
-     * MLPerf SingleStream harness (use_graphs) and AITemplate's benchmarks
-     * (graph_mode). */
-    .graph_kernel_us = 5.496,
+     * stream; a-priori 2 us, fitted 5.3 on the mapped sources that replay
+     * a graph: TensorRT's demoBERT (perf --enable_graph), NVIDIA's MLPerf
+     * SingleStream harness (use_graphs), AITemplate's benchmarks
+     * (graph_mode) and vLLM's decode steps (ML.ENERGY). */
+    .graph_kernel_us = 5.268,
     /* Eager PyTorch issues every op from Python through the dispatcher
      * (10-40 us per nn.Module call, PyTorch 1.12); an engine enqueues
      * pre-built kernels (a few us each); a-priori 25 and 1.5, fitted. */
-    .dispatch_us = {[RT_PYTORCH] = 44.97, [RT_TENSORRT] = 4.514},
+    .dispatch_us = {[RT_PYTORCH] = 44.97, [RT_TENSORRT] = 3.65},
     /* One call: Python forward entry, input handling and synchronisation
      * (eager), or enqueue + stream sync (engine); a-priori 100 and 30,
      * fitted 300 and 90 (on wall-clock timings that synchronise after
@@ -63,27 +63,27 @@ static const struct sim_params fitted = {
      * sweeps' memory rows. The engine figure is fitted to the
      * FasterTransformer GPT rows, whose process also holds PyTorch and FT's
      * preallocated buffers: it is a heavy engine process, not bare TensorRT. */
-    .context_mib = {[RT_PYTORCH] = 1467, [RT_TENSORRT] = 2409},
+    .context_mib = {[RT_PYTORCH] = 1457, [RT_TENSORRT] = 2366},
     /* Part of the context grows with the SMs the process sees: CUDA reserves
      * local memory for the stack of every thread the GPU can hold (1 KiB by
      * default x 2,048 threads per SM = 2 MiB per SM), and the libraries size
      * some buffers by SM. Published MIG sweeps see it: the same encoder at
      * the same batch holds ~360 MiB more on a 7g.40gb slice (98 SMs) than on
-     * a 1g.5gb (14). A-priori 2 MiB per SM; fitted 3.1. */
-    .context_sm_mib = 3.138,
+     * a 1g.5gb (14). A-priori 2 MiB per SM; fitted 3.5. */
+    .context_sm_mib = 3.511,
     /* cuBLAS workspace (PyTorch keeps a few MiB per handle/stream) and cuDNN
      * algorithm scratch; TensorRT tactic scratch. Estimates, not fitted. */
     .workspace_mib = {[RT_PYTORCH] = 64.0, [RT_TENSORRT] = 64.0},
     /* Allocators round and cache blocks: device memory per byte of peak live
      * activations; a-priori 1.3, fitted on the memory rows. */
-    .act_factor = 1.848,
+    .act_factor = 1.825,
     /* Convolutions run as implicit GEMMs: address generation, halos and
      * filter-size tails cost ~10-30% against a dense GEMM of the same size
      * (cuDNN/CUTLASS). Eager PyTorch keeps NCHW tensors, so cuDNN adds
      * NCHW<->NHWC transforms around tensor-core convolutions and picks
      * tactics heuristically; an engine picks NHWC tactics by timing them at
      * build time. A-priori 0.8 each; fitted per runtime. */
-    .conv_eff = {[RT_PYTORCH] = 0.3844, [RT_TENSORRT] = 0.9408},
+    .conv_eff = {[RT_PYTORCH] = 0.4578, [RT_TENSORRT] = 0.9577},
     /* Depthwise convolutions reach only part of streaming bandwidth: halo
      * re-reads and per-channel strided access. Eager PyTorch runs them on
      * NCHW tensors through cuDNN's generic kernels; an engine picks an NHWC
@@ -91,32 +91,47 @@ static const struct sim_params fitted = {
      * depthwise kernels are known to run far below bandwidth) and 0.55
      * engine (one EfficientNet row: weakly determined). */
     .dw_bw_eff = {[RT_PYTORCH] = 0.1661, [RT_TENSORRT] = 0.5536},
-    /* A serving engine's decode step also costs the host per sequence in
-     * the batch: scheduling, sampling, stop checks and detokenising, while
-     * the GPU waits (vLLM and TensorRT-LLM step loops; measured step times
-     * grow with the number of sequences beyond what the KV-cache traffic
-     * explains). Only generation uses it (src/core/generation.c). Eager
+    /* A serving engine's decode step also costs per sequence in the batch:
+     * scheduling, sampling, stop checks and detokenising on the host (the
+     * GPU waits in TensorRT-LLM's and FasterTransformer's loops; vLLM's
+     * keeps it clocked, sim_decode_host_w). Measured step times grow with
+     * the number of sequences beyond what the KV-cache traffic explains:
+     * ML.ENERGY's vLLM rows from ~8 ms at 8 sequences to ~55 ms at 474 for
+     * Qwen3-8B. Only generation uses it (src/core/generation.c). Eager
      * generate() samples the whole batch in one vectorised call: 0, not
-     * fitted. A-priori 5 us for the engine; fitted. */
-    .seq_step_us = {[RT_PYTORCH] = 0, [RT_TENSORRT] = 15.05},
+     * fitted. A-priori 5 us for an engine's C++ step loop (TensorRT-LLM,
+     * FasterTransformer) and 30 us for vLLM's Python one (its scheduler,
+     * sampler and detokeniser touch every request object every step);
+     * fitted 15 and 61. */
+    .seq_step_us = {[RT_PYTORCH] = 0, [RT_TENSORRT] = 15.05, [RT_VLLM] = 61.4},
+    /* A generation request costs a fixed time before its first token beyond
+     * the prefill pass: the runtime sets up the request's buffers, sampling
+     * state and KV-cache blocks, copies the prompt in and synchronises
+     * (TensorRT-LLM's gptSessionBenchmark times the whole generate() call).
+     * TensorRT-LLM's batch-1 first-token rows show it: a 128-token prompt
+     * on H100 in FP8 takes 5.5-7 ms where the prefill's kernels explain
+     * ~4. Only generation uses it (src/core/generation.c); vllm shares the
+     * engine's figure (no vLLM first-token row is fitted); eager
+     * generate() is not fitted: 0. A-priori 500 us; fitted 1.5 ms. */
+    .request_us = {[RT_PYTORCH] = 0, [RT_TENSORRT] = 1505},
     /* Hopper (H100, H200) tables quote math peaks at the 1,980 MHz boost
      * clock; under a sustained tensor-core load the 700 W boards settle
      * lower (~1,750 MHz is commonly reported), and its larger peaks are
      * harder to feed. A100's sustain is part of tc_eff (fitted on A100
      * rows), so this is the further fraction Hopper keeps, on tensor and
-     * CUDA-core math alike. A-priori 1; fitted 0.82 (an effective ~1,620 MHz). */
-    .hopper_clock = 0.82,
+     * CUDA-core math alike. A-priori 1; fitted 0.84 (an effective ~1,670 MHz). */
+    .hopper_clock = 0.8434,
     /* Compute and memory overlap inside a kernel only as far as its
      * pipeline hides one behind the other: the time is (c^p + m^p)^(1/p);
      * a GEMM's fused epilogue math overlaps its main loop the same way.
      * A-priori 4 (at c = m the kernel takes 19% longer than either);
      * fitted. */
-    .overlap_p = 2.316,
+    .overlap_p = 3.905,
     /* A GEMM tile spends a fixed prologue and epilogue worth k_half K-steps
      * of its main loop: efficiency K / (K + k_half). Ampere/Hopper GEMMs
      * fill a 3-4 stage operand pipeline of 32 K each before the first MMA,
-     * then load and store C. A-priori 96; fitted 55. */
-    .k_half = 55.31,
+     * then load and store C. A-priori 96; fitted 110. */
+    .k_half = 110.3,
     /* Board power while a kernel runs, as shares of the idle-to-TDP range:
      * any running kernel holds boost clocks and wakes the SMs and caches
      * (p_active); streaming HBM adds p_memory at full bandwidth, and math
@@ -125,8 +140,8 @@ static const struct sim_params fitted = {
      * hopper_clock x the peak). A-priori
      * 0.2 and 0.6 (A100/H100 power studies, e.g. arXiv 2312.02741); fitted
      * to the average power of the ML.ENERGY H100 rows. */
-    .p_active = 0.2791,
-    .p_memory = 0.6,
+    .p_active = 0.2746,
+    .p_memory = 0.5403,
 };
 
 const struct sim_params *sim_params_default(void)

@@ -160,7 +160,8 @@ static bool apply_kind(const struct graph *g, const struct config *cfg, enum pki
         [PREC_BF16] = PREC_TF32, [PREC_INT8] = PREC_FP16, [PREC_FP8] = PREC_FP16};
     static const enum runtime faster_rt[RT__COUNT] = {
         [RT_PYTORCH] = RT_PYTORCH_SDPA, [RT_PYTORCH_SDPA] = RT_TENSORRT,
-        [RT_TENSORRT] = RT_TENSORRT_GRAPH, [RT_TENSORRT_GRAPH] = RT_TENSORRT_GRAPH};
+        [RT_TENSORRT] = RT_TENSORRT_GRAPH, [RT_TENSORRT_GRAPH] = RT_TENSORRT_GRAPH,
+        [RT_VLLM] = RT_VLLM};
     *out = *cfg;
     *slower = false;
     switch (pk) {

@@ -313,6 +313,20 @@ run "generation json" 0 "$DIPPM" predict zoo:gpt --json --input-tokens 32 --outp
     ok "generation json fields"
     check "generation json lengths" "$T/out" '"input_tokens": 32,'
 }
+# the serving runtime: a decode step pays vLLM's step loop per sequence on top
+# of the graph-replayed engine's pass; a runtime dippm does not know is named
+run "bad runtime" 2 "$DIPPM" predict --runtime onnxruntime "$S/tiny_cnn.json" &&
+    check "bad runtime lists vllm" "$T/err" "expected pytorch, pytorch-sdpa, tensorrt, tensorrt-graph or vllm"
+tpot() {
+    "$DIPPM" predict zoo:llama --gpu h100 --precision bf16 --runtime "$1" --batch 64 --json \
+        --input-tokens 128 --output-tokens 64 | sed -n 's/.*"tpot_ms": \([0-9.e+-]*\).*/\1/p' | head -1
+}
+tv=$(tpot vllm) tg=$(tpot tensorrt-graph)
+if [ -n "$tv" ] && [ -n "$tg" ] && awk -v v="$tv" -v g="$tg" 'BEGIN { exit !(v > g) }'; then
+    ok "vllm decode step slower than the bare graph ($tv > $tg ms)"
+else
+    bad "vllm tpot '$tv' not above tensorrt-graph's '$tg'"
+fi
 run "kv fp8" 0 "$DIPPM" predict zoo:llama --gpu h100 --precision fp16 --runtime tensorrt \
     --input-tokens 128 --output-tokens 64 --set kv=fp8 && {
     check "kv fp8 named" "$T/out" "KV cache fp8"
