@@ -20,7 +20,7 @@
 
 enum { OPT_DATA = CLI_OPT__OWN, OPT_LOFO, OPT_LTRAIN, OPT_LTEST, OPT_LEPOCHS, OPT_SEED,
        OPT_QUIET, OPT_ALL, OPT_ROWS, OPT_LOFO_ONLY, OPT_ORDER, OPT_ORDER_FAM, OPT_ORDER_TOL, OPT_LOMO, OPT_LOMO_EPOCHS,
-       OPT_OW, OPT_OPAIRS, OPT_OKINDS, OPT_TW, OPT_ONLY };
+       OPT_OW, OPT_OPAIRS, OPT_OKINDS, OPT_TW, OPT_ONLY, OPT_LOMO_LR };
 
 static const struct cli_opt eval_opts[] = {
     {"data", 0, "FILE", "the dataset rows to evaluate on (default: 400 freshly sampled "
@@ -41,6 +41,8 @@ static const struct cli_opt eval_opts[] = {
      "weights are fine-tuned on every other row (teacher rows as the regulariser) and tested "
      "on that model's rows, beside the teacher alone", OPT_LOMO},
     {"lomo-epochs", 0, "E", "the fine-tuning epochs of --lomo (default 20)", OPT_LOMO_EPOCHS},
+    {"lomo-lr", 0, "LR", "the fine-tuning learning rate of --lomo (default 3e-4, as dippm "
+     "train --init's)", OPT_LOMO_LR},
     {"teacher-weight", 0, "W", "loss weight of the teacher-labelled rows in the fine-tuning of "
      "--lomo, as dippm train's (default 0.1)", OPT_TW},
     {"only", 0, "TARGET", "the fine-tuning of --lomo moves only TARGET's output weights "
@@ -186,7 +188,7 @@ struct eval_cli {
     const char *data, *rows_csv, *split_label, *order_fams, *wp;
     bool lofo, lofo_only, lomo, orderings, quiet, all_rows;
     double order_weight, pair_frac;        /* training of --lofo and --lomo */
-    double teacher_weight;                 /* fine-tuning of --lomo */
+    double teacher_weight, lomo_lr;        /* fine-tuning of --lomo */
     bool all_kinds;
     double order_tol;
     int64_t ltrain, ltest, lepochs, seed, lomo_epochs;
@@ -222,6 +224,14 @@ static int eval_opt(void *ctx, int c, const char *arg)
                                    arg);
         return -1;
     case OPT_ORDER_FAM: e->order_fams = arg; return -1;
+    case OPT_LOMO_LR: {
+        char *end;
+        e->lomo_lr = strtod(arg, &end);
+        if (end == arg || *end || !(e->lomo_lr > 0 && e->lomo_lr <= 1))
+            return cli_usage_error("eval", "--lomo-lr '%s': expected a number above 0, at most "
+                                   "1", arg);
+        return -1;
+    }
     case OPT_OW:
     case OPT_TW:
     case OPT_OPAIRS: {
@@ -371,7 +381,7 @@ static int run_weights(struct eval_cli *e, struct diag *d)
         struct train_opts o;
         train_opts_default(&o);
         o.epochs = (int)e->lomo_epochs;
-        o.lr = 3e-4f; /* fine-tuning, as `dippm train --init` */
+        o.lr = (float)e->lomo_lr; /* fine-tuning: 3e-4 as `dippm train --init` */
         o.seed = (uint64_t)e->seed;
         o.order_weight = (float)e->order_weight;
         o.teacher_weight = (float)e->teacher_weight;
@@ -541,7 +551,7 @@ int cli_eval(int argc, char **argv)
 {
     struct eval_cli e = {.order_tol = 0.01, .ltrain = 3000, .ltest = 400, .lepochs = 12,
                          .seed = 1, .lomo_epochs = 20, .order_weight = 1, .pair_frac = 0.25,
-                         .teacher_weight = 0.1, .only_target = -1};
+                         .teacher_weight = 0.1, .lomo_lr = 3e-4, .only_target = -1};
     cli_common_init(&e.co);
     dataset_init(&e.ds);
     int rc = parse_args(&e, argc, argv);

@@ -163,6 +163,9 @@ if run "teacher rows for the regulariser" 0 "$DIPPM" dataset -o "$T/teach.dpds" 
             "$(mape pooled_teacher)"
         check "leave-one-model-out lists the models" "$T/out" '"model": "mobilenet_v2"'
     fi
+    run "lomo learning rate out of range" 2 "$DIPPM" eval --weights "$T/tuned.dpw" \
+        --data "$T/meas.jsonl" --lomo --lomo-lr 0 &&
+        check "lomo-lr named" "$T/err" "lomo-lr '0': expected a number above 0"
     # --only memory: the latency and energy outputs must stay those of the
     # weights it starts from, on every row
     if run "fine-tune the memory output only" 0 "$DIPPM" train --init "$T/tuned.dpw" \
