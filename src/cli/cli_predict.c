@@ -226,6 +226,11 @@ int cli_predict(int argc, char **argv)
     struct predictor *p = NULL;
     if (!(rc = cli_config(&a.co, g, &cfg)))
         p = cli_pred_predictor(&a.co, &rc);
+    /* vLLM's own cost is its decode loop: one pass alone is the engine's */
+    if (!rc && cfg.rt == RT_VLLM && !want_gen)
+        fprintf(stderr, "dippm: note: vllm: one forward pass, as the engine replayed as a CUDA "
+                        "graph runs it; the serving loop's cost per sequence shows in a "
+                        "generation (--input-tokens and --output-tokens)\n");
     if (!rc)
         rc = run(&a, p, g, &cfg, want_gen, argv[optind]);
     predictor_free(p);

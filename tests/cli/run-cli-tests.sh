@@ -320,6 +320,8 @@ run "generation json" 0 "$DIPPM" predict zoo:gpt --json --input-tokens 32 --outp
 # of the graph-replayed engine's pass; a runtime dippm does not know is named
 run "bad runtime" 2 "$DIPPM" predict --runtime onnxruntime "$S/tiny_cnn.json" &&
     check "bad runtime lists vllm" "$T/err" "expected pytorch, pytorch-sdpa, tensorrt, tensorrt-graph or vllm"
+run "vllm single pass" 0 "$DIPPM" predict --runtime vllm "$S/tiny_cnn.json" &&
+    check "vllm single pass says where its loop cost shows" "$T/err" "serving loop's cost per sequence shows in a generation"
 tpot() {
     "$DIPPM" predict zoo:llama --gpu h100 --precision bf16 --runtime "$1" --batch 64 --json \
         --input-tokens 128 --output-tokens 64 | sed -n 's/.*"tpot_ms": \([0-9.e+-]*\).*/\1/p' | head -1
