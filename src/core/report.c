@@ -109,8 +109,15 @@ void report_prediction_text(FILE *f, const struct report_ctx *rc)
             fputc('\n', f);
         }
     }
-    if (rc->gen)
+    if (rc->gen) {
         gen_report_text(f, rc->gen, rc->headroom);
+        /* what nvidia-smi will show for a vLLM server is not what it needs */
+        if (rc->cfg->rt == RT_VLLM)
+            fprintf(f, "  vllm      reserves --gpu-memory-utilization (default 0.9) of the GPU "
+                       "or slice at start and fills what the model leaves with KV-cache "
+                       "blocks; the memory above is what this batch needs, and its scheduler "
+                       "caps the running batch at --max-num-seqs\n");
+    }
     if (rc->diff)
         diff_report_text(f, rc->diff);
     fprintf(f, "source      %s\n", report_source_line(rc->p));

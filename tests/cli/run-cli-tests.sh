@@ -326,6 +326,9 @@ tpot() {
     "$DIPPM" predict zoo:llama --gpu h100 --precision bf16 --runtime "$1" --batch 64 --json \
         --input-tokens 128 --output-tokens 64 | sed -n 's/.*"tpot_ms": \([0-9.e+-]*\).*/\1/p' | head -1
 }
+run "vllm generation" 0 "$DIPPM" predict zoo:llama --gpu h100 --precision bf16 --runtime vllm \
+    --input-tokens 128 --output-tokens 64 --batch 8 &&
+    check "vllm says what it reserves" "$T/out" "^  vllm      reserves --gpu-memory-utilization"
 tv=$(tpot vllm) tg=$(tpot tensorrt-graph)
 if [ -n "$tv" ] && [ -n "$tg" ] && awk -v v="$tv" -v g="$tg" 'BEGIN { exit !(v > g) }'; then
     ok "vllm decode step slower than the bare graph ($tv > $tg ms)"
