@@ -122,8 +122,11 @@ static enum status get_config(const struct ctx *c, char **f, struct calib_row *r
     }
     if (!precision_parse(f[C_PREC], &r->cfg.prec))
         return bad(c, C_PREC, f[C_PREC], "a precision (fp32, tf32, fp16, bf16, int8, fp8)");
-    if (!runtime_parse(f[C_RT], &r->cfg.rt))
-        return bad(c, C_RT, f[C_RT], "a runtime (pytorch, pytorch-sdpa, tensorrt, tensorrt-graph, vllm)");
+    if (!runtime_parse(f[C_RT], &r->cfg.rt)) {
+        char want[160];
+        snprintf(want, sizeof want, "a runtime (%s)", runtime_names());
+        return bad(c, C_RT, f[C_RT], want);
+    }
     if (r->batch < 1 && r->target != CT_THROUGHPUT)
         return bad(c, C_BATCH, f[C_BATCH], "a batch of at least 1 (0 only for throughput)");
     r->cfg.batch = r->batch > 0 ? r->batch : 1;
