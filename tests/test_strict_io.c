@@ -1,6 +1,7 @@
-/* test_strict_io.c - the round-2 hardening helpers: strict JSON, name
- * sanitising, CSV cells, regular-file opening (FIFOs), multi-file atomic
- * writes that keep modes, exact integer folding. */
+/* test_strict_io.c - the round-2 and round-3 hardening helpers: strict JSON,
+ * name sanitising, CSV cells, regular-file opening (FIFOs), multi-file atomic
+ * writes that keep modes and never replace what is not a regular file, exact
+ * integer folding. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -10,7 +11,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include "util/fileio.h"
@@ -119,6 +122,50 @@ static void test_regular_files(void **state)
     rmdir(dir);
 }
 
+/* Even with overwrite (--force), a FIFO, a socket, a directory and a link to
+ * a FIFO are refused with a message naming the path, and stay what they were. */
+static void test_write_special_targets(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/test_strict_io_XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char fifo[96], sock[96], sub[96], link[96];
+    snprintf(fifo, sizeof fifo, "%s/fifo", dir);
+    snprintf(sock, sizeof sock, "%s/sock", dir);
+    snprintf(sub, sizeof sub, "%s/sub", dir);
+    snprintf(link, sizeof link, "%s/link", dir);
+    assert_int_equal(mkfifo(fifo, 0600), 0);
+    assert_int_equal(mkdir(sub, 0700), 0);
+    assert_int_equal(symlink(fifo, link), 0);
+    int s = socket(AF_UNIX, SOCK_STREAM, 0);
+    assert_true(s >= 0);
+    struct sockaddr_un sa = {.sun_family = AF_UNIX};
+    snprintf(sa.sun_path, sizeof sa.sun_path, "%s", sock);
+    assert_int_equal(bind(s, (struct sockaddr *)&sa, sizeof sa), 0);
+    const char *targets[] = {fifo, sock, sub, link};
+    for (int i = 0; i < 4; i++) {
+        for (int force = 0; force < 2; force++) {
+            struct diag d = {0};
+            assert_int_equal(file_write_atomic(targets[i], "x", 1, force, &d), ST_EIO);
+            assert_non_null(strstr(d.msg, targets[i]));
+            assert_non_null(strstr(d.msg, i == 2 ? "is a directory" : "not a regular file"));
+        }
+    }
+    struct stat st;
+    assert_int_equal(lstat(fifo, &st), 0);
+    assert_true(S_ISFIFO(st.st_mode));
+    assert_int_equal(lstat(sock, &st), 0);
+    assert_true(S_ISSOCK(st.st_mode));
+    assert_int_equal(lstat(link, &st), 0);
+    assert_true(S_ISLNK(st.st_mode));
+    close(s);
+    unlink(sock);
+    unlink(link);
+    unlink(fifo);
+    rmdir(sub);
+    assert_int_equal(rmdir(dir), 0); /* no temporary file left */
+}
+
 #define HDR "{\"format\": \"dippm-graph\", \"version\": 1, "
 
 static enum status infer(const char *text, struct diag *d)
@@ -175,6 +222,7 @@ int main(void)
         cmocka_unit_test(test_json_strict),
         cmocka_unit_test(test_names),
         cmocka_unit_test(test_regular_files),
+        cmocka_unit_test(test_write_special_targets),
         cmocka_unit_test(test_int_folding),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -107,6 +107,25 @@ bool file_exists(const char *path)
     return stat(path, &st) == 0;
 }
 
+/* Refuses a target that exists and is not a regular file (after following
+ * links), --force or not: replacing a device node, FIFO, socket or directory
+ * by a regular file destroys it (as root, -o /dev/null would delete
+ * /dev/null). Without overwrite, an existing path (a dangling link too) is
+ * ST_EEXIST. */
+static enum status check_target(const char *path, bool overwrite, struct diag *d)
+{
+    struct stat sb;
+    if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode))
+        return diag_set(d, ST_EIO,
+                        S_ISDIR(sb.st_mode)
+                            ? "%s: is a directory, expected a regular file; not writing it"
+                            : "%s: not a regular file (device, pipe or socket); not replacing it",
+                        path);
+    if (!overwrite && lstat(path, &sb) == 0)
+        return diag_set(d, ST_EEXIST, "%s: already exists (use --force to overwrite)", path);
+    return ST_OK;
+}
+
 /* Writes data to a new temporary file next to path (mode: path's when it
  * exists, else 0666 & ~umask), flushed to disk. *tmp_out is malloc'd. */
 static enum status write_tmp(const char *path, const void *data, size_t len, char **tmp_out,
@@ -164,11 +183,11 @@ static enum status write_tmp(const char *path, const void *data, size_t len, cha
 enum status file_write_atomic_n(int n, const char *const *paths, const void *const *data,
                                 const size_t *lens, bool overwrite, struct diag *d)
 {
-    struct stat sb;
-    for (int i = 0; i < n; i++)
-        if (!overwrite && lstat(paths[i], &sb) == 0) /* a dangling link counts too */
-            return diag_set(d, ST_EEXIST, "%s: already exists (use --force to overwrite)",
-                            paths[i]);
+    for (int i = 0; i < n; i++) {
+        enum status st = check_target(paths[i], overwrite, d);
+        if (st)
+            return st;
+    }
     /* No signal may land between creating a temporary file and renaming or
      * removing it: the terminating ones wait until the files are in place. */
     sigset_t block, old;

@@ -72,6 +72,15 @@ run "convert --force" 0 "$DIPPM" convert --force "$S/tiny_cnn.json" -o "$T/keep.
     check "forced overwrite" "$T/keep.json" "dippm-graph"
 run "convert unwritable" 3 "$DIPPM" convert "$S/tiny_cnn.json" -o "$T/no/such/dir.json" &&
     check "unwritable named" "$T/err" "dir.json"
+# -o never replaces what is not a regular file, --force or not (as root,
+# -o /dev/null --force used to delete /dev/null)
+mkfifo "$T/out.fifo"
+run "convert -o FIFO --force" 3 "$DIPPM" convert --force "$S/tiny_cnn.json" -o "$T/out.fifo" &&
+    check "FIFO refused, named" "$T/err" "out.fifo: not a regular file"
+if [ -p "$T/out.fifo" ]; then ok "FIFO left in place"; else bad "-o --force replaced a FIFO"; fi
+mkdir "$T/out.dir"
+run "convert -o DIR --force" 3 "$DIPPM" convert --force "$S/tiny_cnn.json" -o "$T/out.dir" &&
+    check "directory refused, named" "$T/err" "out.dir: is a directory"
 run "convert needs -o" 2 "$DIPPM" convert "$S/tiny_cnn.json" && check "convert -o message" "$T/err" "missing -o"
 run "convert --set changes default" 0 "$DIPPM" convert --set height=48 "$S/tiny_cnn.json" -o - &&
     check "convert default updated" "$T/out" '"height": 48'

@@ -311,6 +311,16 @@ hasnt 3 "conv1"
 has 4 "Conv conv1"
 end
 
+begin "39: export! and dump-screen! refuse a FIFO (never replace what is not a file)"
+mkfifo "$TMPD/fifo.csv" "$TMPD/fifo.txt"
+run 24 120 ":export! csv $TMPD/fifo.csv<Enter>@1:dump-screen! $TMPD/fifo.txt<Enter>@2" "$TINY"
+[ -p "$TMPD/fifo.csv" ] || bad "export! replaced a FIFO"
+[ -p "$TMPD/fifo.txt" ] || bad "dump-screen! replaced a FIFO"
+has 1 "fifo.csv: not a regular file"
+has 2 "fifo.txt: not a regular file"
+rm -f "$TMPD/fifo.csv" "$TMPD/fifo.txt"
+end
+
 steps=13
 begin "the tour runs end to end headless (dippm --tour)"
 keys=""; i=1
