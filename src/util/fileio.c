@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -107,6 +108,10 @@ bool file_exists(const char *path)
     return stat(path, &st) == 0;
 }
 
+#ifndef NAME_MAX
+#define NAME_MAX 255
+#endif
+
 /* Refuses a target that exists and is not a regular file (after following
  * links), --force or not: replacing a device node, FIFO, socket or directory
  * by a regular file destroys it (as root, -o /dev/null would delete
@@ -126,17 +131,31 @@ static enum status check_target(const char *path, bool overwrite, struct diag *d
     return ST_OK;
 }
 
+/* The template of path's temporary file: "DIR/NAME.tmpXXXXXX" in the same
+ * directory, NAME cut so that the name stays within NAME_MAX. malloc'd. */
+static char *tmp_template(const char *path)
+{
+    static const char suffix[] = ".tmpXXXXXX";
+    const char *slash = strrchr(path, '/');
+    size_t dir = slash ? (size_t)(slash - path) + 1 : 0;
+    size_t base = strlen(path + dir);
+    if (base > NAME_MAX - (sizeof suffix - 1))
+        base = NAME_MAX - (sizeof suffix - 1);
+    char *tmp = malloc(dir + base + sizeof suffix);
+    if (tmp)
+        snprintf(tmp, dir + base + sizeof suffix, "%.*s%s", (int)(dir + base), path, suffix);
+    return tmp;
+}
+
 /* Writes data to a new temporary file next to path (mode: path's when it
  * exists, else 0666 & ~umask), flushed to disk. *tmp_out is malloc'd. */
 static enum status write_tmp(const char *path, const void *data, size_t len, char **tmp_out,
                              struct diag *d)
 {
     *tmp_out = NULL;
-    size_t pl = strlen(path);
-    char *tmp = malloc(pl + 16);
+    char *tmp = tmp_template(path);
     if (!tmp)
         return diag_set(d, ST_ENOMEM, "%s: out of memory", path);
-    snprintf(tmp, pl + 16, "%s.tmpXXXXXX", path);
     int fd = mkstemp(tmp);
     if (fd < 0) {
         int e = errno;

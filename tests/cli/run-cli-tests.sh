@@ -81,6 +81,12 @@ if [ -p "$T/out.fifo" ]; then ok "FIFO left in place"; else bad "-o --force repl
 mkdir "$T/out.dir"
 run "convert -o DIR --force" 3 "$DIPPM" convert --force "$S/tiny_cnn.json" -o "$T/out.dir" &&
     check "directory refused, named" "$T/err" "out.dir: is a directory"
+# a name of 250 bytes is valid, though NAME.tmpXXXXXX would exceed NAME_MAX
+long=$(printf '%0250d' 0)
+run "convert -o 250-byte name" 0 "$DIPPM" convert "$S/tiny_cnn.json" -o "$T/$long" &&
+    check "250-byte name written" "$T/$long" "dippm-graph"
+if ls "$T" | grep -q '\.tmp'; then bad "temporary file left beside the long name"; else ok "no temporary file left"; fi
+rm -f "$T/$long"
 run "convert needs -o" 2 "$DIPPM" convert "$S/tiny_cnn.json" && check "convert -o message" "$T/err" "missing -o"
 run "convert --set changes default" 0 "$DIPPM" convert --set height=48 "$S/tiny_cnn.json" -o - &&
     check "convert default updated" "$T/out" '"height": 48'
