@@ -28,7 +28,6 @@ struct knob {
     static double *fn(struct sim_params *p) { return &(expr); }
 FIELD(f_tc_pt, p->tc_eff[RT_PYTORCH])
 FIELD(f_tc_trt, p->tc_eff[RT_TENSORRT])
-FIELD(f_cuda, p->cuda_eff)
 FIELD(f_bw, p->bw_eff)
 FIELD(f_kernel_pt, p->kernel_us[RT_PYTORCH])
 FIELD(f_kernel_trt, p->kernel_us[RT_TENSORRT])
@@ -60,7 +59,6 @@ FIELD(f_p_memory, p->p_memory)
 static const struct knob knobs[] = {
     {"tc_eff[pytorch]", 0.80, 0.3, 0.95, G_TIME, RT_PYTORCH, 0, f_tc_pt},
     {"tc_eff[tensorrt]", 0.80, 0.3, 0.95, G_TIME, RT_TENSORRT, 0, f_tc_trt},
-    {"cuda_eff", 0.85, 0.3, 0.95, G_TIME, -1, SEL_FP32, f_cuda},
     {"bw_eff", 0.85, 0.4, 0.95, G_TIME, -1, 0, f_bw},
     {"kernel_us[pytorch]", 3.0, 0.5, 10, G_TIME, RT_PYTORCH, 0, f_kernel_pt},
     {"kernel_us[tensorrt]", 3.0, 0.5, 10, G_TIME, RT_TENSORRT, 0, f_kernel_trt},

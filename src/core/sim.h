@@ -78,6 +78,7 @@ struct sim_params {
     double request_us[RT__COUNT]; /* fixed cost of one generation request before its first token */
     double overlap_p;            /* p-norm combining a kernel's compute and memory times */
     double k_half;               /* K at which a GEMM tile's fixed prologue/epilogue halves its efficiency */
+    double simt_k_half;          /* the same for FP32 GEMMs on CUDA cores (SGEMM) */
     double hopper_clock;         /* fraction of the boost-clock math peak Hopper holds under load */
     double p_active;             /* dynamic power share of a running kernel at any load */
     double p_memory;             /* further dynamic power share at full DRAM bandwidth */

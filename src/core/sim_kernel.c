@@ -129,14 +129,15 @@ void sim_kernel_time(const struct hw *hw, const struct config *cfg, const struct
          * (torch.backends.cudnn.allow_tf32 = True) and keeps matrix products
          * in FP32 (torch.backends.cuda.matmul.allow_tf32 = False); TensorRT
          * builds FP32 engines with TF32 allowed (BuilderFlag kTF32 is on by
-         * default), so every GEMM and convolution may run TF32. */
-        bool tf32_conv = cfg->prec == PREC_FP32 &&
+         * default), so every GEMM and convolution may run TF32. A GPU
+         * without TF32 tensor cores (T4, V100) runs them on CUDA cores. */
+        bool tf32_conv = cfg->prec == PREC_FP32 && hw->peak_tf32_flops > 0 &&
                          (runtime_engine(cfg->rt) || in->cls == OPC_CONV);
         bool tc = cfg->prec != PREC_FP32 || tf32_conv;
         double size = in->attention && in->m > f->skinny_m
                           ? attention_size_eff(in, hw->sms)
                           : gemm_size_eff(in->m, in->n, in->k, in->batches, hw->sms, !tc,
-                                          p->k_half);
+                                          tc ? p->k_half : p->simt_k_half);
         if (tc) {
             enum precision ep = tf32_conv ? PREC_TF32 : cfg->prec;
             out->tc = true;
@@ -153,7 +154,7 @@ void sim_kernel_time(const struct hw *hw, const struct config *cfg, const struct
              * 16-bit types) beats tensor cores padded to 16 rows. */
             double simt = in->m <= f->skinny_m && !in->grouped
                               ? p->cuda_eff * gemm_size_eff(in->m, in->n, in->k, in->batches,
-                                                            hw->sms, true, p->k_half)
+                                                            hw->sms, true, p->simt_k_half)
                               : 0;
             if (vec_peak * simt > peak * eff) {
                 out->tc = false;

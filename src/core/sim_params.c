@@ -21,9 +21,11 @@ static const struct sim_params fitted = {
      * strided views (transposed attention operands). A-priori 0.80 each;
      * fitted 0.63 eager and 0.80 engine (dippm calibrate, 838 rows). */
     .tc_eff = {[RT_PYTORCH] = 0.6331, [RT_TENSORRT] = 0.7965},
-    /* FP32 SGEMM on CUDA cores reaches ~80-90% of 19.5 TFLOPS. Not fitted
-     * (no FP32-without-TF32 row is modelled). */
-    .cuda_eff = 0.85,
+    /* FP32 SGEMM on CUDA cores reaches ~80-90% of 19.5 TFLOPS (a-priori
+     * 0.85). Fitted with simt_k_half below on NeuSight's measured single
+     * kernels (dippm eval --kernels --fit: the train split's FP32 matmul
+     * and linear rows on A100, H100, L4, T4 and V100). */
+    .cuda_eff = 0.8402,
     /* STREAM-like kernels sustain ~80-90% of HBM peak on A100; a-priori
      * 0.85, fitted 0.95. */
     .bw_eff = 0.95,
@@ -132,6 +134,12 @@ static const struct sim_params fitted = {
      * fill a 3-4 stage operand pipeline of 32 K each before the first MMA,
      * then load and store C. A-priori 96; fitted 110. */
     .k_half = 110.3,
+    /* An FP32 GEMM on CUDA cores (cuBLAS's SGEMM: eager PyTorch's matrix
+     * products in FP32, TF32 off) loads 8 K per main-loop step into a
+     * 2-stage pipeline, so its fixed part is short against tensor-core
+     * tiles'. A-priori 16; fitted on NeuSight's measured single kernels
+     * (dippm calibrate --kernels; train split). */
+    .simt_k_half = 12.74,
     /* Board power while a kernel runs, as shares of the idle-to-TDP range:
      * any running kernel holds boost clocks and wakes the SMs and caches
      * (p_active); streaming HBM adds p_memory at full bandwidth, and math
