@@ -16,7 +16,7 @@ static const struct zoo_family *const families[] = {
     &zoo_fam_efficientnet, &zoo_fam_densenet, &zoo_fam_convnext, &zoo_fam_vit,
     &zoo_fam_swin, &zoo_fam_bert, &zoo_fam_gpt, &zoo_fam_llama, &zoo_fam_mlp,
     &zoo_fam_randnet, &zoo_fam_moe, &zoo_fam_t5, &zoo_fam_bart, &zoo_fam_unet, &zoo_fam_dit,
-    &zoo_fam_vae,
+    &zoo_fam_vae, &zoo_fam_kernel,
 };
 #define N_FAMILIES ((int)(sizeof families / sizeof families[0]))
 

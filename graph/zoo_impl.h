@@ -42,7 +42,8 @@ struct zoo_family {
 extern const struct zoo_family zoo_fam_resnet, zoo_fam_vgg, zoo_fam_mobilenet_v2,
     zoo_fam_mobilenet_v3, zoo_fam_efficientnet, zoo_fam_densenet, zoo_fam_convnext,
     zoo_fam_vit, zoo_fam_swin, zoo_fam_bert, zoo_fam_gpt, zoo_fam_llama, zoo_fam_mlp,
-    zoo_fam_randnet, zoo_fam_moe, zoo_fam_t5, zoo_fam_bart, zoo_fam_unet, zoo_fam_dit, zoo_fam_vae;
+    zoo_fam_randnet, zoo_fam_moe, zoo_fam_t5, zoo_fam_bart, zoo_fam_unet, zoo_fam_dit, zoo_fam_vae,
+    zoo_fam_kernel;
 
 const struct zoo_family *zoo_family_get(int fam);
 

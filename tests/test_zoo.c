@@ -243,6 +243,43 @@ static void test_transformer_macs(void **state)
     }
 }
 
+/* zoo:kernel: one node per operator (none for a bare graph input), MACs and
+ * parameters from the operator's own formula at batch b. */
+static void test_kernel_ops(void **state)
+{
+    (void)state;
+    struct {
+        const char *spec;
+        int64_t batch;
+        double macs, params;
+        const char *op;
+    } cases[] = {
+        {"kernel:op=matmul:m=196:n=196:k=64", 48, 48.0 * 196 * 196 * 64, 0, "MatMul"},
+        {"kernel:op=linear:m=512:n=3072:k=768", 4, 4.0 * 512 * 3072 * 768, 768.0 * 3072 + 3072,
+         "MatMul"},
+        {"kernel:op=add:m=4096", 1000, 0, 0, "Add"},
+        {"kernel:op=mul_scalar:m=1024", 10, 0, 0, "Mul"},
+        {"kernel:op=layernorm:m=1024", 32, 0, 2048, "LayerNormalization"},
+        {"kernel:op=softmax:m=512", 64, 0, 0, "Softmax"},
+        {"kernel:op=gelu:m=3072", 8, 0, 0, "Gelu"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        struct graph *g = build(cases[i].spec);
+        struct diag d = {0};
+        assert_int_equal(graph_sym_set(g, "batch", cases[i].batch, &d), ST_OK);
+        bool found = false;
+        for (int n = 0; n < g->n_nodes; n++)
+            found |= strcmp(g->nodes[n].op_type, cases[i].op) == 0;
+        if (!found)
+            fail_msg("%s: no %s node", cases[i].spec, cases[i].op);
+        assert_true(fabs(count_params(g) - cases[i].params) < 0.5);
+        if (infer_real(g) && fabs(g->totals.macs - cases[i].macs) > 1e-9 * cases[i].macs + 0.5)
+            fail_msg("%s at batch %lld: %.0f MACs, expected %.0f", cases[i].spec,
+                     (long long)cases[i].batch, g->totals.macs, cases[i].macs);
+        graph_free(g);
+    }
+}
+
 /* LLaMA: embeddings (and an untied LM head) + per layer q/o (H x H), k/v
  * (H x kv_heads*hd), the SwiGLU triple (3 H x I) and two RMSNorm weights;
  * checked against the published totals of the Hugging Face checkpoints. */
@@ -368,6 +405,7 @@ int main(void)
         cmocka_unit_test(test_transformer_params), cmocka_unit_test(test_transformer_macs),
         cmocka_unit_test(test_se_resnet),          cmocka_unit_test(test_llama),
         cmocka_unit_test(test_onnx_macs),          cmocka_unit_test(test_randnet),
+        cmocka_unit_test(test_kernel_ops),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

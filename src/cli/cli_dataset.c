@@ -6,11 +6,13 @@
 
 #include "cli/cli.h"
 #include "core/dataset.h"
+#include "core/gpu.h"
+#include "core/kbench.h"
 #include "util/datafile.h"
 #include "util/fileio.h"
 
 enum { OPT_N = CLI_OPT__OWN, OPT_SEED, OPT_SHARD, OPT_FAMILIES, OPT_SAMPLES, OPT_CONFIGS,
-       OPT_JSONL, OPT_QUIET };
+       OPT_JSONL, OPT_QUIET, OPT_KERNELS, OPT_KSPLIT, OPT_EXCLUDE_GPU };
 
 static const struct cli_opt dataset_opts[] = {
     {"n", 0, "N", "rows before sharding (default 1000)", OPT_N},
@@ -24,6 +26,12 @@ static const struct cli_opt dataset_opts[] = {
     {"configs", 0, "K", "configurations per sampled graph (default 4)", OPT_CONFIGS},
     {"jsonl", 0, NULL, "JSONL records instead of compact binary ones", OPT_JSONL},
     {"quiet", 0, NULL, "no progress messages", OPT_QUIET},
+    {"kernels", 0, "TSV", "instead, convert measured single kernels (dippm eval --kernels' "
+     "format) into measured rows of zoo:kernel graphs", OPT_KERNELS},
+    {"kernel-split", 0, "train|test", "with --kernels: which of NeuSight's splits (default "
+     "train)", OPT_KSPLIT},
+    {"exclude-gpu", 0, "GPU", "with --kernels: leave that GPU's rows out (leave-one-GPU-out "
+     "training)", OPT_EXCLUDE_GPU},
     {"output", 'o', "FILE", "where the records go (required; '-o -': standard output)", 'o'},
     {NULL, 0, NULL, NULL, 0},
 };
@@ -46,6 +54,9 @@ struct dataset_cli {
     struct dataset_gen_opts o;
     const char *samples;
     bool no_samples;
+    const char *kernels;  /* --kernels */
+    bool kernel_test;     /* --kernel-split test */
+    int exclude_gpu;      /* --exclude-gpu, -1 none */
 };
 
 static int dataset_opt(void *ctx, int id, const char *arg)
@@ -86,8 +97,46 @@ static int dataset_opt(void *ctx, int id, const char *arg)
         return -1;
     case OPT_JSONL: a->o.jsonl = true; return -1;
     case OPT_QUIET: a->o.progress = false; return -1;
+    case OPT_KERNELS: a->kernels = arg; return -1;
+    case OPT_KSPLIT:
+        if (strcmp(arg, "train") && strcmp(arg, "test"))
+            return cli_usage_error("dataset", "--kernel-split: expected train or test");
+        a->kernel_test = !strcmp(arg, "test");
+        return -1;
+    case OPT_EXCLUDE_GPU:
+        if ((a->exclude_gpu = gpu_find(arg)) < 0)
+            return cli_usage_error("dataset", "--exclude-gpu: not a GPU of the table (dippm "
+                                   "info lists them)");
+        return -1;
     default: return CLI_OPTS_COMMON;
     }
+}
+
+/* --kernels: the measured kernels as dataset rows. */
+static int run_kernels(struct dataset_cli *a)
+{
+    struct diag d = {0};
+    struct kbench_set ks;
+    if (kbench_load(a->kernels, &ks, &d))
+        return cli_fail(&d);
+    struct dataset ds;
+    dataset_init(&ds);
+    int n = kbench_to_dataset(&ks, a->kernel_test, a->exclude_gpu, &ds);
+    kbench_fini(&ks);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *mem = open_memstream(&buf, &len);
+    enum status st = mem ? ST_OK : diag_set(&d, ST_ENOMEM, "out of memory");
+    for (int i = 0; !st && i < ds.n; i++)
+        st = dataset_write_row(mem, &ds.rows[i], a->o.jsonl, &d);
+    if (mem)
+        fclose(mem);
+    int rc = st ? cli_fail(&d) : cli_emit(&a->co, buf, len);
+    if (!rc && a->o.progress)
+        fprintf(stderr, "dippm dataset: wrote %d measured kernel rows\n", n);
+    free(buf);
+    dataset_fini(&ds);
+    return rc;
 }
 
 /* Generates the rows and writes them. */
@@ -123,7 +172,8 @@ static int run(struct dataset_cli *a)
 int cli_dataset(int argc, char **argv)
 {
     struct dataset_cli a = {.o = {.n = 1000, .seed = 1, .n_shards = 1, .configs_per_graph = 4,
-                                  .progress = true}};
+                                  .progress = true},
+                            .exclude_gpu = -1};
     cli_common_init(&a.co);
     int rc = cli_parse(&cli_cmd_dataset, &a.co, argc, argv, dataset_opt, &a);
     if (rc >= 0)
@@ -136,5 +186,5 @@ int cli_dataset(int argc, char **argv)
         fprintf(stderr, "dippm: %s exists (use --force to overwrite)\n", a.co.output);
         return 9;
     }
-    return run(&a);
+    return a.kernels ? run_kernels(&a) : run(&a);
 }

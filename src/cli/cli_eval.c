@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "cli/cli.h"
+#include "cli/cli_eval_kernels.h"
 #include "core/dataset.h"
 #include "util/datafile.h"
 #include "core/eval.h"
@@ -20,7 +21,7 @@
 
 enum { OPT_DATA = CLI_OPT__OWN, OPT_LOFO, OPT_LTRAIN, OPT_LTEST, OPT_LEPOCHS, OPT_SEED,
        OPT_QUIET, OPT_ALL, OPT_ROWS, OPT_LOFO_ONLY, OPT_ORDER, OPT_ORDER_FAM, OPT_ORDER_TOL, OPT_LOMO, OPT_LOMO_EPOCHS,
-       OPT_OW, OPT_OPAIRS, OPT_OKINDS, OPT_TW, OPT_ONLY, OPT_LOMO_LR };
+       OPT_OW, OPT_OPAIRS, OPT_OKINDS, OPT_TW, OPT_ONLY, OPT_LOMO_LR, OPT_KERNELS, OPT_TEACHER, OPT_KFIT };
 
 static const struct cli_opt eval_opts[] = {
     {"data", 0, "FILE", "the dataset rows to evaluate on (default: 400 freshly sampled "
@@ -61,6 +62,13 @@ static const struct cli_opt eval_opts[] = {
      OPT_ORDER_FAM},
     {"order-tol", 0, "PCT", "violations are counted beyond PCT percent (default 1)",
      OPT_ORDER_TOL},
+    {"kernels", 0, "TSV", "instead, predict the measured single kernels of TSV (split gpu op b "
+     "m n k latency_us ...; tests/data/neusight/kernels.tsv) and report MAPE with a bootstrap "
+     "95% interval per operator group and GPU, for the weights and the teacher", OPT_KERNELS},
+    {"teacher", 0, NULL, "with --kernels: the teacher alone, no weights", OPT_TEACHER},
+    {"fit", 0, NULL, "with --kernels: first fit the teacher's FP32 matrix-product constants "
+     "(cuda_eff, simt_k_half) to the train split and use them; the values go to stderr",
+     OPT_KFIT},
     {"quiet", 0, NULL, "no progress messages", OPT_QUIET},
     {"weights", 0, "W", "the GNN weights to evaluate (default: the shipped weights)",
      CLI_OPT_WEIGHTS},
@@ -186,7 +194,8 @@ static int write_rows_csv(const char *path, bool force, const struct dataset *ds
 struct eval_cli {
     struct cli_common co;
     const char *data, *rows_csv, *split_label, *order_fams, *wp;
-    bool lofo, lofo_only, lomo, orderings, quiet, all_rows;
+    bool lofo, lofo_only, lomo, orderings, quiet, all_rows, teacher_only, kfit;
+    const char *kernels;                    /* --kernels */
     double order_weight, pair_frac;        /* training of --lofo and --lomo */
     double teacher_weight, lomo_lr;        /* fine-tuning of --lomo */
     bool all_kinds;
@@ -217,6 +226,9 @@ static int eval_opt(void *ctx, int c, const char *arg)
     case OPT_ALL: e->all_rows = true; return -1;
     case OPT_ROWS: e->rows_csv = arg; return -1;
     case OPT_ORDER: e->orderings = true; return -1;
+    case OPT_KERNELS: e->kernels = arg; return -1;
+    case OPT_TEACHER: e->teacher_only = true; return -1;
+    case OPT_KFIT: e->kfit = true; return -1;
     case OPT_LOMO: e->lomo = true; return -1;
     case OPT_ONLY:
         if ((e->only_target = gnn_target_parse(arg)) < 0)
@@ -555,7 +567,9 @@ int cli_eval(int argc, char **argv)
     cli_common_init(&e.co);
     dataset_init(&e.ds);
     int rc = parse_args(&e, argc, argv);
-    if (rc < 0) {
+    if (rc < 0 && e.kernels) {
+        rc = cli_eval_kernels(&e.co, e.kernels, e.teacher_only, e.rows_csv, e.kfit);
+    } else if (rc < 0) {
         e.wp = e.co.weights;
         rc = run(&e);
     }

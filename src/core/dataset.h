@@ -10,7 +10,10 @@
  *            u8+bytes mig ("" = whole GPU), u8 precision, u8 runtime,
  *            i64 batch, f64 latency_ms, f64 energy_j, f64 memory_mib
  *            (NaN = not measured), u32 n_shares, f32 shares[n_shares]
- * JSONL (--jsonl): one object per line with the same fields; lines in the
+ * JSONL (--jsonl): one object per line with the same fields, and an optional
+ * "timing": "gpu" for a latency timed on the GPU alone (CUDA events), which
+ * the reader turns into a caller's latency by adding the teacher's call cost
+ * (sim_call_ms; "wall", the default, is read as it is); lines in the
  * measurement format ({"model", "gpu", "batch", "precision", "runtime",
  * "latency_ms", "memory_mib", "energy_j"}) are read as measured rows.
  * The reader sniffs the format per file.

@@ -1,0 +1,368 @@
+/*
+ * kbench.c - measured single kernels: the reader, the predictions of the
+ * teacher and the GNN, and MAPE with a bootstrap interval (kbench.h).
+ */
+#include "core/kbench.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/dataset.h"
+#include "core/gpu.h"
+#include "core/predict.h"
+#include "graph/zoo.h"
+#include "util/fileio.h"
+#include "util/xalloc.h"
+
+#define KBENCH_MAX_BYTES ((size_t)256 << 20)
+#define KBENCH_MAX_DIM ((int64_t)1 << 24)
+
+const char *kbench_group_name(enum kbench_group g)
+{
+    static const char *const names[] = {
+#define X(id, name, desc) name,
+        KBENCH_GROUP_LIST(X)
+#undef X
+    };
+    return (unsigned)g < KG__COUNT ? names[g] : "?";
+}
+
+static const struct {
+    const char *op;
+    enum kbench_group group;
+} kbench_ops[] = {
+    {"matmul", KG_MATMUL},      {"linear", KG_LINEAR},         {"add", KG_ELEMENTWISE},
+    {"add_scalar", KG_ELEMENTWISE}, {"mul", KG_ELEMENTWISE},   {"mul_scalar", KG_ELEMENTWISE},
+    {"div", KG_ELEMENTWISE},    {"div_scalar", KG_ELEMENTWISE}, {"pow", KG_ELEMENTWISE},
+    {"pow_scalar", KG_ELEMENTWISE}, {"gelu", KG_ELEMENTWISE},  {"relu", KG_ELEMENTWISE},
+    {"tanh", KG_ELEMENTWISE},   {"layernorm", KG_LAYERNORM},   {"softmax", KG_SOFTMAX},
+};
+
+static int op_find(const char *op)
+{
+    for (size_t i = 0; i < sizeof kbench_ops / sizeof kbench_ops[0]; i++)
+        if (!strcmp(kbench_ops[i].op, op))
+            return (int)i;
+    return -1;
+}
+
+static bool parse_dim(const char *s, int64_t *v)
+{
+    char *end;
+    errno = 0;
+    long long x = strtoll(s, &end, 10);
+    if (errno || end == s || *end || x < 1 || x > KBENCH_MAX_DIM)
+        return false;
+    *v = x;
+    return true;
+}
+
+/* Splits line into at most max tab-separated fields (in place). */
+static int split_tabs(char *line, char **f, int max)
+{
+    int n = 0;
+    f[n++] = line;
+    for (char *p = line; *p && n < max; p++)
+        if (*p == '\t') {
+            *p = '\0';
+            f[n++] = p + 1;
+        }
+    return n;
+}
+
+static enum status parse_row(const char *path, int line, char **f, struct kbench_row *r,
+                             struct diag *d)
+{
+    static const char *const dim_names[4] = {"b", "m", "n", "k"};
+    memset(r, 0, sizeof *r);
+    r->line = line;
+    if (strcmp(f[0], "train") && strcmp(f[0], "test"))
+        return diag_set(d, ST_EPARSE, "%s:%d: field 'split': '%s', expected train or test", path,
+                        line, f[0]);
+    r->test = !strcmp(f[0], "test");
+    int oi = op_find(f[2]);
+    if (oi < 0)
+        return diag_set(d, ST_EPARSE, "%s:%d: field 'op': unknown operator '%s' (expected a "
+                        "zoo:kernel op such as matmul, linear, add, layernorm, softmax)",
+                        path, line, f[2]);
+    snprintf(r->op, sizeof r->op, "%s", f[2]);
+    r->group = kbench_ops[oi].group;
+    int64_t *dims[4] = {&r->b, &r->m, &r->n, &r->k};
+    for (int i = 0; i < 4; i++)
+        if (!parse_dim(f[3 + i], dims[i]))
+            return diag_set(d, ST_EPARSE, "%s:%d: field '%s': '%s', expected an integer from 1 "
+                            "to %lld", path, line, dim_names[i], f[3 + i],
+                            (long long)KBENCH_MAX_DIM);
+    char *end;
+    r->measured_us = strtod(f[7], &end);
+    if (end == f[7] || *end || !(r->measured_us > 0 && r->measured_us < 1e9))
+        return diag_set(d, ST_EPARSE, "%s:%d: field 'latency_us': '%s', expected a positive "
+                        "number of microseconds", path, line, f[7]);
+    return ST_OK;
+}
+
+enum status kbench_load(const char *path, struct kbench_set *out, struct diag *d)
+{
+    memset(out, 0, sizeof *out);
+    char *buf;
+    size_t len;
+    enum status st = file_read_all(path, KBENCH_MAX_BYTES, &buf, &len, d);
+    if (st)
+        return st;
+    int cap = 0, line = 0;
+    char *save = NULL;
+    for (char *l = strtok_r(buf, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+        line++;
+        size_t ll = strlen(l);
+        if (ll && l[ll - 1] == '\r')
+            l[ll - 1] = '\0';
+        if (line == 1 || !*l)
+            continue; /* the header */
+        char *f[10];
+        if (split_tabs(l, f, 10) != 10) {
+            st = diag_set(d, ST_EPARSE, "%s:%d: expected 10 tab-separated fields (split gpu op "
+                          "b m n k latency_us kernel grid)", path, line);
+            break;
+        }
+        int gpu = gpu_find(f[1]);
+        if (gpu < 0) {
+            out->n_other_gpu++;
+            continue;
+        }
+        if (out->n == cap) {
+            cap = cap ? 2 * cap : 1024;
+            out->rows = xreallocarray(out->rows, (size_t)cap, sizeof *out->rows);
+        }
+        if ((st = parse_row(path, line, f, &out->rows[out->n], d)))
+            break;
+        out->rows[out->n++].gpu = gpu;
+    }
+    free(buf);
+    if (st)
+        kbench_fini(out);
+    return st;
+}
+
+void kbench_fini(struct kbench_set *s)
+{
+    free(s->rows);
+    memset(s, 0, sizeof *s);
+}
+
+void kbench_spec(const struct kbench_row *r, char *buf, size_t size)
+{
+    snprintf(buf, size, "zoo:kernel:op=%s:m=%lld:n=%lld:k=%lld", r->op, (long long)r->m,
+             (long long)r->n, (long long)r->k);
+}
+
+enum status kbench_predict(const struct kbench_set *s, const struct sim_params *params,
+                           struct predictor *p, double *teacher_us, double *gnn_us,
+                           struct diag *d)
+{
+    for (int i = 0; i < s->n; i++) {
+        const struct kbench_row *r = &s->rows[i];
+        char spec[160];
+        kbench_spec(r, spec, sizeof spec);
+        struct graph *g = zoo_build_spec(spec, d);
+        if (!g)
+            return ST_EPARSE;
+        struct config cfg;
+        config_default(&cfg);
+        cfg.gpu = r->gpu;
+        cfg.mig = -1;
+        cfg.prec = PREC_FP32;
+        cfg.rt = RT_PYTORCH;
+        cfg.batch = r->b;
+        struct prediction pr;
+        enum status st = predict_run(p, g, &cfg, &pr, d);
+        if (!st && params) {
+            struct sim_result sr;
+            st = sim_run_params(g, &cfg, params, &sr, d);
+            pr.sim.latency_ms = sr.latency_ms;
+            sim_result_fini(&sr);
+        }
+        double call = sim_call_ms(params, RT_PYTORCH);
+        if (!st) {
+            teacher_us[i] = (pr.sim.latency_ms - call) * 1e3;
+            if (gnn_us)
+                gnn_us[i] = (pr.latency_ms - call) * 1e3;
+        }
+        prediction_fini(&pr);
+        graph_free(g);
+        if (st)
+            return st;
+    }
+    return ST_OK;
+}
+
+int kbench_to_dataset(const struct kbench_set *s, bool test, int exclude_gpu,
+                      struct dataset *ds)
+{
+    int added = 0;
+    for (int i = 0; i < s->n; i++) {
+        const struct kbench_row *r = &s->rows[i];
+        if (r->test != test || r->gpu == exclude_gpu)
+            continue;
+        struct dataset_row dr = {.label = DATASET_MEASURED, .prec = PREC_FP32,
+                                 .rt = RT_PYTORCH, .batch = r->b};
+        kbench_spec(r, dr.spec, sizeof dr.spec);
+        snprintf(dr.family, sizeof dr.family, "kernel:%s", kbench_group_name(r->group));
+        snprintf(dr.gpu, sizeof dr.gpu, "%s", gpu_get(r->gpu)->name);
+        dr.target[GNN_T_LATENCY] = r->measured_us * 1e-3 + sim_call_ms(NULL, RT_PYTORCH);
+        dr.target[GNN_T_ENERGY] = dr.target[GNN_T_MEMORY] = NAN;
+        dataset_add(ds, &dr);
+        added++;
+    }
+    return added;
+}
+
+static double ape(double pred, double meas)
+{
+    return fabs(pred - meas) / meas * 100.0;
+}
+
+void kbench_mape(const struct kbench_set *s, const double *pred_us, const bool *sel,
+                 struct kbench_stat *out)
+{
+    int n = 0;
+    double *e = xmalloc(sizeof(double) * (size_t)(s->n > 0 ? s->n : 1)), sum = 0;
+    for (int i = 0; i < s->n; i++)
+        if (!sel || sel[i]) {
+            e[n] = ape(pred_us[i], s->rows[i].measured_us);
+            sum += e[n++];
+        }
+    out->n = n;
+    out->mape = n ? sum / n : NAN;
+    out->lo = out->hi = out->mape;
+    if (n > 1) {
+        enum { RESAMPLES = 400 };
+        double means[RESAMPLES];
+        uint64_t x = 0x9E3779B97F4A7C15ull ^ (uint64_t)n;
+        for (int b = 0; b < RESAMPLES; b++) {
+            double t = 0;
+            for (int j = 0; j < n; j++) {
+                x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+                t += e[x % (uint64_t)n];
+            }
+            means[b] = t / n;
+        }
+        for (int a = 1; a < RESAMPLES; a++) /* insertion sort: 400 values */
+            for (int b = a; b > 0 && means[b - 1] > means[b]; b--) {
+                double tmp = means[b];
+                means[b] = means[b - 1];
+                means[b - 1] = tmp;
+            }
+        out->lo = means[RESAMPLES / 40];
+        out->hi = means[RESAMPLES - 1 - RESAMPLES / 40];
+    }
+    free(e);
+}
+
+/* ---- fit ------------------------------------------------------------------ */
+
+struct fit_ctx {
+    struct sim_prep **prep;
+    const double *meas_us;
+    int n;
+    struct sim_params *p;
+};
+
+static double fit_loss(const struct fit_ctx *c)
+{
+    double call = sim_call_ms(c->p, RT_PYTORCH), sum = 0;
+    for (int i = 0; i < c->n; i++) {
+        struct sim_totals t;
+        sim_run_prepared(c->prep[i], c->p, &t);
+        double e = log((t.latency_ms - call) * 1e3 / c->meas_us[i]);
+        sum += e * e;
+    }
+    return sum / (c->n > 0 ? c->n : 1);
+}
+
+/* Golden-section search of *v in [lo, hi] (the loss is unimodal enough in
+ * one constant at a time). */
+static void fit_one(struct fit_ctx *c, double *v, double lo, double hi)
+{
+    const double g = 0.6180339887498949;
+    double a = lo, b = hi, x1 = b - g * (b - a), x2 = a + g * (b - a);
+    *v = x1;
+    double f1 = fit_loss(c);
+    *v = x2;
+    double f2 = fit_loss(c);
+    for (int it = 0; it < 40 && b - a > 1e-4 * (hi - lo); it++) {
+        if (f1 < f2) {
+            b = x2, x2 = x1, f2 = f1, x1 = b - g * (b - a);
+            *v = x1;
+            f1 = fit_loss(c);
+        } else {
+            a = x1, x1 = x2, f1 = f2, x2 = a + g * (b - a);
+            *v = x2;
+            f2 = fit_loss(c);
+        }
+    }
+    *v = f1 < f2 ? x1 : x2;
+}
+
+static enum status fit_prepare(const struct kbench_set *s, struct fit_ctx *c, struct diag *d)
+{
+    c->prep = xcalloc((size_t)s->n + 1, sizeof *c->prep);
+    double *meas = xcalloc((size_t)s->n + 1, sizeof *meas);
+    c->meas_us = meas;
+    for (int i = 0; i < s->n; i++) {
+        const struct kbench_row *r = &s->rows[i];
+        if (r->test || r->measured_us < KBENCH_FIT_MIN_US ||
+            (r->group != KG_MATMUL && r->group != KG_LINEAR))
+            continue;
+        char spec[160];
+        kbench_spec(r, spec, sizeof spec);
+        struct graph *g = zoo_build_spec(spec, d);
+        if (!g)
+            return ST_EPARSE;
+        struct config cfg;
+        config_default(&cfg);
+        cfg.gpu = r->gpu;
+        cfg.mig = -1;
+        cfg.prec = PREC_FP32;
+        cfg.rt = RT_PYTORCH;
+        cfg.batch = r->b;
+        struct hw hw;
+        enum status st = predict_prepare(g, &cfg, &hw, d);
+        if (!st)
+            st = sim_prepare(g, &cfg, &c->prep[c->n], d);
+        graph_free(g);
+        if (st)
+            return st;
+        meas[c->n++] = r->measured_us;
+    }
+    return ST_OK;
+}
+
+enum status kbench_fit(const struct kbench_set *s, struct sim_params *params, int *n_fit,
+                       struct diag *d)
+{
+    struct fit_ctx c = {.p = params};
+    enum status st = fit_prepare(s, &c, d);
+    if (!st && c.n == 0)
+        st = diag_set(d, ST_EPARSE, "no train-split matmul or linear row of at least %.0f us to "
+                      "fit the FP32 matrix-product constants to", KBENCH_FIT_MIN_US);
+    /* the two constants trade off (both lower a small-K GEMM's speed):
+     * alternate until the loss stops moving */
+    double prev = INFINITY;
+    for (int round = 0; !st && round < 30; round++) {
+        fit_one(&c, &params->cuda_eff, 0.3, 1.0);
+        fit_one(&c, &params->simt_k_half, 0.0, 256.0);
+        double now = fit_loss(&c);
+        if (prev - now < 1e-12)
+            break;
+        prev = now;
+    }
+    *n_fit = c.n;
+    for (int i = 0; i < c.n; i++)
+        sim_prep_free(c.prep[i]);
+    free(c.prep);
+    free((void *)c.meas_us);
+    return st;
+}

@@ -1,0 +1,153 @@
+/* test_kbench.c - measured single kernels (core/kbench.h): the reader's
+ * errors, MAPE and its interval, and the fit recovering the constants that
+ * generated synthetic rows. */
+#include <math.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "core/gpu.h"
+#include "core/kbench.h"
+#include "core/predict.h"
+#include "graph/zoo.h"
+
+#define HEADER "split\tgpu\top\tb\tm\tn\tk\tlatency_us\tkernel\tgrid\n"
+
+static char *write_tmp(const char *text)
+{
+    static char path[64];
+    snprintf(path, sizeof path, "/tmp/test_kbench.XXXXXX");
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+    close(fd);
+    return path;
+}
+
+static void test_load(void **state)
+{
+    (void)state;
+    char *p = write_tmp(HEADER
+                        "train\ta100-pcie\tmatmul\t48\t196\t196\t64\t120.5\tsgemm\t1,1,48/256,1,1\n"
+                        "test\tA100-PCIe-40GB\tlayernorm\t4096\t1024\t1\t1\t80\tln\tx\n"
+                        "test\tTesla P100\tadd\t4\t4\t1\t1\t10\tadd\tx\n");
+    struct kbench_set s;
+    struct diag d = {0};
+    assert_int_equal(kbench_load(p, &s, &d), ST_OK);
+    assert_int_equal(s.n, 2);
+    assert_int_equal(s.n_other_gpu, 1);
+    assert_false(s.rows[0].test);
+    assert_int_equal(s.rows[0].group, KG_MATMUL);
+    assert_int_equal(s.rows[0].gpu, gpu_find("A100-PCIe-40GB"));
+    assert_int_equal(s.rows[0].b, 48);
+    assert_true(s.rows[1].test);
+    assert_int_equal(s.rows[1].group, KG_LAYERNORM);
+    char spec[160];
+    kbench_spec(&s.rows[0], spec, sizeof spec);
+    assert_string_equal(spec, "zoo:kernel:op=matmul:m=196:n=196:k=64");
+    kbench_fini(&s);
+    unlink(p);
+}
+
+static void test_load_errors(void **state)
+{
+    (void)state;
+    struct {
+        const char *line, *expect;
+    } cases[] = {
+        {"valid\ta100\tmatmul\t1\t2\t3\t4\t5\tk\tg\n", "field 'split'"},
+        {"test\ta100\tconv9\t1\t2\t3\t4\t5\tk\tg\n", "field 'op'"},
+        {"test\ta100\tmatmul\t0\t2\t3\t4\t5\tk\tg\n", "field 'b'"},
+        {"test\ta100\tmatmul\t1\t2\tx\t4\t5\tk\tg\n", "field 'n'"},
+        {"test\ta100\tmatmul\t1\t2\t3\t4\t-5\tk\tg\n", "field 'latency_us'"},
+        {"test\ta100\tmatmul\t1\t2\t3\n", "10 tab-separated fields"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char text[512];
+        snprintf(text, sizeof text, HEADER "%s", cases[i].line);
+        char *p = write_tmp(text);
+        struct kbench_set s;
+        struct diag d = {0};
+        assert_int_equal(kbench_load(p, &s, &d), ST_EPARSE);
+        if (!strstr(d.msg, cases[i].expect) || !strstr(d.msg, ":2:"))
+            fail_msg("case %zu: '%s' lacks '%s' or the line", i, d.msg, cases[i].expect);
+        assert_int_equal(s.n, 0);
+        unlink(p);
+    }
+}
+
+static void test_mape(void **state)
+{
+    (void)state;
+    struct kbench_row rows[4] = {{.measured_us = 100}, {.measured_us = 100},
+                                 {.measured_us = 200}, {.measured_us = 50}};
+    struct kbench_set s = {.rows = rows, .n = 4};
+    double pred[4] = {110, 90, 260, 50}; /* 10, 10, 30, 0 % */
+    struct kbench_stat st;
+    kbench_mape(&s, pred, NULL, &st);
+    assert_int_equal(st.n, 4);
+    assert_true(fabs(st.mape - 12.5) < 1e-9);
+    assert_true(st.lo <= st.mape && st.mape <= st.hi && st.lo >= 0 && st.hi <= 30);
+    bool sel[4] = {false, false, true, false};
+    kbench_mape(&s, pred, sel, &st);
+    assert_int_equal(st.n, 1);
+    assert_true(fabs(st.mape - 30) < 1e-9 && st.lo == st.mape && st.hi == st.mape);
+}
+
+/* Rows whose "measurements" are the teacher's own times under known
+ * constants: the fit, started from the compiled-in ones, finds them. */
+static void test_fit_recovers(void **state)
+{
+    (void)state;
+    struct sim_params truth = *sim_params_default();
+    truth.cuda_eff = 0.62;
+    truth.simt_k_half = 40;
+    static const int shapes[][4] = {{64, 512, 512, 64},  {8, 1024, 1024, 1024}, {256, 196, 196, 64},
+                                    {32, 384, 384, 96},  {1, 4096, 4096, 128},  {16, 2048, 64, 2048},
+                                    {128, 128, 128, 32}, {4, 3072, 768, 768}};
+    struct kbench_row rows[8];
+    int a100 = gpu_find("A100-PCIe-40GB");
+    for (int i = 0; i < 8; i++) {
+        rows[i] = (struct kbench_row){.gpu = a100, .group = KG_MATMUL, .b = shapes[i][0],
+                                      .m = shapes[i][1], .n = shapes[i][2], .k = shapes[i][3],
+                                      .measured_us = 1};
+        snprintf(rows[i].op, sizeof rows[i].op, "matmul");
+    }
+    struct kbench_set s = {.rows = rows, .n = 8};
+    double t_us[8];
+    struct diag d = {0};
+    assert_int_equal(kbench_predict(&s, &truth, NULL, t_us, NULL, &d), ST_OK);
+    for (int i = 0; i < 8; i++) {
+        assert_true(t_us[i] > KBENCH_FIT_MIN_US);
+        rows[i].measured_us = t_us[i];
+    }
+    struct sim_params p = *sim_params_default();
+    int n = 0;
+    assert_int_equal(kbench_fit(&s, &p, &n, &d), ST_OK);
+    assert_int_equal(n, 8);
+    if (fabs(p.cuda_eff - truth.cuda_eff) > 0.01 || fabs(p.simt_k_half - truth.simt_k_half) > 2)
+        fail_msg("fitted cuda_eff %.4f simt_k_half %.2f, expected %.2f and %.0f", p.cuda_eff,
+                 p.simt_k_half, truth.cuda_eff, truth.simt_k_half);
+    /* test-split rows are never fitted to */
+    for (int i = 0; i < 8; i++)
+        rows[i].test = true;
+    assert_int_equal(kbench_fit(&s, &p, &n, &d), ST_EPARSE);
+    assert_non_null(strstr(d.msg, "no train-split"));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_load),
+        cmocka_unit_test(test_load_errors),
+        cmocka_unit_test(test_mape),
+        cmocka_unit_test(test_fit_recovers),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
