@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -166,6 +167,70 @@ static void test_write_special_targets(void **state)
     assert_int_equal(rmdir(dir), 0); /* no temporary file left */
 }
 
+/* This program's fsync, which file_write_atomic calls between its check for
+ * an existing target and putting its temporary file in place: with
+ * race_target set it plays a second writer that creates the target in
+ * that window. */
+static const char *race_target;
+
+int fsync(int fd)
+{
+    if (race_target) {
+        FILE *f = fopen(race_target, "wx");
+        if (f) {
+            fputs("other", f);
+            fclose(f);
+        }
+    }
+    return (int)syscall(SYS_fsync, fd);
+}
+
+static void assert_content(const char *path, const char *want)
+{
+    char *text;
+    size_t len;
+    struct diag d = {0};
+    assert_int_equal(file_read_all(path, 100, &text, &len, &d), ST_OK);
+    assert_string_equal(text, want);
+    free(text);
+}
+
+/* Two writers of the same path without overwrite: the one that comes second
+ * fails with ST_EEXIST and the first one's file stays, even when the second
+ * looked before the first had put its file in place. */
+static void test_write_race(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/test_strict_io_XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char out[96], dpw[96], json[96];
+    snprintf(out, sizeof out, "%s/out.json", dir);
+    snprintf(dpw, sizeof dpw, "%s/w.dpw", dir);
+    snprintf(json, sizeof json, "%s/w.json", dir);
+    struct diag d = {0};
+    race_target = out;
+    assert_int_equal(file_write_atomic(out, "mine", 4, false, &d), ST_EEXIST);
+    assert_non_null(strstr(d.msg, "out.json: already exists"));
+    assert_content(out, "other");
+    /* two files: the first, already in place, is taken back */
+    const char *paths[2] = {dpw, json};
+    const void *data[2] = {"W", "{}"};
+    size_t lens[2] = {1, 2};
+    race_target = json;
+    diag_clear(&d);
+    assert_int_equal(file_write_atomic_n(2, paths, data, lens, false, &d), ST_EEXIST);
+    race_target = NULL;
+    assert_false(file_exists(dpw));
+    assert_content(json, "other");
+    /* with overwrite the writer replaces it */
+    diag_clear(&d);
+    assert_int_equal(file_write_atomic(out, "mine", 4, true, &d), ST_OK);
+    assert_content(out, "mine");
+    unlink(out);
+    unlink(json);
+    assert_int_equal(rmdir(dir), 0); /* no temporary file left */
+}
+
 #define HDR "{\"format\": \"dippm-graph\", \"version\": 1, "
 
 static enum status infer(const char *text, struct diag *d)
@@ -223,6 +288,7 @@ int main(void)
         cmocka_unit_test(test_names),
         cmocka_unit_test(test_regular_files),
         cmocka_unit_test(test_write_special_targets),
+        cmocka_unit_test(test_write_race),
         cmocka_unit_test(test_int_folding),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

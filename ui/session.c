@@ -96,16 +96,21 @@ static void write_whatif(struct sbuf *b, const char *section, const struct app_w
         sb_printf(b, "sym %s %lld\n", w->sym_name[i], (long long)w->sym_val[i]);
 }
 
+static enum status session_exists(const char *name, const char *path, struct diag *d)
+{
+    return diag_set(d, ST_EEXIST, "session '%s' exists (%s); ':w! %s' overwrites it", name, path,
+                    name);
+}
+
 enum status session_save(struct app *a, const char *name, bool force, struct diag *d)
 {
     char path[1024];
     enum status st = session_path(name, path, sizeof path, d);
     if (st)
         return st;
-    bool mine = !strcmp(a->session, name);
-    if (!force && !mine && file_exists(path))
-        return diag_set(d, ST_EEXIST, "session '%s' exists (%s); ':w! %s' overwrites it", name,
-                        path, name);
+    bool overwrite = force || !strcmp(a->session, name);
+    if (!overwrite && file_exists(path))
+        return session_exists(name, path, d);
     struct sbuf b = {xmalloc(1024), 0, 1024};
     struct app_whatif cur;
     app_whatif_get(a, &cur);
@@ -117,8 +122,14 @@ enum status session_save(struct app *a, const char *name, bool force, struct dia
     snprintf(dir, sizeof dir, "%s", path);
     *strrchr(dir, '/') = 0;
     make_dirs(dir);
-    st = file_write_atomic(path, b.p, b.len, true, d);
+    /* without overwrite the writer itself refuses an existing file: another
+     * explorer saving the same name since the check above loses no data */
+    st = file_write_atomic(path, b.p, b.len, overwrite, d);
     free(b.p);
+    if (st == ST_EEXIST) {
+        diag_clear(d);
+        return session_exists(name, path, d);
+    }
     if (st)
         return st;
     snprintf(a->session, sizeof a->session, "%s", name);

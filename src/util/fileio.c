@@ -1,4 +1,5 @@
 /* fileio.c - bounded whole-file reads and atomic writes. */
+#define _GNU_SOURCE /* renameat2 and RENAME_NOREPLACE (glibc 2.28) */
 #include "util/fileio.h"
 
 #include <errno.h>
@@ -112,6 +113,11 @@ bool file_exists(const char *path)
 #define NAME_MAX 255
 #endif
 
+static enum status exists_error(const char *path, struct diag *d)
+{
+    return diag_set(d, ST_EEXIST, "%s: already exists (use --force to overwrite)", path);
+}
+
 /* Refuses a target that exists and is not a regular file (after following
  * links), --force or not: replacing a device node, FIFO, socket or directory
  * by a regular file destroys it (as root, -o /dev/null would delete
@@ -127,7 +133,7 @@ static enum status check_target(const char *path, bool overwrite, struct diag *d
                             : "%s: not a regular file (device, pipe or socket); not replacing it",
                         path);
     if (!overwrite && lstat(path, &sb) == 0)
-        return diag_set(d, ST_EEXIST, "%s: already exists (use --force to overwrite)", path);
+        return exists_error(path, d);
     return ST_OK;
 }
 
@@ -199,6 +205,36 @@ static enum status write_tmp(const char *path, const void *data, size_t len, cha
     return ST_OK;
 }
 
+/* Puts the temporary file tmp in place as path; 0, or -1 with errno.
+ * Without overwrite an existing path is never replaced, not even one that
+ * appeared after check_target looked (two writers of the same -o: only one
+ * may succeed): renameat2(RENAME_NOREPLACE), or where the file system lacks
+ * the flag a hard link, which fails on an existing name (EEXIST). Only a
+ * file system with neither falls back to looking first. */
+static int publish(const char *tmp, const char *path, bool overwrite)
+{
+    if (overwrite)
+        return rename(tmp, path);
+#ifdef RENAME_NOREPLACE
+    if (renameat2(AT_FDCWD, tmp, AT_FDCWD, path, RENAME_NOREPLACE) == 0)
+        return 0;
+    if (errno != EINVAL && errno != ENOSYS && errno != EOPNOTSUPP)
+        return -1;
+#endif
+    if (link(tmp, path) == 0) {
+        unlink(tmp);
+        return 0;
+    }
+    if (errno != EPERM && errno != EOPNOTSUPP && errno != ENOSYS)
+        return -1;
+    struct stat sb;
+    if (lstat(path, &sb) == 0) {
+        errno = EEXIST;
+        return -1;
+    }
+    return rename(tmp, path);
+}
+
 enum status file_write_atomic_n(int n, const char *const *paths, const void *const *data,
                                 const size_t *lens, bool overwrite, struct diag *d)
 {
@@ -221,15 +257,21 @@ enum status file_write_atomic_n(int n, const char *const *paths, const void *con
     enum status st = n > FILE_WRITE_MAX_N ? diag_set(d, ST_EINTERNAL, "too many files") : ST_OK;
     for (int i = 0; i < n && !st; i++)
         st = write_tmp(paths[i], data[i], lens[i], &tmp[i], d);
-    for (int i = 0; i < n && !st; i++) {
-        if (rename(tmp[i], paths[i]) != 0) {
+    int placed = 0;
+    for (; placed < n && !st; placed++) {
+        if (publish(tmp[placed], paths[placed], overwrite) != 0) {
             int e = errno;
-            st = diag_set(d, ST_EIO, "%s: cannot rename into place: %s", paths[i], strerror(e));
-        } else {
-            free(tmp[i]);
-            tmp[i] = NULL;
+            st = e == EEXIST ? exists_error(paths[placed], d)
+                             : diag_set(d, ST_EIO, "%s: cannot rename into place: %s",
+                                        paths[placed], strerror(e));
+            break;
         }
+        free(tmp[placed]);
+        tmp[placed] = NULL;
     }
+    /* without overwrite the files placed so far are new: take them back */
+    for (int i = 0; st && !overwrite && i < placed; i++)
+        unlink(paths[i]);
     for (int i = 0; i < n; i++) {
         if (tmp[i])
             unlink(tmp[i]);

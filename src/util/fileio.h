@@ -26,14 +26,19 @@ enum status file_read_all(const char *path, size_t max_bytes, char **out, size_t
                           struct diag *d);
 
 /* Writes len bytes to path atomically. If overwrite is false and path exists,
- * returns ST_EEXIST without touching it. */
+ * returns ST_EEXIST without touching it, also when another writer creates
+ * it while this one writes (the file is put in place with
+ * renameat2(RENAME_NOREPLACE) or link()). A target that is not a regular
+ * file (device, FIFO, socket, directory) is refused, overwrite or not, with
+ * ST_EIO and a message naming it. */
 enum status file_write_atomic(const char *path, const void *data, size_t len, bool overwrite,
                               struct diag *d);
 
 /* Writes n files (n <= FILE_WRITE_MAX_N) as one step: every file is written
  * to a temporary file and flushed before any is renamed into place, so a full
  * disk leaves none of them changed. Without overwrite, an existing path is
- * ST_EEXIST before anything is written. An overwritten file keeps its mode.
+ * ST_EEXIST before anything is written, and one that appears meanwhile takes
+ * back the files already placed. An overwritten file keeps its mode.
  * Termination signals are held until the temporary files are gone. */
 #define FILE_WRITE_MAX_N 4
 enum status file_write_atomic_n(int n, const char *const *paths, const void *const *data,
