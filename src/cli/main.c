@@ -2,6 +2,7 @@
  * default action (the explorer on a terminal, a report otherwise). */
 #include "dippm_config.h"
 
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,6 +67,10 @@ static int explore_opts(int argc, char **argv)
 int main(int argc, char **argv)
 {
     xalloc_init();
+    /* past a file size limit (ulimit -f) write() then fails with EFBIG, which
+     * the writers report (and remove their temporary files), instead of
+     * SIGXFSZ killing the process without a word */
+    signal(SIGXFSZ, SIG_IGN);
     if (argc >= 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
         usage(stdout);
         return 0;

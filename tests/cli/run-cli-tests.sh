@@ -87,6 +87,12 @@ run "convert -o 250-byte name" 0 "$DIPPM" convert "$S/tiny_cnn.json" -o "$T/$lon
     check "250-byte name written" "$T/$long" "dippm-graph"
 if ls "$T" | grep -q '\.tmp'; then bad "temporary file left beside the long name"; else ok "no temporary file left"; fi
 rm -f "$T/$long"
+# past the file size limit: a message, exit 3 and no temporary file, not SIGXFSZ
+mkdir "$T/fsz"
+run "convert under ulimit -f" 3 sh -c 'ulimit -f 4 && exec "$@"' sh \
+    "$DIPPM" convert "$S/resnet50.onnx" -o "$T/fsz/r.json" &&
+    check "file size limit named" "$T/err" "r.json: write failed: File too large"
+if [ -z "$(ls "$T/fsz")" ]; then ok "nothing left past the file size limit"; else bad "left: $(ls "$T/fsz")"; fi
 run "convert needs -o" 2 "$DIPPM" convert "$S/tiny_cnn.json" && check "convert -o message" "$T/err" "missing -o"
 run "convert --set changes default" 0 "$DIPPM" convert --set height=48 "$S/tiny_cnn.json" -o - &&
     check "convert default updated" "$T/out" '"height": 48'
