@@ -2,7 +2,9 @@
  * default action (the explorer on a terminal, a report otherwise). */
 #include "dippm_config.h"
 
+#include <errno.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -64,13 +66,28 @@ static int explore_opts(int argc, char **argv)
     return ui_main_opts(&o);
 }
 
-int main(int argc, char **argv)
+/* Flushes and closes standard output, the one place that sees whether what
+ * a command printed there arrived (as coreutils' close_stdout): a full disk,
+ * /dev/full or a closed descriptor is an I/O error, exit 3, not a silent 0.
+ * A command that already failed keeps its own exit code and message. */
+static int close_stdout(int rc)
 {
-    xalloc_init();
-    /* past a file size limit (ulimit -f) write() then fails with EFBIG, which
-     * the writers report (and remove their temporary files), instead of
-     * SIGXFSZ killing the process without a word */
-    signal(SIGXFSZ, SIG_IGN);
+    errno = 0;
+    bool failed = fflush(stdout) != 0 || ferror(stdout);
+    int e = errno;
+    if (fclose(stdout) != 0 && !failed && errno != EBADF) { /* EBADF: nothing written */
+        failed = true;
+        e = errno;
+    }
+    if (!failed || rc != 0)
+        return rc;
+    fprintf(stderr, "dippm: cannot write to standard output: %s\n",
+            e ? strerror(e) : "write error");
+    return status_exit_code(ST_EIO);
+}
+
+static int run(int argc, char **argv)
+{
     if (argc >= 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
         usage(stdout);
         return 0;
@@ -106,4 +123,14 @@ int main(int argc, char **argv)
         (isatty(STDIN_FILENO) && isatty(STDOUT_FILENO) && !getenv("DIPPM_NO_UI")))
         return ui_main(model);
     return report_main(model);
+}
+
+int main(int argc, char **argv)
+{
+    xalloc_init();
+    /* past a file size limit (ulimit -f) write() then fails with EFBIG, which
+     * the writers report (and remove their temporary files), instead of
+     * SIGXFSZ killing the process without a word */
+    signal(SIGXFSZ, SIG_IGN);
+    return close_stdout(run(argc, argv));
 }

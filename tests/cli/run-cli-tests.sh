@@ -34,6 +34,28 @@ run "unknown subcommand" 2 "$DIPPM" frobnicate && check "unknown subcommand mess
 run "unknown option" 2 "$DIPPM" --frob && check "unknown option message" "$T/err" "unknown option '--frob'"
 run "info bad option" 2 "$DIPPM" info --nope "$S/tiny_cnn.json" && check "info bad option usage" "$T/err" "Try 'dippm info --help'"
 run "info help" 0 "$DIPPM" info --help && check "info help text" "$T/out" "Usage: dippm info"
+# output that cannot be written is an I/O error (exit 3, a message), never a
+# silent exit 0: stdout on /dev/full or closed
+unwritable() {
+    name=$1
+    shift
+    "$@" >/dev/full 2>"$T/err" </dev/null
+    rc=$?
+    if [ "$rc" -eq 3 ] && grep -q "cannot write to standard output: No space" "$T/err"; then
+        ok "$name >/dev/full"
+    else
+        bad "$name >/dev/full: exit $rc, $(head -c 200 "$T/err")"
+    fi
+}
+unwritable "--version" "$DIPPM" --version
+unwritable "--help" "$DIPPM" --help
+unwritable "info" "$DIPPM" info "$S/tiny_cnn.json"
+unwritable "zoo list" "$DIPPM" zoo list
+unwritable "zoo show" "$DIPPM" zoo show resnet
+unwritable "report without a terminal" "$DIPPM" "$S/tiny_cnn.json"
+"$DIPPM" --version >&- 2>"$T/err"
+rc=$?
+if [ "$rc" -eq 3 ] && grep -q "cannot write to standard output" "$T/err"; then ok "--version >&-"; else bad "--version >&-: exit $rc"; fi
 
 run "info json sample" 0 "$DIPPM" info "$S/tiny_cnn.json" && {
     check "info format" "$T/out" "dippm-json"
