@@ -121,7 +121,8 @@ static int run_kernels(struct dataset_cli *a)
         return cli_fail(&d);
     struct dataset ds;
     dataset_init(&ds);
-    int n = kbench_to_dataset(&ks, a->kernel_test, a->exclude_gpu, &ds);
+    int too_big;
+    int n = kbench_to_dataset(&ks, a->kernel_test, a->exclude_gpu, &ds, &too_big);
     kbench_fini(&ks);
     char *buf = NULL;
     size_t len = 0;
@@ -133,7 +134,8 @@ static int run_kernels(struct dataset_cli *a)
         fclose(mem);
     int rc = st ? cli_fail(&d) : cli_emit(&a->co, buf, len);
     if (!rc && a->o.progress)
-        fprintf(stderr, "dippm dataset: wrote %d measured kernel rows\n", n);
+        fprintf(stderr, "dippm dataset: wrote %d measured kernel rows (%d left out: b over "
+                "%d, a dataset row's largest batch)\n", n, too_big, DATASET_MAX_BATCH);
     free(buf);
     dataset_fini(&ds);
     return rc;

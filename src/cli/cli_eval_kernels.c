@@ -65,8 +65,8 @@ static const char *gpu_label(int gpu)
 static void render_text(FILE *f, const char *path, const struct kbench_set *s,
                         const struct kline *ls, int n, const char *weights)
 {
-    fprintf(f, "Measured single kernels: %s (%d rows on GPUs of the table, %d on others not "
-            "loaded)\n", path, s->n, s->n_other_gpu);
+    fprintf(f, "Measured single kernels: %s (%d rows; not loaded: %d on GPUs the table lacks, "
+            "%d convolutions)\n", path, s->n, s->n_other_gpu, s->n_other_op);
     fprintf(f, "Eager PyTorch FP32 (TF32 off), CUDA-event timed; predictions as zoo:kernel at "
             "fp32/pytorch, GPU-timed.\nMAPE %% with a bootstrap 95%% interval over rows.%s%s\n\n",
             weights ? " GNN: " : "", weights ? weights : "");
@@ -103,6 +103,7 @@ static char *render_json(const char *path, const struct kbench_set *s, const str
     jsonw_key_str(&w, "kernels", path);
     jsonw_key_int(&w, "rows", s->n);
     jsonw_key_int(&w, "rows_other_gpus", s->n_other_gpu);
+    jsonw_key_int(&w, "rows_conv", s->n_other_op);
     if (weights)
         jsonw_key_str(&w, "weights", weights);
     jsonw_key(&w, "lines");

@@ -43,10 +43,19 @@ static const struct {
 
 static int op_find(const char *op)
 {
+    if (!strcmp(op, "bmm")) /* PyTorch's name for a batched matmul */
+        op = "matmul";
     for (size_t i = 0; i < sizeof kbench_ops / sizeof kbench_ops[0]; i++)
         if (!strcmp(kbench_ops[i].op, op))
             return (int)i;
     return -1;
+}
+
+/* Operators the measured files hold that zoo:kernel does not build: their
+ * rows are counted, not loaded. */
+static bool op_unmodelled(const char *op)
+{
+    return !strcmp(op, "conv");
 }
 
 static bool parse_dim(const char *s, int64_t *v)
@@ -88,7 +97,7 @@ static enum status parse_row(const char *path, int line, char **f, struct kbench
         return diag_set(d, ST_EPARSE, "%s:%d: field 'op': unknown operator '%s' (expected a "
                         "zoo:kernel op such as matmul, linear, add, layernorm, softmax)",
                         path, line, f[2]);
-    snprintf(r->op, sizeof r->op, "%s", f[2]);
+    snprintf(r->op, sizeof r->op, "%s", kbench_ops[oi].op);
     r->group = kbench_ops[oi].group;
     int64_t *dims[4] = {&r->b, &r->m, &r->n, &r->k};
     for (int i = 0; i < 4; i++)
@@ -123,13 +132,13 @@ enum status kbench_load(const char *path, struct kbench_set *out, struct diag *d
             continue; /* the header */
         char *f[10];
         if (split_tabs(l, f, 10) != 10) {
-            st = diag_set(d, ST_EPARSE, "%s:%d: expected 10 tab-separated fields (split gpu op "
-                          "b m n k latency_us kernel grid)", path, line);
+            st = diag_set(d, ST_EPARSE, "%s:%d: expected at least 10 tab-separated fields "
+                          "(split gpu op b m n k latency_us kernel grid)", path, line);
             break;
         }
         int gpu = gpu_find(f[1]);
-        if (gpu < 0) {
-            out->n_other_gpu++;
+        if (gpu < 0 || op_unmodelled(f[2])) {
+            ++*(gpu < 0 ? &out->n_other_gpu : &out->n_other_op);
             continue;
         }
         if (out->n == cap) {
@@ -199,13 +208,18 @@ enum status kbench_predict(const struct kbench_set *s, const struct sim_params *
 }
 
 int kbench_to_dataset(const struct kbench_set *s, bool test, int exclude_gpu,
-                      struct dataset *ds)
+                      struct dataset *ds, int *too_big)
 {
     int added = 0;
+    *too_big = 0;
     for (int i = 0; i < s->n; i++) {
         const struct kbench_row *r = &s->rows[i];
         if (r->test != test || r->gpu == exclude_gpu)
             continue;
+        if (r->b > DATASET_MAX_BATCH) {
+            ++*too_big;
+            continue;
+        }
         struct dataset_row dr = {.label = DATASET_MEASURED, .prec = PREC_FP32,
                                  .rt = RT_PYTORCH, .batch = r->b};
         kbench_spec(r, dr.spec, sizeof dr.spec);

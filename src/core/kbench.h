@@ -11,9 +11,10 @@
  * runtime pytorch, timed on the GPU (the call cost of sim_call_ms left out).
  *
  * File format: a header line, then tab-separated
- *   split gpu op b m n k latency_us kernel grid
- * (split "train" or "test"; gpu a name of the GPU table; op a zoo:kernel op).
- * Rows on a GPU the table lacks are counted, not loaded; anything else
+ *   split gpu op b m n k latency_us kernel grid [more fields, ignored]
+ * (split "train" or "test"; gpu a name of the GPU table; op a zoo:kernel op,
+ * or "bmm" for matmul). Rows on a GPU the table lacks, and convolutions
+ * (which zoo:kernel does not build), are counted, not loaded; anything else
  * malformed is an error naming FILE:LINE and the field.
  */
 #ifndef DIPPM_KBENCH_H
@@ -55,6 +56,7 @@ struct kbench_set {
     struct kbench_row *rows;
     int n;
     int n_other_gpu;      /* rows on GPUs the table lacks (not loaded) */
+    int n_other_op;       /* rows of operators zoo:kernel does not build (conv) */
 };
 
 enum status kbench_load(const char *path, struct kbench_set *out, struct diag *d);
@@ -85,10 +87,11 @@ enum status kbench_fit(const struct kbench_set *s, struct sim_params *params, in
  * spec at batch b, fp32, pytorch, latency timed on the GPU (the call cost
  * added, as dataset JSONL's "timing": "gpu"), family "kernel:GROUP": the
  * rows of NeuSight's test split when test, else its train split, leaving
- * out GPU exclude_gpu (-1: none). Returns the rows added. */
+ * out GPU exclude_gpu (-1: none) and, counted in *too_big, rows whose b
+ * exceeds a dataset row's largest batch. Returns the rows added. */
 struct dataset;
 int kbench_to_dataset(const struct kbench_set *s, bool test, int exclude_gpu,
-                      struct dataset *ds);
+                      struct dataset *ds, int *too_big);
 
 /* MAPE (%) with a bootstrap 95% interval over rows (deterministic). */
 struct kbench_stat {
