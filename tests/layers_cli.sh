@@ -70,5 +70,21 @@ rc=$?
 [ "$rc" -eq 6 ] || { echo "FAIL: shape error exit $rc, expected 6"; fails=$((fails + 1)); }
 check "shape error names node" "node 'conv_bad' (Conv): input has 4 channels" "$tmp/bad"
 
+# MACs past the P prefix: 3 operands of 2^26 x 2^26 contracted to a scalar
+# are 2^156 = 9.134e46 multiply-accumulates, shown as such (a 16-byte column
+# buffer used to cut "%.0fP" to 913438523331814)
+cat > "$tmp/huge.json" <<'EOF'
+{"format": "dippm-graph", "version": 1,
+ "inputs": [{"name": "a", "dtype": "float32", "shape": [67108864, 67108864]},
+            {"name": "b", "dtype": "float32", "shape": [67108864, 67108864]},
+            {"name": "c", "dtype": "float32", "shape": [67108864, 67108864]}],
+ "nodes": [{"name": "e", "op": "Einsum", "inputs": ["a", "b", "c"], "outputs": ["y"],
+            "attrs": {"equation": "ab,cd,ef->"}}],
+ "outputs": [{"name": "y"}]}
+EOF
+"$DIPPM" layers "$tmp/huge.json" > "$tmp/huge" 2>&1
+check "huge MACs in the row" " 9.13e+46 " "$tmp/huge"
+check "huge MACs in the total" "MACs 9.13e+46," "$tmp/huge"
+
 [ "$fails" -eq 0 ] && echo "layers CLI: all checks passed"
 exit $((fails > 0))

@@ -52,12 +52,18 @@ static const char *state_name(enum node_state s)
     }
 }
 
-/* 3 significant digits with K/M/G/T (decimal); "-" for 0. */
+/* 3 significant digits with K/M/G/T/P (decimal); "-" for 0. From 999.5P
+ * on (and for inf or nan) in scientific notation: "%.0fP" of 1.36e39 has 25
+ * digits, which a column buffer would cut to a wrong number. */
 static const char *human(double v, const char *unit, char *buf, size_t size)
 {
     static const char *const pre[] = {"", "K", "M", "G", "T", "P"};
     if (v == 0) {
         snprintf(buf, size, "-");
+        return buf;
+    }
+    if (!(v < 999.5e15)) {
+        snprintf(buf, size, "%.3g%s", v, unit);
         return buf;
     }
     int i = 0;
@@ -191,7 +197,7 @@ static void render_table(struct strbuf *b, const struct graph *g, const struct r
         bool ok = n->state == NODE_OK;
         char ai[16] = "-";
         if (ok && intensity(c) > 0)
-            snprintf(ai, sizeof ai, "%.1f", intensity(c));
+            snprintf(ai, sizeof ai, intensity(c) < 99999.95 ? "%.1f" : "%.3g", intensity(c));
         strbuf_printf(b, "%5d  %-*s  %-18s %-22s %8s %8s %8s %8s %8s %6s  %s", t, wname,
                       fit(n->name, wname, nb), fit(n->op_type, 18, ob), fit(shp, 22, sb),
                       human(c->params, "", h[0], 16), ok ? human(c->macs, "", h[1], 16) : "?",
