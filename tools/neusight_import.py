@@ -12,6 +12,8 @@ tables that dippm's C tests and calibration can read:
   kernels.tsv    one measured kernel per line (bmm, linear, elementwise,
                  layernorm, softmax, conv), NeuSight's train/test split
   models.tsv     one end-to-end measurement per label json
+  models.jsonl   the single-GPU eager inference rows of models.tsv as dippm
+                 dataset rows (zoo spec from NeuSight's model config)
   ops.tsv        the per-node fx traces of the inference runs, summarised
                  per (model, gpu, batch, seq, op kind, target)
   baselines.tsv  the paper's inference error table (Roofline, Habitat,
@@ -108,8 +110,9 @@ DATASET_DIRS = ("scripts/asplos/data/dataset", "scripts/asplos/data/dataset_amd"
 LABEL_DIR = "scripts/asplos/label"
 SUMMARY_INF = "scripts/asplos/summary/nvidia_inf.csv"
 DEFAULT_MAX_BYTES = 14_900_000    # under 15 MB however it is counted
-OUTPUT_FILES = ("kernels.tsv", "models.tsv", "ops.tsv", "baselines.tsv",
+OUTPUT_FILES = ("kernels.tsv", "models.tsv", "models.jsonl", "ops.tsv", "baselines.tsv",
                 "README.md", "LICENSE.NeuSight")
+CONFIG_DIR = "scripts/asplos/data/DLmodel_configs"
 
 csv.field_size_limit(1 << 30)
 
@@ -729,6 +732,19 @@ def build_readme(info):
       "kernel the op launched (conv may launch several).")
     a("- `grid`: that kernel's launch `gridx,gridy,gridz/blockx,blocky,blockz`.")
     a("")
+    a("### models.jsonl: the inference rows as dippm dataset rows")
+    a("")
+    a("The single-GPU, eager (`compiled` 0) inference rows of models.tsv, one dippm dataset "
+      "JSONL row each (label `measured`, family `neusight:<model>`, fp32, runtime pytorch, "
+      "`timing` `gpu`: CUDA-event timed, so a reader adds the call cost). The zoo spec is built "
+      "from NeuSight's own model config (scripts/asplos/data/DLmodel_configs): BERT as "
+      "`zoo:bert` (encoder and pooler: BertForSequenceClassification), GPT-2-style models and "
+      "OPT as `zoo:gpt` prefill with the LM head over every position (OPT's ReLU feed-forward "
+      "and position offset taken as GPT-2's: the same GEMMs and traffic). Left out, the zoo "
+      "having no template for them: %s. dippm never trains on these rows: they are the "
+      "end-to-end check (`dippm eval --data tests/data/neusight/models.jsonl --all-rows`)." %
+      (", ".join(info["mod_st"].get("no_template", [])) or "none"))
+    a("")
     a("### models.tsv: end-to-end latencies")
     a("")
     a("`%s`" % " ".join(MODELS_HEADER))
@@ -878,6 +894,54 @@ def build_readme(info):
     a("")
     return "\n".join(L)
 
+def zoo_spec(cfg, seq):
+    """The dippm zoo spec of a NeuSight model config (Hugging Face config
+    JSON) at sequence length seq, or None when the zoo has no template for
+    its architecture. Inference loads BERT as BertForSequenceClassification
+    (encoder + pooler), GPT-2-style and OPT models as causal LMs (LM head over
+    every position); OPT's ReLU feed-forward and learned-position offset are
+    taken as GPT-2's (GELU, plain positions): the same GEMMs and traffic."""
+    arch = (cfg.get("architectures") or [""])[0].lower()
+    if "bert" in arch:
+        return ("zoo:bert:preset=custom:layers=%d:hidden=%d:heads=%d:intermediate=%d:seq=%d"
+                ":vocab=%d:max_position=%d:type_vocab=%d" % (
+                    cfg["num_hidden_layers"], cfg["hidden_size"], cfg["num_attention_heads"],
+                    cfg["intermediate_size"], seq, cfg["vocab_size"],
+                    max(seq, cfg.get("max_position_embeddings", seq)),
+                    cfg.get("type_vocab_size", 2)))
+    if "gpt2" in arch:
+        return ("zoo:gpt:preset=custom:layers=%d:hidden=%d:heads=%d:context=%d:vocab=%d" % (
+            cfg["n_layer"], cfg["n_embd"], cfg["n_head"], seq, cfg["vocab_size"]))
+    if "opt" in arch:
+        ratio = cfg["ffn_dim"] / cfg["hidden_size"]
+        return ("zoo:gpt:preset=custom:layers=%d:hidden=%d:heads=%d:mlp_ratio=%g:context=%d"
+                ":vocab=%d" % (cfg["num_hidden_layers"], cfg["hidden_size"],
+                               cfg["num_attention_heads"], ratio, seq, cfg["vocab_size"]))
+    return None
+
+
+def models_jsonl(src, models):
+    """dippm dataset JSONL rows (label measured, timing gpu) of the
+    single-GPU, uncompiled inference rows whose architecture the zoo
+    builds; returns the text and the names of the models left out."""
+    lines, left_out = [], set()
+    for r in models:
+        model, gpu, batch, seq, mode, compiled, lat, parallel = (
+            r[0], r[1], int(r[2]), int(r[3]), r[4], r[5], float(r[6]), r[8])
+        if mode != "inf" or compiled != "0" or parallel != "-":
+            continue
+        text = src.read("%s/%s.json" % (CONFIG_DIR, model))
+        spec = zoo_spec(json.loads(text), seq) if text else None
+        if spec is None:
+            left_out.add(model)
+            continue
+        lines.append(json.dumps({
+            "label": "measured", "spec": spec, "family": "neusight:" + model, "gpu": gpu,
+            "mig": "none", "precision": "fp32", "runtime": "pytorch", "batch": batch,
+            "latency_ms": lat, "energy_j": None, "memory_mib": None, "timing": "gpu"},
+            separators=(",", ":")))
+    return "".join(l + "\n" for l in lines), sorted(left_out)
+
 
 def build(args, log):
     src = open_source(args.neusight_dir, args.source, args.rev)
@@ -894,8 +958,10 @@ def build(args, log):
     ops, ops_st = read_ops(src, log, e2e_index)
     base, base_st = read_baselines(src, log)
 
+    mjsonl, mod_st["no_template"] = models_jsonl(src, models)
     files = {
         "models.tsv": tsv(MODELS_HEADER, models),
+        "models.jsonl": mjsonl,
         "ops.tsv": tsv(OPS_HEADER, ops),
         "baselines.tsv": tsv(BASELINES_HEADER, base),
         "LICENSE.NeuSight": lic if lic.endswith("\n") else lic + "\n",

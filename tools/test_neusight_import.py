@@ -218,6 +218,23 @@ class FakeNeuSight(unittest.TestCase):
         dp = next(r for r in rows if r["parallel"] == "dp4")
         self.assertEqual((dp["gpu"], dp["seq"], dp["batch"]), ("H100-SXM5-80GB", "1024", "4"))
 
+    def test_zoo_spec(self):
+        bert = {"architectures": ["BertLMHeadModel"], "num_hidden_layers": 24,
+                "hidden_size": 1024, "num_attention_heads": 16, "intermediate_size": 4096,
+                "vocab_size": 30522, "max_position_embeddings": 512, "type_vocab_size": 2}
+        self.assertEqual(ni.zoo_spec(bert, 512),
+                         "zoo:bert:preset=custom:layers=24:hidden=1024:heads=16:"
+                         "intermediate=4096:seq=512:vocab=30522:max_position=512:type_vocab=2")
+        gpt = {"architectures": ["GPT2LMHeadModel"], "n_layer": 36, "n_embd": 1280,
+               "n_head": 20, "vocab_size": 50257}
+        self.assertEqual(ni.zoo_spec(gpt, 1024), "zoo:gpt:preset=custom:layers=36:hidden=1280:"
+                         "heads=20:context=1024:vocab=50257")
+        opt = {"architectures": ["OPTForCausalLM"], "num_hidden_layers": 24,
+               "hidden_size": 2048, "num_attention_heads": 32, "ffn_dim": 8192,
+               "vocab_size": 50272}
+        self.assertIn(":mlp_ratio=4:", ni.zoo_spec(opt, 2048))
+        self.assertIsNone(ni.zoo_spec({"architectures": ["SwitchTransformersModel"]}, 512))
+
     def test_ops(self):
         self.build()
         header, rows = read_tsv(os.path.join(self.out, "ops.tsv"))
