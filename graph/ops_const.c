@@ -107,6 +107,20 @@ enum status shape_constantofshape(struct infer_ctx *c)
     return ST_OK;
 }
 
+/* Element count of the integer Range(start, limit, delta), delta != 0:
+ * ceil((limit - start) / delta) or 0, exact over the whole int64 range
+ * (Range(INT64_MIN, INT64_MAX, INT64_MAX) has 3 elements; the difference
+ * itself may not fit an int64, so it is taken in uint64). */
+static uint64_t range_count_i64(int64_t start, int64_t limit, int64_t delta)
+{
+    if (delta > 0 ? limit <= start : limit >= start)
+        return 0;
+    uint64_t span = delta > 0 ? (uint64_t)limit - (uint64_t)start
+                              : (uint64_t)start - (uint64_t)limit;
+    uint64_t step = delta > 0 ? (uint64_t)delta : 0 - (uint64_t)delta;
+    return span / step + (span % step != 0);
+}
+
 enum status shape_range(struct infer_ctx *c)
 {
     const struct tconst *s = in_k(c, 0), *l = in_k(c, 1), *d = in_k(c, 2);
@@ -117,17 +131,34 @@ enum status shape_range(struct infer_ctx *c)
     if (!s || !l || !d)
         return shape_unsupported(c, "start/limit/delta are computed at run time and could not "
                                  "be folded");
-    double start = k_getf(s, 0), limit = k_getf(l, 0), delta = k_getf(d, 0);
-    if (delta == 0.0)
-        return shape_fail(c, "delta is 0, expected non-zero");
-    double cnt = ceil((limit - start) / delta);
-    int64_t n = cnt > 0 ? (int64_t)cnt : 0;
     enum dtype dt = in_dt(c, 0);
+    bool ints = dtype_is_int(dt);
+    double start = k_getf(s, 0), limit = k_getf(l, 0), delta = k_getf(d, 0);
+    int64_t is = k_geti(s, 0), id = k_geti(d, 0);
+    if (ints ? id == 0 : delta == 0.0)
+        return shape_fail(c, "delta is 0, expected non-zero");
+    /* at most 2^53 elements, the bound of every tensor */
+    uint64_t icnt = ints ? range_count_i64(is, k_geti(l, 0), id) : 0;
+    double cnt = ints ? (double)icnt : ceil((limit - start) / delta);
+    if (isnan(cnt))
+        return shape_fail(c, "start %g, limit %g, delta %g: not a number of elements", start,
+                          limit, delta);
+    if (icnt > (uint64_t)1 << 53)
+        return shape_fail(c, "too many elements: Range(%lld, %lld, %lld) has %.3g, more than 2^53",
+                          (long long)is, (long long)k_geti(l, 0), (long long)id, cnt);
+    if (cnt > 9007199254740992.0)
+        return shape_fail(c, "too many elements: Range(%g, %g, %g) has %.3g, more than 2^53",
+                          start, limit, delta, cnt);
+    int64_t n = cnt > 0 ? (int64_t)cnt : 0;
     out_shape(c, 0, 1, &n, dt);
     struct tconst *k = k_new(c, dt, 1, &n);
     if (k) {
-        for (int64_t e = 0; e < n; e++)
-            k_set(k, e, start + (double)e * delta);
+        for (int64_t e = 0; e < n; e++) {
+            if (ints) /* exact: every element lies between start and limit */
+                k_seti(k, e, (int64_t)((uint64_t)is + (uint64_t)e * (uint64_t)id));
+            else
+                k_set(k, e, start + (double)e * delta);
+        }
         out_fold(c, 0, k);
     }
     return ST_OK;

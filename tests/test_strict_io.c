@@ -281,6 +281,59 @@ static void test_int_folding(void **state)
     }
 }
 
+/* Range's element count in exact int64 arithmetic: its limit minus start
+ * may not fit an int64, and a count past 2^53 is an error naming the node. */
+static void test_range_exact(void **state)
+{
+    (void)state;
+    static const char *const fmt =
+        HDR "\"initializers\": [{\"name\": \"s\", \"dtype\": \"%s\", \"shape\": [1], "
+            "\"data\": [%s]}, {\"name\": \"l\", \"dtype\": \"%s\", \"shape\": [1], "
+            "\"data\": [%s]}, {\"name\": \"d\", \"dtype\": \"%s\", \"shape\": [1], "
+            "\"data\": [%s]}], \"inputs\": [],"
+            "\"nodes\": [{\"name\": \"rng\", \"op\": \"Range\", \"inputs\": [\"s\", "
+            "\"l\", \"d\"], \"outputs\": [\"r\"]}], \"outputs\": [{\"name\": \"r\"}]}";
+    static const struct {
+        const char *dt, *s, *l, *d;
+        int64_t n, first, last; /* n < 0: too many elements */
+    } cases[] = {
+        {"int64", "\"-9223372036854775808\"", "\"9223372036854775807\"",
+         "\"9223372036854775807\"", 3, INT64_MIN, INT64_MAX - 1},
+        {"int64", "\"9223372036854775807\"", "\"-9223372036854775808\"",
+         "\"-9223372036854775808\"", 2, INT64_MAX, -1},
+        {"int64", "0", "\"9223372036854775807\"", "1", -1, 0, 0},
+        {"int64", "10", "0", "-3", 4, 10, 1},
+        {"int64", "10", "0", "3", 0, 0, 0},
+        {"int64", "-6", "\"9007199254740987\"", "1", -1, 0, 0}, /* 2^53 + 1 */
+        {"int64", "-5", "\"9007199254740987\"", "1", 9007199254740992, -5, 0}, /* 2^53 */
+        {"float32", "0", "1e30", "1e-10", -1, 0, 0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char text[2048];
+        snprintf(text, sizeof text, fmt, cases[i].dt, cases[i].s, cases[i].dt, cases[i].l,
+                 cases[i].dt, cases[i].d);
+        struct diag d = {0};
+        struct graph *g = json_graph_parse(text, strlen(text), "t.json", &d);
+        if (!g)
+            fail_msg("case %zu: %s", i, d.msg);
+        enum status st = graph_infer(g, &d);
+        if (cases[i].n < 0) {
+            if (st != ST_ESHAPE || !strstr(d.msg, "node 'rng' (Range): too many elements"))
+                fail_msg("case %zu: status %d (%s)", i, st, d.msg);
+        } else {
+            if (st != ST_OK)
+                fail_msg("case %zu: %s", i, d.msg);
+            const struct value *v = &g->values[graph_value_find(g, "r")];
+            assert_int_equal(v->shape.d[0], cases[i].n);
+            if (cases[i].n > 0 && v->folded) {
+                assert_true(v->folded->i64[0] == cases[i].first);
+                assert_true(v->folded->i64[cases[i].n - 1] == cases[i].last);
+            }
+        }
+        graph_free(g);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -290,6 +343,7 @@ int main(void)
         cmocka_unit_test(test_write_special_targets),
         cmocka_unit_test(test_write_race),
         cmocka_unit_test(test_int_folding),
+        cmocka_unit_test(test_range_exact),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
