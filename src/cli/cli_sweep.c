@@ -62,7 +62,10 @@ const struct cli_cmd cli_cmd_sweep = {
     .groups = {sweep_opts, cli_gen_opts, cli_diff_opts},
 };
 
-/* Parses RANGE into vals (sorted as written); returns count or -1. */
+/* Parses RANGE into vals (sorted as written): the count, -1 when malformed,
+ * -2 when it holds more than max points (never cut short: 1..1048576:1 is
+ * refused, not swept to its 4096th point). A list is read in place, so a
+ * long one is not cut either. */
 static int parse_range(const char *s, int64_t lo, int64_t hi, int64_t *vals, int max)
 {
     int n = 0;
@@ -84,8 +87,10 @@ static int parse_range(const char *s, int64_t lo, int64_t hi, int64_t *vals, int
         }
         if (cli_parse_int(a, lo, hi, &from) || cli_parse_int(rest, lo, hi, &to) || to < from)
             return -1;
+        if (step && (to - from) / step >= max)
+            return -2;
         if (step) {
-            for (int64_t v = from; v <= to && n < max; v += step)
+            for (int64_t v = from; v <= to; v += step)
                 vals[n++] = v;
         } else {
             int64_t v = from;
@@ -96,14 +101,31 @@ static int parse_range(const char *s, int64_t lo, int64_t hi, int64_t *vals, int
         }
         return n;
     }
-    char buf[1024];
-    snprintf(buf, sizeof buf, "%s", s);
-    for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
-        if (n == max || cli_parse_int(tok, lo, hi, &vals[n]))
+    for (const char *p = s; *p; p += *p == ',') {
+        size_t len = strcspn(p, ",");
+        char tok[32];
+        if (len == 0) /* an empty item, as in 1,,2 */
+            continue;
+        if (len >= sizeof tok)
             return -1;
-        n++;
+        if (n == max)
+            return -2;
+        memcpy(tok, p, len);
+        tok[len] = '\0';
+        if (cli_parse_int(tok, lo, hi, &vals[n++]))
+            return -1;
+        p += len;
     }
     return n ? n : -1;
+}
+
+/* The usage error for parse_range's result r < 0 on option opt's arg. */
+static int range_error(const char *opt, const char *arg, int r, const char *examples)
+{
+    if (r == -2)
+        return cli_usage_error("sweep", "%s '%s': more than %d points, the most one sweep takes",
+                               opt, arg, MAX_POINTS);
+    return cli_usage_error("sweep", "%s '%s': bad RANGE (use %s)", opt, arg, examples);
 }
 
 struct sweep {
@@ -425,8 +447,7 @@ static int sweep_opt(void *ctx, int id, const char *arg)
         s->over_buf[eq - arg] = '\0';
         s->n_over = parse_range(eq + 1, 1, (int64_t)1 << 31, s->over_vals, MAX_POINTS);
         if (s->n_over < 0)
-            return cli_usage_error("sweep", "--over '%s': bad RANGE (use 8, 1,2,4, 1..64 or "
-                                   "160..320:32)", arg);
+            return range_error("--over", arg, s->n_over, "8, 1,2,4, 1..64 or 160..320:32");
         s->over_name = s->over_buf;
         return -1;
     }
@@ -469,8 +490,8 @@ static int parse_args(struct sweep *s, int argc, char **argv)
         return rc;
     s->n_batch = parse_range(s->batch_arg, 1, 1 << 20, s->batches, MAX_POINTS);
     if (s->n_batch < 0)
-        return cli_usage_error("sweep", "--batch '%s': bad RANGE (use 8, 1,2,4, 1..1024 or "
-                               "8..256:8; batch 1 to 1048576)", s->batch_arg);
+        return range_error("--batch", s->batch_arg, s->n_batch,
+                           "8, 1,2,4, 1..1024 or 8..256:8; batch 1 to 1048576");
     s->spec = argv[optind];
     return -1;
 }

@@ -272,6 +272,21 @@ run "sweep over symbol" 0 "$DIPPM" sweep --csv --batch 1 --over seq=128..512:128
 run "sweep over hyperparameter" 0 "$DIPPM" sweep --json --batch 8 --over depth=18,50 zoo:resnet &&
     check "sweep over depth" "$T/out" '"depth": 50'
 run "sweep bad range" 2 "$DIPPM" sweep --batch 9..3 "$S/tiny_cnn.json" && check "bad range" "$T/err" "bad RANGE"
+# a sweep takes at most 4096 points: more is refused naming the limit, never
+# cut short; a list is read whole however long (300 values, 1,092 characters)
+run "sweep too many points" 2 "$DIPPM" sweep --batch 1..1048576:1 "$S/tiny_cnn.json" &&
+    check "sweep limit named" "$T/err" "more than 4096 points"
+run "sweep over too many points" 2 "$DIPPM" sweep --over height=1..5000:1 "$S/tiny_cnn.json" &&
+    check "sweep over limit named" "$T/err" "more than 4096 points"
+run "sweep 4096 points" 0 "$DIPPM" sweep --csv --batch 1..4096:1 "$S/tiny_cnn.json" &&
+    { [ "$(grep -c '^[0-9]' "$T/out")" -eq 4096 ] && ok "sweep 1..4096:1 has 4096 rows" ||
+        bad "sweep 1..4096:1 rows: $(grep -c '^[0-9]' "$T/out")"; }
+run "sweep long list" 0 "$DIPPM" sweep --csv --batch "$(seq -s, 1 300)" "$S/tiny_cnn.json" && {
+    [ "$(grep -c '^[0-9]' "$T/out")" -eq 300 ] && ok "sweep long list has 300 rows" ||
+        bad "sweep long list rows: $(grep -c '^[0-9]' "$T/out")"
+    [ "$(tail -n 1 "$T/out" | cut -d, -f1)" = 300 ] && ok "sweep long list ends at 300" ||
+        bad "sweep long list ends at $(tail -n 1 "$T/out" | cut -d, -f1)"
+}
 run "max batch" 0 "$DIPPM" sweep --max-batch --gpu a100:1g.5gb "$S/resnet50.onnx" && {
     check "max batch answer" "$T/out" "largest batch on A100-SXM4-40GB 1g.5gb"
     check "max batch limit" "$T/out" "exceeds 4864 MiB usable"
