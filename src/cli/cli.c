@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "util/fileio.h"
+#include "util/strbuf.h"
 #include "core/gpu.h"
 #include "graph/load.h"
 
@@ -31,14 +32,14 @@ int cli_common_opt(struct cli_common *co, int c, const char *arg)
     switch (c) {
     case CLI_OPT_BATCH:
         if (cli_parse_int(arg, 1, 1 << 20, &co->batch)) {
-            fprintf(stderr, "dippm: --batch '%s': expected an integer from 1 to 1048576\n", arg);
+            cli_error("--batch '%s': expected an integer from 1 to 1048576", arg);
             return -1;
         }
         return 1;
     case CLI_OPT_SET: {
         const char *eq = strchr(arg, '=');
         if (!eq || eq == arg) {
-            fprintf(stderr, "dippm: --set '%s': expected NAME=VALUE, e.g. --set seq=384\n", arg);
+            cli_error("--set '%s': expected NAME=VALUE, e.g. --set seq=384", arg);
             return -1;
         }
         if (co->n_sets == CLI_MAX_SETS) {
@@ -47,13 +48,12 @@ int cli_common_opt(struct cli_common *co, int c, const char *arg)
         }
         int64_t v;
         if (cli_parse_int(eq + 1, 1, (int64_t)1 << 31, &v)) {
-            fprintf(stderr, "dippm: --set '%s': value must be an integer from 1 to 2147483648\n",
-                    arg);
+            cli_error("--set '%s': value must be an integer from 1 to 2147483648", arg);
             return -1;
         }
         if ((size_t)(eq - arg) >= sizeof co->set_name[0]) {
-            fprintf(stderr, "dippm: --set '%s': name longer than %zu characters\n", arg,
-                    sizeof co->set_name[0] - 1);
+            cli_error("--set '%s': name longer than %zu characters", arg,
+                      sizeof co->set_name[0] - 1);
             return -1;
         }
         memcpy(co->set_name[co->n_sets], arg, (size_t)(eq - arg));
@@ -123,8 +123,8 @@ struct graph *cli_load_model(const char *spec, const struct cli_common *co, int 
     if (co->batch) {
         int bs = graph_batch_sym(g);
         if (bs < 0) {
-            fprintf(stderr, "dippm: %s: --batch given but the model has no batch dimension "
-                            "(its inputs have fixed sizes)\n", spec);
+            cli_error("%s: --batch given but the model has no batch dimension (its inputs "
+                      "have fixed sizes)", spec);
             *rc = 2;
             graph_free(g);
             return NULL;
@@ -147,33 +147,34 @@ int cli_config(const struct cli_common *co, const struct graph *g, struct config
             *colon++ = '\0';
         cfg->gpu = gpu_find(name);
         if (cfg->gpu < 0) {
-            fprintf(stderr, "dippm: --gpu '%s': unknown GPU; known:", name);
+            struct strbuf known = STRBUF_INIT;
             for (int i = 0; i < gpu_count(); i++)
-                fprintf(stderr, " %s", gpu_get(i)->name);
-            fputc('\n', stderr);
+                strbuf_printf(&known, " %s", gpu_get(i)->name);
+            cli_error("--gpu '%s': unknown GPU; known:%s", name, known.s);
+            strbuf_fini(&known);
             return 2;
         }
         if (colon) {
             const struct gpu_spec *gs = gpu_get(cfg->gpu);
             cfg->mig = gpu_mig_find(gs, colon);
             if (cfg->mig < 0) {
-                fprintf(stderr, "dippm: --gpu '%s': %s has no MIG profile '%s'; profiles:", co->gpu,
-                        gs->name, colon);
+                struct strbuf known = STRBUF_INIT;
                 for (int i = 0; i < gs->n_mig; i++)
-                    fprintf(stderr, " %s", gs->mig[i].name);
-                fputc('\n', stderr);
+                    strbuf_printf(&known, " %s", gs->mig[i].name);
+                cli_error("--gpu '%s': %s has no MIG profile '%s'; profiles:%s", co->gpu,
+                          gs->name, colon, known.s ? known.s : "");
+                strbuf_fini(&known);
                 return 2;
             }
         }
     }
     if (co->precision && !precision_parse(co->precision, &cfg->prec)) {
-        fprintf(stderr, "dippm: --precision '%s': expected fp32, tf32, fp16, bf16, int8 or fp8\n",
-                co->precision);
+        cli_error("--precision '%s': expected fp32, tf32, fp16, bf16, int8 or fp8",
+                  co->precision);
         return 2;
     }
     if (co->runtime && !runtime_parse(co->runtime, &cfg->rt)) {
-        fprintf(stderr, "dippm: --runtime '%s': expected %s\n", co->runtime,
-                runtime_names());
+        cli_error("--runtime '%s': expected %s", co->runtime, runtime_names());
         return 2;
     }
     struct diag sd = {0};

@@ -11,6 +11,7 @@
 #include "util/datafile.h"
 #include "util/fileio.h"
 #include "core/sim.h"
+#include "util/textsafe.h"
 
 enum { OPT_DATA = CLI_OPT__OWN, OPT_SAMPLES, OPT_NO_FIT, OPT_NO_LOMO, OPT_EXPORT };
 
@@ -134,7 +135,7 @@ static int export_rows(struct calib_set *set, const char *path, bool force)
     } else if (file_write_atomic(path, text, len, force, &d)) {
         rc = cli_fail(&d);
     } else {
-        fprintf(stderr, "dippm: wrote %d measured rows to %s\n", n, path);
+        fprintf(stderr, "dippm: wrote %d measured rows to %s\n", n, tsafe(path));
     }
     free(text);
     calib_set_fini(set);
@@ -157,7 +158,7 @@ static int run(const struct calibrate_cli *a, struct calib_set *set, const struc
     const struct sim_params *used = sim_params_default();
     struct sim_params fitted = *used;
     if (fit) {
-        fprintf(stderr, "dippm: fitting %s to %s ...\n", "the teacher's constants", data);
+        fprintf(stderr, "dippm: fitting %s to %s ...\n", "the teacher's constants", tsafe(data));
         if (calib_fit(set, cg, used, false, 8, &fitted, &d)) {
             rc = cli_fail(&d);
             goto out;

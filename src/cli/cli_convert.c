@@ -41,9 +41,9 @@ int cli_convert(int argc, char **argv)
      * than write a file whose body nodes read values nothing defines */
     for (int i = 0; i < g->n_nodes; i++)
         if (g->nodes[i].n_body > 0) {
-            fprintf(stderr, "dippm: %s: node '%s' (%s) has subgraph bodies, which the dippm "
-                    "JSON format cannot hold; analyse the ONNX file directly\n", argv[optind],
-                    g->nodes[i].name, g->nodes[i].op_type);
+            cli_error("%s: node '%s' (%s) has subgraph bodies, which the dippm JSON format "
+                      "cannot hold; analyse the ONNX file directly", argv[optind],
+                      g->nodes[i].name, g->nodes[i].op_type);
             graph_free(g);
             return status_exit_code(ST_EUNSUPPORTED);
         }

@@ -185,7 +185,7 @@ int cli_dataset(int argc, char **argv)
     if (!a.co.output)
         return cli_usage_error("dataset", "no output file: use -o FILE (or -o - for stdout)");
     if (strcmp(a.co.output, "-") != 0 && !a.co.force && file_exists(a.co.output)) {
-        fprintf(stderr, "dippm: %s exists (use --force to overwrite)\n", a.co.output);
+        cli_error("%s exists (use --force to overwrite)", a.co.output);
         return 9;
     }
     return a.kernels ? run_kernels(&a) : run(&a);

@@ -159,7 +159,7 @@ static int write_rows_csv(const char *path, bool force, const struct dataset *ds
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
     if (!f) {
-        fprintf(stderr, "dippm: %s: out of memory\n", path);
+        cli_error("%s: out of memory", path);
         return 7;
     }
     double *pred = xmalloc(sizeof(double) * GNN_T__COUNT * (size_t)(n > 0 ? n : 1));

@@ -25,8 +25,8 @@ const struct cli_opt cli_gen_opts[] = {
 static int parse_kv(struct cli_gen *gen, const char *arg, const char *opt)
 {
     if (!precision_parse(arg, &gen->kv) || gen->kv == PREC_TF32) {
-        fprintf(stderr, "dippm: %s '%s': expected a KV-cache precision: fp32, fp16, bf16, "
-                        "int8 or fp8\n", opt, arg);
+        cli_error("%s '%s': expected a KV-cache precision: fp32, fp16, bf16, int8 or fp8", opt,
+                  arg);
         return -1;
     }
     gen->kv_set = true;
@@ -40,8 +40,8 @@ int cli_gen_opt(struct cli_gen *gen, int c, const char *arg)
     case CLI_OPT_GEN_OUT: {
         int64_t *v = c == CLI_OPT_GEN_IN ? &gen->in : &gen->out;
         if (cli_parse_int(arg, 1, (int64_t)1 << 24, v)) {
-            fprintf(stderr, "dippm: --%s '%s': expected a token count from 1 to 16777216\n",
-                    c == CLI_OPT_GEN_IN ? "input-tokens" : "output-tokens", arg);
+            cli_error("--%s '%s': expected a token count from 1 to 16777216",
+                      c == CLI_OPT_GEN_IN ? "input-tokens" : "output-tokens", arg);
             return -1;
         }
         return 1;

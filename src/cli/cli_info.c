@@ -227,7 +227,7 @@ int cli_info(int argc, char **argv)
         info_text(stdout, &v);
     }
     if (v.ist)
-        fprintf(stderr, "dippm: %s: shape inference failed: %s\n", argv[optind], v.d.msg);
+        cli_error("%s: shape inference failed: %s", argv[optind], v.d.msg);
     free(v.uncovered);
     free(v.hist);
     graph_free(g);

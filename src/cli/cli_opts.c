@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/strbuf.h"
+#include "util/textsafe.h"
 #include "util/xalloc.h"
 
 #define MAX_OPTS 64
@@ -71,17 +73,37 @@ static int collect(const struct cli_cmd *cmd, const struct cli_opt **out)
     return n;
 }
 
+/* "dippm: MESSAGE" on stderr, its control characters escaped. */
+static void verror(const char *fmt, va_list ap)
+{
+    struct strbuf b = STRBUF_INIT;
+    strbuf_vprintf(&b, fmt, ap);
+    size_t size = 4 * b.len + 1; /* every byte may become \xNN */
+    char *safe = xmalloc(size);
+    text_sanitize(safe, size, b.s ? b.s : "", true);
+    fprintf(stderr, "dippm: %s\n", safe);
+    free(safe);
+    strbuf_fini(&b);
+}
+
+void cli_error(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    verror(fmt, ap);
+    va_end(ap);
+}
+
 int cli_usage_error(const char *sub, const char *fmt, ...)
 {
     va_list ap;
-    fputs("dippm: ", stderr);
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    verror(fmt, ap);
     va_end(ap);
     if (sub && *sub)
-        fprintf(stderr, "\nTry 'dippm %s --help'.\n", sub);
+        fprintf(stderr, "Try 'dippm %s --help'.\n", sub);
     else
-        fprintf(stderr, "\nTry 'dippm --help'.\n");
+        fprintf(stderr, "Try 'dippm --help'.\n");
     return 2;
 }
 

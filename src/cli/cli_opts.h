@@ -77,7 +77,15 @@ void cli_opts_help(const struct cli_cmd *cmd, FILE *f);
  * "-C" or "-C ARG" for a short name), for the completion. */
 void cli_opts_list(const struct cli_cmd *cmd, FILE *f);
 
-/* printf-style usage error: "dippm: ...\nTry 'dippm SUB --help'." exit 2. */
+/* printf-style error: "dippm: ..." on stderr. Every message that echoes a
+ * value from the command line or a file name goes through this (or
+ * cli_usage_error, or a diag): its control characters (ESC, BEL, ...) and
+ * invalid UTF-8 are written as \xNN (text_sanitize), so an argument such as
+ * --gpu $'\e]0;title\a' cannot drive the terminal. */
+void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* printf-style usage error: "dippm: ...\nTry 'dippm SUB --help'." exit 2,
+ * escaped as by cli_error. */
 int cli_usage_error(const char *sub, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 #endif

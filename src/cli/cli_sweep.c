@@ -164,8 +164,8 @@ static struct graph *graph_for(struct sweep *s, struct graph *base, int64_t v, b
         return base;
     }
     if (strncmp(s->spec, "zoo:", 4) != 0) {
-        fprintf(stderr, "dippm: --over %s: the model has no symbol '%s' and is not a zoo: "
-                        "template\n", s->over_name, s->over_name);
+        cli_error("--over %s: the model has no symbol '%s' and is not a zoo: template",
+                  s->over_name, s->over_name);
         *rc = 2;
         return NULL;
     }
@@ -504,7 +504,7 @@ static int run(struct sweep *s)
     if (!g)
         return rc;
     if (graph_batch_sym(g) < 0 && (s->n_batch > 1 || s->max_batch)) {
-        fprintf(stderr, "dippm: %s: the model has no batch dimension to sweep\n", s->spec);
+        cli_error("%s: the model has no batch dimension to sweep", s->spec);
         rc = 2;
     } else if (!(rc = cli_config(&s->co, g, &s->cfg))) {
         s->p = cli_pred_predictor(&s->co, &rc);

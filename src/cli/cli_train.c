@@ -15,6 +15,7 @@
 #include "core/train.h"
 #include "core/weights.h"
 #include "util/xalloc.h"
+#include "util/textsafe.h"
 
 #define MAX_DATA 16
 #define TEACHER_SOURCE "teacher: analytic model calibrated on published A100, MIG, H100 and H200 measurements"
@@ -319,8 +320,8 @@ static char *manifest_path(const struct cli_common *co, int *rc)
     for (int i = 0; i < 2; i++) {
         const char *p = i ? manifest : co->output;
         if (!co->force && file_exists(p)) {
-            fprintf(stderr, "dippm: %s exists%s (use --force to overwrite)\n", p,
-                    i ? ", where the training manifest goes" : "");
+            cli_error("%s exists%s (use --force to overwrite)", p,
+                      i ? ", where the training manifest goes" : "");
             free(manifest);
             *rc = status_exit_code(ST_EEXIST);
             return NULL;
@@ -431,8 +432,8 @@ static enum status run(struct train_cli *t, const char *manifest, int argc, char
         st = write_outputs(t, manifest, argc, argv, &ds, &ts, &m, n_tr, n_te,
                            n_te ? &met : NULL, wall, d);
         if (!st && t->o.progress)
-            fprintf(stderr, "dippm train: wrote %s and %s in %.0f s\n", t->co.output, manifest,
-                    wall);
+            fprintf(stderr, "dippm train: wrote %s and %s in %.0f s\n", tsafe(t->co.output),
+                    tsafe(manifest), wall);
     }
     free(tr);
     free(te);

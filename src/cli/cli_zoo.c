@@ -91,8 +91,8 @@ static int find_family(const char *name)
     int f = zoo_family_find(name);
     if (f < 0) {
         char list[256];
-        fprintf(stderr, "dippm: zoo: unknown template family '%s'; known: %s\n", name,
-                zoo_family_list(list, sizeof list));
+        cli_error("zoo: unknown template family '%s'; known: %s", name,
+                  zoo_family_list(list, sizeof list));
     }
     return f;
 }

@@ -105,13 +105,13 @@ static int run(int argc, char **argv)
             if (!strcmp(argv[1], subcommands[i].name))
                 return subcommands[i].fn(argc - 1, argv + 1);
         if (argv[1][0] == '-') {
-            fprintf(stderr, "dippm: unknown option '%s'\n", argv[1]);
+            cli_error("unknown option '%s'", argv[1]);
             usage(stderr);
             return 2;
         }
         if (argc > 2 || (!file_exists(argv[1]) && strncmp(argv[1], "zoo:", 4) != 0 &&
                          !strchr(argv[1], '/') && !strchr(argv[1], '.'))) {
-            fprintf(stderr, "dippm: '%s' is neither a subcommand nor a model file\n\n", argv[1]);
+            cli_error("'%s' is neither a subcommand nor a model file\n", argv[1]);
             usage(stderr);
             return 2;
         }

@@ -74,6 +74,36 @@ run "bad --batch" 2 "$DIPPM" info --batch 0 "$S/tiny_cnn.json" && check "bad bat
 run "bad --set" 2 "$DIPPM" info --set height "$S/tiny_cnn.json" && check "bad set message" "$T/err" "expected NAME=VALUE"
 run "unknown symbol" 2 "$DIPPM" info --set seq=8 "$S/tiny_cnn.json" && check "unknown symbol lists known" "$T/err" "symbols: batch, height, width"
 
+# values from the command line are echoed with their control bytes escaped:
+# an argument cannot send escape sequences (here: set the window title) to
+# the terminal through an error message
+esc=$(printf '\033]0;PWNED\007')
+escaped() {
+    name=$1
+    shift
+    "$@" >"$T/out" 2>"$T/err" </dev/null
+    if LC_ALL=C grep -q "$(printf '[\033\007]')" "$T/err"; then
+        bad "$name: raw control bytes on stderr"
+    elif grep -qF '\x1b]0;PWNED\x07' "$T/err"; then
+        ok "$name: echoed escaped"
+    else
+        bad "$name: value not echoed escaped: $(head -c 200 "$T/err")"
+    fi
+}
+escaped "--gpu" "$DIPPM" predict --gpu "$esc" "$S/tiny_cnn.json"
+escaped "--gpu MIG profile" "$DIPPM" predict --gpu "a100:$esc" "$S/tiny_cnn.json"
+escaped "--precision" "$DIPPM" predict --precision "$esc" "$S/tiny_cnn.json"
+escaped "--runtime" "$DIPPM" predict --runtime "$esc" "$S/tiny_cnn.json"
+escaped "--batch" "$DIPPM" info --batch "$esc" "$S/tiny_cnn.json"
+escaped "--set without =" "$DIPPM" info --set "$esc" "$S/tiny_cnn.json"
+escaped "--set value" "$DIPPM" info --set "height=$esc" "$S/tiny_cnn.json"
+escaped "--slo-ms" "$DIPPM" predict --slo-ms "$esc" "$S/tiny_cnn.json"
+escaped "unknown subcommand" "$DIPPM" "$esc"
+escaped "unknown option" "$DIPPM" "--$esc"
+escaped "unknown subcommand option" "$DIPPM" info "--$esc" "$S/tiny_cnn.json"
+escaped "sweep --over" "$DIPPM" sweep --over "$esc" "$S/tiny_cnn.json"
+escaped "sweep --over symbol" "$DIPPM" sweep --over "h$esc=1" "$S/tiny_cnn.json"
+escaped "zoo show" "$DIPPM" zoo show "$esc"
 run "missing file" 3 "$DIPPM" info "$T/nope.onnx" && check "missing file named" "$T/err" "nope.onnx"
 run "directory" 3 "$DIPPM" info "$T" && check "directory refused" "$T/err" "is a directory"
 : >"$T/empty.json"
