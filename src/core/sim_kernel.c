@@ -151,14 +151,24 @@ void sim_kernel_time(const struct hw *hw, const struct config *cfg, const struct
             if (in->cls == OPC_CONV)
                 eff *= p->conv_eff[runtime_base(cfg->rt)];
             /* A few rows: a CUDA-core matrix-vector kernel (half2 math for
-             * 16-bit types) beats tensor cores padded to 16 rows. */
-            double simt = in->m <= f->skinny_m && !in->grouped
+             * 16-bit types) beats tensor cores padded to 16 rows. More rows:
+             * a 16-bit matrix product is never slower than the FP32 one on
+             * the CUDA cores (cuBLAS can run it so, FP32 compute), which
+             * matters where tensor cores are only a few times the CUDA
+             * cores and the product is small and misaligned (L4: 121 vs 30
+             * TFLOPS; an N=10 head). */
+            bool skinny = in->m <= f->skinny_m && !in->grouped;
+            bool sgemm = !skinny && half && !in->attention && in->cls != OPC_CONV;
+            double simt = skinny || sgemm
                               ? p->cuda_eff * gemm_size_eff(in->m, in->n, in->k, in->batches,
                                                             hw->sms, true, p->simt_k_half)
                               : 0;
-            if (vec_peak * simt > peak * eff) {
+            double simt_peak = sgemm ? hw->peak_fp32_flops : vec_peak;
+            if (sgemm && in->grouped)
+                simt *= f->grouped_eff;
+            if (simt_peak * simt > peak * eff) {
                 out->tc = false;
-                peak = vec_peak;
+                peak = simt_peak;
                 eff = simt;
             }
         } else {
