@@ -15,6 +15,7 @@
 #include "core/gpu.h"
 #include "core/kbench.h"
 #include "core/predict.h"
+#include "core/sim_impl.h"
 #include "graph/zoo.h"
 
 #define HEADER "split\tgpu\top\tb\tm\tn\tk\tlatency_us\tkernel\tgrid\n"
@@ -108,9 +109,9 @@ static void test_fit_recovers(void **state)
     struct sim_params truth = *sim_params_default();
     truth.cuda_eff = 0.62;
     truth.simt_k_half = 40;
-    static const int shapes[][4] = {{64, 512, 512, 64},  {8, 1024, 1024, 1024}, {256, 196, 196, 64},
-                                    {32, 384, 384, 96},  {1, 4096, 4096, 128},  {16, 2048, 64, 2048},
-                                    {128, 128, 128, 32}, {4, 3072, 768, 768}};
+    static const int shapes[][4] = {
+        {4096, 512, 512, 64}, {64, 1024, 1024, 1024}, {8192, 196, 196, 64}, {2048, 384, 384, 96},
+        {32, 4096, 4096, 128}, {256, 2048, 64, 2048}, {16384, 128, 128, 32}, {128, 3072, 768, 768}};
     struct kbench_row rows[8];
     int a100 = gpu_find("A100-PCIe-40GB");
     for (int i = 0; i < 8; i++) {
@@ -129,7 +130,7 @@ static void test_fit_recovers(void **state)
     }
     struct sim_params p = *sim_params_default();
     int n = 0;
-    assert_int_equal(kbench_fit(&s, &p, &n, &d), ST_OK);
+    assert_int_equal(kbench_fit(&s, &p, &n, NULL, &d), ST_OK);
     assert_int_equal(n, 8);
     if (fabs(p.cuda_eff - truth.cuda_eff) > 0.01 || fabs(p.simt_k_half - truth.simt_k_half) > 2)
         fail_msg("fitted cuda_eff %.4f simt_k_half %.2f, expected %.2f and %.0f", p.cuda_eff,
@@ -137,8 +138,69 @@ static void test_fit_recovers(void **state)
     /* test-split rows are never fitted to */
     for (int i = 0; i < 8; i++)
         rows[i].test = true;
-    assert_int_equal(kbench_fit(&s, &p, &n, &d), ST_EPARSE);
+    assert_int_equal(kbench_fit(&s, &p, &n, NULL, &d), ST_EPARSE);
     assert_non_null(strstr(d.msg, "no train-split"));
+}
+
+static const char *top(void)
+{
+    const char *t = getenv("TOP_SRCDIR");
+    return t && *t ? t : DIPPM_SRCDIR;
+}
+
+/* The family table: every family with NeuSight train rows (A100, T4, V100)
+ * and L4's a-priori entry; a family without one (Hopper) keeps its
+ * datasheet figures. */
+static void test_boards(void **state)
+{
+    (void)state;
+    static const char *const fams[] = {"A100-PCIe-40GB", "T4-PCIe-16GB", "V100-PCIe-32GB",
+                                       "L4-PCIe-24GB"};
+    for (size_t i = 0; i < sizeof fams / sizeof fams[0]; i++) {
+        struct hw hw = {.gpu = gpu_get(gpu_find(fams[i]))};
+        const struct sim_board *b = sim_board_of(&hw);
+        assert_non_null(b->family);
+        assert_string_equal(b->family, hw.gpu->family);
+        assert_true(b->fp32_keep > 0.3 && b->fp32_keep < 1.5);
+        assert_true(b->bw_keep > 0.5 && b->bw_keep < 1.2);
+    }
+    struct hw h100 = {.gpu = gpu_get(gpu_find("h100"))};
+    assert_null(sim_board_of(&h100)->family);
+    assert_true(sim_board_of(&h100)->fp32_keep == 1 && sim_board_of(&h100)->bw_keep == 1);
+}
+
+/* The shipped kernels: the teacher's FP32 constants hold on the test split
+ * the fit never saw (these bounds are the figures of weights/kernels.md
+ * rounded up: a change that makes the teacher worse on real kernels fails
+ * here). */
+static void test_shipped_kernels(void **state)
+{
+    (void)state;
+    char path[4096];
+    snprintf(path, sizeof path, "%s/tests/data/neusight/kernels.tsv", top());
+    struct kbench_set s;
+    struct diag d = {0};
+    assert_int_equal(kbench_load(path, &s, &d), ST_OK);
+    assert_true(s.n > 100000);
+    double *t = calloc((size_t)s.n, sizeof *t);
+    assert_int_equal(kbench_predict(&s, NULL, NULL, t, NULL, &d), ST_OK);
+    bool *sel = calloc((size_t)s.n, sizeof *sel);
+    static const struct {
+        enum kbench_group g;
+        double max_mape;
+    } goals[] = {{KG_LINEAR, 10}, {KG_ELEMENTWISE, 7}, {KG_MATMUL, 23}};
+    for (size_t k = 0; k < sizeof goals / sizeof goals[0]; k++) {
+        for (int i = 0; i < s.n; i++)
+            sel[i] = s.rows[i].test && s.rows[i].group == goals[k].g;
+        struct kbench_stat st;
+        kbench_mape(&s, t, sel, &st);
+        if (!(st.n > 1000 && st.mape <= goals[k].max_mape))
+            fail_msg("%s: MAPE %.1f%% over %d test rows, expected at most %.0f%%",
+                     kbench_group_name(goals[k].g), st.mape, st.n, goals[k].max_mape);
+    }
+    free(sel);
+    free(t);
+    kbench_fini(&s);
 }
 
 int main(void)
@@ -148,6 +210,8 @@ int main(void)
         cmocka_unit_test(test_load_errors),
         cmocka_unit_test(test_mape),
         cmocka_unit_test(test_fit_recovers),
+        cmocka_unit_test(test_boards),
+        cmocka_unit_test(test_shipped_kernels),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -153,16 +153,27 @@ static int write_rows(const char *csv, bool force, const struct kbench_set *s,
     return st ? cli_fail(&d) : 0;
 }
 
-/* --fit: the FP32 matrix-product constants fitted to the train split, on
- * stderr as initializer lines for src/core/sim_params.c. */
+/* --fit: the FP32 matrix-product constants fitted to the train split, and
+ * the board constants of each GPU with train rows, on stderr as
+ * initializer lines for src/core/sim_params.c. */
 static enum status fit(const struct kbench_set *s, struct sim_params *p, struct diag *d)
 {
-    int n;
-    enum status st = kbench_fit(s, p, &n, d);
-    if (!st)
+    int n, ng = gpu_count();
+    struct kbench_board_fit *b = xcalloc((size_t)ng, sizeof *b);
+    enum status st = kbench_fit(s, p, &n, b, d);
+    if (!st) {
         fprintf(stderr, "dippm: fitted on %d train-split matmul and linear rows of at least "
                 "%.0f us:\n    .cuda_eff = %.4f,\n    .simt_k_half = %.2f,\n", n,
                 KBENCH_FIT_MIN_US, p->cuda_eff, p->simt_k_half);
+        fprintf(stderr, "dippm: GPU family constants (fp32_keep from GEMM rows, bw_keep from "
+                "element-wise rows of at least %.0f us):\n", KBENCH_FIT_BW_MIN_US);
+        for (int gi = 0; gi < ng; gi++)
+            if (b[gi].n_gemm || b[gi].n_elem)
+                fprintf(stderr, "    {\"%s\", %.4f, %.4f}, /* %d GEMM, %d element-wise rows */\n",
+                        gpu_get(gi)->family, b[gi].fp32_keep, b[gi].bw_keep, b[gi].n_gemm,
+                        b[gi].n_elem);
+    }
+    free(b);
     return st;
 }
 

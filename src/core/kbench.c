@@ -13,6 +13,7 @@
 #include "core/dataset.h"
 #include "core/gpu.h"
 #include "core/predict.h"
+#include "core/sim_impl.h"
 #include "graph/zoo.h"
 #include "util/fileio.h"
 #include "util/xalloc.h"
@@ -279,21 +280,31 @@ void kbench_mape(const struct kbench_set *s, const double *pred_us, const bool *
 
 struct fit_ctx {
     struct sim_prep **prep;
-    const double *meas_us;
-    int n;
+    double *meas_us;
+    const struct kbench_row **row; /* the row of each prepared one */
+    int n, n_gemm;                 /* GEMM rows first, then element-wise ones */
     struct sim_params *p;
 };
 
+static double fit_pred_us(const struct fit_ctx *c, int i)
+{
+    struct sim_totals t;
+    sim_run_prepared(c->prep[i], c->p, &t);
+    return (t.latency_ms - sim_call_ms(c->p, RT_PYTORCH)) * 1e3;
+}
+
+/* Mean squared log error over the GEMM rows (what the global constants
+ * move). */
 static double fit_loss(const struct fit_ctx *c)
 {
     double call = sim_call_ms(c->p, RT_PYTORCH), sum = 0;
-    for (int i = 0; i < c->n; i++) {
+    for (int i = 0; i < c->n_gemm; i++) {
         struct sim_totals t;
         sim_run_prepared(c->prep[i], c->p, &t);
         double e = log((t.latency_ms - call) * 1e3 / c->meas_us[i]);
         sum += e * e;
     }
-    return sum / (c->n > 0 ? c->n : 1);
+    return sum / (c->n_gemm > 0 ? c->n_gemm : 1);
 }
 
 /* Golden-section search of *v in [lo, hi] (the loss is unimodal enough in
@@ -320,46 +331,92 @@ static void fit_one(struct fit_ctx *c, double *v, double lo, double hi)
     *v = f1 < f2 ? x1 : x2;
 }
 
+static enum status fit_add(struct fit_ctx *c, const struct kbench_row *r, struct diag *d)
+{
+    char spec[160];
+    kbench_spec(r, spec, sizeof spec);
+    struct graph *g = zoo_build_spec(spec, d);
+    if (!g)
+        return ST_EPARSE;
+    struct config cfg;
+    config_default(&cfg);
+    cfg.gpu = r->gpu;
+    cfg.mig = -1;
+    cfg.prec = PREC_FP32;
+    cfg.rt = RT_PYTORCH;
+    cfg.batch = r->b;
+    struct hw hw;
+    enum status st = predict_prepare(g, &cfg, &hw, d);
+    if (!st)
+        st = sim_prepare(g, &cfg, &c->prep[c->n], d);
+    graph_free(g);
+    if (!st) {
+        c->meas_us[c->n] = r->measured_us;
+        c->row[c->n++] = r;
+    }
+    return st;
+}
+
+/* The train-split rows the fit uses: matmul and linear ones of at least
+ * KBENCH_FIT_MIN_US first (n_gemm), then element-wise ones of at least
+ * KBENCH_FIT_BW_MIN_US. */
 static enum status fit_prepare(const struct kbench_set *s, struct fit_ctx *c, struct diag *d)
 {
     c->prep = xcalloc((size_t)s->n + 1, sizeof *c->prep);
-    double *meas = xcalloc((size_t)s->n + 1, sizeof *meas);
-    c->meas_us = meas;
-    for (int i = 0; i < s->n; i++) {
-        const struct kbench_row *r = &s->rows[i];
-        if (r->test || r->measured_us < KBENCH_FIT_MIN_US ||
-            (r->group != KG_MATMUL && r->group != KG_LINEAR))
-            continue;
-        char spec[160];
-        kbench_spec(r, spec, sizeof spec);
-        struct graph *g = zoo_build_spec(spec, d);
-        if (!g)
-            return ST_EPARSE;
-        struct config cfg;
-        config_default(&cfg);
-        cfg.gpu = r->gpu;
-        cfg.mig = -1;
-        cfg.prec = PREC_FP32;
-        cfg.rt = RT_PYTORCH;
-        cfg.batch = r->b;
-        struct hw hw;
-        enum status st = predict_prepare(g, &cfg, &hw, d);
-        if (!st)
-            st = sim_prepare(g, &cfg, &c->prep[c->n], d);
-        graph_free(g);
-        if (st)
-            return st;
-        meas[c->n++] = r->measured_us;
+    c->meas_us = xcalloc((size_t)s->n + 1, sizeof *c->meas_us);
+    c->row = xcalloc((size_t)s->n + 1, sizeof *c->row);
+    enum status st = ST_OK;
+    for (int pass = 0; pass < 2 && !st; pass++) {
+        for (int i = 0; i < s->n && !st; i++) {
+            const struct kbench_row *r = &s->rows[i];
+            bool gemm = r->group == KG_MATMUL || r->group == KG_LINEAR;
+            if (r->test || r->measured_us < (pass == 0 ? KBENCH_FIT_MIN_US : KBENCH_FIT_BW_MIN_US) ||
+                (pass == 0 ? !gemm : r->group != KG_ELEMENTWISE))
+                continue;
+            st = fit_add(c, r, d);
+        }
+        if (pass == 0)
+            c->n_gemm = c->n;
     }
-    return ST_OK;
+    return st;
+}
+
+/* The first GPU of the table in gi's family. */
+static int family_head(int gi)
+{
+    for (int j = 0; j < gi; j++)
+        if (!strcmp(gpu_get(j)->family, gpu_get(gi)->family))
+            return j;
+    return gi;
+}
+
+/* Each family's constants (kbench.h), in its first GPU's entry. */
+static void fit_boards(const struct fit_ctx *c, struct kbench_board_fit *out)
+{
+    int ng = gpu_count();
+    for (int gi = 0; gi < ng; gi++)
+        out[gi] = (struct kbench_board_fit){.gpu = gi};
+    double *sum = xcalloc((size_t)ng * 2, sizeof *sum);
+    for (int i = 0; i < c->n; i++) {
+        int gi = family_head(c->row[i]->gpu), k = i < c->n_gemm ? 0 : 1;
+        sum[gi * 2 + k] += log(fit_pred_us(c, i) / c->meas_us[i]);
+        ++*(k == 0 ? &out[gi].n_gemm : &out[gi].n_elem);
+    }
+    for (int gi = 0; gi < ng; gi++) {
+        struct hw hw = {.gpu = gpu_get(gi)};
+        const struct sim_board *b = sim_board_of(&hw);
+        out[gi].fp32_keep = b->fp32_keep * (out[gi].n_gemm ? exp(sum[gi * 2] / out[gi].n_gemm) : 1);
+        out[gi].bw_keep = b->bw_keep * (out[gi].n_elem ? exp(sum[gi * 2 + 1] / out[gi].n_elem) : 1);
+    }
+    free(sum);
 }
 
 enum status kbench_fit(const struct kbench_set *s, struct sim_params *params, int *n_fit,
-                       struct diag *d)
+                       struct kbench_board_fit *boards, struct diag *d)
 {
     struct fit_ctx c = {.p = params};
     enum status st = fit_prepare(s, &c, d);
-    if (!st && c.n == 0)
+    if (!st && c.n_gemm == 0)
         st = diag_set(d, ST_EPARSE, "no train-split matmul or linear row of at least %.0f us to "
                       "fit the FP32 matrix-product constants to", KBENCH_FIT_MIN_US);
     /* the two constants trade off (both lower a small-K GEMM's speed):
@@ -373,10 +430,13 @@ enum status kbench_fit(const struct kbench_set *s, struct sim_params *params, in
             break;
         prev = now;
     }
-    *n_fit = c.n;
+    if (!st && boards)
+        fit_boards(&c, boards);
+    *n_fit = c.n_gemm;
     for (int i = 0; i < c.n; i++)
         sim_prep_free(c.prep[i]);
     free(c.prep);
-    free((void *)c.meas_us);
+    free(c.meas_us);
+    free(c.row);
     return st;
 }

@@ -35,6 +35,20 @@ struct sim_fixed {
 
 extern const struct sim_fixed sim_fixed;
 
+/* What a GPU family keeps of its datasheet figures under eager PyTorch's
+ * FP32 work, beyond the global constants: the share of its CUDA-core FP32
+ * peak an SGEMM reaches (power-limited clocks; dual-issue FP32 lanes a GEMM
+ * cannot fill) and of its DRAM bandwidth a streaming kernel reaches (GDDR6
+ * boards less than HBM ones). Fitted per family on NeuSight's train-split
+ * kernels where it has some (sim_params.c; dippm eval --kernels --fit
+ * prints them); 1 elsewhere. */
+struct sim_board {
+    const char *family; /* gpu_spec.family */
+    double fp32_keep, bw_keep;
+};
+/* The constants of hw's GPU family ({NULL, 1, 1} when it has none). */
+const struct sim_board *sim_board_of(const struct hw *hw);
+
 /* One kernel's work and shape as the kernel model sees it. */
 struct sim_kernel_in {
     enum op_class cls;

@@ -160,7 +160,8 @@ void sim_kernel_time(const struct hw *hw, const struct config *cfg, const struct
             bool skinny = in->m <= f->skinny_m && !in->grouped;
             bool sgemm = !skinny && half && !in->attention && in->cls != OPC_CONV;
             double simt = skinny || sgemm
-                              ? p->cuda_eff * gemm_size_eff(in->m, in->n, in->k, in->batches,
+                              ? p->cuda_eff * sim_board_of(hw)->fp32_keep *
+                                    gemm_size_eff(in->m, in->n, in->k, in->batches,
                                                             hw->sms, true, p->simt_k_half)
                               : 0;
             double simt_peak = sgemm ? hw->peak_fp32_flops : vec_peak;
@@ -173,7 +174,7 @@ void sim_kernel_time(const struct hw *hw, const struct config *cfg, const struct
             }
         } else {
             peak = hw->peak_fp32_flops;
-            eff = p->cuda_eff * size;
+            eff = p->cuda_eff * size * sim_board_of(hw)->fp32_keep;
             if (in->grouped)
                 eff *= f->grouped_eff;
             if (in->cls == OPC_CONV)
@@ -196,7 +197,7 @@ void sim_kernel_time(const struct hw *hw, const struct config *cfg, const struct
     double main_s = in->flops / (peak * eff * keep);
     double epi_s = in->vec_flops / (vec_peak * f->vec_eff * keep);
     out->compute_s = sim_overlap(main_s, epi_s, p->overlap_p);
-    out->memory_s = in->bytes / (hw->bw_bytes * bw_eff);
+    out->memory_s = in->bytes / (hw->bw_bytes * bw_eff * sim_board_of(hw)->bw_keep);
     double ideal_c = in->flops / peak + in->vec_flops / vec_peak;
     double ideal_m = in->bytes / hw->bw_bytes;
     out->roofline_s = ideal_c > ideal_m ? ideal_c : ideal_m;

@@ -10,6 +10,8 @@
  */
 #include "core/sim_impl.h"
 
+#include <string.h>
+
 
 /* ---- fitted (dippm calibrate) ------------------------------------------- */
 static const struct sim_params fitted = {
@@ -20,12 +22,12 @@ static const struct sim_params fitted = {
      * PyTorch takes cuBLAS's heuristic pick and runs matrix products on
      * strided views (transposed attention operands). A-priori 0.80 each;
      * fitted 0.63 eager and 0.80 engine (dippm calibrate, 838 rows). */
-    .tc_eff = {[RT_PYTORCH] = 0.6331, [RT_TENSORRT] = 0.7965},
+    .tc_eff = {[RT_PYTORCH] = 0.6206, [RT_TENSORRT] = 0.7962},
     /* FP32 SGEMM on CUDA cores reaches ~80-90% of 19.5 TFLOPS (a-priori
      * 0.85). Fitted with simt_k_half below on NeuSight's measured single
      * kernels (dippm eval --kernels --fit: the train split's FP32 matmul
      * and linear rows on A100, H100, L4, T4 and V100). */
-    .cuda_eff = 0.8402,
+    .cuda_eff = 0.8304,
     /* STREAM-like kernels sustain ~80-90% of HBM peak on A100; a-priori
      * 0.85, fitted 0.95. */
     .bw_eff = 0.95,
@@ -36,7 +38,7 @@ static const struct sim_params fitted = {
      * (FasterTransformer's and TensorRT-LLM's decode steps add per-step
      * synchronisation); an engine replayed as a CUDA graph has its own
      * figure below. */
-    .kernel_us = {[RT_PYTORCH] = 7.879, [RT_TENSORRT] = 6.848},
+    .kernel_us = {[RT_PYTORCH] = 7.506, [RT_TENSORRT] = 6.831},
     /* An engine replayed as a CUDA graph: the host launches the whole graph
      * once (call_us) and the GPU front end starts each node from the
      * uploaded graph, without a stream launch per kernel; what remains per
@@ -47,11 +49,11 @@ static const struct sim_params fitted = {
      * a graph: TensorRT's demoBERT (perf --enable_graph), NVIDIA's MLPerf
      * SingleStream harness (use_graphs), AITemplate's benchmarks
      * (graph_mode) and vLLM's decode steps (ML.ENERGY). */
-    .graph_kernel_us = 5.268,
+    .graph_kernel_us = 5.266,
     /* Eager PyTorch issues every op from Python through the dispatcher
      * (10-40 us per nn.Module call, PyTorch 1.12); an engine enqueues
      * pre-built kernels (a few us each); a-priori 25 and 1.5, fitted. */
-    .dispatch_us = {[RT_PYTORCH] = 44.97, [RT_TENSORRT] = 3.65},
+    .dispatch_us = {[RT_PYTORCH] = 44.97, [RT_TENSORRT] = 3.635},
     /* One call: Python forward entry, input handling and synchronisation
      * (eager), or enqueue + stream sync (engine); a-priori 100 and 30,
      * fitted 300 and 90 (on wall-clock timings that synchronise after
@@ -85,7 +87,7 @@ static const struct sim_params fitted = {
      * NCHW<->NHWC transforms around tensor-core convolutions and picks
      * tactics heuristically; an engine picks NHWC tactics by timing them at
      * build time. A-priori 0.8 each; fitted per runtime. */
-    .conv_eff = {[RT_PYTORCH] = 0.4578, [RT_TENSORRT] = 0.9577},
+    .conv_eff = {[RT_PYTORCH] = 0.4371, [RT_TENSORRT] = 0.9463},
     /* Depthwise convolutions reach only part of streaming bandwidth: halo
      * re-reads and per-channel strided access. Eager PyTorch runs them on
      * NCHW tensors through cuDNN's generic kernels; an engine picks an NHWC
@@ -105,7 +107,7 @@ static const struct sim_params fitted = {
      * FasterTransformer) and 30 us for vLLM's Python one (its scheduler,
      * sampler and detokeniser touch every request object every step);
      * fitted 15 and 61. */
-    .seq_step_us = {[RT_PYTORCH] = 0, [RT_TENSORRT] = 15.05, [RT_VLLM] = 61.4},
+    .seq_step_us = {[RT_PYTORCH] = 0, [RT_TENSORRT] = 15.05, [RT_VLLM] = 61.82},
     /* A generation request costs a fixed time before its first token beyond
      * the prefill pass: the runtime sets up the request's buffers, sampling
      * state and KV-cache blocks, copies the prompt in and synchronises
@@ -122,24 +124,24 @@ static const struct sim_params fitted = {
      * harder to feed. A100's sustain is part of tc_eff (fitted on A100
      * rows), so this is the further fraction Hopper keeps, on tensor and
      * CUDA-core math alike. A-priori 1; fitted 0.84 (an effective ~1,670 MHz). */
-    .hopper_clock = 0.8434,
+    .hopper_clock = 0.8347,
     /* Compute and memory overlap inside a kernel only as far as its
      * pipeline hides one behind the other: the time is (c^p + m^p)^(1/p);
      * a GEMM's fused epilogue math overlaps its main loop the same way.
      * A-priori 4 (at c = m the kernel takes 19% longer than either);
      * fitted. */
-    .overlap_p = 3.905,
+    .overlap_p = 4.094,
     /* A GEMM tile spends a fixed prologue and epilogue worth k_half K-steps
      * of its main loop: efficiency K / (K + k_half). Ampere/Hopper GEMMs
      * fill a 3-4 stage operand pipeline of 32 K each before the first MMA,
      * then load and store C. A-priori 96; fitted 110. */
-    .k_half = 110.3,
+    .k_half = 116.5,
     /* An FP32 GEMM on CUDA cores (cuBLAS's SGEMM: eager PyTorch's matrix
      * products in FP32, TF32 off) loads 8 K per main-loop step into a
      * 2-stage pipeline, so its fixed part is short against tensor-core
      * tiles'. A-priori 16; fitted on NeuSight's measured single kernels
      * (dippm calibrate --kernels; train split). */
-    .simt_k_half = 12.74,
+    .simt_k_half = 15.23,
     /* Board power while a kernel runs, as shares of the idle-to-TDP range:
      * any running kernel holds boost clocks and wakes the SMs and caches
      * (p_active); streaming HBM adds p_memory at full bandwidth, and math
@@ -155,6 +157,41 @@ static const struct sim_params fitted = {
 const struct sim_params *sim_params_default(void)
 {
     return &fitted;
+}
+
+/* ---- per GPU family (dippm eval --kernels --fit) ---------------------------- */
+/* Fitted on each family's train-split rows of NeuSight's measured kernels
+ * (eager PyTorch 2.1, FP32 with TF32 off): fp32_keep the geometric mean of
+ * predicted over measured time of its matmul and linear rows of at least
+ * 1 ms, bw_keep that of its element-wise rows of at least 300 us (times the
+ * figures in use when the fit ran). A family shares its SM design and memory
+ * technology; its boards' clocks differ through the GPU table's sustain.
+ * NeuSight has no train-split row on H100 or L4: H100 takes hopper_clock
+ * (fitted on published rows) and L4 the a-priori figures below, so both stay
+ * GPUs no fit has seen. */
+static const struct sim_board boards[] = {
+    {"A100", 1.1474, 1.0485}, /* A100-PCIe-40GB: 5206 GEMM, 204 element-wise rows */
+    /* L4 (Ada, 72 W): a board of T4's power class holds about T4's share of
+     * its boost clock under load (T4: sustain x fp32_keep = 0.75 x 0.777);
+     * and its 30.3 TFLOPS count 128 FP32 lanes per SM, half of which share a
+     * datapath with INT32, so an SGEMM keeps ~0.7 of what one on a single-
+     * issue SM keeps (published SGEMM figures on Ampere GA10x and Ada parts
+     * reach ~0.6-0.67 of the doubled peak where A100 reaches ~0.9):
+     * 0.7 x 0.75 x 0.777 / 0.85 (L4's sustain) = 0.48, an a-priori estimate.
+     * Its GDDR6 keeps T4's fitted GDDR6 share of bandwidth. */
+    {"L4", 0.48, 0.8472},
+    {"T4", 0.7752, 0.8472},   /* T4-PCIe-16GB: 8328 GEMM, 2985 element-wise rows */
+    {"V100", 1.2697, 1.0643}, /* V100-PCIe-32GB: 5464 GEMM, 644 element-wise rows */
+};
+static const struct sim_board no_board = {NULL, 1.0, 1.0};
+
+const struct sim_board *sim_board_of(const struct hw *hw)
+{
+    const char *fam = hw && hw->gpu ? hw->gpu->family : NULL;
+    for (size_t i = 0; fam && i < sizeof boards / sizeof boards[0]; i++)
+        if (boards[i].family[0] == fam[0] && !strcmp(boards[i].family, fam))
+            return &boards[i];
+    return &no_board;
 }
 
 /* ---- fixed -------------------------------------------------------------- */
