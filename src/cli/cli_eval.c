@@ -479,8 +479,8 @@ static void render_text(const struct eval_cli *e, const char *split, FILE *f)
         n_meas += e->ds.rows[i].label == DATASET_MEASURED;
     fprintf(f, "labels: %d rows from the teacher (analytic GPU model: simulated, not "
                "measured), %d measured rows\n", e->ds.n - n_meas, n_meas);
-    fprintf(f, "%-22s %-8s %6s %9s %9s %9s\n", "split", "target", "n", "MAPE", "median",
-            "within10");
+    fprintf(f, "%-22s %-8s %6s %9s %9s %9s  %s\n", "split", "target", "n", "MAPE", "median",
+            "within10", "MAPE 95% CI");
     if (!e->lofo_only) {
         eval_metrics_print(f, split, &e->met);
         eval_metrics_print(f, "  teacher alone", &e->met_teacher);

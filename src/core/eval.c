@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/stats.h"
 #include "util/xalloc.h"
 
 static int cmp_double(const void *a, const void *b)
@@ -30,16 +31,14 @@ void eval_metrics_compute(const double *pred, const double *truth, int n,
         out->n[t] = k;
         if (!k) {
             out->mape[t] = out->median_ape[t] = out->within10[t] = NAN;
+            out->mape_lo[t] = out->mape_hi[t] = NAN;
             continue;
         }
-        double sum = 0;
         int in10 = 0;
-        for (int i = 0; i < k; i++) {
-            sum += ape[i];
+        for (int i = 0; i < k; i++)
             in10 += ape[i] <= 10.0;
-        }
+        stats_mean_ci95(ape, k, &out->mape[t], &out->mape_lo[t], &out->mape_hi[t]);
         qsort(ape, (size_t)k, sizeof(double), cmp_double);
-        out->mape[t] = sum / k;
         out->median_ape[t] = k % 2 ? ape[k / 2] : 0.5 * (ape[k / 2 - 1] + ape[k / 2]);
         out->within10[t] = 100.0 * in10 / k;
     }
@@ -256,9 +255,11 @@ void eval_metrics_json(struct jsonw *w, const struct eval_metrics *m)
         jsonw_key(w, gnn_target_name(t));
         jsonw_obj_begin(w);
         jsonw_key_int(w, "n", m->n[t]);
-        const char *keys[3] = {"mape_pct", "median_ape_pct", "within_10pct"};
-        double vals[3] = {m->mape[t], m->median_ape[t], m->within10[t]};
-        for (int k = 0; k < 3; k++) {
+        const char *keys[5] = {"mape_pct", "median_ape_pct", "within_10pct", "mape_ci95_low_pct",
+                               "mape_ci95_high_pct"};
+        double vals[5] = {m->mape[t], m->median_ape[t], m->within10[t], m->mape_lo[t],
+                          m->mape_hi[t]};
+        for (int k = 0; k < 5; k++) {
             jsonw_key(w, keys[k]);
             if (isnan(vals[k]))
                 jsonw_null(w);
@@ -277,6 +278,7 @@ void eval_metrics_print(FILE *f, const char *label, const struct eval_metrics *m
             fprintf(f, "%-22s %-8s %6d %9s %9s %9s\n", t == 0 ? label : "", gnn_target_name(t), 0,
                     "-", "-", "-");
         else
-            fprintf(f, "%-22s %-8s %6d %8.2f%% %8.2f%% %8.1f%%\n", t == 0 ? label : "",
-                    gnn_target_name(t), m->n[t], m->mape[t], m->median_ape[t], m->within10[t]);
+            fprintf(f, "%-22s %-8s %6d %8.2f%% %8.2f%% %8.1f%%  [%.1f, %.1f]\n",
+                    t == 0 ? label : "", gnn_target_name(t), m->n[t], m->mape[t],
+                    m->median_ape[t], m->within10[t], m->mape_lo[t], m->mape_hi[t]);
 }

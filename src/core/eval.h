@@ -15,6 +15,7 @@
 struct eval_metrics {
     int n[GNN_T__COUNT];            /* rows with that target */
     double mape[GNN_T__COUNT];      /* percent */
+    double mape_lo[GNN_T__COUNT], mape_hi[GNN_T__COUNT]; /* its bootstrap 95% interval */
     double median_ape[GNN_T__COUNT];
     double within10[GNN_T__COUNT];  /* percent of rows with |error| <= 10% */
 };

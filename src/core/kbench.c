@@ -16,6 +16,7 @@
 #include "core/sim_impl.h"
 #include "graph/zoo.h"
 #include "util/fileio.h"
+#include "util/stats.h"
 #include "util/xalloc.h"
 
 #define KBENCH_MAX_BYTES ((size_t)256 << 20)
@@ -243,36 +244,12 @@ void kbench_mape(const struct kbench_set *s, const double *pred_us, const bool *
                  struct kbench_stat *out)
 {
     int n = 0;
-    double *e = xmalloc(sizeof(double) * (size_t)(s->n > 0 ? s->n : 1)), sum = 0;
+    double *e = xmalloc(sizeof(double) * (size_t)(s->n > 0 ? s->n : 1));
     for (int i = 0; i < s->n; i++)
-        if (!sel || sel[i]) {
-            e[n] = ape(pred_us[i], s->rows[i].measured_us);
-            sum += e[n++];
-        }
+        if (!sel || sel[i])
+            e[n++] = ape(pred_us[i], s->rows[i].measured_us);
     out->n = n;
-    out->mape = n ? sum / n : NAN;
-    out->lo = out->hi = out->mape;
-    if (n > 1) {
-        enum { RESAMPLES = 400 };
-        double means[RESAMPLES];
-        uint64_t x = 0x9E3779B97F4A7C15ull ^ (uint64_t)n;
-        for (int b = 0; b < RESAMPLES; b++) {
-            double t = 0;
-            for (int j = 0; j < n; j++) {
-                x ^= x << 13, x ^= x >> 7, x ^= x << 17;
-                t += e[x % (uint64_t)n];
-            }
-            means[b] = t / n;
-        }
-        for (int a = 1; a < RESAMPLES; a++) /* insertion sort: 400 values */
-            for (int b = a; b > 0 && means[b - 1] > means[b]; b--) {
-                double tmp = means[b];
-                means[b] = means[b - 1];
-                means[b - 1] = tmp;
-            }
-        out->lo = means[RESAMPLES / 40];
-        out->hi = means[RESAMPLES - 1 - RESAMPLES / 40];
-    }
+    stats_mean_ci95(e, n, &out->mape, &out->lo, &out->hi);
     free(e);
 }
 
