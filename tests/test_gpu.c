@@ -17,7 +17,7 @@
 static void test_table_consistency(void **state)
 {
     (void)state;
-    assert_int_equal(gpu_count(), 7);
+    assert_int_equal(gpu_count(), 10);
     for (int i = 0; i < gpu_count(); i++) {
         const struct gpu_spec *g = gpu_get(i);
         assert_non_null(g->source);
@@ -25,11 +25,27 @@ static void test_table_consistency(void **state)
         assert_true(g->mig_sms <= g->sms);
         assert_true(g->usable_gib < g->mem_gib);
         assert_true(g->idle_w > 0 && g->idle_w < g->tdp_w);
-        /* peaks rise fp32 < tf32 < fp16 = bf16 < int8 */
-        assert_true(g->tflops[PREC_FP32] < g->tflops[PREC_TF32]);
-        assert_true(g->tflops[PREC_TF32] < g->tflops[PREC_FP16]);
-        assert_true(g->tflops[PREC_FP16] == g->tflops[PREC_BF16]);
-        assert_true(g->tflops[PREC_FP16] < g->tflops[PREC_INT8]);
+        assert_true(g->sustain > 0.5 && g->sustain <= 1.0);
+        /* peaks rise fp32 < tf32 < fp16 = bf16 < int8 where the GPU has
+         * them (0: no tensor-core path; every GPU has fp32 and fp16) */
+        assert_true(g->tflops[PREC_FP32] > 0 && g->tflops[PREC_FP16] > 0);
+        for (int p = 0; p < PREC__COUNT; p++)
+            assert_true(g->tflops[p] >= 0);
+        if (g->tflops[PREC_TF32] > 0) {
+            assert_true(g->tflops[PREC_FP32] < g->tflops[PREC_TF32]);
+            assert_true(g->tflops[PREC_TF32] < g->tflops[PREC_FP16]);
+        } else {
+            assert_true(g->tflops[PREC_FP32] < g->tflops[PREC_FP16]);
+        }
+        if (g->tflops[PREC_BF16] > 0)
+            assert_true(g->tflops[PREC_FP16] == g->tflops[PREC_BF16]);
+        if (g->tflops[PREC_INT8] > 0)
+            assert_true(g->tflops[PREC_FP16] < g->tflops[PREC_INT8]);
+        if (g->n_mig == 0) { /* no MIG: nothing to slice */
+            assert_null(g->mig);
+            assert_int_equal(g->mig_sms, 0);
+            continue;
+        }
         assert_int_equal(g->n_mig, 7);
         int n_media = 0, n_full = 0;
         for (int m = 0; m < g->n_mig; m++) {
@@ -106,7 +122,7 @@ static void test_lookups_and_aliases(void **state)
     assert_int_equal(gpu_find("h100-pcie"), gpu_find("H100-PCIe-80GB"));
     assert_int_equal(gpu_find("h200"), gpu_find("H200-SXM-141GB"));
     assert_true(gpu_find("A100-SXM4-40GB") >= 0);
-    assert_int_equal(gpu_find("v100"), -1);
+    assert_int_equal(gpu_find("p100"), -1);
     assert_int_equal(gpu_find(""), -1);
     assert_int_equal(gpu_find(NULL), -1);
     assert_int_equal(gpu_find("a100 "), -1);
@@ -118,6 +134,132 @@ static void test_lookups_and_aliases(void **state)
     assert_int_equal(gpu_mig_find(a, NULL), -1);
     assert_string_equal(gpu_aliases_of(gpu_find("h200"), 0), "h200");
     assert_null(gpu_aliases_of(gpu_find("h200"), 99));
+}
+
+/* L4, T4 and V100 PCIe 32 GB: the datasheet figures (dense: half the sparse
+ * ones the L4 datasheet prints), the aliases users type, no MIG, and the
+ * precisions their tensor cores lack refused with a message naming the GPU. */
+static void test_rented_gpus(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *name, *family, *aliases[6];
+        int sms;
+        double clock, tflops[PREC__COUNT], mem, bw, l2, tdp;
+    } want[] = {
+        {"L4-PCIe-24GB", "L4", {"l4", "nvidia-l4", "L4", "l4-24gb", "l4-pcie", NULL}, 58, 2040,
+         {30.3, 60, 121, 121, 242.5, 242.5}, 24, 300, 48, 72},
+        {"T4-PCIe-16GB", "T4", {"t4", "tesla-t4", "T4", "nvidia-t4", "t4-16gb", NULL}, 40, 1590,
+         {8.1, 0, 65, 0, 130, 0}, 16, 320, 4, 70},
+        {"V100-PCIe-32GB", "V100",
+         {"v100", "v100-pcie", "v100-32gb", "tesla-v100", "V100-PCIE-32GB", NULL}, 80, 1380,
+         {14, 0, 112, 0, 0, 0}, 32, 900, 6, 250},
+    };
+    for (size_t w = 0; w < sizeof want / sizeof want[0]; w++) {
+        int gi = gpu_find(want[w].name);
+        assert_true(gi >= 0);
+        const struct gpu_spec *g = gpu_get(gi);
+        assert_string_equal(g->family, want[w].family);
+        for (int k = 0; want[w].aliases[k]; k++)
+            assert_int_equal(gpu_find(want[w].aliases[k]), gi);
+        assert_int_equal(g->sms, want[w].sms);
+        assert_near(g->clock_mhz, want[w].clock, 1e-9);
+        for (int p = 0; p < PREC__COUNT; p++)
+            assert_near(g->tflops[p], want[w].tflops[p], 1e-9);
+        assert_near(g->mem_gib, want[w].mem, 1e-9);
+        assert_near(g->bw_gbs, want[w].bw, 1e-9);
+        assert_near(g->l2_mib, want[w].l2, 1e-9);
+        assert_near(g->tdp_w, want[w].tdp, 1e-9);
+        /* power- and thermal-limited boards: below boost under load */
+        assert_true(g->sustain < 1.0);
+        assert_true(g->usable_gib > g->mem_gib - 2 && g->usable_gib < g->mem_gib);
+        assert_non_null(strstr(g->source, "estimate"));
+        /* no MIG: the whole GPU only */
+        assert_int_equal(g->n_mig, 0);
+        assert_null(g->mig);
+        assert_int_equal(gpu_mig_find(g, "1g.5gb"), -1);
+        struct config c;
+        config_default(&c);
+        c.gpu = gi;
+        c.mig = 0;
+        struct hw hw;
+        assert_int_equal(hw_from_config(&c, &hw, NULL), ST_ERANGE);
+        c.mig = -1;
+        c.rt = RT_TENSORRT;
+        for (int p = 0; p < PREC__COUNT; p++) {
+            c.prec = (enum precision)p;
+            struct diag d = {0};
+            enum status st = config_supported(&c, &d);
+            if (want[w].tflops[p] > 0) {
+                assert_int_equal(st, ST_OK);
+                assert_int_equal(hw_from_config(&c, &hw, NULL), ST_OK);
+                assert_near(hw.peak_flops, want[w].tflops[p] * 1e12 * g->sustain, 1);
+                continue;
+            }
+            assert_int_equal(st, ST_EUSAGE);
+            assert_non_null(strstr(d.msg, g->name));
+            assert_non_null(strstr(d.msg, precision_name(c.prec)));
+            assert_null(strstr(d.msg, "fp8 needs Hopper")); /* says which GPUs in general */
+            assert_non_null(strstr(d.msg, p == PREC_INT8  ? "Turing"
+                                          : p == PREC_FP8 ? "Ada or Hopper"
+                                                          : "Ampere"));
+        }
+    }
+    /* L4 is Ada, not Hopper: it has fp8 but is not in the H family */
+    assert_true(gpu_get(gpu_find("l4"))->family[0] != 'H');
+    /* fp8 refused on A100 names the GPUs that have it, L4 among them */
+    struct config c;
+    config_default(&c);
+    c.gpu = gpu_find("a100");
+    c.prec = PREC_FP8;
+    c.rt = RT_TENSORRT;
+    struct diag d = {0};
+    assert_int_equal(config_supported(&c, &d), ST_EUSAGE);
+    assert_non_null(strstr(d.msg, "H100"));
+    assert_non_null(strstr(d.msg, "L4"));
+    assert_null(strstr(d.msg, "T4"));
+}
+
+/* gpu_newer: only a GPU with at least the SMs, bandwidth and peak of the
+ * other, at a precision both have, and SMs no slower (the same, or at least
+ * 10% faster per SM). */
+static void test_newer(void **state)
+{
+    (void)state;
+    int a100p = gpu_find("a100-pcie"), h100 = gpu_find("h100"), h100p = gpu_find("h100-pcie");
+    int l4 = gpu_find("l4"), t4 = gpu_find("t4"), v100 = gpu_find("v100");
+    /* the A100 -> H100 -> H200 orderings stay */
+    assert_true(gpu_newer(h100, gpu_find("a100"), PREC_FP16));
+    assert_true(gpu_newer(h100p, a100p, PREC_TF32));
+    assert_true(gpu_newer(gpu_find("h200"), h100, PREC_FP8));
+    assert_true(gpu_newer(h100, t4, PREC_FP16));
+    assert_true(gpu_newer(h100p, v100, PREC_FP16));
+    assert_true(gpu_newer(h100p, t4, PREC_INT8));
+    assert_true(gpu_newer(h100, v100, PREC_FP32));
+    /* A100's SMs at 1410 MHz are not clearly faster than V100's at 1380 and
+     * slower than T4's at 1590: a small kernel of few CTAs can run faster on
+     * those, so A100 dominates neither */
+    assert_false(gpu_newer(a100p, v100, PREC_FP16));
+    assert_false(gpu_newer(gpu_find("a100-80gb"), v100, PREC_FP32));
+    assert_false(gpu_newer(a100p, t4, PREC_FP16));
+    /* no ordering at a precision the other GPU lacks */
+    assert_false(gpu_newer(h100p, t4, PREC_TF32));
+    assert_false(gpu_newer(h100p, v100, PREC_INT8));
+    assert_false(gpu_newer(h100, v100, PREC_BF16));
+    /* L4 has less bandwidth than T4 (300 vs 320 GB/s) and fewer SMs and
+     * less bandwidth than V100: no ordering either way */
+    assert_false(gpu_newer(l4, t4, PREC_FP16));
+    assert_false(gpu_newer(t4, l4, PREC_FP16));
+    assert_false(gpu_newer(l4, v100, PREC_FP16));
+    assert_false(gpu_newer(v100, l4, PREC_FP16));
+    /* L4's SMs (2040 MHz) are the fastest of the table: nothing dominates it */
+    for (int i = 0; i < gpu_count(); i++)
+        for (int p = 0; p < PREC__COUNT; p++)
+            assert_false(gpu_newer(i, l4, (enum precision)p));
+    assert_false(gpu_newer(h100p, l4, PREC_FP8));
+    for (int i = 0; i < gpu_count(); i++)
+        for (int p = 0; p < PREC__COUNT; p++)
+            assert_false(gpu_newer(i, i, (enum precision)p));
 }
 
 static void test_hw_from_config(void **state)
@@ -160,6 +302,8 @@ int main(void)
         cmocka_unit_test(test_table_consistency),
         cmocka_unit_test(test_published_figures),
         cmocka_unit_test(test_lookups_and_aliases),
+        cmocka_unit_test(test_rented_gpus),
+        cmocka_unit_test(test_newer),
         cmocka_unit_test(test_hw_from_config),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

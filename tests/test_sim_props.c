@@ -7,7 +7,9 @@
  *   - a bigger slice of the same GPU (no fewer SMs, no less memory) is never
  *     slower, and the whole GPU is never slower than a slice;
  *   - H100 is never slower than A100 of the same form factor, H200 never
- *     slower than H100 SXM, at equal precision and runtime;
+ *     slower than H100 SXM, H100 PCIe never slower than T4 or V100 PCIe,
+ *     and no GPU slower than one that gpu_newer says it dominates, at equal
+ *     precision and runtime;
  *   - fp16 is never slower than fp32 in the same runtime;
  *   - an engine replayed as a CUDA graph is never slower than on a stream;
  *   - the roofline bound never exceeds the prediction.
@@ -114,8 +116,12 @@ static void check_orders(const char *fam, struct cell *t, int slots, int nb)
     int a100p = gpu_find("A100-PCIe-80GB"), a100p40 = gpu_find("A100-PCIe-40GB");
     int h100s = gpu_find("H100-SXM5-80GB"), h100p = gpu_find("H100-PCIe-80GB");
     int h200 = gpu_find("H200-SXM-141GB");
+    int l4 = gpu_find("L4-PCIe-24GB"), t4 = gpu_find("T4-PCIe-16GB");
+    int v100 = gpu_find("V100-PCIe-32GB");
     const int pairs[][2] = {{a100s, h100s}, {a100s40, h100s}, {a100p, h100p},
-                            {a100p40, h100p}, {h100s, h200}};
+                            {a100p40, h100p}, {h100s, h200},  {t4, h100p},
+                            {v100, h100p}};
+    (void)l4; /* no GPU of the table dominates L4: its SMs are the fastest */
     for (int b = 0; b < nb; b++)
         for (int gi = 0; gi < gpu_count(); gi++)
             for (int mig = -1; mig < gpu_get(gi)->n_mig; mig++)
@@ -179,6 +185,14 @@ static void check_orders(const char *fam, struct cell *t, int slots, int nb)
                                     report(fam, "newer GPU slower", "%s vs %s b%d %s %s",
                                            gpu_get(pairs[k][1])->name, g->name, 1 << b, pn, rn);
                             }
+                        /* the pairs training and eval --orderings take */
+                        for (int k = 0; mig < 0 && k < gpu_count(); k++) {
+                            struct cell *n = at(t, slots, b, k, -1, p, rt);
+                            if (gpu_newer(k, gi, (enum precision)p) && n->ok &&
+                                n->lat > e->lat * tol)
+                                report(fam, "dominating GPU slower", "%s vs %s b%d %s %s",
+                                       gpu_get(k)->name, g->name, 1 << b, pn, rn);
+                        }
                     }
 }
 

@@ -157,6 +157,11 @@ int cli_config(const struct cli_common *co, const struct graph *g, struct config
         if (colon) {
             const struct gpu_spec *gs = gpu_get(cfg->gpu);
             cfg->mig = gpu_mig_find(gs, colon);
+            if (cfg->mig < 0 && gs->n_mig == 0) {
+                cli_error("--gpu '%s': %s has no MIG profiles (it runs only as a whole GPU); "
+                          "use --gpu %s", co->gpu, gs->name, name);
+                return 2;
+            }
             if (cfg->mig < 0) {
                 struct strbuf known = STRBUF_INIT;
                 for (int i = 0; i < gs->n_mig; i++)

@@ -1,9 +1,10 @@
 /*
- * gpu.c - the hardware table: seven data-centre GPUs and every MIG profile of
- * each. Pure data plus lookups; the figures come from NVIDIA's datasheets, the
- * MIG User Guide (v580, tables 6-8) and nvidia-smi mig -lgip captures; each
- * GPU's `source` field names its own. Figures marked "estimate" below are not
- * published; each says what it was derived from.
+ * gpu.c - the hardware table: ten data-centre GPUs and every MIG profile of
+ * each that has MIG (A100, H100, H200; L4, T4 and V100 have none). Pure data
+ * plus lookups; the figures come from NVIDIA's datasheets, the MIG User Guide
+ * (v580, tables 6-8) and nvidia-smi mig -lgip captures; each GPU's `source`
+ * field names its own. Figures marked "estimate" below are not published;
+ * each says what it was derived from.
  */
 #include "core/gpu.h"
 
@@ -78,7 +79,15 @@ static const struct mig_profile h200_mig[] = {
  * (250/300 W) drop to ~1.3 GHz of 1.41 under load, and published PCIe vs SXM
  * MLPerf and DeepLearningExamples throughputs differ by ~5-8% at equal
  * memory size: 0.93 (estimate). H100 PCIe's table peaks are already at its
- * own 1755 MHz boost; at 350 W it sheds a further ~5% (estimate, 0.95). */
+ * own 1755 MHz boost; at 350 W it sheds a further ~5% (estimate, 0.95).
+ * The 70-72 W boards (L4, T4) cannot hold boost under a sustained tensor-core
+ * load: T4 settles at ~1.1-1.3 GHz of its 1590 MHz boost at 70 W (0.75,
+ * estimate), L4 loses less of its 2040 MHz on a 5 nm die (0.85, estimate);
+ * V100 PCIe at 250 W drops a little below its 1380 MHz boost (0.95, estimate).
+ * L4, T4 and V100 have no MIG (n_mig 0). T4 (Turing) and V100 (Volta) have no
+ * TF32 or BF16 tensor-core path and V100 no INT8 one (dp4a runs on its CUDA
+ * cores, which is not what an INT8 engine means here): those columns are 0,
+ * so config_supported refuses them and FP32 convolutions run on CUDA cores. */
 static const struct gpu_spec gpus[] = {
     {"A100-SXM4-40GB", "A100", 108, 98, 1410, {19.5, 156, 312, 312, 624, 0}, 40, 39.59, 1555, 40,
      400, 55, 1.0, NPROF(a100_40_mig), a100_40_mig,
@@ -112,6 +121,24 @@ static const struct gpu_spec gpus[] = {
      "H200: GH100 compute as H100 SXM5, 141 GB HBM3e at 4.8 TB/s, 700 W (openmetal.io, "
      "aiwiki.ai/wiki/nvidia_h200); MIG fractions MIG User Guide v580; MIG SMs other than 1g, "
      "usable GiB, clock and idle 120 W are estimates"},
+    {"L4-PCIe-24GB", "L4", 58, 0, 2040, {30.3, 60, 121, 121, 242.5, 242.5}, 24, 22.49, 300, 48,
+     72, 16, 0.85, 0, NULL,
+     "NVIDIA L4 datasheet (AD104, 7,424 CUDA cores = 58 SMs, 2040 MHz boost; dense = half "
+     "the sparse TF32 120 / FP16 242 / FP8 and INT8 485; 24 GB GDDR6 300 GB/s, 48 MB L2, "
+     "72 W); no MIG; usable 22.49 GiB (nvidia-smi 23034 MiB), idle 16 W (P8 idle of public "
+     "nvidia-smi captures) and sustain 0.85 are estimates"},
+    {"T4-PCIe-16GB", "T4", 40, 0, 1590, {8.1, 0, 65, 0, 130, 0}, 16, 14.75, 320, 4, 70, 10, 0.75,
+     0, NULL,
+     "NVIDIA T4 datasheet (TU104, 2,560 CUDA cores = 40 SMs, 1590 MHz boost; FP32 8.1, FP16 "
+     "mixed-precision 65, INT8 130 TOPS; no TF32, BF16 or FP8; 16 GB GDDR6 320 GB/s, 4 MB L2, "
+     "70 W); no MIG; usable 14.75 GiB (nvidia-smi ~15100 MiB with ECC), idle 10 W (P8 idle of "
+     "public captures) and sustain 0.75 (~1.2 GHz under load at 70 W) are estimates"},
+    {"V100-PCIe-32GB", "V100", 80, 0, 1380, {14, 0, 112, 0, 0, 0}, 32, 31.72, 900, 6, 250, 35, 0.95,
+     0, NULL,
+     "NVIDIA V100 datasheet, PCIe column (GV100, 80 SMs, 1380 MHz boost; FP32 14, tensor 112; "
+     "no TF32, BF16, INT8 or FP8 tensor-core path; 32 GB HBM2 900 GB/s, 6 MB L2, 250 W); no "
+     "MIG; usable 31.72 GiB (NVML total 32480 MiB), idle 35 W (below the 44-57 W seen on "
+     "300 W V100 SXM2 boards at P0) and sustain 0.95 are estimates"},
 };
 
 _Static_assert(PREC__COUNT == 6, "tflops[] columns follow PRECISION_LIST");
@@ -131,6 +158,13 @@ static const struct {
     {"h100-pcie", "H100-PCIe-80GB"},     {"h100-pcie-80gb", "H100-PCIe-80GB"},
     {"h200", "H200-SXM-141GB"},          {"h200-sxm", "H200-SXM-141GB"},
     {"h200-141gb", "H200-SXM-141GB"},
+    {"l4", "L4-PCIe-24GB"},              {"nvidia-l4", "L4-PCIe-24GB"},
+    {"l4-24gb", "L4-PCIe-24GB"},         {"l4-pcie", "L4-PCIe-24GB"},
+    {"t4", "T4-PCIe-16GB"},              {"tesla-t4", "T4-PCIe-16GB"},
+    {"nvidia-t4", "T4-PCIe-16GB"},       {"t4-16gb", "T4-PCIe-16GB"},
+    {"v100", "V100-PCIe-32GB"},          {"v100-pcie", "V100-PCIe-32GB"},
+    {"v100-32gb", "V100-PCIe-32GB"},     {"v100-pcie-32gb", "V100-PCIe-32GB"},
+    {"tesla-v100", "V100-PCIe-32GB"},    {"tesla-v100-pcie-32gb", "V100-PCIe-32GB"},
 };
 
 int gpu_count(void)
@@ -179,6 +213,33 @@ int gpu_mig_find(const struct gpu_spec *gpu, const char *name)
     return -1;
 }
 
+/* Which tensor-core generations have a precision, in general terms. */
+static const char *prec_generations(enum precision p)
+{
+    switch (p) {
+    case PREC_TF32: case PREC_BF16: return "Ampere or newer";
+    case PREC_INT8: return "Turing or newer";
+    case PREC_FP8: return "Ada or Hopper or newer";
+    default: return "Volta or newer";
+    }
+}
+
+/* The families of the table that have a tensor-core path for p, as
+ * "A100, H100, H200, L4", each once. */
+static void families_with(enum precision p, char *buf, size_t size)
+{
+    size_t len = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < gpu_count() && len < size; i++) {
+        bool seen = gpus[i].tflops[p] <= 0;
+        for (int j = 0; j < i && !seen; j++)
+            seen = gpus[j].tflops[p] > 0 && !strcmp(gpus[j].family, gpus[i].family);
+        if (!seen)
+            len += (size_t)snprintf(buf + len, size - len, "%s%s", len ? ", " : "",
+                                    gpus[i].family);
+    }
+}
+
 enum status config_supported(const struct config *cfg, struct diag *d)
 {
     const struct gpu_spec *g = gpu_get(cfg->gpu);
@@ -189,11 +250,15 @@ enum status config_supported(const struct config *cfg, struct diag *d)
                         "precision %s with runtime %s: eager PyTorch has no %s GPU path "
                         "for these models (it needs a quantising engine); use --runtime tensorrt",
                         precision_name(cfg->prec), runtime_name(cfg->rt), precision_name(cfg->prec));
-    if (g->tflops[cfg->prec] <= 0)
+    if (g->tflops[cfg->prec] <= 0) {
+        char fams[128];
+        families_with(cfg->prec, fams, sizeof fams);
         return diag_set(d, ST_EUSAGE,
-                        "precision %s on %s: its tensor cores have no %s path (fp8 needs Hopper: "
-                        "H100 or H200)",
-                        precision_name(cfg->prec), g->name, precision_name(cfg->prec));
+                        "precision %s on %s: its tensor cores have no %s path (%s needs %s "
+                        "tensor cores: in this table %s)",
+                        precision_name(cfg->prec), g->name, precision_name(cfg->prec),
+                        precision_name(cfg->prec), prec_generations(cfg->prec), fams);
+    }
     return ST_OK;
 }
 
@@ -255,11 +320,26 @@ bool gpu_slice_bigger(int gi, int mx, int my)
     return sx >= sy && ex >= ey && (sx > sy || ex > ey);
 }
 
+/* True if a's SMs are not slower than b's: a small kernel of few CTAs runs
+ * at one SM's rate (CUDA-core FP32 TFLOPS per SM at boost: the clock times
+ * the lanes). The same SM at the same clock (H100 SXM5 and H200) counts;
+ * otherwise a's must be at least 10% faster, because board clocks under
+ * load (sustain) and the efficiencies the teacher keeps per family move an
+ * SM's rate by that much: A100's SMs at 1410 MHz do not order against
+ * V100's at 1380 or T4's at 1590, and L4's at 2040 are the fastest. */
+static bool sm_not_slower(const struct gpu_spec *a, const struct gpu_spec *b)
+{
+    double ra = a->tflops[PREC_FP32] / a->sms, rb = b->tflops[PREC_FP32] / b->sms;
+    return ra == rb || ra >= 1.1 * rb;
+}
+
 bool gpu_newer(int x, int y, enum precision p)
 {
     const struct gpu_spec *a = gpu_get(x), *b = gpu_get(y);
     if (!strcmp(a->family, b->family))
         return false;
+    /* More SMs do not speed up a kernel that fills few of them: the SM
+     * must not be slower either */
     return a->sms >= b->sms && a->bw_gbs >= b->bw_gbs && a->tflops[p] >= b->tflops[p] &&
-           b->tflops[p] > 0;
+           b->tflops[p] > 0 && sm_not_slower(a, b);
 }

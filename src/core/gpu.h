@@ -21,9 +21,9 @@ struct mig_profile {
 
 struct gpu_spec {
     const char *name;       /* "A100-SXM4-40GB" */
-    const char *family;     /* "A100", "H100", "H200" */
+    const char *family;     /* "A100", "H100", "H200", "L4", "T4", "V100" */
     int sms;                /* SMs of the full GPU */
-    int mig_sms;            /* SMs usable in MIG mode (7g profile) */
+    int mig_sms;            /* SMs usable in MIG mode (7g profile); 0 without MIG */
     double clock_mhz;       /* boost clock */
     double tflops[PREC__COUNT]; /* dense peak per precision: fp32 (CUDA cores), tf32/fp16/bf16
                                    tensor, int8 tensor (TOPS), fp8 tensor (0: none) */
@@ -35,8 +35,8 @@ struct gpu_spec {
     double idle_w;          /* idle/static power used by the energy model */
     double sustain;         /* fraction of the boost-clock peak held under sustained load
                                (power- and thermal-limited boards run below boost) */
-    int n_mig;
-    const struct mig_profile *mig;
+    int n_mig;              /* 0: the GPU has no MIG (L4, T4, V100) */
+    const struct mig_profile *mig; /* NULL when n_mig is 0 */
     const char *source;     /* where the numbers come from */
 };
 
@@ -57,7 +57,9 @@ int gpu_mig_find(const struct gpu_spec *gpu, const char *name);
  * memory share) and bigger in one. */
 bool gpu_slice_bigger(int gi, int mx, int my);
 /* True if whole GPU x dominates whole GPU y at precision p: a newer
- * generation (another family) with at least the SMs, bandwidth and peak. */
+ * generation (another family) with at least the SMs, bandwidth and peak,
+ * and SMs no slower (the same, or clearly faster in CUDA-core FP32 per SM),
+ * which a kernel of few CTAs runs at. */
 bool gpu_newer(int x, int y, enum precision p);
 
 /* The effective hardware of a configuration: the whole GPU or one MIG slice
@@ -80,7 +82,9 @@ struct hw {
 
 /* ST_OK when the runtime can run the precision on the GPU; else
  * ST_EUSAGE with a diag that says why (eager PyTorch has no int8 or fp8
- * path; fp8 needs Hopper tensor cores). */
+ * path; the GPU's tensor cores have none for the precision: its tflops
+ * column is 0, and the message names the generations and the table's
+ * families that have one). */
 enum status config_supported(const struct config *cfg, struct diag *d);
 
 /* Fills hw for cfg; returns ST_ERANGE with a diag if gpu or mig index is out

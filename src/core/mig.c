@@ -143,7 +143,20 @@ enum status mig_advise(struct predictor *p, struct graph *g, const struct config
     if (headroom < 0 || headroom > 10)
         return diag_set(d, ST_ERANGE, "headroom %.3g: expected 0 to 1000%%", headroom * 100);
     if (gs->n_mig == 0) {
-        snprintf(out->reason, sizeof out->reason, "%s does not support MIG", gs->name);
+        size_t len = appendf(out->reason, sizeof out->reason, 0,
+                             "%s has no MIG profiles: it runs only as a whole GPU; the GPUs "
+                             "with MIG are ",
+                             gs->name);
+        const char *prev = "";
+        for (int i = 0; i < gpu_count(); i++) {
+            const struct gpu_spec *o = gpu_get(i);
+            if (o->n_mig > 0 && strcmp(o->family, prev))
+                len = appendf(out->reason, sizeof out->reason, len, "%s%s", *prev ? ", " : "",
+                              o->family);
+            if (o->n_mig > 0)
+                prev = o->family;
+        }
+        (void)len;
         return ST_OK;
     }
     /* Memory is one figure per model and configuration: a slice changes how

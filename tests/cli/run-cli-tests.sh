@@ -278,11 +278,29 @@ run "nothing fits" 0 "$DIPPM" predict --batch 512 --set seq=1024 "$S/gpt2_medium
       check "does not fit flagged" "$T/out" "DOES NOT FIT"; }
 run "unmeetable target" 0 "$DIPPM" predict --slo-ms 0.001 "$S/tiny_cnn.json" &&
     check "unmeetable target says so" "$T/out" "meets the 0.00 ms target"
-run "bad gpu" 2 "$DIPPM" predict --gpu v100 "$S/tiny_cnn.json" && check "bad gpu lists known" "$T/err" "H200"
+run "bad gpu" 2 "$DIPPM" predict --gpu p100 "$S/tiny_cnn.json" && check "bad gpu lists known" "$T/err" "H200"
+check "bad gpu lists the rented ones" "$T/err" "L4-PCIe-24GB T4-PCIe-16GB V100-PCIe-32GB"
 run "bad profile" 2 "$DIPPM" predict --gpu a100:9g.99gb "$S/tiny_cnn.json" && check "bad profile lists" "$T/err" "3g.20gb"
 run "bad precision" 2 "$DIPPM" predict --precision fp4 "$S/tiny_cnn.json" && check "bad precision" "$T/err" "expected fp32"
 run "int8 eager" 2 "$DIPPM" predict --precision int8 --runtime pytorch "$S/tiny_cnn.json" && check "int8 eager" "$T/err" "eager PyTorch has no int8"
-run "fp8 on A100" 2 "$DIPPM" predict --precision fp8 --runtime tensorrt --gpu a100 "$S/tiny_cnn.json" && check "fp8 on A100" "$T/err" "fp8 needs Hopper"
+run "fp8 on A100" 2 "$DIPPM" predict --precision fp8 --runtime tensorrt --gpu a100 "$S/tiny_cnn.json" && check "fp8 on A100" "$T/err" "fp8 needs Ada or Hopper"
+# L4, T4, V100: no MIG, and the precisions their tensor cores lack refused naming the GPU
+run "t4 whole" 0 "$DIPPM" predict --gpu t4 "$S/tiny_cnn.json" &&
+    check "t4 says it has no MIG" "$T/out" "T4-PCIe-16GB has no MIG profiles"
+run "t4 slice" 2 "$DIPPM" predict --gpu t4:1g.5gb "$S/tiny_cnn.json" &&
+    check "t4 slice refused" "$T/err" "T4-PCIe-16GB has no MIG profiles"
+run "bf16 on T4" 2 "$DIPPM" predict --precision bf16 --gpu tesla-t4 "$S/tiny_cnn.json" &&
+    { check "bf16 on T4 names it" "$T/err" "precision bf16 on T4-PCIe-16GB"
+      check "bf16 on T4 says who has it" "$T/err" "Ampere or newer"
+      if grep -q "Hopper" "$T/err"; then bad "bf16 refusal names fp8's Hopper"
+      else ok "bf16 refusal does not name fp8's Hopper"; fi; }
+run "tf32 on V100" 2 "$DIPPM" predict --precision tf32 --gpu v100 "$S/tiny_cnn.json" &&
+    check "tf32 on V100 names it" "$T/err" "precision tf32 on V100-PCIe-32GB"
+run "int8 on V100" 2 "$DIPPM" predict --precision int8 --runtime tensorrt --gpu v100 "$S/tiny_cnn.json" &&
+    check "int8 on V100" "$T/err" "int8 needs Turing or newer"
+run "int8 on T4" 0 "$DIPPM" predict --precision int8 --runtime tensorrt --gpu t4 "$S/tiny_cnn.json"
+run "fp8 on L4" 0 "$DIPPM" predict --precision fp8 --runtime tensorrt --gpu nvidia-l4 "$S/tiny_cnn.json" &&
+    check "fp8 on L4 runs" "$T/out" "L4-PCIe-24GB, fp8, tensorrt"
 run "fp8 on H100" 0 "$DIPPM" predict --precision fp8 --runtime tensorrt --gpu h100 "$S/tiny_cnn.json"
 run "bad headroom" 2 "$DIPPM" predict --headroom lots "$S/tiny_cnn.json" && check "bad headroom" "$T/err" "percentage"
 run "missing weights" 3 "$DIPPM" predict --weights "$T/none.dpw" "$S/tiny_cnn.json" && check "missing weights named" "$T/err" "none.dpw"

@@ -174,7 +174,7 @@ end
 begin "7: the message log shows a long error in full"
 run 24 80 ':gpu nosuch<Enter>L@1' "$TINY"
 has 1 "unknown GPU 'nosuch'"
-has 1 "H200"                        # the end of the list of GPUs, cut in the status line
+has 1 "V100-PCIe-32GB"              # the end of the list of GPUs, cut in the status line
 end
 
 begin "7: width_per_group is not run into its value"

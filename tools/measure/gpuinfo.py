@@ -20,6 +20,9 @@ GPU_NAMES = [
     (r"^H100 80GB HBM3$|^H100-SXM5-80GB$|^H100 SXM5 80GB$", "H100-SXM5-80GB"),
     (r"^H100 PCIe$|^H100-PCIE-80GB$", "H100-PCIe-80GB"),
     (r"^H200$|^H200 SXM|^H200-SXM", "H200-SXM-141GB"),
+    (r"^L4$", "L4-PCIe-24GB"),
+    (r"^Tesla T4$|^T4$", "T4-PCIe-16GB"),
+    (r"^Tesla V100-PCIE-32GB$|^V100-PCIE-32GB$", "V100-PCIe-32GB"),
 ]
 
 _MIG_RE = re.compile(r"\bMIG\s+(\d+g\.\d+gb(?:\+me)?)", re.IGNORECASE)

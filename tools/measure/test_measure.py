@@ -44,6 +44,12 @@ class GpuNames(unittest.TestCase):
         self.assertEqual(f("NVIDIA H100 80GB HBM3"), ("H100-SXM5-80GB", None))
         self.assertEqual(f("NVIDIA H100 PCIe"), ("H100-PCIe-80GB", None))
         self.assertEqual(f("NVIDIA H200"), ("H200-SXM-141GB", None))
+        self.assertEqual(f("NVIDIA L4"), ("L4-PCIe-24GB", None))
+        self.assertEqual(f("Tesla T4"), ("T4-PCIe-16GB", None))
+        self.assertEqual(f("Tesla V100-PCIE-32GB"), ("V100-PCIe-32GB", None))
+        # other V100s (SXM2, 16 GB) are not in the table: kept as NVML names them
+        self.assertEqual(f("Tesla V100-SXM2-16GB"), ("Tesla V100-SXM2-16GB", None))
+        self.assertEqual(f("NVIDIA L40S"), ("L40S", None))
 
     def test_mig(self):
         f = gpuinfo.dippm_gpu_name
