@@ -19,6 +19,7 @@
 #include "graph/load.h"
 #include "graph/shape.h"
 #include "core/sim.h"
+#include "core/sim_impl.h"
 #include "sim_graphs.h"
 
 static struct config cfg_of(const char *gpu, enum precision p, enum runtime rt)
@@ -374,7 +375,12 @@ static void test_depthwise_and_reduction_penalties(void **state)
     assert_near(r.nodes[0].bytes, bytes, 1.0);
     assert_false(r.nodes[0].tensor_core);
     assert_int_equal(r.nodes[0].bound, BOUND_MEMORY);
-    assert_near(r.nodes[0].memory_s, bytes / (1555e9 * p->bw_eff * p->dw_bw_eff[RT_PYTORCH]),
+    /* A100's family keeps bw_keep of the bandwidth (sim_params.c, fitted on
+     * measured kernels) */
+    struct hw a100 = {.gpu = gpu_get(gpu_find("a100"))};
+    double keep = sim_board_of(&a100)->bw_keep;
+    assert_near(r.nodes[0].memory_s,
+                bytes / (1555e9 * p->bw_eff * p->dw_bw_eff[RT_PYTORCH] * keep),
                 1e-9 * r.nodes[0].memory_s);
     sim_result_fini(&r);
     graph_free(g);
@@ -389,7 +395,7 @@ static void test_depthwise_and_reduction_penalties(void **state)
             sm = i;
     assert_true(sm >= 0);
     double sbytes = 2.0 * 8 * 512 * 512 * 2; /* read and write, fp16 */
-    assert_near(r.nodes[sm].memory_s, sbytes / (1555e9 * p->bw_eff * 0.7),
+    assert_near(r.nodes[sm].memory_s, sbytes / (1555e9 * p->bw_eff * 0.7 * keep),
                 1e-9 * r.nodes[sm].memory_s);
     sim_result_fini(&r);
     graph_free(g);
