@@ -259,9 +259,14 @@ struct fit_ctx {
     struct sim_prep **prep;
     double *meas_us;
     const struct kbench_row **row; /* the row of each prepared one */
-    int n, n_gemm;                 /* GEMM rows first, then element-wise ones */
+    int n, n_gemm;                 /* GEMM rows first, then the others by group */
+    int off[KG__COUNT + 1];        /* rows of fit group k: [off[k], off[k + 1]) */
+    int lo, hi;                    /* the rows fit_loss scores */
     struct sim_params *p;
 };
+
+/* The order of the fit's row groups: what each fits (kbench_fit). */
+enum { FG_GEMM, FG_ELEM, FG_NORM, FG_SOFTMAX, FG__COUNT };
 
 static double fit_pred_us(const struct fit_ctx *c, int i)
 {
@@ -270,18 +275,17 @@ static double fit_pred_us(const struct fit_ctx *c, int i)
     return (t.latency_ms - sim_call_ms(c->p, RT_PYTORCH)) * 1e3;
 }
 
-/* Mean squared log error over the GEMM rows (what the global constants
- * move). */
+/* Mean squared log error over rows lo..hi (the group a constant moves). */
 static double fit_loss(const struct fit_ctx *c)
 {
     double call = sim_call_ms(c->p, RT_PYTORCH), sum = 0;
-    for (int i = 0; i < c->n_gemm; i++) {
+    for (int i = c->lo; i < c->hi; i++) {
         struct sim_totals t;
         sim_run_prepared(c->prep[i], c->p, &t);
         double e = log((t.latency_ms - call) * 1e3 / c->meas_us[i]);
         sum += e * e;
     }
-    return sum / (c->n_gemm > 0 ? c->n_gemm : 1);
+    return sum / (c->hi > c->lo ? c->hi - c->lo : 1);
 }
 
 /* Golden-section search of *v in [lo, hi] (the loss is unimodal enough in
@@ -334,27 +338,39 @@ static enum status fit_add(struct fit_ctx *c, const struct kbench_row *r, struct
     return st;
 }
 
-/* The train-split rows the fit uses: matmul and linear ones of at least
- * KBENCH_FIT_MIN_US first (n_gemm), then element-wise ones of at least
- * KBENCH_FIT_BW_MIN_US. */
+/* The fit group of a row (FG__COUNT: none) and the least time it needs. */
+static int fit_group(const struct kbench_row *r, double *min_us)
+{
+    *min_us = KBENCH_FIT_BW_MIN_US;
+    switch (r->group) {
+    case KG_MATMUL: case KG_LINEAR: *min_us = KBENCH_FIT_MIN_US; return FG_GEMM;
+    case KG_ELEMENTWISE: return FG_ELEM;
+    case KG_LAYERNORM: return FG_NORM;
+    case KG_SOFTMAX: return FG_SOFTMAX;
+    default: return FG__COUNT;
+    }
+}
+
+/* The train-split rows the fit uses, group by group: matmul and linear ones
+ * of at least KBENCH_FIT_MIN_US (n_gemm), then element-wise, layer norm
+ * and softmax ones of at least KBENCH_FIT_BW_MIN_US. */
 static enum status fit_prepare(const struct kbench_set *s, struct fit_ctx *c, struct diag *d)
 {
     c->prep = xcalloc((size_t)s->n + 1, sizeof *c->prep);
     c->meas_us = xcalloc((size_t)s->n + 1, sizeof *c->meas_us);
     c->row = xcalloc((size_t)s->n + 1, sizeof *c->row);
     enum status st = ST_OK;
-    for (int pass = 0; pass < 2 && !st; pass++) {
+    for (int fg = 0; fg < FG__COUNT && !st; fg++) {
+        c->off[fg] = c->n;
         for (int i = 0; i < s->n && !st; i++) {
-            const struct kbench_row *r = &s->rows[i];
-            bool gemm = r->group == KG_MATMUL || r->group == KG_LINEAR;
-            if (r->test || r->measured_us < (pass == 0 ? KBENCH_FIT_MIN_US : KBENCH_FIT_BW_MIN_US) ||
-                (pass == 0 ? !gemm : r->group != KG_ELEMENTWISE))
-                continue;
-            st = fit_add(c, r, d);
+            double min_us;
+            if (!s->rows[i].test && fit_group(&s->rows[i], &min_us) == fg &&
+                s->rows[i].measured_us >= min_us)
+                st = fit_add(c, &s->rows[i], d);
         }
-        if (pass == 0)
-            c->n_gemm = c->n;
     }
+    c->off[FG__COUNT] = c->n;
+    c->n_gemm = c->off[FG_ELEM];
     return st;
 }
 
@@ -374,7 +390,7 @@ static void fit_boards(const struct fit_ctx *c, struct kbench_board_fit *out)
     for (int gi = 0; gi < ng; gi++)
         out[gi] = (struct kbench_board_fit){.gpu = gi};
     double *sum = xcalloc((size_t)ng * 2, sizeof *sum);
-    for (int i = 0; i < c->n; i++) {
+    for (int i = 0; i < c->off[FG_NORM]; i++) { /* GEMM and element-wise rows */
         int gi = family_head(c->row[i]->gpu), k = i < c->n_gemm ? 0 : 1;
         sum[gi * 2 + k] += log(fit_pred_us(c, i) / c->meas_us[i]);
         ++*(k == 0 ? &out[gi].n_gemm : &out[gi].n_elem);
@@ -399,6 +415,8 @@ enum status kbench_fit(const struct kbench_set *s, struct sim_params *params, in
     /* the two constants trade off (both lower a small-K GEMM's speed):
      * alternate until the loss stops moving */
     double prev = INFINITY;
+    c.lo = 0;
+    c.hi = c.n_gemm;
     for (int round = 0; !st && round < 30; round++) {
         fit_one(&c, &params->cuda_eff, 0.3, 1.0);
         fit_one(&c, &params->simt_k_half, 0.0, 256.0);
@@ -406,6 +424,15 @@ enum status kbench_fit(const struct kbench_set *s, struct sim_params *params, in
         if (prev - now < 1e-12)
             break;
         prev = now;
+    }
+    /* norms and softmax: one bandwidth share each, on their own rows */
+    static const int groups[2] = {FG_NORM, FG_SOFTMAX};
+    double *effs[2] = {&params->norm_bw_eff, &params->softmax_bw_eff};
+    for (int k = 0; k < 2 && !st; k++) {
+        c.lo = c.off[groups[k]];
+        c.hi = c.off[groups[k] + 1];
+        if (c.hi > c.lo)
+            fit_one(&c, effs[k], 0.2, 1.0);
     }
     if (!st && boards)
         fit_boards(&c, boards);

@@ -81,7 +81,9 @@ enum status kbench_predict(const struct kbench_set *s, const struct sim_params *
  * CUDA-event timing of one eager op includes the host's dispatch of it
  * (NeuSight's traces: ~10-13 us), where the teacher charges the 45 us its
  * calibration fitted to slower harnesses: a bias of under 5% at 1 ms.
- * Element-wise rows count from KBENCH_FIT_BW_MIN_US (few are longer). */
+ * Then norm_bw_eff and softmax_bw_eff, each on its own group's rows of at
+ * least KBENCH_FIT_BW_MIN_US (element-wise rows, which few are longer,
+ * count from there too for the family constants below). */
 #define KBENCH_FIT_MIN_US 1000.0
 #define KBENCH_FIT_BW_MIN_US 300.0
 /* With boards (gpu_count() entries, indexed by GPU), also each GPU family's

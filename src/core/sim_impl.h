@@ -27,7 +27,7 @@ struct sim_fixed {
     double grouped_eff;        /* tensor-core efficiency kept by grouped (not depthwise) convs */
     double vec_eff;            /* fraction of CUDA-core peak for elementwise/reduction math */
     double dw_eff;             /* fraction of CUDA-core peak for depthwise convolution */
-    double reduce_bw_eff;      /* bandwidth kept by reductions, softmax and norms */
+    double reduce_bw_eff;      /* bandwidth kept by reductions (norms and softmax: sim_params) */
     double gather_bw_eff;      /* bandwidth kept by gathers and scatters (irregular access) */
     double view_dispatch_frac; /* eager: host cost of a view op relative to a kernel op */
     double p_compute;          /* dynamic power share at full tensor/CUDA-core utilisation */

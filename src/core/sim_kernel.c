@@ -183,7 +183,9 @@ void sim_kernel_time(const struct hw *hw, const struct config *cfg, const struct
         out->eff = eff;
     }
     switch (in->cls) {
-    case OPC_REDUCE: case OPC_SOFTMAX: case OPC_NORM: bw_eff *= f->reduce_bw_eff; break;
+    case OPC_REDUCE: bw_eff *= f->reduce_bw_eff; break;
+    case OPC_NORM: bw_eff *= p->norm_bw_eff; break;
+    case OPC_SOFTMAX: bw_eff *= p->softmax_bw_eff; break;
     case OPC_GATHER: bw_eff *= f->gather_bw_eff; break;
     default: break;
     }

@@ -21,8 +21,8 @@ static const struct sim_params fitted = {
      * engine times every tactic at build time and keeps the fastest, eager
      * PyTorch takes cuBLAS's heuristic pick and runs matrix products on
      * strided views (transposed attention operands). A-priori 0.80 each;
-     * fitted 0.63 eager and 0.80 engine (dippm calibrate, 838 rows). */
-    .tc_eff = {[RT_PYTORCH] = 0.6206, [RT_TENSORRT] = 0.7962},
+     * fitted 0.59 eager and 0.77 engine (dippm calibrate, 838 rows). */
+    .tc_eff = {[RT_PYTORCH] = 0.5871, [RT_TENSORRT] = 0.7689},
     /* FP32 SGEMM on CUDA cores reaches ~80-90% of 19.5 TFLOPS (a-priori
      * 0.85). Fitted with simt_k_half below on NeuSight's measured single
      * kernels (dippm eval --kernels --fit: the train split's FP32 matmul
@@ -38,7 +38,7 @@ static const struct sim_params fitted = {
      * (FasterTransformer's and TensorRT-LLM's decode steps add per-step
      * synchronisation); an engine replayed as a CUDA graph has its own
      * figure below. */
-    .kernel_us = {[RT_PYTORCH] = 7.506, [RT_TENSORRT] = 6.831},
+    .kernel_us = {[RT_PYTORCH] = 7.857, [RT_TENSORRT] = 6.915},
     /* An engine replayed as a CUDA graph: the host launches the whole graph
      * once (call_us) and the GPU front end starts each node from the
      * uploaded graph, without a stream launch per kernel; what remains per
@@ -49,11 +49,11 @@ static const struct sim_params fitted = {
      * a graph: TensorRT's demoBERT (perf --enable_graph), NVIDIA's MLPerf
      * SingleStream harness (use_graphs), AITemplate's benchmarks
      * (graph_mode) and vLLM's decode steps (ML.ENERGY). */
-    .graph_kernel_us = 5.266,
+    .graph_kernel_us = 5.406,
     /* Eager PyTorch issues every op from Python through the dispatcher
      * (10-40 us per nn.Module call, PyTorch 1.12); an engine enqueues
      * pre-built kernels (a few us each); a-priori 25 and 1.5, fitted. */
-    .dispatch_us = {[RT_PYTORCH] = 44.97, [RT_TENSORRT] = 3.635},
+    .dispatch_us = {[RT_PYTORCH] = 44.97, [RT_TENSORRT] = 2.348},
     /* One call: Python forward entry, input handling and synchronisation
      * (eager), or enqueue + stream sync (engine); a-priori 100 and 30,
      * fitted 300 and 90 (on wall-clock timings that synchronise after
@@ -87,7 +87,7 @@ static const struct sim_params fitted = {
      * NCHW<->NHWC transforms around tensor-core convolutions and picks
      * tactics heuristically; an engine picks NHWC tactics by timing them at
      * build time. A-priori 0.8 each; fitted per runtime. */
-    .conv_eff = {[RT_PYTORCH] = 0.4371, [RT_TENSORRT] = 0.9463},
+    .conv_eff = {[RT_PYTORCH] = 0.372, [RT_TENSORRT] = 0.9055},
     /* Depthwise convolutions reach only part of streaming bandwidth: halo
      * re-reads and per-channel strided access. Eager PyTorch runs them on
      * NCHW tensors through cuDNN's generic kernels; an engine picks an NHWC
@@ -107,7 +107,7 @@ static const struct sim_params fitted = {
      * FasterTransformer) and 30 us for vLLM's Python one (its scheduler,
      * sampler and detokeniser touch every request object every step);
      * fitted 15 and 61. */
-    .seq_step_us = {[RT_PYTORCH] = 0, [RT_TENSORRT] = 15.05, [RT_VLLM] = 61.82},
+    .seq_step_us = {[RT_PYTORCH] = 0, [RT_TENSORRT] = 15.05, [RT_VLLM] = 62.11},
     /* A generation request costs a fixed time before its first token beyond
      * the prefill pass: the runtime sets up the request's buffers, sampling
      * state and KV-cache blocks, copies the prompt in and synchronises
@@ -123,25 +123,33 @@ static const struct sim_params fitted = {
      * lower (~1,750 MHz is commonly reported), and its larger peaks are
      * harder to feed. A100's sustain is part of tc_eff (fitted on A100
      * rows), so this is the further fraction Hopper keeps, on tensor and
-     * CUDA-core math alike. A-priori 1; fitted 0.84 (an effective ~1,670 MHz). */
-    .hopper_clock = 0.8347,
+     * CUDA-core math alike. A-priori 1; fitted 0.86 (an effective ~1,700 MHz). */
+    .hopper_clock = 0.8588,
     /* Compute and memory overlap inside a kernel only as far as its
      * pipeline hides one behind the other: the time is (c^p + m^p)^(1/p);
      * a GEMM's fused epilogue math overlaps its main loop the same way.
      * A-priori 4 (at c = m the kernel takes 19% longer than either);
      * fitted. */
-    .overlap_p = 4.094,
+    .overlap_p = 4.719,
     /* A GEMM tile spends a fixed prologue and epilogue worth k_half K-steps
      * of its main loop: efficiency K / (K + k_half). Ampere/Hopper GEMMs
      * fill a 3-4 stage operand pipeline of 32 K each before the first MMA,
-     * then load and store C. A-priori 96; fitted 110. */
-    .k_half = 116.5,
+     * then load and store C. A-priori 96; fitted 77. */
+    .k_half = 76.62,
     /* An FP32 GEMM on CUDA cores (cuBLAS's SGEMM: eager PyTorch's matrix
      * products in FP32, TF32 off) loads 8 K per main-loop step into a
      * 2-stage pipeline, so its fixed part is short against tensor-core
      * tiles'. A-priori 16; fitted on NeuSight's measured single kernels
      * (dippm calibrate --kernels; train split). */
     .simt_k_half = 15.23,
+    /* A layer or group norm reads its rows for the statistics and again to
+     * normalise, with block synchronisation between; a softmax over the
+     * last axis keeps a row in registers or shared memory (max, sum,
+     * scale). A-priori 0.7 each (the figure reductions keep); fitted on
+     * NeuSight's train-split layer norm and softmax kernels of at least
+     * 300 us (dippm eval --kernels --fit). */
+    .norm_bw_eff = 0.6629,
+    .softmax_bw_eff = 0.7871,
     /* Board power while a kernel runs, as shares of the idle-to-TDP range:
      * any running kernel holds boost clocks and wakes the SMs and caches
      * (p_active); streaming HBM adds p_memory at full bandwidth, and math
@@ -150,8 +158,8 @@ static const struct sim_params fitted = {
      * hopper_clock x the peak). A-priori
      * 0.2 and 0.6 (A100/H100 power studies, e.g. arXiv 2312.02741); fitted
      * to the average power of the ML.ENERGY H100 rows. */
-    .p_active = 0.2746,
-    .p_memory = 0.5403,
+    .p_active = 0.3404,
+    .p_memory = 0.449,
 };
 
 const struct sim_params *sim_params_default(void)
@@ -239,8 +247,9 @@ const struct sim_fixed sim_fixed = {
     /* Depthwise convolutions do 9-25 MACs per loaded element on CUDA cores;
      * cuDNN reaches ~30% of FP32 peak on them (estimate). */
     .dw_eff = 0.3,
-    /* Reductions, softmax and layer/group norms need two passes or block
-     * synchronisation: ~70% of streaming bandwidth (estimate). */
+    /* Reductions need two passes or block synchronisation: ~70% of
+     * streaming bandwidth (estimate; norms and softmax have fitted figures
+     * of their own, norm_bw_eff and softmax_bw_eff). */
     .reduce_bw_eff = 0.7,
     /* Gathers/scatters touch memory irregularly: ~50% of streaming
      * bandwidth (estimate). */
