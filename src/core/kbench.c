@@ -169,24 +169,30 @@ void kbench_spec(const struct kbench_row *r, char *buf, size_t size)
              (long long)r->n, (long long)r->k);
 }
 
+/* The row's one-kernel graph (NULL with d set) and its configuration: the
+ * row's GPU, fp32, eager PyTorch, batch b. */
+static struct graph *row_graph(const struct kbench_row *r, struct config *cfg, struct diag *d)
+{
+    char spec[160];
+    kbench_spec(r, spec, sizeof spec);
+    config_default(cfg);
+    cfg->gpu = r->gpu;
+    cfg->mig = -1;
+    cfg->prec = PREC_FP32;
+    cfg->rt = RT_PYTORCH;
+    cfg->batch = r->b;
+    return zoo_build_spec(spec, d);
+}
+
 enum status kbench_predict(const struct kbench_set *s, const struct sim_params *params,
                            struct predictor *p, double *teacher_us, double *gnn_us,
                            struct diag *d)
 {
     for (int i = 0; i < s->n; i++) {
-        const struct kbench_row *r = &s->rows[i];
-        char spec[160];
-        kbench_spec(r, spec, sizeof spec);
-        struct graph *g = zoo_build_spec(spec, d);
+        struct config cfg;
+        struct graph *g = row_graph(&s->rows[i], &cfg, d);
         if (!g)
             return ST_EPARSE;
-        struct config cfg;
-        config_default(&cfg);
-        cfg.gpu = r->gpu;
-        cfg.mig = -1;
-        cfg.prec = PREC_FP32;
-        cfg.rt = RT_PYTORCH;
-        cfg.batch = r->b;
         struct prediction pr;
         enum status st = predict_run(p, g, &cfg, &pr, d);
         if (!st && params) {
@@ -314,18 +320,10 @@ static void fit_one(struct fit_ctx *c, double *v, double lo, double hi)
 
 static enum status fit_add(struct fit_ctx *c, const struct kbench_row *r, struct diag *d)
 {
-    char spec[160];
-    kbench_spec(r, spec, sizeof spec);
-    struct graph *g = zoo_build_spec(spec, d);
+    struct config cfg;
+    struct graph *g = row_graph(r, &cfg, d);
     if (!g)
         return ST_EPARSE;
-    struct config cfg;
-    config_default(&cfg);
-    cfg.gpu = r->gpu;
-    cfg.mig = -1;
-    cfg.prec = PREC_FP32;
-    cfg.rt = RT_PYTORCH;
-    cfg.batch = r->b;
     struct hw hw;
     enum status st = predict_prepare(g, &cfg, &hw, d);
     if (!st)
