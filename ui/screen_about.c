@@ -1,7 +1,7 @@
 /* screen_about.c - where the figures come from: the weights (or their
  * absence), how their labels were made (the calibrated analytic teacher,
- * simulated, not measured) and their measured accuracy against those
- * labels, from predictor_describe and the weights' manifest file. */
+ * simulated, not measured) and their accuracy against measurements, from
+ * predictor_describe, the weights' manifest and the reports beside it. */
 #include "ui/screen.h"
 
 #include <stdio.h>
@@ -81,7 +81,7 @@ static void about_load(const struct predictor *p)
     if (slash)
         *slash = '\0';
     about.cal = read_section(about.dir, "calibration.md", "## Goals");
-    about.acc = read_section(about.dir, "README.md", "## Accuracy");
+    about.acc = read_section(about.dir, "README.md", "## Accuracy on measurements");
 }
 
 /* Draws text line by line (indented), skipping blank lines at either end. */
@@ -139,20 +139,21 @@ static void draw(struct app *a, struct ui_canvas *c, struct ui_rect r)
     LINE(UI_STYLE_NORMAL, "Labels: the GNN is trained on labels simulated by the teacher, an analytic");
     LINE(UI_STYLE_NORMAL, "GPU model (roofline with size-dependent efficiency, launch overhead, fusion,");
     LINE(UI_STYLE_NORMAL, "memory = context + weights + peak activations + workspace) whose constants");
-    LINE(UI_STYLE_NORMAL, "are calibrated against published measurements (A100, A100 MIG slices,");
-    LINE(UI_STYLE_NORMAL, "H100, H200). The labels are simulated, not measured, so the GNN's error");
-    LINE(UI_STYLE_NORMAL, "against real GPUs is the teacher's, in the first table. (Fine-tuned on");
-    LINE(UI_STYLE_NORMAL, "the published rows it does better on models it never saw, but breaks the");
-    LINE(UI_STYLE_NORMAL, "precision and GPU orderings, so it is not shipped: weights/README.md.)");
+    LINE(UI_STYLE_NORMAL, "are fitted to published measurements (A100, A100 MIG slices, H100, H200)");
+    LINE(UI_STYLE_NORMAL, "and to NeuSight's measured single kernels (A100 PCIe, T4, V100). The GNN");
+    LINE(UI_STYLE_NORMAL, "reproduces the teacher, so against real GPUs its error is the teacher's:");
+    LINE(UI_STYLE_NORMAL, "the first table, on measurements no fit used. Trained on measured kernels");
+    LINE(UI_STYLE_NORMAL, "or published rows it has not yet beaten the teacher on models it never saw");
+    LINE(UI_STYLE_NORMAL, "(weights/README.md), so the shipped weights are the teacher-trained ones.");
     LINE(UI_STYLE_NORMAL, "The roofline bound beside the latency is the sum of per-layer ideal times.");
     LINE(UI_STYLE_NORMAL, " ");
     about_load(a->p);
     if (about.manifest) {
+        SECTION(about.acc, "  accuracy table not found",
+                "Accuracy on measurements (%s/README.md):", about.dir);
+        LINE(UI_STYLE_NORMAL, " ");
         SECTION(about.cal, "  calibration report not found",
                 "Teacher vs published measurements (%s/calibration.md):", about.dir);
-        LINE(UI_STYLE_NORMAL, " ");
-        SECTION(about.acc, "  accuracy table not found",
-                "GNN vs the teacher's labels (%s/README.md):", about.dir);
         LINE(UI_STYLE_NORMAL, " ");
         SECTION(about.manifest, "", "Weights manifest: %s", about.key);
     } else {
