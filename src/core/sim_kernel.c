@@ -189,8 +189,16 @@ void sim_kernel_time(const struct hw *hw, const struct config *cfg, const struct
     case OPC_GATHER: bw_eff *= f->gather_bw_eff; break;
     default: break;
     }
+    /* No kernel beats the roofline: a family's fitted share (sim_board) may
+     * exceed 1 where its table peak underrates the board (V100 PCIe holds
+     * its boost clock under an SGEMM), but never the peak itself. */
     if (eff < 1e-6)
         eff = 1e-6;
+    if (eff > 1)
+        eff = 1;
+    bw_eff *= sim_board_of(hw)->bw_keep;
+    if (bw_eff > 1)
+        bw_eff = 1;
     /* Fused epilogue math (bias, activation) runs on the CUDA cores while
      * other tiles' main loops keep the tensor cores busy: the two overlap as
      * compute and memory do (sim_overlap). */
@@ -199,7 +207,7 @@ void sim_kernel_time(const struct hw *hw, const struct config *cfg, const struct
     double main_s = in->flops / (peak * eff * keep);
     double epi_s = in->vec_flops / (vec_peak * f->vec_eff * keep);
     out->compute_s = sim_overlap(main_s, epi_s, p->overlap_p);
-    out->memory_s = in->bytes / (hw->bw_bytes * bw_eff * sim_board_of(hw)->bw_keep);
+    out->memory_s = in->bytes / (hw->bw_bytes * bw_eff);
     double ideal_c = in->flops / peak + in->vec_flops / vec_peak;
     double ideal_m = in->bytes / hw->bw_bytes;
     out->roofline_s = ideal_c > ideal_m ? ideal_c : ideal_m;
