@@ -108,16 +108,16 @@ const char *zoo_param_range(const struct zoo_param *p, char *buf, size_t size)
             snprintf(buf, size, "one of ");
             list_choices(p, buf, size, strlen(buf));
         } else if (step > 1) {
-            snprintf(buf, size, "an integer from %g to %g in steps of %d", p->min, p->max, step);
+            snprintf(buf, size, "an integer from %.0f to %.0f in steps of %d", p->min, p->max, step);
         } else {
-            snprintf(buf, size, "an integer from %g to %g", p->min, p->max);
+            snprintf(buf, size, "an integer from %.0f to %.0f", p->min, p->max);
         }
         break;
     case ZOO_PT_FLOAT:
         snprintf(buf, size, "a number from %g to %g", p->min, p->max);
         break;
     case ZOO_PT_INTS:
-        snprintf(buf, size, "%d comma-separated integers from %g to %g%s", p->n_items, p->min,
+        snprintf(buf, size, "%d comma-separated integers from %.0f to %.0f%s", p->n_items, p->min,
                  p->max, step > 1 ? " in steps of" : "");
         if (step > 1)
             snprintf(buf + strlen(buf), size - strlen(buf), " %d", step);

@@ -85,5 +85,9 @@ awk -v w="$w" -v g="$g" 'BEGIN { exit !(w == 1 && g > 1) }' ||
 [ $? -eq 4 ] || fail "timing cpu: expected exit 4"
 check "timing message" "\"timing\" is 'cpu', expected wall or gpu" "$tmp/err"
 
+# zoo show prints integer ranges as integers (16777216, not 1.67772e+07)
+"$DIPPM" zoo show kernel > "$tmp/zoo" 2>&1 || fail "zoo show kernel: exit $?"
+check "integer range" "an integer from 1 to 16777216" "$tmp/zoo"
+
 [ "$fails" -eq 0 ] && echo "kbench_cli: all checks passed"
 exit $((fails > 0))
