@@ -109,8 +109,15 @@ static int run(int argc, char **argv)
             usage(stderr);
             return 2;
         }
-        if (argc > 2 || (!file_exists(argv[1]) && strncmp(argv[1], "zoo:", 4) != 0 &&
-                         !strchr(argv[1], '/') && !strchr(argv[1], '.'))) {
+        bool model_like = file_exists(argv[1]) || strncmp(argv[1], "zoo:", 4) == 0 ||
+                          strchr(argv[1], '/') || strchr(argv[1], '.');
+        if (argc > 2 && model_like) {
+            cli_error("the explorer takes one MODEL and no options (got '%s' after it): change "
+                      "the GPU, batch or precision inside it (F1 lists the keys), or use 'dippm "
+                      "predict %s ...'", argv[2], argv[1]);
+            return 2;
+        }
+        if (argc > 2 || !model_like) {
             cli_error("'%s' is neither a subcommand nor a model file\n", argv[1]);
             usage(stderr);
             return 2;

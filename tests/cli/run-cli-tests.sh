@@ -32,6 +32,7 @@ run "help" 0 "$DIPPM" --help && check "help lists subcommands" "$T/out" "predict
 run "version" 0 "$DIPPM" --version && check "version" "$T/out" "^dippm [0-9]"
 run "unknown subcommand" 2 "$DIPPM" frobnicate && check "unknown subcommand message" "$T/err" "neither a subcommand nor a model file"
 run "unknown option" 2 "$DIPPM" --frob && check "unknown option message" "$T/err" "unknown option '--frob'"
+run "explorer with options" 2 "$DIPPM" zoo:bert --gpu t4 && check "explorer options message" "$T/err" "the explorer takes one MODEL and no options (got '--gpu' after it)"
 run "info bad option" 2 "$DIPPM" info --nope "$S/tiny_cnn.json" && check "info bad option usage" "$T/err" "Try 'dippm info --help'"
 run "info help" 0 "$DIPPM" info --help && check "info help text" "$T/out" "Usage: dippm info"
 # output that cannot be written is an I/O error (exit 3, a message), never a
