@@ -284,11 +284,9 @@ static double fit_pred_us(const struct fit_ctx *c, int i)
 /* Mean squared log error over rows lo..hi (the group a constant moves). */
 static double fit_loss(const struct fit_ctx *c)
 {
-    double call = sim_call_ms(c->p, RT_PYTORCH), sum = 0;
+    double sum = 0;
     for (int i = c->lo; i < c->hi; i++) {
-        struct sim_totals t;
-        sim_run_prepared(c->prep[i], c->p, &t);
-        double e = log((t.latency_ms - call) * 1e3 / c->meas_us[i]);
+        double e = log(fit_pred_us(c, i) / c->meas_us[i]);
         sum += e * e;
     }
     return sum / (c->hi > c->lo ? c->hi - c->lo : 1);

@@ -112,6 +112,7 @@ void sim_kernel_time(const struct hw *hw, const struct config *cfg, const struct
                      const struct sim_kernel_in *in, struct sim_kernel_out *out)
 {
     const struct sim_fixed *f = &sim_fixed;
+    const struct sim_board *board = sim_board_of(hw);
     bool half = cfg->prec == PREC_FP16 || cfg->prec == PREC_BF16 || cfg->prec == PREC_INT8 ||
                 cfg->prec == PREC_FP8;
     /* CUDA-core vector peak: packed half2 math doubles FP32's rate. */
@@ -160,7 +161,7 @@ void sim_kernel_time(const struct hw *hw, const struct config *cfg, const struct
             bool skinny = in->m <= f->skinny_m && !in->grouped;
             bool sgemm = !skinny && half && !in->attention && in->cls != OPC_CONV;
             double simt = skinny || sgemm
-                              ? p->cuda_eff * sim_board_of(hw)->fp32_keep *
+                              ? p->cuda_eff * board->fp32_keep *
                                     gemm_size_eff(in->m, in->n, in->k, in->batches,
                                                             hw->sms, true, p->simt_k_half)
                               : 0;
@@ -174,7 +175,7 @@ void sim_kernel_time(const struct hw *hw, const struct config *cfg, const struct
             }
         } else {
             peak = hw->peak_fp32_flops;
-            eff = p->cuda_eff * size * sim_board_of(hw)->fp32_keep;
+            eff = p->cuda_eff * size * board->fp32_keep;
             if (in->grouped)
                 eff *= f->grouped_eff;
             if (in->cls == OPC_CONV)
@@ -196,7 +197,7 @@ void sim_kernel_time(const struct hw *hw, const struct config *cfg, const struct
         eff = 1e-6;
     if (eff > 1)
         eff = 1;
-    bw_eff *= sim_board_of(hw)->bw_keep;
+    bw_eff *= board->bw_keep;
     if (bw_eff > 1)
         bw_eff = 1;
     /* Fused epilogue math (bias, activation) runs on the CUDA cores while
