@@ -201,7 +201,8 @@ int cli_eval_kernels(const struct cli_common *co, const char *path, bool teacher
     } else if (!rows_csv || !(rc = write_rows(rows_csv, co->force, &s, t_us, g_us))) {
         struct kline *ls;
         int n = build_lines(&s, t_us, g_us, &ls);
-        const char *wname = p ? predictor_path(p) : NULL;
+        /* the weights as named (a committed report holds no machine path) */
+        const char *wname = !p ? NULL : co->weights ? co->weights : predictor_path(p);
         char *buf = NULL;
         size_t len = 0;
         if (co->json) {
