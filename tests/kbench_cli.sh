@@ -42,7 +42,7 @@ check "bmm read as matmul" ",train,A100-PCIe-40GB,matmul,4096,512,512,64,9000," 
 # the fit prints its constants and the families with train rows
 "$DIPPM" eval --kernels "$k" --teacher --fit > /dev/null 2> "$tmp/fit"
 check "fit constants" ".simt_k_half = " "$tmp/fit"
-check "fit family A100" '{"A100", ' "$tmp/fit"
+check "fit batched" ".batched_sgemm_eff = " "$tmp/fit"
 check "fit family T4" '{"T4", ' "$tmp/fit"
 
 # errors name the file, the line and the field (exit 4)

@@ -265,14 +265,18 @@ struct fit_ctx {
     struct sim_prep **prep;
     double *meas_us;
     const struct kbench_row **row; /* the row of each prepared one */
-    int n, n_gemm;                 /* GEMM rows first, then the others by group */
-    int off[KG__COUNT + 1];        /* rows of fit group k: [off[k], off[k + 1]) */
+    int n, n_gemm;                 /* GEMM rows (both GEMM groups) first, then the others */
+    int n_bmm;                     /* of them in FG_BMM */
+    int off[KG__COUNT + 2];        /* rows of fit group k: [off[k], off[k + 1]) */
     int lo, hi;                    /* the rows fit_loss scores */
     struct sim_params *p;
 };
 
-/* The order of the fit's row groups: what each fits (kbench_fit). */
-enum { FG_GEMM, FG_ELEM, FG_NORM, FG_SOFTMAX, FG__COUNT };
+/* The order of the fit's row groups: what each fits (kbench_fit). FG_BMM:
+ * batched matmuls on a family whose library runs them on one tile
+ * (sim_board.batched_sgemm_tile); FG_GEMM: the other matmul and linear rows. */
+enum { FG_GEMM, FG_BMM, FG_ELEM, FG_NORM, FG_SOFTMAX, FG__COUNT };
+_Static_assert(FG__COUNT <= KG__COUNT + 1, "fit_ctx.off holds every fit group");
 
 static double fit_pred_us(const struct fit_ctx *c, int i)
 {
@@ -339,7 +343,12 @@ static int fit_group(const struct kbench_row *r, double *min_us)
 {
     *min_us = KBENCH_FIT_BW_MIN_US;
     switch (r->group) {
-    case KG_MATMUL: case KG_LINEAR: *min_us = KBENCH_FIT_MIN_US; return FG_GEMM;
+    case KG_MATMUL: case KG_LINEAR: {
+        struct hw hw = {.gpu = gpu_get(r->gpu)};
+        *min_us = KBENCH_FIT_MIN_US;
+        return r->group == KG_MATMUL && r->b > 1 && sim_board_of(&hw)->batched_sgemm_tile >= 0
+                   ? FG_BMM : FG_GEMM;
+    }
     case KG_ELEMENTWISE: return FG_ELEM;
     case KG_LAYERNORM: return FG_NORM;
     case KG_SOFTMAX: return FG_SOFTMAX;
@@ -367,6 +376,7 @@ static enum status fit_prepare(const struct kbench_set *s, struct fit_ctx *c, st
     }
     c->off[FG__COUNT] = c->n;
     c->n_gemm = c->off[FG_ELEM];
+    c->n_bmm = c->off[FG_ELEM] - c->off[FG_BMM];
     return st;
 }
 
@@ -387,6 +397,8 @@ static void fit_boards(const struct fit_ctx *c, struct kbench_board_fit *out)
         out[gi] = (struct kbench_board_fit){.gpu = gi};
     double *sum = xcalloc((size_t)ng * 2, sizeof *sum);
     for (int i = 0; i < c->off[FG_NORM]; i++) { /* GEMM and element-wise rows */
+        if (i >= c->off[FG_BMM] && i < c->off[FG_ELEM])
+            continue; /* batched_sgemm_eff's */
         int gi = family_head(c->row[i]->gpu), k = i < c->n_gemm ? 0 : 1;
         sum[gi * 2 + k] += log(fit_pred_us(c, i) / c->meas_us[i]);
         ++*(k == 0 ? &out[gi].n_gemm : &out[gi].n_elem);
@@ -411,8 +423,8 @@ enum status kbench_fit(const struct kbench_set *s, struct sim_params *params, in
     /* the two constants trade off (both lower a small-K GEMM's speed):
      * alternate until the loss stops moving */
     double prev = INFINITY;
-    c.lo = 0;
-    c.hi = c.n_gemm;
+    c.lo = c.off[FG_GEMM];
+    c.hi = c.off[FG_BMM];
     for (int round = 0; !st && round < 30; round++) {
         fit_one(&c, &params->cuda_eff, 0.3, 1.0);
         fit_one(&c, &params->simt_k_half, 0.0, 256.0);
@@ -421,14 +433,16 @@ enum status kbench_fit(const struct kbench_set *s, struct sim_params *params, in
             break;
         prev = now;
     }
-    /* norms and softmax: one bandwidth share each, on their own rows */
-    static const int groups[2] = {FG_NORM, FG_SOFTMAX};
-    double *effs[2] = {&params->norm_bw_eff, &params->softmax_bw_eff};
-    for (int k = 0; k < 2 && !st; k++) {
+    /* the one-tile batched SGEMMs, norms and softmax: one share each, on
+     * their own rows */
+    static const int groups[3] = {FG_BMM, FG_NORM, FG_SOFTMAX};
+    double *effs[3] = {&params->batched_sgemm_eff, &params->norm_bw_eff,
+                       &params->softmax_bw_eff};
+    for (int k = 0; k < 3 && !st; k++) {
         c.lo = c.off[groups[k]];
         c.hi = c.off[groups[k] + 1];
         if (c.hi > c.lo)
-            fit_one(&c, effs[k], 0.2, 1.0);
+            fit_one(&c, effs[k], 0.2, k == 0 ? 1.5 : 1.0);
     }
     if (!st && boards)
         fit_boards(&c, boards);

@@ -79,6 +79,7 @@ struct sim_params {
     double overlap_p;            /* p-norm combining a kernel's compute and memory times */
     double k_half;               /* K at which a GEMM tile's fixed prologue/epilogue halves its efficiency */
     double simt_k_half;          /* the same for FP32 GEMMs on CUDA cores (SGEMM) */
+    double batched_sgemm_eff;    /* share of cuda_eff a fixed-tile batched SGEMM keeps (sim_board) */
     double norm_bw_eff;          /* bandwidth kept by layer/group norms (two passes, block sync) */
     double softmax_bw_eff;       /* bandwidth kept by a softmax over the last axis */
     double hopper_clock;         /* fraction of the boost-clock math peak Hopper holds under load */

@@ -45,6 +45,10 @@ extern const struct sim_fixed sim_fixed;
 struct sim_board {
     const char *family; /* gpu_spec.family */
     double fp32_keep, bw_keep;
+    /* The one CTA tile (index into sim_fixed.tile_m/tile_n) cuBLAS's FP32
+     * strided-batched SGEMM runs on the family whatever the shape, without
+     * split-K; -1 where its heuristics pick among tiles as the model does. */
+    int batched_sgemm_tile;
 };
 /* The constants of hw's GPU family ({NULL, 1, 1} when it has none). */
 const struct sim_board *sim_board_of(const struct hw *hw);

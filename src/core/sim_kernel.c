@@ -46,9 +46,11 @@ static double attention_size_eff(const struct sim_kernel_in *in, int sms)
 }
 
 /* Best efficiency over the tile shapes and split-K factors for an
- * M x N x K GEMM repeated `batches` times on `sms` SMs. */
+ * M x N x K GEMM repeated `batches` times on `sms` SMs; with only_tile >= 0
+ * that one tile, no split-K and no small-M kernel (a library that does not
+ * choose by shape). */
 static double gemm_size_eff(double m, double n, double k, double batches, int sms, bool simt,
-                            double k_half)
+                            double k_half, int only_tile)
 {
     const struct sim_fixed *f = &sim_fixed;
     /* A few rows (decode steps, batch-1 Linear layers): the libraries switch
@@ -56,7 +58,7 @@ static double gemm_size_eff(double m, double n, double k, double batches, int sm
      * by row-block; CUDA-core (SIMT) kernels lose nothing to M padding, and
      * tensor-core ones pad M only to the MMA height (16), not to a CTA tile. */
     double best = 0;
-    if (m <= f->skinny_m) {
+    if (m <= f->skinny_m && only_tile < 0) {
         double rows_q = simt ? 1.0 : m / (16.0 * ceil(m / 16.0));
         double tiles = ceil(n / f->skinny_n) * batches;
         best = f->skinny_peak * rows_q * wave_fill(tiles, sms) * k / (k + k_half);
@@ -64,12 +66,14 @@ static double gemm_size_eff(double m, double n, double k, double batches, int sm
     /* ... or a tiled kernel, whichever is faster (so time never falls as M
      * grows past the small-M range). */
     for (int t = 0; t < SIM_N_TILES; t++) {
+        if (only_tile >= 0 && t != only_tile)
+            continue;
         double tm = f->tile_m[t], tn = f->tile_n[t];
         double mt = ceil(m / tm), nt = ceil(n / tn);
         double tile_q = (m * n) / (mt * tm * nt * tn);
         for (int s = 1; s <= f->split_k_max; s *= 2) {
             double ks = k / s;
-            if (s > 1 && ks < f->split_k_min_k)
+            if (s > 1 && (ks < f->split_k_min_k || only_tile >= 0))
                 break;
             double tiles = mt * nt * batches * s;
             double k_q = ks / (ks + k_half);
@@ -135,10 +139,14 @@ void sim_kernel_time(const struct hw *hw, const struct config *cfg, const struct
         bool tf32_conv = cfg->prec == PREC_FP32 && hw->peak_tf32_flops > 0 &&
                          (runtime_engine(cfg->rt) || in->cls == OPC_CONV);
         bool tc = cfg->prec != PREC_FP32 || tf32_conv;
+        /* An FP32 batched matrix product on CUDA cores: the family's
+         * library may run one tile whatever the shape (sim_board). */
+        int simt_tile = in->batches > 1 && in->cls != OPC_CONV ? board->batched_sgemm_tile : -1;
+        double simt_keep = simt_tile >= 0 ? p->batched_sgemm_eff : 1.0;
         double size = in->attention && in->m > f->skinny_m
                           ? attention_size_eff(in, hw->sms)
                           : gemm_size_eff(in->m, in->n, in->k, in->batches, hw->sms, !tc,
-                                          tc ? p->k_half : p->simt_k_half);
+                                          tc ? p->k_half : p->simt_k_half, tc ? -1 : simt_tile);
         if (tc) {
             enum precision ep = tf32_conv ? PREC_TF32 : cfg->prec;
             out->tc = true;
@@ -161,9 +169,9 @@ void sim_kernel_time(const struct hw *hw, const struct config *cfg, const struct
             bool skinny = in->m <= f->skinny_m && !in->grouped;
             bool sgemm = !skinny && half && !in->attention && in->cls != OPC_CONV;
             double simt = skinny || sgemm
-                              ? p->cuda_eff * board->fp32_keep *
+                              ? p->cuda_eff * board->fp32_keep * simt_keep *
                                     gemm_size_eff(in->m, in->n, in->k, in->batches,
-                                                            hw->sms, true, p->simt_k_half)
+                                                  hw->sms, true, p->simt_k_half, simt_tile)
                               : 0;
             double simt_peak = sgemm ? hw->peak_fp32_flops : vec_peak;
             if (sgemm && in->grouped)
@@ -175,7 +183,7 @@ void sim_kernel_time(const struct hw *hw, const struct config *cfg, const struct
             }
         } else {
             peak = hw->peak_fp32_flops;
-            eff = p->cuda_eff * size * board->fp32_keep;
+            eff = p->cuda_eff * size * board->fp32_keep * simt_keep;
             if (in->grouped)
                 eff *= f->grouped_eff;
             if (in->cls == OPC_CONV)

@@ -26,8 +26,9 @@ static const struct sim_params fitted = {
     /* FP32 SGEMM on CUDA cores reaches ~80-90% of 19.5 TFLOPS (a-priori
      * 0.85). Fitted with simt_k_half below on NeuSight's measured single
      * kernels (dippm eval --kernels --fit: the train split's FP32 matmul
-     * and linear rows on A100, H100, L4, T4 and V100). */
-    .cuda_eff = 0.8304,
+     * and linear rows on A100-PCIe-40GB, T4 and V100, but for A100's batched
+     * ones: batched_sgemm_eff's). */
+    .cuda_eff = 0.8604,
     /* STREAM-like kernels sustain ~80-90% of HBM peak on A100; a-priori
      * 0.85, fitted 0.95. */
     .bw_eff = 0.95,
@@ -141,15 +142,20 @@ static const struct sim_params fitted = {
      * 2-stage pipeline, so its fixed part is short against tensor-core
      * tiles'. A-priori 16; fitted on NeuSight's measured single kernels
      * (dippm calibrate --kernels; train split). */
-    .simt_k_half = 15.23,
+    .simt_k_half = 17.06,
+    /* The one-tile batched SGEMM of Ampere and Ada (sim_board) against the
+     * shape-chosen kernels cuda_eff describes: a-priori 1; fitted on the
+     * A100 train split's batched rows of at least 1 ms (dippm eval
+     * --kernels --fit). */
+    .batched_sgemm_eff = 1.1027,
     /* A layer or group norm reads its rows for the statistics and again to
      * normalise, with block synchronisation between; a softmax over the
      * last axis keeps a row in registers or shared memory (max, sum,
      * scale). A-priori 0.7 each (the figure reductions keep); fitted on
      * NeuSight's train-split layer norm and softmax kernels of at least
      * 300 us (dippm eval --kernels --fit). */
-    .norm_bw_eff = 0.6629,
-    .softmax_bw_eff = 0.7871,
+    .norm_bw_eff = 0.6607,
+    .softmax_bw_eff = 0.7822,
     /* Board power while a kernel runs, as shares of the idle-to-TDP range:
      * any running kernel holds boost clocks and wakes the SMs and caches
      * (p_active); streaming HBM adds p_memory at full bandwidth, and math
@@ -177,8 +183,19 @@ const struct sim_params *sim_params_default(void)
  * NeuSight has no train-split row on H100 or L4: H100 takes hopper_clock
  * (fitted on published rows) and L4 the a-priori figures below, so both stay
  * GPUs no fit has seen. */
+/* Ampere and Ada (sm_80, sm_86, sm_89: A100, L4) share cuBLAS's
+ * ampere_sgemm kernels, and every strided-batched FP32 product (torch.bmm,
+ * the attention matmuls of eager PyTorch) runs ampere_sgemm_128x128_nn
+ * whatever its shape: all 12,705 A100-PCIe-40/80GB batched rows of
+ * NeuSight's train and test splits name it, N = 64 included, where a
+ * 128-wide tile wastes half its columns (those rows measure 1.5x the time
+ * a best-tile model gives). Volta and Turing (volta_sgemm_*) and Hopper
+ * (sm80_xmma_gemm_* tile sizes) choose among tiles by shape, as the model
+ * does. */
+#define AMPERE_BATCHED_SGEMM_TILE 1 /* sim_fixed.tile_m/tile_n[1]: 128 x 128 */
 static const struct sim_board boards[] = {
-    {"A100", 1.1474, 1.0485}, /* A100-PCIe-40GB: 5206 GEMM, 204 element-wise rows */
+    /* A100-PCIe-40GB: 3054 linear, 204 element-wise rows */
+    {"A100", 1.1405, 1.0439, AMPERE_BATCHED_SGEMM_TILE},
     /* L4 (Ada, 72 W): a board of T4's power class holds about T4's share of
      * its boost clock under load (T4: sustain x fp32_keep = 0.75 x 0.777);
      * and its 30.3 TFLOPS count 128 FP32 lanes per SM, half of which share a
@@ -187,11 +204,11 @@ static const struct sim_board boards[] = {
      * reach ~0.6-0.67 of the doubled peak where A100 reaches ~0.9):
      * 0.7 x 0.75 x 0.777 / 0.85 (L4's sustain) = 0.48, an a-priori estimate.
      * Its GDDR6 keeps T4's fitted GDDR6 share of bandwidth. */
-    {"L4", 0.48, 0.8472},
-    {"T4", 0.7752, 0.8472},   /* T4-PCIe-16GB: 8328 GEMM, 2985 element-wise rows */
-    {"V100", 1.2697, 1.0643}, /* V100-PCIe-32GB: 5464 GEMM, 644 element-wise rows */
+    {"L4", 0.48, 0.8472, AMPERE_BATCHED_SGEMM_TILE},
+    {"T4", 0.7514, 0.8461, -1},   /* T4-PCIe-16GB: 8328 GEMM, 2985 element-wise rows */
+    {"V100", 1.2308, 1.0989, -1}, /* V100-PCIe-32GB: 5464 GEMM, 644 element-wise rows */
 };
-static const struct sim_board no_board = {NULL, 1.0, 1.0};
+static const struct sim_board no_board = {NULL, 1.0, 1.0, -1};
 
 const struct sim_board *sim_board_of(const struct hw *hw)
 {
