@@ -122,19 +122,24 @@ const struct zoo_family zoo_fam_bert = {
  * causal stack with 77 positions and no LM head: OpenAI's ViT-L/14 (SD 1.5,
  * SDXL's first), OpenCLIP ViT-H/14 as diffusers ships it for SD 2.x (the
  * last of its 24 layers dropped) and OpenCLIP ViT-bigG/14 with its text
- * projection (SDXL's second). Their MLP activation is CLIP's quick GELU,
- * built here as GELU: an elementwise op either way. */
+ * projection (SDXL's second). Their MLP activation is CLIP's quick GELU
+ * (x * sigmoid(1.702 x)); GPT-2's is Hugging Face's gelu_new, the tanh
+ * approximation written out in Python, which eager PyTorch runs as eight
+ * element-wise kernels (the `act` parameter; engines fuse either). */
 static const char *const gpt_names[] = {"gpt2",   "gpt2-medium", "gpt2-large",    "gpt2-xl",
                                         "clip-l", "openclip-h",  "openclip-bigg", "custom"};
 #define CLIP_TEXT ":mlp_ratio=4:context=77:vocab=49408:head="
 static const char *const gpt_presets[] = {
-    "layers=12:hidden=768:heads=12:head=lm", "layers=24:hidden=1024:heads=16:head=lm",
-    "layers=36:hidden=1280:heads=20:head=lm", "layers=48:hidden=1600:heads=25:head=lm",
-    "layers=12:hidden=768:heads=12" CLIP_TEXT "none",
-    "layers=23:hidden=1024:heads=16" CLIP_TEXT "none",
-    "layers=32:hidden=1280:heads=20" CLIP_TEXT "projection", ""};
+    "layers=12:hidden=768:heads=12:head=lm:act=gelu-new",
+    "layers=24:hidden=1024:heads=16:head=lm:act=gelu-new",
+    "layers=36:hidden=1280:heads=20:head=lm:act=gelu-new",
+    "layers=48:hidden=1600:heads=25:head=lm:act=gelu-new",
+    "layers=12:hidden=768:heads=12" CLIP_TEXT "none:act=quick-gelu",
+    "layers=23:hidden=1024:heads=16" CLIP_TEXT "none:act=gelu",
+    "layers=32:hidden=1280:heads=20" CLIP_TEXT "projection:act=gelu", ""};
 static const char *const gpt_phases[] = {"prefill", "decode"};
 static const char *const gpt_heads[] = {"lm", "none", "projection"};
+static const char *const gpt_acts[] = {"gelu-tanh", "gelu-new", "gelu", "quick-gelu", "relu"};
 
 static const struct zoo_param gpt_params[] = {
     {.name = "preset", .type = ZOO_PT_ENUM, .n_choices = 8, .choices = gpt_names,
@@ -161,7 +166,35 @@ static const struct zoo_param gpt_params[] = {
      .help = "lm: LM head tied to the embedding, KV cache outputs; none: the final hidden "
              "states (a text encoder); projection: also the last token projected hidden x "
              "hidden without bias (CLIP's text projection)"},
+    {.name = "act", .type = ZOO_PT_ENUM, .n_choices = 5, .choices = gpt_acts,
+     .def = "gelu-tanh", .unsampled = true,
+     .help = "MLP activation: gelu-tanh or gelu (one fused kernel), gelu-new (Hugging Face "
+             "GPT-2's: eight element-wise ops in eager PyTorch), quick-gelu (CLIP's x * "
+             "sigmoid(1.702 x): three), relu (OPT's)"},
 };
+
+/* The MLP activation `act` of gpt_params on y. */
+static int gpt_act(struct zoo_build *b, int y, const char *act)
+{
+    if (!strcmp(act, "relu"))
+        return zb_act(b, y, "Relu");
+    if (!strcmp(act, "quick-gelu")) {
+        int s = zb_act(b, zb_binary(b, "Mul", y, zb_const_float(b, 1.702)), "Sigmoid");
+        return zb_binary(b, "Mul", y, s);
+    }
+    if (!strcmp(act, "gelu-new")) {
+        /* 0.5 * y * (1 + tanh(sqrt(2 / pi) * (y + 0.044715 * y^3))) */
+        int c = zb_binary(b, "Pow", y, zb_const_float(b, 3.0));
+        c = zb_binary(b, "Add", y, zb_binary(b, "Mul", c, zb_const_float(b, 0.044715)));
+        c = zb_binary(b, "Mul", c, zb_const_float(b, 0.7978845608028654));
+        c = zb_binary(b, "Add", zb_act(b, c, "Tanh"), zb_const_float(b, 1.0));
+        return zb_binary(b, "Mul", zb_binary(b, "Mul", y, zb_const_float(b, 0.5)), c);
+    }
+    y = zb_act(b, y, "Gelu");
+    if (!strcmp(act, "gelu-tanh"))
+        graph_attr_string(b->g, zb_last(b), "approximate", "tanh");
+    return y;
+}
 
 static enum status gpt_check(const struct zoo_args *a, struct diag *d)
 {
@@ -215,8 +248,7 @@ static enum status gpt_build(struct zoo_build *b, const struct zoo_args *a, stru
         x = zb_binary(b, "Add", x, y);
         y = zb_layernorm(b, x, "ln_2", h, 1e-5);
         y = zb_linear(b, y, "mlp.c_fc", h, inter, true);
-        y = zb_act(b, y, "Gelu");
-        graph_attr_string(b->g, zb_last(b), "approximate", "tanh");
+        y = gpt_act(b, y, zoo_arg_enum(a, "act"));
         y = zb_linear(b, y, "mlp.c_proj", inter, h, true);
         x = zb_binary(b, "Add", x, y);
     }

@@ -739,8 +739,10 @@ def build_readme(info):
       "`timing` `gpu`: CUDA-event timed, so a reader adds the call cost). The zoo spec is built "
       "from NeuSight's own model config (scripts/asplos/data/DLmodel_configs): BERT as "
       "`zoo:bert` (encoder and pooler: BertForSequenceClassification), GPT-2-style models and "
-      "OPT as `zoo:gpt` prefill with the LM head over every position (OPT's ReLU feed-forward "
-      "and position offset taken as GPT-2's: the same GEMMs and traffic). Left out, the zoo "
+      "OPT as `zoo:gpt` prefill with the LM head over every position, the MLP activation as the "
+      "config's `activation_function` runs in eager PyTorch (`act=gelu-new`: Hugging Face's "
+      "gelu_new, eight element-wise kernels; `act=relu` for OPT; OPT's position offset taken "
+      "as GPT-2's plain positions: the same gather). Left out, the zoo "
       "having no template for them: %s. dippm never trains on these rows: they are the "
       "end-to-end check (`dippm eval --data tests/data/neusight/models.jsonl --all-rows`)." %
       (", ".join(info["mod_st"].get("no_template", [])) or "none"))
@@ -899,8 +901,11 @@ def zoo_spec(cfg, seq):
     JSON) at sequence length seq, or None when the zoo has no template for
     its architecture. Inference loads BERT as BertForSequenceClassification
     (encoder + pooler), GPT-2-style and OPT models as causal LMs (LM head over
-    every position); OPT's ReLU feed-forward and learned-position offset are
-    taken as GPT-2's (GELU, plain positions): the same GEMMs and traffic."""
+    every position). The MLP activation follows the config's
+    activation_function: gelu_new (Hugging Face's Python tanh GELU, eight
+    element-wise kernels in eager PyTorch) as act=gelu-new, relu (OPT) as
+    act=relu; OPT's learned-position offset is taken as GPT-2's plain
+    positions (the same gather)."""
     arch = (cfg.get("architectures") or [""])[0].lower()
     if "bert" in arch:
         return ("zoo:bert:preset=custom:layers=%d:hidden=%d:heads=%d:intermediate=%d:seq=%d"
@@ -909,14 +914,19 @@ def zoo_spec(cfg, seq):
                     cfg["intermediate_size"], seq, cfg["vocab_size"],
                     max(seq, cfg.get("max_position_embeddings", seq)),
                     cfg.get("type_vocab_size", 2)))
+    acts = {"gelu_new": "gelu-new", "relu": "relu", "gelu": "gelu",
+            "gelu_pytorch_tanh": "gelu-tanh", "quick_gelu": "quick-gelu"}
     if "gpt2" in arch:
-        return ("zoo:gpt:preset=custom:layers=%d:hidden=%d:heads=%d:context=%d:vocab=%d" % (
-            cfg["n_layer"], cfg["n_embd"], cfg["n_head"], seq, cfg["vocab_size"]))
+        act = acts[cfg.get("activation_function", "gelu_new")]
+        return ("zoo:gpt:preset=custom:layers=%d:hidden=%d:heads=%d:context=%d:vocab=%d:act=%s"
+                % (cfg["n_layer"], cfg["n_embd"], cfg["n_head"], seq, cfg["vocab_size"], act))
     if "opt" in arch:
         ratio = cfg["ffn_dim"] / cfg["hidden_size"]
+        act = acts[cfg.get("activation_function", "relu")]
         return ("zoo:gpt:preset=custom:layers=%d:hidden=%d:heads=%d:mlp_ratio=%g:context=%d"
-                ":vocab=%d" % (cfg["num_hidden_layers"], cfg["hidden_size"],
-                               cfg["num_attention_heads"], ratio, seq, cfg["vocab_size"]))
+                ":vocab=%d:act=%s" % (cfg["num_hidden_layers"], cfg["hidden_size"],
+                                      cfg["num_attention_heads"], ratio, seq, cfg["vocab_size"],
+                                      act))
     return None
 
 

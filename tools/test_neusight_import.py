@@ -226,13 +226,14 @@ class FakeNeuSight(unittest.TestCase):
                          "zoo:bert:preset=custom:layers=24:hidden=1024:heads=16:"
                          "intermediate=4096:seq=512:vocab=30522:max_position=512:type_vocab=2")
         gpt = {"architectures": ["GPT2LMHeadModel"], "n_layer": 36, "n_embd": 1280,
-               "n_head": 20, "vocab_size": 50257}
+               "n_head": 20, "vocab_size": 50257, "activation_function": "gelu_new"}
         self.assertEqual(ni.zoo_spec(gpt, 1024), "zoo:gpt:preset=custom:layers=36:hidden=1280:"
-                         "heads=20:context=1024:vocab=50257")
+                         "heads=20:context=1024:vocab=50257:act=gelu-new")
         opt = {"architectures": ["OPTForCausalLM"], "num_hidden_layers": 24,
                "hidden_size": 2048, "num_attention_heads": 32, "ffn_dim": 8192,
-               "vocab_size": 50272}
+               "vocab_size": 50272, "activation_function": "relu"}
         self.assertIn(":mlp_ratio=4:", ni.zoo_spec(opt, 2048))
+        self.assertTrue(ni.zoo_spec(opt, 2048).endswith(":act=relu"))
         self.assertIsNone(ni.zoo_spec({"architectures": ["SwitchTransformersModel"]}, 512))
 
     def test_ops(self):

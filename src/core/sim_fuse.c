@@ -354,6 +354,21 @@ static bool diamond(const struct graph *g, const struct value *v, const struct n
     return true;
 }
 
+/* Engine: does every consumer of v run element-wise? An engine compiles a
+ * producer's element-wise consumers into one pointwise region (TensorRT's
+ * pointwise fusion), however they branch and rejoin: Hugging Face GPT-2's
+ * gelu_new reads the GEMM output in three of its eight ops. The first
+ * consumer folds into the producer and the others follow it there. */
+static bool pointwise_fanout(const struct graph *g, const struct value *v)
+{
+    for (int k = 0; k < v->n_consumers; k++) {
+        enum op_class c = op_class_of(g->nodes[v->consumers[k]].op);
+        if (c != OPC_ACT && c != OPC_BINARY)
+            return false;
+    }
+    return true;
+}
+
 /* Folds node self into kernel root. gemm: self is a matrix product (merged
  * QKV sibling or attention context) whose FLOPs run on the root's tensor
  * cores; otherwise its FLOPs are an elementwise epilogue on CUDA cores. */
@@ -431,7 +446,9 @@ void sim_pass_fuse(const struct graph *g, const struct config *cfg, struct sim_r
             const struct value *v = &g->values[vi];
             if (v->producer < 0 || (v->flags & VAL_OUTPUT))
                 continue;
-            if (v->n_consumers != 1 && !(runtime_engine(cfg->rt) && diamond(g, v, n)))
+            bool shared = v->n_consumers != 1;
+            if (shared && !(runtime_engine(cfg->rt) &&
+                            (diamond(g, v, n) || pointwise_fanout(g, v))))
                 continue;
             int root = v->producer;
             if (r->nodes[root].fused_into >= 0)
@@ -448,7 +465,13 @@ void sim_pass_fuse(const struct graph *g, const struct config *cfg, struct sim_r
             double vb = sim_value_bytes(v, pb);
             if (n->op == OP_Softmax && act_matmul(g, rn))
                 r->nodes[root].attention = true;
-            fuse_into(r, i, root, vb > 0 ? 2 * vb : 0, c == OPC_GEMM);
+            /* a value read inside the kernel is neither written nor read
+             * back; one of several consumers saves its read alone when
+             * another already kept it in the kernel */
+            bool kept = false;
+            for (int j = 0; shared && j < v->n_consumers && !kept; j++)
+                kept = v->consumers[j] != i && r->nodes[v->consumers[j]].fused_into == root;
+            fuse_into(r, i, root, vb > 0 ? (kept ? vb : 2 * vb) : 0, c == OPC_GEMM);
             break;
         }
     }
