@@ -225,6 +225,9 @@ enum status app_undo(struct app *a, struct diag *d);
 enum status app_redo(struct app *a, struct diag *d);
 /* True when the state differs from the one at start or the last save. */
 bool app_dirty(const struct app *a);
+/* Before quitting (how: "q", "F10", ":q"): true, with diag saying so, the
+ * first time there are unsaved changes; false when quitting may go on. */
+bool app_quit_check(struct app *a, const char *how, struct diag *d);
 
 /* Pins the current configuration and figures (up to APP_PINS_MAX; the
  * oldest but the first goes when full). */

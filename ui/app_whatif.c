@@ -136,3 +136,13 @@ bool app_dirty(const struct app *a)
     app_whatif_get(a, &now);
     return !app_whatif_equal(&now, &a->saved);
 }
+
+bool app_quit_check(struct app *a, const char *how, struct diag *d)
+{
+    if (!app_dirty(a) || a->quit_asked)
+        return false;
+    a->quit_asked = true;
+    diag_set(d, ST_EUSAGE, "unsaved what-if changes: %s again quits, :w NAME saves them as a "
+                           "session, u undoes", how);
+    return true;
+}

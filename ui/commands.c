@@ -317,6 +317,8 @@ static enum status do_sweep(struct app *a, int argc, char **argv, bool bang,
 static enum status do_quit(struct app *a, int argc, char **argv, bool bang, struct cmd_out *out,
                            struct diag *d)
 {
+    if (!bang && app_quit_check(a, ":q", d))
+        return ST_EUSAGE;
     out->flags |= CMD_QUIT;
     return ST_OK;
 }
@@ -363,7 +365,8 @@ static const struct cmd cmds[] = {
                                "hyperparameter (sweep seq, sweep depth)"}, 0, 1, do_sweep},
     {{"tab", "tab NAME", "Show a tab: layers, graph, sweep, setup, detail, compare, log ..."}, 1,
      1, do_tab},
-    {{"quit", "quit", "Quit the explorer (also q, F10)"}, 0, 0, do_quit},
+    {{"quit", "quit[!]", "Quit the explorer (also q, F10); with unsaved what-if changes it "
+                         "asks once, quit! does not"}, 0, 0, do_quit},
 };
 #define N_CMDS ((int)(sizeof cmds / sizeof cmds[0]))
 

@@ -321,6 +321,28 @@ has 2 "fifo.txt: not a regular file"
 rm -f "$TMPD/fifo.csv" "$TMPD/fifo.txt"
 end
 
+begin "37: :q and :quit warn about unsaved changes like q; :q! and a second :q quit"
+run 30 120 ':set height=64<Enter>:q<Enter>@1:quit<Enter>@2' "$TINY"
+has 1 "unsaved what-if changes: :q again quits"
+[ -f "$TMPD/d.2" ] && bad "a second :quit did not quit"
+rm -f "$TMPD"/d.*; run 30 120 ':set height=64<Enter>:q!<Enter>@1' "$TINY"
+[ -f "$TMPD/d.1" ] && bad ":q! did not quit"
+rm -f "$TMPD"/d.*; run 30 120 ':set height=64<Enter>q@1' "$TINY"
+has 1 "unsaved what-if changes: q again quits"
+rm -f "$TMPD"/d.*; run 30 120 ':q<Enter>@1' "$TINY"
+[ -f "$TMPD/d.1" ] && bad ":q without changes did not quit"
+end
+
+begin "37: F10 on Help quits (warning first with unsaved changes); q only closes Help"
+run 30 120 '<F1><F10>@1' "$TINY"
+[ -f "$TMPD/d.1" ] && bad "F10 on Help did not quit"
+rm -f "$TMPD"/d.*; run 30 120 '+<F1><F10>@1<F10>@2' "$TINY"
+has 1 "unsaved what-if changes: F10 again quits"
+[ -f "$TMPD/d.2" ] && bad "a second F10 did not quit"
+rm -f "$TMPD"/d.*; run 30 120 '<F1>q@1' "$TINY"
+has 1 "Time share"
+end
+
 steps=13
 begin "the tour runs end to end headless (dippm --tour)"
 keys=""; i=1
