@@ -225,9 +225,11 @@ static enum status do_help(struct app *a, int argc, char **argv, bool bang, stru
 static enum status do_write(struct app *a, int argc, char **argv, bool bang,
                             struct cmd_out *out, struct diag *d)
 {
-    const char *name = argc > 1 ? argv[1] : a->session;
+    /* a copy: saving sets a->session from the name */
+    char name[sizeof a->session];
+    snprintf(name, sizeof name, "%s", argc > 1 ? argv[1] : a->session);
     if (!*name)
-        return diag_set(d, ST_EUSAGE, "w: no session open yet: w NAME");
+        return diag_set(d, ST_EUSAGE, "w: no session open yet: w NAME names one");
     enum status st = session_save(a, name, bang, d);
     if (!st) {
         char path[1024];

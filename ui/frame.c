@@ -86,6 +86,29 @@ static void draw_title(struct app *a, struct ui_canvas *c, struct ui_rect r)
         put(c, r.y, x, xend, UI_STYLE_WARN, w);
 }
 
+/* The right end of line 2: the open session's name, when there is room,
+ * and the figures' source, as long as the line allows. */
+static void draw_source(struct app *a, struct ui_canvas *c, int y, int x, int xend)
+{
+    static const char *const teacher[] = {"teacher estimate (no GNN weights)", "teacher estimate",
+                                          "teacher"};
+    static const char *const gnn[] = {"GNN prediction", "GNN", "GNN"};
+    char sess[96] = "";
+    if (a->session[0])
+        snprintf(sess, sizeof sess, "session %s  ", a->session);
+    int ssw = draw_strwidth(sess);
+    for (int i = 0; i < 3; i++) {
+        const char *src = app_teacher_only(a) ? teacher[i] : gnn[i];
+        int sw = draw_strwidth(src);
+        if (x + sw >= xend)
+            continue;
+        if (ssw && x + ssw + sw < xend)
+            draw_text(c, y, xend - sw - ssw, ssw, UI_STYLE_LABEL, sess);
+        draw_text(c, y, xend - sw, sw, app_teacher_only(a) ? UI_STYLE_WARN : UI_STYLE_GOOD, src);
+        break;
+    }
+}
+
 static void draw_header(struct app *a, struct ui_canvas *c, struct ui_rect r)
 {
     char b1[64], line[APP_SPEC_MAX + 64];
@@ -121,19 +144,7 @@ static void draw_header(struct app *a, struct ui_canvas *c, struct ui_rect r)
         snprintf(b1, sizeof b1, "%g ms", a->slo_ms);
         x = put_field(c, y, x, xend, "SLO ", b1);
     }
-    /* the figures' source, as long as the line allows */
-    static const char *const teacher[] = {"teacher estimate (no GNN weights)", "teacher estimate",
-                                          "teacher"};
-    static const char *const gnn[] = {"GNN prediction", "GNN", "GNN"};
-    for (int i = 0; i < 3; i++) {
-        const char *src = app_teacher_only(a) ? teacher[i] : gnn[i];
-        int sw = draw_strwidth(src);
-        if (x + sw < xend) {
-            draw_text(c, y, xend - sw, sw, app_teacher_only(a) ? UI_STYLE_WARN : UI_STYLE_GOOD,
-                      src);
-            break;
-        }
-    }
+    draw_source(a, c, y, x, xend);
 }
 
 /* ---- predictions ------------------------------------------------------- */

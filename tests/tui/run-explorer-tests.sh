@@ -263,6 +263,19 @@ run 30 120 '' --session bad
 grep -q "bad.session line 4: batch 'many'" "$TMPD/err" || bad "error does not name the line: $(cat "$TMPD/err")"
 end
 
+begin "37: bare :w saves the open session under its name; :w NAME of the open one saves"
+run 30 120 ':w<Enter>@1' "$TINY"
+has 1 "w: no session open yet"
+run 30 120 '+:w t37<Enter>@1' "$TINY"
+line_has 1 2 "session t37"             # the header names the open session
+run 30 120 '@1+:w<Enter>@2+:w t37<Enter>@3' --session t37
+line_has 1 2 "session t37"
+has 2 "session t37 saved (0 pins) to $XDG_STATE_HOME/dippm/sessions/t37.session"
+has 3 "session t37 saved"
+hasnt 3 "exists"
+grep -q "^batch 8$" "$XDG_STATE_HOME/dippm/sessions/t37.session" || bad "the session file lacks batch 8"
+end
+
 begin "compare: pins side by side with per-layer deltas"
 run 40 140 'P:batch 32<Enter>P:precision fp16<Enter>8@1' zoo:resnet:depth=18
 has 1 "pin 1 (base)"
