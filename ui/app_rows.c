@@ -195,7 +195,7 @@ void app_rows_update(struct app *a)
     }
     /* every order but the default one (graph order) sorts; "#" sorts by
      * the node number, which need not be the topological order */
-    if (a->st.sort_col != UI_COL_INDEX || a->st.sort_desc || a->st.sort_explicit) {
+    if (ui_state_sorted(&a->st)) {
         int *tmp = xmalloc(sizeof *tmp * (size_t)(a->n_rows ? a->n_rows : 1));
         merge_sort(a, a->rows, tmp, a->n_rows);
         free(tmp);

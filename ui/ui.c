@@ -379,8 +379,11 @@ static void global_action(struct ui *u, enum ui_action act)
     case UI_ACT_SORT_NEXT:
     case UI_ACT_SORT_PREV:
     case UI_ACT_SORT_INVERT:
+    case UI_ACT_SORT_INDEX:
         ui_state_tab_set(s, UI_TAB_LAYERS);
-        if (act == UI_ACT_SORT_INVERT)
+        if (act == UI_ACT_SORT_INDEX)
+            ui_state_sort_by(s, UI_COL_INDEX);
+        else if (act == UI_ACT_SORT_INVERT)
             s->sort_desc = !s->sort_desc;
         else
             ui_state_sort_cycle(s, act == UI_ACT_SORT_NEXT ? 1 : -1);

@@ -128,6 +128,19 @@ dump 1 | awk 'NR > 7 && $1 ~ /^[0-9]+$/ { if (seen && $1 + 0 < last) bad = 1; la
 line_has 2 8 "avgpool"             # sorted by name: the first row at the top
 end
 
+begin "37: the table starts in graph order with no sort marker; # sorts by node number"
+run 50 120 '@1#@2##@3' zoo:resnet:depth=18
+increasing() { dump "$1" | awk 'NR > 7 && $1 ~ /^[0-9]+$/ { if (seen && $1 + 0 < last) bad = 1; last = $1 + 0; seen = 1 }
+                                 END { exit bad || !seen }'; }
+increasing 1 && bad "graph order is node order here: the test needs a model where they differ"
+line 1 7 | grep -q "[▲▼]" && bad "a sort marker on graph order: $(line 1 7)"
+line_has 2 7 "#▲"
+increasing 2 || bad "# did not sort by node number"
+hasnt 2 "not bound"
+has 2 "sorted by #, ascending"
+increasing 3 || bad "# twice more is not ascending again"
+end
+
 begin "17: a diffusion denoiser shows its pipeline per image; :set steps=N and Setup change it"
 run 30 200 '@1:set steps=40<Enter>@2<F2>@3' zoo:dit:preset=pixart-sigma-xl2-512
 line_has 1 5 "Diffusion 20 steps"
