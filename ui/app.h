@@ -215,6 +215,10 @@ int app_mig_match(int old_gpu, int mig, int gpu);
 /* ---- what-if state (app_whatif.c) ---- */
 void app_whatif_get(const struct app *a, struct app_whatif *w);
 bool app_whatif_equal(const struct app_whatif *x, const struct app_whatif *y);
+/* What changed from x to y, as "batch 4 -> 2, SLO 5 ms -> none" into buf
+ * ("" when nothing did). */
+const char *app_whatif_diff(const struct app_whatif *x, const struct app_whatif *y, char *buf,
+                            int size);
 /* Makes w the current state (reopens the model if the spec differs, keeping
  * the view); on failure the previous state stays and diag says why. */
 enum status app_whatif_apply(struct app *a, const struct app_whatif *w, struct diag *d);
@@ -234,6 +238,9 @@ bool app_quit_check(struct app *a, const char *how, struct diag *d);
 void app_pin(struct app *a);
 /* Frees every pin. */
 void app_pins_clear(struct app *a);
+/* Frees pin k (0-based); the pins after it move up (pin 2 becomes the
+ * baseline when the first goes). */
+void app_unpin(struct app *a, int k);
 /* Per-layer deltas between pins[0] and column col (1..n_pins-1: a pin,
  * n_pins: the current state) into a->cmp, recomputed only when something
  * changed. Needs at least one pin. */

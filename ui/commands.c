@@ -132,9 +132,16 @@ static enum status do_pin(struct app *a, int argc, char **argv, bool bang, struc
 {
     if (!a->have_pred)
         return diag_set(d, ST_EUSAGE, "pin: no prediction to pin");
+    char dropped[sizeof a->pins[1].label] = "";
+    if (a->n_pins == APP_PINS_MAX)
+        snprintf(dropped, sizeof dropped, "%s", a->pins[1].label);
     app_pin(a);
-    ui_state_message(&a->st, false, "pin %d: %s ('compare' shows deltas, tab 8 compares pins)",
-                     a->n_pins, a->pins[a->n_pins - 1].label);
+    if (dropped[0])
+        ui_state_message(&a->st, true, "%d pins at most: dropped pin 2 (%s) for pin %d "
+                         "(:unpin N chooses which goes)", APP_PINS_MAX, dropped, a->n_pins);
+    else
+        ui_state_message(&a->st, false, "pin %d: %s ('compare' shows deltas, tab 8 compares "
+                         "pins)", a->n_pins, a->pins[a->n_pins - 1].label);
     return ST_OK;
 }
 
@@ -256,20 +263,42 @@ static enum status do_edit(struct app *a, int argc, char **argv, bool bang, stru
 static enum status do_undo(struct app *a, int argc, char **argv, bool bang, struct cmd_out *out,
                            struct diag *d)
 {
-    char t[200];
+    /* say what was undone: the state before and after, as the change */
+    char t[400];
+    struct app_whatif before, after;
+    app_whatif_get(a, &before);
     enum status st = argv[0][0] == 'u' ? app_undo(a, d) : app_redo(a, d);
-    if (!st)
-        ui_state_message(&a->st, false, "%s: %s (%d more to undo, %d to redo)", argv[0],
-                         app_config_label(a, &a->cfg, t, sizeof t), a->n_undo, a->n_redo);
-    return st;
+    if (st)
+        return st;
+    app_whatif_get(a, &after);
+    app_whatif_diff(&before, &after, t, sizeof t);
+    ui_state_message(&a->st, false, "%s: %s (%d more to undo, %d to redo)",
+                     argv[0][0] == 'u' ? "undone" : "redone", t[0] ? t : "no change", a->n_undo,
+                     a->n_redo);
+    return ST_OK;
 }
 
 static enum status do_unpin(struct app *a, int argc, char **argv, bool bang, struct cmd_out *out,
                             struct diag *d)
 {
-    app_pins_clear(a);
-    a->st.compare = false;
-    ui_state_message(&a->st, false, "no pins");
+    if (argc < 2) {
+        app_pins_clear(a);
+        a->st.compare = false;
+        ui_state_message(&a->st, false, "no pins");
+        return ST_OK;
+    }
+    long long k;
+    if (!a->n_pins)
+        return diag_set(d, ST_EUSAGE, "unpin %s: nothing is pinned", argv[1]);
+    if (!parse_int(argv[1], 1, a->n_pins, &k))
+        return diag_set(d, ST_ERANGE, "unpin %s: expected a pin number 1..%d", argv[1], a->n_pins);
+    char label[sizeof a->pins[0].label];
+    snprintf(label, sizeof label, "%s", a->pins[k - 1].label);
+    app_unpin(a, (int)k - 1);
+    if (!a->n_pins)
+        a->st.compare = false;
+    ui_state_message(&a->st, false, "unpinned pin %lld (%s); %d left%s", k, label, a->n_pins,
+                     k == 1 && a->n_pins ? ", the next is the baseline" : "");
     return ST_OK;
 }
 
@@ -357,7 +386,8 @@ static const struct cmd cmds[] = {
                         "changes"}, 1, 1, do_edit},
     {{"undo", "undo", "Undo the last configuration change (also u)"}, 0, 0, do_undo},
     {{"redo", "redo", "Redo an undone change (also U, Ctrl-R)"}, 0, 0, do_undo},
-    {{"unpin", "unpin", "Forget every pinned configuration"}, 0, 0, do_unpin},
+    {{"unpin", "unpin [N]", "Forget pin N (1 = the baseline), or every pinned configuration"},
+     0, 1, do_unpin},
     {{"tour", "tour", "A guided tour of what the figures mean, on the bundled models"}, 0, 0,
      do_tour},
     {{"messages", "messages", "Show the message log (every status message, in full)"}, 0, 0,

@@ -289,6 +289,34 @@ hasnt 3 "exists"
 grep -q "^batch 8$" "$XDG_STATE_HOME/dippm/sessions/t37.session" || bad "the session file lacks batch 8"
 end
 
+begin "37: messages say what happened: a kept symbol, a dropped pin, skipped precisions, undo"
+run 30 140 ':set height=300<Enter>:set resolution=160<Enter>@1' zoo:resnet
+has 1 "resolution=160: height stays 300 (its default is now 160)"
+hasnt 1 "set resolution=160: re-inferred"
+run 30 140 'P+P+P+P+P@1' "$TINY"
+has 1 "4 pins at most: dropped pin 2 ("
+has 1 "batch 2,"
+# Setup rows: gpu mig precision; fp32 -> (Right) tf32 fp16 bf16 -> fp32, skipping int8, fp8
+run 30 140 '<F2><Down><Down><Right><Right><Right><Right>@1' zoo:resnet:depth=18
+line_has 1 2 "fp32"
+has 1 "skipped int8 (runtime pytorch cannot run it; tensorrt can)"
+has 1 "fp8 (no tensor-core path on A100-SXM4-40GB)"
+run 30 140 ':slo 5<Enter>+:precision fp16<Enter>u@1u@2u@3U@4' "$TINY"
+has 1 "undone: precision fp16 -> fp32"
+has 2 "undone: batch 2 -> 1"
+has 3 "undone: SLO 5 ms -> none"
+has 4 "redone: SLO none -> 5 ms"
+end
+
+begin "37: :unpin N forgets one pin; the others keep their order"
+run 30 140 'P+P+P:unpin 2<Enter>@18@2:unpin 7<Enter>@3:unpin 1<Enter>@4' "$TINY"
+has 1 "unpinned pin 2 ("
+has 1 "2 left"
+dump 2 | grep -q "^batch  *1  *4  *4 *$" || bad "compare does not show pins at batch 1, 4 and now 4: $(dump 2 | grep '^batch')"
+has 3 "unpin 7: expected a pin number 1..2"
+has 4 "the next is the baseline"
+end
+
 begin "compare: pins side by side with per-layer deltas"
 run 40 140 'P:batch 32<Enter>P:precision fp16<Enter>8@1' zoo:resnet:depth=18
 has 1 "pin 1 (base)"
