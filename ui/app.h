@@ -251,10 +251,19 @@ const struct app_compare *app_compare_layers(struct app *a, int col);
 double app_kv_cache_mib(const struct app *a);
 /* Predicted time of a layer in ms (share x latency), 0 if unknown. */
 double app_node_ms(const struct app *a, int i);
-/* Writes the layer table and headline figures as "csv" or "json" to path
- * atomically; refuses to overwrite unless force. */
+/* Writes the table of the tab shown as "csv" or "json" to path atomically
+ * (refuses to overwrite unless force): the Sweep tab's points or MIG
+ * table, the Compare tab's configurations (json: and the chosen column's
+ * layer deltas), else the layer table and headline figures. what: what
+ * was written ("8 layers", "the sweep over batch (11 points)"). */
 enum status app_export(struct app *a, const char *format, const char *path, bool force,
-                       struct diag *d);
+                       char *what, int what_size, struct diag *d);
+/* The Sweep or Compare tab's table as text (malloc'd), NULL on any other
+ * tab (app_export.c). */
+char *app_export_tab(struct app *a, bool json, size_t *len, char *what, int size);
+struct strbuf;
+/* Appends s as one CSV cell (quoted when needed), then ',' or '\n'. */
+void app_csv_field(struct strbuf *b, const char *s, bool last);
 
 /* Makes sure the sweep matches the current configuration: over the batch
  * (1..1024) or over a->sweep_over (a graph symbol: its value / 8 .. x 16;

@@ -112,9 +112,10 @@ static enum status do_export(struct app *a, int argc, char **argv, bool bang,
 {
     if (strcmp(argv[1], "csv") && strcmp(argv[1], "json"))
         return diag_set(d, ST_EUSAGE, "export %s: expected csv or json", argv[1]);
-    enum status st = app_export(a, argv[1], argv[2], bang, d);
+    char what[96];
+    enum status st = app_export(a, argv[1], argv[2], bang, what, sizeof what, d);
     if (!st)
-        ui_state_message(&a->st, false, "wrote %d layers to %s", a->n_rows, argv[2]);
+        ui_state_message(&a->st, false, "wrote %s to %s", what, argv[2]);
     return st;
 }
 
@@ -369,8 +370,10 @@ static const struct cmd cmds[] = {
                               "(the engine replayed as a CUDA graph) or vllm (serving "
                               "engine)"}, 1, 1, do_runtime},
     {{"slo", "slo MS", "Latency target the MIG suggestion must meet (0 = none)"}, 1, 1, do_slo},
-    {{"export", "export[!] csv|json FILE", "Write the (filtered) layer table and the figures "
-                                           "atomically; export! overwrites"}, 2, 2, do_export},
+    {{"export", "export[!] csv|json FILE", "Write the table of the tab shown (the filtered "
+                                           "layers and the figures, the sweep, the MIG table or "
+                                           "the comparison) atomically; export! overwrites"}, 2, 2,
+     do_export},
     {{"open", "open MODEL", "Open another model: a file or zoo:FAMILY[:k=v...]"}, 1, 1, do_open},
     {{"pin", "pin", "Pin the current configuration and its figures"}, 0, 0, do_pin},
     {{"compare", "compare", "Show or hide deltas against the pinned configuration"}, 0, 0,

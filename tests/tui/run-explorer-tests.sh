@@ -365,6 +365,26 @@ hasnt 3 "conv1"
 has 4 "Conv conv1"
 end
 
+begin "37: :export writes the table of the tab shown: sweep, MIG table, comparison, layers"
+run 30 140 "3:export csv $TMPD/s.csv<Enter>@1mmm:export json $TMPD/m.json<Enter>@2P+P8:export csv $TMPD/c.csv<Enter>@3:export json $TMPD/c.json<Enter>1:export csv $TMPD/l.csv<Enter>@4" "$TINY"
+has 1 "wrote the sweep over batch (11 points)"
+[ "$(head -1 "$TMPD/s.csv")" = "batch,latency_ms,throughput_per_s,memory_mib,fits" ] ||
+    bad "sweep csv header: $(head -1 "$TMPD/s.csv")"
+[ "$(sed 1d "$TMPD/s.csv" | cut -d, -f1 | tr '\n' ' ')" = "1 2 4 8 16 32 64 128 256 512 1024 " ] ||
+    bad "sweep csv rows are not batch 1..1024: $(sed 1d "$TMPD/s.csv" | cut -d, -f1 | tr '\n' ' ')"
+grep -q conv1 "$TMPD/s.csv" && bad "the sweep export holds layers"
+has 2 "wrote the MIG table"
+grep -q '"profile": "1g.5gb"' "$TMPD/m.json" || bad "MIG json lacks the 1g.5gb profile"
+grep -q '"profile": "7g.40gb"' "$TMPD/m.json" || bad "MIG json lacks the 7g.40gb profile"
+has 3 "wrote the comparison (2 pins and now)"
+[ "$(cut -d, -f1,7 "$TMPD/c.csv" | tr '\n' ' ')" = "column,batch pin 1,1 pin 2,2 now,2 " ] ||
+    bad "compare csv: $(cut -d, -f1,7 "$TMPD/c.csv" | tr '\n' ' ')"
+grep -q '"from": "pin 1"' "$TMPD/c.json" || bad "compare json lacks the layer deltas"
+grep -q '"name": "conv1"' "$TMPD/c.json" || bad "compare json lacks conv1's delta"
+has 4 "wrote 8 layers"
+grep -q "^0,conv1,Conv," "$TMPD/l.csv" || bad "the layer export lost its rows"
+end
+
 begin "39: export! and dump-screen! refuse a FIFO (never replace what is not a file)"
 mkfifo "$TMPD/fifo.csv" "$TMPD/fifo.txt"
 run 24 120 ":export! csv $TMPD/fifo.csv<Enter>@1:dump-screen! $TMPD/fifo.txt<Enter>@2" "$TINY"
