@@ -35,6 +35,19 @@ static bool parse_int(const char *s, long long lo, long long hi, long long *out)
     return true;
 }
 
+/* A path typed in the explorer as a shell would read it: a leading "~/"
+ * (or "~" alone) is $HOME. Points at a static buffer, or at path itself. */
+static const char *expand_home(const char *path)
+{
+    static char buf[4096];
+    const char *home = getenv("HOME");
+    if (path[0] != '~' || (path[1] && path[1] != '/') || !home || !*home)
+        return path;
+    if (snprintf(buf, sizeof buf, "%s%s", home, path + 1) >= (int)sizeof buf)
+        return path;
+    return buf;
+}
+
 static enum status do_batch(struct app *a, int argc, char **argv, bool bang, struct cmd_out *out,
                             struct diag *d)
 {
@@ -113,18 +126,20 @@ static enum status do_export(struct app *a, int argc, char **argv, bool bang,
     if (strcmp(argv[1], "csv") && strcmp(argv[1], "json"))
         return diag_set(d, ST_EUSAGE, "export %s: expected csv or json", argv[1]);
     char what[96];
-    enum status st = app_export(a, argv[1], argv[2], bang, what, sizeof what, d);
+    const char *path = expand_home(argv[2]);
+    enum status st = app_export(a, argv[1], path, bang, what, sizeof what, d);
     if (!st)
-        ui_state_message(&a->st, false, "wrote %s to %s", what, argv[2]);
+        ui_state_message(&a->st, false, "wrote %s to %s", what, path);
     return st;
 }
 
 static enum status do_open(struct app *a, int argc, char **argv, bool bang, struct cmd_out *out,
                            struct diag *d)
 {
-    enum status st = app_open(a, argv[1], d);
+    const char *spec = expand_home(argv[1]);
+    enum status st = app_open(a, spec, d);
     if (!st)
-        ui_state_message(&a->st, false, "opened %s: %d nodes", argv[1], a->g->n_nodes);
+        ui_state_message(&a->st, false, "opened %s: %d nodes", spec, a->g->n_nodes);
     return st;
 }
 
@@ -215,11 +230,11 @@ static enum status do_sort(struct app *a, int argc, char **argv, bool bang, stru
 static enum status do_dump(struct app *a, int argc, char **argv, bool bang, struct cmd_out *out,
                            struct diag *d)
 {
-    if (!bang && file_exists(argv[1]))
-        return diag_set(d, ST_EEXIST, "dump-screen: %s exists; dump-screen! overwrites it",
-                        argv[1]);
+    const char *path = expand_home(argv[1]);
+    if (!bang && file_exists(path))
+        return diag_set(d, ST_EEXIST, "dump-screen: %s exists; dump-screen! overwrites it", path);
     out->flags |= CMD_DUMP;
-    snprintf(out->path, sizeof out->path, "%s", argv[1]);
+    snprintf(out->path, sizeof out->path, "%s", path);
     return ST_OK;
 }
 
@@ -457,9 +472,16 @@ enum status cmd_execute(struct app *a, const char *line, struct cmd_out *out, st
             n_match++;
         }
     }
-    if (n_match != 1)
-        return diag_set(d, ST_EUSAGE, "%s command '%s' (try :help)",
-                        n_match ? "ambiguous" : "unknown", argv[0]);
+    if (n_match > 1) {
+        char cands[256] = "";
+        for (int i = 0; i < N_CMDS; i++)
+            if (!strncmp(cmds[i].info.name, argv[0], strlen(argv[0])))
+                snprintf(cands + strlen(cands), sizeof cands - strlen(cands), "%s%s",
+                         cands[0] ? ", " : "", cmds[i].info.name);
+        return diag_set(d, ST_EUSAGE, "ambiguous command '%s': %s", argv[0], cands);
+    }
+    if (n_match == 0)
+        return diag_set(d, ST_EUSAGE, "unknown command '%s' (try :help)", argv[0]);
     if (argc - 1 < c->min_args || argc - 1 > c->max_args)
         return diag_set(d, ST_EUSAGE, "usage: %s", c->info.usage);
     return c->fn(a, argc, argv, bang, out, d);

@@ -385,6 +385,20 @@ has 4 "wrote 8 layers"
 grep -q "^0,conv1,Conv," "$TMPD/l.csv" || bad "the layer export lost its rows"
 end
 
+begin "37: an ambiguous command lists its candidates; ~ in paths is the home directory"
+run 30 140 ':p<Enter>@1' "$TINY"
+has 1 "ambiguous command 'p': precision, pin"
+mkdir -p "$TMPD/home"; cp "$FIXED" "$TMPD/home/fixed.json"
+old_home=$HOME; export HOME="$TMPD/home"
+run 30 140 ':open ~/fixed.json<Enter>:export csv ~/l.csv<Enter>@1:dump-screen ~/s.txt<Enter>' "$TINY"
+export HOME="$old_home"
+line_has 1 1 "fixed.json"
+has 1 "wrote 8 layers to $TMPD/home/l.csv"
+[ -f "$TMPD/home/l.csv" ] || bad "~/l.csv not written in HOME"
+[ -f "$TMPD/home/s.txt" ] || bad "~/s.txt not written in HOME"
+[ -e "~" ] && bad "a directory named ~ was made"
+end
+
 begin "39: export! and dump-screen! refuse a FIFO (never replace what is not a file)"
 mkfifo "$TMPD/fifo.csv" "$TMPD/fifo.txt"
 run 24 120 ":export! csv $TMPD/fifo.csv<Enter>@1:dump-screen! $TMPD/fifo.txt<Enter>@2" "$TINY"
