@@ -192,7 +192,7 @@ static void draw(struct app *a, struct ui_canvas *c, struct ui_rect r)
         draw_text(c, y, r.x + name_w, val_w - 1, UI_STYLE_VALUE, val);
         char rest[400];
         snprintf(rest, sizeof rest, "%s%s%s", range, help ? "  " : "", help ? help : "");
-        draw_text(c, y, r.x + name_w + val_w, r.w - name_w - val_w, UI_STYLE_DIM, rest);
+        draw_text_words(c, y, r.x + name_w + val_w, r.w - name_w - val_w, UI_STYLE_DIM, rest);
         if (i == l->sel)
             draw_restyle(c, y, r.x, r.w, UI_STYLE_SELECTED);
     }

@@ -399,6 +399,30 @@ has 1 "wrote 8 layers to $TMPD/home/l.csv"
 [ -e "~" ] && bad "a directory named ~ was made"
 end
 
+begin "37: throughput and energy name their source (GNN or teacher) as latency does"
+run 30 140 '@1' zoo:resnet:depth=50
+line_has 1 3 "Latency (GNN)"
+line_has 1 3 "Throughput (GNN)"
+line_has 1 3 "Energy (GNN)"
+export DIPPM_WEIGHTS=/nonexistent/none.dpw
+run 30 140 '@1' zoo:resnet:depth=50
+unset DIPPM_WEIGHTS
+line_has 1 3 "Throughput (teacher)"
+line_has 1 3 "Energy (teacher)"
+end
+
+begin "37: at 140 columns the memory bar keeps its width; lines end at a word"
+run 30 140 '@1:batch 64<Enter>@2:gpu h100<Enter>@3:precision fp16<Enter>@4:slo 3<Enter>@5:batch 2048<Enter>@6' \
+    zoo:resnet:depth=50
+widths=$(for i in 1 2 3 4 5 6; do line $i 4 | sed 's/\].*/]/' | wc -c; done | sort -u | wc -l)
+[ "$widths" -eq 1 ] || bad "the memory bar changes width: $(for i in 1 2 3 4 5 6; do line $i 4 | sed 's/\].*/]/'; done)"
+run 30 140 ':batch 4096<Enter>@1<F2>@2' zoo:resnet:depth=50
+line 1 5 | grep -q "short by [0-9.]*$" && bad "the MIG line is cut in a number: $(line 1 5)"
+line_has 1 5 "short by…"
+dump 2 | grep -q "tensorrt-gra\?p\?$" && bad "the runtime choices are cut in a word: $(dump 2 | grep runtime)"
+dump 2 | grep -q "runtime .*tensorrt-graph…$" || bad "the runtime choices do not end at a word: $(dump 2 | grep runtime)"
+end
+
 begin "39: export! and dump-screen! refuse a FIFO (never replace what is not a file)"
 mkfifo "$TMPD/fifo.csv" "$TMPD/fifo.txt"
 run 24 120 ":export! csv $TMPD/fifo.csv<Enter>@1:dump-screen! $TMPD/fifo.txt<Enter>@2" "$TINY"
