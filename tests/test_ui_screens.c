@@ -159,6 +159,11 @@ static void test_commands(void **state)
     assert_int_equal(a->cfg.rt, RT_TENSORRT);
     assert_int_equal(cmd_execute(a, "goto relu2", &out, &d), ST_OK);
     assert_int_equal(a->st.detail_node, app_node_find(a, "relu2"));
+    /* unsaved what-if changes: the first :q warns, the second quits */
+    assert_int_not_equal(cmd_execute(a, "q", &out, &d), ST_OK);
+    assert_true(strstr(d.msg, "unsaved what-if changes") != NULL);
+    assert_false(out.flags & CMD_QUIT);
+    diag_clear(&d);
     assert_int_equal(cmd_execute(a, "q", &out, &d), ST_OK);
     assert_true(out.flags & CMD_QUIT);
     assert_int_not_equal(cmd_execute(a, "compare", &out, &d), ST_OK); /* nothing pinned */

@@ -465,6 +465,29 @@ static enum status set_symbol(struct app *a, int si, const char *name, const cha
     return st;
 }
 
+/* After a hyperparameter moved the default of a symbol the user had set
+ * (resolution=160 after height=300), the user's value stays: say so
+ * rather than let the change look complete. */
+static void note_kept_symbols(struct app *a, const char *name, const char *value, int n_old,
+                              char old_name[][32], const int64_t *old_def)
+{
+    char kept[200] = "";
+    int len = 0;
+    for (int i = 0; i < n_old; i++) {
+        int j = old_def[i] >= 0 ? graph_sym_find(a->g, old_name[i]) : -1;
+        if (j < 0 || a->g->syms[j].def == old_def[i] || a->g->syms[j].val == a->g->syms[j].def)
+            continue;
+        int n = snprintf(kept + len, sizeof kept - (size_t)len, "%s%s stays %lld (its default "
+                         "is now %lld)", len ? ", " : "", old_name[i],
+                         (long long)a->g->syms[j].val, (long long)a->g->syms[j].def);
+        if (n < 0 || len + n >= (int)sizeof kept)
+            break;
+        len += n;
+    }
+    if (len)
+        ui_state_message(&a->st, true, "%s=%s: %s, as set by hand", name, value, kept);
+}
+
 static enum status set_tparam(struct app *a, const char *name, const char *value,
                               struct diag *d)
 {
@@ -484,7 +507,18 @@ static enum status set_tparam(struct app *a, const char *name, const char *value
         if (zoo_args_spec(&za, spec, sizeof spec) >= (int)sizeof spec)
             return diag_set(d, ST_ERANGE, "template spec too long");
     }
-    return app_open_view(a, spec, true, d);
+    /* the old graph goes: remember the defaults of the symbols set by hand */
+    int64_t old_def[APP_WHATIF_SYMS];
+    int n_old = a->g->n_syms < APP_WHATIF_SYMS ? a->g->n_syms : APP_WHATIF_SYMS;
+    char old_name[APP_WHATIF_SYMS][32];
+    for (int i = 0; i < n_old; i++) {
+        old_def[i] = a->g->syms[i].val != a->g->syms[i].def ? a->g->syms[i].def : -1;
+        snprintf(old_name[i], sizeof old_name[i], "%s", a->g->syms[i].name);
+    }
+    if ((st = app_open_view(a, spec, true, d)))
+        return st;
+    note_kept_symbols(a, name, value, n_old, old_name, old_def);
+    return ST_OK;
 }
 
 /* A template hyperparameter wins over a graph symbol of the same name
@@ -664,15 +698,21 @@ void app_pins_clear(struct app *a)
     a->n_pins = 0;
 }
 
+void app_unpin(struct app *a, int k)
+{
+    if (k < 0 || k >= a->n_pins)
+        return;
+    snapshot_free(&a->pins[k]);
+    memmove(&a->pins[k], &a->pins[k + 1], sizeof a->pins[0] * (size_t)(a->n_pins - k - 1));
+    memset(&a->pins[a->n_pins - 1], 0, sizeof a->pins[0]);
+    a->n_pins--;
+    a->pin_serial++;
+}
+
 void app_pin(struct app *a)
 {
-    if (a->n_pins == APP_PINS_MAX) {
-        /* keep the baseline, drop the oldest of the others */
-        snapshot_free(&a->pins[1]);
-        memmove(&a->pins[1], &a->pins[2], sizeof a->pins[0] * (APP_PINS_MAX - 2));
-        memset(&a->pins[APP_PINS_MAX - 1], 0, sizeof a->pins[0]);
-        a->n_pins--;
-    }
+    if (a->n_pins == APP_PINS_MAX)
+        app_unpin(a, 1); /* keep the baseline, drop the oldest of the others */
     a->pin_serial++;
     struct app_snapshot *s = &a->pins[a->n_pins++];
     memset(s, 0, sizeof *s);

@@ -215,6 +215,10 @@ int app_mig_match(int old_gpu, int mig, int gpu);
 /* ---- what-if state (app_whatif.c) ---- */
 void app_whatif_get(const struct app *a, struct app_whatif *w);
 bool app_whatif_equal(const struct app_whatif *x, const struct app_whatif *y);
+/* What changed from x to y, as "batch 4 -> 2, SLO 5 ms -> none" into buf
+ * ("" when nothing did). */
+const char *app_whatif_diff(const struct app_whatif *x, const struct app_whatif *y, char *buf,
+                            int size);
 /* Makes w the current state (reopens the model if the spec differs, keeping
  * the view); on failure the previous state stays and diag says why. */
 enum status app_whatif_apply(struct app *a, const struct app_whatif *w, struct diag *d);
@@ -225,12 +229,18 @@ enum status app_undo(struct app *a, struct diag *d);
 enum status app_redo(struct app *a, struct diag *d);
 /* True when the state differs from the one at start or the last save. */
 bool app_dirty(const struct app *a);
+/* Before quitting (how: "q", "F10", ":q"): true, with diag saying so, the
+ * first time there are unsaved changes; false when quitting may go on. */
+bool app_quit_check(struct app *a, const char *how, struct diag *d);
 
 /* Pins the current configuration and figures (up to APP_PINS_MAX; the
  * oldest but the first goes when full). */
 void app_pin(struct app *a);
 /* Frees every pin. */
 void app_pins_clear(struct app *a);
+/* Frees pin k (0-based); the pins after it move up (pin 2 becomes the
+ * baseline when the first goes). */
+void app_unpin(struct app *a, int k);
 /* Per-layer deltas between pins[0] and column col (1..n_pins-1: a pin,
  * n_pins: the current state) into a->cmp, recomputed only when something
  * changed. Needs at least one pin. */
@@ -241,10 +251,19 @@ const struct app_compare *app_compare_layers(struct app *a, int col);
 double app_kv_cache_mib(const struct app *a);
 /* Predicted time of a layer in ms (share x latency), 0 if unknown. */
 double app_node_ms(const struct app *a, int i);
-/* Writes the layer table and headline figures as "csv" or "json" to path
- * atomically; refuses to overwrite unless force. */
+/* Writes the table of the tab shown as "csv" or "json" to path atomically
+ * (refuses to overwrite unless force): the Sweep tab's points or MIG
+ * table, the Compare tab's configurations (json: and the chosen column's
+ * layer deltas), else the layer table and headline figures. what: what
+ * was written ("8 layers", "the sweep over batch (11 points)"). */
 enum status app_export(struct app *a, const char *format, const char *path, bool force,
-                       struct diag *d);
+                       char *what, int what_size, struct diag *d);
+/* The Sweep or Compare tab's table as text (malloc'd), NULL on any other
+ * tab (app_export.c). */
+char *app_export_tab(struct app *a, bool json, size_t *len, char *what, int size);
+struct strbuf;
+/* Appends s as one CSV cell (quoted when needed), then ',' or '\n'. */
+void app_csv_field(struct strbuf *b, const char *s, bool last);
 
 /* Makes sure the sweep matches the current configuration: over the batch
  * (1..1024) or over a->sweep_over (a graph symbol: its value / 8 .. x 16;

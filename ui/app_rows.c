@@ -1,5 +1,5 @@
 /* app_rows.c - the layer table's rows (filter, stable sort), cell text and
- * the csv/json export of the same table. */
+ * the csv/json export of the same table (other tabs' tables: app_export.c). */
 #include "ui/app.h"
 
 #include <stdio.h>
@@ -10,6 +10,7 @@
 #include "ui/fmt.h"
 #include "core/gpu.h"
 #include "util/jsonw.h"
+#include "util/strbuf.h"
 #include "graph/shape.h"
 #include "util/xalloc.h"
 
@@ -195,7 +196,7 @@ void app_rows_update(struct app *a)
     }
     /* every order but the default one (graph order) sorts; "#" sorts by
      * the node number, which need not be the topological order */
-    if (a->st.sort_col != UI_COL_INDEX || a->st.sort_desc || a->st.sort_explicit) {
+    if (ui_state_sorted(&a->st)) {
         int *tmp = xmalloc(sizeof *tmp * (size_t)(a->n_rows ? a->n_rows : 1));
         merge_sort(a, a->rows, tmp, a->n_rows);
         free(tmp);
@@ -212,67 +213,41 @@ int app_row_of_node(const struct app *a, int ni)
 
 /* ---- export ----------------------------------------------------------- */
 
-static void csv_field(char **buf, size_t *len, size_t *cap, const char *s, bool last)
-{
-    bool quote = strpbrk(s, ",\"\n") != NULL;
-    size_t need = strlen(s) * 2 + 4;
-    if (*len + need >= *cap) {
-        *cap = (*cap + need) * 2;
-        *buf = xrealloc(*buf, *cap);
-    }
-    char *p = *buf + *len;
-    if (quote)
-        *p++ = '"';
-    for (; *s; s++) {
-        if (*s == '"')
-            *p++ = '"';
-        *p++ = *s;
-    }
-    if (quote)
-        *p++ = '"';
-    *p++ = last ? '\n' : ',';
-    *len = (size_t)(p - *buf);
-}
-
 static char *export_csv(const struct app *a, size_t *len)
 {
-    size_t cap = 4096;
-    char *buf = xmalloc(cap);
-    *len = 0;
+    struct strbuf b = STRBUF_INIT;
     static const char *const hdr[] = {"index", "name", "op", "output_shape", "params", "macs",
                                       "flops", "out_bytes", "time_share", "bound", "state"};
     for (size_t i = 0; i < sizeof hdr / sizeof hdr[0]; i++)
-        csv_field(&buf, len, &cap, hdr[i], i + 1 == sizeof hdr / sizeof hdr[0]);
+        app_csv_field(&b, hdr[i], i + 1 == sizeof hdr / sizeof hdr[0]);
     for (int r = 0; r < a->n_rows; r++) {
         int ni = a->rows[r];
         const struct node *n = &a->g->nodes[ni];
         char t[128];
         bool ok = n->state == NODE_OK;
-        csv_field(&buf, len, &cap, app_cell_text(a, ni, UI_COL_INDEX, t, sizeof t), false);
-        csv_field(&buf, len, &cap, n->name, false);
-        csv_field(&buf, len, &cap, n->op_type, false);
-        csv_field(&buf, len, &cap, ok ? app_cell_text(a, ni, UI_COL_SHAPE, t, sizeof t) : "",
-                  false);
+        app_csv_field(&b, app_cell_text(a, ni, UI_COL_INDEX, t, sizeof t), false);
+        app_csv_field(&b, n->name, false);
+        app_csv_field(&b, n->op_type, false);
+        app_csv_field(&b, ok ? app_cell_text(a, ni, UI_COL_SHAPE, t, sizeof t) : "", false);
         snprintf(t, sizeof t, ok ? "%.0f" : "", n->cost.params);
-        csv_field(&buf, len, &cap, t, false);
+        app_csv_field(&b, t, false);
         snprintf(t, sizeof t, ok ? "%.0f" : "", n->cost.macs);
-        csv_field(&buf, len, &cap, t, false);
+        app_csv_field(&b, t, false);
         snprintf(t, sizeof t, ok ? "%.0f" : "", n->cost.flops);
-        csv_field(&buf, len, &cap, t, false);
+        app_csv_field(&b, t, false);
         snprintf(t, sizeof t, ok ? "%.0f" : "", n->cost.out_bytes);
-        csv_field(&buf, len, &cap, t, false);
+        app_csv_field(&b, t, false);
         snprintf(t, sizeof t, "%.6f", app_node_share(a, ni));
-        csv_field(&buf, len, &cap, t, false);
-        csv_field(&buf, len, &cap, app_cell_text(a, ni, UI_COL_BOUND, t, sizeof t), false);
-        csv_field(&buf, len, &cap,
-                  n->state == NODE_OK            ? "ok"
-                  : n->state == NODE_UNSUPPORTED ? "unsupported"
-                  : n->state == NODE_NOT_RUN     ? "not-run"
-                                                 : "unknown-input",
-                  true);
+        app_csv_field(&b, t, false);
+        app_csv_field(&b, app_cell_text(a, ni, UI_COL_BOUND, t, sizeof t), false);
+        app_csv_field(&b,
+                      n->state == NODE_OK            ? "ok"
+                      : n->state == NODE_UNSUPPORTED ? "unsupported"
+                      : n->state == NODE_NOT_RUN     ? "not-run"
+                                                     : "unknown-input",
+                      true);
     }
-    buf[*len] = 0;
-    return buf;
+    return strbuf_take(&b, len);
 }
 
 static char *export_json(const struct app *a, size_t *len)
@@ -334,20 +309,22 @@ static char *export_json(const struct app *a, size_t *len)
 }
 
 enum status app_export(struct app *a, const char *format, const char *path, bool force,
-                       struct diag *d)
+                       char *what, int what_size, struct diag *d)
 {
     if (!a->g || !a->have_pred)
         return diag_set(d, ST_EUSAGE, "nothing to export: no prediction");
-    app_rows_update(a);
-    app_update_mig(a);
-    size_t len;
-    char *text;
-    if (!strcmp(format, "csv"))
-        text = export_csv(a, &len);
-    else if (!strcmp(format, "json"))
-        text = export_json(a, &len);
-    else
+    if (strcmp(format, "csv") && strcmp(format, "json"))
         return diag_set(d, ST_EUSAGE, "export %s: expected csv or json", format);
+    bool json = !strcmp(format, "json");
+    size_t len;
+    /* the Sweep and Compare tabs export their own table */
+    char *text = app_export_tab(a, json, &len, what, what_size);
+    if (!text) {
+        app_rows_update(a);
+        app_update_mig(a);
+        text = json ? export_json(a, &len) : export_csv(a, &len);
+        snprintf(what, (size_t)what_size, "%d layers", a->n_rows);
+    }
     enum status st = file_write_atomic(path, text, len, force, d);
     free(text);
     if (st == ST_EEXIST) {

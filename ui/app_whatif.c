@@ -38,6 +38,62 @@ bool app_whatif_equal(const struct app_whatif *x, const struct app_whatif *y)
     return true;
 }
 
+/* Appends "NAME A -> B" to buf. */
+static void diff_add(char *buf, int size, const char *name, const char *x, const char *y)
+{
+    size_t len = strlen(buf);
+    if ((int)len < size)
+        snprintf(buf + len, (size_t)size - len, "%s%s %s -> %s", len ? ", " : "", name, x, y);
+}
+
+static const char *gpu_text(const struct config *c, char *buf, int size)
+{
+    const struct gpu_spec *g = gpu_get(c->gpu);
+    snprintf(buf, (size_t)size, "%s%s%s", g ? g->name : "?", g && c->mig >= 0 ? ":" : "",
+             g && c->mig >= 0 && c->mig < g->n_mig ? g->mig[c->mig].name : "");
+    return buf;
+}
+
+static const char *slo_text(double ms, char *buf, int size)
+{
+    if (ms > 0)
+        snprintf(buf, (size_t)size, "%g ms", ms);
+    else
+        snprintf(buf, (size_t)size, "none");
+    return buf;
+}
+
+const char *app_whatif_diff(const struct app_whatif *x, const struct app_whatif *y, char *buf,
+                            int size)
+{
+    char p[96], q[96];
+    buf[0] = 0;
+    if (strcmp(x->spec, y->spec))
+        diff_add(buf, size, "model", x->spec, y->spec);
+    if (x->cfg.gpu != y->cfg.gpu || x->cfg.mig != y->cfg.mig)
+        diff_add(buf, size, "GPU", gpu_text(&x->cfg, p, sizeof p), gpu_text(&y->cfg, q, sizeof q));
+    if (x->cfg.prec != y->cfg.prec)
+        diff_add(buf, size, "precision", precision_name(x->cfg.prec), precision_name(y->cfg.prec));
+    if (x->cfg.rt != y->cfg.rt)
+        diff_add(buf, size, "runtime", runtime_name(x->cfg.rt), runtime_name(y->cfg.rt));
+    if (x->cfg.batch != y->cfg.batch) {
+        snprintf(p, sizeof p, "%lld", (long long)x->cfg.batch);
+        snprintf(q, sizeof q, "%lld", (long long)y->cfg.batch);
+        diff_add(buf, size, "batch", p, q);
+    }
+    if (x->slo_ms != y->slo_ms)
+        diff_add(buf, size, "SLO", slo_text(x->slo_ms, p, sizeof p), slo_text(y->slo_ms, q, sizeof q));
+    /* a symbol of the same name on both sides (a new model brings its own) */
+    for (int i = 0; i < x->n_syms; i++)
+        for (int j = 0; j < y->n_syms; j++)
+            if (!strcmp(x->sym_name[i], y->sym_name[j]) && x->sym_val[i] != y->sym_val[j]) {
+                snprintf(p, sizeof p, "%lld", (long long)x->sym_val[i]);
+                snprintf(q, sizeof q, "%lld", (long long)y->sym_val[j]);
+                diff_add(buf, size, x->sym_name[i], p, q);
+            }
+    return buf;
+}
+
 /* Applies w without restoring anything on failure. */
 static enum status apply_raw(struct app *a, const struct app_whatif *w, struct diag *d)
 {
@@ -135,4 +191,14 @@ bool app_dirty(const struct app *a)
     struct app_whatif now;
     app_whatif_get(a, &now);
     return !app_whatif_equal(&now, &a->saved);
+}
+
+bool app_quit_check(struct app *a, const char *how, struct diag *d)
+{
+    if (!app_dirty(a) || a->quit_asked)
+        return false;
+    a->quit_asked = true;
+    diag_set(d, ST_EUSAGE, "unsaved what-if changes: %s again quits, :w NAME saves them as a "
+                           "session, u undoes", how);
+    return true;
 }

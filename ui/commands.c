@@ -35,6 +35,19 @@ static bool parse_int(const char *s, long long lo, long long hi, long long *out)
     return true;
 }
 
+/* A path typed in the explorer as a shell would read it: a leading "~/"
+ * (or "~" alone) is $HOME. Points at a static buffer, or at path itself. */
+static const char *expand_home(const char *path)
+{
+    static char buf[4096];
+    const char *home = getenv("HOME");
+    if (path[0] != '~' || (path[1] && path[1] != '/') || !home || !*home)
+        return path;
+    if (snprintf(buf, sizeof buf, "%s%s", home, path + 1) >= (int)sizeof buf)
+        return path;
+    return buf;
+}
+
 static enum status do_batch(struct app *a, int argc, char **argv, bool bang, struct cmd_out *out,
                             struct diag *d)
 {
@@ -112,18 +125,21 @@ static enum status do_export(struct app *a, int argc, char **argv, bool bang,
 {
     if (strcmp(argv[1], "csv") && strcmp(argv[1], "json"))
         return diag_set(d, ST_EUSAGE, "export %s: expected csv or json", argv[1]);
-    enum status st = app_export(a, argv[1], argv[2], bang, d);
+    char what[96];
+    const char *path = expand_home(argv[2]);
+    enum status st = app_export(a, argv[1], path, bang, what, sizeof what, d);
     if (!st)
-        ui_state_message(&a->st, false, "wrote %d layers to %s", a->n_rows, argv[2]);
+        ui_state_message(&a->st, false, "wrote %s to %s", what, path);
     return st;
 }
 
 static enum status do_open(struct app *a, int argc, char **argv, bool bang, struct cmd_out *out,
                            struct diag *d)
 {
-    enum status st = app_open(a, argv[1], d);
+    const char *spec = expand_home(argv[1]);
+    enum status st = app_open(a, spec, d);
     if (!st)
-        ui_state_message(&a->st, false, "opened %s: %d nodes", argv[1], a->g->n_nodes);
+        ui_state_message(&a->st, false, "opened %s: %d nodes", spec, a->g->n_nodes);
     return st;
 }
 
@@ -132,9 +148,16 @@ static enum status do_pin(struct app *a, int argc, char **argv, bool bang, struc
 {
     if (!a->have_pred)
         return diag_set(d, ST_EUSAGE, "pin: no prediction to pin");
+    char dropped[sizeof a->pins[1].label] = "";
+    if (a->n_pins == APP_PINS_MAX)
+        snprintf(dropped, sizeof dropped, "%s", a->pins[1].label);
     app_pin(a);
-    ui_state_message(&a->st, false, "pin %d: %s ('compare' shows deltas, tab 8 compares pins)",
-                     a->n_pins, a->pins[a->n_pins - 1].label);
+    if (dropped[0])
+        ui_state_message(&a->st, true, "%d pins at most: dropped pin 2 (%s) for pin %d "
+                         "(:unpin N chooses which goes)", APP_PINS_MAX, dropped, a->n_pins);
+    else
+        ui_state_message(&a->st, false, "pin %d: %s ('compare' shows deltas, tab 8 compares "
+                         "pins)", a->n_pins, a->pins[a->n_pins - 1].label);
     return ST_OK;
 }
 
@@ -207,11 +230,11 @@ static enum status do_sort(struct app *a, int argc, char **argv, bool bang, stru
 static enum status do_dump(struct app *a, int argc, char **argv, bool bang, struct cmd_out *out,
                            struct diag *d)
 {
-    if (!bang && file_exists(argv[1]))
-        return diag_set(d, ST_EEXIST, "dump-screen: %s exists; dump-screen! overwrites it",
-                        argv[1]);
+    const char *path = expand_home(argv[1]);
+    if (!bang && file_exists(path))
+        return diag_set(d, ST_EEXIST, "dump-screen: %s exists; dump-screen! overwrites it", path);
     out->flags |= CMD_DUMP;
-    snprintf(out->path, sizeof out->path, "%s", argv[1]);
+    snprintf(out->path, sizeof out->path, "%s", path);
     return ST_OK;
 }
 
@@ -225,9 +248,11 @@ static enum status do_help(struct app *a, int argc, char **argv, bool bang, stru
 static enum status do_write(struct app *a, int argc, char **argv, bool bang,
                             struct cmd_out *out, struct diag *d)
 {
-    const char *name = argc > 1 ? argv[1] : a->session;
+    /* a copy: saving sets a->session from the name */
+    char name[sizeof a->session];
+    snprintf(name, sizeof name, "%s", argc > 1 ? argv[1] : a->session);
     if (!*name)
-        return diag_set(d, ST_EUSAGE, "w: no session open yet: w NAME");
+        return diag_set(d, ST_EUSAGE, "w: no session open yet: w NAME names one");
     enum status st = session_save(a, name, bang, d);
     if (!st) {
         char path[1024];
@@ -254,20 +279,42 @@ static enum status do_edit(struct app *a, int argc, char **argv, bool bang, stru
 static enum status do_undo(struct app *a, int argc, char **argv, bool bang, struct cmd_out *out,
                            struct diag *d)
 {
-    char t[200];
+    /* say what was undone: the state before and after, as the change */
+    char t[400];
+    struct app_whatif before, after;
+    app_whatif_get(a, &before);
     enum status st = argv[0][0] == 'u' ? app_undo(a, d) : app_redo(a, d);
-    if (!st)
-        ui_state_message(&a->st, false, "%s: %s (%d more to undo, %d to redo)", argv[0],
-                         app_config_label(a, &a->cfg, t, sizeof t), a->n_undo, a->n_redo);
-    return st;
+    if (st)
+        return st;
+    app_whatif_get(a, &after);
+    app_whatif_diff(&before, &after, t, sizeof t);
+    ui_state_message(&a->st, false, "%s: %s (%d more to undo, %d to redo)",
+                     argv[0][0] == 'u' ? "undone" : "redone", t[0] ? t : "no change", a->n_undo,
+                     a->n_redo);
+    return ST_OK;
 }
 
 static enum status do_unpin(struct app *a, int argc, char **argv, bool bang, struct cmd_out *out,
                             struct diag *d)
 {
-    app_pins_clear(a);
-    a->st.compare = false;
-    ui_state_message(&a->st, false, "no pins");
+    if (argc < 2) {
+        app_pins_clear(a);
+        a->st.compare = false;
+        ui_state_message(&a->st, false, "no pins");
+        return ST_OK;
+    }
+    long long k;
+    if (!a->n_pins)
+        return diag_set(d, ST_EUSAGE, "unpin %s: nothing is pinned", argv[1]);
+    if (!parse_int(argv[1], 1, a->n_pins, &k))
+        return diag_set(d, ST_ERANGE, "unpin %s: expected a pin number 1..%d", argv[1], a->n_pins);
+    char label[sizeof a->pins[0].label];
+    snprintf(label, sizeof label, "%s", a->pins[k - 1].label);
+    app_unpin(a, (int)k - 1);
+    if (!a->n_pins)
+        a->st.compare = false;
+    ui_state_message(&a->st, false, "unpinned pin %lld (%s); %d left%s", k, label, a->n_pins,
+                     k == 1 && a->n_pins ? ", the next is the baseline" : "");
     return ST_OK;
 }
 
@@ -317,6 +364,8 @@ static enum status do_sweep(struct app *a, int argc, char **argv, bool bang,
 static enum status do_quit(struct app *a, int argc, char **argv, bool bang, struct cmd_out *out,
                            struct diag *d)
 {
+    if (!bang && app_quit_check(a, ":q", d))
+        return ST_EUSAGE;
     out->flags |= CMD_QUIT;
     return ST_OK;
 }
@@ -336,8 +385,10 @@ static const struct cmd cmds[] = {
                               "(the engine replayed as a CUDA graph) or vllm (serving "
                               "engine)"}, 1, 1, do_runtime},
     {{"slo", "slo MS", "Latency target the MIG suggestion must meet (0 = none)"}, 1, 1, do_slo},
-    {{"export", "export[!] csv|json FILE", "Write the (filtered) layer table and the figures "
-                                           "atomically; export! overwrites"}, 2, 2, do_export},
+    {{"export", "export[!] csv|json FILE", "Write the table of the tab shown (the filtered "
+                                           "layers and the figures, the sweep, the MIG table or "
+                                           "the comparison) atomically; export! overwrites"}, 2, 2,
+     do_export},
     {{"open", "open MODEL", "Open another model: a file or zoo:FAMILY[:k=v...]"}, 1, 1, do_open},
     {{"pin", "pin", "Pin the current configuration and its figures"}, 0, 0, do_pin},
     {{"compare", "compare", "Show or hide deltas against the pinned configuration"}, 0, 0,
@@ -353,7 +404,8 @@ static const struct cmd cmds[] = {
                         "changes"}, 1, 1, do_edit},
     {{"undo", "undo", "Undo the last configuration change (also u)"}, 0, 0, do_undo},
     {{"redo", "redo", "Redo an undone change (also U, Ctrl-R)"}, 0, 0, do_undo},
-    {{"unpin", "unpin", "Forget every pinned configuration"}, 0, 0, do_unpin},
+    {{"unpin", "unpin [N]", "Forget pin N (1 = the baseline), or every pinned configuration"},
+     0, 1, do_unpin},
     {{"tour", "tour", "A guided tour of what the figures mean, on the bundled models"}, 0, 0,
      do_tour},
     {{"messages", "messages", "Show the message log (every status message, in full)"}, 0, 0,
@@ -363,7 +415,8 @@ static const struct cmd cmds[] = {
                                "hyperparameter (sweep seq, sweep depth)"}, 0, 1, do_sweep},
     {{"tab", "tab NAME", "Show a tab: layers, graph, sweep, setup, detail, compare, log ..."}, 1,
      1, do_tab},
-    {{"quit", "quit", "Quit the explorer (also q, F10)"}, 0, 0, do_quit},
+    {{"quit", "quit[!]", "Quit the explorer (also q, F10); with unsaved what-if changes it "
+                         "asks once, quit! does not"}, 0, 0, do_quit},
 };
 #define N_CMDS ((int)(sizeof cmds / sizeof cmds[0]))
 
@@ -419,9 +472,16 @@ enum status cmd_execute(struct app *a, const char *line, struct cmd_out *out, st
             n_match++;
         }
     }
-    if (n_match != 1)
-        return diag_set(d, ST_EUSAGE, "%s command '%s' (try :help)",
-                        n_match ? "ambiguous" : "unknown", argv[0]);
+    if (n_match > 1) {
+        char cands[256] = "";
+        for (int i = 0; i < N_CMDS; i++)
+            if (!strncmp(cmds[i].info.name, argv[0], strlen(argv[0])))
+                snprintf(cands + strlen(cands), sizeof cands - strlen(cands), "%s%s",
+                         cands[0] ? ", " : "", cmds[i].info.name);
+        return diag_set(d, ST_EUSAGE, "ambiguous command '%s': %s", argv[0], cands);
+    }
+    if (n_match == 0)
+        return diag_set(d, ST_EUSAGE, "unknown command '%s' (try :help)", argv[0]);
     if (argc - 1 < c->min_args || argc - 1 > c->max_args)
         return diag_set(d, ST_EUSAGE, "usage: %s", c->info.usage);
     return c->fn(a, argc, argv, bang, out, d);

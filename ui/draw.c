@@ -196,6 +196,29 @@ int draw_text(struct ui_canvas *c, int y, int x, int maxw, enum ui_style st, con
     return n;
 }
 
+int draw_text_words(struct ui_canvas *c, int y, int x, int maxw, enum ui_style st, const char *s)
+{
+    int w = draw_strwidth(s);
+    if (w <= maxw || maxw < 2)
+        return draw_text(c, y, x, maxw, st, s);
+    /* the columns up to the last space before maxw - 1 (room for the "…") */
+    int keep = 0, n = 0;
+    for (const char *p = s; *p && n < maxw - 1;) {
+        uint32_t ch = draw_utf8_next(&p);
+        if (ch == ' ' && n > 0)
+            keep = n;
+        n++;
+    }
+    while (keep > 0 && (s[keep - 1] == ',' || s[keep - 1] == ';' || s[keep - 1] == ' ') &&
+           draw_strwidth(s) == (int)strlen(s))
+        keep--; /* no dangling separator before the ellipsis (ASCII text) */
+    if (keep == 0)
+        keep = maxw - 1; /* one long word: cut it */
+    draw_text(c, y, x, keep, st, s);
+    draw_put_glyph(c, y, x + keep, G_ELLIPSIS, UI_STYLE_DIM);
+    return keep + 1;
+}
+
 int draw_text_mid(struct ui_canvas *c, int y, int x, int maxw, enum ui_style st, const char *s)
 {
     int w = draw_strwidth(s);

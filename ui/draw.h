@@ -89,6 +89,10 @@ int draw_textf(struct ui_canvas *c, int y, int x, int maxw, enum ui_style st, co
 /* draw_text that cuts a too-long text in the middle (head, ellipsis, tail)
  * instead of at the end. Returns the columns written. */
 int draw_text_mid(struct ui_canvas *c, int y, int x, int maxw, enum ui_style st, const char *s);
+/* draw_text that ends a too-long text after its last whole word that fits,
+ * with an ellipsis, instead of in the middle of a word. Returns the
+ * columns written. */
+int draw_text_words(struct ui_canvas *c, int y, int x, int maxw, enum ui_style st, const char *s);
 /* s shortened to maxw columns by cutting its middle ("~" marks the cut),
  * into buf; returns buf. */
 char *draw_mid_cut(const char *s, int maxw, char *buf, int size);

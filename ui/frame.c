@@ -19,6 +19,12 @@ static int put(struct ui_canvas *c, int y, int x, int xend, enum ui_style st, co
     return x + draw_text(c, y, x, xend - x, st, s);
 }
 
+/* put, but only a text that fits whole (an optional clause of a line). */
+static int put_whole(struct ui_canvas *c, int y, int x, int xend, enum ui_style st, const char *s)
+{
+    return draw_strwidth(s) <= xend - x ? put(c, y, x, xend, st, s) : x;
+}
+
 static int put_field(struct ui_canvas *c, int y, int x, int xend, const char *label,
                      const char *value)
 {
@@ -86,6 +92,29 @@ static void draw_title(struct app *a, struct ui_canvas *c, struct ui_rect r)
         put(c, r.y, x, xend, UI_STYLE_WARN, w);
 }
 
+/* The right end of line 2: the open session's name, when there is room,
+ * and the figures' source, as long as the line allows. */
+static void draw_source(struct app *a, struct ui_canvas *c, int y, int x, int xend)
+{
+    static const char *const teacher[] = {"teacher estimate (no GNN weights)", "teacher estimate",
+                                          "teacher"};
+    static const char *const gnn[] = {"GNN prediction", "GNN", "GNN"};
+    char sess[96] = "";
+    if (a->session[0])
+        snprintf(sess, sizeof sess, "session %s  ", a->session);
+    int ssw = draw_strwidth(sess);
+    for (int i = 0; i < 3; i++) {
+        const char *src = app_teacher_only(a) ? teacher[i] : gnn[i];
+        int sw = draw_strwidth(src);
+        if (x + sw >= xend)
+            continue;
+        if (ssw && x + ssw + sw < xend)
+            draw_text(c, y, xend - sw - ssw, ssw, UI_STYLE_LABEL, sess);
+        draw_text(c, y, xend - sw, sw, app_teacher_only(a) ? UI_STYLE_WARN : UI_STYLE_GOOD, src);
+        break;
+    }
+}
+
 static void draw_header(struct app *a, struct ui_canvas *c, struct ui_rect r)
 {
     char b1[64], line[APP_SPEC_MAX + 64];
@@ -121,19 +150,7 @@ static void draw_header(struct app *a, struct ui_canvas *c, struct ui_rect r)
         snprintf(b1, sizeof b1, "%g ms", a->slo_ms);
         x = put_field(c, y, x, xend, "SLO ", b1);
     }
-    /* the figures' source, as long as the line allows */
-    static const char *const teacher[] = {"teacher estimate (no GNN weights)", "teacher estimate",
-                                          "teacher"};
-    static const char *const gnn[] = {"GNN prediction", "GNN", "GNN"};
-    for (int i = 0; i < 3; i++) {
-        const char *src = app_teacher_only(a) ? teacher[i] : gnn[i];
-        int sw = draw_strwidth(src);
-        if (x + sw < xend) {
-            draw_text(c, y, xend - sw, sw, app_teacher_only(a) ? UI_STYLE_WARN : UI_STYLE_GOOD,
-                      src);
-            break;
-        }
-    }
+    draw_source(a, c, y, x, xend);
 }
 
 /* ---- predictions ------------------------------------------------------- */
@@ -189,7 +206,8 @@ static void draw_mig(struct app *a, struct ui_canvas *c, int y, int x, int xend)
             below = &m->opts[i];
     }
     if (!best) {
-        put(c, y, x, xend, UI_STYLE_BAD, m->reason); /* it says what failed, with numbers */
+        /* it says what failed, with numbers; cut at a word where too long */
+        draw_text_words(c, y, x, xend - x, UI_STYLE_BAD, m->reason);
         return;
     }
     x = put(c, y, x, xend, UI_STYLE_GOOD, gpu->mig[best->profile].name);
@@ -197,11 +215,11 @@ static void draw_mig(struct app *a, struct ui_canvas *c, int y, int x, int xend)
              fmt_bytes(best->memory_mib * 1048576.0, b1, sizeof b1), m->headroom * 100,
              fmt_bytes(best->need_mib * 1048576.0, b2, sizeof b2),
              fmt_bytes(best->usable_mib * 1048576.0, b3, sizeof b3));
-    x = put(c, y, x, xend, UI_STYLE_NORMAL, t);
+    x = put_whole(c, y, x, xend, UI_STYLE_NORMAL, t);
     if (m->slo_ms > 0) {
         snprintf(t, sizeof t, ", %s meets %g ms", fmt_ms(best->latency_ms, b4, sizeof b4),
                  m->slo_ms);
-        x = put(c, y, x, xend, UI_STYLE_NORMAL, t);
+        x = put_whole(c, y, x, xend, UI_STYLE_NORMAL, t);
     }
     if (below) {
         if (!below->fits)
@@ -210,7 +228,7 @@ static void draw_mig(struct app *a, struct ui_canvas *c, int y, int x, int xend)
         else
             snprintf(t, sizeof t, "; %s misses the SLO (%s)", gpu->mig[below->profile].name,
                      fmt_ms(below->latency_ms, b1, sizeof b1));
-        put(c, y, x, xend, UI_STYLE_DIM, t);
+        put_whole(c, y, x, xend, UI_STYLE_DIM, t);
     }
 }
 
@@ -290,12 +308,29 @@ static void draw_diff(struct app *a, struct ui_canvas *c, int y, int x, int xend
         put_field(c, y, x, xend, "text enc ", r->n_text ? t : "none");
 }
 
-/* The first line: latency (against the SLO), the teacher's figure beside
- * the GNN's, throughput, energy and what bounds the model. */
-static void draw_latency_line(struct app *a, struct ui_canvas *c, int y, int x, int xend,
-                              bool wide)
+/* Throughput or energy with its source, as latency has it: "Energy (GNN)
+ * 44.4 mJ teacher 44.0 mJ" when wide (the teacher's figure only with
+ * teacher_too), the bare figure otherwise. */
+static int put_figure(struct app *a, struct ui_canvas *c, int y, int x, int xend, bool wide,
+                      const char *label, const char *now, const char *teacher, bool teacher_too)
 {
-    char b1[48], t[512];
+    char t[64];
+    bool gnn = !app_teacher_only(a);
+    snprintf(t, sizeof t, "%s (%s) ", label, gnn ? "GNN" : "teacher");
+    x = put(c, y, x, xend, UI_STYLE_LABEL, wide ? t : "");
+    x = put(c, y, x, xend, UI_STYLE_VALUE, now);
+    if (gnn && wide && teacher_too) {
+        snprintf(t, sizeof t, " teacher %s", teacher);
+        x = put(c, y, x, xend, UI_STYLE_DIM, t);
+    }
+    return put(c, y, x, xend, UI_STYLE_LABEL, "  ");
+}
+
+/* The line up to the bound phrase; returns where it ends. */
+static int latency_figures(struct app *a, struct ui_canvas *c, int y, int x, int xend, bool wide,
+                           bool teacher_too)
+{
+    char b1[48], b2[48], t[160];
     const struct prediction *p = &a->pred;
     const struct app_snapshot *pin = &a->pins[0];
     bool gnn = !app_teacher_only(a);
@@ -323,13 +358,37 @@ static void draw_latency_line(struct app *a, struct ui_canvas *c, int y, int x, 
     } else {
         x = put(c, y, x, xend, UI_STYLE_LABEL, " ");
     }
+    double t_tput = p->sim.latency_ms > 0 ? (double)a->cfg.batch * 1e3 / p->sim.latency_ms : 0;
     snprintf(t, sizeof t, "%s/s", fmt_si(p->throughput, b1, sizeof b1));
-    x = put_field(c, y, x, xend, wide ? "Throughput " : "", t);
+    snprintf(b2, sizeof b2, "%s/s", fmt_si(t_tput, b1, sizeof b1));
+    x = put_figure(a, c, y, x, xend, wide, "Throughput", t, b2, teacher_too);
     x = put_delta(a, c, y, x, xend, p->throughput, pin->throughput, false);
-    snprintf(t, sizeof t, "%s", fmt_joules(p->energy_j, b1, sizeof b1));
-    x = put_field(c, y, x, xend, wide ? "Energy " : "", t);
-    x = put_delta(a, c, y, x, xend, p->energy_j, pin->energy_j, true);
-    put(c, y, x, xend, UI_STYLE_NORMAL, bound_phrase(a, wide, c->utf8, t, sizeof t));
+    fmt_joules(p->energy_j, t, sizeof t);
+    fmt_joules(p->sim.energy_j, b2, sizeof b2);
+    x = put_figure(a, c, y, x, xend, wide, "Energy", t, b2, teacher_too);
+    return put_delta(a, c, y, x, xend, p->energy_j, pin->energy_j, true);
+}
+
+/* The first line: latency (against the SLO), the teacher's figure beside
+ * the GNN's (on throughput and energy too where the line has room),
+ * throughput, energy and what bounds the model, in words where they fit,
+ * shorter where not, never cut in a word. */
+static void draw_latency_line(struct app *a, struct ui_canvas *c, int y, int x, int xend,
+                              bool wide)
+{
+    char t[512];
+    /* the bound phrase before the teacher's throughput and energy */
+    for (int teacher_too = 1; teacher_too >= 0; teacher_too--) {
+        draw_clear(c, (struct ui_rect){y, x, 1, xend - x}, UI_STYLE_NORMAL);
+        int end = latency_figures(a, c, y, x, xend, wide, teacher_too);
+        for (int w = wide; w >= 0 && end < xend; w--) {
+            bound_phrase(a, w, c->utf8, t, sizeof t);
+            if (draw_strwidth(t) <= xend - end) {
+                put(c, y, end, xend, UI_STYLE_NORMAL, t);
+                return;
+            }
+        }
+    }
 }
 
 /* The memory parts in four wordings, longest first: words, short units,
@@ -406,27 +465,28 @@ static void draw_memory_line(struct app *a, struct ui_canvas *c, int y, int x, i
         snprintf(dl, sizeof dl, "(%s) ", b1);
     }
     const char *fit = frac > 1 ? "does not fit " : "";
-    int avail = xend - x, ti = 1, pi = 3, bw = 0;
+    /* the bar's width depends on the window alone, so it keeps its size
+     * from key to key; the words around it get shorter instead */
+    int avail = xend - x, ti = 1, pi = 3, bw = w / 7 < 8 ? 8 : w / 7 > 20 ? 20 : w / 7;
     bool found = false;
-    for (int k = 0; k < 8 && !found; k++) { /* with a bar of at least 8 cells */
+    for (int k = 0; k < 8 && !found; k++) {
         int tv = k < 4 ? 0 : 1, pv = k % 4;
         int need = draw_strwidth(tot[tv]) + draw_strwidth(parts[pv]) + draw_strwidth(dl) +
                    draw_strwidth(fit);
-        if (need + 9 <= avail) {
+        if (need + bw + 1 <= avail) {
             ti = tv;
             pi = pv;
-            bw = avail - need - 1;
             found = true;
         }
     }
+    if (!found)
+        bw = 0;
     for (int pv = 2; pv < 4 && !found; pv++) /* no bar */
         if (draw_strwidth(tot[1]) + draw_strwidth(parts[pv]) + draw_strwidth(dl) +
                 draw_strwidth(fit) <= avail) {
             pi = pv;
             found = true;
         }
-    if (bw > w / 5)
-        bw = w / 5;
     if (bw >= 6) {
         w_bar_draw(c, y, x, bw, frac, w_bar_level(frac), UI_STYLE_DIM, true);
         x += bw + 1;

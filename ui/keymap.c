@@ -35,6 +35,7 @@ static const struct ui_keybinding bindings[] = {
     {UI_KEY_F6, UI_ACT_SORT_NEXT},      {'>', UI_ACT_SORT_NEXT},
     {'.', UI_ACT_SORT_NEXT},            {'<', UI_ACT_SORT_PREV},
     {',', UI_ACT_SORT_PREV},            {'I', UI_ACT_SORT_INVERT},
+    {'#', UI_ACT_SORT_INDEX},
     {UI_KEY_F10, UI_ACT_QUIT},          {'q', UI_ACT_QUIT},
     {'+', UI_ACT_BATCH_UP},             {'=', UI_ACT_BATCH_UP},
     {'-', UI_ACT_BATCH_DOWN},           {'_', UI_ACT_BATCH_DOWN},

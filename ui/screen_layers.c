@@ -64,7 +64,7 @@ static void make_table(struct app *a, struct ctx *x, struct w_table *t)
     t->cols = cols;
     t->n_cols = UI_COL__COUNT;
     t->n_rows = a->n_rows;
-    t->sort_col = a->st.sort_col;
+    t->sort_col = ui_state_sorted(&a->st) ? (int)a->st.sort_col : -1; /* graph order: none */
     t->sort_desc = a->st.sort_desc;
     t->list = &a->st.list[UI_TAB_LAYERS];
     t->get_cell = get_cell;

@@ -192,7 +192,7 @@ static void draw(struct app *a, struct ui_canvas *c, struct ui_rect r)
         draw_text(c, y, r.x + name_w, val_w - 1, UI_STYLE_VALUE, val);
         char rest[400];
         snprintf(rest, sizeof rest, "%s%s%s", range, help ? "  " : "", help ? help : "");
-        draw_text(c, y, r.x + name_w + val_w, r.w - name_w - val_w, UI_STYLE_DIM, rest);
+        draw_text_words(c, y, r.x + name_w + val_w, r.w - name_w - val_w, UI_STYLE_DIM, rest);
         if (i == l->sel)
             draw_restyle(c, y, r.x, r.w, UI_STYLE_SELECTED);
     }
@@ -241,6 +241,42 @@ static void report(struct app *a, enum status st, const struct diag *d, const ch
         ui_state_message(&a->st, false, "%s: updated in %.1f ms", what, a->recompute_ms);
 }
 
+/* The next precision this runtime can run on this GPU; the message names
+ * the ones skipped and why: the runtime (an engine could run them) or the
+ * GPU's tensor cores. */
+static unsigned step_precision(struct app *a, int dir)
+{
+    struct config c = a->cfg;
+    struct diag d = {0};
+    char by_rt[64] = "", by_gpu[64] = "";
+    for (int k = 0; k < PREC__COUNT; k++) {
+        c.prec = (enum precision)((c.prec + dir + PREC__COUNT) % PREC__COUNT);
+        if (config_supported(&c, NULL) == ST_OK)
+            break;
+        struct config engine = c;
+        engine.rt = RT_TENSORRT;
+        char *list = config_supported(&engine, NULL) == ST_OK ? by_rt : by_gpu;
+        snprintf(list + strlen(list), sizeof by_rt - strlen(list), "%s%s", list[0] ? ", " : "",
+                 precision_name(c.prec));
+    }
+    enum status st = app_set_config(a, &c, &d);
+    if (st || (!by_rt[0] && !by_gpu[0])) {
+        report(a, st, &d, "precision");
+        return UI_HANDLED | UI_REDRAW;
+    }
+    const struct gpu_spec *g = gpu_get(a->cfg.gpu);
+    char rt_why[128] = "", gpu_why[128] = "";
+    if (by_rt[0])
+        snprintf(rt_why, sizeof rt_why, "%s (runtime %s cannot run it; tensorrt can)", by_rt,
+                 runtime_name(a->cfg.rt));
+    if (by_gpu[0])
+        snprintf(gpu_why, sizeof gpu_why, "%s (no tensor-core path on %s)", by_gpu,
+                 g ? g->name : "this GPU");
+    ui_state_message(&a->st, false, "precision %s: skipped %s%s%s", precision_name(a->cfg.prec),
+                     rt_why, rt_why[0] && gpu_why[0] ? ", " : "", gpu_why);
+    return UI_HANDLED | UI_REDRAW;
+}
+
 static unsigned step(struct app *a, const struct field *f, int dir)
 {
     struct config c = a->cfg;
@@ -274,14 +310,8 @@ static unsigned step(struct app *a, const struct field *f, int dir)
         st = app_set_config(a, &c, &d);
         break;
     }
-    case F_PREC: /* the next precision this runtime can run on this GPU */
-        for (int k = 0; k < PREC__COUNT; k++) {
-            c.prec = (enum precision)((c.prec + dir + PREC__COUNT) % PREC__COUNT);
-            if (config_supported(&c, NULL) == ST_OK)
-                break;
-        }
-        st = app_set_config(a, &c, &d);
-        break;
+    case F_PREC:
+        return step_precision(a, dir);
     case F_RT:
         c.rt = (enum runtime)((c.rt + dir + RT__COUNT) % RT__COUNT);
         st = app_set_config(a, &c, &d);

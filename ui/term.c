@@ -59,6 +59,14 @@ int term_quit_signal(void)
     return (int)got_quit;
 }
 
+bool term_interrupt_take(void)
+{
+    if (got_quit != SIGINT)
+        return false;
+    got_quit = 0;
+    return true;
+}
+
 void term_suspend(struct term *t)
 {
     (void)t;

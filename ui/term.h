@@ -47,6 +47,9 @@ bool term_input_pending(struct term *t);
 bool term_quit_requested(void);
 /* The signal that asked to quit (SIGINT, SIGTERM, SIGHUP), 0 if none. */
 int term_quit_signal(void);
+/* True, forgetting the quit request, when it was SIGINT (Ctrl-C): an open
+ * input line takes it as "cancel this line" instead of "quit". */
+bool term_interrupt_take(void);
 /* Ctrl-Z: leaves curses mode, stops the process (SIGTSTP); after fg the
  * next term_poll reports a resize so the caller redraws everything. */
 void term_suspend(struct term *t);

@@ -38,6 +38,7 @@ struct ui {
     struct frame_input input;
     char hint[512];
     bool pending_g;    /* 'g' pressed: gg goes to the first row, g NAME jumps */
+    int key;           /* the key being handled (q closes Help, F10 quits) */
     struct tour tour;  /* the teaching tour, when active */
 };
 
@@ -123,8 +124,10 @@ static int prompt_get_key(void *ctx)
     struct ui *u = ctx;
     struct term_event ev;
     for (;;) {
-        if (!next_event(u, &ev) || (u->term && term_quit_requested()))
+        if (!next_event(u, &ev))
             return -2;
+        if (u->term && term_quit_requested())
+            return term_interrupt_take() ? UI_KEY_CTRL('c') : -2; /* Ctrl-C cancels the line */
         if (ev.key == UI_KEY_RESIZE) {
             render(u);
             return -1;
@@ -323,16 +326,16 @@ static void global_action(struct ui *u, enum ui_action act)
 {
     struct app *a = &u->a;
     struct ui_state *s = &a->st;
+    struct diag d = {0};
     switch (act) {
     case UI_ACT_QUIT:
-        if (s->tab == UI_TAB_HELP || s->tab == UI_TAB_ABOUT || s->tab == UI_TAB_LOG) {
-            ui_state_back(s); /* q closes Help and About like Esc */
+        if (u->key == 'q' &&
+            (s->tab == UI_TAB_HELP || s->tab == UI_TAB_ABOUT || s->tab == UI_TAB_LOG)) {
+            ui_state_back(s); /* q closes Help and About like Esc; F10 quits */
         } else if (u->tour.active) {
             tour_stop(&u->tour, a);
-        } else if (app_dirty(a) && !a->quit_asked && !u->headless) {
-            a->quit_asked = true;
-            ui_state_message(s, true, "unsaved what-if changes: q again quits, :w NAME saves "
-                                      "them as a session, u undoes");
+        } else if (app_quit_check(a, u->key == 'q' ? "q" : "F10", &d)) {
+            ui_state_message(s, true, "%s", d.msg);
         } else {
             s->quit = true;
         }
@@ -376,8 +379,11 @@ static void global_action(struct ui *u, enum ui_action act)
     case UI_ACT_SORT_NEXT:
     case UI_ACT_SORT_PREV:
     case UI_ACT_SORT_INVERT:
+    case UI_ACT_SORT_INDEX:
         ui_state_tab_set(s, UI_TAB_LAYERS);
-        if (act == UI_ACT_SORT_INVERT)
+        if (act == UI_ACT_SORT_INDEX)
+            ui_state_sort_by(s, UI_COL_INDEX);
+        else if (act == UI_ACT_SORT_INVERT)
             s->sort_desc = !s->sort_desc;
         else
             ui_state_sort_cycle(s, act == UI_ACT_SORT_NEXT ? 1 : -1);
@@ -446,6 +452,7 @@ static bool pending_g_key(struct ui *u, int key)
 
 static void handle_key_inner(struct ui *u, int key)
 {
+    u->key = key;
     if (u->a.st.input != UI_INPUT_NONE) {
         input_key(u, key);
         return;
@@ -617,8 +624,12 @@ int ui_main_opts(const struct ui_opts *o)
     struct term_event ev;
     while (!u->a.st.quit && next_event(u, &ev)) {
         if (u->term && term_quit_requested()) {
-            rc = 128 + term_quit_signal(); /* 130 SIGINT, 143 SIGTERM, 129 SIGHUP */
-            break;
+            if (u->a.st.input != UI_INPUT_NONE && term_interrupt_take()) {
+                ev.key = UI_KEY_CTRL('c'); /* cancels the search or filter line */
+            } else {
+                rc = 128 + term_quit_signal(); /* 130 SIGINT, 143 SIGTERM, 129 SIGHUP */
+                break;
+            }
         }
         if (ev.key == UI_KEY_MOUSE) {
             struct app_whatif before;

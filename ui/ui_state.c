@@ -143,12 +143,18 @@ void ui_state_sort_cycle(struct ui_state *s, int dir)
     s->sort_desc = ui_col_numeric(s->sort_col) && s->sort_col != UI_COL_INDEX;
 }
 
+bool ui_state_sorted(const struct ui_state *s)
+{
+    return s->sort_col != UI_COL_INDEX || s->sort_desc || s->sort_explicit;
+}
+
 void ui_state_sort_by(struct ui_state *s, enum ui_col c)
 {
     if ((unsigned)c >= UI_COL__COUNT)
         return;
+    bool sorted = ui_state_sorted(s);
     s->sort_explicit = true;
-    if (s->sort_col == c) {
+    if (s->sort_col == c && sorted) {
         s->sort_desc = !s->sort_desc;
         return;
     }

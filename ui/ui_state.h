@@ -124,8 +124,12 @@ void ui_state_tab_cycle(struct ui_state *s, int dir);
 /* Sort by the next/previous column (wraps); numeric columns start
  * descending (biggest first), text columns ascending. */
 void ui_state_sort_cycle(struct ui_state *s, int dir);
-/* Sorts by column c; choosing the current column inverts the order. */
+/* Sorts by column c; choosing the current column inverts the order (from
+ * graph order, # sorts by node number ascending). */
 void ui_state_sort_by(struct ui_state *s, enum ui_col c);
+/* False while the table is in graph (topological) order, the start-up
+ * order that no column's sort indicator describes. */
+bool ui_state_sorted(const struct ui_state *s);
 /* The k-th logged message (0 = oldest), NULL past the end. */
 const char *ui_state_log_get(const struct ui_state *s, int k, bool *error);
 /* Writes an information (error = false) or error message to the status

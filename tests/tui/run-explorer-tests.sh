@@ -128,6 +128,19 @@ dump 1 | awk 'NR > 7 && $1 ~ /^[0-9]+$/ { if (seen && $1 + 0 < last) bad = 1; la
 line_has 2 8 "avgpool"             # sorted by name: the first row at the top
 end
 
+begin "37: the table starts in graph order with no sort marker; # sorts by node number"
+run 50 120 '@1#@2##@3' zoo:resnet:depth=18
+increasing() { dump "$1" | awk 'NR > 7 && $1 ~ /^[0-9]+$/ { if (seen && $1 + 0 < last) bad = 1; last = $1 + 0; seen = 1 }
+                                 END { exit bad || !seen }'; }
+increasing 1 && bad "graph order is node order here: the test needs a model where they differ"
+line 1 7 | grep -q "[▲▼]" && bad "a sort marker on graph order: $(line 1 7)"
+line_has 2 7 "#▲"
+increasing 2 || bad "# did not sort by node number"
+hasnt 2 "not bound"
+has 2 "sorted by #, ascending"
+increasing 3 || bad "# twice more is not ascending again"
+end
+
 begin "17: a diffusion denoiser shows its pipeline per image; :set steps=N and Setup change it"
 run 30 200 '@1:set steps=40<Enter>@2<F2>@3' zoo:dit:preset=pixart-sigma-xl2-512
 line_has 1 5 "Diffusion 20 steps"
@@ -263,6 +276,47 @@ run 30 120 '' --session bad
 grep -q "bad.session line 4: batch 'many'" "$TMPD/err" || bad "error does not name the line: $(cat "$TMPD/err")"
 end
 
+begin "37: bare :w saves the open session under its name; :w NAME of the open one saves"
+run 30 120 ':w<Enter>@1' "$TINY"
+has 1 "w: no session open yet"
+run 30 120 '+:w t37<Enter>@1' "$TINY"
+line_has 1 2 "session t37"             # the header names the open session
+run 30 120 '@1+:w<Enter>@2+:w t37<Enter>@3' --session t37
+line_has 1 2 "session t37"
+has 2 "session t37 saved (0 pins) to $XDG_STATE_HOME/dippm/sessions/t37.session"
+has 3 "session t37 saved"
+hasnt 3 "exists"
+grep -q "^batch 8$" "$XDG_STATE_HOME/dippm/sessions/t37.session" || bad "the session file lacks batch 8"
+end
+
+begin "37: messages say what happened: a kept symbol, a dropped pin, skipped precisions, undo"
+run 30 140 ':set height=300<Enter>:set resolution=160<Enter>@1' zoo:resnet
+has 1 "resolution=160: height stays 300 (its default is now 160)"
+hasnt 1 "set resolution=160: re-inferred"
+run 30 140 'P+P+P+P+P@1' "$TINY"
+has 1 "4 pins at most: dropped pin 2 ("
+has 1 "batch 2,"
+# Setup rows: gpu mig precision; fp32 -> (Right) tf32 fp16 bf16 -> fp32, skipping int8, fp8
+run 30 140 '<F2><Down><Down><Right><Right><Right><Right>@1' zoo:resnet:depth=18
+line_has 1 2 "fp32"
+has 1 "skipped int8 (runtime pytorch cannot run it; tensorrt can)"
+has 1 "fp8 (no tensor-core path on A100-SXM4-40GB)"
+run 30 140 ':slo 5<Enter>+:precision fp16<Enter>u@1u@2u@3U@4' "$TINY"
+has 1 "undone: precision fp16 -> fp32"
+has 2 "undone: batch 2 -> 1"
+has 3 "undone: SLO 5 ms -> none"
+has 4 "redone: SLO none -> 5 ms"
+end
+
+begin "37: :unpin N forgets one pin; the others keep their order"
+run 30 140 'P+P+P:unpin 2<Enter>@18@2:unpin 7<Enter>@3:unpin 1<Enter>@4' "$TINY"
+has 1 "unpinned pin 2 ("
+has 1 "2 left"
+dump 2 | grep -q "^batch  *1  *4  *4 *$" || bad "compare does not show pins at batch 1, 4 and now 4: $(dump 2 | grep '^batch')"
+has 3 "unpin 7: expected a pin number 1..2"
+has 4 "the next is the baseline"
+end
+
 begin "compare: pins side by side with per-layer deltas"
 run 40 140 'P:batch 32<Enter>P:precision fp16<Enter>8@1' zoo:resnet:depth=18
 has 1 "pin 1 (base)"
@@ -311,6 +365,64 @@ hasnt 3 "conv1"
 has 4 "Conv conv1"
 end
 
+begin "37: :export writes the table of the tab shown: sweep, MIG table, comparison, layers"
+run 30 140 "3:export csv $TMPD/s.csv<Enter>@1mmm:export json $TMPD/m.json<Enter>@2P+P8:export csv $TMPD/c.csv<Enter>@3:export json $TMPD/c.json<Enter>1:export csv $TMPD/l.csv<Enter>@4" "$TINY"
+has 1 "wrote the sweep over batch (11 points)"
+[ "$(head -1 "$TMPD/s.csv")" = "batch,latency_ms,throughput_per_s,memory_mib,fits" ] ||
+    bad "sweep csv header: $(head -1 "$TMPD/s.csv")"
+[ "$(sed 1d "$TMPD/s.csv" | cut -d, -f1 | tr '\n' ' ')" = "1 2 4 8 16 32 64 128 256 512 1024 " ] ||
+    bad "sweep csv rows are not batch 1..1024: $(sed 1d "$TMPD/s.csv" | cut -d, -f1 | tr '\n' ' ')"
+grep -q conv1 "$TMPD/s.csv" && bad "the sweep export holds layers"
+has 2 "wrote the MIG table"
+grep -q '"profile": "1g.5gb"' "$TMPD/m.json" || bad "MIG json lacks the 1g.5gb profile"
+grep -q '"profile": "7g.40gb"' "$TMPD/m.json" || bad "MIG json lacks the 7g.40gb profile"
+has 3 "wrote the comparison (2 pins and now)"
+[ "$(cut -d, -f1,7 "$TMPD/c.csv" | tr '\n' ' ')" = "column,batch pin 1,1 pin 2,2 now,2 " ] ||
+    bad "compare csv: $(cut -d, -f1,7 "$TMPD/c.csv" | tr '\n' ' ')"
+grep -q '"from": "pin 1"' "$TMPD/c.json" || bad "compare json lacks the layer deltas"
+grep -q '"name": "conv1"' "$TMPD/c.json" || bad "compare json lacks conv1's delta"
+has 4 "wrote 8 layers"
+grep -q "^0,conv1,Conv," "$TMPD/l.csv" || bad "the layer export lost its rows"
+end
+
+begin "37: an ambiguous command lists its candidates; ~ in paths is the home directory"
+run 30 140 ':p<Enter>@1' "$TINY"
+has 1 "ambiguous command 'p': precision, pin"
+mkdir -p "$TMPD/home"; cp "$FIXED" "$TMPD/home/fixed.json"
+old_home=$HOME; export HOME="$TMPD/home"
+run 30 140 ':open ~/fixed.json<Enter>:export csv ~/l.csv<Enter>@1:dump-screen ~/s.txt<Enter>' "$TINY"
+export HOME="$old_home"
+line_has 1 1 "fixed.json"
+has 1 "wrote 8 layers to $TMPD/home/l.csv"
+[ -f "$TMPD/home/l.csv" ] || bad "~/l.csv not written in HOME"
+[ -f "$TMPD/home/s.txt" ] || bad "~/s.txt not written in HOME"
+[ -e "~" ] && bad "a directory named ~ was made"
+end
+
+begin "37: throughput and energy name their source (GNN or teacher) as latency does"
+run 30 140 '@1' zoo:resnet:depth=50
+line_has 1 3 "Latency (GNN)"
+line_has 1 3 "Throughput (GNN)"
+line_has 1 3 "Energy (GNN)"
+export DIPPM_WEIGHTS=/nonexistent/none.dpw
+run 30 140 '@1' zoo:resnet:depth=50
+unset DIPPM_WEIGHTS
+line_has 1 3 "Throughput (teacher)"
+line_has 1 3 "Energy (teacher)"
+end
+
+begin "37: at 140 columns the memory bar keeps its width; lines end at a word"
+run 30 140 '@1:batch 64<Enter>@2:gpu h100<Enter>@3:precision fp16<Enter>@4:slo 3<Enter>@5:batch 2048<Enter>@6' \
+    zoo:resnet:depth=50
+widths=$(for i in 1 2 3 4 5 6; do line $i 4 | sed 's/\].*/]/' | wc -c; done | sort -u | wc -l)
+[ "$widths" -eq 1 ] || bad "the memory bar changes width: $(for i in 1 2 3 4 5 6; do line $i 4 | sed 's/\].*/]/'; done)"
+run 30 140 ':batch 4096<Enter>@1<F2>@2' zoo:resnet:depth=50
+line 1 5 | grep -q "short by [0-9.]*$" && bad "the MIG line is cut in a number: $(line 1 5)"
+line_has 1 5 "short by…"
+dump 2 | grep -q "tensorrt-gra\?p\?$" && bad "the runtime choices are cut in a word: $(dump 2 | grep runtime)"
+dump 2 | grep -q "runtime .*tensorrt-graph…$" || bad "the runtime choices do not end at a word: $(dump 2 | grep runtime)"
+end
+
 begin "39: export! and dump-screen! refuse a FIFO (never replace what is not a file)"
 mkfifo "$TMPD/fifo.csv" "$TMPD/fifo.txt"
 run 24 120 ":export! csv $TMPD/fifo.csv<Enter>@1:dump-screen! $TMPD/fifo.txt<Enter>@2" "$TINY"
@@ -319,6 +431,28 @@ run 24 120 ":export! csv $TMPD/fifo.csv<Enter>@1:dump-screen! $TMPD/fifo.txt<Ent
 has 1 "fifo.csv: not a regular file"
 has 2 "fifo.txt: not a regular file"
 rm -f "$TMPD/fifo.csv" "$TMPD/fifo.txt"
+end
+
+begin "37: :q and :quit warn about unsaved changes like q; :q! and a second :q quit"
+run 30 120 ':set height=64<Enter>:q<Enter>@1:quit<Enter>@2' "$TINY"
+has 1 "unsaved what-if changes: :q again quits"
+[ -f "$TMPD/d.2" ] && bad "a second :quit did not quit"
+rm -f "$TMPD"/d.*; run 30 120 ':set height=64<Enter>:q!<Enter>@1' "$TINY"
+[ -f "$TMPD/d.1" ] && bad ":q! did not quit"
+rm -f "$TMPD"/d.*; run 30 120 ':set height=64<Enter>q@1' "$TINY"
+has 1 "unsaved what-if changes: q again quits"
+rm -f "$TMPD"/d.*; run 30 120 ':q<Enter>@1' "$TINY"
+[ -f "$TMPD/d.1" ] && bad ":q without changes did not quit"
+end
+
+begin "37: F10 on Help quits (warning first with unsaved changes); q only closes Help"
+run 30 120 '<F1><F10>@1' "$TINY"
+[ -f "$TMPD/d.1" ] && bad "F10 on Help did not quit"
+rm -f "$TMPD"/d.*; run 30 120 '+<F1><F10>@1<F10>@2' "$TINY"
+has 1 "unsaved what-if changes: F10 again quits"
+[ -f "$TMPD/d.2" ] && bad "a second F10 did not quit"
+rm -f "$TMPD"/d.*; run 30 120 '<F1>q@1' "$TINY"
+has 1 "Time share"
 end
 
 steps=13

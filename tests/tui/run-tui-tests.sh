@@ -381,6 +381,24 @@ wait_for "F10Quit" && {
 }
 end
 
+begin "37: Ctrl-C in the : line and the filter line cancels the line, not the explorer"
+start -- "$TINY"
+wait_for "F10Quit" && {
+    keys ":" "batch 64"
+    wait_for ":batch 64"
+    keys C-c
+    wait_gone ":batch 64"
+    keys F4 "conv"
+    wait_for "Filter: conv"
+    keys C-c
+    wait_gone "Filter: conv"
+    expect_not "EXIT="
+    expect_line 2 "batch 1 "
+    keys q
+    wait_for "EXIT=0"
+}
+end
+
 if [ -f "$SAMPLES_DIR/resnet50.onnx" ]; then
 begin "ResNet-50 ONNX sample: torchvision's 25.6 M params and 4.09 GMACs; batch follows"
 start -- "$SAMPLES_DIR/resnet50.onnx"
