@@ -21,7 +21,7 @@
 
 enum { OPT_DATA = CLI_OPT__OWN, OPT_LOFO, OPT_LTRAIN, OPT_LTEST, OPT_LEPOCHS, OPT_SEED,
        OPT_QUIET, OPT_ALL, OPT_ROWS, OPT_LOFO_ONLY, OPT_ORDER, OPT_ORDER_FAM, OPT_ORDER_TOL, OPT_LOMO, OPT_LOMO_EPOCHS,
-       OPT_OW, OPT_OPAIRS, OPT_OKINDS, OPT_TW, OPT_ONLY, OPT_LOMO_LR, OPT_KERNELS, OPT_TEACHER, OPT_KFIT };
+       OPT_OW, OPT_OPAIRS, OPT_OKINDS, OPT_TW, OPT_ONLY, OPT_LOMO_LR, OPT_LOMO_HOLD, OPT_KERNELS, OPT_TEACHER, OPT_KFIT };
 
 static const struct cli_opt eval_opts[] = {
     {"data", 0, "FILE", "the dataset rows to evaluate on (default: 400 freshly sampled "
@@ -42,6 +42,8 @@ static const struct cli_opt eval_opts[] = {
      "weights are fine-tuned on every other row (teacher rows as the regulariser) and tested "
      "on that model's rows, beside the teacher alone", OPT_LOMO},
     {"lomo-epochs", 0, "E", "the fine-tuning epochs of --lomo (default 20)", OPT_LOMO_EPOCHS},
+    {"lomo-hold", 0, "PREFIX", "hold out in turn only the models whose family starts with PREFIX "
+     "(e.g. neusight:); every other measured row still trains each fold", OPT_LOMO_HOLD},
     {"lomo-lr", 0, "LR", "the fine-tuning learning rate of --lomo (default 3e-4, as dippm "
      "train --init's)", OPT_LOMO_LR},
     {"teacher-weight", 0, "W", "loss weight of the teacher-labelled rows in the fine-tuning of "
@@ -196,6 +198,7 @@ struct eval_cli {
     const char *data, *rows_csv, *split_label, *order_fams, *wp;
     bool lofo, lofo_only, lomo, orderings, quiet, all_rows, teacher_only, kfit;
     const char *kernels;                    /* --kernels */
+    const char *lomo_hold;                  /* --lomo-hold PREFIX, or NULL */
     double order_weight, pair_frac;        /* training of --lofo and --lomo */
     double teacher_weight, lomo_lr;        /* fine-tuning of --lomo */
     bool all_kinds;
@@ -230,6 +233,7 @@ static int eval_opt(void *ctx, int c, const char *arg)
     case OPT_TEACHER: e->teacher_only = true; return -1;
     case OPT_KFIT: e->kfit = true; return -1;
     case OPT_LOMO: e->lomo = true; return -1;
+    case OPT_LOMO_HOLD: e->lomo_hold = arg; return -1;
     case OPT_ONLY:
         if ((e->only_target = gnn_target_parse(arg)) < 0)
             return cli_usage_error("eval", "--only '%s': expected latency, energy or memory",
@@ -399,7 +403,8 @@ static int run_weights(struct eval_cli *e, struct diag *d)
         o.teacher_weight = (float)e->teacher_weight;
         o.only_target = e->only_target;
         o.progress = !e->quiet;
-        if (eval_lomo_run(&e->ds, &e->ts, &e->m, &o, &e->lm, &e->n_lm, &e->lm_g, &e->lm_t, d))
+        if (eval_lomo_run(&e->ds, &e->ts, &e->m, &o, e->lomo_hold, &e->lm, &e->n_lm, &e->lm_g,
+                          &e->lm_t, d))
             return cli_fail(d);
     }
     if (e->orderings) {

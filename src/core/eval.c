@@ -173,7 +173,7 @@ enum status eval_lofo_run(const struct dataset *ds, const struct train_set *ts,
 
 enum status eval_lomo_run(const struct dataset *ds, const struct train_set *ts,
                           const struct gnn_model *base, const struct train_opts *o,
-                          struct eval_lomo **out, int *n_out, struct eval_metrics *pooled_gnn,
+                          const char *hold, struct eval_lomo **out, int *n_out, struct eval_metrics *pooled_gnn,
                           struct eval_metrics *pooled_teacher, struct diag *d)
 {
     *out = NULL;
@@ -188,7 +188,8 @@ enum status eval_lomo_run(const struct dataset *ds, const struct train_set *ts,
     enum status st = ST_OK;
     int nr = 0, na = 0;
     for (int i = 0; i < ds->n && !st; i++) {
-        if (done[i] || ds->rows[i].label != DATASET_MEASURED)
+        if (done[i] || ds->rows[i].label != DATASET_MEASURED ||
+            (hold && strncmp(ds->rows[i].family, hold, strlen(hold)) != 0))
             continue;
         int ntr = 0, nte = 0;
         for (int j = 0; j < ds->n; j++) {
@@ -230,7 +231,9 @@ enum status eval_lomo_run(const struct dataset *ds, const struct train_set *ts,
         gnn_model_fini(&m);
     }
     if (!st && nr == 0)
-        st = diag_set(d, ST_EUSAGE, "leave-one-model-out needs measured rows in the data");
+        st = hold ? diag_set(d, ST_EUSAGE, "leave-one-model-out: no measured row of a model "
+                             "whose family starts with '%s'", hold)
+                  : diag_set(d, ST_EUSAGE, "leave-one-model-out needs measured rows in the data");
     if (!st) {
         eval_metrics_compute(pg, tru, na, pooled_gnn);
         eval_metrics_compute(pt, tru, na, pooled_teacher);

@@ -109,11 +109,12 @@ struct eval_lomo {
 /* Leave-one-model-out over the measured rows of ds: for each model (rows
  * with the same graph), base is fine-tuned with o on every other row
  * (teacher rows at o->teacher_weight) and tested on that model's rows,
- * beside the teacher alone. Per model in *out (malloc'd, *n_out entries);
+ * beside the teacher alone. With hold non-NULL only the models whose family
+ * starts with it are held out in turn (the others always train). Per model in *out (malloc'd, *n_out entries);
  * pooled over every held-out row in *pooled_gnn / *pooled_teacher. */
 enum status eval_lomo_run(const struct dataset *ds, const struct train_set *ts,
                           const struct gnn_model *base, const struct train_opts *o,
-                          struct eval_lomo **out, int *n_out, struct eval_metrics *pooled_gnn,
+                          const char *hold, struct eval_lomo **out, int *n_out, struct eval_metrics *pooled_gnn,
                           struct eval_metrics *pooled_teacher, struct diag *d);
 
 /* Writes metrics as a JSON object {"latency": {"n", "mape", ...}, ...}. */

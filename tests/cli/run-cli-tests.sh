@@ -237,6 +237,17 @@ if run "teacher rows for the regulariser" 0 "$DIPPM" dataset -o "$T/teach.dpds" 
             "$(mape pooled_teacher)"
         check "leave-one-model-out lists the models" "$T/out" '"model": "mobilenet_v2"'
     fi
+    # --lomo-hold: only the named models are held out; the others still train
+    if run "leave one model out, one family held" 0 "$DIPPM" eval --weights "$T/tuned.dpw" \
+            --data "$T/meas.jsonl" --lomo --lomo-hold mobile --lomo-epochs 2 --json --quiet; then
+        check "the held family is listed" "$T/out" '"model": "mobilenet_v2"'
+        if grep -q '"model": "resnet50"' "$T/out"; then
+            bad "--lomo-hold mobile also held out resnet50"
+        fi
+    fi
+    run "lomo-hold matching no model" 2 "$DIPPM" eval --weights "$T/tuned.dpw" \
+        --data "$T/meas.jsonl" --lomo --lomo-hold nosuch --quiet &&
+        check "lomo-hold names the prefix" "$T/err" "'nosuch'"
     run "lomo learning rate out of range" 2 "$DIPPM" eval --weights "$T/tuned.dpw" \
         --data "$T/meas.jsonl" --lomo --lomo-lr 0 &&
         check "lomo-lr named" "$T/err" "lomo-lr '0': expected a number above 0"
