@@ -298,6 +298,20 @@ has 3 "sweeping layers"
 has 3 "Latency vs layers"
 end
 
+begin "what the model cannot take is refused with the CLI's message, the value kept"
+run 30 140 ':set seq=4096<Enter>@1:set input_tokens=2000<Enter>@2' zoo:llama:layers=2
+line_has 1 2 "seq=2048"
+has 1 "seq=4096 exceeds the maximum 2048: the model's context holds 2048 tokens (context)"
+has 2 "input_tokens 2000 + output_tokens 128 = 2128 exceeds the maximum 2048"
+has 2 "Generation 512+128 "
+run 30 140 ':set height=129<Enter>@1' zoo:unet:preset=sdxl
+line_has 1 2 "height=128"
+has 1 "height=129 is not a multiple of 4: the UNet halves the latent 2 times"
+run 30 140 ':set seq=8192<Enter>@1' "$SAMPLES_DIR/bert_base.onnx"
+line_has 1 2 "seq=128"
+has 1 "sequence length 8192 exceeds the model's 512 positions (initializer 'pos.weight'"
+end
+
 begin "q closes Help and About"
 run 30 100 '<F1>q@1' "$TINY"
 has 1 "Time share"
