@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "ui/fmt.h"
+#include "util/fmt.h"
 #include "core/gpu.h"
 #include "ui/keymap.h"
 #include "ui/w_bar.h"
@@ -199,8 +199,8 @@ static void draw_mig(struct app *a, struct ui_canvas *c, int y, int x, int xend)
              fmt_bytes(best->usable_mib * 1048576.0, b3, sizeof b3));
     x = put(c, y, x, xend, UI_STYLE_NORMAL, t);
     if (m->slo_ms > 0) {
-        snprintf(t, sizeof t, ", %s meets %g ms", fmt_ms(best->latency_ms, b4, sizeof b4),
-                 m->slo_ms);
+        snprintf(t, sizeof t, ", %s meets %s", fmt_ms(best->latency_ms, b4, sizeof b4),
+                 fmt_ms(m->slo_ms, b1, sizeof b1));
         x = put(c, y, x, xend, UI_STYLE_NORMAL, t);
     }
     if (below) {
@@ -307,7 +307,8 @@ static void draw_latency_line(struct app *a, struct ui_canvas *c, int y, int x, 
     x = put(c, y, x, xend, UI_STYLE_NORMAL, " ");
     x = put_delta(a, c, y, x, xend, p->latency_ms, pin->latency_ms, true);
     if (a->slo_ms > 0) {
-        snprintf(t, sizeof t, missed ? "misses SLO %g ms " : "meets SLO %g ms ", a->slo_ms);
+        snprintf(t, sizeof t, missed ? "misses SLO %s " : "meets SLO %s ",
+                 fmt_ms(a->slo_ms, b1, sizeof b1));
         x = put(c, y, x, xend, missed ? UI_STYLE_BAD : UI_STYLE_GOOD, t);
     }
     const struct graph *g = a->g;
@@ -323,8 +324,7 @@ static void draw_latency_line(struct app *a, struct ui_canvas *c, int y, int x, 
     } else {
         x = put(c, y, x, xend, UI_STYLE_LABEL, " ");
     }
-    snprintf(t, sizeof t, "%s/s", fmt_si(p->throughput, b1, sizeof b1));
-    x = put_field(c, y, x, xend, wide ? "Throughput " : "", t);
+    x = put_field(c, y, x, xend, wide ? "Throughput " : "", fmt_rate(p->throughput, t, sizeof t));
     x = put_delta(a, c, y, x, xend, p->throughput, pin->throughput, false);
     snprintf(t, sizeof t, "%s", fmt_joules(p->energy_j, b1, sizeof b1));
     x = put_field(c, y, x, xend, wide ? "Energy " : "", t);

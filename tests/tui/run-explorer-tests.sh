@@ -288,8 +288,7 @@ has 1 "serving max batch"
 has 2 "Output tokens/s vs batch"
 # the table: TTFT grows with the batch; ! exactly where the generation's
 # memory with the 10% headroom exceeds the A100-40GB's usable 39.59 GiB
-dump 1 | grep -oE ' [0-9]+ +[0-9.]+ (ms|s) +[0-9.]+( [kM])? +[0-9.]+ (MiB|GiB)!?$' |
-    sed 's/ \([0-9.]*\) \([kM]\) / \1\2 /' | awk '{
+dump 1 | grep -oE ' [0-9]+ +[0-9.]+ (ms|s) +[0-9.]+[kM]? +[0-9.]+ (MiB|GiB)!?$' | awk '{
     t = $2 * ($3 == "s" ? 1000 : 1); if (seen && t <= last) bad = 1; last = t; seen = 1
     m = $5; bang = sub(/!$/, "", $6); if ($6 == "GiB") m *= 1024; else if ($6 != "MiB") bad = 1
     if ((m * 1.1 > 39.59 * 1024) != bang) bad = 1; n++ }
