@@ -2,6 +2,7 @@
  * topological order live in topo.c. */
 #include "graph/ir.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -389,8 +390,7 @@ int graph_sym_add(struct graph *g, const char *name, int64_t def)
     }
     si = g->n_syms++;
     g->syms[si].name = arena_strdup(g->arena, name);
-    g->syms[si].def = def;
-    g->syms[si].val = def;
+    g->syms[si] = (struct symbol){.name = g->syms[si].name, .def = def, .val = def};
     strmap_put(g->sym_names, g->syms[si].name, si);
     return si;
 }
@@ -410,9 +410,54 @@ enum status graph_sym_set(struct graph *g, const char *name, int64_t v, struct d
     if (v < 1 || v > ((int64_t)1 << 31))
         return diag_set(d, ST_ERANGE, "symbol '%s' = %lld: expected 1 to 2147483648", name,
                         (long long)v);
+    enum status st = graph_sym_check(g, si, v, d);
+    if (st)
+        return st;
     g->syms[si].val = v;
     g->inferred = false;
     return ST_OK;
+}
+
+enum status graph_sym_check(const struct graph *g, int si, int64_t v, struct diag *d)
+{
+    const struct symbol *s = &g->syms[si];
+    const char *why = s->why ? s->why : "the model's limit";
+    long long lv = (long long)v;
+    if ((s->min && v < s->min) || (s->max && v > s->max)) {
+        if (s->min == s->max)
+            return diag_set(d, ST_ERANGE, "%s=%lld: the model takes only %lld: %s", s->name, lv,
+                            (long long)s->min, why);
+        if (s->min && s->max && s->min > 1)
+            return diag_set(d, ST_ERANGE, "%s=%lld is outside %lld..%lld: %s", s->name, lv,
+                            (long long)s->min, (long long)s->max, why);
+        if (s->max && v > s->max)
+            return diag_set(d, ST_ERANGE, "%s=%lld exceeds the maximum %lld: %s", s->name, lv,
+                            (long long)s->max, why);
+        return diag_set(d, ST_ERANGE, "%s=%lld is below the minimum %lld: %s", s->name, lv,
+                        (long long)s->min, why);
+    }
+    if (s->multiple > 1 && v % s->multiple)
+        return diag_set(d, ST_ERANGE, "%s=%lld is not a multiple of %lld: %s", s->name, lv,
+                        (long long)s->multiple, why);
+    return ST_OK;
+}
+
+void graph_sym_limit(struct graph *g, const char *name, int64_t min, int64_t max,
+                     int64_t multiple, const char *why, ...)
+{
+    int si = graph_sym_find(g, name);
+    if (si < 0)
+        return;
+    struct symbol *s = &g->syms[si];
+    char buf[256];
+    va_list ap;
+    va_start(ap, why);
+    vsnprintf(buf, sizeof buf, why, ap);
+    va_end(ap);
+    s->min = min;
+    s->max = max;
+    s->multiple = multiple;
+    s->why = arena_strdup(g->arena, buf);
 }
 
 void graph_sym_reset(struct graph *g)

@@ -53,11 +53,15 @@ struct dim {
 };
 
 /* A named symbol with a default (from the file or the "symbols" section)
- * and the value bound for the current configuration. */
+ * and the value bound for the current configuration. A template that knows
+ * what the model can take (position embeddings, context, image sizes its
+ * layers divide) sets the limits with graph_sym_limit: 0 = none. */
 struct symbol {
     const char *name;
     int64_t def;
     int64_t val;
+    int64_t min, max, multiple;
+    const char *why; /* what sets the limits, for the refusal (arena) */
 };
 
 /* A constant tensor whose contents are known (Constant node values, small
@@ -303,8 +307,18 @@ const char *node_attr_str(const struct node *n, const char *name, const char *de
 int node_attr_ints(const struct node *n, const char *name, const int64_t **out);
 
 /* Binds symbol `name` to v (v >= 1 and <= 1<<31). Unknown names give
- * ST_EUSAGE (exit 2) with the list of known symbols in diag. Invalidates inference. */
+ * ST_EUSAGE (exit 2) with the list of known symbols in diag; a value outside
+ * the symbol's limits gives ST_ERANGE with a one-line reason naming the value
+ * and the limit ("seq=513 exceeds the maximum 512: ..."), and the symbol keeps
+ * its value. Invalidates inference. */
 enum status graph_sym_set(struct graph *g, const char *name, int64_t v, struct diag *d);
+/* ST_OK when symbol si can take v, else ST_ERANGE and graph_sym_set's message. */
+enum status graph_sym_check(const struct graph *g, int si, int64_t v, struct diag *d);
+/* Limits what symbol `name` (if the graph has it) can take: min, max and a
+ * divisor (0: none) and why, a phrase naming what sets them ("the model has
+ * 512 position embeddings (max_position)"; printf-style). */
+void graph_sym_limit(struct graph *g, const char *name, int64_t min, int64_t max,
+                     int64_t multiple, const char *why, ...) __attribute__((format(printf, 6, 7)));
 /* Resets every symbol to its default. */
 void graph_sym_reset(struct graph *g);
 /* The batch symbol: one named "batch" (or "N", "batch_size"), else the

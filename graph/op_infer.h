@@ -8,6 +8,7 @@
  * out_like (and out_fold when the contents are known), and returns:
  *   ST_OK           outputs set;
  *   ST_ESHAPE       a genuine inconsistency (shape_fail: "node 'N' (Op): ...");
+ *   ST_ERANGE       the bindings ask for what the model cannot take (shape_refuse);
  *   ST_EUNSUPPORTED the shape cannot be determined here (e.g. a Reshape
  *                   target computed from run-time data); shape_unsupported
  *                   records why and the node is reported as not covered.
@@ -121,11 +122,19 @@ bool dtype_is_int(enum dtype dt);
 /* ST_ESHAPE with "node 'NAME' (Op): " + message. */
 enum status shape_fail(struct infer_ctx *c, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+/* ST_ERANGE with the message alone: a configuration the model cannot run
+ * (a sequence longer than its position table), not a broken graph. */
+enum status shape_refuse(struct infer_ctx *c, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 /* ST_EUNSUPPORTED; the message is kept as the node's note. */
 enum status shape_unsupported(struct infer_ctx *c, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
 /* ---- shared helpers ---------------------------------------------------- */
+
+/* Element count of the integer Range(start, limit, delta), delta != 0:
+ * ceil((limit - start) / delta) or 0, exact over the whole int64 range. */
+uint64_t range_count_i64(int64_t start, int64_t limit, int64_t delta);
 
 /* Checks the attributes common to many ops (transB, strides, pads, axis, ...)
  * for type and range (ops_attrs.c); ST_ESHAPE naming the node on failure. */

@@ -107,11 +107,9 @@ enum status shape_constantofshape(struct infer_ctx *c)
     return ST_OK;
 }
 
-/* Element count of the integer Range(start, limit, delta), delta != 0:
- * ceil((limit - start) / delta) or 0, exact over the whole int64 range
- * (Range(INT64_MIN, INT64_MAX, INT64_MAX) has 3 elements; the difference
- * itself may not fit an int64, so it is taken in uint64). */
-static uint64_t range_count_i64(int64_t start, int64_t limit, int64_t delta)
+/* The difference is taken in uint64: it may not fit an int64
+ * (Range(INT64_MIN, INT64_MAX, INT64_MAX) has 3 elements). */
+uint64_t range_count_i64(int64_t start, int64_t limit, int64_t delta)
 {
     if (delta > 0 ? limit <= start : limit >= start)
         return 0;

@@ -7,6 +7,55 @@
 
 #include "graph/op_infer.h"
 
+/* The Range node whose values index value vi reaches unchanged (through
+ * Unsqueeze, Squeeze, Reshape, Flatten, Cast, Expand or Identity), or NULL. */
+static const struct node *index_range(const struct graph *g, int vi)
+{
+    for (int hop = 0; hop < 16 && vi >= 0; hop++) {
+        const struct value *v = &g->values[vi];
+        if (v->producer < 0)
+            return NULL;
+        const struct node *n = &g->nodes[v->producer];
+        if (n->op == OP_Range)
+            return n;
+        if (n->op != OP_Unsqueeze && n->op != OP_Squeeze && n->op != OP_Reshape &&
+            n->op != OP_Flatten && n->op != OP_Cast && n->op != OP_Expand &&
+            n->op != OP_Identity)
+            return NULL;
+        vi = n->n_in ? n->in[0] : -1;
+    }
+    return NULL;
+}
+
+/* A position table: a Gather of an initializer's rows by a Range over the
+ * sequence (BERT's position_ids = arange(seq)). The Range may be too long to
+ * fold, so its last value comes from start, limit and delta. ST_ERANGE when
+ * it passes the table's rows. */
+static enum status check_positions(struct infer_ctx *c, const struct shape *x)
+{
+    const struct graph *g = c->g;
+    const struct value *data = in_v(c, 0);
+    const struct node *r = index_range(g, c->n->in[1]);
+    if (!r || !(data->flags & VAL_INIT) || node_attr_int(c->n, "axis", 0) != 0 || r->n_in < 3)
+        return ST_OK;
+    const struct tconst *k[3];
+    for (int i = 0; i < 3; i++) {
+        k[i] = r->in[i] >= 0 ? g->values[r->in[i]].folded : NULL;
+        if (!k[i] || k[i]->n != 1 || !k[i]->i64)
+            return ST_OK;
+    }
+    int64_t start = k_geti(k[0], 0), delta = k_geti(k[2], 0);
+    uint64_t n = delta ? range_count_i64(start, k_geti(k[1], 0), delta) : 0;
+    if (n == 0 || n > (uint64_t)1 << 53)
+        return ST_OK; /* Range reports those itself */
+    int64_t last = delta > 0 ? start + (int64_t)(n - 1) * delta : start;
+    if (last < x->d[0])
+        return ST_OK;
+    return shape_refuse(c, "sequence length %lld exceeds the model's %lld positions "
+                        "(initializer '%s', gathered by node '%s')", (long long)last + 1,
+                        (long long)x->d[0], data->name, c->n->name);
+}
+
 enum status shape_gather(struct infer_ctx *c)
 {
     const struct shape *x = in_s(c, 0), *idx = in_s(c, 1);
@@ -26,6 +75,8 @@ enum status shape_gather(struct infer_ctx *c)
         o.d[o.rank++] = idx->d[i];
     for (int i = a + 1; i < x->rank; i++)
         o.d[o.rank++] = x->d[i];
+    if ((st = check_positions(c, x)))
+        return st;
     const struct tconst *ki = in_k(c, 1);
     if (ki) {
         for (int64_t e = 0; e < ki->n; e++) {

@@ -201,6 +201,15 @@ enum status shape_fail(struct infer_ctx *c, const char *fmt, ...)
     return diag_set(c->d, ST_ESHAPE, "node '%s' (%s): %s", c->n->name, c->n->op_type, msg);
 }
 
+enum status shape_refuse(struct infer_ctx *c, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    const char *msg = set_note(c, fmt, ap);
+    va_end(ap);
+    return diag_set(c->d, ST_ERANGE, "%s", msg);
+}
+
 enum status shape_unsupported(struct infer_ctx *c, const char *fmt, ...)
 {
     va_list ap;

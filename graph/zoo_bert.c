@@ -62,10 +62,7 @@ static enum status bert_check(const struct zoo_args *a, struct diag *d)
     enum status st = zoo_check_multiple(a, "bert", "hidden", "heads", d);
     if (st)
         return st;
-    if (zoo_arg_int(a, "seq") > zoo_arg_int(a, "max_position"))
-        return diag_set(d, ST_ERANGE, "zoo:bert: seq=%d exceeds max_position=%d",
-                        zoo_arg_int(a, "seq"), zoo_arg_int(a, "max_position"));
-    return ST_OK;
+    return zoo_check_positions(a, "bert", "seq", "max_position", d);
 }
 
 static enum status bert_build(struct zoo_build *b, const struct zoo_args *a, struct diag *d)
@@ -104,6 +101,7 @@ static enum status bert_build(struct zoo_build *b, const struct zoo_args *a, str
     zb_scope(b, "pooler");
     int p = zb_act(b, zb_gemm(b, zb_take(b, x, 1, 0), "dense", h, h, true), "Tanh");
     zb_output(b, p);
+    zb_limit_positions(b, "seq", zoo_arg_int(a, "max_position"), "max_position");
     return ST_OK;
 }
 
@@ -235,6 +233,7 @@ static enum status gpt_build(struct zoo_build *b, const struct zoo_args *a, stru
         int cin[2] = {kp, qp};
         causal = unsqueeze(b, zb_node(b, "LessOrEqual", "causal", cin, 2), ax1, 1);
     }
+    zb_limit_context(b, ctx, decode);
     int present[2 * 128];
     for (int l = 0; l < layers; l++) {
         zb_scope(b, "h.%d", l);

@@ -68,6 +68,41 @@ int zb_input(struct zoo_build *b, const char *name, enum dtype dt, int rank, con
     return vi;
 }
 
+#define POSITIONS_WHY "the model has %d position embeddings (%s)"
+
+void zb_limit_positions(struct zoo_build *b, const char *sym, int rows, const char *param)
+{
+    graph_sym_limit(b->g, sym, 0, rows, 0, POSITIONS_WHY, rows, param);
+}
+
+enum status zoo_check_positions(const struct zoo_args *a, const char *fam, const char *sym,
+                                const char *param, struct diag *d)
+{
+    int v = zoo_arg_int(a, sym), rows = zoo_arg_int(a, param);
+    if (v <= rows)
+        return ST_OK;
+    return diag_set(d, ST_ERANGE, "zoo:%s: %s=%d exceeds the maximum %d: " POSITIONS_WHY, fam,
+                    sym, v, rows, rows, param);
+}
+
+void zb_limit_context(struct zoo_build *b, int ctx, bool decode)
+{
+    if (decode)
+        graph_sym_limit(b->g, "seq", 0, ctx - 1, 0,
+                        "a decode step over seq cached tokens adds one, and the model's context "
+                        "holds %d tokens (context)", ctx);
+    else
+        graph_sym_limit(b->g, "seq", 0, ctx, 0, "the model's context holds %d tokens (context)",
+                        ctx);
+}
+
+void zb_limit_image(struct zoo_build *b, int64_t min, int64_t max, int64_t multiple,
+                    const char *why)
+{
+    graph_sym_limit(b->g, "height", min, max, multiple, "%s", why);
+    graph_sym_limit(b->g, "width", min, max, multiple, "%s", why);
+}
+
 int zb_image_input(struct zoo_build *b, int c, int res)
 {
     const int64_t dims[4] = {1, c, res, res};

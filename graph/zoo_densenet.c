@@ -75,6 +75,9 @@ static enum status densenet_build(struct zoo_build *b, const struct zoo_args *a,
     zb_scope(b, "%s", "");
     x = zb_flatten(b, zb_gap(b, x));
     zb_output(b, zb_gemm(b, x, "classifier", nf, zoo_arg_int(a, "classes"), true));
+    /* conv0 and pool0 halve, three 2x2 transition pools need 8 pixels after them */
+    zb_limit_image(b, 29, 0, 0, "the stem halves the image twice and three transitions pool it "
+                   "2 x 2 again");
     return ST_OK;
 }
 
@@ -154,6 +157,7 @@ static enum status convnext_build(struct zoo_build *b, const struct zoo_args *a,
     x = layernorm2d(b, x, "0", c);
     x = zb_flatten(b, x);
     zb_output(b, zb_gemm(b, x, "2", c, zoo_arg_int(a, "classes"), true));
+    zb_limit_image(b, 32, 0, 0, "the 4 x 4 stem and three 2 x 2 downsamplings need 32 pixels");
     return ST_OK;
 }
 

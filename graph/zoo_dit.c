@@ -277,8 +277,14 @@ static enum status dit_build(struct zoo_build *b, const struct zoo_args *a, stru
                     .cin = zoo_arg_int(a, "in_channels"), .cout = zoo_arg_int(a, "out_channels"),
                     .size_cond = zoo_arg_int(a, "size_cond") != 0,
                     .pooled = zoo_arg_int(a, "pooled_dim"), .pos_max = zoo_arg_int(a, "pos_max")};
-    if (!strcmp(zoo_arg_enum(a, "arch"), "mmdit"))
-        return mmdit_build(b, &m);
+    char why[128];
+    snprintf(why, sizeof why, "the position embeddings are made for latent=%d (set latent "
+             "instead)", m.latent);
+    if (!strcmp(zoo_arg_enum(a, "arch"), "mmdit")) {
+        enum status st = mmdit_build(b, &m);
+        zb_limit_image(b, m.latent, m.latent, 0, why);
+        return st;
+    }
     int D = m.hidden, grid = m.latent / m.patch;
     const int64_t sd[4] = {1, m.cin, m.latent, m.latent};
     const char *const ss[4] = {"batch", NULL, "height", "width"};
@@ -309,6 +315,7 @@ static enum status dit_build(struct zoo_build *b, const struct zoo_args *a, stru
         x = block(b, &m, x, t6, ctx);
     }
     zb_output(b, final_layer(b, &m, x, temb));
+    zb_limit_image(b, m.latent, m.latent, 0, why);
     return ST_OK;
 }
 

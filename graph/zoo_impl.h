@@ -77,6 +77,22 @@ void zb_fini(struct zoo_build *b);
  * scope as their block label and name prefix. */
 void zb_scope(struct zoo_build *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* Limits symbol sym to the rows of a learned position table set by the
+ * template parameter param ("seq=513 exceeds the maximum 512: ..."). */
+void zb_limit_positions(struct zoo_build *b, const char *sym, int rows, const char *param);
+/* The same refusal for the template parameter sym (the symbol's default):
+ * ST_ERANGE "zoo:FAM: seq=513 exceeds the maximum 512: ..." */
+enum status zoo_check_positions(const struct zoo_args *a, const char *fam, const char *sym,
+                                const char *param, struct diag *d);
+/* A decoder's seq within its context of ctx tokens (parameter "context"):
+ * prefill takes up to ctx tokens; a decode step over seq cached tokens
+ * writes position seq + 1, so seq <= ctx - 1. */
+void zb_limit_context(struct zoo_build *b, int ctx, bool decode);
+
+/* Limits the height and width symbols (graph_sym_limit; why is a phrase). */
+void zb_limit_image(struct zoo_build *b, int64_t min, int64_t max, int64_t multiple,
+                    const char *why);
+
 /* [batch, c, height, width] float input named "input" with symbols. */
 int zb_image_input(struct zoo_build *b, int c, int res);
 /* Graph input with the given dims; sym_names[i] non-NULL makes dim i that

@@ -163,6 +163,7 @@ enum status zb_decoder_build(struct zoo_build *b, const struct zb_decoder *c)
     int past_k[128], past_v[128];
     if (decode)
         zb_past_kv(b, layers, c->kv_heads, seq, hd, past_k, past_v);
+    zb_limit_context(b, ctx, decode);
     const int64_t ed[2] = {c->vocab, h};
     int embed = zb_weight(b, "model.embed_tokens.weight", 2, ed);
     int gi[2] = {embed, ids};

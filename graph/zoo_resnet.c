@@ -192,6 +192,11 @@ static enum status vgg_build(struct zoo_build *b, const struct zoo_args *a, stru
     x = zb_act(b, zb_gemm(b, x, "fc1", cin * 7 * 7, hidden, true), "Relu");
     x = zb_act(b, zb_gemm(b, x, "fc2", hidden, hidden, true), "Relu");
     zb_output(b, zb_gemm(b, x, "fc3", hidden, zoo_arg_int(a, "classes"), true));
+    /* the pool and the classifier are fixed: floor(size / 32 / k) must stay 7 */
+    char why[160];
+    snprintf(why, sizeof why, "the classifier takes the 7 x 7 features of resolution=%d (set "
+             "resolution, a multiple of 224, instead)", res);
+    zb_limit_image(b, res, res + 32 * (res / 224) - 1, 0, why);
     return ST_OK;
 }
 

@@ -237,6 +237,10 @@ static enum status swin_build(struct zoo_build *b, const struct zoo_args *a, str
     x = zb_transpose(b, x, to_nchw, 4);
     x = zb_flatten(b, zb_gap(b, x));
     zb_output(b, zb_gemm(b, x, "head", c, zoo_arg_int(a, "classes"), true));
+    char why[160];
+    snprintf(why, sizeof why, "windows of %d x %d patches at every stage need multiples of patch "
+             "x 8 x window (patch=%d, window=%d; padding is not modelled)", ws, ws, patch, ws);
+    zb_limit_image(b, 0, 0, (int64_t)patch * 8 * ws, why);
     return ST_OK;
 }
 

@@ -235,6 +235,10 @@ static enum status encdec_build(struct zoo_build *b, const struct encdec *c, int
     int shared = zb_weight(b, c->t5 ? "shared.weight" : "model.shared.weight", 2, sd);
     int x = encoder(b, c, embed(b, c, shared, ids, pos, max_pos, "encoder"), eb);
     int y = decoder(b, c, embed(b, c, shared, dids, dpos, max_pos, "decoder"), x, mask, db);
+    if (max_pos) {
+        zb_limit_positions(b, "seq", max_pos, "max_position");
+        zb_limit_positions(b, "tgt", max_pos, "max_position");
+    }
     if (c->v1_1) { /* untied head */
         zb_scope(b, "%s", "");
         zb_output(b, zb_linear(b, y, "lm_head", c->dim, vocab, false));
@@ -341,7 +345,10 @@ static const struct zoo_param bart_params[] = {
 
 static enum status bart_check(const struct zoo_args *a, struct diag *d)
 {
-    return zoo_check_multiple(a, "bart", "hidden", "heads", d);
+    enum status st = zoo_check_multiple(a, "bart", "hidden", "heads", d);
+    if (!st)
+        st = zoo_check_positions(a, "bart", "seq", "max_position", d);
+    return st ? st : zoo_check_positions(a, "bart", "tgt", "max_position", d);
 }
 
 static enum status bart_build(struct zoo_build *b, const struct zoo_args *a, struct diag *d)

@@ -227,6 +227,11 @@ static enum status unet_build(struct zoo_build *b, const struct zoo_args *a, str
     zb_scope(b, "%s", "");
     x = zb_act(b, zb_group_norm(b, x, "conv_norm_out", c0, 1e-5), "Silu");
     zb_output(b, zb_conv(b, x, "conv_out", c0, 4, 3, 1, 1, 1, true));
+    /* each down level but the last halves the latent; each up level joins its skip */
+    char why[128];
+    snprintf(why, sizeof why, "the UNet halves the latent %d times and joins each skip at its "
+             "size", u.n_levels - 1);
+    zb_limit_image(b, 0, 0, (int64_t)1 << (u.n_levels - 1), why);
     return ST_OK;
 }
 

@@ -84,6 +84,11 @@ static enum status vit_build(struct zoo_build *b, const struct zoo_args *a, stru
     zb_scope(b, "%s", "");
     x = zb_take(b, x, 1, 0);
     zb_output(b, zb_gemm(b, x, "heads.head", dim, zoo_arg_int(a, "classes"), true));
+    char why[160];
+    snprintf(why, sizeof why, "the model's %lld position embeddings are made for %d x %d patches "
+             "of %d pixels (set image instead)", (long long)n + 1, image / patch, image / patch,
+             patch);
+    zb_limit_image(b, image, image, 0, why);
     return ST_OK;
 }
 

@@ -16,7 +16,6 @@
 #include "ui/app.h"
 #include "ui/commands.h"
 #include "util/fileio.h"
-#include "ui/fmt.h"
 #include "core/gpu.h"
 #include "ui/session.h"
 #include "ui/tour.h"
@@ -193,20 +192,6 @@ static void test_mig_match(void **state)
         assert_int_equal(app_mig_match(a100, m, none), -1);
 }
 
-static void test_formats(void **state)
-{
-    (void)state;
-    char b[32];
-    assert_string_equal(fmt_ms(2861040, b, sizeof b), "47.7 min");
-    assert_string_equal(fmt_ms(0.00035, b, sizeof b), "350 ns");
-    assert_string_equal(fmt_ms(0.138, b, sizeof b), "138 us");
-    assert_string_equal(fmt_ms(1520, b, sizeof b), "1.52 s");
-    assert_string_equal(fmt_joules(1370, b, sizeof b), "1.37 kJ");
-    assert_string_equal(fmt_joules(0.592, b, sizeof b), "592 mJ");
-    assert_string_equal(fmt_bytes_short(1.35 * 1073741824.0, b, sizeof b), "1.35G");
-    assert_string_equal(fmt_bytes_short(0, b, sizeof b), "0");
-}
-
 static void test_tour_steps(void **state)
 {
     struct app *a = *state;
@@ -229,7 +214,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_undo_redo),      cmocka_unit_test(test_set_all_or_none),
         cmocka_unit_test(test_sessions),       cmocka_unit_test(test_compare_layers),
-        cmocka_unit_test(test_mig_match),      cmocka_unit_test(test_formats),
+        cmocka_unit_test(test_mig_match),
         cmocka_unit_test(test_tour_steps),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

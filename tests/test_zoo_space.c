@@ -124,7 +124,7 @@ static void test_errors(void **state)
     expect_error("zoo:convnext:depths=3,3,9,3,1", ST_ERANGE, "depths=3,3,9,3,1 is not");
     expect_error("zoo:swin:resolution=256", ST_ERANGE, "multiple of patch x 8 x window = 224");
     expect_error("zoo:gpt:phase=train", ST_ERANGE, "phase=train is not one of prefill, decode");
-    expect_error("zoo:bert:seq=1024", ST_ERANGE, "seq=1024 exceeds max_position=512");
+    expect_error("zoo:bert:seq=1024", ST_ERANGE, "seq=1024 exceeds the maximum 512");
     expect_error("zoo:mlp:layers=0", ST_ERANGE, "layers=0 is not an integer from 1 to 128");
     expect_error("zoo:dit:heads=12:hidden=1088", ST_ERANGE,
                  "hidden=1088 is not a multiple of heads=12");
@@ -308,13 +308,14 @@ static void test_symbols(void **state)
     graph_free(g);
 
     /* decode reads a KV cache of seq tokens: attention grows with seq, the rest not */
-    g = build("gpt:phase=decode");
+    g = build("gpt:phase=decode:context=2048");
     assert_true(graph_sym_find(g, "seq") >= 0);
     int n_past = 0;
     for (int i = 0; i < g->n_inputs; i++)
         n_past += strncmp(g->values[g->inputs[i]].name, "past_", 5) == 0;
     assert_int_equal(n_past, 24); /* 12 layers x (key, value) */
     assert_int_equal(g->n_outputs, 25);
+    assert_int_equal(graph_sym_set(g, "seq", 1023, &d), ST_OK);
     if (infer_real(g)) {
         double m1 = g->totals.macs;
         /* per layer: q.K and attn.V, each 768 MACs per cached token (plus the new one) */
@@ -356,33 +357,60 @@ static void test_json_roundtrip(void **state)
     }
 }
 
-/* ViT's position embedding is made for one image size: other sizes are
- * rejected by shape inference, as torchvision rejects them. */
+/* The symbol of spec refuses v with a message holding want, keeps its
+ * value, and takes ok (and infers at it). */
+static void expect_limit(const char *spec, const char *sym, int64_t v, const char *want,
+                         int64_t ok)
+{
+    struct graph *g = build(spec);
+    struct diag d = {0};
+    int si = graph_sym_find(g, sym);
+    assert_true(si >= 0);
+    int64_t before = g->syms[si].val;
+    assert_int_equal(graph_sym_set(g, sym, v, &d), ST_ERANGE);
+    if (!strstr(d.msg, want))
+        fail_msg("%s %s=%lld: '%s' lacks '%s'", spec, sym, (long long)v, d.msg, want);
+    assert_int_equal(g->syms[si].val, before);
+    d = (struct diag){0};
+    assert_int_equal(graph_sym_set(g, sym, ok, &d), ST_OK);
+    if (!strcmp(sym, "height"))
+        assert_int_equal(graph_sym_set(g, "width", ok, &d), ST_OK);
+    if (graph_infer(g, &d))
+        fail_msg("%s at %s=%lld: %s", spec, sym, (long long)ok, d.msg);
+    graph_free(g);
+}
+
+/* Sizes a template cannot take are refused when bound, naming the value
+ * and the limit: ViT's position embedding is made for one image size (as
+ * torchvision asserts), VGG's classifier for 7x7 features, Swin's windows
+ * tile every stage, the DiTs' position tables are constants for their
+ * latent, a UNet joins skips of every level, and sequences stay within the
+ * position table or the context. */
 static void test_fixed_sizes(void **state)
 {
     (void)state;
-    struct graph *g = build("vit:preset=b_32");
-    if (infer_real(g)) {
-        struct diag d = {0};
-        assert_int_equal(graph_sym_set(g, "height", 256, &d), ST_OK);
-        assert_int_equal(graph_sym_set(g, "width", 256, &d), ST_OK);
-        assert_int_equal(graph_infer(g, &d), ST_ESHAPE);
-    }
-    graph_free(g);
-    /* VGG's classifier is made for 224x224; Swin's windows must tile each map;
-     * the DiTs' position tables are constants for their latent size */
-    const char *fixed[] = {"vgg", "swin", "dit:preset=pixart-sigma-xl2-512",
-                           "dit:preset=sd3-medium"};
-    for (int i = 0; i < 4; i++) {
-        g = build(fixed[i]);
-        if (infer_real(g)) {
-            struct diag d = {0};
-            assert_int_equal(graph_sym_set(g, "height", 256, &d), ST_OK);
-            assert_int_equal(graph_sym_set(g, "width", 256, &d), ST_OK);
-            assert_int_equal(graph_infer(g, &d), ST_ESHAPE);
-        }
-        graph_free(g);
-    }
+    expect_limit("vit:preset=b_32", "height", 256,
+                 "height=256: the model takes only 224: the model's 50 position embeddings", 224);
+    expect_limit("vgg", "height", 256, "height=256 is outside 224..255", 255);
+    expect_limit("swin", "height", 256, "height=256 is not a multiple of 224", 448);
+    expect_limit("dit:preset=pixart-sigma-xl2-512", "height", 72,
+                 "height=72: the model takes only 64", 64);
+    expect_limit("dit:preset=sd3-medium", "height", 256, "made for latent=128", 128);
+    /* SDXL halves its latent twice (3 levels), SD 1.5 three times (4 levels) */
+    expect_limit("unet:preset=sdxl", "height", 129, "height=129 is not a multiple of 4", 132);
+    expect_limit("unet", "height", 132, "height=132 is not a multiple of 8", 136);
+    /* conv0 and pool0 leave 8 of 29 pixels for three 2x2 pools */
+    expect_limit("densenet", "height", 28, "height=28 is below the minimum 29", 29);
+    expect_limit("convnext", "height", 31, "height=31 is below the minimum 32", 32);
+    expect_limit("bert", "seq", 513,
+                 "seq=513 exceeds the maximum 512: the model has 512 position embeddings "
+                 "(max_position)", 512);
+    expect_limit("bart", "tgt", 1025, "tgt=1025 exceeds the maximum 1024", 1024);
+    expect_limit("gpt", "seq", 1025, "the model's context holds 1024 tokens (context)", 1024);
+    expect_limit("llama:layers=2", "seq", 2049, "seq=2049 exceeds the maximum 2048", 2048);
+    expect_limit("llama:layers=2:phase=decode", "seq", 2048, "seq=2048 exceeds the maximum 2047",
+                 2047);
+    struct graph *g = NULL;
     /* VGG at 448: the adaptive pool becomes a 2x2 average pool; the convolutions
      * cost 4x, the classifier the same (torchvision vgg16 at 448: 4 x 15.35 G
      * convolutions + 0.12 G classifier) */

@@ -421,7 +421,18 @@ static enum status set_generation(struct app *a, const char *name, const char *v
         if (!parse_i64(value, &v) || v < 1 || v > ((int64_t)1 << 24))
             return diag_set(d, ST_ERANGE, "%s=%s: expected a token count from 1 to 16777216",
                             name, value);
-        *(name[0] == 'i' ? &a->gen_in : &a->gen_out) = v;
+        int64_t *field = name[0] == 'i' ? &a->gen_in : &a->gen_out, old = *field;
+        *field = v;
+        struct gen_model *m;
+        struct gen_request rq = app_gen_request(a, a->cfg.batch);
+        enum status st = gen_model_open(a->g, NULL, &m, d);
+        if (!st)
+            st = gen_request_check(m, &rq, d);
+        gen_model_free(m);
+        if (st) { /* beyond the context: keep the previous count */
+            *field = old;
+            return st;
+        }
     }
     a->mig_stale = true;
     a->have_gen = false;
@@ -615,13 +626,16 @@ enum status app_open_view(struct app *a, const char *spec, bool keep_view, struc
     if (!g)
         return d ? d->code : ST_EPARSE;
     /* Keep symbol values the user set when the new model has the same names
-     * (a template rebuilt with another depth keeps seq=512). */
-    if (a->g)
-        for (int i = 0; i < a->g->n_syms; i++) {
-            int j = graph_sym_find(g, a->g->syms[i].name);
-            if (j >= 0 && a->g->syms[i].val != a->g->syms[i].def)
-                graph_sym_set(g, a->g->syms[i].name, a->g->syms[i].val, NULL);
+     * (a template rebuilt with another depth keeps seq=512); a model that
+     * cannot take one (max_position below seq) is refused. */
+    for (int i = 0; a->g && i < a->g->n_syms; i++) {
+        int j = graph_sym_find(g, a->g->syms[i].name);
+        if (j >= 0 && a->g->syms[i].val != a->g->syms[i].def &&
+            graph_sym_set(g, a->g->syms[i].name, a->g->syms[i].val, d)) {
+            graph_free(g);
+            return d ? d->code : ST_ERANGE;
         }
+    }
     struct graph *old_g = a->g;
     char old_spec[APP_SPEC_MAX];
     struct config old_cfg = a->cfg;

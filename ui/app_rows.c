@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "util/fileio.h"
-#include "ui/fmt.h"
+#include "util/fmt.h"
 #include "core/gpu.h"
 #include "util/jsonw.h"
 #include "util/strbuf.h"

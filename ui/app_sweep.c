@@ -146,10 +146,16 @@ static void sweep_template(struct app *a, const char *name)
                 snprintf(sw->err, sizeof sw->err, "%.100s: %.400s", what, d.msg);
             continue;
         }
-        for (int s = 0; s < a->g->n_syms; s++)
-            if (graph_sym_find(g, a->g->syms[s].name) >= 0)
-                graph_sym_set(g, a->g->syms[s].name, a->g->syms[s].val, NULL);
-        sweep_point(a, g, i, what);
+        bool taken = true; /* the point keeps the symbols, or is refused */
+        for (int s = 0; s < a->g->n_syms && taken; s++)
+            if (graph_sym_find(g, a->g->syms[s].name) >= 0 &&
+                graph_sym_set(g, a->g->syms[s].name, a->g->syms[s].val, &d)) {
+                if (!sw->err[0])
+                    snprintf(sw->err, sizeof sw->err, "%.100s: %.400s", what, d.msg);
+                taken = false;
+            }
+        if (taken)
+            sweep_point(a, g, i, what);
         graph_free(g);
     }
 }
@@ -166,9 +172,15 @@ static void sweep_symbol(struct app *a, int si)
             sw->cur = i;
         char what[64];
         snprintf(what, sizeof what, "%s=%lld", a->g->syms[si].name, (long long)sw->batch[i]);
+        sw->n = i + 1;
+        struct diag d = {0};
+        if (graph_sym_check(a->g, si, sw->batch[i], &d)) { /* a point the model cannot take */
+            if (!sw->err[0])
+                snprintf(sw->err, sizeof sw->err, "%s", d.msg);
+            continue;
+        }
         a->g->syms[si].val = sw->batch[i];
         sweep_point(a, a->g, i, what);
-        sw->n = i + 1;
     }
     a->g->syms[si].val = old;
 }

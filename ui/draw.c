@@ -83,6 +83,8 @@ void draw_put(struct ui_canvas *c, int y, int x, uint32_t ch, enum ui_style st)
         return;
     if (ch < 32 || ch == 127)
         ch = ' ';
+    else if (!c->utf8 && ch == 0xB5) /* "µs" of a formatted duration */
+        ch = 'u';
     else if (!c->utf8 && ch > 126)
         ch = '?';
     cell->ch = ch;

@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "ui/fmt.h"
+#include "util/fmt.h"
 #include "core/gpu.h"
 #include "ui/keymap.h"
 #include "ui/w_bar.h"
@@ -217,8 +217,8 @@ static void draw_mig(struct app *a, struct ui_canvas *c, int y, int x, int xend)
              fmt_bytes(best->usable_mib * 1048576.0, b3, sizeof b3));
     x = put_whole(c, y, x, xend, UI_STYLE_NORMAL, t);
     if (m->slo_ms > 0) {
-        snprintf(t, sizeof t, ", %s meets %g ms", fmt_ms(best->latency_ms, b4, sizeof b4),
-                 m->slo_ms);
+        snprintf(t, sizeof t, ", %s meets %s", fmt_ms(best->latency_ms, b4, sizeof b4),
+                 fmt_ms(m->slo_ms, b1, sizeof b1));
         x = put_whole(c, y, x, xend, UI_STYLE_NORMAL, t);
     }
     if (below) {
@@ -342,7 +342,8 @@ static int latency_figures(struct app *a, struct ui_canvas *c, int y, int x, int
     x = put(c, y, x, xend, UI_STYLE_NORMAL, " ");
     x = put_delta(a, c, y, x, xend, p->latency_ms, pin->latency_ms, true);
     if (a->slo_ms > 0) {
-        snprintf(t, sizeof t, missed ? "misses SLO %g ms " : "meets SLO %g ms ", a->slo_ms);
+        snprintf(t, sizeof t, missed ? "misses SLO %s " : "meets SLO %s ",
+                 fmt_ms(a->slo_ms, b1, sizeof b1));
         x = put(c, y, x, xend, missed ? UI_STYLE_BAD : UI_STYLE_GOOD, t);
     }
     const struct graph *g = a->g;
@@ -359,8 +360,8 @@ static int latency_figures(struct app *a, struct ui_canvas *c, int y, int x, int
         x = put(c, y, x, xend, UI_STYLE_LABEL, " ");
     }
     double t_tput = p->sim.latency_ms > 0 ? (double)a->cfg.batch * 1e3 / p->sim.latency_ms : 0;
-    snprintf(t, sizeof t, "%s/s", fmt_si(p->throughput, b1, sizeof b1));
-    snprintf(b2, sizeof b2, "%s/s", fmt_si(t_tput, b1, sizeof b1));
+    fmt_rate(p->throughput, t, sizeof t);
+    fmt_rate(t_tput, b2, sizeof b2);
     x = put_figure(a, c, y, x, xend, wide, "Throughput", t, b2, teacher_too);
     x = put_delta(a, c, y, x, xend, p->throughput, pin->throughput, false);
     fmt_joules(p->energy_j, t, sizeof t);

@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "ui/fmt.h"
+#include "util/fmt.h"
 #include "core/gpu.h"
 
 /* One column: a pin or the current state. */
@@ -59,7 +59,6 @@ static double row_value(const struct col *c, enum row r)
 static void cell_text(const struct col *c, enum row r, char *buf, int size)
 {
     const struct gpu_spec *g = gpu_get(c->cfg.gpu);
-    char t[48];
     switch (r) {
     case R_MODEL: snprintf(buf, (size_t)size, "%s", c->model); break;
     case R_GPU:
@@ -73,7 +72,7 @@ static void cell_text(const struct col *c, enum row r, char *buf, int size)
     case R_BATCH: snprintf(buf, (size_t)size, "%lld", (long long)c->cfg.batch); break;
     case R_LAT:
     case R_TEACHER: fmt_ms(row_value(c, r), buf, size); break;
-    case R_TPUT: snprintf(buf, (size_t)size, "%s/s", fmt_si(c->throughput, t, sizeof t)); break;
+    case R_TPUT: fmt_rate(c->throughput, buf, size); break;
     case R_ENERGY: fmt_joules(c->energy_j, buf, size); break;
     case R_MEM: fmt_bytes(c->memory_mib * 1048576.0, buf, size); break;
     default: buf[0] = 0;

@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "ui/fmt.h"
+#include "util/fmt.h"
 #include "core/gpu.h"
 #include "graph/shape.h"
 #include "ui/w_plot.h"

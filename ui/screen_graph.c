@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "ui/fmt.h"
+#include "util/fmt.h"
 #include "ui/graph_lanes.h"
 #include "graph/shape.h"
 

@@ -9,24 +9,12 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "ui/fmt.h"
+#include "util/fmt.h"
 #include "core/gpu.h"
 #include "ui/w_plot.h"
 
 static const char *const metric_names[UI_METRIC__COUNT] = {
     "latency", "throughput", "memory", "TTFT", "tokens/s", "MIG profiles"};
-
-static const char *fmt_tput(double v, char *buf, int size)
-{
-    char t[32];
-    snprintf(buf, (size_t)size, "%s/s", fmt_si(v, t, sizeof t));
-    return buf;
-}
-
-static const char *fmt_mib(double v, char *buf, int size)
-{
-    return fmt_bytes(v * 1048576.0, buf, size);
-}
 
 /* The smallest MIG profile of the GPU whose usable memory holds mib. */
 static const char *smallest_fit(const struct gpu_spec *gpu, double mib)
@@ -169,7 +157,7 @@ static void draw_chart(struct app *a, struct ui_canvas *c, struct ui_rect r,
     p.ymin_hint = m == UI_METRIC_MEMORY ? 0 : NAN;
     p.fmt_y = m == UI_METRIC_LATENCY || m == UI_METRIC_TTFT ? fmt_ms
               : m == UI_METRIC_MEMORY                       ? fmt_mib
-                                                            : fmt_tput;
+                                                            : fmt_rate;
     p.series[0] = (struct w_plot_series){xs, v->ys, v->valid, sw->n, UI_STYLE_SERIES1,
                                          c->utf8 ? 0x25CF : '*', true, metric_names[m]};
     p.n_series = 1;
@@ -211,7 +199,7 @@ static void draw_table(struct app *a, struct ui_canvas *c, struct ui_rect r, int
         enum ui_style st = v->bad[i] ? UI_STYLE_BAD : i == sw->cur ? UI_STYLE_VALUE : UI_STYLE_NORMAL;
         draw_textf(c, y, x, tw - 1, st, "%7.7s %8s %9s %9s%s", sw->label[i],
                    fmt_ms(gen ? sw->ttft_ms[i] : sw->latency_ms[i], b1, sizeof b1),
-                   fmt_si(gen ? sw->tokens_s[i] : sw->throughput[i], b2, sizeof b2),
+                   fmt_num(gen ? sw->tokens_s[i] : sw->throughput[i], b2, sizeof b2),
                    fmt_mib(gen ? sw->gen_mib[i] : sw->memory_mib[i], b3, sizeof b3),
                    v->bad[i] ? "!" : "");
         if (i == l->sel)

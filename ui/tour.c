@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "ui/commands.h"
-#include "ui/fmt.h"
+#include "util/fmt.h"
 #include "ui/keymap.h"
 
 struct step {
@@ -144,8 +144,8 @@ static void describe_changes(struct tour *t, const struct app *a)
                fmt_ms(a->pred.latency_ms, g, sizeof g), t->prev_latency, a->pred.latency_ms);
     len += n;
     char f2[48], g2[48];
-    snprintf(f2, sizeof f2, "%s/s", fmt_si(t->prev_tput, f, sizeof f));
-    snprintf(g2, sizeof g2, "%s/s", fmt_si(a->pred.throughput, g, sizeof g));
+    fmt_rate(t->prev_tput, f2, sizeof f2);
+    fmt_rate(a->pred.throughput, g2, sizeof g2);
     len += change(b + len, sz - len, "throughput", f2, g2, t->prev_tput, a->pred.throughput);
     len += change(b + len, sz - len, "memory", fmt_bytes(t->prev_mem * 1048576.0, f, sizeof f),
                   fmt_bytes(a->pred.memory_mib * 1048576.0, g, sizeof g), t->prev_mem,

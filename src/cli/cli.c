@@ -8,6 +8,7 @@
 
 #include "util/fileio.h"
 #include "util/strbuf.h"
+#include "util/textsafe.h"
 #include "core/gpu.h"
 #include "graph/load.h"
 
@@ -105,17 +106,14 @@ int cli_parse(const struct cli_cmd *cmd, struct cli_common *co, int argc, char *
     return cli_opts_parse(cmd, argc, argv, parse_one, &pc);
 }
 
-struct graph *cli_load_model(const char *spec, const struct cli_common *co, int *rc)
+struct graph *cli_load_model_diag(const char *spec, const struct cli_common *co,
+                                  struct diag *d)
 {
-    struct diag d = {0};
-    struct graph *g = model_load(spec, &d);
-    if (!g) {
-        *rc = cli_fail(&d);
+    struct graph *g = model_load(spec, d);
+    if (!g)
         return NULL;
-    }
     for (int i = 0; i < co->n_sets; i++) {
-        if (graph_sym_set(g, co->set_name[i], co->set_val[i], &d)) {
-            *rc = cli_fail(&d);
+        if (graph_sym_set(g, co->set_name[i], co->set_val[i], d)) {
             graph_free(g);
             return NULL;
         }
@@ -123,15 +121,21 @@ struct graph *cli_load_model(const char *spec, const struct cli_common *co, int 
     if (co->batch) {
         int bs = graph_batch_sym(g);
         if (bs < 0) {
-            cli_error("%s: --batch given but the model has no batch dimension (its inputs "
-                      "have fixed sizes)", spec);
-            *rc = 2;
+            diag_set(d, ST_EUSAGE, "%s: --batch given but the model has no batch dimension "
+                     "(its inputs have fixed sizes)", tsafe(spec));
             graph_free(g);
             return NULL;
         }
         g->syms[bs].val = co->batch;
     }
-    *rc = 0;
+    return g;
+}
+
+struct graph *cli_load_model(const char *spec, const struct cli_common *co, int *rc)
+{
+    struct diag d = {0};
+    struct graph *g = cli_load_model_diag(spec, co, &d);
+    *rc = g ? 0 : cli_fail(&d);
     return g;
 }
 

@@ -50,6 +50,10 @@ int cli_parse(const struct cli_cmd *cmd, struct cli_common *co, int argc, char *
  * failure. The graph is finalized and symbols bound from co (--batch,
  * --set); NULL on error with *rc set to the exit code. */
 struct graph *cli_load_model(const char *spec, const struct cli_common *co, int *rc);
+/* The same without printing: NULL with the error in d (ST_ERANGE: a value
+ * the model cannot take, such as seq beyond its positions). */
+struct graph *cli_load_model_diag(const char *spec, const struct cli_common *co,
+                                  struct diag *d);
 
 /* Builds the configuration from co; prints errors. Returns exit code. */
 int cli_config(const struct cli_common *co, const struct graph *g, struct config *cfg);

@@ -234,7 +234,7 @@ int cli_sweep_gen(const struct cli_sweep_gen *s)
                 "batch", "ttft_ms", "tpot_ms", "e2e_ms", "tokens/s", "J/token", "kv_MiB",
                 "memory_MiB", "fits");
     }
-    int n_over = s->over_name ? s->n_over : 1;
+    int n_over = s->over_name ? s->n_over : 1, n_rows = 0;
     for (int i = 0; i < n_over && !rc; i++) {
         struct gen_request r = rq;
         if (over_in)
@@ -245,11 +245,23 @@ int cli_sweep_gen(const struct cli_sweep_gen *s)
             r.batch = s->batches[j];
             struct gen_result res;
             struct diag d = {0};
-            if (gen_run_batch(s->p, m, s->cfg, &r, &res, &d))
-                rc = cli_fail(&d);
-            else
+            if (gen_run_batch(s->p, m, s->cfg, &r, &res, &d) == ST_OK) {
                 gen_row(f, &w, s->co, &res);
+                n_rows++;
+            } else if (d.code == ST_ERANGE && s->over_name) { /* beyond the context */
+                char prefix[32];
+                snprintf(prefix, sizeof prefix, "%8lld %8lld %7lld", (long long)r.input_tokens,
+                         (long long)r.output_tokens, (long long)r.batch);
+                cli_sweep_refused(f, &w, s->co, s->over_name, s->over_vals[i], r.batch, prefix,
+                                  d.msg);
+            } else {
+                rc = cli_fail(&d);
+            }
         }
+    }
+    if (!rc && !n_rows) {
+        cli_error("sweep: the model takes none of the points");
+        rc = status_exit_code(ST_ERANGE);
     }
     rc = cli_sweep_rows_emit(s, f, &w, &buf, &len, rc);
     gen_model_free(m);

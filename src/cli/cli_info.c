@@ -217,7 +217,9 @@ int cli_info(int argc, char **argv)
         return rc;
     struct info_view v;
     info_build(g, argv[optind], &v);
-    if (co.json) {
+    if (v.ist == ST_ERANGE) { /* bindings the model cannot take: nothing to describe */
+        rc = cli_fail(&v.d);
+    } else if (co.json) {
         struct jsonw w;
         jsonw_init(&w, true);
         info_json(&w, &v);
@@ -226,7 +228,7 @@ int cli_info(int argc, char **argv)
     } else {
         info_text(stdout, &v);
     }
-    if (v.ist)
+    if (v.ist && v.ist != ST_ERANGE)
         cli_error("%s: shape inference failed: %s", argv[optind], v.d.msg);
     free(v.uncovered);
     free(v.hist);

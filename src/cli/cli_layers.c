@@ -396,6 +396,10 @@ int cli_layers(int argc, char **argv)
         return rc;
     struct diag d = {0};
     enum status ist = graph_infer(g, &d);
+    if (ist == ST_ERANGE) { /* bindings the model cannot take: no table of them */
+        graph_free(g);
+        return cli_fail(&d);
+    }
     struct rows rw = select_rows(g, a.key, a.top);
     rc = render(&a, g, &rw, argv[optind], ist ? d.msg : NULL);
     free(rw.topo);

@@ -74,6 +74,14 @@ int cli_sweep_json_emit(struct jsonw *w, const struct cli_sweep_gen *s);
 int cli_sweep_rows_emit(const struct cli_sweep_gen *s, FILE *f, struct jsonw *w, char **buf,
                         size_t *len, int rc);
 
+/* A sweep point the model cannot take (ST_ERANGE, reason why): in text the
+ * line prefix (its columns) and the reason, in JSON a row of over_name (if
+ * not NULL), batch and "refused"; CSV keeps numbers only, so the point is
+ * named on standard error instead. */
+void cli_sweep_refused(FILE *f, struct jsonw *w, const struct cli_common *co,
+                       const char *over_name, int64_t over, int64_t batch, const char *prefix,
+                       const char *why);
+
 /* ---- diffusion pipeline options (predict and sweep) -------------------- */
 
 enum {

@@ -9,6 +9,7 @@
 #include "cli/cli_pred.h"
 #include "core/diffusion.h"
 #include "core/report.h"
+#include "util/fmt.h"
 
 enum { OPT_SLO = CLI_OPT__OWN, OPT_HEADROOM };
 
@@ -149,8 +150,9 @@ static int render(const struct predict_cli *a, const struct report_ctx *ctx)
     if (!f)
         return status_exit_code(ST_ENOMEM);
     report_prediction_text(f, ctx);
+    char t[32];
     if (a->slo > 0)
-        fprintf(f, "target      %.3f ms: %s\n", a->slo,
+        fprintf(f, "target      %s: %s\n", fmt_ms(a->slo, t, sizeof t),
                 ctx->pred->latency_ms <= a->slo ? "met on the configured GPU"
                                                 : "NOT met on the configured GPU");
     fclose(f);

@@ -9,6 +9,7 @@
 #include "cli/cli.h"
 #include "cli/cli_pred.h"
 #include "core/gpu.h"
+#include "util/fmt.h"
 #include "util/jsonw.h"
 #include "graph/load.h"
 #include "core/report.h"
@@ -148,9 +149,10 @@ struct sweep {
 };
 
 /* The graph for one value of --over: a symbol is bound on the loaded graph;
- * a template hyperparameter rebuilds the template. */
+ * a template hyperparameter rebuilds the template. A value the model cannot
+ * take (ST_ERANGE) leaves *rc 0 and its reason in *refused. */
 static struct graph *graph_for(struct sweep *s, struct graph *base, int64_t v, bool *owned,
-                               int *rc)
+                               struct diag *refused, int *rc)
 {
     *owned = false;
     if (!s->over_name)
@@ -158,7 +160,10 @@ static struct graph *graph_for(struct sweep *s, struct graph *base, int64_t v, b
     struct diag d = {0};
     if (graph_sym_find(base, s->over_name) >= 0) {
         if (graph_sym_set(base, s->over_name, v, &d)) {
-            *rc = cli_fail(&d);
+            if (d.code == ST_ERANGE)
+                *refused = d;
+            else
+                *rc = cli_fail(&d);
             return NULL;
         }
         return base;
@@ -171,10 +176,48 @@ static struct graph *graph_for(struct sweep *s, struct graph *base, int64_t v, b
     }
     char spec[1024];
     snprintf(spec, sizeof spec, "%s:%s=%lld", s->spec, s->over_name, (long long)v);
-    struct graph *g = cli_load_model(spec, &s->co, rc);
+    struct graph *g = cli_load_model_diag(spec, &s->co, &d);
     if (g)
         *owned = true;
+    else if (d.code == ST_ERANGE)
+        *refused = d;
+    else
+        *rc = cli_fail(&d);
     return g;
+}
+
+void cli_sweep_refused(FILE *f, struct jsonw *w, const struct cli_common *co,
+                       const char *over_name, int64_t over, int64_t batch, const char *prefix,
+                       const char *why)
+{
+    if (co->json) {
+        jsonw_obj_begin(w);
+        if (over_name)
+            jsonw_key_int(w, over_name, over);
+        jsonw_key_int(w, "batch", batch);
+        jsonw_key_str(w, "refused", why);
+        jsonw_obj_end(w);
+    } else if (co->csv) {
+        if (over_name)
+            cli_error("sweep: no row for %s=%lld, batch %lld: %s", over_name, (long long)over,
+                      (long long)batch, why);
+        else
+            cli_error("sweep: no row for batch %lld: %s", (long long)batch, why);
+    } else {
+        fprintf(f, "%s refused: %s\n", prefix, why);
+    }
+}
+
+/* A row refused in the grid's columns. */
+static void refused_row(FILE *f, struct jsonw *w, const struct sweep *s, int64_t over,
+                        int64_t batch, const char *why)
+{
+    char prefix[48] = "";
+    if (s->over_name)
+        snprintf(prefix, sizeof prefix, "%10lld ", (long long)over);
+    size_t n = strlen(prefix);
+    snprintf(prefix + n, sizeof prefix - n, "%7lld", (long long)batch);
+    cli_sweep_refused(f, w, &s->co, s->over_name, over, batch, prefix, why);
 }
 
 static void csv_header(FILE *f, const struct sweep *s)
@@ -208,11 +251,18 @@ static void row_out(FILE *f, struct jsonw *w, const struct sweep *s, int64_t ove
                 pr->memory_mib, pr->capacity_mib, pr->fits ? "true" : "false",
                 pr->sim.roofline_ms, pr->from_gnn ? "gnn" : "teacher");
     } else {
+        char t[32];
         if (s->over_name)
             fprintf(f, "%10lld ", (long long)over);
-        fprintf(f, "%7lld %12.3f %14.1f %11.4f %11.2f %11.0f %5s %12.3f\n", (long long)b,
-                pr->latency_ms, pr->throughput, pr->energy_j, pr->energy_mj_per_sample,
-                pr->memory_mib, pr->fits ? "yes" : "NO", pr->sim.roofline_ms);
+        fprintf(f, "%7lld", (long long)b);
+        fmt_col(f, fmt_ms(pr->latency_ms, t, sizeof t), 10);
+        fmt_col(f, fmt_num(pr->throughput, t, sizeof t), 9);
+        fmt_col(f, fmt_joules(pr->energy_j, t, sizeof t), 9);
+        fmt_col(f, fmt_joules(pr->energy_mj_per_sample / 1e3, t, sizeof t), 10);
+        fmt_col(f, fmt_mib(pr->memory_mib, t, sizeof t), 10);
+        fmt_col(f, pr->fits ? "yes" : "NO", 4);
+        fmt_col(f, fmt_ms(pr->sim.roofline_ms, t, sizeof t), 10);
+        fputc('\n', f);
     }
 }
 
@@ -241,13 +291,20 @@ static int run_grid(struct sweep *s, struct graph *base)
                 precision_name(s->cfg.prec), runtime_name(s->cfg.rt));
         if (s->over_name)
             fprintf(f, "%10s ", s->over_name);
-        fprintf(f, "%7s %12s %14s %11s %11s %11s %5s %12s\n", "batch", "latency_ms",
-                "samples/s", "energy_J", "mJ/sample", "memory_MiB", "fits", "roofline_ms");
+        fprintf(f, "%7s %10s %9s %9s %10s %10s %4s %10s\n", "batch", "latency", "samples/s",
+                "energy", "per sample", "memory", "fits", "roofline");
     }
-    int n_over = s->over_name ? s->n_over : 1;
+    int n_over = s->over_name ? s->n_over : 1, n_rows = 0;
     for (int i = 0; i < n_over && !rc; i++) {
         bool owned;
-        struct graph *g = graph_for(s, base, s->over_name ? s->over_vals[i] : 0, &owned, &rc);
+        int64_t over = s->over_name ? s->over_vals[i] : 0;
+        struct diag refused = {0};
+        struct graph *g = graph_for(s, base, over, &owned, &refused, &rc);
+        if (!g && refused.code) {
+            for (int j = 0; j < s->n_batch; j++)
+                refused_row(f, &w, s, over, s->batches[j], refused.msg);
+            continue;
+        }
         if (!g)
             break;
         for (int j = 0; j < s->n_batch; j++) {
@@ -257,14 +314,23 @@ static int run_grid(struct sweep *s, struct graph *base)
             struct diag d = {0};
             if (predict_run(s->p, g, &c, &pr, &d)) {
                 prediction_fini(&pr);
+                if (d.code == ST_ERANGE) { /* e.g. a sequence beyond the position table */
+                    refused_row(f, &w, s, over, c.batch, d.msg);
+                            continue;
+                }
                 rc = cli_fail(&d);
                 break;
             }
-            row_out(f, &w, s, s->over_name ? s->over_vals[i] : 0, c.batch, &pr);
+            row_out(f, &w, s, over, c.batch, &pr);
+            n_rows++;
             prediction_fini(&pr);
         }
         if (owned)
             graph_free(g);
+    }
+    if (!rc && !n_rows) { /* every point refused */
+        cli_error("sweep: the model takes none of the points");
+        rc = status_exit_code(ST_ERANGE);
     }
     if (s->co.json) {
         jsonw_arr_end(&w);
@@ -390,16 +456,17 @@ static int run_max_batch(struct sweep *s, struct graph *g, double headroom, doub
     if (rc)
         goto out;
     const struct prediction *at_fail = &mb.at_fail, *at_best = &mb.at_best;
-    char why[320] = "";
+    char why[320] = "", t1[32], t2[32], t3[32];
     if (at_fail->capacity_mib > 0) {
         bool mem = at_fail->memory_mib * (1 + headroom) > at_fail->capacity_mib;
         if (mem)
-            snprintf(why, sizeof why, "at batch %lld memory %.0f MiB + %.0f%% exceeds %.0f MiB usable",
-                     (long long)mb.fail_batch, at_fail->memory_mib, headroom * 100,
-                     at_fail->capacity_mib);
+            snprintf(why, sizeof why, "at batch %lld memory %s + %.0f%% exceeds %s usable",
+                     (long long)mb.fail_batch, fmt_mib(at_fail->memory_mib, t1, sizeof t1),
+                     headroom * 100, fmt_mib(at_fail->capacity_mib, t2, sizeof t2));
         else
-            snprintf(why, sizeof why, "at batch %lld latency %.3f ms exceeds the %.3f ms target",
-                     (long long)mb.fail_batch, at_fail->latency_ms, slo);
+            snprintf(why, sizeof why, "at batch %lld latency %s exceeds the %s target",
+                     (long long)mb.fail_batch, fmt_ms(at_fail->latency_ms, t1, sizeof t1),
+                     fmt_ms(slo, t2, sizeof t2));
     }
     if (s->co.json) {
         struct jsonw w;
@@ -408,10 +475,12 @@ static int run_max_batch(struct sweep *s, struct graph *g, double headroom, doub
         rc = cli_emit(&s->co, w.buf, w.len);
         jsonw_fini(&w);
     } else if (mb.best) {
-        printf("largest batch on %s: %lld (%.0f MiB of %.0f MiB usable with %.0f%% headroom, "
-               "%.3f ms, %.1f samples/s)\n",
-               hw, (long long)mb.best, at_best->memory_mib, at_best->capacity_mib,
-               headroom * 100, at_best->latency_ms, at_best->throughput);
+        char t4[32];
+        printf("largest batch on %s: %lld (%s of %s usable with %.0f%% headroom, %s, "
+               "%s samples/s)\n",
+               hw, (long long)mb.best, fmt_mib(at_best->memory_mib, t1, sizeof t1),
+               fmt_mib(at_best->capacity_mib, t2, sizeof t2), headroom * 100,
+               fmt_ms(at_best->latency_ms, t3, sizeof t3), fmt_num(at_best->throughput, t4, sizeof t4));
         printf("limit: %s\n", mb.best >= MAX_BATCH_SEARCH ? "searched up to 65536" : why);
         printf("source: %s\n", report_source_line(s->p));
     } else {

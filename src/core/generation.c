@@ -423,7 +423,8 @@ static void count_params(const struct gen_model *m, struct gen_result *out)
     out->active_params = out->params - idle;
 }
 
-static enum status check_request(const struct gen_request *rq, struct diag *d)
+enum status gen_request_check(const struct gen_model *m, const struct gen_request *rq,
+                              struct diag *d)
 {
     if (rq->input_tokens < 1 || rq->output_tokens < 1 || rq->batch < 1 ||
         rq->input_tokens > ((int64_t)1 << 30) || rq->output_tokens > ((int64_t)1 << 30))
@@ -433,6 +434,14 @@ static enum status check_request(const struct gen_request *rq, struct diag *d)
     if ((unsigned)rq->kv_prec >= PREC__COUNT || rq->kv_prec == PREC_TF32)
         return diag_set(d, ST_ERANGE, "generation: KV-cache precision %s is not a storage type "
                         "(fp32, fp16, bf16, int8 or fp8)", precision_name(rq->kv_prec));
+    /* the last token's position: the context a template's prefill is limited to */
+    const struct symbol *s = m->tok_pre >= 0 ? &m->prefill->syms[m->tok_pre] : NULL;
+    int64_t total = rq->input_tokens + rq->output_tokens;
+    if (s && s->max && total > s->max)
+        return diag_set(d, ST_ERANGE, "generation: input_tokens %lld + output_tokens %lld = "
+                        "%lld exceeds the maximum %lld: %s", (long long)rq->input_tokens,
+                        (long long)rq->output_tokens, (long long)total, (long long)s->max,
+                        s->why);
     return ST_OK;
 }
 
@@ -441,7 +450,7 @@ static enum status run_batch(struct predictor *p, struct gen_model *m, const str
                              struct timing *t, struct diag *d)
 {
     memset(out, 0, sizeof *out);
-    enum status st = check_request(rq, d);
+    enum status st = gen_request_check(m, rq, d);
     if (st)
         return st;
     if ((st = time_batch(p, m, cfg, rq, rq->batch, t, d)))

@@ -94,6 +94,12 @@ double gen_model_kv_elems(const struct gen_model *m);
 enum status gen_run(struct predictor *p, struct gen_model *m, const struct config *cfg,
                     const struct gen_request *rq, struct gen_result *out, struct diag *d);
 
+/* ST_ERANGE unless m can run rq: tokens and batch of at least 1, a storage
+ * precision for the cache, and for a template input + output tokens within
+ * the model's context (the message names both counts and the limit). */
+enum status gen_request_check(const struct gen_model *m, const struct gen_request *rq,
+                              struct diag *d);
+
 /* Latency-only variant for sweeps: TTFT, TPOT, e2e, tokens/s, energy and
  * memory at rq->batch, without the max_batch search. */
 enum status gen_run_batch(struct predictor *p, struct gen_model *m, const struct config *cfg,

@@ -5,39 +5,43 @@
 #include "core/generation.h"
 #include "util/jsonw.h"
 #include "core/report.h"
+#include "util/fmt.h"
 
 void gen_report_text(FILE *f, const struct gen_result *r, double headroom)
 {
-    char a[32], b[32];
+    char a[32], b[32], c[32], e[32], t[32], u[32];
     const struct gen_memory *m = &r->mem;
     fprintf(f, "generation  %lld input + %lld output tokens, batch %lld, KV cache %s (%s)\n",
             (long long)r->input_tokens, (long long)r->output_tokens, (long long)r->batch,
             precision_name(r->kv_prec), r->from_gnn ? "GNN per pass" : "teacher per pass");
-    fprintf(f, "  ttft      %.3f ms (prefill of the batch)\n", r->ttft_ms);
-    fprintf(f, "  tpot      %.3f ms per output token (mean over the growing KV cache)\n",
-            r->tpot_ms);
-    fprintf(f, "  e2e       %.3f ms\n", r->e2e_ms);
-    fprintf(f, "  tokens/s  %.1f output tokens/s (whole batch)\n", r->output_tokens_per_s);
-    fprintf(f, "  energy    %.4f J per output token\n", r->energy_j_per_output_token);
-    fprintf(f, "  KV cache  %.1f MiB at %lld tokens (%.1f KiB per token per sequence)\n",
-            r->kv_cache_mib, (long long)(r->input_tokens + r->output_tokens),
-            r->kv_bytes_per_token / 1024.0);
-    fprintf(f, "  memory    weights %.0f + KV %.0f + activations %.0f + context %.0f = %.0f MiB "
-               "of %.0f MiB usable: ", m->weights_mib, m->kv_cache_mib, m->activations_mib,
-            m->context_mib, m->total_mib, m->capacity_mib);
+    fprintf(f, "  ttft      %s (prefill of the batch)\n", fmt_ms(r->ttft_ms, a, sizeof a));
+    fprintf(f, "  tpot      %s per output token (mean over the growing KV cache)\n",
+            fmt_ms(r->tpot_ms, a, sizeof a));
+    fprintf(f, "  e2e       %s\n", fmt_ms(r->e2e_ms, a, sizeof a));
+    fprintf(f, "  tokens/s  %s output tokens/s (whole batch)\n",
+            fmt_num(r->output_tokens_per_s, a, sizeof a));
+    fprintf(f, "  energy    %s per output token\n",
+            fmt_joules(r->energy_j_per_output_token, a, sizeof a));
+    fprintf(f, "  KV cache  %s at %lld tokens (%s per token per sequence)\n",
+            fmt_mib(r->kv_cache_mib, a, sizeof a), (long long)(r->input_tokens + r->output_tokens),
+            fmt_bytes(r->kv_bytes_per_token, b, sizeof b));
+    fprintf(f, "  memory    weights %s + KV %s + activations %s + context %s = %s of %s usable: ",
+            fmt_mib(m->weights_mib, a, sizeof a), fmt_mib(m->kv_cache_mib, b, sizeof b),
+            fmt_mib(m->activations_mib, c, sizeof c), fmt_mib(m->context_mib, e, sizeof e),
+            fmt_mib(m->total_mib, t, sizeof t), fmt_mib(m->capacity_mib, u, sizeof u));
     if (m->fits)
         fprintf(f, "fits with %.0f%% headroom\n", headroom * 100);
     else
-        fprintf(f, "DOES NOT FIT: %.0f MiB (%.1f GiB) over with %.0f%% headroom\n", m->over_mib,
-                m->over_mib / 1024, headroom * 100);
+        fprintf(f, "DOES NOT FIT: %s over with %.0f%% headroom\n",
+                fmt_mib(m->over_mib, a, sizeof a), headroom * 100);
     if (r->max_batch > 0)
-        fprintf(f, "  max batch %lld (%.1f output tokens/s at it)\n", (long long)r->max_batch,
-                r->max_output_tokens_per_s);
+        fprintf(f, "  max batch %lld (%s output tokens/s at it)\n", (long long)r->max_batch,
+                fmt_num(r->max_output_tokens_per_s, a, sizeof a));
     else
         fprintf(f, "  max batch 0 (not one sequence fits)\n");
     if (r->active_params < r->params)
-        fprintf(f, "  params    %s, %s active per token\n", report_si(r->params, a, sizeof a),
-                report_si(r->active_params, b, sizeof b));
+        fprintf(f, "  params    %s, %s active per token\n", fmt_si(r->params, a, sizeof a),
+                fmt_si(r->active_params, b, sizeof b));
 }
 
 void gen_report_json_timing(struct jsonw *w, const struct gen_result *r)

@@ -1,5 +1,6 @@
 /* mig.c - the MIG advisor: predict on every profile, pick the smallest that
  * holds the predicted memory with headroom and meets the latency target. */
+#include "util/fmt.h"
 #include "core/mig.h"
 
 #include <math.h>
@@ -79,19 +80,23 @@ static void explain(const struct gpu_spec *gs, struct mig_advice *a)
                 o = &a->opts[i];
                 pos = i;
             }
-        len = appendf(r, sz, len, "%s: %.2f GiB usable >= %.2f GiB predicted + %d%%",
-                      gs->mig[o->profile].name, o->usable_mib / GIB, o->memory_mib / GIB, hp);
+        char f1[32], f2[32];
+        len = appendf(r, sz, len, "%s: %s usable >= %s predicted + %d%%",
+                      gs->mig[o->profile].name, fmt_mib(o->usable_mib, f1, sizeof f1),
+                      fmt_mib(o->memory_mib, f2, sizeof f2), hp);
         if (a->slo_ms > 0)
-            len = appendf(r, sz, len, ", %.2f ms <= %.2f ms target", o->latency_ms, a->slo_ms);
+            len = appendf(r, sz, len, ", %s <= %s target", fmt_ms(o->latency_ms, f1, sizeof f1),
+                          fmt_ms(a->slo_ms, f2, sizeof f2));
         /* why not the next smaller one */
         if (pos > 0) {
             const struct mig_option *p = &a->opts[pos - 1];
             if (!p->fits)
-                len = appendf(r, sz, len, "; %s too small by %.2f GiB", gs->mig[p->profile].name,
-                              (p->need_mib - p->usable_mib) / GIB);
+                len = appendf(r, sz, len, "; %s too small by %s", gs->mig[p->profile].name,
+                              fmt_mib(p->need_mib - p->usable_mib, f1, sizeof f1));
             else if (!p->meets_slo)
-                len = appendf(r, sz, len, "; %s fits but takes %.2f ms > %.2f ms",
-                              gs->mig[p->profile].name, p->latency_ms, a->slo_ms);
+                len = appendf(r, sz, len, "; %s fits but takes %s > %s",
+                              gs->mig[p->profile].name, fmt_ms(p->latency_ms, f1, sizeof f1),
+                              fmt_ms(a->slo_ms, f2, sizeof f2));
         } else {
             len = appendf(r, sz, len, "; it is the smallest profile of %s", gs->name);
         }
@@ -111,20 +116,23 @@ static void explain(const struct gpu_spec *gs, struct mig_advice *a)
             }
         }
     }
+    char f1[32], f2[32], f3[32], f4[32];
     if (!any_fits) {
         len = appendf(r, sz, len,
-                      "no %s profile fits: the model needs %.2f GiB (%.2f predicted + %d%%), "
-                      "the largest, %s, offers %.2f GiB (short by %.2f GiB); use a smaller "
+                      "no %s profile fits: the model needs %s (%s predicted + %d%%), "
+                      "the largest, %s, offers %s (short by %s); use a smaller "
                       "batch, a lower precision or a GPU with more memory",
-                      gs->name, big->need_mib / GIB, big->memory_mib / GIB, hp,
-                      gs->mig[big->profile].name, big->usable_mib / GIB,
-                      (big->need_mib - big->usable_mib) / GIB);
+                      gs->name, fmt_mib(big->need_mib, f1, sizeof f1),
+                      fmt_mib(big->memory_mib, f2, sizeof f2), hp, gs->mig[big->profile].name,
+                      fmt_mib(big->usable_mib, f3, sizeof f3),
+                      fmt_mib(big->need_mib - big->usable_mib, f4, sizeof f4));
     } else {
         len = appendf(r, sz, len,
-                      "no %s profile meets the %.2f ms target: the fastest that fits, %s, "
-                      "takes %.2f ms (%.2f ms too slow)",
-                      gs->name, a->slo_ms, gs->mig[a->opts[fastest_i].profile].name, fastest,
-                      fastest - a->slo_ms);
+                      "no %s profile meets the %s target: the fastest that fits, %s, "
+                      "takes %s (%s too slow)",
+                      gs->name, fmt_ms(a->slo_ms, f1, sizeof f1),
+                      gs->mig[a->opts[fastest_i].profile].name, fmt_ms(fastest, f2, sizeof f2),
+                      fmt_ms(fastest - a->slo_ms, f3, sizeof f3));
     }
     (void)len;
 }

@@ -7,28 +7,12 @@
 
 #include "core/diffusion.h"
 #include "core/generation.h"
+#include "util/fmt.h"
 #include "util/textsafe.h"
 #include "core/gpu.h"
 #include "graph/load.h"
 #include "graph/shape.h"
 #include "util/xalloc.h"
-
-const char *report_si(double v, char *buf, size_t size)
-{
-    static const char suffix[] = {' ', 'K', 'M', 'G', 'T', 'P'};
-    int i = 0;
-    double a = fabs(v);
-    while (a >= 1000.0 && i < 5) {
-        a /= 1000.0;
-        v /= 1000.0;
-        i++;
-    }
-    if (i == 0)
-        snprintf(buf, size, "%.0f", v);
-    else
-        snprintf(buf, size, "%.3g%c", v, suffix[i]);
-    return buf;
-}
 
 const char *report_hw_label(const struct config *cfg, char *buf, size_t size)
 {
@@ -67,10 +51,9 @@ void report_prediction_text(FILE *f, const struct report_ctx *rc)
     const struct graph *g = rc->g;
     const struct prediction *pr = rc->pred;
     const struct config *cfg = rc->cfg;
-    char a[32], b[32], hw[128], syms[256];
+    char a[32], b[32], c[32], hw[128], syms[256];
     fprintf(f, "model       %s (%s, %d nodes, %s params, %s MACs per batch)\n", tsafe(g->name), g->format,
-            g->n_nodes, report_si(g->totals.params, a, sizeof a),
-            report_si(g->totals.macs, b, sizeof b));
+            g->n_nodes, fmt_si(g->totals.params, a, sizeof a), fmt_si(g->totals.macs, b, sizeof b));
     if (g->totals.n_unsupported + g->totals.n_unknown)
         fprintf(f, "            %d nodes not covered by the cost model (see 'dippm info')\n",
                 g->totals.n_unsupported + g->totals.n_unknown);
@@ -81,18 +64,19 @@ void report_prediction_text(FILE *f, const struct report_ctx *rc)
     /* The GNN's figures with the teacher's analytic estimate beside them. */
     char tl[64] = "", te[64] = "", tm[64] = "";
     if (pr->from_gnn) {
-        snprintf(tl, sizeof tl, "teacher %.3f ms, ", pr->sim.latency_ms);
-        snprintf(te, sizeof te, "  (GNN; teacher %.3f J)", pr->sim.energy_j);
-        snprintf(tm, sizeof tm, "  (GNN; teacher %.0f MiB)", pr->sim.memory_mib);
+        snprintf(tl, sizeof tl, "teacher %s, ", fmt_ms(pr->sim.latency_ms, a, sizeof a));
+        snprintf(te, sizeof te, "  (GNN; teacher %s)", fmt_joules(pr->sim.energy_j, a, sizeof a));
+        snprintf(tm, sizeof tm, "  (GNN; teacher %s)", fmt_mib(pr->sim.memory_mib, a, sizeof a));
     }
-    fprintf(f, "latency     %.3f ms  (%s; %sroofline bound %.3f ms)\n", pr->latency_ms,
-            pr->from_gnn ? "GNN" : "teacher", tl, pr->sim.roofline_ms);
-    fprintf(f, "throughput  %.1f samples/s\n", pr->throughput);
-    fprintf(f, "energy      %.3f J per batch, %.2f mJ per sample%s\n", pr->energy_j,
-            pr->energy_mj_per_sample, te);
-    fprintf(f, "memory      %.0f MiB of %.0f MiB usable (%.1f%%)%s%s\n", pr->memory_mib,
-            pr->capacity_mib, pr->capacity_mib > 0 ? 100.0 * pr->memory_mib / pr->capacity_mib : 0,
-            tm, pr->fits ? "" : "  DOES NOT FIT");
+    fprintf(f, "latency     %s  (%s; %sroofline bound %s)\n", fmt_ms(pr->latency_ms, a, sizeof a),
+            pr->from_gnn ? "GNN" : "teacher", tl, fmt_ms(pr->sim.roofline_ms, b, sizeof b));
+    fprintf(f, "throughput  %s samples/s\n", fmt_num(pr->throughput, a, sizeof a));
+    fprintf(f, "energy      %s per batch, %s per sample%s\n", fmt_joules(pr->energy_j, a, sizeof a),
+            fmt_joules(pr->energy_mj_per_sample / 1e3, b, sizeof b), te);
+    fprintf(f, "memory      %s of %s usable (%.1f%%)%s%s\n", fmt_mib(pr->memory_mib, a, sizeof a),
+            fmt_mib(pr->capacity_mib, b, sizeof b),
+            pr->capacity_mib > 0 ? 100.0 * pr->memory_mib / pr->capacity_mib : 0, tm,
+            pr->fits ? "" : "  DOES NOT FIT");
     if (rc->mig) {
         const struct gpu_spec *gs = gpu_get(rc->mig->gpu);
         if (rc->mig->best >= 0)
@@ -103,8 +87,8 @@ void report_prediction_text(FILE *f, const struct report_ctx *rc)
             fprintf(f, "            per profile:");
             for (int i = 0; i < rc->mig->n; i++) {
                 const struct mig_option *o = &rc->mig->opts[i];
-                fprintf(f, "%s %s %.2f ms%s", i ? "," : "", gs->mig[o->profile].name,
-                        o->latency_ms, o->fits ? "" : " (too small)");
+                fprintf(f, "%s %s %s%s", i ? "," : "", gs->mig[o->profile].name,
+                        fmt_ms(o->latency_ms, c, sizeof c), o->fits ? "" : " (too small)");
             }
             fputc('\n', f);
         }

@@ -48,9 +48,6 @@ const char *report_hw_label(const struct config *cfg, char *buf, size_t size);
 /* Where the predictions come from, one line, never claiming measurement. */
 const char *report_source_line(const struct predictor *p);
 
-/* Human number with SI suffix: 25.6M, 4.09G. */
-const char *report_si(double v, char *buf, size_t size);
-
 /* Loads model (NULL: the bundled default), predicts at the default
  * configuration and prints the report on stdout. Returns an exit code. */
 int report_main(const char *model);

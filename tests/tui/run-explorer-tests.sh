@@ -342,14 +342,27 @@ has 1 "serving max batch"
 has 2 "Output tokens/s vs batch"
 # the table: TTFT grows with the batch; ! exactly where the generation's
 # memory with the 10% headroom exceeds the A100-40GB's usable 39.59 GiB
-dump 1 | grep -oE ' [0-9]+ +[0-9.]+ (ms|s) +[0-9.]+( [kM])? +[0-9.]+ (MiB|GiB)!?$' |
-    sed 's/ \([0-9.]*\) \([kM]\) / \1\2 /' | awk '{
+dump 1 | grep -oE ' [0-9]+ +[0-9.]+ (ms|s) +[0-9.]+[kM]? +[0-9.]+ (MiB|GiB)!?$' | awk '{
     t = $2 * ($3 == "s" ? 1000 : 1); if (seen && t <= last) bad = 1; last = t; seen = 1
     m = $5; bang = sub(/!$/, "", $6); if ($6 == "GiB") m *= 1024; else if ($6 != "MiB") bad = 1
     if ((m * 1.1 > 39.59 * 1024) != bang) bad = 1; n++ }
     END { exit bad || n < 11 }' || bad "TTFT not increasing or ! marks not where memory exceeds"
 has 3 "sweeping layers"
 has 3 "Latency vs layers"
+end
+
+begin "what the model cannot take is refused with the CLI's message, the value kept"
+run 30 140 ':set seq=4096<Enter>@1:set input_tokens=2000<Enter>@2' zoo:llama:layers=2
+line_has 1 2 "seq=2048"
+has 1 "seq=4096 exceeds the maximum 2048: the model's context holds 2048 tokens (context)"
+has 2 "input_tokens 2000 + output_tokens 128 = 2128 exceeds the maximum 2048"
+has 2 "Generation 512+128 "
+run 30 140 ':set height=129<Enter>@1' zoo:unet:preset=sdxl
+line_has 1 2 "height=128"
+has 1 "height=129 is not a multiple of 4: the UNet halves the latent 2 times"
+run 30 140 ':set seq=8192<Enter>@1' "$SAMPLES_DIR/bert_base.onnx"
+line_has 1 2 "seq=128"
+has 1 "sequence length 8192 exceeds the model's 512 positions (initializer 'pos.weight'"
 end
 
 begin "q closes Help and About"
