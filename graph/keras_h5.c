@@ -237,11 +237,15 @@ static enum status h5_run(const struct h5_job *job, char **text, size_t *tlen, i
                     &bytes, &n, why, sizeof why) != ISOLATE_OK)
         return diag_set(d, ST_EPARSE, "%s: libhdf5 %s while reading the file (corrupt HDF5?)",
                         job->name, why);
-    int st = 0, consumed = 0;
+    /* the header is the first line; the message and configuration follow
+     * it byte for byte (scanf's "\n" would also eat their leading blanks) */
+    int st = 0, end = 0;
     size_t mlen = 0, clen = 0;
-    if (sscanf(bytes, "H5R1 %d %d %lg %zu %zu\n%n", &st, nw, elems, &mlen, &clen, &consumed) != 5 ||
-        consumed <= 0 || st < 0 || st >= ST__COUNT || mlen >= DIAG_MSG_MAX ||
-        (size_t)consumed + mlen + clen != n) {
+    const char *nl = memchr(bytes, '\n', n);
+    size_t consumed = nl ? (size_t)(nl - bytes) + 1 : 0;
+    if (!nl || sscanf(bytes, "H5R1 %d %d %lg %zu %zu%n", &st, nw, elems, &mlen, &clen, &end) != 5 ||
+        (size_t)end != consumed - 1 || st < 0 || st >= ST__COUNT || mlen >= DIAG_MSG_MAX ||
+        consumed + mlen + clen != n) {
         free(bytes);
         return diag_set(d, ST_EINTERNAL, "%s: the HDF5 reader process answered garbage", job->name);
     }

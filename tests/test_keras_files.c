@@ -170,6 +170,27 @@ static void test_h5_models(void **state)
     }
 }
 
+/* A model_config that starts with whitespace (JSON allows it) loads: the
+ * reader process's answer is framed by lengths, not by scanf's whitespace. */
+static void test_h5_config_leading_space(void **state)
+{
+    (void)state;
+    size_t len;
+    char *text = sample_text("tiny_cnn", &len);
+    char *spaced = malloc(len + 4);
+    assert_non_null(spaced);
+    memcpy(spaced, "\n \t", 3);
+    memcpy(spaced + 3, text, len + 1);
+    for (int variable = 0; variable < 2; variable++) {
+        write_h5(tpath("spaced.h5"), spaced, variable, "model_weights");
+        struct graph *g = load_ok(tpath("spaced.h5"));
+        assert_true(init_elems(g) == want_params("tiny_cnn"));
+        graph_free(g);
+    }
+    free(spaced);
+    free(text);
+}
+
 static void add_buffer(zip_t *z, const char *name, const void *data, size_t len)
 {
     zip_source_t *s = zip_source_buffer(z, data, len, 0);
@@ -308,6 +329,7 @@ int main(void)
     free(text);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_h5_models),
+        cmocka_unit_test(test_h5_config_leading_space),
         cmocka_unit_test(test_keras_archive),
         cmocka_unit_test(test_bad_files),
     };
