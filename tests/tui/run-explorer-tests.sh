@@ -308,6 +308,21 @@ fi
 chmod 755 "$TMPD/ro"
 end
 
+begin "39: a long symbol name is kept whole by undo, sessions and Setup"
+long=StatefulPartitionedCall/while.trips_of_the_image_height
+sed "s|\"height\"|\"$long\"|g" "$TINY" > "$TMPD/long.json"
+run 30 250 ":set $long=64<Enter>:set $long=48<Enter>u@1:w longsym<Enter>@2" "$TMPD/long.json"
+line_has 1 2 "$long=64"
+has 2 "session longsym saved"
+grep -qx "sym $long 64" "$XDG_STATE_HOME/dippm/sessions/longsym.session" || bad "session: $(grep sym "$XDG_STATE_HOME/dippm/sessions/longsym.session")"
+run 30 250 '@1' --session longsym
+[ $rc -eq 0 ] || bad "the session does not open: $(cat "$TMPD/err")"
+line_has 1 2 "$long=64"
+# Setup: Right on the symbol's row doubles it (rows: gpu mig precision runtime batch slo | sym)
+run 30 250 '<F2><Down><Down><Down><Down><Down><Down><Right>@1' "$TMPD/long.json"
+line_has 1 2 "$long=64"
+end
+
 begin "compare: pins side by side with per-layer deltas"
 run 40 140 'P:batch 32<Enter>P:precision fp16<Enter>8@1' zoo:resnet:depth=18
 has 1 "pin 1 (base)"
