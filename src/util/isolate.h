@@ -28,7 +28,9 @@ enum isolate_result {
 /* Runs fn(arg, out) in a forked child; the child's out buffer comes back as
  * *out (malloc'd, NUL-terminated, *out_len bytes; NULL unless ISOLATE_OK).
  * limit_ms bounds the whole run, max_out the bytes taken back. On failure
- * why (why_len bytes) says what happened, e.g. "did not finish within 10 s". */
+ * why (why_len bytes) says what happened, e.g. "did not finish within 10 s".
+ * The child never outlives the caller: it is killed when the calling thread
+ * dies, and by itself past twice limit_ms (plus a second) if nobody does. */
 enum isolate_result isolate_run(void (*fn)(void *arg, struct strbuf *out), void *arg,
                                 int limit_ms, size_t max_out, char **out, size_t *out_len,
                                 char *why, size_t why_len);
