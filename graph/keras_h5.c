@@ -226,6 +226,29 @@ void keras_h5_set_time_limit(int ms)
     h5_limit_ms = ms > 0 ? ms : 10000;
 }
 
+/* Why the reader process gave no answer, blaming the file only when
+ * libhdf5 crashed on it: a process that could not start (ulimit -n) or a
+ * file that takes longer than the limit is not a corrupt file. */
+static enum status h5_run_failed(const char *name, enum isolate_result r, const char *why,
+                                 struct diag *d)
+{
+    switch (r) {
+    case ISOLATE_NOCHILD:
+        return diag_set(d, ST_EIO, "%s: the process that reads HDF5 files did not start: %s",
+                        name, why);
+    case ISOLATE_TIMEOUT:
+        return diag_set(d, ST_ENOMEM, "%s: libhdf5 %s while reading the file, dippm's time "
+                        "limit for an HDF5 file (a very large or deeply nested file, or a "
+                        "damaged one that libhdf5 loops on)", name, why);
+    case ISOLATE_CRASH:
+        return diag_set(d, ST_EPARSE, "%s: libhdf5 %s while reading the file (corrupt HDF5?)",
+                        name, why);
+    default:
+        return diag_set(d, ST_EIO, "%s: the answer of the HDF5 reader process was lost: the "
+                        "process %s", name, why);
+    }
+}
+
 /* Runs the job in a reader process; *text (malloc'd) is the configuration
  * when asked for. */
 static enum status h5_run(const struct h5_job *job, char **text, size_t *tlen, int *nw,
@@ -233,10 +256,11 @@ static enum status h5_run(const struct h5_job *job, char **text, size_t *tlen, i
 {
     char *bytes = NULL, why[160];
     size_t n = 0;
-    if (isolate_run(h5_work, (void *)job, h5_limit_ms, KERAS_CONFIG_MAX + DIAG_MSG_MAX + 128,
-                    &bytes, &n, why, sizeof why) != ISOLATE_OK)
-        return diag_set(d, ST_EPARSE, "%s: libhdf5 %s while reading the file (corrupt HDF5?)",
-                        job->name, why);
+    enum isolate_result r = isolate_run(h5_work, (void *)job, h5_limit_ms,
+                                        KERAS_CONFIG_MAX + DIAG_MSG_MAX + 128, &bytes, &n, why,
+                                        sizeof why);
+    if (r != ISOLATE_OK)
+        return h5_run_failed(job->name, r, why, d);
     /* the header is the first line; the message and configuration follow
      * it byte for byte (scanf's "\n" would also eat their leading blanks) */
     int st = 0, end = 0;

@@ -16,7 +16,9 @@
 #include <hdf5.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <fcntl.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 #include <zip.h>
 
@@ -191,6 +193,58 @@ static void test_h5_config_leading_space(void **state)
     free(text);
 }
 
+/* Loads path expecting failure; returns the diag (static). */
+static const struct diag *load_fails(const char *path)
+{
+    static struct diag d;
+    diag_clear(&d);
+    struct graph *g = model_load(path, &d);
+    if (g)
+        fail_msg("%s: loaded, expected an error", path);
+    return &d;
+}
+
+/* A reader process that cannot start (ulimit -n) and a file that takes
+ * longer than the time limit are said as such, not as a corrupt file. */
+static void test_h5_not_blamed(void **state)
+{
+    (void)state;
+    size_t len;
+    char *text = sample_text("tiny_cnn", &len);
+    write_h5(tpath("ok.h5"), text, true, "model_weights");
+    free(text);
+    /* room for the file itself but not for the reader's pipe */
+    struct rlimit old, low;
+    int fd = open("/dev/null", O_RDONLY);
+    assert_true(fd >= 0);
+    close(fd);
+    assert_int_equal(getrlimit(RLIMIT_NOFILE, &old), 0);
+    low = old;
+    low.rlim_cur = (rlim_t)fd + 1;
+    assert_int_equal(setrlimit(RLIMIT_NOFILE, &low), 0);
+    const struct diag *d = load_fails(tpath("ok.h5"));
+    assert_int_equal(setrlimit(RLIMIT_NOFILE, &old), 0);
+    if (d->code != ST_EIO || !strstr(d->msg, "did not start: cannot create a pipe") ||
+        strstr(d->msg, "corrupt"))
+        fail_msg("ulimit -n: %s", d->msg);
+    /* thousands of datasets cannot be walked in 1 ms */
+    hid_t f = H5Fopen(tpath("ok.h5"), H5F_ACC_RDWR, H5P_DEFAULT);
+    assert_true(f >= 0);
+    hsize_t one[1] = {1};
+    char name[64];
+    for (int i = 0; i < 3000; i++) {
+        snprintf(name, sizeof name, "model_weights/deep/w%d:0", i);
+        put_dataset(f, name, 1, one);
+    }
+    H5Fclose(f);
+    keras_h5_set_time_limit(1);
+    d = load_fails(tpath("ok.h5"));
+    keras_h5_set_time_limit(0);
+    if (d->code != ST_ENOMEM || !strstr(d->msg, "time limit for an HDF5 file") ||
+        strstr(d->msg, "corrupt HDF5?"))
+        fail_msg("timeout: %s", d->msg);
+}
+
 static void add_buffer(zip_t *z, const char *name, const void *data, size_t len)
 {
     zip_source_t *s = zip_source_buffer(z, data, len, 0);
@@ -330,6 +384,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_h5_models),
         cmocka_unit_test(test_h5_config_leading_space),
+        cmocka_unit_test(test_h5_not_blamed),
         cmocka_unit_test(test_keras_archive),
         cmocka_unit_test(test_bad_files),
     };

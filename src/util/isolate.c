@@ -123,7 +123,7 @@ enum isolate_result isolate_run(void (*fn)(void *arg, struct strbuf *out), void 
     int fds[2];
     if (pipe(fds) < 0) {
         snprintf(why, why_len, "cannot create a pipe: %s", strerror(errno));
-        return ISOLATE_FAILED;
+        return ISOLATE_NOCHILD;
     }
     fflush(NULL);
     pid_t parent = getpid();
@@ -132,7 +132,7 @@ enum isolate_result isolate_run(void (*fn)(void *arg, struct strbuf *out), void 
         snprintf(why, why_len, "cannot start a reader process: %s", strerror(errno));
         close(fds[0]);
         close(fds[1]);
-        return ISOLATE_FAILED;
+        return ISOLATE_NOCHILD;
     }
     if (pid == 0) {
         close(fds[0]);

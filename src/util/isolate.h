@@ -22,7 +22,9 @@ enum isolate_result {
     ISOLATE_OK,      /* the child finished; *out holds what it wrote */
     ISOLATE_TIMEOUT, /* killed after limit_ms */
     ISOLATE_CRASH,   /* killed by a signal or exited with a failure */
-    ISOLATE_FAILED,  /* no child (fork or pipe failed) or too much output */
+    ISOLATE_NOCHILD, /* no child: the pipe or the fork failed (file descriptors,
+                        processes or memory exhausted) */
+    ISOLATE_FAILED,  /* too much output, or the pipe could not be read */
 };
 
 /* Runs fn(arg, out) in a forked child; the child's out buffer comes back as
