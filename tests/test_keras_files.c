@@ -303,6 +303,59 @@ static void test_keras_archive(void **state)
     free(text);
 }
 
+/* A .keras archive of two entries, both deflated. */
+static void write_zip2(const char *path, const char *n1, const void *d1, size_t l1,
+                       const char *n2, const void *d2, size_t l2)
+{
+    unlink(path);
+    int err;
+    zip_t *z = zip_open(path, ZIP_CREATE | ZIP_TRUNCATE, &err);
+    assert_non_null(z);
+    const char *names[2] = {n1, n2};
+    const void *data[2] = {d1, d2};
+    size_t lens[2] = {l1, l2};
+    for (int i = 0; i < 2; i++) {
+        zip_source_t *s = zip_source_buffer(z, data[i], lens[i], 0);
+        assert_non_null(s);
+        zip_int64_t idx = zip_file_add(z, names[i], s, ZIP_FL_OVERWRITE);
+        assert_true(idx >= 0);
+        assert_int_equal(zip_set_file_compression(z, (zip_uint64_t)idx, ZIP_CM_DEFLATE, 9), 0);
+    }
+    assert_int_equal(zip_close(z), 0);
+}
+
+/* Entries that unpack to hundreds of times their size are refused before
+ * they are unpacked: a config.json is an error naming it, a weights entry
+ * is skipped (the configuration still counts the parameters); an entry of
+ * the wrong kind is refused on its first bytes. */
+static void test_zip_bombs(void **state)
+{
+    (void)state;
+    size_t len, big = (size_t)8 << 20;
+    char *text = sample_text("tiny_cnn", &len);
+    char *blank = malloc(big);
+    assert_non_null(blank);
+    memset(blank, ' ', big);
+    blank[0] = '{';
+    blank[big - 1] = '}';
+    write_zip2(tpath("bomb.keras"), "config.json", blank, big, "metadata.json", "{}", 2);
+    expect_fail(tpath("bomb.keras"), "config.json unpacks");
+    expect_fail(tpath("bomb.keras"), "refused unread");
+    /* an HDF5 signature, then zeros */
+    memset(blank, 0, big);
+    memcpy(blank, "\211HDF\r\n\032\n", 8);
+    write_zip2(tpath("wbomb.keras"), "config.json", text, len, "model.weights.h5", blank, big);
+    struct graph *g = load_ok(tpath("wbomb.keras"));
+    assert_true(init_elems(g) == want_params("tiny_cnn"));
+    assert_int_equal(g->n_file_weights, 0);
+    graph_free(g);
+    /* not HDF5: refused on its first bytes */
+    write_zip2(tpath("wnot.keras"), "config.json", text, len, "model.weights.h5", "garbage!", 8);
+    expect_fail(tpath("wnot.keras"), "model.weights.h5 does not start as an HDF5 file");
+    free(blank);
+    free(text);
+}
+
 static void write_bytes(const char *path, const void *p, size_t n)
 {
     FILE *f = fopen(path, "wb");
@@ -387,6 +440,7 @@ int main(void)
         cmocka_unit_test(test_h5_not_blamed),
         cmocka_unit_test(test_keras_archive),
         cmocka_unit_test(test_bad_files),
+        cmocka_unit_test(test_zip_bombs),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     cJSON_Delete(params);
