@@ -575,6 +575,7 @@ enum status keras_tfjs_graph_build(struct kctx *c, const cJSON *topo, const char
                                          "there");
     struct gctx G = {.c = c, .lib = cJSON_GetObjectItemCaseSensitive(
                                  cJSON_GetObjectItemCaseSensitive(topo, "library"), "function")};
+    tg_funcs_index(&G);
     enum status st = tg_parse_nodes(&G, nodes, path, 0);
     for (int i = 0; !st && i < G.nn; i++)
         if (!strcmp(G.n[i].op, "Placeholder"))
@@ -594,5 +595,6 @@ enum status keras_tfjs_graph_build(struct kctx *c, const cJSON *topo, const char
         graph_output_add(c->g, v);
     }
     tg_free(&G);
+    tg_funcs_free(&G);
     return st;
 }

@@ -10,6 +10,7 @@
 #include "graph/keras_impl.h"
 
 struct strmap;
+struct tfuncs;
 
 struct gnode {
     const struct cJSON *j;
@@ -48,6 +49,7 @@ struct gctx {
     int nfr;
     int frame;            /* frame being emitted, -1: top level */
     const struct cJSON *lib;  /* modelTopology.library.function (borrowed), or NULL */
+    struct tfuncs *funcs; /* lib by function name (tg_funcs_index; shared by the bodies) */
     const char *prefix;   /* IR name prefix of a function body ("W/body/"), or NULL */
     int depth;            /* function bodies being emitted around this one */
     int64_t *budget;      /* nodes read from function bodies so far (shared), or NULL */
@@ -98,6 +100,14 @@ struct ktensor tg_in_tensor(struct gctx *G, struct gnode *g, int i, int v);
 /* TF2 functional While/StatelessWhile and If/StatelessIf with bodies in
  * library.function (keras_tfjs_func.c). */
 enum status tg_emit_func(struct gctx *G, struct gnode *g);
+/* Indexes G->lib by function name once (the first of equal names wins), so
+ * a call finds its function without scanning the library; freed by
+ * tg_funcs_free. */
+void tg_funcs_index(struct gctx *G);
+void tg_funcs_free(struct gctx *G);
+/* Library entries looked at so far by this process (a debug counter: tests
+ * bound the work of many calls into a large library with it). */
+unsigned long tg_funcs_looked_at(void);
 
 /* keras_tfjs_control.c: TF1 while loops. tg_frames assigns every node its
  * frame and checks the loop structure; tg_emit_scope emits the nodes of a
