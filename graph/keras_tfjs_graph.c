@@ -561,6 +561,11 @@ void tg_free(struct gctx *G)
     }
     free(G->n);
     strmap_free(G->byname);
+    free(G->mem_off);
+    free(G->mem);
+    free(G->kid_off);
+    free(G->kids);
+    free(G->unit);
 }
 
 enum status keras_tfjs_graph_build(struct kctx *c, const cJSON *topo, const char *path)

@@ -47,6 +47,11 @@ struct gctx {
     int *cons_off, *cons; /* consumers of node i: cons[cons_off[i] .. cons_off[i+1]) */
     struct tframe *fr;    /* while-loop frames (keras_tfjs_control.c) */
     int nfr;
+    /* After tg_frames: the nodes of each frame f at mem[mem_off[f + 1] ..
+     * mem_off[f + 2]) (the top level at 0), the frames nested directly in
+     * it likewise in kids/kid_off, both in index order; unit: scratch of
+     * tg_emit_scope, -1 outside it. */
+    int *mem_off, *mem, *kid_off, *kids, *unit;
     int frame;            /* frame being emitted, -1: top level */
     const struct cJSON *lib;  /* modelTopology.library.function (borrowed), or NULL */
     struct tfuncs *funcs; /* lib by function name (tg_funcs_index; shared by the bodies) */
@@ -123,6 +128,11 @@ bool tg_loop_merge(struct gctx *G, struct gnode *m, struct gnode **e, struct gno
  * (*bound); otherwise *bound is a known upper bound or -1. */
 bool tg_fold_trips(struct gctx *G, int f, struct gnode *g, int64_t *bound, int depth);
 enum status tg_emit_scope(struct gctx *G, int scope);
+/* Nodes the while-loop code has looked at so far in this process (a debug
+ * counter: tests bound the work of many frames with it). */
+unsigned long tg_frame_visits(void);
+/* Counts n node visits (keras_tfjs_control.c and _loop.c). */
+void tg_frame_visit(unsigned long n);
 enum status tg_emit_control(struct gctx *G, struct gnode *g);
 /* The driver's check and emission of one node (keras_tfjs_graph.c), and
  * the check alone: each input names an output its producer has. */
