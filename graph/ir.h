@@ -142,6 +142,9 @@ struct node_cost {
     double bytes_read;    /* activations + parameters read */
     double bytes_written; /* outputs written */
     double out_bytes;     /* output activation bytes (same as written for most ops) */
+    double runs;          /* times the node runs per inference: the product of the trip
+                             counts of the Loops and Scans around it (1 at top level, 0 when
+                             it does not run); the other fields are already totals over them */
 };
 
 enum node_state {

@@ -209,6 +209,8 @@ static enum status manifest_read(struct kctx *c, const cJSON *m)
         return diag_set(c->d, ST_ENOMEM, "%s: weightsManifest: out of memory", c->file);
     c->wmap = strmap_new();
     c->manifest = m;
+    if (c->dir && !c->sizes)
+        c->sizes = kshard_sizes_new(m);
     gi = 0;
     for (const cJSON *grp = m->child; grp; grp = grp->next, gi++) {
         int wi = 0;
@@ -435,6 +437,7 @@ static struct graph *load_text(const char *text, size_t len, const char *path,
         st = graph_finalize(c.g, d);
     strmap_free(c.wmap);
     free(c.w);
+    kshard_sizes_free(c.sizes);
     if (st) {
         graph_free(c.g);
         return NULL;

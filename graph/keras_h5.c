@@ -226,6 +226,29 @@ void keras_h5_set_time_limit(int ms)
     h5_limit_ms = ms > 0 ? ms : 10000;
 }
 
+/* Why the reader process gave no answer, blaming the file only when
+ * libhdf5 crashed on it: a process that could not start (ulimit -n) or a
+ * file that takes longer than the limit is not a corrupt file. */
+static enum status h5_run_failed(const char *name, enum isolate_result r, const char *why,
+                                 struct diag *d)
+{
+    switch (r) {
+    case ISOLATE_NOCHILD:
+        return diag_set(d, ST_EIO, "%s: the process that reads HDF5 files did not start: %s",
+                        name, why);
+    case ISOLATE_TIMEOUT:
+        return diag_set(d, ST_ENOMEM, "%s: libhdf5 %s while reading the file, dippm's time "
+                        "limit for an HDF5 file (a very large or deeply nested file, or a "
+                        "damaged one that libhdf5 loops on)", name, why);
+    case ISOLATE_CRASH:
+        return diag_set(d, ST_EPARSE, "%s: libhdf5 %s while reading the file (corrupt HDF5?)",
+                        name, why);
+    default:
+        return diag_set(d, ST_EIO, "%s: the answer of the HDF5 reader process was lost: the "
+                        "process %s", name, why);
+    }
+}
+
 /* Runs the job in a reader process; *text (malloc'd) is the configuration
  * when asked for. */
 static enum status h5_run(const struct h5_job *job, char **text, size_t *tlen, int *nw,
@@ -233,15 +256,20 @@ static enum status h5_run(const struct h5_job *job, char **text, size_t *tlen, i
 {
     char *bytes = NULL, why[160];
     size_t n = 0;
-    if (isolate_run(h5_work, (void *)job, h5_limit_ms, KERAS_CONFIG_MAX + DIAG_MSG_MAX + 128,
-                    &bytes, &n, why, sizeof why) != ISOLATE_OK)
-        return diag_set(d, ST_EPARSE, "%s: libhdf5 %s while reading the file (corrupt HDF5?)",
-                        job->name, why);
-    int st = 0, consumed = 0;
+    enum isolate_result r = isolate_run(h5_work, (void *)job, h5_limit_ms,
+                                        KERAS_CONFIG_MAX + DIAG_MSG_MAX + 128, &bytes, &n, why,
+                                        sizeof why);
+    if (r != ISOLATE_OK)
+        return h5_run_failed(job->name, r, why, d);
+    /* the header is the first line; the message and configuration follow
+     * it byte for byte (scanf's "\n" would also eat their leading blanks) */
+    int st = 0, end = 0;
     size_t mlen = 0, clen = 0;
-    if (sscanf(bytes, "H5R1 %d %d %lg %zu %zu\n%n", &st, nw, elems, &mlen, &clen, &consumed) != 5 ||
-        consumed <= 0 || st < 0 || st >= ST__COUNT || mlen >= DIAG_MSG_MAX ||
-        (size_t)consumed + mlen + clen != n) {
+    const char *nl = memchr(bytes, '\n', n);
+    size_t consumed = nl ? (size_t)(nl - bytes) + 1 : 0;
+    if (!nl || sscanf(bytes, "H5R1 %d %d %lg %zu %zu%n", &st, nw, elems, &mlen, &clen, &end) != 5 ||
+        (size_t)end != consumed - 1 || st < 0 || st >= ST__COUNT || mlen >= DIAG_MSG_MAX ||
+        consumed + mlen + clen != n) {
         free(bytes);
         return diag_set(d, ST_EINTERNAL, "%s: the HDF5 reader process answered garbage", job->name);
     }

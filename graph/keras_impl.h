@@ -67,6 +67,7 @@ struct kctx {
     const char *dir;        /* directory of the model file (its shards), NULL: none */
     const unsigned char *shard_mem; /* or every group's shard bytes in memory */
     size_t shard_len;
+    struct kshard_sizes *sizes; /* each group's shard sizes, learnt once (dir only) */
 };
 
 /* The layer being mapped: its JSON, its path for messages and its names. */
@@ -191,5 +192,13 @@ int64_t kshard_entry_bytes(const struct cJSON *entry, enum dtype dt, int64_t n);
 bool kshard_ints(const struct kctx *c, int wi, int64_t *out);
 /* The (first) shard file named for manifest entry wi's group. */
 const char *kshard_name(const struct kctx *c, int wi);
+/* The shard sizes of every group of the manifest, each stat-ed once when
+ * first needed, so a constant opens only the shard(s) holding it; free
+ * with kshard_sizes_free (NULL is a no-op). */
+struct kshard_sizes *kshard_sizes_new(const struct cJSON *manifest);
+void kshard_sizes_free(struct kshard_sizes *s);
+/* Shard files opened so far by this process (a debug counter: tests bound
+ * the work of reading many constants with it). */
+unsigned long kshard_opens(void);
 
 #endif

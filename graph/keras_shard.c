@@ -56,6 +56,88 @@ static bool plain_name(const char *s)
     return *s && *s != '.' && !strchr(s, '/') && !strchr(s, '\\') && strlen(s) < 256;
 }
 
+static unsigned long n_opens;
+
+unsigned long kshard_opens(void)
+{
+    return n_opens;
+}
+
+/* One manifest group's shards: their names and sizes in stream order. */
+struct kgroup {
+    int state; /* 0: not looked at, 1: sizes known, -1: a shard cannot be read */
+    int n;
+    const char **path; /* borrowed from the manifest */
+    int64_t *size;
+};
+
+struct kshard_sizes {
+    int n;
+    struct kgroup *g;
+};
+
+struct kshard_sizes *kshard_sizes_new(const cJSON *manifest)
+{
+    struct kshard_sizes *s = xcalloc(1, sizeof *s);
+    s->n = cJSON_IsArray(manifest) ? cJSON_GetArraySize(manifest) : 0;
+    s->g = xcalloc((size_t)s->n + 1, sizeof *s->g);
+    return s;
+}
+
+void kshard_sizes_free(struct kshard_sizes *s)
+{
+    if (!s)
+        return;
+    for (int i = 0; i < s->n; i++) {
+        free(s->g[i].path);
+        free(s->g[i].size);
+    }
+    free(s->g);
+    free(s);
+}
+
+/* Opens shard file name beside the model (a plain name only). */
+static int open_shard(const struct kctx *c, const char *name, struct stat *st)
+{
+    char full[4096];
+    if (!plain_name(name) || snprintf(full, sizeof full, "%s/%s", c->dir, name) >= (int)sizeof full)
+        return -1;
+    struct diag d = {0};
+    n_opens++;
+    return file_open_regular(full, st, &d);
+}
+
+/* Group gi's shard names and sizes, stat-ed the first time, up to the
+ * first that is not a plain name or a readable regular file (the bytes
+ * before it can still be read). */
+static const struct kgroup *group_sizes(const struct kctx *c, int gi)
+{
+    if (!c->sizes || gi < 0 || gi >= c->sizes->n)
+        return NULL;
+    struct kgroup *k = &c->sizes->g[gi];
+    if (k->state)
+        return k->state > 0 ? k : NULL;
+    k->state = -1;
+    const cJSON *paths = cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(c->manifest, gi),
+                                                          "paths");
+    if (!cJSON_IsArray(paths))
+        return NULL;
+    int n = cJSON_GetArraySize(paths);
+    k->path = xcalloc((size_t)n + 1, sizeof *k->path);
+    k->size = xcalloc((size_t)n + 1, sizeof *k->size);
+    for (const cJSON *p = paths->child; p; p = p->next) {
+        struct stat st;
+        int fd = cJSON_IsString(p) ? open_shard(c, p->valuestring, &st) : -1;
+        if (fd < 0)
+            break;
+        close(fd);
+        k->path[k->n] = p->valuestring;
+        k->size[k->n++] = (int64_t)st.st_size;
+    }
+    k->state = 1;
+    return k;
+}
+
 /* Reads need bytes at offset pos of group gi's byte stream into buf. */
 static bool read_stream(const struct kctx *c, int gi, int64_t pos, unsigned char *buf,
                         int64_t need)
@@ -66,28 +148,19 @@ static bool read_stream(const struct kctx *c, int gi, int64_t pos, unsigned char
         memcpy(buf, c->shard_mem + pos, (size_t)need);
         return true;
     }
-    const cJSON *grp = cJSON_GetArrayItem(c->manifest, gi);
-    const cJSON *paths = cJSON_GetObjectItemCaseSensitive(grp, "paths");
-    if (!cJSON_IsArray(paths))
+    const struct kgroup *k = group_sizes(c, gi);
+    if (!k || pos < 0)
         return false;
-    for (const cJSON *p = paths->child; p && need > 0; p = p->next) {
-        if (!cJSON_IsString(p) || !plain_name(p->valuestring))
-            return false;
-        char full[4096];
-        if (snprintf(full, sizeof full, "%s/%s", c->dir, p->valuestring) >= (int)sizeof full)
-            return false;
-        struct stat st;
-        struct diag d = {0};
-        int fd = file_open_regular(full, &st, &d);
-        if (fd < 0)
-            return false;
-        int64_t size = (int64_t)st.st_size;
-        if (pos >= size) {
-            pos -= size;
-            close(fd);
+    for (int i = 0; i < k->n && need > 0; i++) {
+        if (pos >= k->size[i]) { /* not in this shard: skipped unopened */
+            pos -= k->size[i];
             continue;
         }
-        int64_t take = size - pos < need ? size - pos : need;
+        struct stat st;
+        int fd = open_shard(c, k->path[i], &st);
+        if (fd < 0)
+            return false;
+        int64_t take = k->size[i] - pos < need ? k->size[i] - pos : need;
         ssize_t got = pread(fd, buf, (size_t)take, (off_t)pos);
         close(fd);
         if (got != (ssize_t)take)

@@ -129,10 +129,23 @@ static enum status place(struct gctx *G, struct gnode *g, int *want, bool *paren
     return ST_OK;
 }
 
+static unsigned long n_visits;
+
+unsigned long tg_frame_visits(void)
+{
+    return n_visits;
+}
+
+void tg_frame_visit(unsigned long n)
+{
+    n_visits += n;
+}
+
 struct work {
     int *q;
     unsigned char *in;
     int head, count, cap;
+    int *exits, n_exits; /* every Exit node, in index order */
 };
 
 static void push(struct work *w, int i)
@@ -151,9 +164,10 @@ static void push_consumers(struct gctx *G, struct work *w, int i)
 
 static void push_exits(struct gctx *G, struct work *w)
 {
-    for (int i = 0; i < G->nn; i++)
-        if (is(&G->n[i], "Exit"))
-            push(w, i);
+    (void)G;
+    n_visits += (unsigned long)w->n_exits;
+    for (int k = 0; k < w->n_exits; k++)
+        push(w, w->exits[k]);
 }
 
 static enum status drain(struct gctx *G, struct work *w)
@@ -219,14 +233,18 @@ static enum status assign_frames(struct gctx *G)
         return st;
     }
     struct work w = {.q = xmalloc(sizeof *w.q * (size_t)G->nn), .in = xcalloc((size_t)G->nn, 1),
-                     .cap = G->nn};
-    for (int i = 0; i < G->nn; i++)
+                     .cap = G->nn, .exits = xmalloc(sizeof *w.exits * (size_t)G->nn)};
+    for (int i = 0; i < G->nn; i++) {
         push(&w, i);
+        if (is(&G->n[i], "Exit"))
+            w.exits[w.n_exits++] = i;
+    }
     for (int round = 0; !st && round < 64; round++)
         if ((st = drain(G, &w)) || !settle(G, &w))
             break;
     free(w.q);
     free(w.in);
+    free(w.exits);
     for (int i = 0; i < G->nn; i++)
         if (G->n[i].frame == NOFRAME)
             G->n[i].frame = -1;
@@ -342,6 +360,39 @@ static void find_scans(struct gctx *G)
     }
 }
 
+/* Items 0..n-1 grouped by key[i] + 1 (0..nk-1), each group in index order:
+ * group j is items[off[j] .. off[j + 1]). */
+static void csr(const int *key, int n, int nk, int **off, int **items)
+{
+    *off = xcalloc((size_t)nk + 1, sizeof **off);
+    *items = xmalloc(sizeof **items * ((size_t)n + 1));
+    int *at = xmalloc(sizeof *at * ((size_t)nk + 1));
+    for (int i = 0; i < n; i++)
+        (*off)[key[i] + 2]++;
+    for (int j = 0; j < nk; j++)
+        (*off)[j + 1] += (*off)[j];
+    memcpy(at, *off, sizeof *at * (size_t)nk);
+    for (int i = 0; i < n; i++)
+        (*items)[at[key[i] + 1]++] = i;
+    free(at);
+}
+
+/* Each frame's nodes and nested frames, so a frame's work is its own. */
+static void frame_lists(struct gctx *G)
+{
+    int *key = xmalloc(sizeof *key * ((size_t)G->nn + (size_t)G->nfr + 1));
+    for (int i = 0; i < G->nn; i++)
+        key[i] = G->n[i].frame;
+    csr(key, G->nn, G->nfr + 1, &G->mem_off, &G->mem);
+    for (int f = 0; f < G->nfr; f++)
+        key[f] = G->fr[f].parent;
+    csr(key, G->nfr, G->nfr + 1, &G->kid_off, &G->kids);
+    free(key);
+    G->unit = xmalloc(sizeof *G->unit * ((size_t)G->nn + 1));
+    for (int i = 0; i < G->nn; i++)
+        G->unit[i] = -1;
+}
+
 enum status tg_frames(struct gctx *G)
 {
     enum status st = assign_frames(G);
@@ -362,8 +413,10 @@ enum status tg_frames(struct gctx *G)
             st = kerr(G->c, G->n[G->fr[f].enter].path, "while-loop frame '%s' has %d LoopCond "
                       "nodes, expected 1", G->fr[f].name, conds[f]);
     free(conds);
-    if (!st)
+    if (!st) {
         find_scans(G);
+        frame_lists(G);
+    }
     return st;
 }
 

@@ -33,6 +33,50 @@
 #define MAX_ARGS 256
 #define MAX_FUNC_NODES (1 << 18) /* over all calls: bodies calling bodies multiply */
 
+struct tfuncs {
+    struct strmap *byname; /* signature.name -> index into f */
+    const cJSON **f;
+};
+
+static unsigned long n_looked_at;
+
+unsigned long tg_funcs_looked_at(void)
+{
+    return n_looked_at;
+}
+
+void tg_funcs_index(struct gctx *G)
+{
+    if (!cJSON_IsArray(G->lib))
+        return;
+    struct tfuncs *t = xcalloc(1, sizeof *t);
+    int n = cJSON_GetArraySize(G->lib), i = 0;
+    t->byname = strmap_new();
+    strmap_reserve(t->byname, (size_t)n);
+    t->f = xcalloc((size_t)n + 1, sizeof *t->f);
+    const cJSON *f;
+    cJSON_ArrayForEach(f, G->lib) {
+        n_looked_at++;
+        const cJSON *sn = cJSON_GetObjectItemCaseSensitive(
+            cJSON_GetObjectItemCaseSensitive(f, "signature"), "name");
+        t->f[i] = f;
+        if (cJSON_IsString(sn))
+            strmap_add(t->byname, sn->valuestring, i, NULL);
+        i++;
+    }
+    G->funcs = t;
+}
+
+void tg_funcs_free(struct gctx *G)
+{
+    if (!G->funcs)
+        return;
+    strmap_free(G->funcs->byname);
+    free(G->funcs->f);
+    free(G->funcs);
+    G->funcs = NULL;
+}
+
 /* Function attr key of g ({"func": {"name"}}) looked up in the library. */
 static enum status find_func(struct gctx *G, struct gnode *g, const char *key,
                              const cJSON **out)
@@ -42,14 +86,10 @@ static enum status find_func(struct gctx *G, struct gnode *g, const char *key,
     if (!cJSON_IsString(nm))
         return kerr(G->c, g->path, "attr.%s.func.name: missing (node '%s', op %s names no "
                     "function)", key, g->name, g->op);
-    const cJSON *f;
-    cJSON_ArrayForEach(f, G->lib) {
-        const cJSON *sn = cJSON_GetObjectItemCaseSensitive(
-            cJSON_GetObjectItemCaseSensitive(f, "signature"), "name");
-        if (cJSON_IsString(sn) && !strcmp(sn->valuestring, nm->valuestring)) {
-            *out = f;
-            return ST_OK;
-        }
+    int i;
+    if (G->funcs && strmap_get(G->funcs->byname, nm->valuestring, &i)) {
+        *out = G->funcs->f[i];
+        return ST_OK;
     }
     return kerr(G->c, g->path, "attr.%s: function '%s' is not in "
                 "modelTopology.library.function", key, nm->valuestring);
@@ -137,8 +177,8 @@ static enum status instantiate(struct gctx *G, const cJSON *f, const char *pre,
         cJSON_Delete(empty);
         return kerr(G->c, path, "its calls expand to more than %d nodes", MAX_FUNC_NODES);
     }
-    struct gctx S = {.c = G->c, .lib = G->lib, .prefix = pre, .depth = G->depth + 1,
-                     .budget = spent};
+    struct gctx S = {.c = G->c, .lib = G->lib, .funcs = G->funcs, .prefix = pre,
+                     .depth = G->depth + 1, .budget = spent};
     enum status st = cJSON_IsArray(nodes)
                          ? tg_parse_nodes(&S, nodes, path, n_args)
                          : kerr(G->c, path, "nodeDef: expected an array of nodes");

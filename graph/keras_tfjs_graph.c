@@ -561,6 +561,11 @@ void tg_free(struct gctx *G)
     }
     free(G->n);
     strmap_free(G->byname);
+    free(G->mem_off);
+    free(G->mem);
+    free(G->kid_off);
+    free(G->kids);
+    free(G->unit);
 }
 
 enum status keras_tfjs_graph_build(struct kctx *c, const cJSON *topo, const char *path)
@@ -575,6 +580,7 @@ enum status keras_tfjs_graph_build(struct kctx *c, const cJSON *topo, const char
                                          "there");
     struct gctx G = {.c = c, .lib = cJSON_GetObjectItemCaseSensitive(
                                  cJSON_GetObjectItemCaseSensitive(topo, "library"), "function")};
+    tg_funcs_index(&G);
     enum status st = tg_parse_nodes(&G, nodes, path, 0);
     for (int i = 0; !st && i < G.nn; i++)
         if (!strcmp(G.n[i].op, "Placeholder"))
@@ -594,5 +600,6 @@ enum status keras_tfjs_graph_build(struct kctx *c, const cJSON *topo, const char
         graph_output_add(c->g, v);
     }
     tg_free(&G);
+    tg_funcs_free(&G);
     return st;
 }

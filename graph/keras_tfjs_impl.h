@@ -10,6 +10,7 @@
 #include "graph/keras_impl.h"
 
 struct strmap;
+struct tfuncs;
 
 struct gnode {
     const struct cJSON *j;
@@ -46,8 +47,14 @@ struct gctx {
     int *cons_off, *cons; /* consumers of node i: cons[cons_off[i] .. cons_off[i+1]) */
     struct tframe *fr;    /* while-loop frames (keras_tfjs_control.c) */
     int nfr;
+    /* After tg_frames: the nodes of each frame f at mem[mem_off[f + 1] ..
+     * mem_off[f + 2]) (the top level at 0), the frames nested directly in
+     * it likewise in kids/kid_off, both in index order; unit: scratch of
+     * tg_emit_scope, -1 outside it. */
+    int *mem_off, *mem, *kid_off, *kids, *unit;
     int frame;            /* frame being emitted, -1: top level */
     const struct cJSON *lib;  /* modelTopology.library.function (borrowed), or NULL */
+    struct tfuncs *funcs; /* lib by function name (tg_funcs_index; shared by the bodies) */
     const char *prefix;   /* IR name prefix of a function body ("W/body/"), or NULL */
     int depth;            /* function bodies being emitted around this one */
     int64_t *budget;      /* nodes read from function bodies so far (shared), or NULL */
@@ -98,6 +105,14 @@ struct ktensor tg_in_tensor(struct gctx *G, struct gnode *g, int i, int v);
 /* TF2 functional While/StatelessWhile and If/StatelessIf with bodies in
  * library.function (keras_tfjs_func.c). */
 enum status tg_emit_func(struct gctx *G, struct gnode *g);
+/* Indexes G->lib by function name once (the first of equal names wins), so
+ * a call finds its function without scanning the library; freed by
+ * tg_funcs_free. */
+void tg_funcs_index(struct gctx *G);
+void tg_funcs_free(struct gctx *G);
+/* Library entries looked at so far by this process (a debug counter: tests
+ * bound the work of many calls into a large library with it). */
+unsigned long tg_funcs_looked_at(void);
 
 /* keras_tfjs_control.c: TF1 while loops. tg_frames assigns every node its
  * frame and checks the loop structure; tg_emit_scope emits the nodes of a
@@ -113,6 +128,11 @@ bool tg_loop_merge(struct gctx *G, struct gnode *m, struct gnode **e, struct gno
  * (*bound); otherwise *bound is a known upper bound or -1. */
 bool tg_fold_trips(struct gctx *G, int f, struct gnode *g, int64_t *bound, int depth);
 enum status tg_emit_scope(struct gctx *G, int scope);
+/* Nodes the while-loop code has looked at so far in this process (a debug
+ * counter: tests bound the work of many frames with it). */
+unsigned long tg_frame_visits(void);
+/* Counts n node visits (keras_tfjs_control.c and _loop.c). */
+void tg_frame_visit(unsigned long n);
 enum status tg_emit_control(struct gctx *G, struct gnode *g);
 /* The driver's check and emission of one node (keras_tfjs_graph.c), and
  * the check alone: each input names an output its producer has. */

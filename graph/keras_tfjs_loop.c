@@ -17,45 +17,87 @@ static bool is(const struct gnode *g, const char *op)
     return g && !strcmp(g->op, op);
 }
 
-/* The unit of scope S node g belongs to: itself (in S), nn + the frame
- * nested directly in S that holds it, or -1 (outside S). */
-static int unit_of(struct gctx *G, const struct gnode *g, int S)
-{
-    int f = g->frame, guard = 0;
-    if (f == S)
-        return (int)(g - G->n);
-    while (f >= 0 && G->fr[f].parent != S && guard++ <= G->nfr)
-        f = G->fr[f].parent;
-    return f >= 0 && G->fr[f].parent == S ? G->nn + f : -1;
-}
-
 static enum status emit_frame(struct gctx *G, int f);
 
-static bool live(struct gctx *G, int u, int S)
+/* The units of a scope S: its own nodes (units 0..nm-1, G->mem order) and
+ * the frames nested directly in it (nm.., G->kids order), each frame with
+ * every node inside it at any depth. */
+struct scope {
+    int S, nm, nk, nu;
+    const int *mem, *kids;
+    int *nodes, n; /* every node of the scope, nested ones too, in index order */
+};
+
+static int cmp_int(const void *a, const void *b)
 {
-    if (u >= G->nn)
-        return G->fr[u - G->nn].parent == S && !G->fr[u - G->nn].emitted;
-    return !G->n[u].done && G->n[u].frame == S && !is(&G->n[u], "NoOp");
+    int x = *(const int *)a, y = *(const int *)b;
+    return (x > y) - (x < y);
 }
 
-static enum status never_runs(struct gctx *G, int u)
+/* Fills sc and marks every node of scope S with its unit in G->unit. */
+static void scope_units(struct gctx *G, int S, struct scope *sc)
 {
-    if (u >= G->nn)
-        return kerr(G->c, G->n[G->fr[u - G->nn].enter].path, "while-loop frame '%s' can never "
-                    "run: its inputs form a cycle", G->fr[u - G->nn].name);
-    return kerr(G->c, G->n[u].path, "node '%s' can never run: its inputs form a cycle",
-                G->n[u].name);
+    sc->S = S;
+    sc->mem = G->mem + G->mem_off[S + 1];
+    sc->nm = G->mem_off[S + 2] - G->mem_off[S + 1];
+    sc->kids = G->kids + G->kid_off[S + 1];
+    sc->nk = G->kid_off[S + 2] - G->kid_off[S + 1];
+    sc->nu = sc->nm + sc->nk;
+    sc->n = 0;
+    sc->nodes = xmalloc(sizeof *sc->nodes * ((size_t)G->nn + 1));
+    int *stack = xmalloc(sizeof *stack * ((size_t)G->nfr + 1));
+    for (int k = 0; k < sc->nm; k++) {
+        G->unit[sc->mem[k]] = k;
+        sc->nodes[sc->n++] = sc->mem[k];
+    }
+    for (int k = 0; k < sc->nk; k++) {
+        int top = 0;
+        stack[top++] = sc->kids[k];
+        while (top) { /* frames nest as a tree (tg_frames checked) */
+            int f = stack[--top];
+            for (int e = G->mem_off[f + 1]; e < G->mem_off[f + 2]; e++) {
+                G->unit[G->mem[e]] = sc->nm + k;
+                sc->nodes[sc->n++] = G->mem[e];
+            }
+            for (int e = G->kid_off[f + 1]; e < G->kid_off[f + 2]; e++)
+                stack[top++] = G->kids[e];
+        }
+    }
+    free(stack);
+    tg_frame_visit((unsigned long)sc->n);
+    qsort(sc->nodes, (size_t)sc->n, sizeof *sc->nodes, cmp_int);
 }
 
-/* Dependency edges between the units of scope S (CSR by source). */
-static enum status scope_edges(struct gctx *G, int S, int *unit, int *indeg, int *off,
+static bool live(struct gctx *G, const struct scope *sc, int u)
+{
+    if (u >= sc->nm)
+        return !G->fr[sc->kids[u - sc->nm]].emitted;
+    const struct gnode *g = &G->n[sc->mem[u]];
+    return !g->done && !is(g, "NoOp");
+}
+
+static enum status never_runs(struct gctx *G, const struct scope *sc, int u)
+{
+    if (u >= sc->nm) {
+        const struct tframe *F = &G->fr[sc->kids[u - sc->nm]];
+        return kerr(G->c, G->n[F->enter].path, "while-loop frame '%s' can never run: its "
+                    "inputs form a cycle", F->name);
+    }
+    const struct gnode *g = &G->n[sc->mem[u]];
+    return kerr(G->c, g->path, "node '%s' can never run: its inputs form a cycle", g->name);
+}
+
+/* Dependency edges between the units of scope sc (CSR by source). */
+static enum status scope_edges(struct gctx *G, const struct scope *sc, int *indeg, int *off,
                                int **adj)
 {
-    int nu = G->nn + G->nfr;
+    const int *unit = G->unit;
+    int nu = sc->nu;
     for (int pass = 0; pass < 2; pass++) {
-        for (int i = 0; i < G->nn; i++) {
+        for (int j = 0; j < sc->n; j++) {
+            int i = sc->nodes[j];
             struct gnode *g = &G->n[i];
-            if (g->done || unit[i] < 0)
+            if (g->done)
                 continue;
             for (int k = 0; k < g->n_in; k++) {
                 struct gnode *s = tg_raw_input(G, g, k);
@@ -63,7 +105,7 @@ static enum status scope_edges(struct gctx *G, int S, int *unit, int *indeg, int
                 if (s->done || us == unit[i])
                     continue;
                 if (us < 0)
-                    return never_runs(G, unit[i]);
+                    return never_runs(G, sc, unit[i]);
                 if (pass == 0)
                     off[us + 1]++, indeg[unit[i]]++;
                 else
@@ -85,34 +127,37 @@ static enum status scope_edges(struct gctx *G, int S, int *unit, int *indeg, int
 
 enum status tg_emit_scope(struct gctx *G, int S)
 {
-    int nu = G->nn + G->nfr;
-    int *unit = xmalloc(sizeof *unit * ((size_t)G->nn + 1));
+    struct scope sc;
+    scope_units(G, S, &sc);
+    int nu = sc.nu;
     int *indeg = xcalloc((size_t)nu + 1, sizeof *indeg);
     int *off = xcalloc((size_t)nu + 2, sizeof *off), *adj = NULL;
     int *queue = xmalloc(sizeof *queue * ((size_t)nu + 1)), head = 0, tail = 0;
-    for (int i = 0; i < G->nn; i++)
-        unit[i] = unit_of(G, &G->n[i], S);
-    enum status st = scope_edges(G, S, unit, indeg, off, &adj);
+    enum status st = scope_edges(G, &sc, indeg, off, &adj);
+    /* the units are known as edges now: the nested scopes use G->unit too */
+    for (int j = 0; j < sc.n; j++)
+        G->unit[sc.nodes[j]] = -1;
+    free(sc.nodes);
     for (int u = 0; !st && u < nu; u++)
-        if (!indeg[u] && live(G, u, S))
+        if (!indeg[u] && live(G, &sc, u))
             queue[tail++] = u;
     while (!st && head < tail) {
         int u = queue[head++];
-        if (u >= G->nn && !G->fr[u - G->nn].emitted) {
-            st = emit_frame(G, u - G->nn);
-        } else if (u < G->nn && !G->n[u].done) {
-            st = tg_emit_one(G, &G->n[u]);
-            G->n[u].done = true;
+        if (u >= sc.nm && !G->fr[sc.kids[u - sc.nm]].emitted) {
+            st = emit_frame(G, sc.kids[u - sc.nm]);
+        } else if (u < sc.nm && !G->n[sc.mem[u]].done) {
+            st = tg_emit_one(G, &G->n[sc.mem[u]]);
+            G->n[sc.mem[u]].done = true;
         }
         /* an Exit is done with its frame: it still releases its readers */
         for (int e = off[u]; !st && e < off[u + 1]; e++)
-            if (--indeg[adj[e]] == 0 && (adj[e] >= G->nn || !is(&G->n[adj[e]], "NoOp")))
+            if (--indeg[adj[e]] == 0 &&
+                (adj[e] >= sc.nm || !is(&G->n[sc.mem[adj[e]]], "NoOp")))
                 queue[tail++] = adj[e];
     }
     for (int u = 0; !st && u < nu; u++)
-        if (live(G, u, S))
-            st = never_runs(G, u);
-    free(unit);
+        if (live(G, &sc, u))
+            st = never_runs(G, &sc, u);
     free(indeg);
     free(off);
     free(adj);
@@ -161,13 +206,22 @@ struct ktensor tg_in_tensor(struct gctx *G, struct gnode *g, int i, int v)
     return t;
 }
 
+/* Frame f's own nodes (not those of frames nested in it), in index order. */
+static const int *members(struct gctx *G, int f, int *n)
+{
+    *n = G->mem_off[f + 2] - G->mem_off[f + 1];
+    tg_frame_visit((unsigned long)*n);
+    return G->mem + G->mem_off[f + 1];
+}
+
 static int collect_vars(struct gctx *G, int f, struct lvar **out)
 {
-    int n = 0;
-    struct lvar *v = xmalloc(sizeof *v * ((size_t)G->nn + 1));
-    for (int i = 0; i < G->nn; i++) {
-        struct gnode *m = &G->n[i], *e, *ni;
-        if (m->frame == f && tg_loop_merge(G, m, &e, &ni))
+    int n = 0, nm;
+    const int *mem = members(G, f, &nm);
+    struct lvar *v = xmalloc(sizeof *v * ((size_t)nm + 1));
+    for (int k = 0; k < nm; k++) {
+        struct gnode *m = &G->n[mem[k]], *e, *ni;
+        if (tg_loop_merge(G, m, &e, &ni))
             v[n++] = (struct lvar){m, e, ni, -1};
     }
     int k = 0; /* carried values first, then the scan outputs */
@@ -251,29 +305,58 @@ static void body_outputs(struct gctx *G, int ln, struct lvar *v, int n, int cond
         }
 }
 
+/* The Exits reading frame f's nodes, in index order, into out (*n). */
+static int *frame_exits(struct gctx *G, int f, int *n)
+{
+    int nm, cnt = 0;
+    const int *mem = members(G, f, &nm);
+    for (int k = 0; k < nm; k++)
+        cnt += G->cons_off[mem[k] + 1] - G->cons_off[mem[k]];
+    int *x = xmalloc(sizeof *x * ((size_t)cnt + 1));
+    *n = 0;
+    for (int k = 0; k < nm; k++)
+        for (int e = G->cons_off[mem[k]]; e < G->cons_off[mem[k] + 1]; e++) {
+            struct gnode *c = &G->n[G->cons[e]];
+            if (is(c, "Exit") && tg_raw_input(G, c, 0) == &G->n[mem[k]])
+                x[(*n)++] = G->cons[e];
+        }
+    tg_frame_visit((unsigned long)cnt);
+    qsort(x, (size_t)*n, sizeof *x, cmp_int);
+    int u = 0; /* an Exit reading a node twice is listed once */
+    for (int k = 0; k < *n; k++)
+        if (!u || x[u - 1] != x[k])
+            x[u++] = x[k];
+    *n = u;
+    return x;
+}
+
 /* Exits of frame f read their loop value's Loop output. */
 static enum status exits(struct gctx *G, int f, struct lvar *v, int n, const int *outs,
                          const struct ktensor *lt)
 {
-    for (int j = 0; j < G->nn; j++) {
-        struct gnode *x = &G->n[j];
-        struct gnode *s = is(x, "Exit") ? tg_raw_input(G, x, 0) : NULL;
-        if (!s || s->frame != f)
-            continue;
+    int nx;
+    int *xs = frame_exits(G, f, &nx);
+    enum status st = ST_OK;
+    for (int j = 0; j < nx && !st; j++) {
+        struct gnode *x = &G->n[xs[j]];
+        struct gnode *s = tg_raw_input(G, x, 0);
         struct gnode *m = tg_through(G, s);
         int i = 0;
         while (i < n && v[i].m != m)
             i++;
-        if (i == n)
-            return kerr(G->c, x->path, "Exit '%s' reads '%s', which is not a loop value of "
-                        "frame '%s' (a Merge of an Enter and a NextIteration)", x->name,
-                        x->in[0], G->fr[f].name);
+        if (i == n) {
+            st = kerr(G->c, x->path, "Exit '%s' reads '%s', which is not a loop value of "
+                      "frame '%s' (a Merge of an Enter and a NextIteration)", x->name,
+                      x->in[0], G->fr[f].name);
+            break;
+        }
         x->t = lt[v[i].out];
         x->t.vn = outs[v[i].out];
         x->t.vcf = -1;
         x->done = true;
     }
-    return ST_OK;
+    free(xs);
+    return st;
 }
 
 /* Emits frame f as one Loop: its inputs are all done. */
@@ -284,11 +367,13 @@ static enum status emit_frame(struct gctx *G, int f)
     struct ktensor *lt = xcalloc((size_t)n + 1, sizeof *lt);
     struct gnode *lc = NULL;
     enum status st = ST_OK;
-    for (int i = 0; i < G->nn && !st; i++) {
-        struct gnode *g = &G->n[i];
-        if (g->frame == f && is(g, "LoopCond"))
+    int nm;
+    const int *mem = members(G, f, &nm);
+    for (int k = 0; k < nm && !st; k++) {
+        struct gnode *g = &G->n[mem[k]];
+        if (is(g, "LoopCond"))
             lc = g;
-        if (g->frame != f || !is(g, "Enter") || (st = tg_check_outputs(G, g)))
+        if (!is(g, "Enter") || (st = tg_check_outputs(G, g)))
             continue;
         if (!g->done && !g->scan_var) {
             struct gnode *s = tg_input_node(G, g, 0); /* an invariant: the outer value */

@@ -7,12 +7,15 @@
  * shapes (keras_h5.c).
  *
  * libzip checks the archive structure and each entry's CRC as it is read;
- * a damaged archive or entry is an error naming the file and the entry.
+ * a damaged archive or entry is an error naming the file and the entry. An
+ * entry is unpacked only after its sizes (ZIP_RATIO_MAX) and its first
+ * bytes are what its kind needs.
  */
 #include "dippm_config.h"
 
 #include "graph/keras_file.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,9 +34,48 @@ int keras_file_sniff(const uint8_t *head, size_t n)
 #ifdef HAVE_LIBZIP
 #include <zip.h>
 
-/* Reads entry `entry` of z (at most max bytes) into a malloc'd buffer. */
-static enum status read_entry(zip_t *z, const char *name, const char *entry, size_t max,
-                              char **out, size_t *len, struct diag *d)
+/* An entry that unpacks to more than this many times its packed size (and
+ * past 1 MiB) is refused unread: DEFLATE cannot pass about 1032:1, JSON and
+ * weights stay far below this, and a bzip2 bomb of a few KB would otherwise
+ * take a gigabyte and seconds. */
+#define ZIP_RATIO_MAX 200
+#define ZIP_RATIO_FROM ((zip_uint64_t)1 << 20)
+
+/* What an entry must start with, checked on its first bytes before the
+ * rest is unpacked. */
+enum entry_kind { ENTRY_JSON, ENTRY_HDF5 };
+
+static bool head_ok(enum entry_kind kind, const char *head, size_t n)
+{
+    if (kind == ENTRY_HDF5)
+        return n >= 8 && !memcmp(head, "\211HDF\r\n\032\n", 8);
+    for (size_t i = 0; i < n; i++) /* a JSON object, after any whitespace */
+        if (!strchr(" \t\r\n", head[i]))
+            return head[i] == '{';
+    return true;
+}
+
+/* Checks an entry's sizes before anything is unpacked. */
+static enum status entry_sizes(const char *name, const char *entry, const zip_stat_t *zs,
+                               size_t max, struct diag *d)
+{
+    if (zs->size > max)
+        return diag_set(d, ST_EUNSUPPORTED, "%s: %s is %llu bytes, more than %zu", name, entry,
+                        (unsigned long long)zs->size, max);
+    if ((zs->valid & ZIP_STAT_COMP_SIZE) && zs->size > ZIP_RATIO_FROM &&
+        zs->size / ZIP_RATIO_MAX > zs->comp_size)
+        return diag_set(d, ST_EUNSUPPORTED, "%s: %s unpacks %llu bytes to %llu, more than %d "
+                        "times: refused unread (a zip bomb?)", name, entry,
+                        (unsigned long long)zs->comp_size, (unsigned long long)zs->size,
+                        ZIP_RATIO_MAX);
+    return ST_OK;
+}
+
+/* Reads entry `entry` of z (at most max bytes, starting as kind says) into
+ * a malloc'd buffer. */
+static enum status read_entry(zip_t *z, const char *name, const char *entry,
+                              enum entry_kind kind, size_t max, char **out, size_t *len,
+                              struct diag *d)
 {
     zip_int64_t idx = zip_name_locate(z, entry, 0);
     if (idx < 0)
@@ -42,9 +84,9 @@ static enum status read_entry(zip_t *z, const char *name, const char *entry, siz
     zip_stat_init(&zs);
     if (zip_stat_index(z, (zip_uint64_t)idx, 0, &zs) < 0 || !(zs.valid & ZIP_STAT_SIZE))
         return diag_set(d, ST_EPARSE, "%s: %s: size unknown (corrupt archive)", name, entry);
-    if (zs.size > max)
-        return diag_set(d, ST_EUNSUPPORTED, "%s: %s is %llu bytes, more than %zu", name, entry,
-                        (unsigned long long)zs.size, max);
+    enum status st = entry_sizes(name, entry, &zs, max, d);
+    if (st)
+        return st;
     zip_file_t *zf = zip_fopen_index(z, (zip_uint64_t)idx, 0);
     if (!zf)
         return diag_set(d, ST_EPARSE, "%s: %s cannot be opened: %s", name, entry,
@@ -56,13 +98,23 @@ static enum status read_entry(zip_t *z, const char *name, const char *entry, siz
     }
     zip_uint64_t got = 0;
     zip_int64_t r = 1;
+    /* the first bytes alone first: a wrong kind of entry is not unpacked */
+    zip_uint64_t head = zs.size < 8 ? zs.size : 8;
+    while (got < head && (r = zip_fread(zf, buf + got, head - got)) > 0)
+        got += (zip_uint64_t)r;
+    if (got == head && !head_ok(kind, buf, (size_t)got)) {
+        zip_fclose(zf);
+        free(buf);
+        return diag_set(d, ST_EPARSE, "%s: %s does not start as %s", name, entry,
+                        kind == ENTRY_HDF5 ? "an HDF5 file (no signature at byte 0)"
+                                           : "a JSON object ('{')");
+    }
     while (got < zs.size && (r = zip_fread(zf, buf + got, zs.size - got)) > 0)
         got += (zip_uint64_t)r;
     /* one more read reaches the end and checks the CRC */
     char extra;
     if (r >= 0 && got == zs.size)
         r = zip_fread(zf, &extra, 1);
-    enum status st = ST_OK;
     if (r != 0 || got != zs.size)
         st = diag_set(d, ST_EPARSE, "%s: %s is damaged (%s; %llu of %llu bytes read)", name,
                       entry, r < 0 ? zip_file_strerror(zf) : "length mismatch",
@@ -82,7 +134,8 @@ static struct graph *load_archive(zip_t *z, const char *name, struct diag *d)
 {
     char *text;
     size_t len;
-    enum status st = read_entry(z, name, "config.json", KERAS_CONFIG_MAX, &text, &len, d);
+    enum status st = read_entry(z, name, "config.json", ENTRY_JSON, KERAS_CONFIG_MAX, &text,
+                                &len, d);
     if (st) {
         if (st == ST_ENOTFOUND) {
             diag_clear(d);
@@ -102,7 +155,8 @@ static struct graph *load_archive(zip_t *z, const char *name, struct diag *d)
     char *w;
     size_t wlen;
     struct diag wd = {0};
-    if (!read_entry(z, name, "model.weights.h5", KERAS_WEIGHTS_MAX, &w, &wlen, &wd)) {
+    if (!read_entry(z, name, "model.weights.h5", ENTRY_HDF5, KERAS_WEIGHTS_MAX, &w, &wlen,
+                    &wd)) {
         snprintf(label, sizeof label, "%s: model.weights.h5", name);
         st = keras_h5_weight_shapes(w, wlen, label, &g->n_file_weights, &g->file_weight_elems,
                                     d);

@@ -108,6 +108,7 @@ struct scale {
 static void scale_node(struct node *n, void *arg)
 {
     const struct scale *sc = arg;
+    n->cost.runs *= sc->f; /* an unsupported node still launches once per trip */
     if (n->state != NODE_OK)
         return;
     n->cost.macs *= sc->f;
@@ -118,7 +119,7 @@ static void scale_node(struct node *n, void *arg)
         n->note = note_append(sc->c, n->note, sc->why);
 }
 
-/* Multiplies the run-time cost of every node of body br by f. */
+/* Multiplies the run-time cost and the runs of every node of body br by f. */
 static void body_scale(struct infer_ctx *c, int br, double f, const char *why)
 {
     struct scale sc = {c, f, why};

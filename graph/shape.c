@@ -432,6 +432,7 @@ void shape_infer_node(struct infer_ctx *c)
     struct graph *g = c->g;
     struct node *n = c->n;
     memset(&n->cost, 0, sizeof n->cost);
+    n->cost.runs = 1;
     n->note = NULL;
     c->note = NULL;
     cost_params(c); /* parameters are known from declarations, whatever the state */
@@ -527,6 +528,7 @@ enum status graph_infer(struct graph *g, struct diag *d)
         if (n->parent < 0)
             continue;
         memset(&n->cost, 0, sizeof n->cost);
+        n->cost.runs = 1;
         n->state = NODE_UNKNOWN_INPUT;
         n->note = arena_printf(g->scratch, "the enclosing %s '%s' could not be inferred",
                                g->nodes[n->parent].op_type, g->nodes[n->parent].name);

@@ -23,6 +23,8 @@
 #include "graph/ir.h"
 #include "graph/onnx_load.h"
 #include "graph/shape.h"
+#include "core/gpu.h"
+#include "core/sim.h"
 
 static cJSON *expected;
 
@@ -147,6 +149,46 @@ static void test_loop_while_symbol(void **state)
     graph_free(g);
 }
 
+/* The teacher on loop_while at trips T: kernel count and latency. */
+static struct sim_result teach(struct graph *g, int64_t trips, enum runtime rt)
+{
+    bind(g, "/Loop.trips", trips);
+    infer(g);
+    struct config c;
+    config_default(&c);
+    c.gpu = gpu_find("A100-SXM4-40GB");
+    c.rt = rt;
+    struct sim_result r;
+    struct diag d;
+    diag_clear(&d);
+    if (sim_run(g, &c, &r, &d))
+        fail_msg("sim_run: %s", d.msg);
+    sim_result_fini(&r);
+    return r;
+}
+
+/* Every trip of a loop launches its body's kernels again: the kernel count
+ * grows by the body's kernels per trip and the latency by at least their
+ * per-kernel overhead (the work itself is in the scaled FLOPs and bytes). */
+static void test_loop_trips_launch(void **state)
+{
+    (void)state;
+    struct graph *g = load("loop_while");
+    const struct sim_params *p = sim_params_default();
+    for (int k = 0; k < 2; k++) {
+        enum runtime rt = k ? RT_TENSORRT : RT_PYTORCH;
+        struct sim_result one = teach(g, 1, rt), two = teach(g, 2, rt);
+        struct sim_result many = teach(g, 10000, rt);
+        int body = two.n_kernels - one.n_kernels;
+        assert_true(body > 0);
+        assert_int_equal(many.n_kernels - one.n_kernels, 9999 * body);
+        double koh_ms = p->kernel_us[runtime_base(rt)] * 1e-3;
+        assert_true(koh_ms > 0);
+        assert_true(many.latency_ms - one.latency_ms >= 9999.0 * body * koh_ms);
+    }
+    graph_free(g);
+}
+
 static void test_loop_if_nested(void **state)
 {
     (void)state;
@@ -259,6 +301,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_if_runtime),       cmocka_unit_test(test_if_static),
         cmocka_unit_test(test_loop_for),         cmocka_unit_test(test_loop_while_symbol),
+        cmocka_unit_test(test_loop_trips_launch),
         cmocka_unit_test(test_loop_if_nested),   cmocka_unit_test(test_sequence_loops),
         cmocka_unit_test(test_scan),             cmocka_unit_test(test_loop_bad_body),
         cmocka_unit_test(test_body_cycle),

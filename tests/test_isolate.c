@@ -4,11 +4,15 @@
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <stdio.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -104,6 +108,95 @@ static void test_too_much_output(void **state)
     assert_non_null(strstr(why, "more than 4096 bytes"));
 }
 
+/* The reader process tells its pid through the pipe in *arg, then hangs. */
+static void spin_tell(void *arg, struct strbuf *out)
+{
+    (void)out;
+    pid_t me = getpid();
+    if (write(*(int *)arg, &me, sizeof me) != (ssize_t)sizeof me)
+        _exit(9);
+    for (;;)
+        pause();
+}
+
+/* Starts a process that runs spin_tell in a reader process with limit_ms;
+ * returns its pid and the reader's in *reader. */
+static pid_t start_runner(int limit_ms, pid_t *reader)
+{
+    int p[2];
+    assert_int_equal(pipe(p), 0);
+    pid_t runner = fork();
+    assert_true(runner >= 0);
+    if (runner == 0) {
+        close(p[0]);
+        char *out, why[128];
+        size_t len;
+        isolate_run(spin_tell, &p[1], limit_ms, 1024, &out, &len, why, sizeof why);
+        _exit(0);
+    }
+    close(p[1]);
+    assert_int_equal(read(p[0], reader, sizeof *reader), (ssize_t)sizeof *reader);
+    close(p[0]);
+    return runner;
+}
+
+/* Whether process pid has ended (a zombie or gone), polling up to 20 s:
+ * a bound on a hang, not a timing. */
+static bool ends_within_20s(pid_t pid)
+{
+    char path[64], stat[256];
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+    for (int i = 0; i < 400; i++) {
+        FILE *f = fopen(path, "r");
+        if (!f)
+            return true;
+        size_t n = fread(stat, 1, sizeof stat - 1, f);
+        fclose(f);
+        stat[n] = 0;
+        const char *rp = strrchr(stat, ')');
+        if (!rp || rp[1] != ' ' || rp[2] == 'Z' || rp[2] == 'X')
+            return true;
+        struct timespec ts = {0, 50000000};
+        nanosleep(&ts, NULL);
+    }
+    return false;
+}
+
+/* A dippm killed while the reader process hangs takes the reader with it
+ * (it used to spin on at 100% CPU, reparented to init). */
+static void test_reader_dies_with_parent(void **state)
+{
+    (void)state;
+    /* orphans come to this process, which can then reap them */
+    assert_int_equal(prctl(PR_SET_CHILD_SUBREAPER, 1), 0);
+    pid_t reader, runner = start_runner(600000, &reader);
+    kill(runner, SIGKILL);
+    assert_int_equal(waitpid(runner, NULL, 0), runner);
+    bool ended = ends_within_20s(reader);
+    if (!ended)
+        kill(reader, SIGKILL);
+    int ws = 0;
+    assert_int_equal(waitpid(reader, &ws, 0), reader);
+    assert_true(ended);
+    assert_true(WIFSIGNALED(ws) && WTERMSIG(ws) == SIGKILL);
+}
+
+/* A reader process whose parent stops reading (stopped, so it cannot kill
+ * it on time) still ends by its own deadline. */
+static void test_reader_own_deadline(void **state)
+{
+    (void)state;
+    pid_t reader, runner = start_runner(300, &reader);
+    kill(runner, SIGSTOP);
+    bool ended = ends_within_20s(reader);
+    if (!ended)
+        kill(reader, SIGKILL);
+    kill(runner, SIGCONT);
+    int ws = 0;
+    assert_int_equal(waitpid(runner, &ws, 0), runner);
+    assert_true(ended);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -111,6 +204,8 @@ int main(void)
         cmocka_unit_test(test_hang_is_killed),
         cmocka_unit_test(test_crash_and_failure),
         cmocka_unit_test(test_too_much_output),
+        cmocka_unit_test(test_reader_dies_with_parent),
+        cmocka_unit_test(test_reader_own_deadline),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -16,7 +16,9 @@
 #include <hdf5.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <fcntl.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 #include <zip.h>
 
@@ -170,6 +172,79 @@ static void test_h5_models(void **state)
     }
 }
 
+/* A model_config that starts with whitespace (JSON allows it) loads: the
+ * reader process's answer is framed by lengths, not by scanf's whitespace. */
+static void test_h5_config_leading_space(void **state)
+{
+    (void)state;
+    size_t len;
+    char *text = sample_text("tiny_cnn", &len);
+    char *spaced = malloc(len + 4);
+    assert_non_null(spaced);
+    memcpy(spaced, "\n \t", 3);
+    memcpy(spaced + 3, text, len + 1);
+    for (int variable = 0; variable < 2; variable++) {
+        write_h5(tpath("spaced.h5"), spaced, variable, "model_weights");
+        struct graph *g = load_ok(tpath("spaced.h5"));
+        assert_true(init_elems(g) == want_params("tiny_cnn"));
+        graph_free(g);
+    }
+    free(spaced);
+    free(text);
+}
+
+/* Loads path expecting failure; returns the diag (static). */
+static const struct diag *load_fails(const char *path)
+{
+    static struct diag d;
+    diag_clear(&d);
+    struct graph *g = model_load(path, &d);
+    if (g)
+        fail_msg("%s: loaded, expected an error", path);
+    return &d;
+}
+
+/* A reader process that cannot start (ulimit -n) and a file that takes
+ * longer than the time limit are said as such, not as a corrupt file. */
+static void test_h5_not_blamed(void **state)
+{
+    (void)state;
+    size_t len;
+    char *text = sample_text("tiny_cnn", &len);
+    write_h5(tpath("ok.h5"), text, true, "model_weights");
+    free(text);
+    /* room for the file itself but not for the reader's pipe */
+    struct rlimit old, low;
+    int fd = open("/dev/null", O_RDONLY);
+    assert_true(fd >= 0);
+    close(fd);
+    assert_int_equal(getrlimit(RLIMIT_NOFILE, &old), 0);
+    low = old;
+    low.rlim_cur = (rlim_t)fd + 1;
+    assert_int_equal(setrlimit(RLIMIT_NOFILE, &low), 0);
+    const struct diag *d = load_fails(tpath("ok.h5"));
+    assert_int_equal(setrlimit(RLIMIT_NOFILE, &old), 0);
+    if (d->code != ST_EIO || !strstr(d->msg, "did not start: cannot create a pipe") ||
+        strstr(d->msg, "corrupt"))
+        fail_msg("ulimit -n: %s", d->msg);
+    /* thousands of datasets cannot be walked in 1 ms */
+    hid_t f = H5Fopen(tpath("ok.h5"), H5F_ACC_RDWR, H5P_DEFAULT);
+    assert_true(f >= 0);
+    hsize_t one[1] = {1};
+    char name[64];
+    for (int i = 0; i < 3000; i++) {
+        snprintf(name, sizeof name, "model_weights/deep/w%d:0", i);
+        put_dataset(f, name, 1, one);
+    }
+    H5Fclose(f);
+    keras_h5_set_time_limit(1);
+    d = load_fails(tpath("ok.h5"));
+    keras_h5_set_time_limit(0);
+    if (d->code != ST_ENOMEM || !strstr(d->msg, "time limit for an HDF5 file") ||
+        strstr(d->msg, "corrupt HDF5?"))
+        fail_msg("timeout: %s", d->msg);
+}
+
 static void add_buffer(zip_t *z, const char *name, const void *data, size_t len)
 {
     zip_source_t *s = zip_source_buffer(z, data, len, 0);
@@ -225,6 +300,59 @@ static void test_keras_archive(void **state)
     assert_true(init_elems(g) == want_params("resnet_ish"));
     assert_int_equal(g->n_file_weights, 0);
     graph_free(g);
+    free(text);
+}
+
+/* A .keras archive of two entries, both deflated. */
+static void write_zip2(const char *path, const char *n1, const void *d1, size_t l1,
+                       const char *n2, const void *d2, size_t l2)
+{
+    unlink(path);
+    int err;
+    zip_t *z = zip_open(path, ZIP_CREATE | ZIP_TRUNCATE, &err);
+    assert_non_null(z);
+    const char *names[2] = {n1, n2};
+    const void *data[2] = {d1, d2};
+    size_t lens[2] = {l1, l2};
+    for (int i = 0; i < 2; i++) {
+        zip_source_t *s = zip_source_buffer(z, data[i], lens[i], 0);
+        assert_non_null(s);
+        zip_int64_t idx = zip_file_add(z, names[i], s, ZIP_FL_OVERWRITE);
+        assert_true(idx >= 0);
+        assert_int_equal(zip_set_file_compression(z, (zip_uint64_t)idx, ZIP_CM_DEFLATE, 9), 0);
+    }
+    assert_int_equal(zip_close(z), 0);
+}
+
+/* Entries that unpack to hundreds of times their size are refused before
+ * they are unpacked: a config.json is an error naming it, a weights entry
+ * is skipped (the configuration still counts the parameters); an entry of
+ * the wrong kind is refused on its first bytes. */
+static void test_zip_bombs(void **state)
+{
+    (void)state;
+    size_t len, big = (size_t)8 << 20;
+    char *text = sample_text("tiny_cnn", &len);
+    char *blank = malloc(big);
+    assert_non_null(blank);
+    memset(blank, ' ', big);
+    blank[0] = '{';
+    blank[big - 1] = '}';
+    write_zip2(tpath("bomb.keras"), "config.json", blank, big, "metadata.json", "{}", 2);
+    expect_fail(tpath("bomb.keras"), "config.json unpacks");
+    expect_fail(tpath("bomb.keras"), "refused unread");
+    /* an HDF5 signature, then zeros */
+    memset(blank, 0, big);
+    memcpy(blank, "\211HDF\r\n\032\n", 8);
+    write_zip2(tpath("wbomb.keras"), "config.json", text, len, "model.weights.h5", blank, big);
+    struct graph *g = load_ok(tpath("wbomb.keras"));
+    assert_true(init_elems(g) == want_params("tiny_cnn"));
+    assert_int_equal(g->n_file_weights, 0);
+    graph_free(g);
+    /* not HDF5: refused on its first bytes */
+    write_zip2(tpath("wnot.keras"), "config.json", text, len, "model.weights.h5", "garbage!", 8);
+    expect_fail(tpath("wnot.keras"), "model.weights.h5 does not start as an HDF5 file");
+    free(blank);
     free(text);
 }
 
@@ -308,8 +436,11 @@ int main(void)
     free(text);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_h5_models),
+        cmocka_unit_test(test_h5_config_leading_space),
+        cmocka_unit_test(test_h5_not_blamed),
         cmocka_unit_test(test_keras_archive),
         cmocka_unit_test(test_bad_files),
+        cmocka_unit_test(test_zip_bombs),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     cJSON_Delete(params);

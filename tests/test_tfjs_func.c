@@ -21,6 +21,7 @@
 #include <cmocka.h>
 
 #include "graph/keras.h"
+#include "graph/keras_tfjs_impl.h"
 #include "graph/shape.h"
 #include "test_tfjs_util.h"
 
@@ -133,6 +134,51 @@ static void test_partitioned_call(void **state)
     graph_free(g);
 }
 
+/* N calls into a library of N functions, each call naming a different
+ * function near the end: the library is indexed once, not scanned per call
+ * (N^2/2 entries looked at: 30k x 30k took 38 s). */
+static void test_many_calls_linear(void **state)
+{
+    (void)state;
+    enum { N = 1500 };
+    size_t cap = (size_t)N * 400 + 1024, len = 0;
+    char *t = malloc(cap);
+    assert_non_null(t);
+    len += (size_t)snprintf(t + len, cap - len,
+        "{\"format\":\"graph-model\",\"modelTopology\":{\"node\":["
+        "{\"name\":\"c0\",\"op\":\"Placeholder\",\"attr\":{\"shape\":{\"shape\":{\"dim\":"
+        "[{\"size\":\"1\"},{\"size\":\"8\"}]}}}}");
+    for (int i = 1; i <= N; i++)
+        len += (size_t)snprintf(t + len, cap - len,
+            ",{\"name\":\"c%d\",\"op\":\"PartitionedCall\",\"input\":[\"c%d\"],"
+            "\"attr\":{\"f\":{\"func\":{\"name\":\"f%d\"}}}}", i, i - 1, N - i);
+    len += (size_t)snprintf(t + len, cap - len, "],\"library\":{\"function\":[");
+    for (int i = 0; i < N; i++)
+        len += (size_t)snprintf(t + len, cap - len,
+            "%s{\"signature\":{\"name\":\"f%d\",\"inputArg\":[" ARG("x") "],"
+            "\"outputArg\":[" ARG("y") "]},\"nodeDef\":[" FNODE("relu", "Relu", "\"x\"") "],"
+            "\"ret\":{\"y\":\"relu:activations:0\"}}", i ? "," : "", i);
+    len += (size_t)snprintf(t + len, cap - len, "]}},\"weightsManifest\":[]}");
+    assert_true(len < cap);
+    unsigned long before = tg_funcs_looked_at();
+    struct diag d = {0};
+    struct graph *g = keras_load_buffer(t, len, "m.json", &d);
+    if (!g)
+        fail_msg("%s", d.msg);
+    unsigned long looked = tg_funcs_looked_at() - before;
+    assert_int_equal(graph_infer(g, &d), ST_OK);
+    assert_int_equal(g->totals.n_unsupported + g->totals.n_unknown, 0);
+    int relus = 0;
+    for (int i = 0; i < g->n_nodes; i++)
+        relus += !strcmp(g->nodes[i].op_type, "Relu");
+    assert_int_equal(relus, N);
+    graph_free(g);
+    free(t);
+    if (looked > 2 * N)
+        fail_msg("%lu library entries looked at for %d calls into %d functions, expected at "
+                 "most %d", looked, N, N, 2 * N);
+}
+
 /* A function missing from the library, or taking other arguments. */
 static void test_bad_functions(void **state)
 {
@@ -159,6 +205,7 @@ int main(void)
         cmocka_unit_test(test_stateless_if),
         cmocka_unit_test(test_partitioned_call),
         cmocka_unit_test(test_bad_functions),
+        cmocka_unit_test(test_many_calls_linear),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -23,6 +23,7 @@
 #include <cmocka.h>
 
 #include "graph/keras.h"
+#include "graph/keras_impl.h"
 #include "graph/shape.h"
 
 /* The manifest stores, in order: the filter (float32, 108 values = 432
@@ -235,6 +236,79 @@ static void test_shard_beside_file(void **state)
     remove_dir(dir);
 }
 
+/* n Transposes in a chain, each reading its permutation [1, 0] from its
+ * own shard file: reading the constants opens each shard a bounded number
+ * of times (it used to open every shard before the one it needed, per
+ * constant: n^2/2 opens). */
+static void test_many_shards_linear(void **state)
+{
+    (void)state;
+    enum { N = 400 };
+    char dir[] = "/tmp/dippm-tfjs-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    size_t cap = 200 * N + 1024, len = 0;
+    char *t = malloc(cap);
+    assert_non_null(t);
+    len += (size_t)snprintf(t + len, cap - len,
+                            "{\"format\":\"graph-model\",\"modelTopology\":{\"node\":["
+                            "{\"name\":\"t0\",\"op\":\"Placeholder\",\"attr\":{\"shape\":"
+                            "{\"shape\":{\"dim\":[{\"size\":\"2\"},{\"size\":\"3\"}]}}}}");
+    for (int i = 1; i <= N; i++)
+        len += (size_t)snprintf(t + len, cap - len,
+                                ",{\"name\":\"p%d\",\"op\":\"Const\"},{\"name\":\"t%d\","
+                                "\"op\":\"Transpose\",\"input\":[\"t%d\",\"p%d\"]}",
+                                i, i, i - 1, i);
+    len += (size_t)snprintf(t + len, cap - len, "]},\"weightsManifest\":[{\"paths\":[");
+    for (int i = 1; i <= N; i++)
+        len += (size_t)snprintf(t + len, cap - len, "%s\"s%d.bin\"", i > 1 ? "," : "", i);
+    len += (size_t)snprintf(t + len, cap - len, "],\"weights\":[");
+    for (int i = 1; i <= N; i++)
+        len += (size_t)snprintf(t + len, cap - len,
+                                "%s{\"name\":\"p%d\",\"shape\":[2],\"dtype\":\"int32\"}",
+                                i > 1 ? "," : "", i);
+    len += (size_t)snprintf(t + len, cap - len, "]}]}");
+    assert_true(len < cap);
+    char p[512];
+    snprintf(p, sizeof p, "%s/model.json", dir);
+    FILE *f = fopen(p, "w");
+    assert_non_null(f);
+    fputs(t, f);
+    fclose(f);
+    unsigned char perm[8];
+    le32(perm, 1);
+    le32(perm + 4, 0);
+    for (int i = 1; i <= N; i++) {
+        snprintf(p, sizeof p, "%s/s%d.bin", dir, i);
+        f = fopen(p, "wb");
+        assert_non_null(f);
+        assert_int_equal(fwrite(perm, 1, sizeof perm, f), sizeof perm);
+        fclose(f);
+    }
+    unsigned long before = kshard_opens();
+    struct diag d = {0};
+    snprintf(p, sizeof p, "%s/model.json", dir);
+    struct graph *g = keras_load_file(p, &d);
+    if (!g)
+        fail_msg("%s", d.msg);
+    unsigned long opens = kshard_opens() - before;
+    assert_int_equal(graph_infer(g, &d), ST_OK);
+    assert_int_equal(g->totals.n_unsupported + g->totals.n_unknown, 0);
+    const struct value *y = output(g);
+    assert_true(y->shape.known && y->shape.rank == 2 && y->shape.d[0] == 2 && y->shape.d[1] == 3);
+    graph_free(g);
+    if (opens > 2 * N)
+        fail_msg("%lu shard opens for %d constants in %d shards, expected at most %d", opens, N,
+                 N, 2 * N);
+    for (int i = 1; i <= N; i++) {
+        snprintf(p, sizeof p, "%s/s%d.bin", dir, i);
+        unlink(p);
+    }
+    snprintf(p, sizeof p, "%s/model.json", dir);
+    unlink(p);
+    rmdir(dir);
+    free(t);
+}
+
 /* An op dippm does not map that declares its output shapes (_output_shapes)
  * costs only itself: the MatMul after it (4x2 weight, 8 MACs) is counted;
  * without the declaration the op is an error naming it. */
@@ -401,6 +475,7 @@ int main(void)
         cmocka_unit_test(test_bad_output_index),
         cmocka_unit_test(test_missing_input),
         cmocka_unit_test(test_shard_beside_file),
+        cmocka_unit_test(test_many_shards_linear),
         cmocka_unit_test(test_declared_output_shapes),
         cmocka_unit_test(test_detection_ops),
         cmocka_unit_test(test_oversized_dims),

@@ -25,6 +25,7 @@
 #include <cmocka.h>
 
 #include "graph/keras.h"
+#include "graph/keras_tfjs_impl.h"
 #include "graph/shape.h"
 #include "test_tfjs_util.h"
 
@@ -354,6 +355,85 @@ static void test_handtrack_sample(void **state)
     graph_free(g);
 }
 
+/* Base64 of s (frame_name attributes are base64 strings). */
+static void b64(const char *s, char *out)
+{
+    static const char a[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    size_t n = strlen(s), o = 0;
+    for (size_t i = 0; i < n; i += 3) {
+        unsigned v = (unsigned char)s[i] << 16 | (i + 1 < n ? (unsigned char)s[i + 1] << 8 : 0) |
+                     (i + 2 < n ? (unsigned char)s[i + 2] : 0);
+        out[o++] = a[v >> 18 & 63];
+        out[o++] = a[v >> 12 & 63];
+        out[o++] = i + 1 < n ? a[v >> 6 & 63] : '=';
+        out[o++] = i + 2 < n ? a[v & 63] : '=';
+    }
+    out[o] = 0;
+}
+
+/* F sibling while loops (a counter each) beside a chain of M Relus: the
+ * frames' work is their own nodes, not the whole graph once per frame
+ * (1,000 loops beside 1M nodes took 173 s). */
+static void test_many_frames_linear(void **state)
+{
+    (void)state;
+    enum { F = 200, M = 20000 };
+    size_t cap = (size_t)F * 1400 + (size_t)M * 100 + 4096, len = 0;
+    char *t = malloc(cap), fb[64], fn[32];
+    assert_non_null(t);
+    len += (size_t)snprintf(t + len, cap - len,
+        "{\"format\":\"graph-model\",\"modelTopology\":{\"node\":["
+        "{\"name\":\"x\",\"op\":\"Placeholder\",\"attr\":{\"shape\":{\"shape\":{\"dim\":"
+        "[{\"size\":\"1\"},{\"size\":\"8\"}]}}}},"
+        "{\"name\":\"m\",\"op\":\"Placeholder\",\"attr\":{\"dtype\":{\"type\":\"DT_INT32\"},"
+        "\"shape\":{\"shape\":{\"dim\":[]}}}},"
+        "{\"name\":\"zero\",\"op\":\"Const\"},{\"name\":\"one\",\"op\":\"Const\"}");
+    for (int k = 0; k < F; k++) {
+        snprintf(fn, sizeof fn, "f%d", k);
+        b64(fn, fb);
+#define FNODE(fmt, ...) len += (size_t)snprintf(t + len, cap - len, "," fmt, __VA_ARGS__)
+        FNODE("{\"name\":\"ie%d\",\"op\":\"Enter\",\"input\":[\"zero\"],\"attr\":"
+              "{\"frame_name\":{\"s\":\"%s\"},\"is_constant\":{\"b\":false}}}", k, fb);
+        FNODE("{\"name\":\"me%d\",\"op\":\"Enter\",\"input\":[\"m\"],\"attr\":"
+              "{\"frame_name\":{\"s\":\"%s\"},\"is_constant\":{\"b\":true}}}", k, fb);
+        FNODE("{\"name\":\"im%d\",\"op\":\"Merge\",\"input\":[\"ie%d\",\"in%d\"]}", k, k, k);
+        FNODE("{\"name\":\"ls%d\",\"op\":\"Less\",\"input\":[\"im%d\",\"me%d\"]}", k, k, k);
+        FNODE("{\"name\":\"lc%d\",\"op\":\"LoopCond\",\"input\":[\"ls%d\"]}", k, k);
+        FNODE("{\"name\":\"sw%d\",\"op\":\"Switch\",\"input\":[\"im%d\",\"lc%d\"]}", k, k, k);
+        FNODE("{\"name\":\"id%d\",\"op\":\"Identity\",\"input\":[\"sw%d:1\"]}", k, k);
+        FNODE("{\"name\":\"ad%d\",\"op\":\"AddV2\",\"input\":[\"id%d\",\"one\"]}", k, k);
+        FNODE("{\"name\":\"in%d\",\"op\":\"NextIteration\",\"input\":[\"ad%d\"]}", k, k);
+        FNODE("{\"name\":\"ex%d\",\"op\":\"Exit\",\"input\":[\"sw%d\"]}", k, k);
+    }
+    FNODE("{\"name\":\"r%d\",\"op\":\"Relu\",\"input\":[\"x\"]}", 1);
+    for (int i = 2; i <= M; i++)
+        FNODE("{\"name\":\"r%d\",\"op\":\"Relu\",\"input\":[\"r%d\"]}", i, i - 1);
+#undef FNODE
+    len += (size_t)snprintf(t + len, cap - len, "]},\"weightsManifest\":[{\"paths\":[\"m.bin\"],"
+        "\"weights\":[{\"name\":\"zero\",\"shape\":[],\"dtype\":\"int32\"},"
+        "{\"name\":\"one\",\"shape\":[],\"dtype\":\"int32\"}]}]}");
+    assert_true(len < cap);
+    unsigned char b[8] = {0, 0, 0, 0, 1, 0, 0, 0};
+    unsigned long before = tg_frame_visits();
+    struct diag d = {0};
+    struct graph *g = keras_load_buffer_shards(t, len, "m.json", b, sizeof b, &d);
+    if (!g)
+        fail_msg("%s", d.msg);
+    unsigned long visits = tg_frame_visits() - before;
+    int loops = 0;
+    for (int i = 0; i < g->n_nodes; i++)
+        loops += !strcmp(g->nodes[i].op_type, "Loop");
+    assert_int_equal(loops, F);
+    assert_int_equal(graph_infer(g, &d), ST_OK);
+    assert_int_equal(g->totals.n_unsupported + g->totals.n_unknown, 0);
+    graph_free(g);
+    free(t);
+    long nodes = 4 + 10L * F + M;
+    if (visits > (unsigned long)(4 * nodes + F * F))
+        fail_msg("%lu nodes looked at for %d frames among %ld nodes, expected at most %ld",
+                 visits, F, nodes, 4 * nodes + F * F);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -363,6 +443,7 @@ int main(void)
         cmocka_unit_test(test_tensorlist_scan),
         cmocka_unit_test(test_nested_loops),
         cmocka_unit_test(test_handtrack_sample),
+        cmocka_unit_test(test_many_frames_linear),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

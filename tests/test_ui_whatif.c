@@ -16,6 +16,7 @@
 #include "ui/app.h"
 #include "ui/commands.h"
 #include "util/fileio.h"
+#include "ui/prompt.h"
 #include "core/gpu.h"
 #include "ui/session.h"
 #include "ui/tour.h"
@@ -209,6 +210,23 @@ static void test_tour_steps(void **state)
     assert_string_equal(a->spec, tiny); /* the state from before the tour */
 }
 
+/* A state directory too long for the buffer gives no history path, never
+ * a cut one (which names another file, in a directory made for it). */
+static void test_history_path_not_cut(void **state)
+{
+    (void)state;
+    char path[1024], xdg[1100];
+    memset(xdg, 'x', sizeof xdg - 1);
+    xdg[0] = '/';
+    xdg[sizeof xdg - 1] = 0;
+    setenv("XDG_STATE_HOME", xdg, 1);
+    bool ok = prompt_history_path(path, sizeof path);
+    setenv("XDG_STATE_HOME", state_dir, 1);
+    assert_false(ok);
+    assert_true(prompt_history_path(path, sizeof path));
+    assert_non_null(strstr(path, "/dippm/history"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -216,6 +234,7 @@ int main(void)
         cmocka_unit_test(test_sessions),       cmocka_unit_test(test_compare_layers),
         cmocka_unit_test(test_mig_match),
         cmocka_unit_test(test_tour_steps),
+        cmocka_unit_test(test_history_path_not_cut),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

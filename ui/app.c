@@ -580,9 +580,12 @@ enum status app_set_params(struct app *a, int n, char *const *names, char *const
         enum status st = app_set_param(a, names[i], values[i], d);
         if (st) {
             if (i > 0) {
-                struct diag ignore = {0};
-                app_whatif_apply(a, &before, &ignore);
-                diag_prefix(d, "nothing changed (%s=%s failed)", names[i], values[i]);
+                struct diag back = {0};
+                if (app_whatif_apply(a, &before, &back))
+                    diag_prefix(d, "%s=%s failed and the settings before it stay (taking them "
+                                "back failed: %s)", names[i], values[i], back.msg);
+                else
+                    diag_prefix(d, "nothing changed (%s=%s failed)", names[i], values[i]);
             }
             return st;
         }

@@ -24,11 +24,15 @@
 #define APP_MAX_TPARAMS 32
 #define APP_SPEC_MAX 1024
 #define APP_BATCH_MAX ((int64_t)1 << 20)
+/* Room for a symbol's name with its NUL (TF2 loop symbols are long:
+ * "StatefulPartitionedCall/while.trips"); a longer name is shown and can be
+ * set, but undo, pins and sessions do not keep its value. */
+#define APP_SYM_NAME_MAX 256
 
 struct app_sweep {
     unsigned gen; /* app generation it was computed for; valid when == app->gen */
     bool valid;
-    char over[32];  /* "batch" or the symbol / hyperparameter swept */
+    char over[APP_SYM_NAME_MAX + 4]; /* "batch" or the symbol ("sym." NAME) / hyperparameter swept */
     int n;
     int64_t batch[APP_SWEEP_MAX]; /* the swept value of each point (any integer) */
     char label[APP_SWEEP_MAX][24]; /* the value as text (template choices) */
@@ -59,7 +63,7 @@ struct app_whatif {
     struct config cfg;
     double slo_ms;
     int n_syms;
-    char sym_name[APP_WHATIF_SYMS][32];
+    char sym_name[APP_WHATIF_SYMS][APP_SYM_NAME_MAX];
     int64_t sym_val[APP_WHATIF_SYMS];
 };
 
@@ -129,7 +133,7 @@ struct app {
     unsigned gen;            /* bumped after every successful recompute */
     unsigned sweep_gen;      /* bumped when anything but batch and SLO changes */
     struct app_sweep sweep;
-    char sweep_over[32];     /* "" = batch, else a symbol or template hyperparameter */
+    char sweep_over[APP_SYM_NAME_MAX + 4]; /* "" = batch, else a symbol or template hyperparameter */
     /* Pinned configurations; pins[0] is the baseline of the deltas. */
     struct app_snapshot pins[APP_PINS_MAX];
     int n_pins;

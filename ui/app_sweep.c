@@ -26,6 +26,9 @@ enum status app_sweep_set(struct app *a, const char *name, struct diag *d)
                 return diag_set(d, ST_ENOTFOUND, "sweep %s: not a symbol or hyperparameter of "
                                                  "%s", name, a->family);
         }
+        if (strlen(name) >= sizeof a->sweep_over)
+            return diag_set(d, ST_ERANGE, "sweep %s: a name longer than %zu characters", name,
+                            sizeof a->sweep_over - 1);
         snprintf(a->sweep_over, sizeof a->sweep_over, "%s", name);
     } else {
         return diag_set(d, ST_ENOTFOUND, "sweep %s: not a symbol of the model", name);
@@ -128,7 +131,7 @@ static void sweep_template(struct app *a, const char *name)
     zoo_args_value(&za, zoo_param_find(za.fam, name), cur, sizeof cur);
     for (int i = 0; i < sw->n; i++) {
         struct zoo_args z2 = za;
-        char spec[APP_SPEC_MAX], what[96];
+        char spec[APP_SPEC_MAX], what[APP_SYM_NAME_MAX + 32];
         snprintf(what, sizeof what, "%s=%s", name, sw->label[i]);
         sw->batch[i] = atoll(sw->label[i]);
         if (!strcmp(cur, sw->label[i]))

@@ -7,6 +7,13 @@
 
 #include "core/gpu.h"
 
+/* Whether a what-if state can hold the symbol's name whole (never cut: a
+ * cut name matches no symbol when applied). */
+static bool whatif_keeps(const char *sym)
+{
+    return strlen(sym) < APP_SYM_NAME_MAX;
+}
+
 void app_whatif_get(const struct app *a, struct app_whatif *w)
 {
     memset(w, 0, sizeof *w);
@@ -17,7 +24,7 @@ void app_whatif_get(const struct app *a, struct app_whatif *w)
         return;
     int bs = graph_batch_sym(a->g);
     for (int i = 0; i < a->g->n_syms && w->n_syms < APP_WHATIF_SYMS; i++) {
-        if (i == bs)
+        if (i == bs || !whatif_keeps(a->g->syms[i].name))
             continue;
         snprintf(w->sym_name[w->n_syms], sizeof w->sym_name[0], "%s", a->g->syms[i].name);
         w->sym_val[w->n_syms++] = a->g->syms[i].val;
@@ -115,7 +122,7 @@ static enum status apply_raw(struct app *a, const struct app_whatif *w, struct d
         return diag_set(d, ST_ERANGE, "slo %g ms: expected 0 (none) to 10000000 ms", w->slo_ms);
     int bs = graph_batch_sym(a->g);
     for (int i = 0; i < a->g->n_syms; i++)
-        if (i != bs)
+        if (i != bs && whatif_keeps(a->g->syms[i].name))
             a->g->syms[i].val = a->g->syms[i].def;
     for (int i = 0; i < w->n_syms; i++)
         if ((st = graph_sym_set(a->g, w->sym_name[i], w->sym_val[i], d)))

@@ -528,7 +528,7 @@ static void complete_gpu(const struct app *a, const char *word, cmd_add_fn add, 
 /* :set's NAME= for the batch, the model's symbols and template parameters. */
 static void complete_set(const struct app *a, cmd_add_fn add, void *ctx)
 {
-    char buf[160];
+    char buf[APP_SYM_NAME_MAX + 8]; /* "sym." NAME "=" */
     add(ctx, "batch=");
     for (int i = 0; a->g && i < a->g->n_syms; i++) {
         snprintf(buf, sizeof buf, "%s=", a->g->syms[i].name);

@@ -27,13 +27,14 @@
 bool prompt_history_path(char *buf, int size)
 {
     const char *xdg = getenv("XDG_STATE_HOME"), *home = getenv("HOME");
+    int n;
     if (xdg && *xdg == '/')
-        snprintf(buf, (size_t)size, "%s/dippm/history", xdg);
+        n = snprintf(buf, (size_t)size, "%s/dippm/history", xdg);
     else if (home && *home)
-        snprintf(buf, (size_t)size, "%s/.local/state/dippm/history", home);
+        n = snprintf(buf, (size_t)size, "%s/.local/state/dippm/history", home);
     else
         return false;
-    return true;
+    return n >= 0 && n < size; /* a cut path names another file: no history then */
 }
 
 /* mkdir -p of the history file's directory (mode 0700 as XDG asks). */

@@ -41,7 +41,7 @@ void prompt_fini(bool save);
  * or a quit signal). */
 char *prompt_read(const struct prompt_io *io, const char *prompt, const char *initial);
 /* The history file path ($XDG_STATE_HOME/dippm/history or
- * ~/.local/state/dippm/history) into buf; false if neither is set. */
+ * ~/.local/state/dippm/history) into buf; false if neither is set or the path does not fit. */
 bool prompt_history_path(char *buf, int size);
 /* Which editor is built in: "readline" or "plain". */
 const char *prompt_backend(void);

@@ -63,7 +63,10 @@ static int fields(const struct app *a, struct field *f)
     return n;
 }
 
-/* name, value and range text of a field */
+/* A field's name: a model symbol's whole name (app.h) */
+#define FIELD_NAME_MAX APP_SYM_NAME_MAX
+
+/* name (FIELD_NAME_MAX bytes), value (64) and range (256) text of a field */
 static void describe(const struct app *a, const struct field *f, char *name, char *val,
                      char *range, const char **help)
 {
@@ -72,17 +75,17 @@ static void describe(const struct app *a, const struct field *f, char *name, cha
     name[0] = val[0] = range[0] = 0;
     switch (f->kind) {
     case F_SECTION:
-        snprintf(name, 64, "%s", f->section);
+        snprintf(name, FIELD_NAME_MAX, "%s", f->section);
         break;
     case F_GPU: {
-        snprintf(name, 64, "gpu");
+        snprintf(name, FIELD_NAME_MAX, "gpu");
         snprintf(val, 64, "%s", gpu ? gpu->name : "?");
         snprintf(range, 256, "%d GPUs in the table; Left/Right cycles, :gpu NAME (Tab completes)",
                  gpu_count());
         break;
     }
     case F_MIG: {
-        snprintf(name, 64, "mig");
+        snprintf(name, FIELD_NAME_MAX, "mig");
         snprintf(val, 64, "%s", a->cfg.mig >= 0 && gpu ? gpu->mig[a->cfg.mig].name : "full GPU");
         int len = snprintf(range, 256, "full");
         for (int i = 0; gpu && i < gpu->n_mig && len < 220; i++)
@@ -90,55 +93,55 @@ static void describe(const struct app *a, const struct field *f, char *name, cha
         break;
     }
     case F_PREC:
-        snprintf(name, 64, "precision");
+        snprintf(name, FIELD_NAME_MAX, "precision");
         snprintf(val, 64, "%s", precision_name(a->cfg.prec));
         snprintf(range, 256, "fp32, tf32, fp16, bf16, int8, fp8");
         break;
     case F_RT:
-        snprintf(name, 64, "runtime");
+        snprintf(name, FIELD_NAME_MAX, "runtime");
         snprintf(val, 64, "%s", runtime_name(a->cfg.rt));
         snprintf(range, 256, "pytorch (a kernel per op), tensorrt (fused), pytorch-sdpa (fused "
                              "attention), tensorrt-graph (fused, one CUDA graph), vllm (serving engine)");
         break;
     case F_BATCH:
-        snprintf(name, 64, "batch");
+        snprintf(name, FIELD_NAME_MAX, "batch");
         snprintf(val, 64, "%lld", (long long)a->cfg.batch);
         snprintf(range, 256, "1 to %lld (+/- double and halve)", (long long)APP_BATCH_MAX);
         break;
     case F_SLO:
-        snprintf(name, 64, "slo");
+        snprintf(name, FIELD_NAME_MAX, "slo");
         snprintf(val, 64, a->slo_ms > 0 ? "%g ms" : "none", a->slo_ms);
         snprintf(range, 256, "latency target for the MIG suggestion, ms (0 = none)");
         break;
     case F_GEN_IN:
     case F_GEN_OUT:
-        snprintf(name, 64, f->kind == F_GEN_IN ? "input_tokens" : "output_tokens");
+        snprintf(name, FIELD_NAME_MAX, f->kind == F_GEN_IN ? "input_tokens" : "output_tokens");
         snprintf(val, 64, "%lld", (long long)(f->kind == F_GEN_IN ? a->gen_in : a->gen_out));
         snprintf(range, 256, "%s tokens per sequence, 1 to 16777216 (+/- double and halve)",
                  f->kind == F_GEN_IN ? "prompt" : "generated");
         break;
     case F_DIFF_STEPS:
-        snprintf(name, 64, "steps");
+        snprintf(name, FIELD_NAME_MAX, "steps");
         snprintf(val, 64, "%lld", (long long)a->diff_steps);
         snprintf(range, 256, "denoising steps, 1 to 10000, with guidance and the derived VAE "
                              "(+/- double and halve)");
         break;
     case F_GEN_KV:
-        snprintf(name, 64, "kv");
+        snprintf(name, FIELD_NAME_MAX, "kv");
         snprintf(val, 64, "%s", a->kv_set ? precision_name(a->kv_prec) : "model");
         snprintf(range, 256, "KV-cache precision: fp32, fp16, bf16, int8, fp8 (model: as the "
                              "weights)");
         break;
     case F_SYM: {
         const struct symbol *s = &a->g->syms[f->index];
-        snprintf(name, 64, "%s", s->name);
+        snprintf(name, FIELD_NAME_MAX, "%s", s->name);
         snprintf(val, 64, "%lld", (long long)s->val);
         snprintf(range, 256, "1 to 2147483648, model default %lld", (long long)s->def);
         break;
     }
     case F_TPARAM: {
         const struct app_tparam *t = &a->tparams[f->index];
-        snprintf(name, 64, "%s", t->name);
+        snprintf(name, FIELD_NAME_MAX, "%s", t->name);
         snprintf(val, 64, "%s", t->value);
         snprintf(range, 256, "%s", t->range);
         *help = t->help;
@@ -169,7 +172,7 @@ static void draw(struct app *a, struct ui_canvas *c, struct ui_rect r)
     /* the name column as wide as the longest name (width_per_group) */
     int name_w = 16, val_w = r.w >= 100 ? 24 : 18;
     for (int i = 0; i < n; i++) {
-        char nm[64], v[64], rg[256];
+        char nm[FIELD_NAME_MAX], v[64], rg[256];
         const char *h;
         if (f[i].kind == F_SECTION)
             continue;
@@ -181,7 +184,7 @@ static void draw(struct app *a, struct ui_canvas *c, struct ui_rect r)
         name_w = r.w / 3;
     for (int k = 0; k < vis && l->top + k < n; k++) {
         int i = l->top + k, y = r.y + 1 + k;
-        char name[64], val[64], range[256];
+        char name[FIELD_NAME_MAX], val[64], range[256];
         const char *help;
         describe(a, &f[i], name, val, range, &help);
         if (f[i].kind == F_SECTION) {
@@ -197,7 +200,7 @@ static void draw(struct app *a, struct ui_canvas *c, struct ui_rect r)
             draw_restyle(c, y, r.x, r.w, UI_STYLE_SELECTED);
     }
     if (r.h >= 12 && l->sel < n && f[l->sel].kind != F_SECTION) {
-        char name[64], val[64], range[256], full[600];
+        char name[FIELD_NAME_MAX], val[64], range[256], full[600];
         const char *help;
         describe(a, &f[l->sel], name, val, range, &help);
         snprintf(full, sizeof full, "%s: %s%s%s", name, range, help ? ". " : "",
@@ -283,7 +286,7 @@ static unsigned step(struct app *a, const struct field *f, int dir)
     struct diag d = {0};
     enum status st = ST_OK;
     const struct gpu_spec *gpu = gpu_get(c.gpu);
-    char name[64], val[64], range[256], buf[64];
+    char name[FIELD_NAME_MAX], val[64], range[256], buf[64];
     const char *help;
     describe(a, f, name, val, range, &help);
     switch (f->kind) {
@@ -325,7 +328,7 @@ static unsigned step(struct app *a, const struct field *f, int dir)
     case F_SYM: {
         long long v = a->g->syms[f->index].val;
         snprintf(buf, sizeof buf, "%lld", dir > 0 ? v * 2 : (v > 1 ? v / 2 : 1));
-        char qname[80];
+        char qname[FIELD_NAME_MAX + 4];
         snprintf(qname, sizeof qname, "sym.%s", name); /* not a hyperparameter of that name */
         st = app_set_param(a, qname, buf, &d);
         break;
@@ -403,7 +406,7 @@ static unsigned on_action(struct app *a, enum ui_action act, struct ui_rect r)
     if (act == UI_ACT_LEFT || act == UI_ACT_RIGHT)
         return step(a, cur, act == UI_ACT_RIGHT ? 1 : -1);
     if (act == UI_ACT_ENTER && cur->kind != F_SECTION) {
-        char name[64], val[64], range[256];
+        char name[FIELD_NAME_MAX], val[64], range[256];
         const char *help;
         describe(a, cur, name, val, range, &help);
         /* the controller opens the command line with this text */

@@ -110,7 +110,8 @@ static void chart_title(const struct app *a, enum ui_sweep_metric m, int n_bad, 
         snprintf(gen, sizeof gen, ", %lld+%lld tokens%s", (long long)a->gen_in,
                  (long long)a->gen_out, mb);
     }
-    snprintf(t, (size_t)size, "%s vs %s (%s%s%s)%s", what[m], sw->over,
+    /* a title: a long symbol name is cut to leave room for the rest */
+    snprintf(t, (size_t)size, "%s vs %.100s (%s%s%s)%s", what[m], sw->over,
              app_teacher_only(a) ? "teacher" : "GNN", gen, m == UI_METRIC_MEMORY ? "; MIG sizes" : "",
              !n_bad ? "" : is_gen_metric(m) ? "; x = generation does not fit" : "; x = does not fit");
 }

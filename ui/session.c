@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "util/fileio.h"
 #include "core/gpu.h"
@@ -16,30 +17,38 @@
 
 #define SESSION_MAX_BYTES (1 << 20)
 
-static bool session_dir(char *buf, int size)
+/* The sessions directory into buf: its length, -1 when neither variable
+ * is set, or size or more when it does not fit (never used cut). */
+static int session_dir(char *buf, int size)
 {
     const char *xdg = getenv("XDG_STATE_HOME"), *home = getenv("HOME");
     if (xdg && *xdg == '/')
-        snprintf(buf, (size_t)size, "%s/dippm/sessions", xdg);
-    else if (home && *home)
-        snprintf(buf, (size_t)size, "%s/.local/state/dippm/sessions", home);
-    else
-        return false;
-    return true;
+        return snprintf(buf, (size_t)size, "%s/dippm/sessions", xdg);
+    if (home && *home)
+        return snprintf(buf, (size_t)size, "%s/.local/state/dippm/sessions", home);
+    return -1;
 }
 
-/* mkdir -p (mode 0700 as XDG asks). */
-static void make_dirs(const char *path)
+/* mkdir -p (mode 0700 as XDG asks); a directory that cannot be made is
+ * named with the reason (a read-only parent says so, not that the session
+ * file is missing). */
+static enum status make_dirs(const char *path, struct diag *d)
 {
     char dir[1024];
     snprintf(dir, sizeof dir, "%s", path);
-    for (char *p = dir + 1; *p; p++)
-        if (*p == '/') {
-            *p = 0;
-            mkdir(dir, 0700);
-            *p = '/';
-        }
-    mkdir(dir, 0700);
+    char *p = dir + 1;
+    for (;;) {
+        while (*p && *p != '/')
+            p++;
+        char c = *p;
+        *p = 0;
+        if (mkdir(dir, 0700) != 0 && errno != EEXIST)
+            return diag_set(d, ST_EIO, "cannot create the sessions directory %s: %s", dir,
+                            strerror(errno));
+        if (!c)
+            return ST_OK;
+        *p++ = '/';
+    }
 }
 
 enum status session_path(const char *name, char *buf, int size, struct diag *d)
@@ -52,10 +61,16 @@ enum status session_path(const char *name, char *buf, int size, struct diag *d)
         return diag_set(d, ST_EUSAGE,
                         "session name '%s': expected 1-48 letters, digits, '.', '_' or '-'", name);
     char dir[900];
-    if (!session_dir(dir, sizeof dir))
+    int len = session_dir(dir, sizeof dir);
+    if (len < 0)
         return diag_set(d, ST_EUSAGE, "neither XDG_STATE_HOME nor HOME is set: nowhere to keep "
                                       "sessions");
-    snprintf(buf, (size_t)size, "%s/%s.session", dir, name);
+    if (len >= (int)sizeof dir || snprintf(buf, (size_t)size, "%s/%s.session", dir, name) >= size)
+        return diag_set(d, ST_EUSAGE, "the sessions directory under %s is %d characters, more "
+                        "than the %d a session path may have: set XDG_STATE_HOME shorter",
+                        getenv("XDG_STATE_HOME") && *getenv("XDG_STATE_HOME") == '/'
+                            ? "XDG_STATE_HOME" : "HOME",
+                        len, (int)sizeof dir - 1);
     return ST_OK;
 }
 
@@ -83,17 +98,42 @@ static void sb_printf(struct sbuf *b, const char *fmt, ...)
     }
 }
 
-static void write_whatif(struct sbuf *b, const char *section, const struct app_whatif *w)
+/* A model file named relative to the working directory, made absolute so
+ * the session opens from any directory (a zoo: spec is kept as it is). */
+static enum status spec_absolute(const char *spec, char *out, size_t size, struct diag *d)
 {
+    char cwd[4096];
+    if (!strncmp(spec, "zoo:", 4) || spec[0] == '/') {
+        snprintf(out, size, "%s", spec);
+        return ST_OK;
+    }
+    if (!getcwd(cwd, sizeof cwd))
+        return diag_set(d, ST_EIO, "%s: cannot name it from the root (the working directory: "
+                        "%s), so a session could not reopen it", spec, strerror(errno));
+    const char *rel = strncmp(spec, "./", 2) ? spec : spec + 2;
+    if (snprintf(out, size, "%s%s%s", cwd, strcmp(cwd, "/") ? "/" : "", rel) >= (int)size)
+        return diag_set(d, ST_EUSAGE, "%s/%s: more than %zu characters, too long for a session",
+                        cwd, rel, size - 1);
+    return ST_OK;
+}
+
+static enum status write_whatif(struct sbuf *b, const char *section, const struct app_whatif *w,
+                                struct diag *d)
+{
+    char spec[APP_SPEC_MAX];
+    enum status st = spec_absolute(w->spec, spec, sizeof spec, d);
+    if (st)
+        return st;
     const struct gpu_spec *gpu = gpu_get(w->cfg.gpu);
     sb_printf(b, "[%s]\nmodel %s\ngpu %s\nmig %s\nprecision %s\nruntime %s\nbatch %lld\nslo %g\n",
-              section, w->spec, gpu ? gpu->name : "?",
+              section, spec, gpu ? gpu->name : "?",
               gpu && w->cfg.mig >= 0 && w->cfg.mig < gpu->n_mig ? gpu->mig[w->cfg.mig].name
                                                                  : "full",
               precision_name(w->cfg.prec), runtime_name(w->cfg.rt), (long long)w->cfg.batch,
               w->slo_ms);
     for (int i = 0; i < w->n_syms; i++)
         sb_printf(b, "sym %s %lld\n", w->sym_name[i], (long long)w->sym_val[i]);
+    return ST_OK;
 }
 
 static enum status session_exists(const char *name, const char *path, struct diag *d)
@@ -115,16 +155,18 @@ enum status session_save(struct app *a, const char *name, bool force, struct dia
     struct app_whatif cur;
     app_whatif_get(a, &cur);
     sb_printf(&b, "dippm-session 1\n");
-    write_whatif(&b, "current", &cur);
-    for (int i = 0; i < a->n_pins; i++)
-        write_whatif(&b, "pin", &a->pins[i].w);
+    st = write_whatif(&b, "current", &cur, d);
+    for (int i = 0; i < a->n_pins && !st; i++)
+        st = write_whatif(&b, "pin", &a->pins[i].w, d);
     char dir[1024];
     snprintf(dir, sizeof dir, "%s", path);
     *strrchr(dir, '/') = 0;
-    make_dirs(dir);
+    if (!st)
+        st = make_dirs(dir, d);
     /* without overwrite the writer itself refuses an existing file: another
      * explorer saving the same name since the check above loses no data */
-    st = file_write_atomic(path, b.p, b.len, overwrite, d);
+    if (!st)
+        st = file_write_atomic(path, b.p, b.len, overwrite, d);
     free(b.p);
     if (st == ST_EEXIST) {
         diag_clear(d);
@@ -208,6 +250,7 @@ static enum status parse(const char *path, char *text, struct app_whatif *states
                          struct diag *d)
 {
     int line_no = 0, cur = -1;
+    bool gpu_seen = false, mig_seen = false; /* in this section */
     *n = 0;
     char where[1100];
     for (char *p = text; p && *p;) {
@@ -234,6 +277,7 @@ static enum status parse(const char *path, char *text, struct app_whatif *states
             if (*n == SESSION_MAX_STATES)
                 return diag_set(d, ST_EPARSE, "%s: more than %d pins", where, APP_PINS_MAX);
             cur = (*n)++;
+            gpu_seen = mig_seen = false;
             memset(&states[cur], 0, sizeof states[cur]);
             config_default(&states[cur].cfg);
             continue;
@@ -244,6 +288,14 @@ static enum status parse(const char *path, char *text, struct app_whatif *states
         if (!sp)
             return diag_set(d, ST_EPARSE, "%s: expected 'KEY VALUE'", where);
         *sp = 0;
+        /* a slice is a profile of the section's GPU: read against another
+         * GPU's profiles it would be remapped by index */
+        if (!strcmp(line, "mig") && !gpu_seen)
+            return diag_set(d, ST_EPARSE, "%s: mig before gpu: gpu must come first", where);
+        if (!strcmp(line, "gpu") && mig_seen)
+            return diag_set(d, ST_EPARSE, "%s: gpu after mig: gpu must come first", where);
+        gpu_seen = gpu_seen || !strcmp(line, "gpu");
+        mig_seen = mig_seen || !strcmp(line, "mig");
         enum status st = parse_line(&states[cur], line, sp + 1, where, d);
         if (st)
             return st;
@@ -302,7 +354,8 @@ enum status session_load(struct app *a, const char *name, struct diag *d)
 void session_list(void (*add)(void *ctx, const char *name), void *ctx)
 {
     char dir[1024];
-    if (!session_dir(dir, sizeof dir))
+    int len = session_dir(dir, sizeof dir);
+    if (len < 0 || len >= (int)sizeof dir)
         return;
     DIR *dp = opendir(dir);
     if (!dp)

@@ -8,9 +8,9 @@
  *
  *   dippm-session 1
  *   [current]            the state to open; each [pin] after it is one pin
- *   model zoo:resnet:depth=34
+ *   model zoo:resnet:depth=34   or a file's absolute path (written so)
  *   gpu A100-SXM4-40GB
- *   mig 3g.20gb          or "full"
+ *   mig 3g.20gb          or "full"; a profile of the section's gpu, after it
  *   precision fp16
  *   runtime tensorrt
  *   batch 8

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "cli/cli.h"
@@ -132,8 +133,28 @@ static int run(int argc, char **argv)
     return report_main(model);
 }
 
+/* OpenBLAS starts a worker thread per core as the program loads, and each
+ * maps a 128 MiB buffer; under an address-space limit (ulimit -v) a worker
+ * whose buffer does not fit retries for ever, and exit() then waits for it:
+ * even --version hung. Its thread count is read from the environment
+ * before main, so under a finite limit dippm runs itself again with BLAS on
+ * one thread (no workers), unless the user chose a count. Training is the
+ * only multi-threaded BLAS user. */
+static void blas_one_thread_under_limit(char **argv)
+{
+    struct rlimit as;
+    if (getenv("OPENBLAS_NUM_THREADS") || getrlimit(RLIMIT_AS, &as) != 0 ||
+        as.rlim_cur == RLIM_INFINITY)
+        return;
+    if (setenv("OPENBLAS_NUM_THREADS", "1", 1) != 0)
+        return;
+    execv("/proc/self/exe", argv);
+    /* no /proc: carry on, the workers may still fit */
+}
+
 int main(int argc, char **argv)
 {
+    blas_one_thread_under_limit(argv);
     xalloc_init();
     /* past a file size limit (ulimit -f) write() then fails with EFBIG, which
      * the writers report (and remove their temporary files), instead of

@@ -23,6 +23,7 @@
  */
 #include "core/sim.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -122,6 +123,7 @@ static double persistent_bytes(const struct graph *g)
 struct sim_step {
     int node;
     bool view;
+    double runs; /* launches: a Loop or Scan body's trip count (graph's cost.runs), >= 1 */
     struct sim_kernel_in kin;
     double kflops, kbytes;
 };
@@ -151,6 +153,7 @@ static int build_steps(const struct graph *g, const struct config *cfg,
         struct sim_step *st = &out[n_steps];
         memset(st, 0, sizeof *st);
         st->node = i;
+        st->runs = n->cost.runs > 1 ? n->cost.runs : 1;
         if (kind == NK_VIEW && !sn->kernel) {
             if (!runtime_eager(cfg->rt))
                 continue;
@@ -212,19 +215,24 @@ static void pass_time(const struct sim_prep *sp, const struct sim_params *p,
     for (int k = 0; k < sp->n_steps; k++) {
         const struct sim_step *st = &sp->steps[k];
         if (st->view) {
-            host += dispatch * sim_fixed.view_dispatch_frac;
+            host += dispatch * sim_fixed.view_dispatch_frac * st->runs;
             continue;
         }
-        host += dispatch;
+        /* a loop body's kernel: its work is already the total over the
+         * trips; every trip dispatches and launches it again. The first
+         * launch waits for its own dispatch, the last for the host's last. */
+        double first = host + dispatch;
+        host += dispatch * st->runs;
         struct sim_kernel_out ko;
         sim_kernel_time(hw, cfg, p, &st->kin, &ko);
         double work = sim_overlap(ko.compute_s, ko.memory_s, p->overlap_p);
-        double kt = work + koh;
-        double start = gpu > host ? gpu : host;
+        double kt = work + koh * st->runs;
+        double start = gpu > first ? gpu : first;
         double wait = start - gpu;
-        gpu = start + kt;
+        double last = host + kt / st->runs;
+        gpu = start + kt > last ? start + kt : last;
         busy += kt;
-        r->n_kernels++;
+        r->n_kernels = r->n_kernels + st->runs < INT_MAX ? r->n_kernels + (int)st->runs : INT_MAX;
         /* Utilisation against the raw peaks over the kernel's run time. */
         double peak_used = ko.tc ? hw->peak_flops : hw->peak_fp32_flops;
         /* against the peak the board sustains: Hopper's clock drops because
@@ -246,7 +254,7 @@ static void pass_time(const struct sim_prep *sp, const struct sim_params *p,
         sn->memory_s = ko.memory_s;
         sn->efficiency = ko.eff;
         sn->tensor_core = ko.tc;
-        if (wait > kt || koh > work)
+        if (wait > kt || koh * st->runs > work)
             sn->bound = BOUND_OVERHEAD;
         else
             sn->bound = ko.compute_s >= ko.memory_s ? BOUND_COMPUTE : BOUND_MEMORY;

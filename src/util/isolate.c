@@ -12,6 +12,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -29,8 +32,32 @@ static long long now_ms(void)
  * the parent's error to report, not the fuzzer's finding. */
 extern void __sanitizer_set_death_callback(void (*cb)(void)) __attribute__((weak));
 
-static _Noreturn void child(int fd, void (*fn)(void *, struct strbuf *), void *arg)
+/* The child ends with its parent and by its own deadline, so a dippm
+ * killed (or stopped) while the library spins leaves nothing running: the
+ * kernel sends SIGKILL when the parent dies (checked once after setting it,
+ * in case the parent died first), and SIGKILL again past twice the time the
+ * parent allows. */
+static void child_limits(pid_t parent, int limit_ms)
 {
+#ifdef __linux__
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+#endif
+    if (getppid() != parent)
+        _exit(4);
+    long long s = ((long long)limit_ms * 2 + 999) / 1000 + 1;
+    timer_t t;
+    struct sigevent ev = {.sigev_notify = SIGEV_SIGNAL, .sigev_signo = SIGKILL};
+    struct itimerspec when = {.it_value = {.tv_sec = (time_t)s}};
+    if (timer_create(CLOCK_MONOTONIC, &ev, &t) == 0)
+        timer_settime(t, 0, &when, NULL);
+    else
+        alarm((unsigned)s); /* SIGALRM's default action ends the process too */
+}
+
+static _Noreturn void child(int fd, pid_t parent, int limit_ms,
+                            void (*fn)(void *, struct strbuf *), void *arg)
+{
+    child_limits(parent, limit_ms);
     /* what the isolated library prints is not the user's concern: the result
      * and any error come back through the pipe */
     int devnull = open("/dev/null", O_WRONLY);
@@ -96,19 +123,20 @@ enum isolate_result isolate_run(void (*fn)(void *arg, struct strbuf *out), void 
     int fds[2];
     if (pipe(fds) < 0) {
         snprintf(why, why_len, "cannot create a pipe: %s", strerror(errno));
-        return ISOLATE_FAILED;
+        return ISOLATE_NOCHILD;
     }
     fflush(NULL);
+    pid_t parent = getpid();
     pid_t pid = fork();
     if (pid < 0) {
         snprintf(why, why_len, "cannot start a reader process: %s", strerror(errno));
         close(fds[0]);
         close(fds[1]);
-        return ISOLATE_FAILED;
+        return ISOLATE_NOCHILD;
     }
     if (pid == 0) {
         close(fds[0]);
-        child(fds[1], fn, arg);
+        child(fds[1], parent, limit_ms, fn, arg);
     }
     close(fds[1]);
     struct strbuf b = STRBUF_INIT;

@@ -5,9 +5,22 @@
 #include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "util/strmap.h"
+#include "util/xalloc.h"
+
+/* cJSON answers NULL both for bad text and for a failed allocation, so a
+ * file too big for the memory left was "invalid JSON" (exit 4). Its nodes
+ * come from xmalloc instead: out of memory ends dippm with the message and
+ * exit status of every other allocation (7). Set before main, once, for
+ * every cJSON user of the program. */
+__attribute__((constructor)) static void json_hooks(void)
+{
+    cJSON_Hooks h = {.malloc_fn = xmalloc, .free_fn = free};
+    cJSON_InitHooks(&h);
+}
 
 static void locate(const char *text, size_t off, struct json_err *err)
 {

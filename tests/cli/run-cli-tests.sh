@@ -146,6 +146,23 @@ run "convert under ulimit -f" 3 sh -c 'ulimit -f 4 && exec "$@"' sh \
     "$DIPPM" convert "$S/resnet50.onnx" -o "$T/fsz/r.json" &&
     check "file size limit named" "$T/err" "r.json: write failed: File too large"
 if [ -z "$(ls "$T/fsz")" ]; then ok "nothing left past the file size limit"; else bad "left: $(ls "$T/fsz")"; fi
+# under an address-space limit (ulimit -v) every command ends: BLAS worker
+# threads whose buffers do not fit made exit() wait for ever; out of
+# memory while parsing JSON is exit 7 saying so, not "invalid JSON". An
+# AddressSanitizer build reserves terabytes of address space, so it cannot
+# run under such a limit at all: there these checks cannot apply.
+if grep -q __asan_init "$DIPPM" 2>/dev/null; then
+    ok "ulimit -v checks do not apply to an AddressSanitizer build"
+else
+    limited() { timeout 120 sh -c 'ulimit -v 200000 && exec "$@"' sh "$@"; }
+    run "--version under ulimit -v 200000" 0 limited "$DIPPM" --version &&
+        check "--version under ulimit -v prints" "$T/out" "^dippm [0-9]"
+    run "info under ulimit -v 200000" 0 limited "$DIPPM" info "$S/tiny_cnn.json"
+    awk 'BEGIN { printf "{\"format\": \"dippm-graph\", \"x\": ["; for (i = 0; i < 6000000; i++) printf "0,"; printf "0]}" }' > "$T/big.json"
+    run "JSON too big for the memory left" 7 limited "$DIPPM" info "$T/big.json" &&
+        check "out of memory named" "$T/err" "out of memory"
+    rm -f "$T/big.json"
+fi
 run "convert needs -o" 2 "$DIPPM" convert "$S/tiny_cnn.json" && check "convert -o message" "$T/err" "missing -o"
 run "convert --set changes default" 0 "$DIPPM" convert --set height=48 "$S/tiny_cnn.json" -o - &&
     check "convert default updated" "$T/out" '"height": 48'

@@ -15,6 +15,10 @@ TINY=$SAMPLES_DIR/tiny_cnn.json
 FIXED=$here/fixed_cnn.json
 
 if [ ! -x "$DIPPM" ]; then echo "FAIL: $DIPPM not built"; exit 1; fi
+# absolute, so a case may run from another directory
+DIPPM=$(cd "$(dirname "$DIPPM")" && pwd)/$(basename "$DIPPM")
+SAMPLES_DIR=$(cd "$SAMPLES_DIR" && pwd)
+TINY=$SAMPLES_DIR/tiny_cnn.json
 for f in "$TINY" "$FIXED"; do
     [ -f "$f" ] || { echo "FAIL: $f missing"; echo "0 passed, 1 failed"; exit 1; }
 done
@@ -315,6 +319,62 @@ has 1 "2 left"
 dump 2 | grep -q "^batch  *1  *4  *4 *$" || bad "compare does not show pins at batch 1, 4 and now 4: $(dump 2 | grep '^batch')"
 has 3 "unpin 7: expected a pin number 1..2"
 has 4 "the next is the baseline"
+end
+
+begin "39: a session keeps the model's absolute path and opens from another directory"
+mkdir -p "$TMPD/m" "$TMPD/elsewhere"
+cp "$TINY" "$TMPD/m/rel_cnn.json"
+cd "$TMPD/m" && run 30 120 ':batch 4<Enter>:w rel<Enter>@1' rel_cnn.json; cd "$here"
+has 1 "session rel saved"
+grep -qx "model $TMPD/m/rel_cnn.json" "$XDG_STATE_HOME/dippm/sessions/rel.session" ||
+    bad "the session does not name the model's absolute path: $(grep model "$XDG_STATE_HOME/dippm/sessions/rel.session")"
+cd "$TMPD/elsewhere" && run 30 120 '@2' --session rel; cd "$here"
+[ $rc -eq 0 ] || bad "the session does not open from another directory: $(cat "$TMPD/err")"
+line_has 2 1 "rel_cnn"
+line_has 2 2 "batch 4 "
+end
+
+begin "39: a session's mig line before its gpu line is an error naming the line"
+printf 'dippm-session 1\n[current]\nmodel zoo:resnet\nmig 1g.10gb\ngpu H100-SXM5-80GB\n' \
+    > "$XDG_STATE_HOME/dippm/sessions/migfirst.session"
+run 30 120 '' --session migfirst
+[ $rc -ne 0 ] || bad "a mig line before gpu was accepted"
+grep -q "migfirst.session line 4: mig before gpu" "$TMPD/err" || bad "error: $(cat "$TMPD/err")"
+end
+
+begin "39: a sessions directory that is too long or cannot be made fails with why"
+long=$TMPD/$(printf '%0900d' 0)
+XDG_STATE_HOME=$long run 30 250 ':w s<Enter>@1' "$TINY"
+has 1 "more than the 899 a session path may have"
+[ ! -e "$long" ] || bad "something was saved under a truncated directory"
+XDG_STATE_HOME=$TINY/state run 30 250 ':w s<Enter>@1' "$TINY"
+has 1 "cannot create the sessions directory $TINY/state: Not a directory"
+# read-only: a mode 555 directory (root may write there: then /sys, read-only to root)
+ro=$TMPD/ro; mkdir -p "$ro"; chmod 555 "$ro"
+mkdir "$ro/probe" 2>/dev/null && { rmdir "$ro/probe"; ro=/sys/kernel; }
+if ! mkdir "$ro/dippm" 2>/dev/null; then
+    XDG_STATE_HOME=$ro run 30 250 ':w s<Enter>@1' "$TINY"
+    has 1 "cannot create the sessions directory $ro/dippm: "
+    hasnt 1 "No such file or directory"
+else
+    rmdir "$ro/dippm"; bad "no read-only directory to test with"
+fi
+chmod 755 "$TMPD/ro"
+end
+
+begin "39: a long symbol name is kept whole by undo, sessions and Setup"
+long=StatefulPartitionedCall/while.trips_of_the_image_height
+sed "s|\"height\"|\"$long\"|g" "$TINY" > "$TMPD/long.json"
+run 30 250 ":set $long=64<Enter>:set $long=48<Enter>u@1:w longsym<Enter>@2" "$TMPD/long.json"
+line_has 1 2 "$long=64"
+has 2 "session longsym saved"
+grep -qx "sym $long 64" "$XDG_STATE_HOME/dippm/sessions/longsym.session" || bad "session: $(grep sym "$XDG_STATE_HOME/dippm/sessions/longsym.session")"
+run 30 250 '@1' --session longsym
+[ $rc -eq 0 ] || bad "the session does not open: $(cat "$TMPD/err")"
+line_has 1 2 "$long=64"
+# Setup: Right on the symbol's row doubles it (rows: gpu mig precision runtime batch slo | sym)
+run 30 250 '<F2><Down><Down><Down><Down><Down><Down><Right>@1' "$TMPD/long.json"
+line_has 1 2 "$long=64"
 end
 
 begin "compare: pins side by side with per-layer deltas"
