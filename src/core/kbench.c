@@ -408,6 +408,10 @@ static void fit_boards(const struct fit_ctx *c, struct kbench_board_fit *out)
         const struct sim_board *b = sim_board_of(&hw);
         out[gi].fp32_keep = b->fp32_keep * (out[gi].n_gemm ? exp(sum[gi * 2] / out[gi].n_gemm) : 1);
         out[gi].bw_keep = b->bw_keep * (out[gi].n_elem ? exp(sum[gi * 2 + 1] / out[gi].n_elem) : 1);
+        /* a share past the DRAM peak cannot be seen (sim_kernel.c caps the
+         * kernel there): fitting on would only drift */
+        if (out[gi].bw_keep * c->p->bw_eff > 1)
+            out[gi].bw_keep = 1 / c->p->bw_eff;
     }
     free(sum);
 }
