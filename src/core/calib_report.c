@@ -13,6 +13,8 @@
 
 #include "core/calib_impl.h"
 #include "core/gpu.h"
+#include "util/stats.h"
+#include "util/xalloc.h"
 
 struct buf {
     char *s;
@@ -208,6 +210,24 @@ static struct agg agg_mig(const struct calib_set *set, bool memory, bool mig)
     return agg_mean(a);
 }
 
+/* "TARGET N% [lo, hi] (n rows)": the leave-one-model-out MAPE of the fitted
+ * rows of target t with its bootstrap 95% interval over rows. */
+static void lomo_ci(struct buf *b, const struct calib_set *set, enum calib_target t)
+{
+    double *e = xmalloc(sizeof *e * (size_t)(set->n_rows > 0 ? set->n_rows : 1));
+    int n = 0;
+    for (int i = 0; i < set->n_rows; i++) {
+        const struct calib_row *r = &set->rows[i];
+        if (used(r) && r->use == CU_FIT && r->target == t)
+            e[n++] = ape(lomo_pred(r), r->measured);
+    }
+    double mean, lo, hi;
+    stats_mean_ci95(e, n, &mean, &lo, &hi);
+    if (n)
+        bp(b, "%s %.1f%% [%.1f, %.1f] (%d rows)", calib_target_name(t), mean, lo, hi, n);
+    free(e);
+}
+
 static void goals(struct buf *b, const struct calib_set *set)
 {
     bp(b, "\n## Goals (fitted rows; the leave-one-model-out figure is the honest one)\n\n"
@@ -257,6 +277,12 @@ static void goals(struct buf *b, const struct calib_set *set)
          aggregate(set, K_TARGET, NULL, CT_ENERGY_TOKEN, CU_EVAL), 20);
     goal(b, "energy per image (ML.ENERGY diffusion, predicted, not fitted)",
          aggregate(set, K_TARGET, NULL, CT_ENERGY, CU_EVAL), 20);
+    bp(b, "\nLeave-one-model-out MAPE of the fitted rows with a bootstrap 95%% interval "
+          "over rows: ");
+    lomo_ci(b, set, CT_LATENCY);
+    bp(b, "; ");
+    lomo_ci(b, set, CT_MEMORY);
+    bp(b, ".\n");
 }
 
 static void rows_table(struct buf *b, const struct calib_set *set)
