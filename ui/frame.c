@@ -7,6 +7,7 @@
 
 #include "util/fmt.h"
 #include "core/gpu.h"
+#include "core/report.h"
 #include "ui/keymap.h"
 #include "ui/w_bar.h"
 
@@ -340,6 +341,16 @@ static int latency_figures(struct app *a, struct ui_canvas *c, int y, int x, int
     x = put(c, y, x, xend, missed ? UI_STYLE_BAD : UI_STYLE_VALUE,
             fmt_ms(p->latency_ms, b1, sizeof b1));
     x = put(c, y, x, xend, UI_STYLE_NORMAL, " ");
+    if (wide) { /* its 80% interval; a widened one (no measured rows like it) warns */
+        struct report_intervals iv;
+        report_intervals(&a->cfg, p, &iv);
+        char b3[48];
+        if (iv.lat.valid) {
+            snprintf(t, sizeof t, "[%s, %s] ", fmt_ms(iv.lat.low, b1, sizeof b1),
+                     fmt_ms(iv.lat.high, b3, sizeof b3));
+            x = put(c, y, x, xend, iv.lat.widen > 1 ? UI_STYLE_WARN : UI_STYLE_DIM, t);
+        }
+    }
     x = put_delta(a, c, y, x, xend, p->latency_ms, pin->latency_ms, true);
     if (a->slo_ms > 0) {
         snprintf(t, sizeof t, missed ? "misses SLO %s " : "meets SLO %s ",

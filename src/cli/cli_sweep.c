@@ -223,7 +223,8 @@ static void refused_row(FILE *f, struct jsonw *w, const struct sweep *s, int64_t
 static void csv_header(FILE *f, const struct sweep *s)
 {
     fprintf(f, "%s%sbatch,gpu,mig,precision,runtime,latency_ms,throughput_per_s,energy_j,"
-               "energy_mj_per_sample,memory_mib,capacity_mib,fits,roofline_ms,source\n",
+               "energy_mj_per_sample,memory_mib,capacity_mib,fits,roofline_ms,source,"
+               "latency_ms_low,latency_ms_high,memory_mib_low,memory_mib_high\n",
             s->over_name ? s->over_name : "", s->over_name ? "," : "");
 }
 
@@ -232,6 +233,8 @@ static void row_out(FILE *f, struct jsonw *w, const struct sweep *s, int64_t ove
 {
     const struct gpu_spec *gs = gpu_get(s->cfg.gpu);
     const char *mig = s->cfg.mig >= 0 ? gs->mig[s->cfg.mig].name : "";
+    struct report_intervals iv;
+    report_intervals(&s->cfg, pr, &iv);
     if (s->co.json) {
         jsonw_obj_begin(w);
         if (s->over_name) {
@@ -241,15 +244,25 @@ static void row_out(FILE *f, struct jsonw *w, const struct sweep *s, int64_t ove
         jsonw_key_fixed(w, "latency_ms", pr->latency_ms, 4);
         report_json_figures(w, pr);
         jsonw_key_fixed(w, "roofline_ms", pr->sim.roofline_ms, 4);
+        report_json_intervals(w, pr, &iv, false);
         jsonw_obj_end(w);
     } else if (s->co.csv) {
         if (s->over_name)
             fprintf(f, "%lld,", (long long)over);
-        fprintf(f, "%lld,%s,%s,%s,%s,%.4f,%.2f,%.5f,%.4f,%.1f,%.1f,%s,%.4f,%s\n", (long long)b,
+        fprintf(f, "%lld,%s,%s,%s,%s,%.4f,%.2f,%.5f,%.4f,%.1f,%.1f,%s,%.4f,%s", (long long)b,
                 gs->name, mig, precision_name(s->cfg.prec), runtime_name(s->cfg.rt),
                 pr->latency_ms, pr->throughput, pr->energy_j, pr->energy_mj_per_sample,
                 pr->memory_mib, pr->capacity_mib, pr->fits ? "true" : "false",
                 pr->sim.roofline_ms, pr->from_gnn ? "gnn" : "teacher");
+        /* empty fields without an interval */
+        if (iv.lat.valid)
+            fprintf(f, ",%.4f,%.4f", iv.lat.low, iv.lat.high);
+        else
+            fputs(",,", f);
+        if (iv.mem.valid)
+            fprintf(f, ",%.1f,%.1f\n", iv.mem.low, iv.mem.high);
+        else
+            fputs(",,\n", f);
     } else {
         char t[32];
         if (s->over_name)
@@ -264,6 +277,16 @@ static void row_out(FILE *f, struct jsonw *w, const struct sweep *s, int64_t ove
         fmt_col(f, fmt_ms(pr->sim.roofline_ms, t, sizeof t), 10);
         fputc('\n', f);
     }
+}
+
+/* The interval of every row as factors of the prediction (the same for
+ * each row: it depends on the GPU, precision and runtime). */
+static struct report_intervals grid_intervals(const struct sweep *s)
+{
+    struct prediction one = {.latency_ms = 1, .throughput = 1, .memory_mib = 1};
+    struct report_intervals iv;
+    report_intervals(&s->cfg, &one, &iv);
+    return iv;
 }
 
 static int run_grid(struct sweep *s, struct graph *base)
@@ -282,6 +305,10 @@ static int run_grid(struct sweep *s, struct graph *base)
         jsonw_key_str(&w, "precision", precision_name(s->cfg.prec));
         jsonw_key_str(&w, "runtime", runtime_name(s->cfg.rt));
         jsonw_key_str(&w, "source", report_source_line(s->p));
+        struct report_intervals iv = grid_intervals(s);
+        jsonw_key_fixed(&w, "interval_coverage", INTERVAL_COVERAGE, 2);
+        jsonw_key_str(&w, "interval_note", iv.lat.note);
+        jsonw_key_str(&w, "memory_interval_note", iv.mem.note);
         jsonw_key(&w, "rows");
         jsonw_arr_begin(&w, false);
     } else if (s->co.csv) {
@@ -337,6 +364,13 @@ static int run_grid(struct sweep *s, struct graph *base)
         jsonw_obj_end(&w);
     } else if (!s->co.csv) {
         fprintf(f, "source: %s\n", report_source_line(s->p));
+        struct report_intervals iv = grid_intervals(s);
+        if (iv.lat.valid)
+            fprintf(f, "interval: latency x%.3f to x%.3f of the prediction (%s)\n", iv.lat.low,
+                    iv.lat.high, iv.lat.note);
+        if (iv.mem.valid)
+            fprintf(f, "interval: memory x%.3f to x%.3f of the prediction (%s)\n", iv.mem.low,
+                    iv.mem.high, iv.mem.note);
     }
     fclose(f);
     if (!rc)

@@ -46,6 +46,64 @@ static void symbols_str(const struct graph *g, char *buf, size_t size)
                                     g->syms[i].name, (long long)g->syms[i].val);
 }
 
+void report_intervals(const struct config *cfg, const struct prediction *pr,
+                      struct report_intervals *out)
+{
+    const char *why = NULL;
+    const struct interval_table *t = interval_default(&why);
+    out->lat = interval_for(t, IT_TIME, cfg, false, pr->latency_ms);
+    out->mem = interval_for(t, IT_MEMORY, cfg, false, pr->memory_mib);
+    if (!t && why) {
+        snprintf(out->lat.note, sizeof out->lat.note, "%s", why);
+        snprintf(out->mem.note, sizeof out->mem.note, "%s", why);
+    }
+}
+
+static void json_bound(struct jsonw *w, const char *key, bool valid, double v, int decimals)
+{
+    jsonw_key(w, key);
+    if (valid && isfinite(v))
+        jsonw_fixed(w, v, decimals);
+    else
+        jsonw_null(w);
+}
+
+void report_json_intervals(struct jsonw *w, const struct prediction *pr,
+                           const struct report_intervals *iv, bool notes)
+{
+    const struct interval *l = &iv->lat, *m = &iv->mem;
+    double batch = pr->latency_ms > 0 ? pr->throughput * pr->latency_ms : 0;
+    json_bound(w, "latency_ms_low", l->valid, l->low, 4);
+    json_bound(w, "latency_ms_high", l->valid, l->high, 4);
+    json_bound(w, "throughput_per_s_low", l->valid && l->high > 0, batch / l->high, 2);
+    json_bound(w, "throughput_per_s_high", l->valid && l->low > 0, batch / l->low, 2);
+    json_bound(w, "memory_mib_low", m->valid, m->low, 1);
+    json_bound(w, "memory_mib_high", m->valid, m->high, 1);
+    if (notes) {
+        jsonw_key_fixed(w, "interval_coverage", INTERVAL_COVERAGE, 2);
+        jsonw_key_str(w, "interval_note", l->note);
+        jsonw_key_str(w, "memory_interval_note", m->note);
+    }
+}
+
+/* " [7.10 ms, 9.60 ms] 80%" after a figure, or "" without an interval. */
+static const char *bracket(const struct interval *iv, const char *(*fmt)(double, char *, int),
+                           char *buf, size_t size)
+{
+    char a[32], b[32];
+    if (!iv->valid)
+        snprintf(buf, size, "%s", "");
+    else
+        snprintf(buf, size, " [%s, %s] %.0f%%", fmt(iv->low, a, sizeof a),
+                 fmt(iv->high, b, sizeof b), INTERVAL_COVERAGE * 100);
+    return buf;
+}
+
+static const char *fmt_rate_plain(double v, char *buf, int size)
+{
+    return fmt_num(v, buf, size);
+}
+
 void report_prediction_text(FILE *f, const struct report_ctx *rc)
 {
     const struct graph *g = rc->g;
@@ -68,15 +126,31 @@ void report_prediction_text(FILE *f, const struct report_ctx *rc)
         snprintf(te, sizeof te, "  (GNN; teacher %s)", fmt_joules(pr->sim.energy_j, a, sizeof a));
         snprintf(tm, sizeof tm, "  (GNN; teacher %s)", fmt_mib(pr->sim.memory_mib, a, sizeof a));
     }
-    fprintf(f, "latency     %s  (%s; %sroofline bound %s)\n", fmt_ms(pr->latency_ms, a, sizeof a),
-            pr->from_gnn ? "GNN" : "teacher", tl, fmt_ms(pr->sim.roofline_ms, b, sizeof b));
-    fprintf(f, "throughput  %s samples/s\n", fmt_num(pr->throughput, a, sizeof a));
+    struct report_intervals iv;
+    report_intervals(cfg, pr, &iv);
+    char br[96];
+    fprintf(f, "latency     %s%s  (%s; %sroofline bound %s)\n", fmt_ms(pr->latency_ms, a, sizeof a),
+            bracket(&iv.lat, fmt_ms, br, sizeof br), pr->from_gnn ? "GNN" : "teacher", tl,
+            fmt_ms(pr->sim.roofline_ms, b, sizeof b));
+    struct interval tp = iv.lat; /* throughput = batch / latency: the bounds swap */
+    if (tp.valid && tp.low > 0) {
+        tp.low = pr->throughput * pr->latency_ms / iv.lat.high;
+        tp.high = pr->throughput * pr->latency_ms / iv.lat.low;
+    }
+    fprintf(f, "throughput  %s samples/s%s\n", fmt_num(pr->throughput, a, sizeof a),
+            bracket(&tp, fmt_rate_plain, br, sizeof br));
     fprintf(f, "energy      %s per batch, %s per sample%s\n", fmt_joules(pr->energy_j, a, sizeof a),
             fmt_joules(pr->energy_mj_per_sample / 1e3, b, sizeof b), te);
-    fprintf(f, "memory      %s of %s usable (%.1f%%)%s%s\n", fmt_mib(pr->memory_mib, a, sizeof a),
-            fmt_mib(pr->capacity_mib, b, sizeof b),
+    fprintf(f, "memory      %s%s of %s usable (%.1f%%)%s%s\n", fmt_mib(pr->memory_mib, a, sizeof a),
+            bracket(&iv.mem, fmt_mib, br, sizeof br), fmt_mib(pr->capacity_mib, b, sizeof b),
             pr->capacity_mib > 0 ? 100.0 * pr->memory_mib / pr->capacity_mib : 0, tm,
             pr->fits ? "" : "  DOES NOT FIT");
+    /* say where an interval is wider than its group's, or missing */
+    for (int k = 0; k < 2; k++) {
+        const struct interval *x = k ? &iv.mem : &iv.lat;
+        if (!x->valid || x->widen > 1)
+            fprintf(f, "interval    %s: %s\n", k ? "memory" : "latency", tsafe(x->note));
+    }
     if (rc->mig) {
         const struct gpu_spec *gs = gpu_get(rc->mig->gpu);
         if (rc->mig->best >= 0)
@@ -159,6 +233,9 @@ void report_prediction_json(struct jsonw *w, const struct report_ctx *rc)
     jsonw_key_fixed(w, "roofline_ms", pr->sim.roofline_ms, 4);
     jsonw_key_fixed(w, "teacher_latency_ms", pr->sim.latency_ms, 4);
     report_json_figures(w, pr);
+    struct report_intervals iv;
+    report_intervals(cfg, pr, &iv);
+    report_json_intervals(w, pr, &iv, true);
     if (rc->mig) {
         jsonw_key(w, "mig_advice");
         jsonw_obj_begin(w);
@@ -173,6 +250,7 @@ void report_prediction_json(struct jsonw *w, const struct report_ctx *rc)
             jsonw_fixed(w, rc->mig->slo_ms, 3);
         else
             jsonw_null(w);
+        jsonw_key_bool(w, "slo_upper", rc->mig->slo_factor > 1);
         jsonw_key_str(w, "reason", rc->mig->reason);
         jsonw_key(w, "profiles");
         jsonw_arr_begin(w, false);

@@ -8,6 +8,7 @@
 
 #include <stdio.h>
 
+#include "core/interval.h"
 #include "util/jsonw.h"
 #include "core/mig.h"
 #include "core/predict.h"
@@ -38,6 +39,20 @@ void report_prediction_json(struct jsonw *w, const struct report_ctx *rc);
 /* The prediction's throughput_per_s, energy_j, energy_mj_per_sample,
  * memory_mib, capacity_mib and fits (predict's and the sweep's rows). */
 void report_json_figures(struct jsonw *w, const struct prediction *pr);
+
+/* The 80% intervals (interval.h, the shipped table) of a single pass's
+ * latency and memory; invalid ones (no table, no rows) say why in note. */
+struct report_intervals {
+    struct interval lat, mem;
+};
+void report_intervals(const struct config *cfg, const struct prediction *pr,
+                      struct report_intervals *out);
+
+/* latency_ms_low/_high, throughput_per_s_low/_high, memory_mib_low/_high
+ * (null without an interval), interval_coverage, interval_note and
+ * memory_interval_note (predict's and the sweep's rows). */
+void report_json_intervals(struct jsonw *w, const struct prediction *pr,
+                           const struct report_intervals *iv, bool notes);
 
 /* "symbols": {"NAME": value, ...}: the graph's symbols at their values. */
 void report_json_symbols(struct jsonw *w, const struct graph *g);

@@ -472,6 +472,15 @@ has 1 "wrote 8 layers to $TMPD/home/l.csv"
 [ -e "~" ] && bad "a directory named ~ was made"
 end
 
+begin "issue 35: the header's latency carries its 80% interval, low <= point <= high"
+run 30 140 '@1' zoo:resnet:depth=50
+l=$(line 1 3)
+echo "$l" | grep -q 'Latency (GNN) [0-9.]* ms \[[0-9.]* ms, [0-9.]* ms\] ' ||
+    bad "line 3 is '$l', expected 'Latency (GNN) X ms [LOW ms, HIGH ms]'"
+echo "$l" | sed 's/.*Latency (GNN) \([0-9.]*\) ms \[\([0-9.]*\) ms, \([0-9.]*\) ms\].*/\2 \1 \3/' |
+    awk '{ exit !($1 <= $2 && $2 <= $3 && $1 < $3) }' || bad "bounds not ordered: '$l'"
+end
+
 begin "37: throughput and energy name their source (GNN or teacher) as latency does"
 run 30 140 '@1' zoo:resnet:depth=50
 line_has 1 3 "Latency (GNN)"
