@@ -8,6 +8,7 @@
 #include "cli/cli.h"
 #include "cli/cli_pred.h"
 #include "core/diffusion.h"
+#include "core/price.h"
 #include "core/report.h"
 #include "util/fmt.h"
 
@@ -27,6 +28,7 @@ const struct cli_cmd cli_cmd_predict = {
     .usage = "dippm predict MODEL [--batch N] [--gpu NAME[:PROFILE]] [--precision P]\n"
              "                     [--runtime R] [--set NAME=VALUE]... [--slo-ms X [--slo-upper]]\n"
              "                     [--headroom PCT] [--weights FILE] [--json] [-o FILE]\n"
+             "                     [--dispatch-us US] [--price-per-hour X [--price-of gpu]]\n"
              "                     [--input-tokens N --output-tokens M [--set kv=P]\n"
              "                      [--kv-inputs SUBSTRING]]\n"
              "                     [--steps N [--no-guidance] [--vae SPEC]\n"
@@ -59,7 +61,7 @@ const struct cli_cmd cli_cmd_predict = {
         "over 77 tokens and the T5 v1.1 XXL encoder over 256); --text-encoder SPEC\n"
         "names them instead (repeatable, or a comma list) and --no-text-encoder leaves\n"
         "them out.",
-    .common = CLI_C_SYMBOLS | CLI_C_CONFIG | CLI_C_JSON | CLI_C_OUTPUT,
+    .common = CLI_C_SYMBOLS | CLI_C_CONFIG | CLI_C_JSON | CLI_C_OUTPUT | CLI_C_DEPLOY,
     .groups = {predict_opts, cli_gen_opts, cli_diff_opts},
 };
 
@@ -183,6 +185,10 @@ static int render(const struct predict_cli *a, const struct report_ctx *ctx)
 static int run(struct predict_cli *a, struct predictor *p, struct graph *g,
                const struct config *cfg, bool want_gen, const char *model)
 {
+    struct price price;
+    int prc = cli_pred_price(&a->co, cfg, "predict", &price);
+    if (prc)
+        return prc;
     struct diag d = {0};
     /* generation first: an export's graph is re-bound per pass */
     struct gen_result gr;
@@ -226,7 +232,8 @@ static int run(struct predict_cli *a, struct predictor *p, struct graph *g,
         return cli_fail(&d);
     }
     struct report_ctx ctx = {g, cfg, &pr, have_mig ? &adv : NULL, p, model,
-                             want_gen ? &gr : NULL, a->headroom, a->diff.steps ? &dr : NULL};
+                             want_gen ? &gr : NULL, a->headroom, a->diff.steps ? &dr : NULL,
+                             &price};
     int rc = render(a, &ctx);
     prediction_fini(&pr);
     return rc;

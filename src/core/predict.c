@@ -170,6 +170,25 @@ enum status predict_prepare(struct graph *g, const struct config *cfg, struct hw
     return hw_from_config(cfg, hw, d);
 }
 
+/* The teacher's constants for cfg: the calibrated ones (NULL), or a copy in
+ * buf with cfg's host dispatch for an eager runtime. The GNN, anchored on
+ * the teacher's result and fed its host share, follows the change. */
+static const struct sim_params *teacher_params(const struct config *cfg, struct sim_params *buf)
+{
+    if (!(cfg->dispatch_us > 0) || !runtime_eager(cfg->rt))
+        return NULL;
+    *buf = *sim_params_default();
+    buf->dispatch_us[runtime_base(cfg->rt)] = cfg->dispatch_us;
+    return buf;
+}
+
+double predict_dispatch_us(const struct config *cfg)
+{
+    struct sim_params buf;
+    const struct sim_params *sp = teacher_params(cfg, &buf);
+    return (sp ? sp : sim_params_default())->dispatch_us[runtime_base(cfg->rt)];
+}
+
 enum status predict_run(struct predictor *p, struct graph *g, const struct config *cfg,
                         struct prediction *out, struct diag *d)
 {
@@ -179,7 +198,8 @@ enum status predict_run(struct predictor *p, struct graph *g, const struct confi
     if (st)
         return st;
     int bs = graph_batch_sym(g);
-    if ((st = sim_run(g, cfg, &out->sim, d)))
+    struct sim_params params;
+    if ((st = sim_run_params(g, cfg, teacher_params(cfg, &params), &out->sim, d)))
         return st;
     out->n_nodes = g->n_nodes;
     out->node_share = xcalloc((size_t)(g->n_nodes > 0 ? g->n_nodes : 1), sizeof(double));

@@ -15,6 +15,7 @@
 
 struct gen_result;
 struct diff_result;
+struct price;
 
 struct report_ctx {
     const struct graph *g;
@@ -26,6 +27,7 @@ struct report_ctx {
     const struct gen_result *gen; /* generation block (generation.h), or NULL */
     double headroom;              /* memory headroom the generation block used */
     const struct diff_result *diff; /* diffusion pipeline block (diffusion.h), or NULL */
+    const struct price *price;    /* price.h; NULL or per_hour 0: no cost shown */
 };
 
 /* Aligned human-readable block: model, configuration, latency (with the
@@ -33,8 +35,21 @@ struct report_ctx {
  * suggestion, weights and their accuracy. */
 void report_prediction_text(FILE *f, const struct report_ctx *rc);
 
+/* True when the teacher's host dispatch takes longer than the GPU's kernels
+ * in an eager runtime: the GPU waits on the host (a CPU floor), and the
+ * host's speed (config dispatch_us) sets the latency. */
+bool report_launch_bound(const struct config *cfg, const struct prediction *pr);
+
 /* The same as one JSON object (fields documented in man/dippm.1). */
 void report_prediction_json(struct jsonw *w, const struct report_ctx *rc);
+
+/* The costs of rc at its price (all 0 without one): per 1,000 samples, per
+ * million output tokens of its generation, per 1,000 images of its
+ * diffusion pipeline (0 without the block). */
+struct report_cost {
+    double per_1k_samples, per_1m_output_tokens, per_1k_images;
+};
+bool report_cost(const struct report_ctx *rc, struct report_cost *out);
 
 /* The prediction's throughput_per_s, energy_j, energy_mj_per_sample,
  * memory_mib, capacity_mib and fits (predict's and the sweep's rows). */

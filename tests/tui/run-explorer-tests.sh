@@ -460,7 +460,7 @@ end
 
 begin "37: an ambiguous command lists its candidates; ~ in paths is the home directory"
 run 30 140 ':p<Enter>@1' "$TINY"
-has 1 "ambiguous command 'p': precision, pin"
+has 1 "ambiguous command 'p': precision, price, pin"
 mkdir -p "$TMPD/home"; cp "$FIXED" "$TMPD/home/fixed.json"
 old_home=$HOME; export HOME="$TMPD/home"
 run 30 140 ':open ~/fixed.json<Enter>:export csv ~/l.csv<Enter>@1:dump-screen ~/s.txt<Enter>' "$TINY"
