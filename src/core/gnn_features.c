@@ -276,28 +276,23 @@ void gnn_features_anchor(const struct sim_result *sr, int n, float *w0, float *a
 
 /* ---- adjacency ------------------------------------------------------- */
 
-/* Sorts and removes duplicates in each CSR row in place (compacting). */
-static void csr_dedup(int n, int *off, int *idx)
+/* Inserts p into the sorted row idx[b..*w) unless it is there already. */
+static void row_insert(int *idx, int b, int *w, int p)
 {
-    int w = 0;
-    for (int i = 0; i < n; i++) {
-        int b = off[i], e = off[i + 1];
-        for (int k = b + 1; k < e; k++) { /* rows are short: insertion sort */
-            int v = idx[k], j = k - 1;
-            while (j >= b && idx[j] > v) {
-                idx[j + 1] = idx[j];
-                j--;
-            }
-            idx[j + 1] = v;
-        }
-        off[i] = w;
-        for (int k = b; k < e; k++)
-            if (k == b || idx[k] != idx[k - 1])
-                idx[w++] = idx[k];
-    }
-    off[n] = w;
+    int j = *w - 1;
+    while (j >= b && idx[j] > p)
+        j--;
+    if (j >= b && idx[j] == p)
+        return;
+    for (int k = *w; k > j + 1; k--)
+        idx[k] = idx[k - 1];
+    idx[j + 1] = p;
+    (*w)++;
 }
 
+/* Each node's distinct producer nodes, sorted, are its pred row; the succ
+ * rows are the transpose, filled in node order and so sorted and distinct
+ * too. One pass over the inputs (the value table is the slow part). */
 void gnn_features_adj_build(const struct graph *g, struct gnn_features_adj *a)
 {
     int n = g->n_nodes;
@@ -308,49 +303,31 @@ void gnn_features_adj_build(const struct graph *g, struct gnn_features_adj *a)
         a->succ_off = xreallocarray(a->succ_off, (size_t)a->cap_n, sizeof(int));
         a->fill = xreallocarray(a->fill, (size_t)a->cap_n, sizeof(int));
     }
-    memset(a->pred_off, 0, sizeof(int) * (size_t)(n + 1));
+    int w = 0;
+    for (int i = 0; i < n; i++) {
+        const struct node *nd = &g->nodes[i];
+        a->pred_off[i] = w;
+        if (w + nd->n_in + 1 > a->cap_e) {
+            a->cap_e = w + nd->n_in + 1 + (w + nd->n_in) / 2;
+            a->pred = xreallocarray(a->pred, (size_t)a->cap_e, sizeof(int));
+            a->succ = xreallocarray(a->succ, (size_t)a->cap_e, sizeof(int));
+        }
+        for (int k = 0; k < nd->n_in; k++) {
+            int p = nd->in[k] >= 0 ? g->values[nd->in[k]].producer : -1;
+            if (p >= 0 && p != i)
+                row_insert(a->pred, a->pred_off[i], &w, p);
+        }
+    }
+    a->pred_off[n] = w;
     memset(a->succ_off, 0, sizeof(int) * (size_t)(n + 1));
-    /* Count edges producer -> consumer. */
-    int ne = 0;
-    for (int i = 0; i < n; i++) {
-        const struct node *nd = &g->nodes[i];
-        for (int k = 0; k < nd->n_in; k++) {
-            if (nd->in[k] < 0)
-                continue;
-            int p = g->values[nd->in[k]].producer;
-            if (p >= 0 && p != i) {
-                a->pred_off[i + 1]++;
-                a->succ_off[p + 1]++;
-                ne++;
-            }
-        }
-    }
-    for (int i = 0; i < n; i++) {
-        a->pred_off[i + 1] += a->pred_off[i];
+    for (int e = 0; e < w; e++)
+        a->succ_off[a->pred[e] + 1]++;
+    for (int i = 0; i < n; i++)
         a->succ_off[i + 1] += a->succ_off[i];
-    }
-    if (ne + 1 > a->cap_e) {
-        a->cap_e = ne + 1 + ne / 2;
-        a->pred = xreallocarray(a->pred, (size_t)a->cap_e, sizeof(int));
-        a->succ = xreallocarray(a->succ, (size_t)a->cap_e, sizeof(int));
-    }
-    /* pred rows are filled in order; succ rows through the fill cursor. */
     memcpy(a->fill, a->succ_off, sizeof(int) * (size_t)n);
-    for (int i = 0; i < n; i++) {
-        const struct node *nd = &g->nodes[i];
-        int w = a->pred_off[i];
-        for (int k = 0; k < nd->n_in; k++) {
-            if (nd->in[k] < 0)
-                continue;
-            int p = g->values[nd->in[k]].producer;
-            if (p >= 0 && p != i) {
-                a->pred[w++] = p;
-                a->succ[a->fill[p]++] = i;
-            }
-        }
-    }
-    csr_dedup(n, a->pred_off, a->pred);
-    csr_dedup(n, a->succ_off, a->succ);
+    for (int i = 0; i < n; i++)
+        for (int e = a->pred_off[i]; e < a->pred_off[i + 1]; e++)
+            a->succ[a->fill[a->pred[e]]++] = i;
 }
 
 void gnn_features_adj_fini(struct gnn_features_adj *a)
