@@ -6,7 +6,9 @@
  * a sequence of calls on one cache that changes the batch, the precision,
  * the runtime, the GPU, the MIG slice, the graph (also edited in place),
  * the model's normalisation, and clears the cache: no call may see a row
- * made for another. */
+ * made for another. And the forward keyed with the batches' keys, which
+ * reuses the node classes of the call before when the key is unchanged,
+ * against the forward that builds them every time. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -25,11 +27,17 @@
 #include "util/xalloc.h"
 
 /* A model with a normalisation that is not the identity (so a row made for
- * another normalisation would show). */
+ * another normalisation would show) and every weight random (so that every
+ * node's computation shows in the outputs). */
 static void model_new(struct gnn_model *m)
 {
-    struct gnn_arch a = {FEAT_NODE_DIM, FEAT_GRAPH_DIM, 8, 1, 8};
+    struct gnn_arch a = {FEAT_NODE_DIM, FEAT_GRAPH_DIM, 8, 2, 8};
     assert_int_equal(gnn_model_alloc(m, &a, NULL), ST_OK);
+    uint64_t s = 12345;
+    for (size_t k = 0; k < m->n_params; k++) {
+        s = s * 6364136223846793005ull + 1442695040888963407ull;
+        m->w[k] = (float)((double)(s >> 11) / 9007199254740992.0 - 0.5) * 0.2f;
+    }
     for (int i = 0; i < a.fn; i++) {
         m->node_mean[i] = 0.1f * (float)(i % 5);
         m->node_std[i] = 0.5f + 0.25f * (float)(i % 4);
@@ -81,9 +89,27 @@ static void check_adjacency(const struct graph *g, const struct gnn_batch *b)
     free(row);
 }
 
-/* One call of gnn_features_batch on c, checked against the reference. */
-static void check_call(struct gnn_features_cache *c, const struct gnn_model *m, struct graph *g,
-                       const struct config *cfg)
+/* The forward of the whole sequence of a test, keyed as predict_run runs
+ * it (reusing the classes of the call before when the key says it may). */
+static struct gnn_work keyed;
+
+/* gnn_forward_keyed with the batch's key on the shared work struct against
+ * gnn_forward on a fresh one: the same floats. */
+static void check_forward(const struct gnn_model *m, const struct gnn_batch *b, uint64_t key)
+{
+    struct gnn_work fresh;
+    gnn_work_init(&fresh);
+    gnn_forward(m, b, &fresh);
+    gnn_forward_keyed(m, b, key, &keyed);
+    assert_memory_equal(keyed.out, fresh.out, sizeof(float) * GNN_T__COUNT);
+    assert_memory_equal(keyed.p, fresh.p, sizeof(float) * (size_t)b->n_nodes);
+    gnn_work_fini(&fresh);
+}
+
+/* One call of gnn_features_batch on c, checked against the reference;
+ * the key it gave the batch. */
+static uint64_t check_call(struct gnn_features_cache *c, const struct gnn_model *m,
+                           struct graph *g, const struct config *cfg)
 {
     struct diag d = {0};
     struct hw hw;
@@ -119,9 +145,12 @@ static void check_call(struct gnn_features_cache *c, const struct gnn_model *m, 
     assert_memory_equal(b->w0, w0, sizeof(float) * (size_t)n);
     assert_memory_equal(b->anchor, anchor, sizeof anchor);
     check_adjacency(g, b);
+    assert_true(c->key != 0);
+    check_forward(m, b, c->key);
     free(xn);
     free(w0);
     sim_result_fini(&sr);
+    return c->key;
 }
 
 static struct graph *load(const char *spec)
@@ -143,10 +172,11 @@ static void test_configs(void **state)
     struct gnn_features_cache c = {0};
     struct config cfg;
     config_default(&cfg);
-    check_call(&c, &m, g, &cfg);
-    check_call(&c, &m, g, &cfg); /* the same again: every row from the cache */
+    uint64_t k1 = check_call(&c, &m, g, &cfg);
+    /* the same again: every row from the cache, the same key */
+    assert_true(check_call(&c, &m, g, &cfg) == k1);
     cfg.batch = 8;
-    check_call(&c, &m, g, &cfg);
+    assert_true(check_call(&c, &m, g, &cfg) != k1);
     cfg.prec = PREC_FP16;
     check_call(&c, &m, g, &cfg);
     cfg.rt = RT_TENSORRT;
@@ -156,9 +186,9 @@ static void test_configs(void **state)
     cfg.mig = 0;
     check_call(&c, &m, g, &cfg);
     config_default(&cfg);
-    check_call(&c, &m, g, &cfg);
+    k1 = check_call(&c, &m, g, &cfg);
     gnn_features_cache_clear(&c);
-    check_call(&c, &m, g, &cfg);
+    assert_true(check_call(&c, &m, g, &cfg) != k1);
     gnn_features_cache_fini(&c);
     graph_free(g);
     gnn_model_fini(&m);
@@ -229,6 +259,55 @@ static void test_graphs(void **state)
     gnn_model_fini(&m);
 }
 
+/* a = Relu(x), b = Sigmoid(x), z = Tanh(x), p = Add(a, z), q = Add(b, z). */
+static struct graph *build_fork(void)
+{
+    struct graph *g = graph_new("fork");
+    int bs = graph_sym_add(g, "batch", 1);
+    struct dim xd[2] = {{0, bs}, {16, -1}};
+    int x = graph_value_get(g, "x");
+    graph_value_set_type(g, x, DT_FLOAT, 2, xd);
+    graph_input_add(g, x);
+    const char *ops[] = {"Relu", "Sigmoid", "Tanh", "Add", "Add"};
+    const char *in[][2] = {{"x"}, {"x"}, {"x"}, {"a", "z"}, {"b", "z"}};
+    const char *out[] = {"a", "b", "z", "p", "q"};
+    for (int k = 0; k < 5; k++)
+        graph_node_add_named(g, ops[k], out[k], in[k], k < 3 ? 1 : 2, &out[k], 1);
+    graph_output_add(g, graph_value_get(g, "p"));
+    graph_output_add(g, graph_value_get(g, "q"));
+    assert_int_equal(graph_finalize(g, NULL), ST_OK);
+    return g;
+}
+
+/* The two Adds swap their first inputs: every node's own inputs (op,
+ * shapes, counts, its place in the teacher's order) stay as they were, and
+ * so do the rows, but the adjacency changes, and with it the Adds' classes
+ * after the first layer: the batch must get a new key. */
+static void test_rewired(void **state)
+{
+    (void)state;
+    struct gnn_model m;
+    model_new(&m);
+    struct graph *g = build_fork();
+    struct gnn_features_cache c = {0};
+    struct config cfg;
+    config_default(&cfg);
+    uint64_t k1 = check_call(&c, &m, g, &cfg);
+    size_t rows = sizeof(float) * (size_t)g->n_nodes * FEAT_NODE_DIM;
+    float *before = xmalloc(rows);
+    memcpy(before, c.xn, rows);
+    int t = g->nodes[3].in[0];
+    g->nodes[3].in[0] = g->nodes[4].in[0];
+    g->nodes[4].in[0] = t;
+    assert_int_equal(graph_finalize(g, NULL), ST_OK);
+    assert_true(check_call(&c, &m, g, &cfg) != k1);
+    assert_memory_equal(c.xn, before, rows); /* the rows alone did not tell */
+    free(before);
+    gnn_features_cache_fini(&c);
+    graph_free(g);
+    gnn_model_fini(&m);
+}
+
 /* A model with another normalisation through the same cache. */
 static void test_normalisation(void **state)
 {
@@ -273,11 +352,15 @@ static void test_many_calls(void **state)
 int main(void)
 {
     xalloc_init();
+    gnn_work_init(&keyed);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_configs),
         cmocka_unit_test(test_graphs),
+        cmocka_unit_test(test_rewired),
         cmocka_unit_test(test_normalisation),
         cmocka_unit_test(test_many_calls),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    int rc = cmocka_run_group_tests(tests, NULL, NULL);
+    gnn_work_fini(&keyed);
+    return rc;
 }

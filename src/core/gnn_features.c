@@ -2,6 +2,7 @@
 #include "core/gnn_features.h"
 
 #include <math.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -447,6 +448,7 @@ static uint64_t hash_args(const double *v)
 void gnn_features_cache_clear(struct gnn_features_cache *c)
 {
     c->n_ent = 0;
+    c->key = 0; /* entry numbers now mean other rows */
     if (c->slot)
         memset(c->slot, 0, sizeof(int) * (c->mask + 1));
 }
@@ -501,14 +503,14 @@ static bool same_args(const struct gnn_features_cache *c, int e, const double *v
 
 /* The normalised row of node i's record v into out: the cached one (first
  * tried: the entry node i had in the call before), or made and kept
- * (cache_reserve has made room). */
-static void node_row(struct gnn_features_cache *c, const struct gnn_model *m, int i,
+ * (cache_reserve has made room). Whether it is the entry of the call before. */
+static bool node_row(struct gnn_features_cache *c, const struct gnn_model *m, int i,
                      const double *v, float *out)
 {
     int e = c->last[i];
     if (e >= 0 && (size_t)e < c->n_ent && same_args(c, e, v)) {
         copy_row(out, c->row + (size_t)e * FEAT_NODE_DIM);
-        return;
+        return true;
     }
     uint64_t h = hash_args(v);
     size_t s = (size_t)h & c->mask;
@@ -516,7 +518,7 @@ static void node_row(struct gnn_features_cache *c, const struct gnn_model *m, in
         if (c->hash[e] == h && same_args(c, e, v)) {
             copy_row(out, c->row + (size_t)e * FEAT_NODE_DIM);
             c->last[i] = e;
-            return;
+            return false;
         }
         s = (s + 1) & c->mask;
     }
@@ -528,6 +530,22 @@ static void node_row(struct gnn_features_cache *c, const struct gnn_model *m, in
     memcpy(c->args + (size_t)e * NODE_ARGS, v, sizeof(double) * NODE_ARGS);
     memcpy(c->row + (size_t)e * FEAT_NODE_DIM, out, sizeof(float) * FEAT_NODE_DIM);
     c->last[i] = e;
+    return false;
+}
+
+static bool same_adj(const struct gnn_features_adj *a, const struct gnn_features_adj *b)
+{
+    size_t n = (size_t)a->n;
+    return a->n == b->n && b->pred_off &&
+           !memcmp(a->pred_off, b->pred_off, sizeof(int) * (n + 1)) &&
+           !memcmp(a->pred, b->pred, sizeof(int) * (size_t)a->pred_off[n]);
+}
+
+/* Keys of batches (gnn_forward_keyed), unique in the process. */
+static uint64_t new_key(void)
+{
+    static atomic_uint_fast64_t next = 1;
+    return atomic_fetch_add(&next, 1);
 }
 
 const struct gnn_batch *gnn_features_batch(struct gnn_features_cache *c, const struct gnn_model *m,
@@ -546,23 +564,29 @@ const struct gnn_batch *gnn_features_batch(struct gnn_features_cache *c, const s
         for (size_t i = 0; i < c->cap_n; i++)
             c->last[i] = -1;
     }
-    cache_reserve(c, m, (size_t)n);
+    cache_reserve(c, m, (size_t)n); /* may clear the cache, and so the key */
+    bool same = c->key != 0 && n == c->b.n_nodes;
     double scale = prec_scale(g, cfg), roof = 0;
     for (int i = 0; i < n; i++) {
         double v[NODE_ARGS], r;
         node_args(g, i, scale, hw, sr, v, &r);
         roof += r;
-        node_row(c, m, i, v, c->xn + (size_t)i * FEAT_NODE_DIM);
+        if (!node_row(c, m, i, v, c->xn + (size_t)i * FEAT_NODE_DIM))
+            same = false;
     }
     graph_features(g, cfg, hw, sr, scale, roof, c->xg);
     gnn_normalize_graph(m, c->xg, 1);
     gnn_features_anchor(sr, n, c->w0, c->anchor);
-    gnn_features_adj_build(g, &c->adj);
+    const struct gnn_features_adj *a = &c->adj[c->cur ^ 1];
+    gnn_features_adj_build(g, &c->adj[c->cur ^ 1]);
+    same = same && same_adj(a, &c->adj[c->cur]);
+    c->cur ^= 1;
+    if (!same)
+        c->key = new_key();
     c->goff[0] = 0;
     c->goff[1] = n;
-    c->b = (struct gnn_batch){1,           n,           c->goff,        c->xn,
-                              c->xg,       c->adj.pred_off, c->adj.pred, c->adj.succ_off,
-                              c->adj.succ, c->w0,       c->anchor};
+    c->b = (struct gnn_batch){1,           n,       c->goff,     c->xn,   c->xg, a->pred_off,
+                              a->pred,     a->succ_off, a->succ, c->w0,   c->anchor};
     return &c->b;
 }
 
@@ -570,7 +594,8 @@ void gnn_features_cache_fini(struct gnn_features_cache *c)
 {
     if (!c)
         return;
-    gnn_features_adj_fini(&c->adj);
+    gnn_features_adj_fini(&c->adj[0]);
+    gnn_features_adj_fini(&c->adj[1]);
     free(c->xn);
     free(c->w0);
     free(c->last);

@@ -176,12 +176,17 @@ void gnn_features_adj_fini(struct gnn_features_adj *a);
  * records are compared in full, so a changed graph, batch or configuration
  * can never get a stale row; the cache is emptied when the model's
  * normalisation differs from the one the rows were made with, and before
- * it outgrows twice the graph. Start from a zeroed struct; free with
- * gnn_features_cache_fini. */
+ * it outgrows twice the graph. Each batch gets a key for gnn_forward_keyed
+ * (gnn.h), in c->key: a batch whose rows are all the entries its nodes had
+ * in the call before, with the same adjacency, keeps that call's key (so
+ * the forward reuses the classes it built for it); any other gets a new
+ * one. Start from a zeroed struct; free with gnn_features_cache_fini. */
 struct gnn_features_cache {
     /* the batch of the last call and the arrays it points to */
     struct gnn_batch b;
-    struct gnn_features_adj adj;
+    struct gnn_features_adj adj[2]; /* adj[cur] the last call's, the other the one before */
+    int cur;
+    uint64_t key; /* the last batch's key for gnn_forward_keyed; 0 after a clear */
     float *xn, *w0;
     int *last; /* per node, its entry in the call before (a hint, checked) */
     size_t cap_n;

@@ -109,7 +109,8 @@ static enum status run_gnn(struct predictor *p, const struct graph *g, const str
                            const struct hw *hw, struct prediction *out, struct diag *d)
 {
     int n = g->n_nodes;
-    gnn_forward(&p->m, gnn_features_batch(&p->fc, &p->m, g, cfg, hw, &out->sim), &p->w);
+    const struct gnn_batch *b = gnn_features_batch(&p->fc, &p->m, g, cfg, hw, &out->sim);
+    gnn_forward_keyed(&p->m, b, p->fc.key, &p->w);
     double v[GNN_T__COUNT];
     static const char *const what[GNN_T__COUNT] = {"latency", "energy", "memory"};
     for (int t = 0; t < GNN_T__COUNT; t++) {

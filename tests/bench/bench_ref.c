@@ -157,6 +157,7 @@ static void prepare(struct gctx *c)
     c->b = gnn_features_batch(&c->fc, c->m, c->g, c->cfg, c->hw, c->sr);
 }
 
+/* The forward alone, its classes built every time. */
 static int run_forward(void *v)
 {
     struct gctx *c = v;
@@ -165,12 +166,13 @@ static int run_forward(void *v)
 }
 
 /* Features + forward as a repeated prediction of the same graph and
- * configuration runs them: the node rows come from the cache. */
+ * configuration runs them: the node rows come from the cache, and the
+ * forward reuses the classes of the run before (the same key). */
 static int run_full(void *v)
 {
     struct gctx *c = v;
     prepare(c);
-    gnn_forward(c->m, c->b, &c->w);
+    gnn_forward_keyed(c->m, c->b, c->fc.key, &c->w);
     return 0;
 }
 
