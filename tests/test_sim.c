@@ -148,7 +148,8 @@ static void test_latency_and_energy_bounds(void **state)
                 for (int p = 0; p < PREC__COUNT; p++)
                     for (int rt = 0; rt < RT__COUNT; rt++)
                         for (int mig = -1; mig < gpu_get(gi)->n_mig; mig += 3) {
-                            struct config c = {gi, mig, (enum precision)p, (enum runtime)rt, b};
+                            struct config c = {.gpu = gi, .mig = mig, .prec = (enum precision)p,
+                                               .rt = (enum runtime)rt, .batch = b};
                             if (!supported(&c))
                                 continue;
                             struct sim_result r = run(g, &c);
@@ -206,7 +207,8 @@ static void test_mig_never_faster(void **state)
         struct graph *g = graph_k(k, 16);
         for (int gi = 0; gi < gpu_count(); gi++)
             for (int rt = 0; rt < RT__COUNT; rt++) {
-                struct config full = {gi, -1, PREC_FP16, (enum runtime)rt, 16};
+                struct config full = {.gpu = gi, .mig = -1, .prec = PREC_FP16,
+                                      .rt = (enum runtime)rt, .batch = 16};
                 struct sim_result rf = run(g, &full);
                 for (int m = 0; m < gpu_get(gi)->n_mig; m++) {
                     struct config c = full;
@@ -227,8 +229,10 @@ static void test_fp16_not_slower_than_fp32_gemm(void **state)
     for (int64_t n = 512; n <= 8192; n *= 2) {
         struct graph *g = sg_gemm(n, n, n);
         for (int gi = 0; gi < gpu_count(); gi++) {
-            struct config c32 = {gi, -1, PREC_FP32, RT_PYTORCH, 1};
-            struct config c16 = {gi, -1, PREC_FP16, RT_PYTORCH, 1};
+            struct config c32 = {.gpu = gi, .mig = -1, .prec = PREC_FP32, .rt = RT_PYTORCH,
+                                 .batch = 1};
+            struct config c16 = {.gpu = gi, .mig = -1, .prec = PREC_FP16, .rt = RT_PYTORCH,
+                                 .batch = 1};
             struct sim_result a = run(g, &c32), b = run(g, &c16);
             if (n >= 2048) /* smaller ones sit on the eager dispatch floor */
                 assert_int_equal(a.nodes[0].bound, BOUND_COMPUTE);
@@ -248,7 +252,8 @@ static void test_tensorrt_not_slower_than_pytorch(void **state)
             struct graph *g = graph_k(k, b);
             for (int gi = 0; gi < gpu_count(); gi++)
                 for (int p = 0; p < PREC__COUNT; p++) {
-                    struct config pt = {gi, -1, (enum precision)p, RT_PYTORCH, b};
+                    struct config pt = {.gpu = gi, .mig = -1, .prec = (enum precision)p,
+                                        .rt = RT_PYTORCH, .batch = b};
                     struct config trt = pt;
                     trt.rt = RT_TENSORRT;
                     if (!supported(&pt))
@@ -576,13 +581,16 @@ static void test_real_models(void **state)
                 break;
             loaded++;
             for (int p = 0; p < PREC__COUNT; p++) {
-                struct config probe = {gpu_find("a100"), -1, (enum precision)p, RT_PYTORCH, b};
+                struct config probe = {.gpu = gpu_find("a100"), .mig = -1,
+                                       .prec = (enum precision)p, .rt = RT_PYTORCH,
+                                       .batch = b};
                 if (!supported(&probe))
                     continue; /* int8/fp8: no eager path, fp8: no A100 path */
                 struct sim_result rr[RT__COUNT];
                 for (int rt = 0; rt < RT__COUNT; rt++) {
-                    struct config c = {gpu_find("a100"), -1, (enum precision)p,
-                                       (enum runtime)rt, b};
+                    struct config c = {.gpu = gpu_find("a100"), .mig = -1,
+                                       .prec = (enum precision)p,
+                                       .rt = (enum runtime)rt, .batch = b};
                     rr[rt] = run(g, &c);
                     struct hw hw;
                     hw_from_config(&c, &hw, NULL);

@@ -83,8 +83,8 @@ static void fill(const char *fam, struct graph *g, struct cell *t, int slots)
             for (int mig = -1; mig < gpu_get(gi)->n_mig; mig++)
                 for (int p = 0; p < PREC__COUNT; p++)
                     for (int rt = 0; rt < RT__COUNT; rt++) {
-                        struct config c = {gi, mig, (enum precision)p, (enum runtime)rt,
-                                           (int64_t)1 << b};
+                        struct config c = {.gpu = gi, .mig = mig, .prec = (enum precision)p,
+                                           .rt = (enum runtime)rt, .batch = (int64_t)1 << b};
                         if (config_supported(&c, NULL) != ST_OK)
                             continue;
                         struct sim_result r;

@@ -126,6 +126,11 @@ enum status app_init(struct app *a, const char *spec, struct diag *d)
         snprintf(a->weights_note, sizeof a->weights_note, "%s", predictor_describe(a->p));
     else
         snprintf(a->weights_note, sizeof a->weights_note, "%s", wd.msg);
+    char pb[512];
+    const char *prices = price_table_path(pb, sizeof pb);
+    struct diag pd = {0};
+    if (prices && price_table_load(prices, &a->prices, &pd))
+        ui_state_message(&a->st, true, "%s (no cost shown)", pd.msg);
     enum status st = app_open(a, spec, d);
     app_whatif_get(a, &a->saved);
     return st;
@@ -145,6 +150,7 @@ void app_fini(struct app *a)
     a->p = NULL;
     free(a->rows);
     a->rows = NULL;
+    price_table_fini(&a->prices);
 }
 
 /* ================================================================== */
@@ -312,7 +318,7 @@ enum status app_set_config(struct app *a, const struct config *cfg, struct diag 
         a->cfg = old;
         restore(a);
     } else if (old.gpu != cfg->gpu || old.mig != cfg->mig || old.prec != cfg->prec ||
-               old.rt != cfg->rt) {
+               old.rt != cfg->rt || old.dispatch_us != cfg->dispatch_us) {
         a->sweep_gen++;
     }
     return st;
@@ -453,6 +459,25 @@ static enum status set_steps(struct app *a, const char *value, struct diag *d)
     return ST_OK;
 }
 
+/* dispatch_us=US: the host's dispatch per op of the eager runtimes (0: the
+ * calibrated one). */
+static enum status set_dispatch(struct app *a, const char *value, struct diag *d)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(value, &end);
+    if (errno || end == value || *end || !(v >= 0) || v > 1e5)
+        return diag_set(d, ST_ERANGE, "dispatch_us=%s: expected microseconds from 0 (the "
+                        "calibrated one) to 100000", value);
+    struct config c = a->cfg;
+    c.dispatch_us = v;
+    enum status st = app_set_config(a, &c, d);
+    if (!st && v > 0 && !runtime_eager(c.rt))
+        ui_state_message(&a->st, false, "dispatch_us=%s: used by the eager runtimes (pytorch, "
+                         "pytorch-sdpa), not by %s", value, runtime_name(c.rt));
+    return st;
+}
+
 /* Sets graph symbol si (the batch symbol goes through the configuration). */
 static enum status set_symbol(struct app *a, int si, const char *name, const char *value,
                               struct diag *d)
@@ -543,6 +568,8 @@ enum status app_set_param(struct app *a, const char *name, const char *value, st
         return set_generation(a, name, value, d);
     if (!strcmp(name, "steps") && a->is_denoiser)
         return set_steps(a, value, d);
+    if (!strcmp(name, "dispatch_us"))
+        return set_dispatch(a, value, d);
     bool want_sym = !strncmp(name, "sym.", 4), want_tpl = !strncmp(name, "tpl.", 4);
     if (want_sym || want_tpl)
         name += 4;

@@ -18,6 +18,7 @@
 #include "graph/ir.h"
 #include "core/mig.h"
 #include "core/predict.h"
+#include "core/price.h"
 #include "ui/ui_state.h"
 
 #define APP_SWEEP_MAX 11 /* batch 1, 2, 4, ... 1024 */
@@ -122,6 +123,8 @@ struct app {
     struct config cfg;
     double slo_ms;           /* latency target for the MIG advisor, 0 = none */
     double headroom;         /* MIG memory headroom fraction */
+    double price_per_hour;   /* :price X; 0: the price table's */
+    struct price_table prices; /* the user's price table (price.h), read at start */
     struct prediction pred;
     bool have_pred;
     struct mig_advice mig;

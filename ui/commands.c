@@ -10,6 +10,7 @@
 
 #include "util/fileio.h"
 #include "core/gpu.h"
+#include "core/price.h"
 #include "ui/session.h"
 #include "graph/zoo.h"
 
@@ -118,6 +119,19 @@ static enum status do_slo(struct app *a, int argc, char **argv, bool bang, struc
     if (errno || end == argv[1] || (*end && strcmp(end, "ms")))
         return diag_set(d, ST_ERANGE, "slo %s: expected milliseconds (0 = no target)", argv[1]);
     return app_set_slo(a, ms, d);
+}
+
+static enum status do_price(struct app *a, int argc, char **argv, bool bang,
+                            struct cmd_out *out, struct diag *d)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(argv[1], &end);
+    if (errno || end == argv[1] || *end || !(v >= 0) || v > PRICE_PER_HOUR_MAX)
+        return diag_set(d, ST_ERANGE, "price %s: expected a price per hour from 0 (the price "
+                        "table's) to %.0f", argv[1], PRICE_PER_HOUR_MAX);
+    a->price_per_hour = v;
+    return ST_OK;
 }
 
 static enum status do_export(struct app *a, int argc, char **argv, bool bang,
@@ -374,7 +388,9 @@ static const struct cmd cmds[] = {
     {{"batch", "batch N", "Set the batch size (1..1048576); + and - double and halve it"}, 1, 1,
      do_batch},
     {{"set", "set NAME=VALUE ...", "Set a model symbol (seq, height, width, ...) or a template "
-                                   "hyperparameter (depth=101)"}, 1, 8, do_set},
+                                   "hyperparameter (depth=101), or dispatch_us=US: the eager "
+                                   "runtimes' host dispatch per op in microseconds (0: the "
+                                   "calibrated one)"}, 1, 8, do_set},
     {{"gpu", "gpu NAME[:PROFILE]", "Choose the GPU, optionally a MIG slice: gpu h100, "
                                    "gpu a100:3g.20gb, gpu :full"}, 1, 1, do_gpu},
     {{"mig", "mig PROFILE|full", "Run on a MIG slice of the current GPU, or the whole GPU"}, 1, 1,
@@ -385,6 +401,8 @@ static const struct cmd cmds[] = {
                               "(the engine replayed as a CUDA graph) or vllm (serving "
                               "engine)"}, 1, 1, do_runtime},
     {{"slo", "slo MS", "Latency target the MIG suggestion must meet (0 = none)"}, 1, 1, do_slo},
+    {{"price", "price X", "Price of the GPU or slice per hour: the header shows the cost (0 = "
+                          "the price table's)"}, 1, 1, do_price},
     {{"export", "export[!] csv|json FILE", "Write the table of the tab shown (the filtered "
                                            "layers and the figures, the sweep, the MIG table or "
                                            "the comparison) atomically; export! overwrites"}, 2, 2,

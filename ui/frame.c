@@ -7,6 +7,8 @@
 
 #include "util/fmt.h"
 #include "core/gpu.h"
+#include "core/price.h"
+#include "core/report.h"
 #include "ui/keymap.h"
 #include "ui/w_bar.h"
 
@@ -115,6 +117,27 @@ static void draw_source(struct app *a, struct ui_canvas *c, int y, int x, int xe
     }
 }
 
+/* "0.0123/1k": the cost of 1,000 samples (a million output tokens of a
+ * generation, 1,000 images of a pipeline) at :price or the price table's
+ * price; false when neither prices the configuration. */
+static bool cost_str(const struct app *a, char *buf, size_t size)
+{
+    struct price p = {.per_hour = a->price_per_hour};
+    if (!a->have_pred || (!(p.per_hour > 0) && !price_table_find(&a->prices, &a->cfg, &p)))
+        return false;
+    char t[32];
+    if (a->have_gen)
+        snprintf(buf, size, "%s/Mtok", fmt_num(price_cost(p.per_hour, a->genr.output_tokens_per_s,
+                                                          1e6), t, sizeof t));
+    else if (a->have_diff)
+        snprintf(buf, size, "%s/1k img",
+                 fmt_num(price_cost(p.per_hour, a->diffr.images_per_s, 1e3), t, sizeof t));
+    else
+        snprintf(buf, size, "%s/1k",
+                 fmt_num(price_cost(p.per_hour, a->pred.throughput, 1e3), t, sizeof t));
+    return true;
+}
+
 static void draw_header(struct app *a, struct ui_canvas *c, struct ui_rect r)
 {
     char b1[64], line[APP_SPEC_MAX + 64];
@@ -150,6 +173,8 @@ static void draw_header(struct app *a, struct ui_canvas *c, struct ui_rect r)
         snprintf(b1, sizeof b1, "%g ms", a->slo_ms);
         x = put_field(c, y, x, xend, "SLO ", b1);
     }
+    if (cost_str(a, b1, sizeof b1))
+        x = put_field(c, y, x, xend, "cost ", b1);
     draw_source(a, c, y, x, xend);
 }
 
@@ -340,6 +365,16 @@ static int latency_figures(struct app *a, struct ui_canvas *c, int y, int x, int
     x = put(c, y, x, xend, missed ? UI_STYLE_BAD : UI_STYLE_VALUE,
             fmt_ms(p->latency_ms, b1, sizeof b1));
     x = put(c, y, x, xend, UI_STYLE_NORMAL, " ");
+    if (wide) { /* its 80% interval; a widened one (no measured rows like it) warns */
+        struct report_intervals iv;
+        report_intervals(&a->cfg, p, &iv);
+        char b3[48];
+        if (iv.lat.valid) {
+            snprintf(t, sizeof t, "[%s, %s] ", fmt_ms(iv.lat.low, b1, sizeof b1),
+                     fmt_ms(iv.lat.high, b3, sizeof b3));
+            x = put(c, y, x, xend, iv.lat.widen > 1 ? UI_STYLE_WARN : UI_STYLE_DIM, t);
+        }
+    }
     x = put_delta(a, c, y, x, xend, p->latency_ms, pin->latency_ms, true);
     if (a->slo_ms > 0) {
         snprintf(t, sizeof t, missed ? "misses SLO %s " : "meets SLO %s ",

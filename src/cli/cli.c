@@ -10,6 +10,7 @@
 #include "util/strbuf.h"
 #include "util/textsafe.h"
 #include "core/gpu.h"
+#include "core/price.h"
 #include "graph/load.h"
 
 void cli_common_init(struct cli_common *co)
@@ -23,6 +24,18 @@ int cli_parse_int(const char *s, int64_t lo, int64_t hi, int64_t *out)
     errno = 0;
     long long v = strtoll(s, &end, 10);
     if (errno || end == s || *end || v < lo || v > hi)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+/* A finite number above 0 and at most max: 0, else -1. */
+static int parse_positive(const char *arg, double max, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(arg, &end);
+    if (errno || end == arg || *end || !(v > 0) || v > max)
         return -1;
     *out = v;
     return 0;
@@ -70,6 +83,28 @@ int cli_common_opt(struct cli_common *co, int c, const char *arg)
     case CLI_OPT_CSV: co->csv = true; return 1;
     case CLI_OPT_FORCE: co->force = true; return 1;
     case 'o': co->output = arg; return 1;
+    case CLI_OPT_DISPATCH:
+        if (parse_positive(arg, CLI_DISPATCH_US_MAX, &co->dispatch_us)) {
+            cli_error("--dispatch-us '%s': expected microseconds above 0 and at most %.0f", arg,
+                      CLI_DISPATCH_US_MAX);
+            return -1;
+        }
+        return 1;
+    case CLI_OPT_PRICE:
+        if (parse_positive(arg, PRICE_PER_HOUR_MAX, &co->price_per_hour)) {
+            cli_error("--price-per-hour '%s': expected a price above 0 and at most %.0f", arg,
+                      PRICE_PER_HOUR_MAX);
+            return -1;
+        }
+        return 1;
+    case CLI_OPT_PRICE_OF:
+        if (strcmp(arg, "gpu") && strcmp(arg, "slice")) {
+            cli_error("--price-of '%s': expected gpu or slice", arg);
+            return -1;
+        }
+        co->price_of_gpu = strcmp(arg, "gpu") == 0;
+        co->price_of_set = true;
+        return 1;
     default: return 0;
     }
 }
@@ -186,6 +221,12 @@ int cli_config(const struct cli_common *co, const struct graph *g, struct config
         cli_error("--runtime '%s': expected %s", co->runtime, runtime_names());
         return 2;
     }
+    if (co->dispatch_us > 0 && !runtime_eager(cfg->rt)) {
+        cli_error("--dispatch-us: only the eager runtimes (pytorch, pytorch-sdpa) dispatch "
+                  "every op from the host; %s does not", runtime_name(cfg->rt));
+        return 2;
+    }
+    cfg->dispatch_us = co->dispatch_us;
     struct diag sd = {0};
     if (config_supported(cfg, &sd)) {
         fprintf(stderr, "dippm: %s\n", sd.msg);

@@ -10,6 +10,7 @@
  * cli_common_opt, are picked by flag:
  *   --batch N  --set NAME=VALUE  --gpu NAME  --precision P  --runtime R
  *   --weights FILE  --json  --csv  -o/--output FILE  --force
+ *   --dispatch-us US  --price-per-hour X  --price-of gpu|slice
  */
 #ifndef DIPPM_CLI_H
 #define DIPPM_CLI_H
@@ -24,6 +25,7 @@
 #include "util/status.h"
 
 #define CLI_MAX_SETS 64
+#define CLI_DISPATCH_US_MAX 1e5 /* --dispatch-us: at most 0.1 s per op */
 
 struct cli_common {
     int64_t batch; /* 0 = model default */
@@ -32,6 +34,10 @@ struct cli_common {
     int64_t set_val[CLI_MAX_SETS];
     const char *gpu, *precision, *runtime, *weights, *output;
     bool json, csv, force;
+    double dispatch_us;    /* --dispatch-us; 0: the calibrated one */
+    double price_per_hour; /* --price-per-hour; 0: the price table's, if any */
+    bool price_of_gpu;     /* --price-of gpu */
+    bool price_of_set;     /* --price-of given */
 };
 
 void cli_common_init(struct cli_common *co);

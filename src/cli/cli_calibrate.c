@@ -7,13 +7,15 @@
 #include <time.h>
 
 #include "core/calib.h"
+#include "core/interval_gen.h"
 #include "cli/cli.h"
 #include "util/datafile.h"
 #include "util/fileio.h"
 #include "core/sim.h"
 #include "util/textsafe.h"
 
-enum { OPT_DATA = CLI_OPT__OWN, OPT_SAMPLES, OPT_NO_FIT, OPT_NO_LOMO, OPT_EXPORT };
+enum { OPT_DATA = CLI_OPT__OWN, OPT_SAMPLES, OPT_NO_FIT, OPT_NO_LOMO, OPT_EXPORT, OPT_INTERVALS,
+       OPT_NEUSIGHT };
 
 static const struct cli_opt calibrate_opts[] = {
     {"data", 0, "TABLE", "the mapping table (default: the shipped " DATAFILE_CALIBRATION_NAME
@@ -26,6 +28,12 @@ static const struct cli_opt calibrate_opts[] = {
      "(latency or memory of one configuration) as dataset JSONL labelled measured, to "
      "fine-tune the GNN on (dippm train) and to evaluate it leaving one model out (dippm "
      "eval); refuses to overwrite without --force", OPT_EXPORT},
+    {"intervals", 0, "DIR", "instead, write the prediction-interval table DIR/" INTERVAL_FILE
+     " and its check DIR/intervals.md from the held-out errors of the measured rows (the "
+     "leave-one-model-out folds from the compiled-in constants, and --neusight); refuses to "
+     "overwrite without --force", OPT_INTERVALS},
+    {"neusight", 0, "FILE", "with --intervals: also the measured rows of this dataset (JSONL) "
+     "predicted by the teacher", OPT_NEUSIGHT},
     {"output", 'o', "FILE", "write the report to FILE (refuses to overwrite without --force)",
      'o'},
     {"force", 0, NULL, "let -o or --export-rows replace an existing file", CLI_OPT_FORCE},
@@ -36,7 +44,9 @@ const struct cli_cmd cli_cmd_calibrate = {
     .name = "calibrate",
     .usage = "dippm calibrate [--data TABLE] [--samples DIR] [--no-fit] [--no-lomo]\n"
              "                       [-o REPORT.md] [--force]\n"
-             "       dippm calibrate --export-rows FILE.jsonl [--data TABLE] [--force]",
+             "       dippm calibrate --export-rows FILE.jsonl [--data TABLE] [--force]\n"
+             "       dippm calibrate --intervals DIR [--neusight FILE.jsonl] [--data TABLE]\n"
+             "                       [--samples DIR] [--force]",
     .about = "Fits the teacher's global constants (efficiency caps, per-kernel, per-op and\n"
              "per-call overheads, runtime context memory, activation allocator factor) to the\n"
              "published measurements of the mapping table, cross-validates them leaving one\n"
@@ -54,7 +64,8 @@ const struct cli_cmd cli_cmd_calibrate = {
 /* What `dippm calibrate` was asked for. */
 struct calibrate_cli {
     struct cli_common co;
-    const char *data, *samples, *export;
+    const char *data, *samples, *export, *intervals, *neusight;
+    bool data_given, samples_given; /* typed, not found */
     bool fit, lomo;
     char data_buf[4096], samples_buf[4096];
 };
@@ -68,6 +79,8 @@ static int calibrate_opt(void *ctx, int id, const char *arg)
     case OPT_NO_FIT: a->fit = false; return -1;
     case OPT_NO_LOMO: a->lomo = false; return -1;
     case OPT_EXPORT: a->export = arg; return -1;
+    case OPT_INTERVALS: a->intervals = arg; return -1;
+    case OPT_NEUSIGHT: a->neusight = arg; return -1;
     default: return CLI_OPTS_COMMON;
     }
 }
@@ -139,6 +152,71 @@ static int export_rows(struct calib_set *set, const char *path, bool force)
     }
     free(text);
     calib_set_fini(set);
+    return rc;
+}
+
+/* `dippm calibrate --intervals DIR ...` as typed, for the files' headers. */
+static void intervals_command(const struct calibrate_cli *a, char *buf, size_t size)
+{
+    int len = snprintf(buf, size, "dippm calibrate --intervals %s", a->intervals);
+    if (a->data_given && len > 0 && (size_t)len < size)
+        len += snprintf(buf + len, size - (size_t)len, " --data %s", a->data);
+    if (a->samples_given && len > 0 && (size_t)len < size)
+        len += snprintf(buf + len, size - (size_t)len, " --samples %s", a->samples);
+    if (a->neusight && len > 0 && (size_t)len < size)
+        snprintf(buf + len, size - (size_t)len, " --neusight %s", a->neusight);
+}
+
+/* Writes DIR/intervals.tsv and DIR/intervals.md from the held-out errors. */
+static int write_intervals(const struct calibrate_cli *a, const struct interval_resid *res,
+                           int n, int n_calib)
+{
+    struct interval_table t;
+    interval_build(&t, res, n, NULL);
+    char cmd[2048], head[5120], inputs[512], tsv_path[4096], md_path[4096];
+    intervals_command(a, cmd, sizeof cmd);
+    snprintf(inputs, sizeof inputs, "%d held-out errors (%d calibration rows, leave one model "
+             "out; %d NeuSight rows, teacher)", n, n_calib, n - n_calib);
+    snprintf(head, sizeof head, "dippm prediction intervals (%.0f%%, split-conformal by runtime "
+             "group; method and check in intervals.md)\nwritten by: %s\nfrom %s",
+             INTERVAL_COVERAGE * 100, cmd, inputs);
+    snprintf(tsv_path, sizeof tsv_path, "%s/%s", a->intervals, INTERVAL_FILE);
+    snprintf(md_path, sizeof md_path, "%s/intervals.md", a->intervals);
+    size_t lens[2];
+    char *tsv = interval_table_format(&t, head, &lens[0]);
+    char *md = interval_report(res, n, n_calib, &t, cmd, inputs, &lens[1]);
+    const char *paths[2] = {tsv_path, md_path};
+    const void *data[2] = {tsv, md};
+    struct diag d = {0};
+    int rc = 0;
+    if (file_write_atomic_n(2, paths, data, lens, a->co.force, &d))
+        rc = cli_fail(&d);
+    else
+        fprintf(stderr, "dippm: wrote %s and %s (%d held-out errors)\n", tsafe(tsv_path),
+                tsafe(md_path), n);
+    free(tsv);
+    free(md);
+    return rc;
+}
+
+/* The leave-one-model-out folds from the compiled-in constants (the ones
+ * predict uses), the errors they leave, and the interval files. */
+static int run_intervals(const struct calibrate_cli *a, struct calib_set *set)
+{
+    struct diag d = {0};
+    int rc = 0;
+    struct interval_resid *res = NULL;
+    int n = 0, n_calib = 0;
+    struct calib_graphs *cg = calib_graphs_new(set, a->samples, &d);
+    fprintf(stderr, "dippm: leave-one-model-out folds ...\n");
+    if (!cg || calib_evaluate(set, cg, sim_params_default(), &d) ||
+        calib_lomo(set, cg, sim_params_default(), 2, &d) ||
+        interval_collect(set, a->neusight, &res, &n, &n_calib, &d))
+        rc = cli_fail(&d);
+    else
+        rc = write_intervals(a, res, n, n_calib);
+    free(res);
+    calib_graphs_free(cg);
     return rc;
 }
 
@@ -215,6 +293,13 @@ int cli_calibrate(int argc, char **argv)
         return rc;
     if (optind != argc)
         return cli_usage_error("calibrate", "unexpected argument '%s'", argv[optind]);
+    if (a.neusight && !a.intervals)
+        return cli_usage_error("calibrate", "--neusight is used with --intervals");
+    if (a.intervals && a.export)
+        return cli_usage_error("calibrate", "--intervals and --export-rows write different "
+                               "things; give one");
+    a.data_given = a.data != NULL;
+    a.samples_given = a.samples != NULL;
     if ((rc = find_inputs(&a)))
         return rc;
     struct calib_set set;
@@ -225,7 +310,7 @@ int cli_calibrate(int argc, char **argv)
         return cli_fail(&d);
     if (a.export)
         return export_rows(&set, a.export, a.co.force);
-    rc = run(&a, &set, &t0);
+    rc = a.intervals ? run_intervals(&a, &set) : run(&a, &set, &t0);
     calib_set_fini(&set);
     return rc;
 }

@@ -92,23 +92,29 @@ int cli_diff_check(const struct cli_diff *df, const struct cli_gen *gen, const c
     return 0;
 }
 
-static void row(FILE *f, struct jsonw *w, const struct cli_common *co, const struct diff_result *r)
+static void row(FILE *f, struct jsonw *w, const struct cli_sweep_gen *s,
+                const struct diff_result *r)
 {
+    const struct cli_common *co = s->co;
     if (co->json) {
         jsonw_obj_begin(w);
         diff_report_json_fields(w, r);
+        cli_cost_cell(f, w, co, s->price, "cost_per_1k_images", r->images_per_s, 1e3);
         jsonw_obj_end(w);
-    } else if (co->csv) {
-        fprintf(f, "%lld,%lld,%.4f,%.4f,%.4f,%.3f,%.3f,%.4f,%.3f,%.1f,%d\n",
+        return;
+    }
+    if (co->csv) {
+        fprintf(f, "%lld,%lld,%.4f,%.4f,%.4f,%.3f,%.3f,%.4f,%.3f,%.1f,%d",
                 (long long)r->steps, (long long)r->batch, r->step_ms, r->vae_ms, r->text_ms,
                 r->batch_ms, r->ms_per_image, r->images_per_s, r->energy_j_per_image,
                 r->memory_mib, r->fits);
     } else {
-        fprintf(f, "%6lld %7lld %11.3f %10.3f %10.3f %12.1f %12.1f %9.3f %10.1f %11.0f %5s\n",
+        fprintf(f, "%6lld %7lld %11.3f %10.3f %10.3f %12.1f %12.1f %9.3f %10.1f %11.0f %5s",
                 (long long)r->steps, (long long)r->batch, r->step_ms, r->vae_ms, r->text_ms,
                 r->batch_ms, r->ms_per_image, r->images_per_s, r->energy_j_per_image,
                 r->memory_mib, r->fits ? "yes" : "NO");
     }
+    cli_cost_cell(f, w, co, s->price, "", r->images_per_s, 1e3);
 }
 
 /* "spec, spec" of r's text encoders, or "none". */
@@ -138,11 +144,13 @@ static void header(FILE *f, struct jsonw *w, const struct cli_sweep_gen *s,
             jsonw_str(w, r->text[i].spec);
         jsonw_arr_end(w);
         jsonw_key_str(w, "source", report_source_line(s->p));
+        cli_cost_json_head(w, s->price);
         jsonw_key(w, "rows");
         jsonw_arr_begin(w, false);
     } else if (s->co->csv) {
         fprintf(f, "steps,batch,step_ms,vae_ms,text_ms,batch_ms,ms_per_image,images_per_s,"
-                   "energy_j_per_image,memory_mib,fits\n");
+                   "energy_j_per_image,memory_mib,fits");
+        cli_cost_head(f, s->co, s->price, "", "cost_per_1k_images");
     } else {
         fprintf(f, "%s on %s, %s, %s, %s guidance, VAE %s, text encoder %s\n", s->g->name,
                 hw, precision_name(s->cfg->prec), runtime_name(s->cfg->rt),
@@ -150,6 +158,7 @@ static void header(FILE *f, struct jsonw *w, const struct cli_sweep_gen *s,
         fprintf(f, "%6s %7s %11s %10s %10s %12s %12s %9s %10s %11s %5s\n", "steps", "batch",
                 "step_ms", "vae_ms", "text_ms", "batch_ms", "ms/image", "images/s", "J/image",
                 "memory_MiB", "fits");
+        cli_cost_head(f, s->co, s->price, "cost/1k img", "");
     }
 }
 
@@ -251,7 +260,7 @@ int cli_sweep_diff(const struct cli_sweep_gen *s, const struct cli_diff *df)
             }
             if (i == 0 && j == 0)
                 header(f, &w, s, &rq, &r);
-            row(f, &w, s->co, &r);
+            row(f, &w, s, &r);
         }
     }
     return cli_sweep_rows_emit(s, f, &w, &buf, &len, rc);

@@ -97,9 +97,10 @@ int cli_gen_prepare(const struct cli_gen *gen, struct graph *g, const struct con
 
 /* ---- sweep ----------------------------------------------------------------- */
 
-static void gen_row(FILE *f, struct jsonw *w, const struct cli_common *co,
+static void gen_row(FILE *f, struct jsonw *w, const struct cli_sweep_gen *s,
                     const struct gen_result *r)
 {
+    const struct cli_common *co = s->co;
     if (co->json) {
         jsonw_obj_begin(w);
         gen_report_json_timing(w, r);
@@ -107,20 +108,25 @@ static void gen_row(FILE *f, struct jsonw *w, const struct cli_common *co,
         jsonw_key_fixed(w, "kv_cache_mib", r->kv_cache_mib, 2);
         jsonw_key_fixed(w, "memory_mib", r->mem.total_mib, 1);
         jsonw_key_bool(w, "fits", r->mem.fits);
+        cli_cost_cell(f, w, co, s->price, "cost_per_1m_output_tokens", r->output_tokens_per_s,
+                      1e6);
         jsonw_obj_end(w);
-    } else if (co->csv) {
-        fprintf(f, "%lld,%lld,%lld,%.4f,%.4f,%.3f,%.2f,%.6f,%.2f,%.1f,%s\n",
+        return;
+    }
+    if (co->csv) {
+        fprintf(f, "%lld,%lld,%lld,%.4f,%.4f,%.3f,%.2f,%.6f,%.2f,%.1f,%s",
                 (long long)r->input_tokens, (long long)r->output_tokens, (long long)r->batch,
                 r->ttft_ms, r->tpot_ms, r->e2e_ms, r->output_tokens_per_s,
                 r->energy_j_per_output_token, r->kv_cache_mib, r->mem.total_mib,
                 r->mem.fits ? "true" : "false");
     } else {
-        fprintf(f, "%8lld %8lld %7lld %11.3f %10.3f %12.1f %11.1f %10.5f %11.0f %11.0f %5s\n",
+        fprintf(f, "%8lld %8lld %7lld %11.3f %10.3f %12.1f %11.1f %10.5f %11.0f %11.0f %5s",
                 (long long)r->input_tokens, (long long)r->output_tokens, (long long)r->batch,
                 r->ttft_ms, r->tpot_ms, r->e2e_ms, r->output_tokens_per_s,
                 r->energy_j_per_output_token, r->kv_cache_mib, r->mem.total_mib,
                 r->mem.fits ? "yes" : "NO");
     }
+    cli_cost_cell(f, w, co, s->price, "", r->output_tokens_per_s, 1e6);
 }
 
 static int sweep_max_batch(const struct cli_sweep_gen *s, struct gen_model *m,
@@ -221,18 +227,21 @@ int cli_sweep_gen(const struct cli_sweep_gen *s)
         cli_sweep_json_open(&w, s, report_hw_label(s->cfg, hw, sizeof hw));
         jsonw_key_str(&w, "kv_precision", precision_name(rq.kv_prec));
         jsonw_key_str(&w, "source", report_source_line(s->p));
+        cli_cost_json_head(&w, s->price);
         jsonw_key(&w, "rows");
         jsonw_arr_begin(&w, false);
     } else if (s->co->csv) {
         fprintf(f, "input_tokens,output_tokens,batch,ttft_ms,tpot_ms,e2e_ms,output_tokens_per_s,"
-                   "energy_j_per_output_token,kv_cache_mib,memory_mib,fits\n");
+                   "energy_j_per_output_token,kv_cache_mib,memory_mib,fits");
+        cli_cost_head(f, s->co, s->price, "", "cost_per_1m_output_tokens");
     } else {
         fprintf(f, "%s on %s, %s, %s, KV cache %s\n", s->g->name,
                 report_hw_label(s->cfg, hw, sizeof hw), precision_name(s->cfg->prec),
                 runtime_name(s->cfg->rt), precision_name(rq.kv_prec));
-        fprintf(f, "%8s %8s %7s %11s %10s %12s %11s %10s %11s %11s %5s\n", "input", "output",
+        fprintf(f, "%8s %8s %7s %11s %10s %12s %11s %10s %11s %11s %5s", "input", "output",
                 "batch", "ttft_ms", "tpot_ms", "e2e_ms", "tokens/s", "J/token", "kv_MiB",
                 "memory_MiB", "fits");
+        cli_cost_head(f, s->co, s->price, "cost/Mtok", "");
     }
     int n_over = s->over_name ? s->n_over : 1, n_rows = 0;
     for (int i = 0; i < n_over && !rc; i++) {
@@ -246,7 +255,7 @@ int cli_sweep_gen(const struct cli_sweep_gen *s)
             struct gen_result res;
             struct diag d = {0};
             if (gen_run_batch(s->p, m, s->cfg, &r, &res, &d) == ST_OK) {
-                gen_row(f, &w, s->co, &res);
+                gen_row(f, &w, s, &res);
                 n_rows++;
             } else if (d.code == ST_ERANGE && s->over_name) { /* beyond the context */
                 char prefix[32];

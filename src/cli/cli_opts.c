@@ -35,6 +35,16 @@ static const struct {
                      CLI_OPT_RUNTIME}},
     {CLI_C_WEIGHTS, {"weights", 0, "FILE", "GNN weight file to use instead of the default",
                      CLI_OPT_WEIGHTS}},
+    {CLI_C_DISPATCH, {"dispatch-us", 0, "US", "the host's dispatch per op of an eager runtime "
+                      "in microseconds (default: the calibrated one, from a Python-heavy "
+                      "harness; predict --json shows it as dispatch_us)", CLI_OPT_DISPATCH}},
+    {CLI_C_PRICE, {"price-per-hour", 0, "X", "the price of the GPU or MIG slice per hour, in "
+                   "any currency: adds the cost per 1,000 samples, per million output tokens "
+                   "or per 1,000 images (default: the price table "
+                   "$XDG_CONFIG_HOME/dippm/prices)", CLI_OPT_PRICE}},
+    {CLI_C_PRICE, {"price-of", 0, "gpu|slice", "what --price-per-hour prices: the slice run on "
+                   "(default) or the whole GPU, of which a MIG slice costs its compute "
+                   "slices' share (1g: 1/7)", CLI_OPT_PRICE_OF}},
     {CLI_C_JSON, {"json", 0, NULL, "JSON output", CLI_OPT_JSON}},
     {CLI_C_CSV, {"csv", 0, NULL, "CSV output", CLI_OPT_CSV}},
     {CLI_C_OUTPUT, {"output", 'o', "FILE", "write to FILE, atomically ('-o -': standard "

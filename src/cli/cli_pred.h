@@ -20,6 +20,26 @@ int cli_pred_parse_ms(const char *arg, double *out);
  * teacher's estimate is then shown, labelled as such). */
 struct predictor *cli_pred_predictor(const struct cli_common *co, int *rc);
 
+/* The price of cfg per hour: --price-per-hour (with --price-of gpu, times
+ * the slice's share), else the user's price table (price.h); per_hour 0
+ * when neither prices it. 0, or the exit code (a malformed price table, or
+ * --price-of without a price; message printed). */
+struct price;
+int cli_pred_price(const struct cli_common *co, const struct config *cfg, const char *sub,
+                   struct price *out);
+
+/* The sweep's cost column, last in every row, at price p (none when p is
+ * NULL or has no price): the JSON object's "price_per_hour" and
+ * "price_source"; the end of the header line (" TEXT_NAME" in text, ",KEY"
+ * in CSV, then '\n'); the end of a row: the cost of n units at rate_per_s
+ * (in JSON the row's KEY; in text and CSV the cell, then '\n'). */
+struct jsonw;
+void cli_cost_json_head(struct jsonw *w, const struct price *p);
+void cli_cost_head(FILE *f, const struct cli_common *co, const struct price *p,
+                   const char *text_name, const char *key);
+void cli_cost_cell(FILE *f, struct jsonw *w, const struct cli_common *co, const struct price *p,
+                   const char *key, double rate_per_s, double n);
+
 /* ---- generation options (predict and sweep) ---------------------------- */
 
 enum { CLI_OPT_GEN_IN = 1200, CLI_OPT_GEN_OUT, CLI_OPT_GEN_KVIN, CLI_OPT_GEN_KVPREC };
@@ -58,10 +78,10 @@ struct cli_sweep_gen {
     int n_over, n_batch;
     bool max_batch;
     double headroom;
+    const struct price *price; /* the cost column's (cli_pred_price) */
 };
 int cli_sweep_gen(const struct cli_sweep_gen *s);
 
-struct jsonw;
 /* Opens the JSON object of a sweep (rows or --max-batch) in w, initialised:
  * "model" and "gpu" (hw). */
 void cli_sweep_json_open(struct jsonw *w, const struct cli_sweep_gen *s, const char *hw);

@@ -9,6 +9,7 @@
 #include "cli/cli.h"
 #include "cli/cli_pred.h"
 #include "core/gpu.h"
+#include "core/price.h"
 #include "util/fmt.h"
 #include "util/jsonw.h"
 #include "graph/load.h"
@@ -38,6 +39,7 @@ const struct cli_cmd cli_cmd_sweep = {
     .usage = "dippm sweep MODEL [--batch RANGE] [--over NAME=RANGE] [--csv|--json]\n"
              "                   [--gpu NAME[:PROFILE]] [--precision P] [--runtime R]\n"
              "                   [--set NAME=VALUE]... [--weights FILE] [-o FILE]\n"
+             "                   [--dispatch-us US] [--price-per-hour X [--price-of gpu]]\n"
              "       dippm sweep MODEL --max-batch [--gpu NAME[:PROFILE]] [--slo-ms X]\n"
              "                   [--headroom PCT] [--json]",
     .about =
@@ -59,7 +61,7 @@ const struct cli_cmd cli_cmd_sweep = {
         "images/s, J per image, memory with every model resident) over --batch\n"
         "(default 1..64) and --over steps=RANGE; --max-batch then gives the largest\n"
         "batch whose pipeline fits.",
-    .common = CLI_C_SET | CLI_C_CONFIG | CLI_C_JSON | CLI_C_CSV | CLI_C_OUTPUT,
+    .common = CLI_C_SET | CLI_C_CONFIG | CLI_C_JSON | CLI_C_CSV | CLI_C_OUTPUT | CLI_C_DEPLOY,
     .groups = {sweep_opts, cli_gen_opts, cli_diff_opts},
 };
 
@@ -139,6 +141,7 @@ struct sweep {
     int n_batch;
     struct config cfg;
     struct predictor *p;
+    struct price price; /* the cost column's */
     /* the options */
     const char *batch_arg;
     bool max_batch, want_gen;
@@ -223,8 +226,10 @@ static void refused_row(FILE *f, struct jsonw *w, const struct sweep *s, int64_t
 static void csv_header(FILE *f, const struct sweep *s)
 {
     fprintf(f, "%s%sbatch,gpu,mig,precision,runtime,latency_ms,throughput_per_s,energy_j,"
-               "energy_mj_per_sample,memory_mib,capacity_mib,fits,roofline_ms,source\n",
+               "energy_mj_per_sample,memory_mib,capacity_mib,fits,roofline_ms,source,"
+               "latency_ms_low,latency_ms_high,memory_mib_low,memory_mib_high",
             s->over_name ? s->over_name : "", s->over_name ? "," : "");
+    cli_cost_head(f, &s->co, &s->price, "", "cost_per_1k_samples");
 }
 
 static void row_out(FILE *f, struct jsonw *w, const struct sweep *s, int64_t over, int64_t b,
@@ -232,6 +237,8 @@ static void row_out(FILE *f, struct jsonw *w, const struct sweep *s, int64_t ove
 {
     const struct gpu_spec *gs = gpu_get(s->cfg.gpu);
     const char *mig = s->cfg.mig >= 0 ? gs->mig[s->cfg.mig].name : "";
+    struct report_intervals iv;
+    report_intervals(&s->cfg, pr, &iv);
     if (s->co.json) {
         jsonw_obj_begin(w);
         if (s->over_name) {
@@ -241,15 +248,27 @@ static void row_out(FILE *f, struct jsonw *w, const struct sweep *s, int64_t ove
         jsonw_key_fixed(w, "latency_ms", pr->latency_ms, 4);
         report_json_figures(w, pr);
         jsonw_key_fixed(w, "roofline_ms", pr->sim.roofline_ms, 4);
+        report_json_intervals(w, pr, &iv, false);
+        cli_cost_cell(f, w, &s->co, &s->price, "cost_per_1k_samples", pr->throughput, 1e3);
         jsonw_obj_end(w);
     } else if (s->co.csv) {
         if (s->over_name)
             fprintf(f, "%lld,", (long long)over);
-        fprintf(f, "%lld,%s,%s,%s,%s,%.4f,%.2f,%.5f,%.4f,%.1f,%.1f,%s,%.4f,%s\n", (long long)b,
+        fprintf(f, "%lld,%s,%s,%s,%s,%.4f,%.2f,%.5f,%.4f,%.1f,%.1f,%s,%.4f,%s", (long long)b,
                 gs->name, mig, precision_name(s->cfg.prec), runtime_name(s->cfg.rt),
                 pr->latency_ms, pr->throughput, pr->energy_j, pr->energy_mj_per_sample,
                 pr->memory_mib, pr->capacity_mib, pr->fits ? "true" : "false",
                 pr->sim.roofline_ms, pr->from_gnn ? "gnn" : "teacher");
+        /* empty fields without an interval */
+        if (iv.lat.valid)
+            fprintf(f, ",%.4f,%.4f", iv.lat.low, iv.lat.high);
+        else
+            fputs(",,", f);
+        if (iv.mem.valid)
+            fprintf(f, ",%.1f,%.1f", iv.mem.low, iv.mem.high);
+        else
+            fputs(",,", f);
+        cli_cost_cell(f, w, &s->co, &s->price, "", pr->throughput, 1e3);
     } else {
         char t[32];
         if (s->over_name)
@@ -262,8 +281,18 @@ static void row_out(FILE *f, struct jsonw *w, const struct sweep *s, int64_t ove
         fmt_col(f, fmt_mib(pr->memory_mib, t, sizeof t), 10);
         fmt_col(f, pr->fits ? "yes" : "NO", 4);
         fmt_col(f, fmt_ms(pr->sim.roofline_ms, t, sizeof t), 10);
-        fputc('\n', f);
+        cli_cost_cell(f, w, &s->co, &s->price, "", pr->throughput, 1e3);
     }
+}
+
+/* The interval of every row as factors of the prediction (the same for
+ * each row: it depends on the GPU, precision and runtime). */
+static struct report_intervals grid_intervals(const struct sweep *s)
+{
+    struct prediction one = {.latency_ms = 1, .throughput = 1, .memory_mib = 1};
+    struct report_intervals iv;
+    report_intervals(&s->cfg, &one, &iv);
+    return iv;
 }
 
 static int run_grid(struct sweep *s, struct graph *base)
@@ -282,6 +311,11 @@ static int run_grid(struct sweep *s, struct graph *base)
         jsonw_key_str(&w, "precision", precision_name(s->cfg.prec));
         jsonw_key_str(&w, "runtime", runtime_name(s->cfg.rt));
         jsonw_key_str(&w, "source", report_source_line(s->p));
+        struct report_intervals iv = grid_intervals(s);
+        jsonw_key_fixed(&w, "interval_coverage", INTERVAL_COVERAGE, 2);
+        jsonw_key_str(&w, "interval_note", iv.lat.note);
+        jsonw_key_str(&w, "memory_interval_note", iv.mem.note);
+        cli_cost_json_head(&w, &s->price);
         jsonw_key(&w, "rows");
         jsonw_arr_begin(&w, false);
     } else if (s->co.csv) {
@@ -291,8 +325,9 @@ static int run_grid(struct sweep *s, struct graph *base)
                 precision_name(s->cfg.prec), runtime_name(s->cfg.rt));
         if (s->over_name)
             fprintf(f, "%10s ", s->over_name);
-        fprintf(f, "%7s %10s %9s %9s %10s %10s %4s %10s\n", "batch", "latency", "samples/s",
+        fprintf(f, "%7s %10s %9s %9s %10s %10s %4s %10s", "batch", "latency", "samples/s",
                 "energy", "per sample", "memory", "fits", "roofline");
+        cli_cost_head(f, &s->co, &s->price, "cost/1k", "");
     }
     int n_over = s->over_name ? s->n_over : 1, n_rows = 0;
     for (int i = 0; i < n_over && !rc; i++) {
@@ -337,6 +372,13 @@ static int run_grid(struct sweep *s, struct graph *base)
         jsonw_obj_end(&w);
     } else if (!s->co.csv) {
         fprintf(f, "source: %s\n", report_source_line(s->p));
+        struct report_intervals iv = grid_intervals(s);
+        if (iv.lat.valid)
+            fprintf(f, "interval: latency x%.3f to x%.3f of the prediction (%s)\n", iv.lat.low,
+                    iv.lat.high, iv.lat.note);
+        if (iv.mem.valid)
+            fprintf(f, "interval: memory x%.3f to x%.3f of the prediction (%s)\n", iv.mem.low,
+                    iv.mem.high, iv.mem.note);
     }
     fclose(f);
     if (!rc)
@@ -575,11 +617,12 @@ static int run(struct sweep *s)
     if (graph_batch_sym(g) < 0 && (s->n_batch > 1 || s->max_batch)) {
         cli_error("%s: the model has no batch dimension to sweep", s->spec);
         rc = 2;
-    } else if (!(rc = cli_config(&s->co, g, &s->cfg))) {
+    } else if (!(rc = cli_config(&s->co, g, &s->cfg)) &&
+               !(rc = cli_pred_price(&s->co, &s->cfg, "sweep", &s->price))) {
         s->p = cli_pred_predictor(&s->co, &rc);
         struct cli_sweep_gen sg = {&s->co, &s->gen, g, &s->cfg, s->p, s->over_name,
                                    s->over_vals, s->batches, s->n_over, s->n_batch,
-                                   s->max_batch, s->headroom};
+                                   s->max_batch, s->headroom, &s->price};
         if (!rc)
             rc = s->want_gen ? cli_sweep_gen(&sg)
                  : s->diff.steps ? cli_sweep_diff(&sg, &s->diff)

@@ -96,9 +96,6 @@ const char *runtime_names(void)
 
 void config_default(struct config *c)
 {
-    c->gpu = CONFIG_DEFAULT_GPU;
-    c->mig = -1;
-    c->prec = PREC_FP32;
-    c->rt = RT_PYTORCH;
-    c->batch = 1;
+    *c = (struct config){.gpu = CONFIG_DEFAULT_GPU, .mig = -1, .prec = PREC_FP32,
+                         .rt = RT_PYTORCH, .batch = 1};
 }

@@ -92,6 +92,10 @@ struct config {
     enum precision prec;
     enum runtime rt;
     int64_t batch;
+    /* The host's dispatch per op of an eager runtime in microseconds, for
+     * a harness or host faster or slower than the calibrated one; 0: the
+     * calibrated sim_params dispatch_us. Ignored by the other runtimes. */
+    double dispatch_us;
 };
 
 const char *precision_name(enum precision p);
@@ -107,7 +111,8 @@ const char *runtime_names(void);
  * A100-SXM4-40GB of the DIPPM paper (tests/test_gpu.c checks the name). */
 #define CONFIG_DEFAULT_GPU 0
 
-/* Defaults: A100-SXM4-40GB (the paper's GPU), whole GPU, fp32, pytorch, batch 1. */
+/* Defaults: A100-SXM4-40GB (the paper's GPU), whole GPU, fp32, pytorch, batch 1,
+ * the calibrated host dispatch. */
 void config_default(struct config *c);
 
 #endif

@@ -149,8 +149,9 @@ static enum status fill_grid(struct predictor *p, struct graph *g, const int *ba
                 for (int r = 0; r < RT__COUNT; r++) {
                     size_t i = gidx(G, b, h, pr, r);
                     G->gnn[i] = G->teacher[i] = G->gnn_mem[i] = G->teacher_mem[i] = NAN;
-                    struct config cfg = {G->hw[h].gpu, G->hw[h].mig, (enum precision)pr,
-                                         (enum runtime)r, batches[b]};
+                    struct config cfg = {.gpu = G->hw[h].gpu, .mig = G->hw[h].mig,
+                                         .prec = (enum precision)pr, .rt = (enum runtime)r,
+                                         .batch = batches[b]};
                     if (config_supported(&cfg, NULL) != ST_OK)
                         continue;
                     struct prediction out;

@@ -440,16 +440,20 @@ static void forward_graph_head(const struct gnn_model *m, const struct gnn_batch
  * training) every node its own class, as the backward pass needs every
  * node's rows, and OpenBLAS's products as before. */
 static void forward(const struct gnn_model *m, const struct gnn_batch *b, struct gnn_work *w,
-                    bool classes)
+                    bool classes, uint64_t key)
 {
     const struct gnn_arch *a = &m->arch;
     work_reserve(w, a, (size_t)b->n_nodes, (size_t)b->n_graphs);
     struct gnn_classes_graph cg = {b->n_nodes, b->n_graphs, a->fn,       b->goff,
                                    b->xn,      b->pred_off, b->pred, b->succ_off, b->succ};
-    if (classes)
-        gnn_classes_build(&w->cl, &cg, a->layers);
-    else
+    if (!classes) {
         gnn_classes_identity(&w->cl, &cg, a->layers);
+        w->cl_key = 0;
+    } else if (!key || key != w->cl_key || w->cl_levels != a->layers) {
+        gnn_classes_build(&w->cl, &cg, a->layers);
+        w->cl_key = key;
+        w->cl_levels = a->layers;
+    }
     forward_embed(m, b, w, classes);
     for (int l = 0; l < a->layers; l++)
         forward_layer(m, b, w, l, classes);
@@ -460,7 +464,13 @@ static void forward(const struct gnn_model *m, const struct gnn_batch *b, struct
 
 void gnn_forward(const struct gnn_model *m, const struct gnn_batch *b, struct gnn_work *w)
 {
-    forward(m, b, w, true);
+    forward(m, b, w, true, 0);
+}
+
+void gnn_forward_keyed(const struct gnn_model *m, const struct gnn_batch *b, uint64_t key,
+                       struct gnn_work *w)
+{
+    forward(m, b, w, true, key);
 }
 
 /* ---- loss and backward ------------------------------------------------- */
@@ -662,7 +672,7 @@ double gnn_loss(const struct gnn_model *m, const struct gnn_batch *b,
                 const struct gnn_targets *tg, struct gnn_work *w, float *grad,
                 double *reg_loss, double *share_loss)
 {
-    forward(m, b, w, false);
+    forward(m, b, w, false, 0);
     if (b->n_graphs == 0)
         return 0;
     double lreg, lsh;

@@ -133,6 +133,8 @@ struct gnn_targets {
 struct gnn_work {
     size_t cap_n, cap_g;
     struct gnn_classes cl;
+    uint64_t cl_key; /* the key of gnn_forward_keyed cl was built for (0: none) */
+    int cl_levels;   /* and its levels */
     float *xc;  /* the level-0 classes' feature rows */
     double *ec; /* exp(c) per last-level class */
     float *gb, *a0, *h, *m, *z, *u, *s, *c, *r, *z1, *z2, *a1, *a2, *o, *out, *p;
@@ -147,6 +149,13 @@ void gnn_work_fini(struct gnn_work *w);
  * layers run once per class of nodes with the same computation
  * (gnn_classes.h; w->cl), so w's per-node arrays hold one row per class. */
 void gnn_forward(const struct gnn_model *m, const struct gnn_batch *b, struct gnn_work *w);
+/* The same, where key is 0 or a key of what the classes are made from
+ * (node and graph counts, goff, xn, the CSR arrays): two batches with the
+ * same nonzero key have the same, so the classes w built for that key in
+ * its last forward are reused instead of built again (the keys of
+ * gnn_features_batch, gnn_features.h). */
+void gnn_forward_keyed(const struct gnn_model *m, const struct gnn_batch *b, uint64_t key,
+                       struct gnn_work *w);
 
 /* Forward + loss; if grad != NULL (n_params floats) also backward, with the
  * gradient ADDED to grad. Returns the loss (mean over graphs). Parts of the

@@ -2,6 +2,7 @@
 #include "core/gnn_features.h"
 
 #include <math.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -111,94 +112,156 @@ static void node_roof(const struct node *n, double scale, const struct hw *hw, d
                            : 0;
 }
 
-void gnn_features_node(const struct graph *g, int ni, const struct config *cfg, const struct hw *hw,
-                       const struct sim_result *sr, float *out)
+/* A node's feature row is computed in two steps. node_args gathers what
+ * each scalar feature is made from: the argument of lg1p for the scalars
+ * log-scaled below, the value itself (already a float) for the others,
+ * 0 where the node has none; v[0] is the op. node_finish makes the row from
+ * that record alone, so equal records give equal rows (the cache of
+ * gnn_features_batch relies on it). */
+#define NODE_ARGS (1 + FEAT_N__COUNT)
+
+static const bool log_scaled[FEAT_N__COUNT] = {
+    [FEAT_N_out_d0] = 1,       [FEAT_N_out_d1] = 1,        [FEAT_N_out_d2] = 1,
+    [FEAT_N_out_d3] = 1,       [FEAT_N_out_elems] = 1,     [FEAT_N_macs] = 1,
+    [FEAT_N_flops] = 1,        [FEAT_N_bytes_read] = 1,    [FEAT_N_bytes_written] = 1,
+    [FEAT_N_params] = 1,       [FEAT_N_param_bytes] = 1,   [FEAT_N_intensity] = 1,
+    [FEAT_N_prec_bytes] = 1,   [FEAT_N_groups] = 1,        [FEAT_N_fan_out] = 1,
+    [FEAT_N_t_compute] = 1,    [FEAT_N_t_memory] = 1,      [FEAT_N_t_roof] = 1,
+    [FEAT_N_t_teacher] = 1,    [FEAT_N_t_kcompute] = 1,    [FEAT_N_t_kmemory] = 1,
+};
+
+/* Output shape and cost arguments of node n into a[]. Every argument is
+ * written (0 where the node has none): node_args does not clear the record
+ * first, as a memset of it costs as much as filling it. */
+static void args_shape_cost(const struct graph *g, const struct node *n, double scale, double *a)
 {
-    const struct node *n = &g->nodes[ni];
-    memset(out, 0, sizeof(float) * FEAT_NODE_DIM);
-    enum op_class c = n->op == OP__UNKNOWN ? OPC_OTHER : op_class_of(n->op);
-    out[c] = 1;
-    float *fr = out + OPC__COUNT;
-    for (int i = 0; i < FEAT_FREQ__COUNT; i++)
-        if (n->op == freq_ops[i])
-            fr[i] = 1;
-    float *s = fr + FEAT_FREQ__COUNT;
-    s[FEAT_N_unsupported] = n->state != NODE_OK && n->state != NODE_NOT_RUN;
-    if (n->n_out > 0 && n->out[0] >= 0) {
-        const struct shape *sh = &g->values[n->out[0]].shape;
-        if (sh->known) {
-            s[FEAT_N_out_rank] = (float)sh->rank;
-            if (sh->rank >= 1)
-                s[FEAT_N_out_d0] = lg1p((double)sh->d[0]);
-            if (sh->rank >= 2)
-                s[FEAT_N_out_d1] = lg1p((double)sh->d[1]);
-            if (sh->rank >= 3)
-                s[FEAT_N_out_d2] = lg1p((double)sh->d[sh->rank - 2]);
-            if (sh->rank >= 4)
-                s[FEAT_N_out_d3] = lg1p((double)sh->d[sh->rank - 1]);
-            double e = 1;
-            for (int i = 0; i < sh->rank; i++)
-                e *= (double)(sh->d[i] > 0 ? sh->d[i] : 0);
-            s[FEAT_N_out_elems] = lg1p(e);
-        }
+    const struct shape *sh = n->n_out > 0 && n->out[0] >= 0 ? &g->values[n->out[0]].shape : NULL;
+    if (sh && sh->known) {
+        int r = sh->rank;
+        double e = 1;
+        for (int i = 0; i < r; i++)
+            e *= (double)(sh->d[i] > 0 ? sh->d[i] : 0);
+        a[FEAT_N_out_rank] = (float)r;
+        a[FEAT_N_out_d0] = r >= 1 ? (double)sh->d[0] : 0;
+        a[FEAT_N_out_d1] = r >= 2 ? (double)sh->d[1] : 0;
+        a[FEAT_N_out_d2] = r >= 3 ? (double)sh->d[r - 2] : 0;
+        a[FEAT_N_out_d3] = r >= 4 ? (double)sh->d[r - 1] : 0;
+        a[FEAT_N_out_elems] = e;
+    } else {
+        a[FEAT_N_out_rank] = a[FEAT_N_out_d0] = a[FEAT_N_out_d1] = 0;
+        a[FEAT_N_out_d2] = a[FEAT_N_out_d3] = a[FEAT_N_out_elems] = 0;
     }
     const struct node_cost *k = &n->cost;
-    double scale = prec_scale(g, cfg);
     double moved = k->bytes_read + k->bytes_written;
-    s[FEAT_N_macs] = lg1p(k->macs);
-    s[FEAT_N_flops] = lg1p(k->flops);
-    s[FEAT_N_bytes_read] = lg1p(k->bytes_read);
-    s[FEAT_N_bytes_written] = lg1p(k->bytes_written);
-    s[FEAT_N_params] = lg1p(k->params);
-    s[FEAT_N_param_bytes] = lg1p(k->param_bytes);
-    s[FEAT_N_intensity] = moved > 0 ? lg1p(k->flops / moved) : 0;
-    s[FEAT_N_prec_bytes] = lg1p(moved * scale);
+    a[FEAT_N_macs] = k->macs;
+    a[FEAT_N_flops] = k->flops;
+    a[FEAT_N_bytes_read] = k->bytes_read;
+    a[FEAT_N_bytes_written] = k->bytes_written;
+    a[FEAT_N_params] = k->params;
+    a[FEAT_N_param_bytes] = k->param_bytes;
+    a[FEAT_N_intensity] = moved > 0 ? k->flops / moved : 0;
+    a[FEAT_N_prec_bytes] = moved * scale;
+}
 
-    const int64_t *ks, *st, *dl;
-    int nk = node_attr_ints(n, "kernel_shape", &ks);
-    if (nk >= 1) {
-        s[FEAT_N_kernel_h] = (float)ks[0];
-        s[FEAT_N_kernel_w] = (float)ks[nk - 1];
-    }
-    int ns = node_attr_ints(n, "strides", &st);
+/* Attribute and connectivity arguments of node n (op class c) into a[]. */
+static void args_attrs(const struct graph *g, const struct node *n, enum op_class c, double *a)
+{
+    const int64_t *ks = NULL, *st = NULL, *dl = NULL;
+    bool attrs = n->n_attr > 0; /* else every lookup below finds nothing */
+    int nk = attrs ? node_attr_ints(n, "kernel_shape", &ks) : 0;
+    a[FEAT_N_kernel_h] = nk >= 1 ? (float)ks[0] : 0;
+    a[FEAT_N_kernel_w] = nk >= 1 ? (float)ks[nk - 1] : 0;
+    float stride = 0;
+    int ns = attrs ? node_attr_ints(n, "strides", &st) : 0;
     for (int i = 0; i < ns; i++)
-        if (st[i] > s[FEAT_N_stride])
-            s[FEAT_N_stride] = (float)st[i];
-    int nd = node_attr_ints(n, "dilations", &dl);
+        if (st[i] > stride)
+            stride = (float)st[i];
+    a[FEAT_N_stride] = stride;
+    int nd = attrs ? node_attr_ints(n, "dilations", &dl) : 0, dilated = 0;
     for (int i = 0; i < nd; i++)
-        if (dl[i] > 1)
-            s[FEAT_N_dilated] = 1;
-    int64_t groups = node_attr_int(n, "group", 1);
-    s[FEAT_N_groups] = lg1p((double)(groups > 0 ? groups : 1));
-    if (c == OPC_CONV && groups > 1 && groups == first_in_channels(g, n))
-        s[FEAT_N_depthwise] = 1;
+        dilated |= dl[i] > 1;
+    a[FEAT_N_dilated] = dilated;
+    int64_t groups = attrs ? node_attr_int(n, "group", 1) : 1;
+    a[FEAT_N_groups] = (double)(groups > 0 ? groups : 1);
+    a[FEAT_N_depthwise] = c == OPC_CONV && groups > 1 && groups == first_in_channels(g, n);
     int nin = 0, fan = 0;
     for (int i = 0; i < n->n_in; i++)
         nin += n->in[i] >= 0;
     for (int i = 0; i < n->n_out; i++)
         if (n->out[i] >= 0)
             fan += g->values[n->out[i]].n_consumers;
-    s[FEAT_N_n_inputs] = (float)nin;
-    s[FEAT_N_fan_out] = lg1p(fan);
-    double tc, tm;
-    node_roof(n, scale, hw, &tc, &tm);
-    s[FEAT_N_t_compute] = lg1p(tc * 1e6);
-    s[FEAT_N_t_memory] = lg1p(tm * 1e6);
-    s[FEAT_N_t_roof] = lg1p((tc > tm ? tc : tm) * 1e6);
+    a[FEAT_N_n_inputs] = (float)nin;
+    a[FEAT_N_fan_out] = fan;
+}
+
+/* The teacher's arguments of node ni (all 0 without its result) into a[]. */
+static void args_teacher(const struct sim_result *sr, int ni, double *a)
+{
     if (sr && ni < sr->n_nodes) {
         const struct sim_node *sn = &sr->nodes[ni];
-        s[FEAT_N_t_teacher] = lg1p(sn->time_s * 1e6);
-        s[FEAT_N_share_teacher] = (float)sn->time_share;
-        s[FEAT_N_t_kcompute] = lg1p(sn->compute_s * 1e6);
-        s[FEAT_N_t_kmemory] = lg1p(sn->memory_s * 1e6);
-        s[FEAT_N_efficiency] = (float)sn->efficiency;
-        s[FEAT_N_fused] = sn->fused;
-        s[FEAT_N_kernel] = sn->kernel;
-        s[FEAT_N_tensor_core] = sn->tensor_core;
-        s[FEAT_N_b_compute] = sn->bound == BOUND_COMPUTE;
-        s[FEAT_N_b_memory] = sn->bound == BOUND_MEMORY;
-        s[FEAT_N_b_overhead] = sn->bound == BOUND_OVERHEAD;
+        a[FEAT_N_t_teacher] = sn->time_s * 1e6;
+        a[FEAT_N_share_teacher] = (float)sn->time_share;
+        a[FEAT_N_t_kcompute] = sn->compute_s * 1e6;
+        a[FEAT_N_t_kmemory] = sn->memory_s * 1e6;
+        a[FEAT_N_efficiency] = (float)sn->efficiency;
+        a[FEAT_N_fused] = sn->fused;
+        a[FEAT_N_kernel] = sn->kernel;
+        a[FEAT_N_tensor_core] = sn->tensor_core;
+        a[FEAT_N_b_compute] = sn->bound == BOUND_COMPUTE;
+        a[FEAT_N_b_memory] = sn->bound == BOUND_MEMORY;
+        a[FEAT_N_b_overhead] = sn->bound == BOUND_OVERHEAD;
+    } else {
+        for (int k = FEAT_N_t_teacher; k <= FEAT_N_b_overhead; k++)
+            a[k] = 0;
     }
+}
+
+_Static_assert(FEAT_N__COUNT == 37 && FEAT_N_b_overhead == FEAT_N__COUNT - 1,
+               "node_args writes every scalar: give a new one its argument in args_*");
+
+/* The record of node ni into v[NODE_ARGS]; *roof gets its roofline bound
+ * (seconds), which the graph features sum. scale is prec_scale(g, cfg). */
+static void node_args(const struct graph *g, int ni, double scale, const struct hw *hw,
+                      const struct sim_result *sr, double *v, double *roof)
+{
+    const struct node *n = &g->nodes[ni];
+    double *a = v + 1;
+    v[0] = n->op;
+    enum op_class c = n->op == OP__UNKNOWN ? OPC_OTHER : op_class_of(n->op);
+    a[FEAT_N_unsupported] = n->state != NODE_OK && n->state != NODE_NOT_RUN;
+    args_shape_cost(g, n, scale, a);
+    args_attrs(g, n, c, a);
+    double tc, tm;
+    node_roof(n, scale, hw, &tc, &tm);
+    a[FEAT_N_t_compute] = tc * 1e6;
+    a[FEAT_N_t_memory] = tm * 1e6;
+    a[FEAT_N_t_roof] = (tc > tm ? tc : tm) * 1e6;
+    *roof = tc > tm ? tc : tm;
+    args_teacher(sr, ni, a);
+}
+
+/* The raw feature row of a record of node_args. */
+static void node_finish(const double *v, float *out)
+{
+    memset(out, 0, sizeof(float) * FEAT_NODE_DIM);
+    enum op op = (enum op)v[0];
+    out[op == OP__UNKNOWN ? OPC_OTHER : op_class_of(op)] = 1;
+    float *fr = out + OPC__COUNT;
+    for (int i = 0; i < FEAT_FREQ__COUNT; i++)
+        if (op == freq_ops[i])
+            fr[i] = 1;
+    float *s = fr + FEAT_FREQ__COUNT;
+    const double *a = v + 1;
+    for (int k = 0; k < FEAT_N__COUNT; k++)
+        s[k] = log_scaled[k] ? lg1p(a[k]) : (float)a[k];
+}
+
+void gnn_features_node(const struct graph *g, int ni, const struct config *cfg, const struct hw *hw,
+                       const struct sim_result *sr, float *out)
+{
+    double v[NODE_ARGS], roof;
+    node_args(g, ni, prec_scale(g, cfg), hw, sr, v, &roof);
+    node_finish(v, out);
 }
 
 static float lgpos(double v)
@@ -206,13 +269,14 @@ static float lgpos(double v)
     return v > 0 ? (float)log(v) : 0.0f;
 }
 
-void gnn_features_graph(const struct graph *g, const struct config *cfg, const struct hw *hw,
-                        const struct sim_result *sr, float *out)
+/* The graph features, given prec_scale(g, cfg) and the sum of the nodes'
+ * roofline bounds in seconds (in node order). */
+static void graph_features(const struct graph *g, const struct config *cfg, const struct hw *hw,
+                           const struct sim_result *sr, double scale, double roof, float *out)
 {
     memset(out, 0, sizeof(float) * FEAT_GRAPH_DIM);
     const struct graph_totals *t = &g->totals;
     const double mib = 1.0 / (1024.0 * 1024.0);
-    double scale = prec_scale(g, cfg);
     out[FEAT_G_batch] = (float)log2((double)(cfg->batch > 0 ? cfg->batch : 1));
     out[FEAT_G_tot_macs] = lg1p(t->macs);
     out[FEAT_G_tot_flops] = lg1p(t->flops);
@@ -240,12 +304,6 @@ void gnn_features_graph(const struct graph *g, const struct config *cfg, const s
     out[FEAT_G_roof_memory_ms] =
         hw->bw_bytes > 0 ? lg1p((t->bytes_read + t->bytes_written) * scale / hw->bw_bytes * 1e3)
                          : 0;
-    double roof = 0;
-    for (int i = 0; i < g->n_nodes; i++) {
-        double tc, tm;
-        node_roof(&g->nodes[i], scale, hw, &tc, &tm);
-        roof += tc > tm ? tc : tm;
-    }
     out[FEAT_G_roof_nodes_ms] = lg1p(roof * 1e3);
     if (sr) {
         out[FEAT_G_teacher_ms] = lgpos(sr->latency_ms);
@@ -258,6 +316,18 @@ void gnn_features_graph(const struct graph *g, const struct config *cfg, const s
         out[FEAT_G__COUNT + cfg->prec] = 1;
     if ((unsigned)cfg->rt < RT__COUNT)
         out[FEAT_G__COUNT + FEAT_N_PREC + cfg->rt] = 1;
+}
+
+void gnn_features_graph(const struct graph *g, const struct config *cfg, const struct hw *hw,
+                        const struct sim_result *sr, float *out)
+{
+    double scale = prec_scale(g, cfg), roof = 0;
+    for (int i = 0; i < g->n_nodes; i++) {
+        double tc, tm;
+        node_roof(&g->nodes[i], scale, hw, &tc, &tm);
+        roof += tc > tm ? tc : tm;
+    }
+    graph_features(g, cfg, hw, sr, scale, roof, out);
 }
 
 void gnn_features_anchor(const struct sim_result *sr, int n, float *w0, float *anchor)
@@ -276,28 +346,23 @@ void gnn_features_anchor(const struct sim_result *sr, int n, float *w0, float *a
 
 /* ---- adjacency ------------------------------------------------------- */
 
-/* Sorts and removes duplicates in each CSR row in place (compacting). */
-static void csr_dedup(int n, int *off, int *idx)
+/* Inserts p into the sorted row idx[b..*w) unless it is there already. */
+static void row_insert(int *idx, int b, int *w, int p)
 {
-    int w = 0;
-    for (int i = 0; i < n; i++) {
-        int b = off[i], e = off[i + 1];
-        for (int k = b + 1; k < e; k++) { /* rows are short: insertion sort */
-            int v = idx[k], j = k - 1;
-            while (j >= b && idx[j] > v) {
-                idx[j + 1] = idx[j];
-                j--;
-            }
-            idx[j + 1] = v;
-        }
-        off[i] = w;
-        for (int k = b; k < e; k++)
-            if (k == b || idx[k] != idx[k - 1])
-                idx[w++] = idx[k];
-    }
-    off[n] = w;
+    int j = *w - 1;
+    while (j >= b && idx[j] > p)
+        j--;
+    if (j >= b && idx[j] == p)
+        return;
+    for (int k = *w; k > j + 1; k--)
+        idx[k] = idx[k - 1];
+    idx[j + 1] = p;
+    (*w)++;
 }
 
+/* Each node's distinct producer nodes, sorted, are its pred row; the succ
+ * rows are the transpose, filled in node order and so sorted and distinct
+ * too. One pass over the inputs (the value table is the slow part). */
 void gnn_features_adj_build(const struct graph *g, struct gnn_features_adj *a)
 {
     int n = g->n_nodes;
@@ -308,49 +373,31 @@ void gnn_features_adj_build(const struct graph *g, struct gnn_features_adj *a)
         a->succ_off = xreallocarray(a->succ_off, (size_t)a->cap_n, sizeof(int));
         a->fill = xreallocarray(a->fill, (size_t)a->cap_n, sizeof(int));
     }
-    memset(a->pred_off, 0, sizeof(int) * (size_t)(n + 1));
+    int w = 0;
+    for (int i = 0; i < n; i++) {
+        const struct node *nd = &g->nodes[i];
+        a->pred_off[i] = w;
+        if (w + nd->n_in + 1 > a->cap_e) {
+            a->cap_e = w + nd->n_in + 1 + (w + nd->n_in) / 2;
+            a->pred = xreallocarray(a->pred, (size_t)a->cap_e, sizeof(int));
+            a->succ = xreallocarray(a->succ, (size_t)a->cap_e, sizeof(int));
+        }
+        for (int k = 0; k < nd->n_in; k++) {
+            int p = nd->in[k] >= 0 ? g->values[nd->in[k]].producer : -1;
+            if (p >= 0 && p != i)
+                row_insert(a->pred, a->pred_off[i], &w, p);
+        }
+    }
+    a->pred_off[n] = w;
     memset(a->succ_off, 0, sizeof(int) * (size_t)(n + 1));
-    /* Count edges producer -> consumer. */
-    int ne = 0;
-    for (int i = 0; i < n; i++) {
-        const struct node *nd = &g->nodes[i];
-        for (int k = 0; k < nd->n_in; k++) {
-            if (nd->in[k] < 0)
-                continue;
-            int p = g->values[nd->in[k]].producer;
-            if (p >= 0 && p != i) {
-                a->pred_off[i + 1]++;
-                a->succ_off[p + 1]++;
-                ne++;
-            }
-        }
-    }
-    for (int i = 0; i < n; i++) {
-        a->pred_off[i + 1] += a->pred_off[i];
+    for (int e = 0; e < w; e++)
+        a->succ_off[a->pred[e] + 1]++;
+    for (int i = 0; i < n; i++)
         a->succ_off[i + 1] += a->succ_off[i];
-    }
-    if (ne + 1 > a->cap_e) {
-        a->cap_e = ne + 1 + ne / 2;
-        a->pred = xreallocarray(a->pred, (size_t)a->cap_e, sizeof(int));
-        a->succ = xreallocarray(a->succ, (size_t)a->cap_e, sizeof(int));
-    }
-    /* pred rows are filled in order; succ rows through the fill cursor. */
     memcpy(a->fill, a->succ_off, sizeof(int) * (size_t)n);
-    for (int i = 0; i < n; i++) {
-        const struct node *nd = &g->nodes[i];
-        int w = a->pred_off[i];
-        for (int k = 0; k < nd->n_in; k++) {
-            if (nd->in[k] < 0)
-                continue;
-            int p = g->values[nd->in[k]].producer;
-            if (p >= 0 && p != i) {
-                a->pred[w++] = p;
-                a->succ[a->fill[p]++] = i;
-            }
-        }
-    }
-    csr_dedup(n, a->pred_off, a->pred);
-    csr_dedup(n, a->succ_off, a->succ);
+    for (int i = 0; i < n; i++)
+        for (int e = a->pred_off[i]; e < a->pred_off[i + 1]; e++)
+            a->succ[a->fill[a->pred[e]]++] = i;
 }
 
 void gnn_features_adj_fini(struct gnn_features_adj *a)
@@ -363,4 +410,200 @@ void gnn_features_adj_fini(struct gnn_features_adj *a)
     free(a->succ);
     free(a->fill);
     memset(a, 0, sizeof *a);
+}
+
+/* ---- the batch of one graph, and the cache of node rows ---------------- */
+
+static uint64_t word(const double *v, int k)
+{
+    uint64_t w;
+    memcpy(&w, v + k, sizeof w);
+    return w;
+}
+
+/* A hash of a node record's bits: four independent multiply lanes (named,
+ * so that they stay in registers), then mixed. */
+static uint64_t hash_args(const double *v)
+{
+    const uint64_t p = 0x100000001b3ull;
+    uint64_t a0 = 0x9e3779b97f4a7c15ull, a1 = 0xc2b2ae3d27d4eb4full, a2 = 0x165667b19e3779f9ull,
+             a3 = 0x27d4eb2f165667c5ull;
+    int k = 0;
+    for (; k + 4 <= NODE_ARGS; k += 4) {
+        a0 = (a0 ^ word(v, k)) * p;
+        a1 = (a1 ^ word(v, k + 1)) * p;
+        a2 = (a2 ^ word(v, k + 2)) * p;
+        a3 = (a3 ^ word(v, k + 3)) * p;
+    }
+    for (; k < NODE_ARGS; k++)
+        a0 = (a0 ^ word(v, k)) * p;
+    uint64_t h = a0 ^ (a1 >> 21 | a1 << 43) ^ (a2 >> 37 | a2 << 27) ^ (a3 >> 50 | a3 << 14);
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdull;
+    h ^= h >> 33;
+    h *= 0xc4ceb9fe1a85ec53ull;
+    return h ^ (h >> 33);
+}
+
+void gnn_features_cache_clear(struct gnn_features_cache *c)
+{
+    c->n_ent = 0;
+    c->key = 0; /* entry numbers now mean other rows */
+    if (c->slot)
+        memset(c->slot, 0, sizeof(int) * (c->mask + 1));
+}
+
+/* Room for n more entries, made with m's normalisation. */
+static void cache_reserve(struct gnn_features_cache *c, const struct gnn_model *m, size_t n)
+{
+    size_t fb = sizeof(float) * FEAT_NODE_DIM;
+    if (!c->mean || memcmp(c->mean, m->node_mean, fb) || memcmp(c->std, m->node_std, fb)) {
+        if (!c->mean) {
+            c->mean = xmalloc(fb);
+            c->std = xmalloc(fb);
+        }
+        memcpy(c->mean, m->node_mean, fb);
+        memcpy(c->std, m->node_std, fb);
+        gnn_features_cache_clear(c);
+    }
+    if (c->n_ent + n > 2 * n + 1024)
+        gnn_features_cache_clear(c);
+    if (c->n_ent + n <= c->cap_ent)
+        return;
+    size_t cap = c->n_ent + n + (c->n_ent + n) / 2, t = 64;
+    c->hash = xreallocarray(c->hash, cap, sizeof(uint64_t));
+    c->args = xreallocarray(c->args, cap, sizeof(double) * NODE_ARGS);
+    c->row = xreallocarray(c->row, cap, fb);
+    c->cap_ent = cap;
+    while (t < 2 * cap)
+        t *= 2;
+    free(c->slot);
+    c->slot = xcalloc(t, sizeof(int));
+    c->mask = t - 1;
+    for (size_t e = 0; e < c->n_ent; e++) { /* the kept entries in the new table */
+        size_t s = (size_t)c->hash[e] & c->mask;
+        while (c->slot[s])
+            s = (s + 1) & c->mask;
+        c->slot[s] = (int)e + 1;
+    }
+}
+
+/* A row copy as vector moves (a memcpy of this fixed size is inlined as a
+ * rep movs, whose start-up costs more than the copy). */
+static void copy_row(float *restrict d, const float *restrict s)
+{
+    for (int k = 0; k < FEAT_NODE_DIM; k++)
+        d[k] = s[k];
+}
+
+static bool same_args(const struct gnn_features_cache *c, int e, const double *v)
+{
+    return memcmp(c->args + (size_t)e * NODE_ARGS, v, sizeof(double) * NODE_ARGS) == 0;
+}
+
+/* The normalised row of node i's record v into out: the cached one (first
+ * tried: the entry node i had in the call before), or made and kept
+ * (cache_reserve has made room). Whether it is the entry of the call before. */
+static bool node_row(struct gnn_features_cache *c, const struct gnn_model *m, int i,
+                     const double *v, float *out)
+{
+    int e = c->last[i];
+    if (e >= 0 && (size_t)e < c->n_ent && same_args(c, e, v)) {
+        copy_row(out, c->row + (size_t)e * FEAT_NODE_DIM);
+        return true;
+    }
+    uint64_t h = hash_args(v);
+    size_t s = (size_t)h & c->mask;
+    while ((e = c->slot[s] - 1) >= 0) {
+        if (c->hash[e] == h && same_args(c, e, v)) {
+            copy_row(out, c->row + (size_t)e * FEAT_NODE_DIM);
+            c->last[i] = e;
+            return false;
+        }
+        s = (s + 1) & c->mask;
+    }
+    node_finish(v, out);
+    gnn_normalize_nodes(m, out, 1);
+    e = (int)c->n_ent++;
+    c->slot[s] = e + 1;
+    c->hash[e] = h;
+    memcpy(c->args + (size_t)e * NODE_ARGS, v, sizeof(double) * NODE_ARGS);
+    memcpy(c->row + (size_t)e * FEAT_NODE_DIM, out, sizeof(float) * FEAT_NODE_DIM);
+    c->last[i] = e;
+    return false;
+}
+
+static bool same_adj(const struct gnn_features_adj *a, const struct gnn_features_adj *b)
+{
+    size_t n = (size_t)a->n;
+    return a->n == b->n && b->pred_off &&
+           !memcmp(a->pred_off, b->pred_off, sizeof(int) * (n + 1)) &&
+           !memcmp(a->pred, b->pred, sizeof(int) * (size_t)a->pred_off[n]);
+}
+
+/* Keys of batches (gnn_forward_keyed), unique in the process. */
+static uint64_t new_key(void)
+{
+    static atomic_uint_fast64_t next = 1;
+    return atomic_fetch_add(&next, 1);
+}
+
+const struct gnn_batch *gnn_features_batch(struct gnn_features_cache *c, const struct gnn_model *m,
+                                           const struct graph *g, const struct config *cfg,
+                                           const struct hw *hw, const struct sim_result *sr)
+{
+    int n = g->n_nodes;
+    if ((size_t)n > c->cap_n) {
+        c->cap_n = (size_t)n + (size_t)n / 2 + 16;
+        free(c->xn);
+        free(c->w0);
+        free(c->last);
+        c->xn = xmalloc(sizeof(float) * c->cap_n * FEAT_NODE_DIM);
+        c->w0 = xmalloc(sizeof(float) * c->cap_n);
+        c->last = xmalloc(sizeof(int) * c->cap_n);
+        for (size_t i = 0; i < c->cap_n; i++)
+            c->last[i] = -1;
+    }
+    cache_reserve(c, m, (size_t)n); /* may clear the cache, and so the key */
+    bool same = c->key != 0 && n == c->b.n_nodes;
+    double scale = prec_scale(g, cfg), roof = 0;
+    for (int i = 0; i < n; i++) {
+        double v[NODE_ARGS], r;
+        node_args(g, i, scale, hw, sr, v, &r);
+        roof += r;
+        if (!node_row(c, m, i, v, c->xn + (size_t)i * FEAT_NODE_DIM))
+            same = false;
+    }
+    graph_features(g, cfg, hw, sr, scale, roof, c->xg);
+    gnn_normalize_graph(m, c->xg, 1);
+    gnn_features_anchor(sr, n, c->w0, c->anchor);
+    const struct gnn_features_adj *a = &c->adj[c->cur ^ 1];
+    gnn_features_adj_build(g, &c->adj[c->cur ^ 1]);
+    same = same && same_adj(a, &c->adj[c->cur]);
+    c->cur ^= 1;
+    if (!same)
+        c->key = new_key();
+    c->goff[0] = 0;
+    c->goff[1] = n;
+    c->b = (struct gnn_batch){1,           n,       c->goff,     c->xn,   c->xg, a->pred_off,
+                              a->pred,     a->succ_off, a->succ, c->w0,   c->anchor};
+    return &c->b;
+}
+
+void gnn_features_cache_fini(struct gnn_features_cache *c)
+{
+    if (!c)
+        return;
+    gnn_features_adj_fini(&c->adj[0]);
+    gnn_features_adj_fini(&c->adj[1]);
+    free(c->xn);
+    free(c->w0);
+    free(c->last);
+    free(c->slot);
+    free(c->hash);
+    free(c->args);
+    free(c->row);
+    free(c->mean);
+    free(c->std);
+    memset(c, 0, sizeof *c);
 }

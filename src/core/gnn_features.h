@@ -22,6 +22,7 @@
 #include <stdint.h>
 
 #include "core/config.h"
+#include "core/gnn.h"
 #include "core/gpu.h"
 #include "graph/ir.h"
 #include "core/sim.h"
@@ -163,5 +164,52 @@ struct gnn_features_adj {
 };
 void gnn_features_adj_build(const struct graph *g, struct gnn_features_adj *a);
 void gnn_features_adj_fini(struct gnn_features_adj *a);
+
+/* What the forward of one graph needs, built by gnn_features_batch: the
+ * normalised node rows, graph row, anchor and adjacency, and a cache of
+ * the normalised node rows made so far. A node's row is a function of a
+ * record of its inputs (op, output shape, cost, attributes, connectivity,
+ * roofline times at the configuration, the teacher's view of it); a node
+ * whose record equals one seen before, in this call (another node of the
+ * same kind) or an earlier one (the same graph predicted again), gets the
+ * row made then instead of its logarithms and normalisation again. The
+ * records are compared in full, so a changed graph, batch or configuration
+ * can never get a stale row; the cache is emptied when the model's
+ * normalisation differs from the one the rows were made with, and before
+ * it outgrows twice the graph. Each batch gets a key for gnn_forward_keyed
+ * (gnn.h), in c->key: a batch whose rows are all the entries its nodes had
+ * in the call before, with the same adjacency, keeps that call's key (so
+ * the forward reuses the classes it built for it); any other gets a new
+ * one. Start from a zeroed struct; free with gnn_features_cache_fini. */
+struct gnn_features_cache {
+    /* the batch of the last call and the arrays it points to */
+    struct gnn_batch b;
+    struct gnn_features_adj adj[2]; /* adj[cur] the last call's, the other the one before */
+    int cur;
+    uint64_t key; /* the last batch's key for gnn_forward_keyed; 0 after a clear */
+    float *xn, *w0;
+    int *last; /* per node, its entry in the call before (a hint, checked) */
+    size_t cap_n;
+    float xg[FEAT_GRAPH_DIM], anchor[GNN_T__COUNT];
+    int goff[2];
+    /* the rows made so far: entry e's node record and normalised row */
+    size_t n_ent, cap_ent, mask;
+    int *slot;      /* open addressing over mask + 1 slots: entry + 1, 0 empty */
+    uint64_t *hash; /* per entry */
+    double *args;   /* per entry, the record */
+    float *row;     /* per entry, FEAT_NODE_DIM floats */
+    float *mean, *std; /* the normalisation the rows were made with */
+};
+
+/* The batch of one graph g (inferred, with the teacher's result sr for g
+ * and cfg) for m: the same floats as gnn_features_node, _graph and
+ * _anchor, gnn_normalize_nodes/_graph and gnn_features_adj_build give.
+ * Valid until the next call on c. */
+const struct gnn_batch *gnn_features_batch(struct gnn_features_cache *c, const struct gnn_model *m,
+                                           const struct graph *g, const struct config *cfg,
+                                           const struct hw *hw, const struct sim_result *sr);
+/* Forgets the rows made so far: the next call makes every row afresh. */
+void gnn_features_cache_clear(struct gnn_features_cache *c);
+void gnn_features_cache_fini(struct gnn_features_cache *c);
 
 #endif

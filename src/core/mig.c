@@ -38,6 +38,13 @@ int mig_profile_order(const struct gpu_spec *gs, int *idx)
 
 static void explain(const struct gpu_spec *gs, struct mig_advice *a);
 
+/* The latency the target is checked against: the prediction, or its
+ * interval's upper bound. */
+static double slo_latency(const struct mig_advice *a, const struct mig_option *o)
+{
+    return a->slo_factor > 1 ? o->latency_ms * a->slo_factor : o->latency_ms;
+}
+
 void mig_decide(const struct gpu_spec *gs, struct mig_advice *a)
 {
     a->best = -1;
@@ -46,7 +53,7 @@ void mig_decide(const struct gpu_spec *gs, struct mig_advice *a)
         o->usable_mib = gs->mig[o->profile].usable_gib * GIB;
         o->need_mib = o->memory_mib * (1.0 + a->headroom);
         o->fits = o->need_mib <= o->usable_mib;
-        o->meets_slo = a->slo_ms <= 0 || o->latency_ms <= a->slo_ms;
+        o->meets_slo = a->slo_ms <= 0 || slo_latency(a, o) <= a->slo_ms;
         if (a->best < 0 && o->fits && o->meets_slo)
             a->best = o->profile;
     }
@@ -85,7 +92,9 @@ static void explain(const struct gpu_spec *gs, struct mig_advice *a)
                       gs->mig[o->profile].name, fmt_mib(o->usable_mib, f1, sizeof f1),
                       fmt_mib(o->memory_mib, f2, sizeof f2), hp);
         if (a->slo_ms > 0)
-            len = appendf(r, sz, len, ", %s <= %s target", fmt_ms(o->latency_ms, f1, sizeof f1),
+            len = appendf(r, sz, len, ", %s%s <= %s target",
+                          a->slo_factor > 1 ? "upper bound " : "",
+                          fmt_ms(slo_latency(a, o), f1, sizeof f1),
                           fmt_ms(a->slo_ms, f2, sizeof f2));
         /* why not the next smaller one */
         if (pos > 0) {
@@ -94,8 +103,9 @@ static void explain(const struct gpu_spec *gs, struct mig_advice *a)
                 len = appendf(r, sz, len, "; %s too small by %s", gs->mig[p->profile].name,
                               fmt_mib(p->need_mib - p->usable_mib, f1, sizeof f1));
             else if (!p->meets_slo)
-                len = appendf(r, sz, len, "; %s fits but takes %s > %s",
-                              gs->mig[p->profile].name, fmt_ms(p->latency_ms, f1, sizeof f1),
+                len = appendf(r, sz, len, "; %s fits but takes %s%s > %s",
+                              gs->mig[p->profile].name, a->slo_factor > 1 ? "up to " : "",
+                              fmt_ms(slo_latency(a, p), f1, sizeof f1),
                               fmt_ms(a->slo_ms, f2, sizeof f2));
         } else {
             len = appendf(r, sz, len, "; it is the smallest profile of %s", gs->name);
@@ -110,8 +120,8 @@ static void explain(const struct gpu_spec *gs, struct mig_advice *a)
     for (int i = 0; i < a->n; i++) {
         if (a->opts[i].fits) {
             any_fits = true;
-            if (a->opts[i].latency_ms < fastest) {
-                fastest = a->opts[i].latency_ms;
+            if (slo_latency(a, &a->opts[i]) < fastest) {
+                fastest = slo_latency(a, &a->opts[i]);
                 fastest_i = i;
             }
         }
@@ -129,9 +139,10 @@ static void explain(const struct gpu_spec *gs, struct mig_advice *a)
     } else {
         len = appendf(r, sz, len,
                       "no %s profile meets the %s target: the fastest that fits, %s, "
-                      "takes %s (%s too slow)",
+                      "takes %s%s (%s too slow)",
                       gs->name, fmt_ms(a->slo_ms, f1, sizeof f1),
-                      gs->mig[a->opts[fastest_i].profile].name, fmt_ms(fastest, f2, sizeof f2),
+                      gs->mig[a->opts[fastest_i].profile].name,
+                      a->slo_factor > 1 ? "up to " : "", fmt_ms(fastest, f2, sizeof f2),
                       fmt_ms(fastest - a->slo_ms, f3, sizeof f3));
     }
     (void)len;

@@ -29,6 +29,8 @@ struct mig_advice {
     int best;          /* profile index, or -1 if none qualifies */
     double headroom;   /* fraction, e.g. 0.10 */
     double slo_ms;     /* 0 = no latency target */
+    double slo_factor; /* the target holds latency_ms x this (the upper bound of its
+                          interval, --slo-upper); 0 or 1: the prediction itself */
     int n;
     struct mig_option opts[MIG_MAX_PROFILES]; /* ordered smallest to largest */
     char reason[640];  /* e.g. "3g.20gb: 19.62 GiB usable >= 14.1 GiB predicted + 10%;
@@ -45,7 +47,7 @@ enum status mig_advise(struct predictor *p, struct graph *g, const struct config
 int mig_profile_order(const struct gpu_spec *gpu, int *idx);
 
 /* The decision alone: from a->opts[].profile/memory_mib/latency_ms and
- * a->headroom/slo_ms, fills usable/need/fits/meets_slo, best and reason. */
+ * a->headroom/slo_ms/slo_factor, fills usable/need/fits/meets_slo, best and reason. */
 void mig_decide(const struct gpu_spec *gpu, struct mig_advice *a);
 
 #endif

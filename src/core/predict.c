@@ -22,10 +22,7 @@ struct predictor {
     char describe[WEIGHTS_DESC_MAX + 1100];
     /* Scratch reused across calls. */
     struct gnn_work w;
-    struct gnn_features_adj adj;
-    float *xn, *w0;
-    size_t cap_nodes;
-    float xg[FEAT_GRAPH_DIM];
+    struct gnn_features_cache fc;
 };
 
 /* OpenBLAS (0.3.x, pthreads build) takes a 128 MiB work buffer on its first
@@ -90,9 +87,7 @@ void predictor_free(struct predictor *p)
         return;
     gnn_model_fini(&p->m);
     gnn_work_fini(&p->w);
-    gnn_features_adj_fini(&p->adj);
-    free(p->xn);
-    free(p->w0);
+    gnn_features_cache_fini(&p->fc);
     free(p);
 }
 
@@ -114,26 +109,8 @@ static enum status run_gnn(struct predictor *p, const struct graph *g, const str
                            const struct hw *hw, struct prediction *out, struct diag *d)
 {
     int n = g->n_nodes;
-    const struct sim_result *sr = &out->sim;
-    if ((size_t)n > p->cap_nodes) {
-        p->cap_nodes = (size_t)n + (size_t)n / 2 + 16;
-        free(p->xn);
-        free(p->w0);
-        p->xn = xmalloc(sizeof(float) * p->cap_nodes * FEAT_NODE_DIM);
-        p->w0 = xmalloc(sizeof(float) * p->cap_nodes);
-    }
-    for (int i = 0; i < n; i++)
-        gnn_features_node(g, i, cfg, hw, sr, p->xn + (size_t)i * FEAT_NODE_DIM);
-    gnn_features_graph(g, cfg, hw, sr, p->xg);
-    float anchor[GNN_T__COUNT];
-    gnn_features_anchor(sr, n, p->w0, anchor);
-    gnn_normalize_nodes(&p->m, p->xn, (size_t)n);
-    gnn_normalize_graph(&p->m, p->xg, 1);
-    gnn_features_adj_build(g, &p->adj);
-    int goff[2] = {0, n};
-    struct gnn_batch b = {1, n, goff, p->xn, p->xg, p->adj.pred_off, p->adj.pred,
-                          p->adj.succ_off, p->adj.succ, p->w0, anchor};
-    gnn_forward(&p->m, &b, &p->w);
+    const struct gnn_batch *b = gnn_features_batch(&p->fc, &p->m, g, cfg, hw, &out->sim);
+    gnn_forward_keyed(&p->m, b, p->fc.key, &p->w);
     double v[GNN_T__COUNT];
     static const char *const what[GNN_T__COUNT] = {"latency", "energy", "memory"};
     for (int t = 0; t < GNN_T__COUNT; t++) {
@@ -170,6 +147,25 @@ enum status predict_prepare(struct graph *g, const struct config *cfg, struct hw
     return hw_from_config(cfg, hw, d);
 }
 
+/* The teacher's constants for cfg: the calibrated ones (NULL), or a copy in
+ * buf with cfg's host dispatch for an eager runtime. The GNN, anchored on
+ * the teacher's result and fed its host share, follows the change. */
+static const struct sim_params *teacher_params(const struct config *cfg, struct sim_params *buf)
+{
+    if (!(cfg->dispatch_us > 0) || !runtime_eager(cfg->rt))
+        return NULL;
+    *buf = *sim_params_default();
+    buf->dispatch_us[runtime_base(cfg->rt)] = cfg->dispatch_us;
+    return buf;
+}
+
+double predict_dispatch_us(const struct config *cfg)
+{
+    struct sim_params buf;
+    const struct sim_params *sp = teacher_params(cfg, &buf);
+    return (sp ? sp : sim_params_default())->dispatch_us[runtime_base(cfg->rt)];
+}
+
 enum status predict_run(struct predictor *p, struct graph *g, const struct config *cfg,
                         struct prediction *out, struct diag *d)
 {
@@ -179,7 +175,8 @@ enum status predict_run(struct predictor *p, struct graph *g, const struct confi
     if (st)
         return st;
     int bs = graph_batch_sym(g);
-    if ((st = sim_run(g, cfg, &out->sim, d)))
+    struct sim_params params;
+    if ((st = sim_run_params(g, cfg, teacher_params(cfg, &params), &out->sim, d)))
         return st;
     out->n_nodes = g->n_nodes;
     out->node_share = xcalloc((size_t)(g->n_nodes > 0 ? g->n_nodes : 1), sizeof(double));

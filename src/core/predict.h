@@ -51,4 +51,9 @@ enum status predict_run(struct predictor *p, struct graph *g, const struct confi
                         struct prediction *out, struct diag *d);
 void prediction_fini(struct prediction *out);
 
+/* The host's dispatch per op in microseconds that predict_run gives the
+ * teacher for cfg: cfg->dispatch_us when set (eager runtimes), else the
+ * calibrated one of cfg's runtime (sim_params dispatch_us). */
+double predict_dispatch_us(const struct config *cfg);
+
 #endif

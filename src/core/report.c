@@ -7,6 +7,7 @@
 
 #include "core/diffusion.h"
 #include "core/generation.h"
+#include "core/price.h"
 #include "util/fmt.h"
 #include "util/textsafe.h"
 #include "core/gpu.h"
@@ -46,6 +47,120 @@ static void symbols_str(const struct graph *g, char *buf, size_t size)
                                     g->syms[i].name, (long long)g->syms[i].val);
 }
 
+void report_intervals(const struct config *cfg, const struct prediction *pr,
+                      struct report_intervals *out)
+{
+    const char *why = NULL;
+    const struct interval_table *t = interval_default(&why);
+    out->lat = interval_for(t, IT_TIME, cfg, false, pr->latency_ms);
+    out->mem = interval_for(t, IT_MEMORY, cfg, false, pr->memory_mib);
+    if (!t && why) {
+        snprintf(out->lat.note, sizeof out->lat.note, "%s", why);
+        snprintf(out->mem.note, sizeof out->mem.note, "%s", why);
+    }
+}
+
+static void json_bound(struct jsonw *w, const char *key, bool valid, double v, int decimals)
+{
+    jsonw_key(w, key);
+    if (valid && isfinite(v))
+        jsonw_fixed(w, v, decimals);
+    else
+        jsonw_null(w);
+}
+
+void report_json_intervals(struct jsonw *w, const struct prediction *pr,
+                           const struct report_intervals *iv, bool notes)
+{
+    const struct interval *l = &iv->lat, *m = &iv->mem;
+    double batch = pr->latency_ms > 0 ? pr->throughput * pr->latency_ms : 0;
+    json_bound(w, "latency_ms_low", l->valid, l->low, 4);
+    json_bound(w, "latency_ms_high", l->valid, l->high, 4);
+    json_bound(w, "throughput_per_s_low", l->valid && l->high > 0, batch / l->high, 2);
+    json_bound(w, "throughput_per_s_high", l->valid && l->low > 0, batch / l->low, 2);
+    json_bound(w, "memory_mib_low", m->valid, m->low, 1);
+    json_bound(w, "memory_mib_high", m->valid, m->high, 1);
+    if (notes) {
+        jsonw_key_fixed(w, "interval_coverage", INTERVAL_COVERAGE, 2);
+        jsonw_key_str(w, "interval_note", l->note);
+        jsonw_key_str(w, "memory_interval_note", m->note);
+    }
+}
+
+/* " [7.10 ms, 9.60 ms] 80%" after a figure, or "" without an interval. */
+static const char *bracket(const struct interval *iv, const char *(*fmt)(double, char *, int),
+                           char *buf, size_t size)
+{
+    char a[32], b[32];
+    if (!iv->valid)
+        snprintf(buf, size, "%s", "");
+    else
+        snprintf(buf, size, " [%s, %s] %.0f%%", fmt(iv->low, a, sizeof a),
+                 fmt(iv->high, b, sizeof b), INTERVAL_COVERAGE * 100);
+    return buf;
+}
+
+static const char *fmt_rate_plain(double v, char *buf, int size)
+{
+    return fmt_num(v, buf, size);
+}
+
+bool report_launch_bound(const struct config *cfg, const struct prediction *pr)
+{
+    return runtime_eager(cfg->rt) && pr->sim.latency_ms > 0 &&
+           pr->sim.host_ms > pr->sim.gpu_busy_ms;
+}
+
+bool report_cost(const struct report_ctx *rc, struct report_cost *out)
+{
+    memset(out, 0, sizeof *out);
+    double ph = rc->price ? rc->price->per_hour : 0;
+    if (!(ph > 0))
+        return false;
+    out->per_1k_samples = price_cost(ph, rc->pred->throughput, 1e3);
+    if (rc->gen)
+        out->per_1m_output_tokens = price_cost(ph, rc->gen->output_tokens_per_s, 1e6);
+    if (rc->diff)
+        out->per_1k_images = price_cost(ph, rc->diff->images_per_s, 1e3);
+    return true;
+}
+
+/* "cost        0.0120 per 1,000 samples  (2.50 per hour: SOURCE)": per
+ * million output tokens for a generation, per 1,000 images for a pipeline. */
+static void cost_text(FILE *f, const struct report_ctx *rc)
+{
+    struct report_cost c;
+    if (!report_cost(rc, &c))
+        return;
+    char a[32], b[32];
+    if (rc->gen)
+        fprintf(f, "cost        %s per million output tokens",
+                fmt_num(c.per_1m_output_tokens, a, sizeof a));
+    else if (rc->diff)
+        fprintf(f, "cost        %s per 1,000 images", fmt_num(c.per_1k_images, a, sizeof a));
+    else
+        fprintf(f, "cost        %s per 1,000 samples", fmt_num(c.per_1k_samples, a, sizeof a));
+    fprintf(f, "  (%s per hour: %s)\n", fmt_num(rc->price->per_hour, b, sizeof b),
+            tsafe(rc->price->source));
+}
+
+static void cost_json(struct jsonw *w, const struct report_ctx *rc)
+{
+    struct report_cost c;
+    if (!report_cost(rc, &c))
+        return;
+    jsonw_key(w, "cost");
+    jsonw_obj_begin(w);
+    jsonw_key_num(w, "price_per_hour", rc->price->per_hour, false);
+    jsonw_key_str(w, "price_source", rc->price->source);
+    jsonw_key_num(w, "per_1k_samples", c.per_1k_samples, false);
+    if (rc->gen)
+        jsonw_key_num(w, "per_1m_output_tokens", c.per_1m_output_tokens, false);
+    if (rc->diff)
+        jsonw_key_num(w, "per_1k_images", c.per_1k_images, false);
+    jsonw_obj_end(w);
+}
+
 void report_prediction_text(FILE *f, const struct report_ctx *rc)
 {
     const struct graph *g = rc->g;
@@ -68,15 +183,38 @@ void report_prediction_text(FILE *f, const struct report_ctx *rc)
         snprintf(te, sizeof te, "  (GNN; teacher %s)", fmt_joules(pr->sim.energy_j, a, sizeof a));
         snprintf(tm, sizeof tm, "  (GNN; teacher %s)", fmt_mib(pr->sim.memory_mib, a, sizeof a));
     }
+    struct report_intervals iv;
+    report_intervals(cfg, pr, &iv);
+    char br[96];
+    fprintf(f, "latency     %s%s  (%s; %sroofline bound %s)\n", fmt_ms(pr->latency_ms, a, sizeof a),
+            bracket(&iv.lat, fmt_ms, br, sizeof br), pr->from_gnn ? "GNN" : "teacher", tl,
+            fmt_ms(pr->sim.roofline_ms, b, sizeof b));
+    struct interval tp = iv.lat; /* throughput = batch / latency: the bounds swap */
+    if (tp.valid && tp.low > 0) {
+        tp.low = pr->throughput * pr->latency_ms / iv.lat.high;
+        tp.high = pr->throughput * pr->latency_ms / iv.lat.low;
+    }
+    fprintf(f, "throughput  %s samples/s%s\n", fmt_num(pr->throughput, a, sizeof a),
+            bracket(&tp, fmt_rate_plain, br, sizeof br));
     fprintf(f, "latency     %s  (%s; %sroofline bound %s)\n", fmt_ms(pr->latency_ms, a, sizeof a),
             pr->from_gnn ? "GNN" : "teacher", tl, fmt_ms(pr->sim.roofline_ms, b, sizeof b));
+    if (report_launch_bound(cfg, pr))
+        fprintf(f, "            launch-bound: host dispatch %.0f%% of the time (--dispatch-us "
+                "to change; now %s per op)\n", 100 * pr->sim.host_ms / pr->sim.latency_ms,
+                fmt_ms(predict_dispatch_us(cfg) / 1e3, a, sizeof a));
     fprintf(f, "throughput  %s samples/s\n", fmt_num(pr->throughput, a, sizeof a));
     fprintf(f, "energy      %s per batch, %s per sample%s\n", fmt_joules(pr->energy_j, a, sizeof a),
             fmt_joules(pr->energy_mj_per_sample / 1e3, b, sizeof b), te);
-    fprintf(f, "memory      %s of %s usable (%.1f%%)%s%s\n", fmt_mib(pr->memory_mib, a, sizeof a),
-            fmt_mib(pr->capacity_mib, b, sizeof b),
+    fprintf(f, "memory      %s%s of %s usable (%.1f%%)%s%s\n", fmt_mib(pr->memory_mib, a, sizeof a),
+            bracket(&iv.mem, fmt_mib, br, sizeof br), fmt_mib(pr->capacity_mib, b, sizeof b),
             pr->capacity_mib > 0 ? 100.0 * pr->memory_mib / pr->capacity_mib : 0, tm,
             pr->fits ? "" : "  DOES NOT FIT");
+    /* say where an interval is wider than its group's, or missing */
+    for (int k = 0; k < 2; k++) {
+        const struct interval *x = k ? &iv.mem : &iv.lat;
+        if (!x->valid || x->widen > 1)
+            fprintf(f, "interval    %s: %s\n", k ? "memory" : "latency", tsafe(x->note));
+    }
     if (rc->mig) {
         const struct gpu_spec *gs = gpu_get(rc->mig->gpu);
         if (rc->mig->best >= 0)
@@ -104,6 +242,7 @@ void report_prediction_text(FILE *f, const struct report_ctx *rc)
     }
     if (rc->diff)
         diff_report_text(f, rc->diff);
+    cost_text(f, rc);
     fprintf(f, "source      %s\n", report_source_line(rc->p));
 }
 
@@ -158,7 +297,14 @@ void report_prediction_json(struct jsonw *w, const struct report_ctx *rc)
     jsonw_key_fixed(w, "latency_ms", pr->latency_ms, 4);
     jsonw_key_fixed(w, "roofline_ms", pr->sim.roofline_ms, 4);
     jsonw_key_fixed(w, "teacher_latency_ms", pr->sim.latency_ms, 4);
+    if (runtime_eager(cfg->rt)) {
+        jsonw_key_fixed(w, "dispatch_us", predict_dispatch_us(cfg), 3);
+        jsonw_key_fixed(w, "teacher_host_ms", pr->sim.host_ms, 4);
+    }
     report_json_figures(w, pr);
+    struct report_intervals iv;
+    report_intervals(cfg, pr, &iv);
+    report_json_intervals(w, pr, &iv, true);
     if (rc->mig) {
         jsonw_key(w, "mig_advice");
         jsonw_obj_begin(w);
@@ -173,6 +319,7 @@ void report_prediction_json(struct jsonw *w, const struct report_ctx *rc)
             jsonw_fixed(w, rc->mig->slo_ms, 3);
         else
             jsonw_null(w);
+        jsonw_key_bool(w, "slo_upper", rc->mig->slo_factor > 1);
         jsonw_key_str(w, "reason", rc->mig->reason);
         jsonw_key(w, "profiles");
         jsonw_arr_begin(w, false);
@@ -195,6 +342,7 @@ void report_prediction_json(struct jsonw *w, const struct report_ctx *rc)
         gen_report_json(w, rc->gen, rc->headroom);
     if (rc->diff)
         diff_report_json(w, rc->diff);
+    cost_json(w, rc);
     jsonw_key_str(w, "weights", report_source_line(rc->p));
     jsonw_obj_end(w);
 }
@@ -278,7 +426,7 @@ int report_main(const char *model)
         goto out;
     }
     printf("dippm report for %s\n\n", model);
-    struct report_ctx ctx = {g, &cfg, &pr, have_mig ? &adv : NULL, p, model, NULL, 0, NULL};
+    struct report_ctx ctx = {g, &cfg, &pr, have_mig ? &adv : NULL, p, model, NULL, 0, NULL, NULL};
     report_prediction_text(stdout, &ctx);
     top_layers(stdout, g, &pr, 10);
     if (!p)

@@ -8,12 +8,14 @@
 
 #include <stdio.h>
 
+#include "core/interval.h"
 #include "util/jsonw.h"
 #include "core/mig.h"
 #include "core/predict.h"
 
 struct gen_result;
 struct diff_result;
+struct price;
 
 struct report_ctx {
     const struct graph *g;
@@ -25,6 +27,7 @@ struct report_ctx {
     const struct gen_result *gen; /* generation block (generation.h), or NULL */
     double headroom;              /* memory headroom the generation block used */
     const struct diff_result *diff; /* diffusion pipeline block (diffusion.h), or NULL */
+    const struct price *price;    /* price.h; NULL or per_hour 0: no cost shown */
 };
 
 /* Aligned human-readable block: model, configuration, latency (with the
@@ -32,12 +35,39 @@ struct report_ctx {
  * suggestion, weights and their accuracy. */
 void report_prediction_text(FILE *f, const struct report_ctx *rc);
 
+/* True when the teacher's host dispatch takes longer than the GPU's kernels
+ * in an eager runtime: the GPU waits on the host (a CPU floor), and the
+ * host's speed (config dispatch_us) sets the latency. */
+bool report_launch_bound(const struct config *cfg, const struct prediction *pr);
+
 /* The same as one JSON object (fields documented in man/dippm.1). */
 void report_prediction_json(struct jsonw *w, const struct report_ctx *rc);
+
+/* The costs of rc at its price (all 0 without one): per 1,000 samples, per
+ * million output tokens of its generation, per 1,000 images of its
+ * diffusion pipeline (0 without the block). */
+struct report_cost {
+    double per_1k_samples, per_1m_output_tokens, per_1k_images;
+};
+bool report_cost(const struct report_ctx *rc, struct report_cost *out);
 
 /* The prediction's throughput_per_s, energy_j, energy_mj_per_sample,
  * memory_mib, capacity_mib and fits (predict's and the sweep's rows). */
 void report_json_figures(struct jsonw *w, const struct prediction *pr);
+
+/* The 80% intervals (interval.h, the shipped table) of a single pass's
+ * latency and memory; invalid ones (no table, no rows) say why in note. */
+struct report_intervals {
+    struct interval lat, mem;
+};
+void report_intervals(const struct config *cfg, const struct prediction *pr,
+                      struct report_intervals *out);
+
+/* latency_ms_low/_high, throughput_per_s_low/_high, memory_mib_low/_high
+ * (null without an interval), interval_coverage, interval_note and
+ * memory_interval_note (predict's and the sweep's rows). */
+void report_json_intervals(struct jsonw *w, const struct prediction *pr,
+                           const struct report_intervals *iv, bool notes);
 
 /* "symbols": {"NAME": value, ...}: the graph's symbols at their values. */
 void report_json_symbols(struct jsonw *w, const struct graph *g);

@@ -33,7 +33,7 @@ echo "one core: OPENBLAS_NUM_THREADS=1, torch.set_num_threads(1); times are medi
      "with [IQR p25-p75, min, max]; ratios use thread CPU time"
 
 # ---- weights ----------------------------------------------------------
-w=${DIPPM_WEIGHTS:-$src/core/weights/dippm-gnn.dpw}
+w=${DIPPM_WEIGHTS:-$src/weights/dippm-gnn.dpw}
 if [ ! -f "$w" ]; then
     echo "!! no shipped weights ($w): training a tiny net for this run only;"
     echo "!! its width is not the shipped one, so GNN times are NOT the product's"
@@ -107,8 +107,9 @@ g = [r for r in gnn_ref if int(r[2]) <= 500]
 if g:
     worst = min(float(r[8]) for r in g)
     worst_full = min(float(r[9]) for r in g)
-    goal("GNN forward >= 5x faster than PyTorch CPU, graphs <= 500 nodes", worst >= 5,
-         f"worst {worst:.1f}x (forward only); {worst_full:.1f}x with C's features+adjacency")
+    cold = f"; {min(float(r[13]) for r in g):.1f}x with every row made afresh" if len(g[0]) > 13 else ""
+    goal("GNN features + forward >= 4x faster than the PyTorch forward, graphs <= 500 nodes",
+         worst_full >= 4, f"worst {worst_full:.1f}x (forward only {worst:.1f}x{cold})")
 o = [r for r in onnx_ref]
 if o:
     worst = min(float(r[9]) for r in o)
@@ -116,7 +117,7 @@ if o:
          f"worst {worst:.1f}x over {len(o)} files")
 def timed(text, r, limit):
     wall, cpu = float(r[3]), float(r[8])
-    st = "met" if wall < limit else ("met on CPU time, NOT on wall" if cpu < limit else "NOT met")
+    st = "met" if wall <= limit else ("met on CPU time, NOT on wall" if cpu <= limit else "NOT met")
     goals.append((text, st, f"{r[1]} ({r[2]} nodes): median {wall:.3f} ms wall "
                   f"[IQR {float(r[4]):.3f}-{float(r[5]):.3f}], {cpu:.3f} ms CPU"))
 s = pick("sweep11", lambda r: "resnet50" in r[1])
@@ -127,10 +128,10 @@ if s:
     timed("shape inference + cost, 2,000-node graph < 2 ms", s[0], 2)
 s = pick("predict", lambda r: "resnet50" in r[1])
 if s:
-    timed("ResNet-50 predicted < 1 ms", s[0], 1)
+    timed("ResNet-50 predicted <= 0.15 ms", s[0], 0.15)
 s = pick("predict", lambda r: 1900 <= int(r[2]) <= 2100)
 if s:
-    timed("2,000-node graph predicted < 5 ms", s[0], 5)
+    timed("2,000-node graph predicted <= 1.5 ms", s[0], 1.5)
 print("goals (ratios on thread CPU time; times judged on wall-clock medians, and on CPU")
 print("time where a loaded machine inflates the wall clock)")
 for text, st, fig in goals:

@@ -644,8 +644,8 @@ run "SDXL latent not a multiple" 2 "$DIPPM" info --set height=129 zoo:unet:prese
     check "SDXL multiple named" "$T/err" "height=129 is not a multiple of 4: the UNet halves the latent 2 times"
 # readable numbers: slow configurations are not "0 samples/s" or 1.81e+03 ms
 run "readable slow figures" 0 "$DIPPM" predict --set seq=512 --batch 64 "$S/bert_base.onnx" && {
-    check "latency with a unit" "$T/out" "^latency     [0-9.]* ms  "
-    check "memory in GiB" "$T/out" "^memory      [0-9.]* GiB of 39.6 GiB usable"; }
+    check "latency with a unit" "$T/out" "^latency     [0-9.]* ms \[[0-9.]* [mµ]*s, [0-9.]* [mµ]*s\] 80%  "
+    check "memory in GiB" "$T/out" "^memory      [0-9.]* GiB \[[0-9.]* GiB, [0-9.]* GiB\] 80% of 39.6 GiB usable"; }
 run "readable generation" 0 "$DIPPM" predict --input-tokens 512 --output-tokens 128 \
     zoo:llama:preset=tinyllama-1.1b && check "e2e in seconds" "$T/out" "^  e2e       [0-9.]* s$"
 

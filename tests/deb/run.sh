@@ -16,8 +16,12 @@ ok() { pass=$((pass + 1)); echo "ok: $1"; }
 bad() { fail=$((fail + 1)); echo "FAIL: $1"; }
 as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
 
-need="dpkg-dev debhelper lintian fakeroot build-essential pkgconf libncurses-dev
-libprotobuf-c-dev libcjson-dev libopenblas-dev libreadline-dev"
+# the tools, and the first alternative of every Build-Depends of debian/control
+# (dpkg-buildpackage refuses to build without them)
+build_deps=$(sed -n '/^Build-Depends:/,/^[^[:space:]]/p' "$top/debian/control" |
+    sed -e 's/^Build-Depends://' -e '/^[^[:space:]]/d' | tr ',' '\n' | sed -e 's/|.*//' \
+        -e 's/([^)]*)//g' -e 's/<[^>]*>//g' -e 's/[[:space:]]//g' | grep -v '^debhelper-compat$' | grep .)
+need="dpkg-dev debhelper lintian fakeroot build-essential $(echo $build_deps)"
 missing=""
 for p in $need; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

@@ -460,7 +460,7 @@ end
 
 begin "37: an ambiguous command lists its candidates; ~ in paths is the home directory"
 run 30 140 ':p<Enter>@1' "$TINY"
-has 1 "ambiguous command 'p': precision, pin"
+has 1 "ambiguous command 'p': precision, price, pin"
 mkdir -p "$TMPD/home"; cp "$FIXED" "$TMPD/home/fixed.json"
 old_home=$HOME; export HOME="$TMPD/home"
 run 30 140 ':open ~/fixed.json<Enter>:export csv ~/l.csv<Enter>@1:dump-screen ~/s.txt<Enter>' "$TINY"
@@ -470,6 +470,15 @@ has 1 "wrote 8 layers to $TMPD/home/l.csv"
 [ -f "$TMPD/home/l.csv" ] || bad "~/l.csv not written in HOME"
 [ -f "$TMPD/home/s.txt" ] || bad "~/s.txt not written in HOME"
 [ -e "~" ] && bad "a directory named ~ was made"
+end
+
+begin "issue 35: the header's latency carries its 80% interval, low <= point <= high"
+run 30 140 '@1' zoo:resnet:depth=50
+l=$(line 1 3)
+echo "$l" | grep -q 'Latency (GNN) [0-9.]* ms \[[0-9.]* ms, [0-9.]* ms\] ' ||
+    bad "line 3 is '$l', expected 'Latency (GNN) X ms [LOW ms, HIGH ms]'"
+echo "$l" | sed 's/.*Latency (GNN) \([0-9.]*\) ms \[\([0-9.]*\) ms, \([0-9.]*\) ms\].*/\2 \1 \3/' |
+    awk '{ exit !($1 <= $2 && $2 <= $3 && $1 < $3) }' || bad "bounds not ordered: '$l'"
 end
 
 begin "37: throughput and energy name their source (GNN or teacher) as latency does"
