@@ -43,6 +43,11 @@ has "eager rows" 'held-out eager latency rows"' "$tmp/j"
 lat=$(num latency_ms "$tmp/j")
 
 "$DIPPM" predict "$m" >"$tmp/t" 2>&1 || bad "predict exit $?"
+# each figure once, with its interval (the report once printed both forms)
+for k in latency throughput energy memory; do
+    n=$(grep -c "^$k " "$tmp/t")
+    [ "$n" -eq 1 ] || bad "predict text: $n '$k' lines, expected 1"
+done
 grep -q "^latency     $(printf '%s' "$lat" | cut -c1-3)[0-9.]* ms \[[0-9.]* ms, [0-9.]* ms\] 80%  (GNN" "$tmp/t" ||
     { bad "text latency line lacks its interval"; cat "$tmp/t"; }
 grep -q "^throughput  [0-9.]* samples/s \[[0-9.]*, [0-9.]*\] 80%" "$tmp/t" || bad "text throughput interval"

@@ -189,6 +189,10 @@ void report_prediction_text(FILE *f, const struct report_ctx *rc)
     fprintf(f, "latency     %s%s  (%s; %sroofline bound %s)\n", fmt_ms(pr->latency_ms, a, sizeof a),
             bracket(&iv.lat, fmt_ms, br, sizeof br), pr->from_gnn ? "GNN" : "teacher", tl,
             fmt_ms(pr->sim.roofline_ms, b, sizeof b));
+    if (report_launch_bound(cfg, pr))
+        fprintf(f, "            launch-bound: host dispatch %.0f%% of the time (--dispatch-us "
+                "to change; now %s per op)\n", 100 * pr->sim.host_ms / pr->sim.latency_ms,
+                fmt_ms(predict_dispatch_us(cfg) / 1e3, a, sizeof a));
     struct interval tp = iv.lat; /* throughput = batch / latency: the bounds swap */
     if (tp.valid && tp.low > 0) {
         tp.low = pr->throughput * pr->latency_ms / iv.lat.high;
@@ -196,13 +200,6 @@ void report_prediction_text(FILE *f, const struct report_ctx *rc)
     }
     fprintf(f, "throughput  %s samples/s%s\n", fmt_num(pr->throughput, a, sizeof a),
             bracket(&tp, fmt_rate_plain, br, sizeof br));
-    fprintf(f, "latency     %s  (%s; %sroofline bound %s)\n", fmt_ms(pr->latency_ms, a, sizeof a),
-            pr->from_gnn ? "GNN" : "teacher", tl, fmt_ms(pr->sim.roofline_ms, b, sizeof b));
-    if (report_launch_bound(cfg, pr))
-        fprintf(f, "            launch-bound: host dispatch %.0f%% of the time (--dispatch-us "
-                "to change; now %s per op)\n", 100 * pr->sim.host_ms / pr->sim.latency_ms,
-                fmt_ms(predict_dispatch_us(cfg) / 1e3, a, sizeof a));
-    fprintf(f, "throughput  %s samples/s\n", fmt_num(pr->throughput, a, sizeof a));
     fprintf(f, "energy      %s per batch, %s per sample%s\n", fmt_joules(pr->energy_j, a, sizeof a),
             fmt_joules(pr->energy_mj_per_sample / 1e3, b, sizeof b), te);
     fprintf(f, "memory      %s%s of %s usable (%.1f%%)%s%s\n", fmt_mib(pr->memory_mib, a, sizeof a),
