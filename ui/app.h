@@ -305,4 +305,18 @@ bool app_teacher_only(const struct app *a);
 /* Index of the node called name (exact, then case-insensitive), -1. */
 int app_node_find(const struct app *a, const char *name);
 
+/* One ONNX op type's part of the prediction (app_optypes.c). */
+struct app_optype {
+    const char *op;      /* op_type as written in the file (the graph owns it) */
+    int nodes;           /* nodes of this type */
+    double share;        /* sum of the nodes' predicted time shares */
+    double flops, bytes; /* the teacher's FLOPs and bytes moved */
+    double bound_s[BOUND__COUNT]; /* teacher time per bound class */
+    enum bound bound;    /* the class with the most time, BOUND_NONE if none */
+};
+/* The op types that take time, largest share first, into *out (malloc'd,
+ * free it); returns their count. *n_zero: the types that take no time
+ * (left out). 0 when there is no prediction. */
+int app_optypes(const struct app *a, struct app_optype **out, int *n_zero);
+
 #endif

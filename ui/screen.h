@@ -53,4 +53,9 @@ unsigned screen_list_move(struct ui_list *l, enum ui_action act, int n, int visi
  * used by the detail tab and the side pane on wide terminals. */
 void screen_detail_draw_node(struct app *a, int ni, struct ui_canvas *c, struct ui_rect r);
 
+/* The Layers tab's op-type view (a->st.op_types; screen_optypes.c): the
+ * table into r, and how many rows it has. */
+void screen_optypes_draw(struct app *a, struct ui_canvas *c, struct ui_rect r);
+int screen_optypes_count(const struct app *a);
+
 #endif

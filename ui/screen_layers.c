@@ -97,6 +97,10 @@ static void enter(struct app *a)
 
 static void draw(struct app *a, struct ui_canvas *c, struct ui_rect r)
 {
+    if (a->st.op_types) {
+        screen_optypes_draw(a, c, r);
+        return;
+    }
     struct ctx x;
     struct w_table t;
     make_table(a, &x, &t);
@@ -106,6 +110,9 @@ static void draw(struct app *a, struct ui_canvas *c, struct ui_rect r)
 
 static unsigned on_action(struct app *a, enum ui_action act, struct ui_rect r)
 {
+    if (a->st.op_types) /* the op-type view: movement only */
+        return screen_list_move(&a->st.op_list, act, screen_optypes_count(a),
+                                w_table_visible(r));
     app_rows_update(a);
     unsigned f = screen_list_move(&a->st.list[UI_TAB_LAYERS], act, a->n_rows,
                                   w_table_visible(r));
@@ -137,6 +144,8 @@ static unsigned on_action(struct app *a, enum ui_action act, struct ui_rect r)
 
 static unsigned on_click(struct app *a, struct ui_rect r, int y, int x, bool dbl)
 {
+    if (a->st.op_types)
+        return 0;
     struct ctx cx;
     struct w_table t;
     make_table(a, &cx, &t);

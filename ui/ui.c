@@ -400,6 +400,13 @@ static void global_action(struct ui *u, enum ui_action act)
     case UI_ACT_COMPARE: run_command(u, "compare"); break;
     case UI_ACT_REDRAW: u->force = true; break;
     case UI_ACT_METRIC: ui_state_tab_set(s, UI_TAB_SWEEP); break;
+    case UI_ACT_OP_TYPES:
+        /* from any tab: the Layers tab, in the other view */
+        s->op_types = s->tab != UI_TAB_LAYERS || !s->op_types;
+        ui_state_tab_set(s, UI_TAB_LAYERS);
+        ui_state_message(s, false, "%s", s->op_types ? "predicted time by op type (o: the layers)"
+                                                     : "the layers (o: time by op type)");
+        break;
     case UI_ACT_PRODUCER:
     case UI_ACT_CONSUMER:
     case UI_ACT_COLLAPSE:

@@ -99,6 +99,8 @@ struct ui_state {
     int input_origin;              /* selection when a search began */
     int detail_node;               /* node shown in the detail tab, -1 none */
     bool collapse;                 /* graph view: repeated blocks collapsed */
+    bool op_types;                 /* layers tab: the op-type view instead of the layers */
+    struct ui_list op_list;        /* its selection and scroll */
     int follow_origin;             /* graph view: node the last p/c started from, -1 */
     int follow_dir;                /* -1 producers, +1 consumers */
     int follow;                    /* index among that node's producers/consumers */

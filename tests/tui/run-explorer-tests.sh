@@ -556,5 +556,19 @@ grep -q "MIG 2g.10gb" "$TMPD/t.10" || bad "the MIG step did not choose a slice"
 grep -q "tour ended" "$TMPD/t.end" || bad "Esc did not end the tour"
 end
 
+begin "37: o shows the time by op type, Conv first, shares summing to 100%"
+run 30 100 'o@1o@2' zoo:resnet:depth=18
+has 1 "Op type"
+# the first row under the header is the largest share: ResNet's convolutions
+row=$(dump 1 | grep -A1 '^Op type' | sed -n 2p)
+echo "$row" | grep -q '^Conv  .*%' || bad "top row is '$row', expected Conv with a share"
+# every row's share (the field ending in %), summed: about the whole latency
+sum=$(dump 1 | sed -n '/^Op type/,/^$/p' | awk '{ for (i = 1; i <= NF; i++)
+    if ($i ~ /^[0-9.]+%$/) { sub(/%/, "", $i); s += $i } } END { print s + 0 }')
+awk -v s="$sum" 'BEGIN { exit !(s >= 99 && s <= 101) }' || bad "shares sum to $sum%, not about 100%"
+has 1 "op type taking no time not shown"
+has 2 "Output shape"                # o again: back to the layers
+end
+
 echo "$pass passed, $fail failed"
 [ $fail -eq 0 ]
