@@ -100,11 +100,6 @@ static const char *bracket(const struct interval *iv, const char *(*fmt)(double,
     return buf;
 }
 
-static const char *fmt_rate_plain(double v, char *buf, int size)
-{
-    return fmt_num(v, buf, size);
-}
-
 bool report_launch_bound(const struct config *cfg, const struct prediction *pr)
 {
     return runtime_eager(cfg->rt) && pr->sim.latency_ms > 0 &&
@@ -199,7 +194,7 @@ void report_prediction_text(FILE *f, const struct report_ctx *rc)
         tp.high = pr->throughput * pr->latency_ms / iv.lat.low;
     }
     fprintf(f, "throughput  %s samples/s%s\n", fmt_num(pr->throughput, a, sizeof a),
-            bracket(&tp, fmt_rate_plain, br, sizeof br));
+            bracket(&tp, fmt_num, br, sizeof br));
     fprintf(f, "energy      %s per batch, %s per sample%s\n", fmt_joules(pr->energy_j, a, sizeof a),
             fmt_joules(pr->energy_mj_per_sample / 1e3, b, sizeof b), te);
     fprintf(f, "memory      %s%s of %s usable (%.1f%%)%s%s\n", fmt_mib(pr->memory_mib, a, sizeof a),
