@@ -104,7 +104,8 @@ static void test_mape(void **state)
 /* Rows whose "measurements" are the teacher's own times under known
  * constants: the fit, started from the compiled-in ones, finds them. V100
  * rows (its library picks tiles by shape) carry cuda_eff and simt_k_half;
- * A100 batched ones (one tile, sim_board) carry batched_sgemm_eff. */
+ * A100 batched ones (one tile, sim_board) carry batched_sgemm_eff; tiny
+ * element-wise ones the harness's dispatch. */
 static void test_fit_recovers(void **state)
 {
     (void)state;
@@ -115,37 +116,46 @@ static void test_fit_recovers(void **state)
     static const int shapes[][4] = {
         {4096, 512, 512, 64}, {64, 1024, 1024, 1024}, {8192, 196, 196, 64}, {2048, 384, 384, 96},
         {32, 4096, 4096, 128}, {256, 2048, 64, 2048}, {16384, 128, 128, 32}, {128, 3072, 768, 768}};
-    enum { N = 12 };
+    enum { N_GEMM = 12, N = 16 };
+    const double truth_dispatch = 27;
     struct kbench_row rows[N];
     int v100 = gpu_find("V100-PCIe-32GB"), a100 = gpu_find("A100-PCIe-40GB");
-    for (int i = 0; i < N; i++) {
+    for (int i = 0; i < N_GEMM; i++) {
         const int *sh = shapes[i % 8];
         rows[i] = (struct kbench_row){.gpu = i < 8 ? v100 : a100, .group = KG_MATMUL,
                                       .b = sh[0], .m = sh[1], .n = sh[2], .k = sh[3],
                                       .measured_us = 1};
         snprintf(rows[i].op, sizeof rows[i].op, "matmul");
     }
+    for (int i = N_GEMM; i < N; i++) {
+        rows[i] = (struct kbench_row){.gpu = a100, .group = KG_ELEMENTWISE, .b = 1 + i,
+                                      .m = 64 << (i - N_GEMM), .n = 1, .k = 1, .measured_us = 1};
+        snprintf(rows[i].op, sizeof rows[i].op, "add");
+    }
     struct kbench_set s = {.rows = rows, .n = N};
     double t_us[N];
     struct diag d = {0};
-    assert_int_equal(kbench_predict(&s, &truth, NULL, t_us, NULL, &d), ST_OK);
+    assert_int_equal(kbench_predict(&s, &truth, truth_dispatch, NULL, t_us, NULL, &d), ST_OK);
     for (int i = 0; i < N; i++) {
-        assert_true(t_us[i] > KBENCH_FIT_MIN_US);
+        assert_true(i < N_GEMM ? t_us[i] > KBENCH_FIT_MIN_US : t_us[i] < KBENCH_FIT_HOST_MAX_US);
         rows[i].measured_us = t_us[i];
     }
     struct sim_params p = *sim_params_default();
     int n = 0;
-    assert_int_equal(kbench_fit(&s, &p, &n, NULL, &d), ST_OK);
-    assert_int_equal(n, N);
+    double disp = 0;
+    assert_int_equal(kbench_fit(&s, &p, &disp, &n, NULL, &d), ST_OK);
+    assert_int_equal(n, N_GEMM);
     if (fabs(p.cuda_eff - truth.cuda_eff) > 0.01 || fabs(p.simt_k_half - truth.simt_k_half) > 2 ||
-        fabs(p.batched_sgemm_eff - truth.batched_sgemm_eff) > 0.01)
-        fail_msg("fitted cuda_eff %.4f simt_k_half %.2f batched_sgemm_eff %.4f, expected %.2f, "
-                 "%.0f and %.2f", p.cuda_eff, p.simt_k_half, p.batched_sgemm_eff,
-                 truth.cuda_eff, truth.simt_k_half, truth.batched_sgemm_eff);
+        fabs(p.batched_sgemm_eff - truth.batched_sgemm_eff) > 0.01 ||
+        fabs(disp - truth_dispatch) > 0.1)
+        fail_msg("fitted cuda_eff %.4f simt_k_half %.2f batched_sgemm_eff %.4f dispatch %.2f us, "
+                 "expected %.2f, %.0f, %.2f and %.0f", p.cuda_eff, p.simt_k_half,
+                 p.batched_sgemm_eff, disp, truth.cuda_eff, truth.simt_k_half,
+                 truth.batched_sgemm_eff, truth_dispatch);
     /* test-split rows are never fitted to */
     for (int i = 0; i < N; i++)
         rows[i].test = true;
-    assert_int_equal(kbench_fit(&s, &p, &n, NULL, &d), ST_EPARSE);
+    assert_int_equal(kbench_fit(&s, &p, &disp, &n, NULL, &d), ST_EPARSE);
     assert_non_null(strstr(d.msg, "no train-split"));
 }
 
@@ -190,14 +200,14 @@ static void test_shipped_kernels(void **state)
     assert_int_equal(kbench_load(path, &s, &d), ST_OK);
     assert_true(s.n > 100000);
     double *t = calloc((size_t)s.n, sizeof *t);
-    assert_int_equal(kbench_predict(&s, NULL, NULL, t, NULL, &d), ST_OK);
+    assert_int_equal(kbench_predict(&s, NULL, KBENCH_DISPATCH_US, NULL, t, NULL, &d), ST_OK);
     bool *sel = calloc((size_t)s.n, sizeof *sel);
     static const struct {
         enum kbench_group g;
         double max_mape;
         int min_rows;
-    } goals[] = {{KG_LINEAR, 10, 6000}, {KG_ELEMENTWISE, 7, 3000}, {KG_MATMUL, 19, 11000},
-                 {KG_LAYERNORM, 21, 390}, {KG_SOFTMAX, 22, 390}};
+    } goals[] = {{KG_LINEAR, 9, 6000}, {KG_ELEMENTWISE, 4, 3000}, {KG_MATMUL, 15, 11000},
+                 {KG_LAYERNORM, 19, 390}, {KG_SOFTMAX, 20.5, 390}};
     for (size_t k = 0; k < sizeof goals / sizeof goals[0]; k++) {
         for (int i = 0; i < s.n; i++)
             sel[i] = s.rows[i].test && s.rows[i].group == goals[k].g;

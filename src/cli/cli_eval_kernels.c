@@ -156,12 +156,16 @@ static int write_rows(const char *csv, bool force, const struct kbench_set *s,
 /* --fit: the FP32 matrix-product constants fitted to the train split, and
  * the board constants of each GPU with train rows, on stderr as
  * initializer lines for src/core/sim_params.c. */
-static enum status fit(const struct kbench_set *s, struct sim_params *p, struct diag *d)
+static enum status fit(const struct kbench_set *s, struct sim_params *p, double *dispatch_us,
+                       struct diag *d)
 {
     int n, ng = gpu_count();
     struct kbench_board_fit *b = xcalloc((size_t)ng, sizeof *b);
-    enum status st = kbench_fit(s, p, &n, b, d);
+    enum status st = kbench_fit(s, p, dispatch_us, &n, b, d);
     if (!st) {
+        fprintf(stderr, "dippm: the benchmark host's dispatch per op, fitted on train-split rows "
+                "under %.0f us (src/core/kbench.h):\n#define KBENCH_DISPATCH_US %.2f\n",
+                KBENCH_FIT_HOST_MAX_US, *dispatch_us);
         fprintf(stderr, "dippm: fitted on %d train-split matmul and linear rows of at least "
                 "%.0f us (norms and softmax: their rows of at least %.0f us):\n"
                 "    .cuda_eff = %.4f,\n    .simt_k_half = %.2f,\n    .batched_sgemm_eff = %.4f,\n"
@@ -197,8 +201,9 @@ int cli_eval_kernels(const struct cli_common *co, const char *path, bool teacher
     double *g_us = p ? xcalloc((size_t)s.n + 1, sizeof(double)) : NULL;
     int rc = 0;
     struct sim_params fitted = *sim_params_default();
-    if ((refit && fit(&s, &fitted, &d)) ||
-        kbench_predict(&s, refit ? &fitted : NULL, p, t_us, g_us, &d)) {
+    double dispatch_us = KBENCH_DISPATCH_US;
+    if ((refit && fit(&s, &fitted, &dispatch_us, &d)) ||
+        kbench_predict(&s, refit ? &fitted : NULL, dispatch_us, p, t_us, g_us, &d)) {
         rc = cli_fail(&d);
     } else if (!rows_csv || !(rc = write_rows(rows_csv, co->force, &s, t_us, g_us))) {
         struct kline *ls;

@@ -170,8 +170,10 @@ void kbench_spec(const struct kbench_row *r, char *buf, size_t size)
 }
 
 /* The row's one-kernel graph (NULL with d set) and its configuration: the
- * row's GPU, fp32, eager PyTorch, batch b. */
-static struct graph *row_graph(const struct kbench_row *r, struct config *cfg, struct diag *d)
+ * row's GPU, fp32, eager PyTorch on a host that dispatches an op in
+ * dispatch_us, batch b. */
+static struct graph *row_graph(const struct kbench_row *r, double dispatch_us,
+                               struct config *cfg, struct diag *d)
 {
     char spec[160];
     kbench_spec(r, spec, sizeof spec);
@@ -181,23 +183,35 @@ static struct graph *row_graph(const struct kbench_row *r, struct config *cfg, s
     cfg->prec = PREC_FP32;
     cfg->rt = RT_PYTORCH;
     cfg->batch = r->b;
+    cfg->dispatch_us = dispatch_us;
     return zoo_build_spec(spec, d);
 }
 
-enum status kbench_predict(const struct kbench_set *s, const struct sim_params *params,
-                           struct predictor *p, double *teacher_us, double *gnn_us,
-                           struct diag *d)
+/* params on the benchmark's host: its dispatch per eager op. */
+static struct sim_params harness_params(const struct sim_params *params, double dispatch_us)
 {
+    struct sim_params hp = *params;
+    hp.dispatch_us[RT_PYTORCH] = dispatch_us;
+    return hp;
+}
+
+enum status kbench_predict(const struct kbench_set *s, const struct sim_params *params,
+                           double dispatch_us, struct predictor *p, double *teacher_us,
+                           double *gnn_us, struct diag *d)
+{
+    struct sim_params hp;
+    if (params)
+        hp = harness_params(params, dispatch_us);
     for (int i = 0; i < s->n; i++) {
         struct config cfg;
-        struct graph *g = row_graph(&s->rows[i], &cfg, d);
+        struct graph *g = row_graph(&s->rows[i], dispatch_us, &cfg, d);
         if (!g)
             return ST_EPARSE;
         struct prediction pr;
         enum status st = predict_run(p, g, &cfg, &pr, d);
         if (!st && params) {
             struct sim_result sr;
-            st = sim_run_params(g, &cfg, params, &sr, d);
+            st = sim_run_params(g, &cfg, &hp, &sr, d);
             pr.sim.latency_ms = sr.latency_ms;
             sim_result_fini(&sr);
         }
@@ -270,18 +284,22 @@ struct fit_ctx {
     int off[KG__COUNT + 2];        /* rows of fit group k: [off[k], off[k + 1]) */
     int lo, hi;                    /* the rows fit_loss scores */
     struct sim_params *p;
+    double dispatch_us;            /* the harness's (kbench.h) */
 };
 
 /* The order of the fit's row groups: what each fits (kbench_fit). FG_BMM:
  * batched matmuls on a family whose library runs them on one tile
- * (sim_board.batched_sgemm_tile); FG_GEMM: the other matmul and linear rows. */
-enum { FG_GEMM, FG_BMM, FG_ELEM, FG_NORM, FG_SOFTMAX, FG__COUNT };
+ * (sim_board.batched_sgemm_tile); FG_GEMM: the other matmul and linear rows;
+ * FG_HOST: rows of any op short enough for the host's dispatch to dominate
+ * (the other groups take longer ones). */
+enum { FG_GEMM, FG_BMM, FG_ELEM, FG_NORM, FG_SOFTMAX, FG_HOST, FG__COUNT };
 _Static_assert(FG__COUNT <= KG__COUNT + 1, "fit_ctx.off holds every fit group");
 
 static double fit_pred_us(const struct fit_ctx *c, int i)
 {
     struct sim_totals t;
-    sim_run_prepared(c->prep[i], c->p, &t);
+    struct sim_params hp = harness_params(c->p, c->dispatch_us);
+    sim_run_prepared(c->prep[i], &hp, &t);
     return (t.latency_ms - sim_call_ms(c->p, RT_PYTORCH)) * 1e3;
 }
 
@@ -323,7 +341,7 @@ static void fit_one(struct fit_ctx *c, double *v, double lo, double hi)
 static enum status fit_add(struct fit_ctx *c, const struct kbench_row *r, struct diag *d)
 {
     struct config cfg;
-    struct graph *g = row_graph(r, &cfg, d);
+    struct graph *g = row_graph(r, c->dispatch_us, &cfg, d);
     if (!g)
         return ST_EPARSE;
     struct hw hw;
@@ -342,6 +360,10 @@ static enum status fit_add(struct fit_ctx *c, const struct kbench_row *r, struct
 static int fit_group(const struct kbench_row *r, double *min_us)
 {
     *min_us = KBENCH_FIT_BW_MIN_US;
+    if (r->measured_us < KBENCH_FIT_HOST_MAX_US) {
+        *min_us = 0;
+        return FG_HOST;
+    }
     switch (r->group) {
     case KG_MATMUL: case KG_LINEAR: {
         struct hw hw = {.gpu = gpu_get(r->gpu)};
@@ -416,14 +438,21 @@ static void fit_boards(const struct fit_ctx *c, struct kbench_board_fit *out)
     free(sum);
 }
 
-enum status kbench_fit(const struct kbench_set *s, struct sim_params *params, int *n_fit,
-                       struct kbench_board_fit *boards, struct diag *d)
+enum status kbench_fit(const struct kbench_set *s, struct sim_params *params,
+                       double *dispatch_us, int *n_fit, struct kbench_board_fit *boards,
+                       struct diag *d)
 {
-    struct fit_ctx c = {.p = params};
+    struct fit_ctx c = {.p = params, .dispatch_us = KBENCH_DISPATCH_US};
     enum status st = fit_prepare(s, &c, d);
     if (!st && c.n_gemm == 0)
         st = diag_set(d, ST_EPARSE, "no train-split matmul or linear row of at least %.0f us to "
                       "fit the FP32 matrix-product constants to", KBENCH_FIT_MIN_US);
+    /* the host first: the shortest rows are its time with little else */
+    c.lo = c.off[FG_HOST];
+    c.hi = c.off[FG_HOST + 1];
+    if (!st && c.hi > c.lo)
+        fit_one(&c, &c.dispatch_us, 1.0, 80.0);
+    *dispatch_us = c.dispatch_us;
     /* the two constants trade off (both lower a small-K GEMM's speed):
      * alternate until the loss stops moving */
     double prev = INFINITY;
