@@ -457,18 +457,78 @@ static bool is_activation(const struct graph *g, const struct value *v)
     return v->producer >= 0 || (v->flags & VAL_INPUT);
 }
 
+/* The storage root of every value (a view aliases its input's storage) and
+ * the last topological step that uses each root (graph outputs: nn, the
+ * end). */
+static void storage_roots(const struct graph *g, int *root, int *last)
+{
+    int nv = g->n_values, nn = g->n_nodes;
+    for (int vi = 0; vi < nv; vi++) {
+        root[vi] = vi;
+        last[vi] = -1;
+    }
+    for (int p = 0; p < nn; p++) {
+        const struct node *n = &g->nodes[g->topo[p]];
+        if (n->state == NODE_OK && op_is_view(n->op) && n->n_in > 0 && n->in[0] >= 0 &&
+            n->n_out > 0 && n->out[0] >= 0)
+            root[n->out[0]] = root[n->in[0]];
+    }
+    for (int p = 0; p < nn; p++) {
+        const struct node *n = &g->nodes[g->topo[p]];
+        for (int i = 0; i < n->n_in; i++)
+            if (n->in[i] >= 0 && last[root[n->in[i]]] < p)
+                last[root[n->in[i]]] = p;
+        for (int j = 0; j < n->n_out; j++)
+            if (n->out[j] >= 0 && last[root[n->out[j]]] < p)
+                last[root[n->out[j]]] = p;
+    }
+    for (int i = 0; i < g->n_outputs; i++)
+        last[root[g->outputs[i]]] = nn;
+}
+
+double graph_peak_act_bytes(const struct graph *g, const bool *hidden)
+{
+    int nv = g->n_values, nn = g->n_nodes;
+    int *root = xmalloc(sizeof(int) * (size_t)(nv + 1));
+    int *last = xmalloc(sizeof(int) * (size_t)(nv + 1));
+    storage_roots(g, root, last);
+    double live = 0;
+    for (int i = 0; i < g->n_inputs; i++)
+        if (is_activation(g, &g->values[g->inputs[i]]))
+            live += vbytes(&g->values[g->inputs[i]]);
+    double peak = live;
+    /* frees[p]: bytes whose last use is step p (sizes of roots) */
+    double *frees = xcalloc((size_t)nn + 1, sizeof(double));
+    for (int vi = 0; vi < nv; vi++) {
+        const struct value *v = &g->values[vi];
+        if (root[vi] == vi && is_activation(g, v) && !(hidden && hidden[vi]) && last[vi] >= 0 &&
+            last[vi] < nn)
+            frees[last[vi]] += vbytes(v);
+    }
+    for (int p = 0; p < nn; p++) {
+        const struct node *n = &g->nodes[g->topo[p]];
+        for (int j = 0; j < n->n_out; j++) {
+            int vi = n->out[j];
+            if (vi >= 0 && root[vi] == vi && is_activation(g, &g->values[vi]) &&
+                !(hidden && hidden[vi]))
+                live += vbytes(&g->values[vi]);
+        }
+        if (live > peak)
+            peak = live;
+        live -= frees[p];
+    }
+    free(frees);
+    free(last);
+    free(root);
+    return peak;
+}
+
 void cost_totals(struct graph *g)
 {
     struct graph_totals *t = &g->totals;
     memset(t, 0, sizeof *t);
     int nv = g->n_values, nn = g->n_nodes;
-    int *root = xmalloc(sizeof(int) * (size_t)(nv + 1));
-    int *last = xmalloc(sizeof(int) * (size_t)(nv + 1));
     bool *counted = xcalloc((size_t)nv + 1, sizeof(bool));
-    for (int vi = 0; vi < nv; vi++) {
-        root[vi] = vi;
-        last[vi] = -1;
-    }
     for (int p = 0; p < nn; p++) {
         const struct node *n = &g->nodes[g->topo[p]];
         for (int i = 0; i < n->n_in; i++) {
@@ -492,56 +552,21 @@ void cost_totals(struct graph *g)
         t->flops += n->cost.flops;
         t->bytes_read += n->cost.bytes_read;
         t->bytes_written += n->cost.bytes_written;
-        if (op_is_view(n->op) && n->n_in > 0 && n->in[0] >= 0)
-            root[n->out[0]] = root[n->in[0]];
     }
-    /* last use per storage root */
+    /* activation bytes written (a view's output aliases its input) */
     for (int p = 0; p < nn; p++) {
         const struct node *n = &g->nodes[g->topo[p]];
-        for (int i = 0; i < n->n_in; i++)
-            if (n->in[i] >= 0 && last[root[n->in[i]]] < p)
-                last[root[n->in[i]]] = p;
+        if (n->state == NODE_OK && op_is_view(n->op) && n->n_in > 0 && n->in[0] >= 0)
+            continue;
         for (int j = 0; j < n->n_out; j++)
-            if (last[root[n->out[j]]] < p)
-                last[root[n->out[j]]] = p;
+            if (n->out[j] >= 0 && is_activation(g, &g->values[n->out[j]]))
+                t->act_bytes += vbytes(&g->values[n->out[j]]);
     }
-    for (int i = 0; i < g->n_outputs; i++)
-        last[root[g->outputs[i]]] = nn;
-    double live = 0;
-    for (int i = 0; i < g->n_inputs; i++) {
-        const struct value *v = &g->values[g->inputs[i]];
-        if (is_activation(g, v)) {
-            t->input_bytes += vbytes(v);
-            live += vbytes(v);
-        }
-    }
+    for (int i = 0; i < g->n_inputs; i++)
+        if (is_activation(g, &g->values[g->inputs[i]]))
+            t->input_bytes += vbytes(&g->values[g->inputs[i]]);
     for (int i = 0; i < g->n_outputs; i++)
         t->output_bytes += vbytes(&g->values[g->outputs[i]]);
-    double peak = live;
-    /* frees[p]: bytes whose last use is step p (sizes of roots) */
-    double *frees = xcalloc((size_t)nn + 1, sizeof(double));
-    for (int vi = 0; vi < nv; vi++) {
-        const struct value *v = &g->values[vi];
-        if (root[vi] == vi && is_activation(g, v) && last[vi] >= 0 && last[vi] < nn)
-            frees[last[vi]] += vbytes(v);
-    }
-    for (int p = 0; p < nn; p++) {
-        const struct node *n = &g->nodes[g->topo[p]];
-        for (int j = 0; j < n->n_out; j++) {
-            int vi = n->out[j];
-            const struct value *v = &g->values[vi];
-            if (root[vi] == vi && is_activation(g, v)) {
-                live += vbytes(v);
-                t->act_bytes += vbytes(v);
-            }
-        }
-        if (live > peak)
-            peak = live;
-        live -= frees[p];
-    }
-    t->peak_act_bytes = peak;
-    free(frees);
+    t->peak_act_bytes = graph_peak_act_bytes(g, NULL);
     free(counted);
-    free(last);
-    free(root);
 }

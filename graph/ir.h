@@ -298,6 +298,11 @@ int graph_sym_find(const struct graph *g, const char *name);
  * catalogue's range, graph outputs never produced. Unknown ops are not an
  * error here (they are reported as not covered). diag names the node. */
 enum status graph_finalize(struct graph *g, struct diag *d);
+/* The peak of live activation bytes over the topological order (as
+ * totals.peak_act_bytes, which is this with hidden NULL), leaving out the
+ * values hidden[vi] marks: those a runtime never allocates (a fused
+ * kernel keeps them on chip). A finalized graph only. */
+double graph_peak_act_bytes(const struct graph *g, const bool *hidden);
 
 /* ---- queries --------------------------------------------------------- */
 

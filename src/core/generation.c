@@ -272,7 +272,7 @@ static enum status run_pass(struct predictor *p, struct gen_model *m, bool prefi
         prediction_fini(&pr);
         return st;
     }
-    double peak = g->totals.peak_act_bytes, kvb = kv_graph_bytes(g, m->kv_sub);
+    double peak = pr.sim.act_live_bytes, kvb = kv_graph_bytes(g, m->kv_sub);
     double share = peak > 0 && kvb < peak ? 1 - kvb / peak : 0;
     struct hw hw;
     hw_from_config(&c, &hw, NULL);

@@ -29,6 +29,7 @@
 #include <string.h>
 
 #include "graph/ops.h"
+#include "util/xalloc.h"
 #include "core/sim_impl.h"
 
 const char *bound_name(enum bound b)
@@ -269,8 +270,37 @@ static void pass_time(const struct sim_prep *sp, const struct sim_params *p,
     r->avg_power_w = lat > 0 ? r->energy_j / lat : hw->idle_w;
 }
 
-/* What the memory figure needs from the graph at cfg's precision. */
-static void memory_inputs(const struct graph *g, const struct config *cfg, struct sim_prep *sp)
+/* Values a fused kernel keeps on chip, never allocated: produced inside a
+ * kernel and read only by nodes fused into that same kernel (fused
+ * attention's scores and probabilities, a GEMM's output before the bias
+ * and activation of its epilogue). NULL when there is none. */
+static bool *hidden_values(const struct graph *g, const struct sim_result *r)
+{
+    bool *hidden = NULL;
+    for (int vi = 0; vi < g->n_values; vi++) {
+        const struct value *v = &g->values[vi];
+        if (v->producer < 0 || v->n_consumers < 1 || (v->flags & VAL_OUTPUT))
+            continue;
+        const struct sim_node *pn = &r->nodes[v->producer];
+        int k = pn->fused_into >= 0 ? pn->fused_into : v->producer;
+        if (!r->nodes[k].kernel && !pn->fused)
+            continue;
+        bool inside = true;
+        for (int c = 0; c < v->n_consumers && inside; c++)
+            inside = r->nodes[v->consumers[c]].fused_into == k;
+        if (!inside)
+            continue;
+        if (!hidden)
+            hidden = xcalloc((size_t)g->n_values, sizeof *hidden);
+        hidden[vi] = true;
+    }
+    return hidden;
+}
+
+/* What the memory figure needs from the graph at cfg's precision, after
+ * the fusion of r. */
+static void memory_inputs(const struct graph *g, const struct config *cfg,
+                          const struct sim_result *r, struct sim_prep *sp)
 {
     int pb = precision_bytes(cfg->prec);
     double wbytes = 0;
@@ -300,7 +330,9 @@ static void memory_inputs(const struct graph *g, const struct config *cfg, struc
     sp->wbytes = wbytes;
     sp->act_ratio = act_ratio;
     sp->persist = persistent_bytes(g);
-    sp->peak = g->totals.peak_act_bytes;
+    bool *hidden = hidden_values(g, r);
+    sp->peak = hidden ? graph_peak_act_bytes(g, hidden) : g->totals.peak_act_bytes;
+    free(hidden);
 }
 
 /* Pass 3: memory as NVML reports it for the process. The allocator factor
@@ -316,6 +348,7 @@ static void pass_memory(const struct sim_prep *sp, const struct sim_params *p,
     r->context_mib = p->context_mib[rt] + p->context_sm_mib * sp->hw.sms;
     r->workspace_mib = p->workspace_mib[rt];
     r->weights_mib = sp->wbytes / mib;
+    r->act_live_bytes = sp->peak;
     r->act_peak_mib =
         (transient * p->act_factor + (sp->peak - transient)) * sp->act_ratio / mib;
     r->memory_mib = r->context_mib + r->weights_mib + r->act_peak_mib + r->workspace_mib;
@@ -343,7 +376,7 @@ static enum status prepare(const struct graph *g, const struct config *cfg, stru
     }
     sim_pass_fuse(g, cfg, r);
     sp->n_steps = build_steps(g, cfg, r, sp->steps);
-    memory_inputs(g, cfg, sp);
+    memory_inputs(g, cfg, r, sp);
     return ST_OK;
 }
 

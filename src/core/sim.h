@@ -97,6 +97,8 @@ struct sim_result {
     double avg_power_w;
     double memory_mib;    /* context + weights + peak activations + workspace */
     double context_mib, weights_mib, act_peak_mib, workspace_mib;
+    double act_live_bytes; /* the liveness peak act_peak_mib is scaled from: the graph's,
+                            * less what the runtime's fused kernels keep on chip */
     int n_kernels;
     int n_nodes;
     /* Additive fields (sim engineer). */
