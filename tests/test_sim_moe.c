@@ -162,8 +162,10 @@ static void test_power_by_hand(void **state)
     double hi = fmax(s->compute_s, s->memory_s), lo = fmin(s->compute_s, s->memory_s);
     double work = lo > 0.02 * hi ? hi * pow(1 + pow(lo / hi, p->overlap_p), 1 / p->overlap_p) : hi;
     double kt = work + p->kernel_us[RT_TENSORRT] * 1e-6;
-    /* math use against the peak an H100 sustains: hopper_clock x the table's */
-    double peak = (s->tensor_core ? hw.peak_flops : hw.peak_fp32_flops) * p->hopper_clock;
+    /* math use against the rate the best GEMMs reach on the peak an H100
+     * sustains: tc_eff (or cuda_eff) x hopper_clock x the table's */
+    double peak = (s->tensor_core ? hw.peak_flops : hw.peak_fp32_flops) * p->hopper_clock *
+                  (s->tensor_core ? p->tc_eff[RT_TENSORRT] : p->cuda_eff);
     double uc = s->kflops / (peak * kt);
     double um = s->kbytes / (hw.bw_bytes * kt);
     double frac = p->p_active + 1.0 * uc + p->p_memory * um;

@@ -54,7 +54,7 @@ static const struct sim_params fitted = {
     /* Eager PyTorch issues every op from Python through the dispatcher
      * (10-40 us per nn.Module call, PyTorch 1.12); an engine enqueues
      * pre-built kernels (a few us each); a-priori 25 and 1.5, fitted. */
-    .dispatch_us = {[RT_PYTORCH] = 44.97, [RT_TENSORRT] = 2.354},
+    .dispatch_us = {[RT_PYTORCH] = 44.97, [RT_TENSORRT] = 2.348},
     /* One call: Python forward entry, input handling and synchronisation
      * (eager), or enqueue + stream sync (engine); a-priori 100 and 30,
      * fitted 300 and 90 (on wall-clock timings that synchronise after
@@ -159,13 +159,13 @@ static const struct sim_params fitted = {
     /* Board power while a kernel runs, as shares of the idle-to-TDP range:
      * any running kernel holds boost clocks and wakes the SMs and caches
      * (p_active); streaming HBM adds p_memory at full bandwidth, and math
-     * p_compute at full use of the peak the board sustains (a Hopper board
-     * below boost clock is at its power limit, so its use counts against
-     * hopper_clock x the peak). A-priori
+     * p_compute at the rate the best GEMMs reach (tc_eff or cuda_eff of the
+     * peak the board sustains: a Hopper board below boost clock is at its
+     * power limit, so its use counts against hopper_clock x the peak). A-priori
      * 0.2 and 0.6 (A100/H100 power studies, e.g. arXiv 2312.02741); fitted
      * to the average power of the ML.ENERGY H100 rows. */
-    .p_active = 0.2746,
-    .p_memory = 0.5403,
+    .p_active = 0.3171,
+    .p_memory = 0.449,
 };
 
 const struct sim_params *sim_params_default(void)
@@ -274,8 +274,10 @@ const struct sim_fixed sim_fixed = {
     /* A view op (reshape, flatten, squeeze) costs the Python/dispatcher part
      * of an op (~30%) but launches nothing (estimate). */
     .view_dispatch_frac = 0.3,
-    /* Dynamic power: a kernel saturating the tensor/CUDA cores draws the full
-     * idle-to-TDP range (estimate; no compute-bound power row is mapped).
+    /* Dynamic power: a kernel that runs its math as fast as the library's
+     * best GEMMs (tc_eff or cuda_eff of the sustained peak) draws the full
+     * idle-to-TDP range (estimate; checked by the ML.ENERGY diffusion rows'
+     * energy per image, which no fit reads).
      * Added to the fitted active and memory shares (sim_params) and capped
      * at 1. */
     .p_compute = 1.0,
