@@ -235,14 +235,14 @@ static void pass_time(const struct sim_prep *sp, const struct sim_params *p,
         busy += kt;
         r->n_kernels = r->n_kernels + st->runs < INT_MAX ? r->n_kernels + (int)st->runs : INT_MAX;
         /* Math utilisation over the kernel's run time, against the rate
-         * the library's best kernels reach on the peak the board sustains
-         * (tc_eff or cuda_eff of it; Hopper's clock drops because it is at
+         * the library's best kernels reach (tc_eff or cuda_eff) on the peak
+         * the kernel runs on (TF32 tensor cores for an fp32 convolution)
+         * as the board sustains it (Hopper's clock drops because it is at
          * its power limit): a GEMM at that rate keeps every math pipe as
          * busy as the board allows, however far below the datasheet peak. */
-        double peak_used = ko.tc ? hw->peak_flops : hw->peak_fp32_flops;
         double best = ko.tc ? p->tc_eff[prt] : p->cuda_eff;
-        double uc = kt > 0 && peak_used > 0 && best > 0
-                        ? st->kflops / (peak_used * ko.clock * best * kt) : 0;
+        double uc = kt > 0 && ko.peak > 0 && best > 0
+                        ? st->kflops / (ko.peak * ko.clock * best * kt) : 0;
         double um = kt > 0 ? st->kbytes / (hw->bw_bytes * kt) : 0;
         double frac = p->p_active + sim_fixed.p_compute * uc + p->p_memory * um;
         if (frac > 1)

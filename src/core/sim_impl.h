@@ -73,6 +73,9 @@ struct sim_kernel_out {
     double eff;                 /* GEMM efficiency vs the peak used (0 if not a GEMM) */
     bool tc;                    /* tensor cores */
     double clock;               /* fraction of the boost-clock peaks the GPU holds (hopper_clock) */
+    double peak;                /* the math peak the kernel runs on (FLOP/s): tensor cores at
+                                 * the precision it runs in (TF32 for an fp32 convolution),
+                                 * or CUDA cores */
 };
 
 /* Two streams of one kernel that overlap, but not perfectly (compute and

@@ -213,6 +213,7 @@ void sim_kernel_time(const struct hw *hw, const struct config *cfg, const struct
      * compute and memory do (sim_overlap). */
     double keep = clock_keep(hw, p);
     out->clock = keep;
+    out->peak = peak;
     double main_s = in->flops / (peak * eff * keep);
     double epi_s = in->vec_flops / (vec_peak * f->vec_eff * keep);
     out->compute_s = sim_overlap(main_s, epi_s, p->overlap_p);

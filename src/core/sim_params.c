@@ -164,8 +164,8 @@ static const struct sim_params fitted = {
      * power limit, so its use counts against hopper_clock x the peak). A-priori
      * 0.2 and 0.6 (A100/H100 power studies, e.g. arXiv 2312.02741); fitted
      * to the average power of the ML.ENERGY H100 rows. */
-    .p_active = 0.3171,
-    .p_memory = 0.449,
+    .p_active = 0.3205,
+    .p_memory = 0.4971,
 };
 
 const struct sim_params *sim_params_default(void)
