@@ -317,9 +317,9 @@ static void test_lomo_excludes_model(void **state)
     for (int i = 0; i < s.n_rows; i++)
         s.rows[i].held_out = false;
 
-    /* calib_lomo (one round from start) predicts b with the constants that
+    /* calib_folds (one round from start) predicts b with the constants that
      * the same search finds on the table without b */
-    assert_int_equal(calib_lomo(&s, g, start, 1, &d), ST_OK);
+    assert_int_equal(calib_folds(&s, g, start, 1, CF_MODEL, &d), ST_OK);
     double lomo_b[3];
     for (int i = 0; i < 3; i++)
         lomo_b[i] = s.rows[3 + i].pred_lomo;
@@ -332,6 +332,57 @@ static void test_lomo_excludes_model(void **state)
     }
     calib_graphs_free(ga);
     calib_set_fini(&sa);
+    calib_graphs_free(g);
+    calib_set_fini(&s);
+    remove_lomo_dir();
+}
+
+/* Leave one source family out: two models of one family are held out
+ * together, and their fold predicts them with the constants the same
+ * search finds on the other family's rows alone. */
+#define FROW(line, model, fam, meas, batch) \
+    "l.jsonl\t" line "\t" model "\t" fam "\tfit\tlatency_ms\t" meas "\t" \
+    "samples/resnet50.onnx\t" batch "\t0\t0\t0\t0\tA100-SXM4-40GB\t-\tfp16\ttensorrt\twall\t-\n"
+#define FSKIP(line, meas) \
+    "l.jsonl\t" line "\tx\tx\tskip\tlatency_ms\t" meas "\t-\t0\t0\t0\t0\t0\t-\t-\t-\t-\t-\tw\n"
+#define FROWS_Y FROW("5", "c", "famy", "12", "8") FROW("6", "c", "famy", "60", "64")
+
+static void test_losfo_holds_out_family(void **state)
+{
+    (void)state;
+    snprintf(dir, sizeof dir, "/tmp/dippm_lomo_XXXXXX");
+    assert_non_null(mkdtemp(dir));
+    write_file("l.jsonl", LJSONL);
+    const struct sim_params *start = sim_params_default();
+    struct diag d = {0};
+    /* the reference: famx's rows skipped, one round from start */
+    struct calib_set sy;
+    struct calib_graphs *gy =
+        load_set(HEADER FSKIP("1", "2") FSKIP("2", "4") FSKIP("3", "20") FSKIP("4", "6")
+                     FROWS_Y, &sy);
+    struct sim_params only_y1;
+    assert_int_equal(calib_fit(&sy, gy, start, true, 1, &only_y1, &d), ST_OK);
+
+    struct calib_set s;
+    struct calib_graphs *g = load_set(HEADER FROW("1", "a", "famx", "2", "1")
+                                      FROW("2", "a", "famx", "4", "8") FSKIP("3", "20")
+                                      FROW("4", "b", "famx", "6", "1") FROWS_Y, &s);
+    assert_int_equal(calib_folds(&s, g, start, 1, CF_FAMILY, &d), ST_OK);
+    double losfo[3];
+    static const int famx[3] = {0, 1, 3}; /* row 2 is the skipped line */
+    for (int i = 0; i < 3; i++) {
+        losfo[i] = s.rows[famx[i]].pred_losfo;
+        assert_true(s.rows[famx[i]].pred_lomo < 0); /* the model folds did not run */
+    }
+    assert_true(s.rows[4].pred_losfo > 0); /* famy's fold ran too */
+    assert_int_equal(calib_evaluate(&s, g, &only_y1, &d), ST_OK);
+    for (int i = 0; i < 3; i++) {
+        assert_string_equal(s.rows[famx[i]].family, "famx");
+        assert_true(losfo[i] > 0);
+        assert_true(losfo[i] == s.rows[famx[i]].pred);
+    }
+    calib_graphs_free(gy);
+    calib_set_fini(&sy);
     calib_graphs_free(g);
     calib_set_fini(&s);
     remove_lomo_dir();
@@ -467,6 +518,7 @@ int main(void)
         cmocka_unit_test(test_committed_table),
         cmocka_unit_test(test_bad_tables),
         cmocka_unit_test(test_lomo_excludes_model),
+        cmocka_unit_test(test_losfo_holds_out_family),
         cmocka_unit_test(test_lomo_resets_unpinned_knob),
         cmocka_unit_test(test_gpu_timed_row),
         cmocka_unit_test(test_export_rows),

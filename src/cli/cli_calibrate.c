@@ -210,7 +210,7 @@ static int run_intervals(const struct calibrate_cli *a, struct calib_set *set)
     struct calib_graphs *cg = calib_graphs_new(set, a->samples, &d);
     fprintf(stderr, "dippm: leave-one-model-out folds ...\n");
     if (!cg || calib_evaluate(set, cg, sim_params_default(), &d) ||
-        calib_lomo(set, cg, sim_params_default(), 2, &d) ||
+        calib_folds(set, cg, sim_params_default(), 2, CF_MODEL, &d) ||
         interval_collect(set, a->neusight, &res, &n, &n_calib, &d))
         rc = cli_fail(&d);
     else
@@ -243,8 +243,10 @@ static int run(const struct calibrate_cli *a, struct calib_set *set, const struc
         }
         print_params(&fitted);
         if (lomo) {
-            fprintf(stderr, "dippm: leave-one-model-out folds ...\n");
-            if (calib_lomo(set, cg, &fitted, 2, &d)) {
+            fprintf(stderr, "dippm: leave-one-model-out and leave-one-source-family-out "
+                    "folds ...\n");
+            if (calib_folds(set, cg, &fitted, 2, CF_MODEL, &d) ||
+                calib_folds(set, cg, &fitted, 2, CF_FAMILY, &d)) {
                 rc = cli_fail(&d);
                 goto out;
             }

@@ -184,7 +184,7 @@ static enum status parse_line(const struct ctx *c, char *line, struct calib_row 
     memset(r, 0, sizeof *r);
     r->tsv_line = c->line;
     r->measured = -1;
-    r->pred = r->pred_lomo = -1;
+    r->pred = r->pred_lomo = r->pred_losfo = -1;
     int64_t ln;
     if ((st = get_text(c, C_FILE, f[C_FILE], r->file, sizeof r->file)) ||
         (st = get_int(c, C_LINE, f[C_LINE], &ln)) ||

@@ -78,6 +78,13 @@ struct calib_row {
     bool held_out;           /* excluded from the current fit (cross-validation fold) */
     double pred;             /* in-sample prediction (compiled-in constants) */
     double pred_lomo;        /* prediction of the fold that left this model out (< 0: none) */
+    double pred_losfo;       /* ... that left this row's source family out (< 0: none) */
+};
+
+/* Which rows a cross-validation fold holds out together. */
+enum calib_fold {
+    CF_MODEL,  /* leave one model out: pred_lomo */
+    CF_FAMILY, /* leave one source family out: pred_losfo */
 };
 
 struct calib_set {
@@ -125,11 +132,13 @@ enum status calib_fit(struct calib_set *set, struct calib_graphs *cg,
                       const struct sim_params *start, bool from_start, int rounds,
                       struct sim_params *out, struct diag *d);
 
-/* Leave-one-model-out: for each model with fitted rows, holds its rows out,
- * refits from fitted with `rounds` rounds, and stores the fold's prediction
- * of the held-out rows in pred_lomo. */
-enum status calib_lomo(struct calib_set *set, struct calib_graphs *cg,
-                       const struct sim_params *fitted, int rounds, struct diag *d);
+/* Cross-validation: for each model (CF_MODEL) or source family (CF_FAMILY)
+ * with fitted rows, holds its rows out, refits from fitted with `rounds`
+ * rounds, and stores the fold's prediction of the held-out rows in
+ * pred_lomo or pred_losfo. */
+enum status calib_folds(struct calib_set *set, struct calib_graphs *cg,
+                        const struct sim_params *fitted, int rounds, enum calib_fold fold,
+                        struct diag *d);
 
 /* The fitted knobs. */
 int calib_knob_count(void);

@@ -472,7 +472,7 @@ static enum status run_all(struct calib_graphs *cg, const int *todo, int n,
 }
 
 enum status calib_eval_sel(struct calib_set *set, struct calib_graphs *cg,
-                           const struct sim_params *p, int sel, bool lomo, struct diag *d)
+                           const struct sim_params *p, int sel, int fold, struct diag *d)
 {
     for (int i = 0; i < cg->n_r; i++)
         cg->r[i].need = false;
@@ -495,8 +495,10 @@ enum status calib_eval_sel(struct calib_set *set, struct calib_graphs *cg,
         if (!row_selected(cg, r, sel))
             continue;
         double v = row_prediction(cg, r, p ? p : sim_params_default());
-        if (lomo)
+        if (fold == CF_MODEL)
             r->pred_lomo = v;
+        else if (fold == CF_FAMILY)
+            r->pred_losfo = v;
         else
             r->pred = v;
     }
@@ -506,7 +508,7 @@ enum status calib_eval_sel(struct calib_set *set, struct calib_graphs *cg,
 enum status calib_evaluate(struct calib_set *set, struct calib_graphs *cg,
                            const struct sim_params *p, struct diag *d)
 {
-    return calib_eval_sel(set, cg, p, SEL_TIME | SEL_MEMORY, false, d);
+    return calib_eval_sel(set, cg, p, SEL_TIME | SEL_MEMORY, -1, d);
 }
 
 /* ---- export for the GNN ---------------------------------------------------- */

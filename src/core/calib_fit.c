@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "core/calib_impl.h"
+#include "util/xalloc.h"
 
 /* The fitted parameters, their search ranges, which objective they move
  * and which runtime's rows they can change (-1: any). */
@@ -233,7 +234,7 @@ enum status calib_fit(struct calib_set *set, struct calib_graphs *cg,
         if (!from_start || !fold_informed(set, cg, &knobs[k]))
             *knobs[k].field(&cur) = knobs[k].init;
     enum status st = calib_eval_sel(set, cg, &cur, SEL_FIT_ONLY | SEL_TIME | SEL_MEMORY,
-                                    false, d);
+                                    -1, d);
     if (st) {
         free(kept);
         return st;
@@ -254,7 +255,7 @@ enum status calib_fit(struct calib_set *set, struct calib_graphs *cg,
             /* power rows divide energy by time: the time knobs before this
              * one moved them, so their baseline is taken afresh */
             if (kb->group == G_POWER) {
-                if ((st = calib_eval_sel(set, cg, &cur, knob_sel(kb), false, d)))
+                if ((st = calib_eval_sel(set, cg, &cur, knob_sel(kb), -1, d)))
                     goto out;
                 obj[G_POWER] = objective(set, G_POWER);
             }
@@ -267,7 +268,7 @@ enum status calib_fit(struct calib_set *set, struct calib_graphs *cg,
                 if (v < kb->lo) v = kb->lo;
                 if (v > kb->hi) v = kb->hi;
                 *fv = v;
-                if ((st = calib_eval_sel(set, cg, &cur, knob_sel(kb), false, d)))
+                if ((st = calib_eval_sel(set, cg, &cur, knob_sel(kb), -1, d)))
                     goto out;
                 double o = objective(set, kb->group);
                 if (o < best_obj - 1e-12) {
@@ -290,26 +291,37 @@ out:
     return st;
 }
 
-enum status calib_lomo(struct calib_set *set, struct calib_graphs *cg,
-                       const struct sim_params *fitted, int rounds, struct diag *d)
+/* The row's key of a fold kind. */
+static const char *fold_key(const struct calib_row *r, enum calib_fold fold)
+{
+    return fold == CF_FAMILY ? r->family : r->model_id;
+}
+
+enum status calib_folds(struct calib_set *set, struct calib_graphs *cg,
+                        const struct sim_params *fitted, int rounds, enum calib_fold fold,
+                        struct diag *d)
 {
     enum status st = ST_OK;
+    bool *done = xcalloc((size_t)set->n_rows + 1, sizeof *done);
     for (int i = 0; i < set->n_rows; i++)
-        set->rows[i].pred_lomo = -1;
+        *(fold == CF_FAMILY ? &set->rows[i].pred_losfo : &set->rows[i].pred_lomo) = -1;
     for (int i = 0; i < set->n_rows && !st; i++) {
         const struct calib_row *m = &set->rows[i];
-        if (m->use != CU_FIT || m->n_run == 0 || m->pred_lomo >= 0)
+        if (m->use != CU_FIT || m->n_run == 0 || done[i])
             continue;
-        /* fold: hold out every row of this model */
-        for (int j = 0; j < set->n_rows; j++)
-            set->rows[j].held_out = !strcmp(set->rows[j].model_id, m->model_id);
-        struct sim_params fold;
-        st = calib_fit(set, cg, fitted, true, rounds, &fold, d);
-
+        /* fold: hold out every row of this model or source family */
+        const char *key = fold_key(m, fold);
+        for (int j = 0; j < set->n_rows; j++) {
+            set->rows[j].held_out = !strcmp(fold_key(&set->rows[j], fold), key);
+            done[j] = done[j] || set->rows[j].held_out;
+        }
+        struct sim_params fp;
+        st = calib_fit(set, cg, fitted, true, rounds, &fp, d);
         if (!st)
-            st = calib_eval_sel(set, cg, &fold, SEL_HELD_OUT | SEL_TIME | SEL_MEMORY, true, d);
+            st = calib_eval_sel(set, cg, &fp, SEL_HELD_OUT | SEL_TIME | SEL_MEMORY, (int)fold, d);
     }
     for (int j = 0; j < set->n_rows; j++)
         set->rows[j].held_out = false;
+    free(done);
     return st;
 }

@@ -67,8 +67,9 @@ static inline bool calib_runtime_uses(enum runtime row, int knob)
            (runtime_graph(row) && knob == RT_TENSORRT_GRAPH);
 }
 
-/* Runs the teacher for the selected rows and sets their pred (or pred_lomo). */
+/* Runs the teacher for the selected rows and sets their pred, or with fold
+ * >= 0 the prediction of that fold kind (pred_lomo or pred_losfo). */
 enum status calib_eval_sel(struct calib_set *set, struct calib_graphs *cg,
-                           const struct sim_params *p, int sel, bool lomo, struct diag *d);
+                           const struct sim_params *p, int sel, int fold, struct diag *d);
 
 #endif

@@ -86,15 +86,25 @@ static const char *key_of(const struct calib_row *r, enum key k, char *buf, size
     }
 }
 
+/* The leave-one-source-family-out prediction (< 0: none). */
+static double losfo_pred(const struct calib_row *r)
+{
+    return r->pred_losfo;
+}
+
 struct agg {
-    int n;
-    double ins, lomo;
+    int n, n_losfo;
+    double ins, lomo, losfo;
 };
 
 static void agg_add(struct agg *a, const struct calib_row *r)
 {
     a->ins += ape(r->pred, r->measured);
     a->lomo += ape(lomo_pred(r), r->measured);
+    if (losfo_pred(r) > 0) {
+        a->losfo += ape(losfo_pred(r), r->measured);
+        a->n_losfo++;
+    }
     a->n++;
 }
 
@@ -105,6 +115,8 @@ static struct agg agg_mean(struct agg a)
         a.ins /= a.n;
         a.lomo /= a.n;
     }
+    if (a.n_losfo)
+        a.losfo /= a.n_losfo;
     return a;
 }
 
@@ -130,8 +142,10 @@ static struct agg aggregate(const struct calib_set *set, enum key k, const char 
 static void table_by(struct buf *b, const struct calib_set *set, enum key k, const char *title,
                      enum calib_use use)
 {
-    bp(b, "\n### %s\n\n| %s | target | n | MAPE in-sample | MAPE leave-one-model-out |\n"
-          "|---|---|---|---|---|\n", title, k == K_FAMILY ? "source family" : k == K_GPU ? "GPU / slice" : "model");
+    bool fam = k == K_FAMILY;
+    bp(b, "\n### %s\n\n| %s | target | n | MAPE in-sample | MAPE leave-one-model-out |%s\n"
+          "|---|---|---|---|---|%s\n", title, fam ? "source family" : k == K_GPU ? "GPU / slice" : "model",
+       fam ? " MAPE leave-one-source-family-out |" : "", fam ? "---|" : "");
     char seen[128][96];
     int ns = 0;
     char buf[96];
@@ -148,9 +162,15 @@ static void table_by(struct buf *b, const struct calib_set *set, enum key k, con
         snprintf(seen[ns++], sizeof seen[0], "%s", v);
         for (int t = 0; t < CT__COUNT; t++) {
             struct agg a = aggregate(set, k, v, (enum calib_target)t, use);
-            if (a.n)
-                bp(b, "| %s | %s | %d | %.1f%% | %.1f%% |\n", v,
-                   calib_target_name((enum calib_target)t), a.n, a.ins, a.lomo);
+            if (!a.n)
+                continue;
+            bp(b, "| %s | %s | %d | %.1f%% | %.1f%% |", v,
+               calib_target_name((enum calib_target)t), a.n, a.ins, a.lomo);
+            if (fam && a.n_losfo)
+                bp(b, " %.1f%% |", a.losfo);
+            else if (fam)
+                bp(b, " - |");
+            bp(b, "\n");
         }
     }
 }
@@ -210,16 +230,18 @@ static struct agg agg_mig(const struct calib_set *set, bool memory, bool mig)
     return agg_mean(a);
 }
 
-/* "TARGET N% [lo, hi] (n rows)": the leave-one-model-out MAPE of the fitted
- * rows of target t with its bootstrap 95% interval over rows. */
-static void lomo_ci(struct buf *b, const struct calib_set *set, enum calib_target t)
+/* "TARGET N% [lo, hi] (n rows)": the cross-validated MAPE of the fitted
+ * rows of target t (leave one model out, or with family one source family
+ * out) with its bootstrap 95% interval over rows. */
+static void fold_ci(struct buf *b, const struct calib_set *set, enum calib_target t, bool family)
 {
     double *e = xmalloc(sizeof *e * (size_t)(set->n_rows > 0 ? set->n_rows : 1));
     int n = 0;
     for (int i = 0; i < set->n_rows; i++) {
         const struct calib_row *r = &set->rows[i];
-        if (used(r) && r->use == CU_FIT && r->target == t)
-            e[n++] = ape(lomo_pred(r), r->measured);
+        double p = family ? losfo_pred(r) : lomo_pred(r);
+        if (used(r) && r->use == CU_FIT && r->target == t && p > 0)
+            e[n++] = ape(p, r->measured);
     }
     double mean, lo, hi;
     stats_mean_ci95(e, n, &mean, &lo, &hi);
@@ -279,9 +301,21 @@ static void goals(struct buf *b, const struct calib_set *set)
          aggregate(set, K_TARGET, NULL, CT_ENERGY, CU_EVAL), 20);
     bp(b, "\nLeave-one-model-out MAPE of the fitted rows with a bootstrap 95%% interval "
           "over rows: ");
-    lomo_ci(b, set, CT_LATENCY);
+    fold_ci(b, set, CT_LATENCY, false);
     bp(b, "; ");
-    lomo_ci(b, set, CT_MEMORY);
+    fold_ci(b, set, CT_MEMORY, false);
+    bp(b, ".\n");
+    bool any = false;
+    for (int i = 0; i < set->n_rows && !any; i++)
+        any = losfo_pred(&set->rows[i]) > 0;
+    if (!any)
+        return;
+    bp(b, "\nLeave-one-source-family-out MAPE (each source family's rows predicted by the "
+          "constants refitted without that family; a constant only its rows pin goes back to "
+          "its a-priori value), with a bootstrap 95%% interval over rows: ");
+    fold_ci(b, set, CT_LATENCY, true);
+    bp(b, "; ");
+    fold_ci(b, set, CT_MEMORY, true);
     bp(b, ".\n");
 }
 
