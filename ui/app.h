@@ -284,6 +284,9 @@ struct gen_request app_gen_request(const struct app *a, int64_t batch);
 /* Chooses what the sweep varies ("batch" or "" for the batch); checks the
  * name. */
 enum status app_sweep_set(struct app *a, const char *name, struct diag *d);
+/* Whether sweep row i's pass fits the GPU or slice with the headroom: the
+ * rule of the MIG line and of predict (fit_ok). */
+bool app_sweep_fits(const struct app *a, int i);
 
 /* Rebuilds a->rows from filter and sort if they changed (rows_dirty). */
 void app_rows_update(struct app *a);
