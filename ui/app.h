@@ -300,6 +300,12 @@ const char *app_cell_text(const struct app *a, int ni, enum ui_col c, char *buf,
 /* Predicted time share of node i (GNN share when the GNN ran, else the
  * teacher's node time / latency); 0 when unknown. */
 double app_node_share(const struct app *a, int i);
+/* Node i's output bytes at the configured precision, as the teacher moves
+ * them (its bytes scaled by the teacher's ratio of the node's bytes at the
+ * precision to those in the file's dtypes; the file's without a prediction). */
+double app_node_out_bytes(const struct app *a, int i);
+/* That ratio: 1 without a prediction. */
+double app_node_byte_scale(const struct app *a, int i);
 /* The configuration in one line: "A100-SXM4-40GB 3g.20gb, fp16, tensorrt,
  * batch 8, seq=128". */
 const char *app_config_label(const struct app *a, const struct config *cfg, char *buf, int size);
