@@ -306,6 +306,22 @@ double app_node_share(const struct app *a, int i);
 double app_node_out_bytes(const struct app *a, int i);
 /* That ratio: 1 without a prediction. */
 double app_node_byte_scale(const struct app *a, int i);
+
+/* The kernel node i runs in, as the teacher timed it: its own, or the one
+ * it was fused into (the work and time of all its members); the precision
+ * its math runs in, its peak and the bandwidth: the roofline the Detail tab
+ * draws it against. valid false without a prediction or a kernel. */
+struct app_kernel {
+    bool valid;
+    int members;          /* nodes in the kernel */
+    double flops, bytes;  /* the kernel's, at the configured precision */
+    double time_s;        /* its modelled time */
+    enum precision prec;  /* what its math runs in (tf32: fp32 on tensor cores) */
+    bool tensor_core;
+    double peak, bw;      /* its roof: FLOP/s and bytes/s */
+    char hw_label[64];
+};
+struct app_kernel app_kernel_view(const struct app *a, int i);
 /* The configuration in one line: "A100-SXM4-40GB 3g.20gb, fp16, tensorrt,
  * batch 8, seq=128". */
 const char *app_config_label(const struct app *a, const struct config *cfg, char *buf, int size);

@@ -41,6 +41,34 @@ double app_node_out_bytes(const struct app *a, int i)
     return a->g->nodes[i].cost.out_bytes * app_node_byte_scale(a, i);
 }
 
+struct app_kernel app_kernel_view(const struct app *a, int ni)
+{
+    struct app_kernel k = {0};
+    const struct sim_result *s = &a->pred.sim;
+    struct hw hw;
+    if (!a->have_pred || !s->nodes || ni < 0 || ni >= s->n_nodes ||
+        hw_from_config(&a->cfg, &hw, NULL) != ST_OK)
+        return k;
+    int root = s->nodes[ni].fused_into >= 0 ? s->nodes[ni].fused_into : ni;
+    const struct sim_node *rn = &s->nodes[root];
+    if (!rn->kernel)
+        return k;
+    for (int i = 0; i < s->n_nodes; i++)
+        if (i == root || s->nodes[i].fused_into == root) {
+            k.time_s += s->nodes[i].time_s;
+            k.members++;
+        }
+    k.flops = rn->kflops;
+    k.bytes = rn->kbytes;
+    k.tensor_core = rn->tensor_core;
+    k.prec = hw_kernel_precision(a->cfg.prec, rn->tensor_core);
+    k.peak = hw_kernel_peak(&hw, a->cfg.prec, rn->tensor_core);
+    k.bw = hw.bw_bytes;
+    snprintf(k.hw_label, sizeof k.hw_label, "%s", hw.label);
+    k.valid = k.peak > 0 && k.bw > 0;
+    return k;
+}
+
 double app_kv_cache_mib(const struct app *a)
 {
     double b = 0;

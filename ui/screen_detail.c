@@ -79,48 +79,7 @@ static const char *fmt_flops(double v, char *buf, int size)
     return buf;
 }
 
-/* The kernel a node runs in, as the teacher timed it: its own, or the one
- * it was fused into (its work and the time of all its members), the math
- * precision and peak of that kernel, and the bandwidth. */
-struct kernel_view {
-    bool valid;
-    int members;          /* nodes in the kernel */
-    double flops, bytes;  /* the kernel's, at the configured precision */
-    double time_s;        /* the kernel's modelled time */
-    enum precision prec;  /* what its math runs in (tf32 for fp32 on tensor cores) */
-    bool tensor_core;
-    double peak, bw;      /* its roof: FLOP/s and bytes/s */
-    const char *hw_label;
-};
-
-static struct kernel_view kernel_view(const struct app *a, int ni, struct hw *hw)
-{
-    struct kernel_view k = {0};
-    const struct sim_result *s = &a->pred.sim;
-    if (!a->have_pred || !s->nodes || ni >= s->n_nodes ||
-        hw_from_config(&a->cfg, hw, NULL) != ST_OK)
-        return k;
-    int root = s->nodes[ni].fused_into >= 0 ? s->nodes[ni].fused_into : ni;
-    const struct sim_node *rn = &s->nodes[root];
-    if (!rn->kernel)
-        return k;
-    for (int i = 0; i < s->n_nodes; i++)
-        if (i == root || s->nodes[i].fused_into == root) {
-            k.time_s += s->nodes[i].time_s;
-            k.members++;
-        }
-    k.flops = rn->kflops;
-    k.bytes = rn->kbytes;
-    k.tensor_core = rn->tensor_core;
-    k.prec = hw_kernel_precision(a->cfg.prec, rn->tensor_core);
-    k.peak = hw_kernel_peak(hw, a->cfg.prec, rn->tensor_core);
-    k.bw = hw->bw_bytes;
-    k.hw_label = hw->label;
-    k.valid = k.peak > 0 && k.bw > 0;
-    return k;
-}
-
-static void roofline(const struct kernel_view *k, struct ui_canvas *c, struct ui_rect r)
+static void roofline(const struct app_kernel *k, struct ui_canvas *c, struct ui_rect r)
 {
     if (!k->valid || r.h < 6)
         return;
@@ -208,8 +167,7 @@ void screen_detail_draw_node(struct app *a, int ni, struct ui_canvas *c, struct 
              at_prec ? precision_name(a->cfg.prec) : "");
     if (y < yend)
         draw_text(c, y++, r.x, r.w, UI_STYLE_NORMAL, t);
-    struct hw hw;
-    struct kernel_view kv = kernel_view(a, ni, &hw);
+    struct app_kernel kv = app_kernel_view(a, ni);
     if (kv.valid && y < yend) {
         double intensity = kv.bytes > 0 ? kv.flops / kv.bytes : 0, ridge = kv.peak / kv.bw;
         snprintf(t, sizeof t,
