@@ -30,7 +30,8 @@ static const struct cli_opt sweep_opts[] = {
     {"max-batch", 0, NULL, "the largest batch that fits the GPU or MIG profile (and meets "
      "--slo-ms) instead of rows", OPT_MAXB},
     {"slo-ms", 0, "X", "the latency target of --max-batch in milliseconds", OPT_SLO},
-    {"headroom", 0, "PCT", "percent of the memory --max-batch keeps spare (default 10)",
+    {"headroom", 0, "PCT",
+     "percent of the memory kept spare by the fits column and --max-batch (default 10)",
      OPT_HEADROOM},
     {NULL, 0, NULL, NULL, 0},
 };
