@@ -295,7 +295,9 @@ static void draw_gen(struct app *a, struct ui_canvas *c, int y, int x, int xend)
     x = put_field(c, y, x, xend, "", t);
     snprintf(t, sizeof t, "%.3g J/tok", g->energy_j_per_output_token);
     x = put_field(c, y, x, xend, "", t);
-    snprintf(t, sizeof t, "%s%s", fmt_bytes(g->mem.total_mib * 1048576.0, b1, sizeof b1),
+    char b2[48];
+    snprintf(t, sizeof t, "%s (KV cache %s)%s", fmt_bytes(g->mem.total_mib * 1048576.0, b1, sizeof b1),
+             fmt_bytes(g->mem.kv_cache_mib * 1048576.0, b2, sizeof b2),
              g->mem.fits ? "" : " does not fit");
     x = put_field(c, y, x, xend, "memory ", t);
     if (g->max_batch > 0)

@@ -113,6 +113,10 @@ static void chart_title(const struct app *a, enum ui_sweep_metric m, int n_bad, 
             snprintf(mb, sizeof mb, "; no batch fits");
         snprintf(gen, sizeof gen, ", %lld+%lld tokens%s", (long long)a->gen_in,
                  (long long)a->gen_out, mb);
+    } else if (a->is_decoder && a->g) { /* the header's pass, not the Generation line's */
+        int s = graph_sym_find(a->g, "seq");
+        if (s >= 0)
+            snprintf(gen, sizeof gen, ", one pass at seq=%lld", (long long)a->g->syms[s].val);
     }
     /* a title: a long symbol name is cut to leave room for the rest */
     snprintf(t, (size_t)size, "%s vs %.100s (%s%s%s)%s", what[m], sw->over,
