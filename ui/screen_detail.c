@@ -171,12 +171,12 @@ void screen_detail_draw_node(struct app *a, int ni, struct ui_canvas *c, struct 
     if (kv.valid && y < yend) {
         double intensity = kv.bytes > 0 ? kv.flops / kv.bytes : 0, ridge = kv.peak / kv.bw;
         snprintf(t, sizeof t,
-                 "%s intensity = FLOPs/bytes = %.3g FLOP/B; ridge at %s %s = peak/bandwidth = "
+                 "%s = FLOPs/bytes = %.3g FLOP/B; ridge at %s %s = peak/bandwidth = "
                  "%.3g FLOP/B -> %s-bound on the roofline",
-                 kv.members > 1 ? "kernel" : "", intensity, precision_name(kv.prec),
-                 kv.tensor_core ? "tensor cores" : "CUDA cores", ridge,
+                 kv.members > 1 ? "its kernel's intensity" : "intensity", intensity,
+                 precision_name(kv.prec), kv.tensor_core ? "tensor cores" : "CUDA cores", ridge,
                  intensity >= ridge ? "compute" : "memory");
-        draw_text(c, y++, r.x, r.w, UI_STYLE_NORMAL, t + (kv.members > 1 ? 0 : 1));
+        draw_text(c, y++, r.x, r.w, UI_STYLE_NORMAL, t);
     }
     if (a->have_pred && s->nodes && ni < s->n_nodes && y < yend) {
         const struct sim_node *sn = &s->nodes[ni];
