@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "ui/draw.h"
+#include "core/fit.h"
 #include "core/gpu.h"
 #include "graph/load.h"
 #include "graph/shape.h"
@@ -109,7 +110,7 @@ enum status app_init(struct app *a, const char *spec, struct diag *d)
     memset(a, 0, sizeof *a);
     ui_state_init(&a->st);
     config_default(&a->cfg);
-    a->headroom = 0.10;
+    a->headroom = FIT_HEADROOM_DEFAULT;
     a->gen_in = 512;
     a->gen_out = 128;
     a->diff_steps = 20;
@@ -203,9 +204,10 @@ static void update_diff(struct app *a)
     char text[DIFF_MAX_TEXT][DIFF_SPEC_MAX];
     int n_text;
     struct diff_request rq = {.steps = a->diff_steps, .guidance = true, .batch = a->cfg.batch,
+                              .headroom = a->headroom,
                               .no_text = diff_text_specs(a->g->path, text, &n_text, NULL) != ST_OK};
     if (diff_run(a->p, a->g, &a->cfg, &rq, &a->diffr, &d) == ST_OK &&
-        diff_mig(a->p, a->g, &a->cfg, &rq, a->headroom, &a->diffr, &d) == ST_OK)
+        diff_mig(a->p, a->g, &a->cfg, &rq, &a->diffr, &d) == ST_OK)
         a->have_diff = true;
     else
         snprintf(a->diff_err, sizeof a->diff_err, "%s", d.msg);

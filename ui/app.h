@@ -284,6 +284,9 @@ struct gen_request app_gen_request(const struct app *a, int64_t batch);
 /* Chooses what the sweep varies ("batch" or "" for the batch); checks the
  * name. */
 enum status app_sweep_set(struct app *a, const char *name, struct diag *d);
+/* Whether sweep row i's pass fits the GPU or slice with the headroom: the
+ * rule of the MIG line and of predict (fit_ok). */
+bool app_sweep_fits(const struct app *a, int i);
 
 /* Rebuilds a->rows from filter and sort if they changed (rows_dirty). */
 void app_rows_update(struct app *a);
@@ -297,6 +300,28 @@ const char *app_cell_text(const struct app *a, int ni, enum ui_col c, char *buf,
 /* Predicted time share of node i (GNN share when the GNN ran, else the
  * teacher's node time / latency); 0 when unknown. */
 double app_node_share(const struct app *a, int i);
+/* Node i's output bytes at the configured precision, as the teacher moves
+ * them (its bytes scaled by the teacher's ratio of the node's bytes at the
+ * precision to those in the file's dtypes; the file's without a prediction). */
+double app_node_out_bytes(const struct app *a, int i);
+/* That ratio: 1 without a prediction. */
+double app_node_byte_scale(const struct app *a, int i);
+
+/* The kernel node i runs in, as the teacher timed it: its own, or the one
+ * it was fused into (the work and time of all its members); the precision
+ * its math runs in, its peak and the bandwidth: the roofline the Detail tab
+ * draws it against. valid false without a prediction or a kernel. */
+struct app_kernel {
+    bool valid;
+    int members;          /* nodes in the kernel */
+    double flops, bytes;  /* the kernel's, at the configured precision */
+    double time_s;        /* its modelled time */
+    enum precision prec;  /* what its math runs in (tf32: fp32 on tensor cores) */
+    bool tensor_core;
+    double peak, bw;      /* its roof: FLOP/s and bytes/s */
+    char hw_label[64];
+};
+struct app_kernel app_kernel_view(const struct app *a, int i);
 /* The configuration in one line: "A100-SXM4-40GB 3g.20gb, fp16, tensorrt,
  * batch 8, seq=128". */
 const char *app_config_label(const struct app *a, const struct config *cfg, char *buf, int size);

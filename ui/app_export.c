@@ -47,11 +47,6 @@ static void json_num_or_null(struct jsonw *w, const char *k, double v, bool ok)
 
 /* ---- sweep ------------------------------------------------------------ */
 
-static bool sweep_fits(const struct app_sweep *sw, int i)
-{
-    return sw->capacity_mib <= 0 || sw->memory_mib[i] <= sw->capacity_mib;
-}
-
 static char *sweep_csv(const struct app *a, size_t *len)
 {
     const struct app_sweep *sw = &a->sweep;
@@ -67,7 +62,7 @@ static char *sweep_csv(const struct app *a, size_t *len)
                              num(sw->latency_ms[i], ok, c[0], 32),
                              num(sw->throughput[i], ok, c[1], 32),
                              num(sw->memory_mib[i], ok, c[2], 32),
-                             ok ? (sweep_fits(sw, i) ? "yes" : "no") : "",
+                             ok ? (app_sweep_fits(a, i) ? "yes" : "no") : "",
                              num(sw->ttft_ms[i], gok, c[3], 32),
                              num(sw->tokens_s[i], gok, c[4], 32),
                              num(sw->gen_mib[i], gok, c[5], 32),
@@ -106,7 +101,7 @@ static char *sweep_json(const struct app *a, size_t *len)
         json_num_or_null(&w, "latency_ms", sw->latency_ms[i], sw->ok[i]);
         json_num_or_null(&w, "throughput_per_s", sw->throughput[i], sw->ok[i]);
         json_num_or_null(&w, "memory_mib", sw->memory_mib[i], sw->ok[i]);
-        jsonw_key_bool(&w, "fits", sw->ok[i] && sweep_fits(sw, i));
+        jsonw_key_bool(&w, "fits", sw->ok[i] && app_sweep_fits(a, i));
         if (gen) {
             json_num_or_null(&w, "ttft_ms", sw->ttft_ms[i], sw->gen_ok[i]);
             json_num_or_null(&w, "tokens_per_s", sw->tokens_s[i], sw->gen_ok[i]);

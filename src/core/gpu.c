@@ -262,6 +262,19 @@ enum status config_supported(const struct config *cfg, struct diag *d)
     return ST_OK;
 }
 
+enum precision hw_kernel_precision(enum precision prec, bool tensor_core)
+{
+    return tensor_core && prec == PREC_FP32 ? PREC_TF32 : prec;
+}
+
+double hw_kernel_peak(const struct hw *hw, enum precision prec, bool tensor_core)
+{
+    if (tensor_core)
+        return hw_kernel_precision(prec, true) != prec ? hw->peak_tf32_flops : hw->peak_flops;
+    bool half = prec == PREC_FP16 || prec == PREC_BF16 || prec == PREC_INT8 || prec == PREC_FP8;
+    return hw->peak_fp32_flops * (half ? 2.0 : 1.0);
+}
+
 enum status hw_from_config(const struct config *cfg, struct hw *hw, struct diag *d)
 {
     const struct gpu_spec *g = gpu_get(cfg->gpu);

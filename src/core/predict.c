@@ -197,7 +197,6 @@ enum status predict_run(struct predictor *p, struct graph *g, const struct confi
     out->throughput = out->latency_ms > 0 ? (double)batch * 1000.0 / out->latency_ms : 0;
     out->energy_mj_per_sample = batch > 0 ? out->energy_j * 1000.0 / (double)batch : 0;
     out->capacity_mib = hw.mem_bytes / (1024.0 * 1024.0);
-    out->fits = out->memory_mib <= out->capacity_mib;
     return ST_OK;
 }
 

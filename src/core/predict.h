@@ -19,7 +19,6 @@ struct prediction {
     double energy_mj_per_sample;
     double memory_mib;      /* peak device memory, GNN */
     double capacity_mib;    /* usable memory of the GPU or MIG slice */
-    bool fits;              /* memory_mib <= capacity_mib */
     struct sim_result sim;  /* the teacher's figures (roofline, bounds, memory parts) */
     double *node_share;     /* n_nodes predicted time shares summing to 1 (malloc'd) */
     int n_nodes;

@@ -606,14 +606,14 @@ run "sweep generation max batch" 0 "$DIPPM" sweep zoo:llama --gpu h100 --precisi
 run "sweep generation bad over" 2 "$DIPPM" sweep zoo:gpt --input-tokens 32 --output-tokens 8 \
     --over layers=2,4 && check "sweep generation over message" "$T/err" "input_tokens=RANGE"
 
-# the explorer (headless): a decoder's generation line, KV cache in the memory bar, :set names
+# the explorer (headless): a decoder's generation line with its KV cache, :set names
 printf ':set input_tokens=1024 output_tokens=256 kv=fp8<Enter>:gpu h100<Enter>:dump-screen %s<Enter>q' \
     "$T/ui.txt" >"$T/ui.keys"
 run "explorer generation" 0 env DIPPM_NO_DISPLAY=1 DIPPM_SCRIPT="$T/ui.keys" DIPPM_COLS=130 \
     DIPPM_ROWS=30 XDG_STATE_HOME="$T/state" "$DIPPM" zoo:llama && {
     check "explorer generation line" "$T/ui.txt" "^Generation 1024+256 TTFT .* TPOT .* tok/s .* max batch"
     # tinyllama, fp8 cache: 2 x 22 x 4 x 64 x 1 byte = 11 KiB per token x 1280 tokens
-    check "explorer KV cache in the memory bar" "$T/ui.txt" "KV cache 13.8"
+    check "explorer KV cache on the Generation line" "$T/ui.txt" "^Generation 1024+256 .*(KV cache 13.8"
     check "explorer MIG line kept" "$T/ui.txt" "^MIG "
 }
 

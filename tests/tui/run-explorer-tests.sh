@@ -120,9 +120,11 @@ function mib(v, u) { return u == "GiB" ? v * 1024 : u == "KiB" ? v / 1024 : u ==
 }' || bad "parts do not add up: $mem"
 line_has 1 5 "predicted"
 line_has 1 5 "there"
-# a decoder: its generation's footprint names the KV cache apart
+# a decoder: the bar is the header's pass (its KV cache inside the
+# activations); the generation's footprint is on the Generation line
 run 30 200 '@1' zoo:gpt:phase=decode
-line "1" "4" | grep -q "generation .* = weights .* + KV cache .* + activations .* + context" || bad "decoder memory line lacks the generation breakdown: $(line 1 4)"
+line "1" "4" | grep -q "teacher .* = weights .* + activations .* (KV cache .*) + context" || bad "decoder memory line lacks the pass's breakdown: $(line 1 4)"
+line "1" "5" | grep -q "^Generation 512+128 .* memory .* (KV cache .*)" || bad "Generation line lacks its memory: $(line 1 5)"
 end
 
 begin "7: # ascending is numeric; a sort starts at the top"
