@@ -46,7 +46,7 @@ static enum status prepare_sample(struct graph *g, int adj, const struct config 
     if (st)
         return st;
     struct sim_result sr;
-    if ((st = sim_run(g, cfg, &sr, d))) {
+    if ((st = sim_run(g, cfg, &sr, d)) || (st = predict_teacher_check(g, &sr, d))) {
         sim_result_fini(&sr);
         return st;
     }
