@@ -162,6 +162,21 @@ else
     run "JSON too big for the memory left" 7 limited "$DIPPM" info "$T/big.json" &&
         check "out of memory named" "$T/err" "out of memory"
     rm -f "$T/big.json"
+    # every dataset row's features are kept for the epochs: rows past the
+    # memory (here ulimit -v) are refused before they are built, naming the row
+    awk 'BEGIN { n = 100000
+        printf "{\"format\": \"dippm-graph\", \"version\": 1, \"symbols\": {\"batch\": 1},\n"
+        printf "\"inputs\": [{\"name\": \"v0\", \"dtype\": \"float32\", \"shape\": [\"batch\", 16]}],\n\"nodes\": [\n"
+        for (i = 1; i <= n; i++)
+            printf "{\"name\": \"n%d\", \"op\": \"Relu\", \"inputs\": [\"v%d\"], \"outputs\": [\"v%d\"]}%s\n", i, i - 1, i, (i < n ? "," : "")
+        printf "],\n\"outputs\": [{\"name\": \"v%d\"}]}\n", n }' > "$T/chain.json"
+    for b in 1 2 3 4 5 6 7 8 9 10; do
+        echo "{\"spec\": \"$T/chain.json\", \"gpu\": \"A100-SXM4-40GB\", \"batch\": $b, \"latency_ms\": 1}"
+    done > "$T/chain.jsonl"
+    limited() { timeout 120 sh -c 'ulimit -v 400000 && exec "$@"' sh "$@"; }
+    run "eval --data past the memory for features" 7 limited "$DIPPM" eval --data "$T/chain.jsonl" --all-rows --quiet &&
+        check "the row and the limit named" "$T/err" "row [0-9]* (.*chain.json, 100000 nodes): the rows' features would take more than"
+    rm -f "$T/chain.json" "$T/chain.jsonl"
 fi
 run "convert needs -o" 2 "$DIPPM" convert "$S/tiny_cnn.json" && check "convert -o message" "$T/err" "missing -o"
 run "convert --set changes default" 0 "$DIPPM" convert --set height=48 "$S/tiny_cnn.json" -o - &&
