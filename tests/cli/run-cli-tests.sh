@@ -67,6 +67,13 @@ run "info json sample" 0 "$DIPPM" info "$S/tiny_cnn.json" && {
 }
 run "info --batch --set" 0 "$DIPPM" info --batch 8 --set height=64 "$S/tiny_cnn.json" &&
     check "info binds symbols" "$T/out" "= \[8, 3, 64, 32\]"
+# a symbol named as a nested loop's trips (here 122 characters) is set
+# like any other: --set kept names of at most 63
+long=L2/body/L1/body/L0/body/$(printf 'x%.0s' $(seq 92)).trips
+sed "s|\"height\"|\"$long\"|g" "$S/tiny_cnn.json" > "$T/long.json"
+run "--set a 122-character symbol" 0 "$DIPPM" info --set "$long=64" "$T/long.json" &&
+    check "the long symbol bound" "$T/out" "= \[1, 3, 64, 32\]"
+rm -f "$T/long.json"
 run "info --json" 0 "$DIPPM" info --json "$S/tiny_cnn.json" && {
     check "info json nodes" "$T/out" '"nodes": 8'
     check "info json symbols" "$T/out" '"batch": {'
