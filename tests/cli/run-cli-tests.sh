@@ -67,6 +67,13 @@ run "info json sample" 0 "$DIPPM" info "$S/tiny_cnn.json" && {
 }
 run "info --batch --set" 0 "$DIPPM" info --batch 8 --set height=64 "$S/tiny_cnn.json" &&
     check "info binds symbols" "$T/out" "= \[8, 3, 64, 32\]"
+# a symbol named as a nested loop's trips (here 122 characters) is set
+# like any other: --set kept names of at most 63
+long=L2/body/L1/body/L0/body/$(printf 'x%.0s' $(seq 92)).trips
+sed "s|\"height\"|\"$long\"|g" "$S/tiny_cnn.json" > "$T/long.json"
+run "--set a 122-character symbol" 0 "$DIPPM" info --set "$long=64" "$T/long.json" &&
+    check "the long symbol bound" "$T/out" "= \[1, 3, 64, 32\]"
+rm -f "$T/long.json"
 run "info --json" 0 "$DIPPM" info --json "$S/tiny_cnn.json" && {
     check "info json nodes" "$T/out" '"nodes": 8'
     check "info json symbols" "$T/out" '"batch": {'
@@ -162,6 +169,21 @@ else
     run "JSON too big for the memory left" 7 limited "$DIPPM" info "$T/big.json" &&
         check "out of memory named" "$T/err" "out of memory"
     rm -f "$T/big.json"
+    # every dataset row's features are kept for the epochs: rows past the
+    # memory (here ulimit -v) are refused before they are built, naming the row
+    awk 'BEGIN { n = 100000
+        printf "{\"format\": \"dippm-graph\", \"version\": 1, \"symbols\": {\"batch\": 1},\n"
+        printf "\"inputs\": [{\"name\": \"v0\", \"dtype\": \"float32\", \"shape\": [\"batch\", 16]}],\n\"nodes\": [\n"
+        for (i = 1; i <= n; i++)
+            printf "{\"name\": \"n%d\", \"op\": \"Relu\", \"inputs\": [\"v%d\"], \"outputs\": [\"v%d\"]}%s\n", i, i - 1, i, (i < n ? "," : "")
+        printf "],\n\"outputs\": [{\"name\": \"v%d\"}]}\n", n }' > "$T/chain.json"
+    for b in 1 2 3 4 5 6 7 8 9 10; do
+        echo "{\"spec\": \"$T/chain.json\", \"gpu\": \"A100-SXM4-40GB\", \"batch\": $b, \"latency_ms\": 1}"
+    done > "$T/chain.jsonl"
+    limited() { timeout 120 sh -c 'ulimit -v 400000 && exec "$@"' sh "$@"; }
+    run "eval --data past the memory for features" 7 limited "$DIPPM" eval --data "$T/chain.jsonl" --all-rows --quiet &&
+        check "the row and the limit named" "$T/err" "row [0-9]* (.*chain.json, 100000 nodes): the rows' features would take more than"
+    rm -f "$T/chain.json" "$T/chain.jsonl"
 fi
 run "convert needs -o" 2 "$DIPPM" convert "$S/tiny_cnn.json" && check "convert -o message" "$T/err" "missing -o"
 run "convert --set changes default" 0 "$DIPPM" convert --set height=48 "$S/tiny_cnn.json" -o - &&
