@@ -556,6 +556,22 @@ grep -q "MIG 2g.10gb" "$TMPD/t.10" || bad "the MIG step did not choose a slice"
 grep -q "tour ended" "$TMPD/t.end" || bad "Esc did not end the tour"
 end
 
+begin "37: About shows the reports as plain text, the fine-tuning result in the README's words"
+run 200 140 '7@1' zoo:resnet:depth=18
+hasnt 1 '**'
+hasnt 1 '|---'
+hasnt 1 '| rows |'
+hasnt 1 '`'
+dump 1 | grep -Eq '^  energy per image \(ML.ENERGY diffusion, predicted, not fitted\) +5 +20.1% +20.1% +<= 20% +no *$' ||
+    bad "the goals table's last row is not plain aligned columns"
+joined=$(dump 1 | tr '\n' ' ' | sed 's/  */ /g')
+readme=$(sed -n '/^### Fine-tuned on measured end-to-end rows/,/^## /p' "$here/../../weights/README.md" |
+    tr '\n' ' ' | sed 's/  */ /g' | grep -o 'The shipped weights stay [^.]*\.')
+[ -n "$readme" ] || bad "weights/README.md lacks the sentence this test quotes"
+case $joined in *"$readme"*) ;; *) bad "About does not say, as weights/README.md does: $readme" ;; esac
+case $joined in *"memory_mb 3.1% [2.1, 4.2] (178 rows)."*) ;; *) bad "a long report line is cut" ;; esac
+end
+
 begin "37: o shows the time by op type, Conv first, shares summing to 100%"
 run 30 100 'o@1o@2' zoo:resnet:depth=18
 has 1 "Op type"
