@@ -109,6 +109,16 @@ static bool next_event(struct ui *u, struct term_event *ev)
         int k = u->script[u->pos_script++];
         if (k == 0) /* <sleep>: let a real terminal show the state */
             continue;
+        if (k == UI_KEY_ESC) { /* a script's keys arrive at once, as a sequence's bytes do */
+            int used, key = keymap_decode_esc(u->script + u->pos_script - 1,
+                                              u->n_script - u->pos_script + 1, &used);
+            if (key >= 0) {
+                u->pos_script += used - 1;
+                if (key == 0)
+                    continue; /* a sequence of no key we know: dropped */
+                k = key;
+            }
+        }
         ev->key = k;
         return true;
     }

@@ -572,6 +572,19 @@ case $joined in *"$readme"*) ;; *) bad "About does not say, as weights/README.md
 case $joined in *"memory_mb 3.1% [2.1, 4.2] (178 rows)."*) ;; *) bad "a long report line is cut" ;; esac
 end
 
+begin "37: Home/End sequences a TERM does not describe are keys, not tab switches"
+# ESC [ 1 ~ is Home where TERM=xterm expects ESC O H: curses hands the bytes
+# over one by one, and the 1 would switch to the Layers tab
+run 30 120 '7<Down><Down><Down><Esc>[1~@1<Down><Esc>[99~@2<Down><Esc>OH@3<Down><Esc>[1;5H@4<Esc>2@5' \
+    zoo:resnet:depth=18
+line_has 1 7 "Where the numbers come from"       # About, scrolled back to the top
+line_has 2 7 "GNN weights:"                      # an unknown sequence is dropped whole
+line_has 3 7 "Where the numbers come from"
+line_has 4 7 "Where the numbers come from"
+has 5 "Graph"                                    # Esc then 2 is still Esc, then the Graph tab
+hasnt 5 "Where the numbers come from"
+end
+
 begin "37: o shows the time by op type, Conv first, shares summing to 100%"
 run 30 100 'o@1o@2' zoo:resnet:depth=18
 has 1 "Op type"
