@@ -33,6 +33,11 @@ bool app_teacher_only(const struct app *a)
     return !a->have_pred || !a->pred.from_gnn;
 }
 
+double app_memory_shown_mib(const struct app *a)
+{
+    return a->have_gen ? a->genr.mem.total_mib : a->pred.memory_mib;
+}
+
 const char *app_config_label(const struct app *a, const struct config *cfg, char *buf, int size)
 {
     const struct gpu_spec *gpu = gpu_get(cfg->gpu);

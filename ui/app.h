@@ -302,6 +302,9 @@ double app_node_share(const struct app *a, int i);
 const char *app_config_label(const struct app *a, const struct config *cfg, char *buf, int size);
 /* True when the figures come from the teacher only. */
 bool app_teacher_only(const struct app *a);
+/* The peak memory the memory bar shows, MiB: a decoder's generation
+ * (weights + KV cache + activations) when it has one, else the pass's. */
+double app_memory_shown_mib(const struct app *a);
 /* Index of the node called name (exact, then case-insensitive), -1. */
 int app_node_find(const struct app *a, const char *name);
 

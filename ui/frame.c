@@ -484,8 +484,7 @@ static void draw_memory_line(struct app *a, struct ui_canvas *c, int y, int x, i
         if (hw_from_config(&a->cfg, &hw, NULL) == ST_OK)
             cap = hw.mem_bytes / (1024.0 * 1024.0);
     }
-    /* a decoder's bar: weights + KV cache + activations of its generation */
-    double mem = a->have_gen ? a->genr.mem.total_mib : p->memory_mib;
+    double mem = app_memory_shown_mib(a);
     double frac = cap > 0 ? mem / cap : 0;
     x = put(c, y, x, xend, UI_STYLE_LABEL, "Memory ");
     char tot[2][160], parts[4][320], dl[64] = "";

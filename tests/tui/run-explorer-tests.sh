@@ -585,6 +585,56 @@ has 5 "Graph"                                    # Esc then 2 is still Esc, then
 hasnt 5 "Where the numbers come from"
 end
 
+begin "37: every figure a tour step quotes is the one its screen shows"
+# the note's "latency A -> B; throughput ...; memory ..." against the
+# prediction lines of the step before (A) and of the step itself (B)
+note() { sed -n '/Tour [0-9]*\/[0-9]*:/,/n next/p' "$1" | sed 's/^│ *//; s/ *│$//' | tr '\n' ' ' | sed 's/  */ /g'; }
+for size in "40 120" "30 100"; do
+    rm -f "$TMPD"/t.*
+    keys=""; i=1
+    while [ $i -le $steps ]; do keys="$keys:dump-screen! $TMPD/t.$i<Enter>n"; i=$((i + 1)); done
+    printf '%s' "$keys" > "$TMPD/script"
+    DIPPM_NO_DISPLAY=1 DIPPM_ROWS=${size% *} DIPPM_COLS=${size#* } DIPPM_SCRIPT="$TMPD/script" \
+        "$DIPPM" --tour >"$TMPD/out" 2>"$TMPD/err"
+    i=2
+    while [ $i -le $steps ]; do
+        n=$(note "$TMPD/t.$i")
+        for what in latency throughput memory; do
+            pair=$(printf '%s' "$n" | grep -o "$what [^;]* -> [^(]*(") || continue
+            from=${pair#"$what "}; from=${from%% -> *}; to=${pair#* -> }; to=${to% (}
+            ln=3; [ $what = memory ] && ln=4
+            short() { printf '%s' "$1" | sed 's/ \([KMGT]\)iB$/\1/'; } # 2.16 GiB as a narrow bar's 2.16G
+            sed -n "${ln}p" "$TMPD/t.$i" | grep -qF -e "$to" -e "$(short "$to")" ||
+                bad "$size step $i says $what $to; line $ln shows: $(sed -n "${ln}p" "$TMPD/t.$i")"
+            sed -n "${ln}p" "$TMPD/t.$((i - 1))" | grep -qF -e "$from" -e "$(short "$from")" ||
+                bad "$size step $i says $what was $from; step $((i - 1)) showed: $(sed -n "${ln}p" "$TMPD/t.$((i - 1))")"
+        done
+        i=$((i + 1))
+    done
+done
+# step 9: TensorRT's memory rises because of its context, as the step says
+ctx() { sed -n 4p "$TMPD/t.$1" | grep -o '[0-9.]*G ctx' | tr -d 'G ctx'; }
+[ -n "$(ctx 9)" ] && awk -v a="$(ctx 8)" -v b="$(ctx 9)" 'BEGIN { exit !(b > a) }' ||
+    bad "step 9 says the engine's context is larger: ctx $(ctx 8) -> $(ctx 9)"
+note "$TMPD/t.9" | grep -q "context" || bad "step 9 does not say why the memory rises"
+# step 12: about nine times the MACs of step 11, on line 1
+macs() { sed -n 1p "$TMPD/t.$1" | grep -o 'MACs [0-9.]* G' | tr -dc '0-9.'; }
+awk -v a="$(macs 11)" -v b="$(macs 12)" 'BEGIN { exit !(a > 0 && b / a > 8.5 && b / a < 9.5) }' ||
+    bad "step 12 says about nine times the MACs: $(macs 11) G -> $(macs 12) G"
+# step 12 quotes the GNN's and the teacher's latency: those of line 3
+g=$(note "$TMPD/t.12" | grep -o "GNN's [0-9.]* [mµ]*s beside the teacher's [0-9.]* [mµ]*s")
+[ -n "$g" ] || bad "step 12 does not quote the GNN's and the teacher's latency"
+gl=$(printf '%s' "$g" | sed 's/GNN.s \(.*\) beside.*/\1/'); tl=${g##*teacher\'s }
+line3=$(sed -n 3p "$TMPD/t.12")
+case $line3 in *"Latency (GNN) $gl"*"teacher $tl"*) ;; *) bad "step 12 quotes $g; line 3: $line3" ;; esac
+# step 11: the largest share of the time is MatMul's (o, the op-type view)
+keys=""; i=1
+while [ $i -lt 11 ]; do keys="${keys}n"; i=$((i + 1)); done
+run 30 120 "${keys}o@1" --tour
+first=$(dump 1 | sed -n '/^Op type /{n;p;}')
+case $first in "MatMul "*) ;; *) bad "step 11 says MatMul takes the most time; the op view's first row: $first" ;; esac
+end
+
 begin "37: o shows the time by op type, Conv first, shares summing to 100%"
 run 30 100 'o@1o@2' zoo:resnet:depth=18
 has 1 "Op type"
