@@ -145,8 +145,8 @@ void app_fini(struct app *a)
 {
     app_pins_clear(a);
     free(a->cmp.v);
-    free(a->cmp.keys_base);
-    free(a->cmp.keys_other);
+    free(a->cmp.pair);
+    free(a->cmp.now_keys);
     a->cmp.v = NULL;
     clear_prediction(a);
     graph_free(a->g);
@@ -736,6 +736,7 @@ static void snapshot_free(struct app_snapshot *s)
         free(s->layer_name[i]);
     free(s->layer_name);
     free(s->layer_ms);
+    free(s->layer_key);
     memset(s, 0, sizeof *s);
 }
 
@@ -782,6 +783,7 @@ void app_pin(struct app *a)
     s->layer_name = xcalloc((size_t)(n ? n : 1), sizeof *s->layer_name);
     s->layer_ms = xcalloc((size_t)(n ? n : 1), sizeof *s->layer_ms);
     s->n_layers = n;
+    s->layer_key = a->g ? app_layer_keys(a->g) : xcalloc(1, sizeof *s->layer_key);
     for (int i = 0; i < n; i++) {
         s->layer_name[i] = xstrdup(a->g->nodes[i].name);
         s->layer_ms[i] = app_node_ms(a, i);

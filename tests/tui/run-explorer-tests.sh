@@ -635,6 +635,19 @@ first=$(dump 1 | sed -n '/^Op type /{n;p;}')
 case $first in "MatMul "*) ;; *) bad "step 11 says MatMul takes the most time; the op view's first row: $first" ;; esac
 end
 
+begin "37: compare matches layers by structure: an ONNX export and its template pair up"
+run 40 140 'P:open zoo:resnet:depth=50<Enter>8@1:batch 8<Enter>@2' "$SAMPLES_DIR/resnet50.onnx"
+has 1 "0 changed, 0 only in one of them"
+dump 1 | grep -q '^/conv1/Conv  *81.1 µs  *81.1 µs ' || bad "the ONNX conv1 is not paired with the template's"
+has 2 "0 only in one of them"
+hasnt 2 " gone"
+# a changed template: what is upstream of the change pairs by structure, the rest by name
+run 40 140 'P:set depth=34<Enter>8@1' zoo:resnet:depth=18
+n18=$("$DIPPM" info zoo:resnet:depth=18 2>/dev/null | grep -o 'nodes: *[0-9]*' | tr -dc 0-9)
+n34=$("$DIPPM" info zoo:resnet:depth=34 2>/dev/null | grep -o 'nodes: *[0-9]*' | tr -dc 0-9)
+has 1 "$((n34 - n18)) only in one of them"
+end
+
 begin "37: o shows the time by op type, Conv first, shares summing to 100%"
 run 30 100 'o@1o@2' zoo:resnet:depth=18
 has 1 "Op type"
