@@ -400,6 +400,11 @@ static int latency_figures(struct app *a, struct ui_canvas *c, int y, int x, int
     x = put_figure(a, c, y, x, xend, wide, "Throughput", t, b2, teacher_too);
     x = put_delta(a, c, y, x, xend, p->throughput, pin->throughput, false);
     fmt_joules(p->energy_j, t, sizeof t);
+    if (a->cfg.batch > 1) { /* the batch's energy compares only at equal batches */
+        size_t len = strlen(t);
+        snprintf(t + len, sizeof t - len, " (%s/sample)",
+                 fmt_joules(p->energy_j / (double)a->cfg.batch, b1, sizeof b1));
+    }
     fmt_joules(p->sim.energy_j, b2, sizeof b2);
     x = put_figure(a, c, y, x, xend, wide, "Energy", t, b2, teacher_too);
     return put_delta(a, c, y, x, xend, p->energy_j, pin->energy_j, true);

@@ -648,6 +648,27 @@ n34=$("$DIPPM" info zoo:resnet:depth=34 2>/dev/null | grep -o 'nodes: *[0-9]*' |
 has 1 "$((n34 - n18)) only in one of them"
 end
 
+begin "37: energy per sample in the header and Compare; Compare costs 1,000 samples"
+run 40 140 'P:batch 32<Enter>P:price 2<Enter>8@1' zoo:resnet:depth=18
+# header: the batch's energy and its share per sample
+e=$(line 1 3 | grep -o 'Energy (GNN) [0-9.]* [mkµ]*J ([0-9.]* [mkµ]*J/sample)')
+[ -n "$e" ] || bad "the header lacks the energy per sample: $(line 1 3)"
+tojoules() { awk -v v="$1" -v u="$2" 'BEGIN { m = u == "mJ" ? 1e-3 : u == "µJ" ? 1e-6 : u == "kJ" ? 1e3 : 1; print v * m }'; }
+set -- $e   # Energy (GNN) V U (V2 U2/sample)
+per=$(tojoules "${5#(}" "${6%/sample)}"); all=$(tojoules "$3" "$4")
+awk -v a="$all" -v p="$per" 'BEGIN { exit !(p > 0 && a / p > 31.5 && a / p < 32.5) }' ||
+    bad "header: $all J per batch of 32 is not 32 x $per J per sample"
+# Compare: energy/sample of each column = energy/batch / batch
+row() { dump 1 | grep "^$1 " | sed "s|^$1 *||"; }
+set -- $(row "energy/sample")
+[ "$1 $2" = "$(row "energy/batch" | awk '{print $1" "$2}')" ] || bad "batch 1: energy/sample is not energy/batch"
+[ "$3 $4" = "$(echo "$e" | sed 's/.*(\(.*\)\/sample)/\1/')" ] || bad "pin 2's energy/sample $3 $4 is not the header's"
+# Compare's cost of the current state is the header's
+hc=$(line 1 2 | grep -o 'cost [0-9.e+-]*/1k' | sed 's/cost //; s/\/1k//')
+set -- $(row "cost/1k samples")
+[ -n "$hc" ] && [ "$4" = "$hc" ] || bad "Compare's cost now ($4) is not the header's ($hc)"
+end
+
 begin "37: o shows the time by op type, Conv first, shares summing to 100%"
 run 30 100 'o@1o@2' zoo:resnet:depth=18
 has 1 "Op type"
