@@ -404,8 +404,9 @@ static const struct cmd cmds[] = {
     {{"price", "price X", "Price of the GPU or slice per hour: the header shows the cost (0 = "
                           "the price table's)"}, 1, 1, do_price},
     {{"export", "export[!] csv|json FILE", "Write the table of the tab shown (the filtered "
-                                           "layers and the figures, the sweep, the MIG table or "
-                                           "the comparison) atomically; export! overwrites"}, 2, 2,
+                                           "layers and the figures, the time by op type, the "
+                                           "sweep, the MIG table or the comparison) atomically; "
+                                           "export! overwrites"}, 2, 2,
      do_export},
     {{"open", "open MODEL", "Open another model: a file or zoo:FAMILY[:k=v...]"}, 1, 1, do_open},
     {{"pin", "pin", "Pin the current configuration and its figures"}, 0, 0, do_pin},

@@ -669,6 +669,22 @@ set -- $(row "cost/1k samples")
 [ -n "$hc" ] && [ "$4" = "$hc" ] || bad "Compare's cost now ($4) is not the header's ($hc)"
 end
 
+begin "37: the op-type view exports its table; Enter lists the layers of the type"
+run 30 120 "o:export csv $TMPD/o.csv<Enter>@1:export json $TMPD/o.json<Enter><Enter>@2:export csv $TMPD/lo.csv<Enter>" \
+    zoo:resnet:depth=18
+has 1 "wrote the time by op type"
+[ "$(head -1 "$TMPD/o.csv")" = "op_type,nodes,time_share,time_ms,flops,bytes,bound" ] ||
+    bad "op-type csv header: $(head -1 "$TMPD/o.csv")"
+first=$(sed -n 2p "$TMPD/o.csv" | cut -d, -f1); nc=$(sed -n 2p "$TMPD/o.csv" | cut -d, -f2)
+[ "$first" = Conv ] || bad "the first op type is $first, the screen's is Conv"
+sed 1d "$TMPD/o.csv" | awk -F, '{ s += $3 } END { exit !(s > 0.999 && s < 1.001) }' ||
+    bad "the exported shares do not sum to 1"
+grep -q '"op_type": "Conv"' "$TMPD/o.json" || bad "op-type json lacks Conv"
+has 2 "the $nc Conv layers"
+[ "$(sed 1d "$TMPD/lo.csv" | wc -l)" -eq "$nc" ] || bad "Enter on Conv lists $(sed 1d "$TMPD/lo.csv" | wc -l) layers, not $nc"
+sed 1d "$TMPD/lo.csv" | cut -d, -f3 | grep -qv '^Conv$' && bad "Enter on Conv lists other ops"
+end
+
 begin "37: o shows the time by op type, Conv first, shares summing to 100%"
 run 30 100 'o@1o@2' zoo:resnet:depth=18
 has 1 "Op type"
