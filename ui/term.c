@@ -95,7 +95,7 @@ static void install(int sig, void (*fn)(int))
     sigaction(sig, &sa, NULL);
 }
 
-struct term *term_open(bool ascii, struct diag *d)
+struct term *term_open(bool ascii, bool color, struct diag *d)
 {
     if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
         diag_set(d, ST_EUSAGE, "the explorer needs a terminal on stdin and stdout");
@@ -145,7 +145,7 @@ struct term *term_open(bool ascii, struct diag *d)
 #if !defined(NCURSES_WIDECHAR) || !NCURSES_WIDECHAR
     t->utf8 = false; /* narrow ncurses cannot draw code points beyond ASCII */
 #endif
-    theme_init(&t->theme, !theme_no_color_env());
+    theme_init(&t->theme, color && !theme_no_color_env());
     getmaxyx(stdscr, t->rows, t->cols);
     return t;
 }

@@ -17,6 +17,7 @@
 #include "ui/layout.h"
 #include "ui/prompt.h"
 #include "ui/screen.h"
+#include "ui/prefs.h"
 #include "ui/session.h"
 #include "ui/term.h"
 #include "ui/tour.h"
@@ -597,7 +598,9 @@ int ui_main_opts(const struct ui_opts *o)
     int rc = 0;
     /* a session names its own model: read it first so a missing or broken
      * file is reported before the terminal is taken */
-    if (app_init(&u->a, o->model, &d) ||
+    struct prefs pf;
+    if (prefs_load(&pf, &d) || app_init(&u->a, o->model, &d) ||
+        (!o->session && prefs_apply(&u->a, &pf, &d)) ||
         (o->session && session_load(&u->a, o->session, &d))) {
         fprintf(stderr, "dippm: %s\n", d.msg);
         rc = status_exit_code(d.code);
@@ -616,7 +619,7 @@ int ui_main_opts(const struct ui_opts *o)
         }
         draw_canvas_init(&u->canvas, u->hl_rows, u->hl_cols, !ascii);
     } else {
-        u->term = term_open(ascii, &d);
+        u->term = term_open(ascii, !pf.mono, &d);
         if (!u->term) {
             fprintf(stderr, "dippm: %s\n", d.msg);
             rc = 2;

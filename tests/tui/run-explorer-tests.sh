@@ -25,6 +25,7 @@ done
 TMPD=$(mktemp -d "${TMPDIR:-/tmp}/dippm-hl.XXXXXX")
 trap 'rm -rf "$TMPD"' EXIT INT TERM
 export XDG_STATE_HOME="$TMPD/state"
+export XDG_CONFIG_HOME="$TMPD/config"   # no preferences or prices of the user's
 
 pass=0; fail=0; case_name=""; case_ok=1
 begin() { case_name=$1; case_ok=1; rm -f "$TMPD"/d.*; }
@@ -683,6 +684,32 @@ grep -q '"op_type": "Conv"' "$TMPD/o.json" || bad "op-type json lacks Conv"
 has 2 "the $nc Conv layers"
 [ "$(sed 1d "$TMPD/lo.csv" | wc -l)" -eq "$nc" ] || bad "Enter on Conv lists $(sed 1d "$TMPD/lo.csv" | wc -l) layers, not $nc"
 sed 1d "$TMPD/lo.csv" | cut -d, -f3 | grep -qv '^Conv$' && bad "Enter on Conv lists other ops"
+end
+
+begin "37: preferences in \$XDG_CONFIG_HOME/dippm/explorer: GPU, precision, runtime"
+mkdir -p "$XDG_CONFIG_HOME/dippm"
+printf '# mine\ngpu h100\nprecision fp16   # tensor cores\nruntime tensorrt\ntheme mono\n' \
+    > "$XDG_CONFIG_HOME/dippm/explorer"
+run 30 120 '@1q@2' zoo:resnet:depth=18
+line_has 1 2 "H100-SXM5-80GB  fp16  tensorrt"
+[ -f "$TMPD/d.2" ] && bad "q warned about unsaved changes: the preferences are the saved state"
+# a session brings its own configuration
+run 30 120 ':gpu a100<Enter>:precision fp32<Enter>:w prefs1<Enter>' zoo:resnet:depth=18
+run 30 120 '@1' --session prefs1
+line_has 1 2 "A100-SXM4-40GB  fp32"
+# a bad file names itself, the line and what was expected
+printf 'gpu h100\nprecision fp12\n' > "$XDG_CONFIG_HOME/dippm/explorer"
+run 30 120 '' zoo:resnet:depth=18
+[ $rc -ne 0 ] || bad "a bad preferences file was accepted"
+grep -qF "$XDG_CONFIG_HOME/dippm/explorer:2: precision 'fp12'" "$TMPD/err" || bad "error: $(cat "$TMPD/err")"
+printf 'colour blue\n' > "$XDG_CONFIG_HOME/dippm/explorer"
+run 30 120 '' zoo:resnet:depth=18
+grep -qF "explorer:1: unknown key 'colour' (expected theme, gpu, precision or runtime)" "$TMPD/err" ||
+    bad "error: $(cat "$TMPD/err")"
+printf 'gpu h100:9g\n' > "$XDG_CONFIG_HOME/dippm/explorer"
+run 30 120 '' zoo:resnet:depth=18
+grep -qF "explorer:1: gpu: H100-SXM5-80GB has no MIG profile '9g'" "$TMPD/err" || bad "error: $(cat "$TMPD/err")"
+rm -f "$XDG_CONFIG_HOME/dippm/explorer"
 end
 
 begin "37: o shows the time by op type, Conv first, shares summing to 100%"
