@@ -712,6 +712,13 @@ grep -qF "explorer:1: gpu: H100-SXM5-80GB has no MIG profile '9g'" "$TMPD/err" |
 rm -f "$XDG_CONFIG_HOME/dippm/explorer"
 end
 
+begin "37: the int8 refusal fits an 80-column status line and names no CLI option"
+run 24 80 ':precision int8<Enter>@1' zoo:resnet:depth=18
+line_has 1 23 "int8 needs runtime tensorrt: eager pytorch has no int8 GPU path for these models"
+hasnt 1 "--runtime"
+line_has 1 2 "fp32"                     # the precision stayed
+end
+
 begin "37: o shows the time by op type, Conv first, shares summing to 100%"
 run 30 100 'o@1o@2' zoo:resnet:depth=18
 has 1 "Op type"
