@@ -39,6 +39,7 @@ static const struct ui_keybinding bindings[] = {
     {UI_KEY_F10, UI_ACT_QUIT},          {'q', UI_ACT_QUIT},
     {'+', UI_ACT_BATCH_UP},             {'=', UI_ACT_BATCH_UP},
     {'-', UI_ACT_BATCH_DOWN},           {'_', UI_ACT_BATCH_DOWN},
+    {'B', UI_ACT_MAX_BATCH},
     {':', UI_ACT_PROMPT},
     {UI_KEY_UP, UI_ACT_UP},             {'k', UI_ACT_UP},
     {UI_KEY_DOWN, UI_ACT_DOWN},         {'j', UI_ACT_DOWN},

@@ -408,6 +408,7 @@ static void global_action(struct ui *u, enum ui_action act)
     case UI_ACT_PROMPT: run_prompt(u, ""); break;
     case UI_ACT_JUMP: run_prompt(u, "goto "); break;
     case UI_ACT_PIN: run_command(u, "pin"); break;
+    case UI_ACT_MAX_BATCH: run_command(u, "maxbatch"); break;
     case UI_ACT_COMPARE: run_command(u, "compare"); break;
     case UI_ACT_REDRAW: u->force = true; break;
     case UI_ACT_METRIC: ui_state_tab_set(s, UI_TAB_SWEEP); break;

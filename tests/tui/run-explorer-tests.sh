@@ -719,6 +719,27 @@ hasnt 1 "--runtime"
 line_has 1 2 "fp32"                     # the precision stayed
 end
 
+begin "37: B sets the largest batch under the SLO; one more misses it; u undoes it"
+run 30 120 ':slo 5<Enter>B@1' zoo:resnet:depth=18
+b=$(line 1 2 | grep -o 'batch [0-9]*' | tr -dc 0-9)
+[ -n "$b" ] && [ "$b" -gt 1 ] || bad "B did not raise the batch: $(line 1 2)"
+line_has 1 29 "largest batch $b ("
+line_has 1 3 "meets SLO"
+run 30 120 ":slo 5<Enter>:batch $((b + 1))<Enter>@1" zoo:resnet:depth=18
+line_has 1 3 "misses SLO"
+run 30 120 ':slo 5<Enter>Bu@1' zoo:resnet:depth=18
+line_has 1 2 "batch 1 "
+# nothing meets it: said, and the batch stays
+run 30 120 ':slo 0.5<Enter>B@1' zoo:resnet:depth=18
+line_has 1 29 "maxbatch: batch 1 takes"
+line_has 1 2 "batch 1 "
+# the CLI's answer is the same
+[ "$("$DIPPM" sweep zoo:resnet:depth=18 --max-batch --slo-ms 5 | sed -n 's/^largest batch on [^:]*: \([0-9]*\) .*/\1/p')" = "$b" ] ||
+    bad "sweep --max-batch --slo-ms 5 gives another batch than B ($b)"
+run 30 120 'B@1' "$FIXED"
+line_has 1 29 "no batch dimension"
+end
+
 begin "37: o shows the time by op type, Conv first, shares summing to 100%"
 run 30 100 'o@1o@2' zoo:resnet:depth=18
 has 1 "Op type"
