@@ -16,6 +16,7 @@ struct step {
     /* a sentence on the figures the screen shows after the commands, into
      * buf (NULL: none): a fixed text could say what they do not show */
     void (*say)(const struct app *a, char *buf, int size);
+    bool box_top; /* the box over the top of the body: the step's target is low on it */
 };
 
 /* The GNN's latency against the teacher's, as the prediction line shows
@@ -50,66 +51,65 @@ static const struct step steps[] = {
      "change. Then the predicted latency, throughput, energy and memory, and the MIG advice. The "
      "table lists every layer. All figures are predictions, not measurements. "
      "n: next step, N: back, Esc: leave the tour.",
-     NULL},
+     NULL, false},
     {"What a MAC is", "goto layer1.0.conv1; tab detail",
      "A MAC is one multiply-accumulate, a = a + x * w: the unit of work of convolutions and matrix "
      "products (1 MAC = 2 FLOPs). This 3x3 convolution makes 64 output channels of 56x56 pixels; "
      "each output value sums 64 input channels x 3 x 3 products. The formula above multiplies it "
      "out; line 1 shows the total for the whole network.",
-     NULL},
+     NULL, false},
     {"Where the time goes", "tab layers; sort time desc",
      "The table is now sorted by predicted time share, biggest first: the bars show which layers "
      "take the time. Convolutions with many MACs lead, but look at how many small layers follow: "
      "each one is a separate kernel the GPU has to launch.",
-     NULL},
+     NULL, false},
     {"Compute-bound or memory-bound: the roofline", "goto layer1.0.bn1; tab detail",
-     "A GPU computes far faster than it moves data. A layer's arithmetic intensity (FLOPs per "
-     "byte moved) decides which limit it hits: below the GPU's ridge point it is memory-bound, "
-     "above it compute-bound. This batch norm does a couple of FLOPs per element it reads and "
-     "writes: memory-bound, see where it sits on the roofline chart. The roofline floor on the "
-     "prediction line adds up every layer's best case.",
-     NULL},
+     "A GPU computes far faster than it moves data. A layer's FLOPs per byte moved (its "
+     "intensity) decide its limit: below the GPU's ridge point memory, above it compute. This "
+     "batch norm does a couple of FLOPs per element it moves: the chart marks it under the "
+     "slanted memory roof, far below the flat compute peak.",
+     NULL, true},
     {"Launch overhead", "tab layers; sort bound asc",
      "At batch 1 many layers are so small that the fixed cost of launching a kernel (a few "
-     "microseconds each) is larger than their work: the Bound column says overhead. That is why "
-     "the latency is well above the roofline floor.",
-     NULL},
+     "microseconds each) is larger than their work: the Bound column (the last; Right scrolls to "
+     "it on a narrow window) says overhead. That is why the latency is well above the roofline floor.",
+     NULL, false},
     {"Why batch helps", "batch 32; sort time desc",
      "Batch 32 processes 32 images at once. Each kernel now has 32 times the work but is launched "
      "once, so the latency grows much less than 32 times and the throughput (images per second) "
      "rises. The line above says by how much.",
-     NULL},
+     NULL, false},
     {"...until it does not", "tab sweep",
      "Latency against batch 1 to 1024 on log axes. While launch overhead dominates the curve is "
      "flat; once the GPU is busy (compute-bound) latency grows in step with the batch and the "
      "throughput stops rising, while memory keeps growing. m switches the chart to throughput "
      "and memory.",
-     NULL},
+     NULL, false},
     {"Precision", "precision fp16; tab layers",
      "fp16 halves the bytes of weights and activations and runs matrix work on tensor cores, "
      "which are many times faster than the fp32 units. Compute-bound layers gain most; "
      "memory-bound ones about 2x from the smaller data.",
-     NULL},
+     NULL, false},
     {"Fusing kernels", "runtime tensorrt",
      "An inference engine such as TensorRT fuses a convolution with the batch norm and ReLU after "
      "it into one kernel: fewer launches and fewer trips to memory. Layers folded into another "
-     "say fused in the Bound column. The memory still rises: the engine's runtime context (ctx on "
-     "the memory line: its kernels and libraries) is larger than PyTorch's, by more than fusion "
-     "saves in activations.",
-     NULL},
+     "say fused in the Bound column (Right on a narrow window). The memory still rises: the "
+     "engine's runtime context (ctx on the memory line: its kernels and libraries) is larger "
+     "than PyTorch's, by more than fusion saves in activations.",
+     NULL, false},
     {"A MIG slice", "mig 2g.10gb",
      "Multi-Instance GPU splits an A100 into up to seven isolated slices. A 2g.10gb slice has 2 "
      "of the 7 compute slices, a quarter of the memory bandwidth and 10 GB: the model runs "
      "slower, but several jobs can share one GPU safely. The memory bar now measures against the "
      "slice; the MIG line names the smallest slice that holds the model.",
-     NULL},
+     NULL, false},
     {"Transformers and sequence length",
      "open zoo:gpt; mig full; precision fp16; runtime pytorch; batch 1; set seq=128; "
      "tab layers; sort time desc",
      "GPT-2, a decoder reading 128 tokens. Its cost grows with the sequence length: the linear "
      "layers linearly, attention's score matrices quadratically. The largest share of the "
      "time is in the matrix products (MatMul; o shows the time by op type).",
-     NULL},
+     NULL, false},
     {"Longer sequences", "set seq=1024",
      "Eight times the tokens: line 1 shows about nine times the MACs, eight times in the linear "
      "layers and 64 times in attention's score products. Whether the latency follows depends on "
@@ -117,12 +117,12 @@ static const struct step steps[] = {
      "not grow with the tokens. A decoder's memory line is its generation's (the prompt and "
      "output tokens of the Generation line, :set input_tokens=N), which the length of this one "
      "pass does not change.",
-     say_gnn_teacher},
+     say_gnn_teacher, false},
     {"Your turn", "tab setup",
      "Change anything here with Left/Right or Enter. P pins a configuration and 8 opens the "
      "Compare tab to put pins side by side; u undoes a change, U redoes it; :w NAME saves a "
      "session. Esc ends the tour and restores what you had; :tour starts it again.",
-     NULL},
+     NULL, false},
 };
 #define N_STEPS ((int)(sizeof steps / sizeof steps[0]))
 
@@ -274,7 +274,7 @@ void tour_draw(const struct tour *t, const struct app *a, struct ui_canvas *c, s
         h = r.h - 3;
     if (h < 4)
         h = r.h < 4 ? r.h : 4;
-    struct ui_rect b = {r.y + r.h - h, r.x, h, r.w};
+    struct ui_rect b = {steps[t->step].box_top ? r.y : r.y + r.h - h, r.x, h, r.w};
     draw_clear(c, b, UI_STYLE_NORMAL);
     char title[160];
     snprintf(title, sizeof title, " Tour %d/%d: %s ", t->step + 1, N_STEPS, steps[t->step].title);

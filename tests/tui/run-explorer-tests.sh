@@ -714,7 +714,7 @@ end
 
 begin "37: the int8 refusal fits an 80-column status line and names no CLI option"
 run 24 80 ':precision int8<Enter>@1' zoo:resnet:depth=18
-line_has 1 23 "int8 needs runtime tensorrt: eager pytorch has no int8 GPU path for these models"
+line_has 1 23 "int8 needs runtime tensorrt: runtime pytorch (eager) has no int8 GPU path"
 hasnt 1 "--runtime"
 line_has 1 2 "fp32"                     # the precision stayed
 end
@@ -738,6 +738,14 @@ line_has 1 2 "batch 1 "
     bad "sweep --max-batch --slo-ms 5 gives another batch than B ($b)"
 run 30 120 'B@1' "$FIXED"
 line_has 1 29 "no batch dimension"
+end
+
+begin "37: tour step 4's target, the layer's mark on the roofline, is not under the tour box"
+for size in "24 80" "40 120" "50 140" "75 140"; do
+    run ${size% *} ${size#* } 'nnn@1' --tour
+    has 1 "Tour 4/"
+    dump 1 | grep -q '│.*✕' || bad "$size: the chart's ✕ is hidden"
+done
 end
 
 begin "37: o shows the time by op type, Conv first, shares summing to 100%"
