@@ -98,9 +98,9 @@ uint64_t *app_layer_keys(const struct graph *g)
 
 struct side {
     int n;
-    const char *const *name;   /* NULL: the graph's nodes */
-    const double *ms;          /* NULL: app_node_ms */
-    const uint64_t *key;       /* app_layer_keys */
+    const char *const *name; /* NULL: the graph's nodes */
+    const double *ms;        /* NULL: app_node_ms */
+    const uint64_t *key;     /* app_layer_keys */
     const struct app *a;
 };
 
@@ -160,7 +160,8 @@ static void match(struct app_compare *c, const struct side *b, const struct side
     c->pair = xmalloc(sizeof *c->pair * (size_t)(b->n + o->n + 1));
     c->n_pair = 0;
     bool *ub = xcalloc((size_t)b->n + 1, 1), *uo = xcalloc((size_t)o->n + 1, 1);
-    struct hkey *hb = xmalloc(sizeof *hb * (size_t)(b->n + 1)), *ho = xmalloc(sizeof *ho * (size_t)(o->n + 1));
+    struct hkey *hb = xmalloc(sizeof *hb * (size_t)(b->n + 1)),
+                *ho = xmalloc(sizeof *ho * (size_t)(o->n + 1));
     int mb = by_key(b, ub, hb), mo = by_key(o, uo, ho);
     for (int i = 0, j = 0; i < mb && j < mo;) {
         if (hb[i].h == ho[j].h) {
@@ -174,7 +175,8 @@ static void match(struct app_compare *c, const struct side *b, const struct side
     }
     free(hb);
     free(ho);
-    struct nkey *nb = xmalloc(sizeof *nb * (size_t)(b->n + 1)), *no = xmalloc(sizeof *no * (size_t)(o->n + 1));
+    struct nkey *nb = xmalloc(sizeof *nb * (size_t)(b->n + 1)),
+                *no = xmalloc(sizeof *no * (size_t)(o->n + 1));
     mb = by_name(b, ub, nb);
     mo = by_name(o, uo, no);
     int i = 0, j = 0;
@@ -237,8 +239,8 @@ const struct app_compare *app_compare_layers(struct app *a, int col)
         (col < a->n_pins || c->gen == a->gen))
         return c;
     const struct app_snapshot *p0 = &a->pins[0];
-    struct side b = {p0->n_layers, (const char *const *)p0->layer_name, p0->layer_ms,
-                     p0->layer_key, a};
+    struct side b = {p0->n_layers, (const char *const *)p0->layer_name, p0->layer_ms, p0->layer_key,
+                     a};
     struct side o;
     if (col < a->n_pins) {
         const struct app_snapshot *p = &a->pins[col];

@@ -27,7 +27,8 @@ static char *strip_inline(const char *s, size_t n)
                 i++;
                 continue;
             }
-            bool opens = i + 1 < n && s[i + 1] != ' ' && (i == 0 || s[i - 1] == ' ' || s[i - 1] == '(');
+            bool opens =
+                i + 1 < n && s[i + 1] != ' ' && (i == 0 || s[i - 1] == ' ' || s[i - 1] == '(');
             bool closes = i > 0 && s[i - 1] != ' ' && (i + 1 == n || strchr(" .,;:)", s[i + 1]));
             if (opens || closes)
                 continue;

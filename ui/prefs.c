@@ -31,22 +31,23 @@ static enum status parse_line(struct prefs *p, char *key, int ln, struct diag *d
         *val++ = 0;
     val += strspn(val, " \t");
     if (!*val)
-        return diag_set(d, ST_EPARSE, "%s:%d: '%s' without a value (expected KEY VALUE)",
-                        p->path, ln, tsafe(key));
+        return diag_set(d, ST_EPARSE, "%s:%d: '%s' without a value (expected KEY VALUE)", p->path,
+                        ln, tsafe(key));
     enum precision prec;
     enum runtime rt;
     if (!strcmp(key, "theme")) {
         if (strcmp(val, "color") && strcmp(val, "mono"))
-            return diag_set(d, ST_EPARSE, "%s:%d: theme '%s': expected color or mono", p->path,
-                            ln, tsafe(val));
+            return diag_set(d, ST_EPARSE, "%s:%d: theme '%s': expected color or mono", p->path, ln,
+                            tsafe(val));
         p->mono = !strcmp(val, "mono");
     } else if (!strcmp(key, "gpu")) {
         snprintf(p->gpu, sizeof p->gpu, "%s", val);
         p->gpu_line = ln;
     } else if (!strcmp(key, "precision")) {
         if (!precision_parse(val, &prec))
-            return diag_set(d, ST_EPARSE, "%s:%d: precision '%s': not a precision dippm knows "
-                                          "(:precision Tab lists them)",
+            return diag_set(d, ST_EPARSE,
+                            "%s:%d: precision '%s': not a precision dippm knows "
+                            "(:precision Tab lists them)",
                             p->path, ln, tsafe(val));
         snprintf(p->prec, sizeof p->prec, "%s", val);
         p->prec_line = ln;

@@ -20,9 +20,9 @@
 #include "ui/app.h"
 
 struct prefs {
-    char path[1100];   /* the file read; "" when there is none */
-    bool mono;         /* theme mono */
-    char gpu[96];      /* "" when not set */
+    char path[1100]; /* the file read; "" when there is none */
+    bool mono;       /* theme mono */
+    char gpu[96];    /* "" when not set */
     char prec[16], rt[16];
     int gpu_line, prec_line, rt_line; /* where each was set, for errors */
 };

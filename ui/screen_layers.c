@@ -112,8 +112,7 @@ static unsigned on_action(struct app *a, enum ui_action act, struct ui_rect r)
 {
     if (a->st.op_types) /* the op-type view: movement, Enter lists the type's layers */
         return act == UI_ACT_ENTER ? screen_optypes_enter(a)
-                                   : screen_list_move(&a->st.op_list, act,
-                                                      screen_optypes_count(a),
+                                   : screen_list_move(&a->st.op_list, act, screen_optypes_count(a),
                                                       w_table_visible(r));
     app_rows_update(a);
     unsigned f = screen_list_move(&a->st.list[UI_TAB_LAYERS], act, a->n_rows,

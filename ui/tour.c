@@ -72,7 +72,8 @@ static const struct step steps[] = {
     {"Launch overhead", "tab layers; sort bound asc",
      "At batch 1 many layers are so small that the fixed cost of launching a kernel (a few "
      "microseconds each) is larger than their work: the Bound column (the last; Right scrolls to "
-     "it on a narrow window) says overhead. That is why the latency is well above the roofline floor.",
+     "it on a narrow window) says overhead. That is why the latency is well above the roofline "
+     "floor.",
      NULL, false},
     {"Why batch helps", "batch 32; sort time desc",
      "Batch 32 processes 32 images at once. Each kernel now has 32 times the work but is launched "

@@ -248,9 +248,9 @@ enum status config_supported(const struct config *cfg, struct diag *d)
     if (runtime_eager(cfg->rt) && (cfg->prec == PREC_INT8 || cfg->prec == PREC_FP8))
         /* short enough for an 80-column status line, in words that read
          * as both the CLI's --runtime and the explorer's :runtime */
-        return diag_set(d, ST_EUSAGE,
-                        "%s needs runtime tensorrt: runtime %s (eager) has no %s GPU path",
-                        precision_name(cfg->prec), runtime_name(cfg->rt), precision_name(cfg->prec));
+        return diag_set(
+            d, ST_EUSAGE, "%s needs runtime tensorrt: runtime %s (eager) has no %s GPU path",
+            precision_name(cfg->prec), runtime_name(cfg->rt), precision_name(cfg->prec));
     if (g->tflops[cfg->prec] <= 0) {
         char fams[128];
         families_with(cfg->prec, fams, sizeof fams);

@@ -5,8 +5,8 @@
 #include <string.h>
 
 /* ok: memory with headroom fits and the target is met. */
-static enum status probe(struct predictor *p, struct graph *g, const struct config *cfg,
-                         int64_t b, double headroom, double slo, struct prediction *pr, bool *ok,
+static enum status probe(struct predictor *p, struct graph *g, const struct config *cfg, int64_t b,
+                         double headroom, double slo, struct prediction *pr, bool *ok,
                          struct diag *d)
 {
     struct config c = *cfg;
@@ -16,8 +16,8 @@ static enum status probe(struct predictor *p, struct graph *g, const struct conf
         prediction_fini(pr);
         return st;
     }
-    *ok = pr->memory_mib * (1 + headroom) <= pr->capacity_mib &&
-          (slo <= 0 || pr->latency_ms <= slo);
+    *ok =
+        pr->memory_mib * (1 + headroom) <= pr->capacity_mib && (slo <= 0 || pr->latency_ms <= slo);
     return ST_OK;
 }
 

@@ -27,7 +27,6 @@ struct max_batch {
  * assuming what fails at b fails beyond it; g's batch symbol is left at
  * the last batch tried. */
 enum status max_batch_search(struct predictor *p, struct graph *g, const struct config *cfg,
-                             double headroom, double slo_ms, struct max_batch *mb,
-                             struct diag *d);
+                             double headroom, double slo_ms, struct max_batch *mb, struct diag *d);
 
 #endif
