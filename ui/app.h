@@ -177,9 +177,11 @@ struct app {
     char family[64];
     int n_tparams;
     struct app_tparam tparams[APP_MAX_TPARAMS];
-    /* Layer table rows: node indices after filter and sort. */
+    /* Layer table rows: node indices after filter and sort; without a
+     * filter or st.show_idle, the layers that take no time in the
+     * prediction (Constant, folded Shape, views) are left out and counted. */
     int *rows;
-    int n_rows;
+    int n_rows, n_idle_hidden;
     bool rows_dirty;
     struct ui_state st;
 };

@@ -236,8 +236,9 @@ static enum status do_goto(struct app *a, int argc, char **argv, bool bang, stru
     if (ni < 0)
         return diag_set(d, ST_ENOTFOUND, "goto: no node named '%s'", argv[1]);
     a->st.detail_node = ni;
-    if (app_row_of_node(a, ni) < 0 && a->st.filter[0]) {
+    if (app_row_of_node(a, ni) < 0 && (a->st.filter[0] || a->n_idle_hidden)) {
         a->st.filter[0] = 0; /* the node was filtered out: show everything again */
+        a->st.show_idle = a->st.show_idle || a->n_idle_hidden;
         a->rows_dirty = true;
         app_rows_update(a);
     }

@@ -55,7 +55,7 @@ static const struct ui_keybinding bindings[] = {
     {'3', UI_ACT_TAB_SWEEP},            {'4', UI_ACT_TAB_PARAMS},
     {'5', UI_ACT_TAB_DETAIL},           {'7', UI_ACT_TAB_ABOUT},
     {'p', UI_ACT_PRODUCER},             {'c', UI_ACT_CONSUMER},
-    {'o', UI_ACT_OP_TYPES},
+    {'o', UI_ACT_OP_TYPES},             {'Z', UI_ACT_SHOW_IDLE},
     {'z', UI_ACT_COLLAPSE},             {'g', UI_ACT_JUMP},
     {'m', UI_ACT_METRIC},               {'P', UI_ACT_PIN},
     {'C', UI_ACT_COMPARE},              {UI_KEY_CTRL('l'), UI_ACT_REDRAW},

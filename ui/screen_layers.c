@@ -104,7 +104,15 @@ static void draw(struct app *a, struct ui_canvas *c, struct ui_rect r)
     struct ctx x;
     struct w_table t;
     make_table(a, &x, &t);
-    w_table_draw(&t, c, r);
+    struct ui_rect body = r;
+    if (a->n_idle_hidden > 0 && r.h > 2)
+        body.h--;
+    w_table_draw(&t, c, body);
+    if (body.h < r.h)
+        draw_textf(c, r.y + r.h - 1, r.x, r.w, UI_STYLE_DIM,
+                   "not shown: %d layer%s taking no time (Constant, folded Shape, views); "
+                   "Z shows them",
+                   a->n_idle_hidden, a->n_idle_hidden == 1 ? "" : "s");
     sync_current(a);
 }
 
@@ -115,6 +123,8 @@ static unsigned on_action(struct app *a, enum ui_action act, struct ui_rect r)
                                    : screen_list_move(&a->st.op_list, act, screen_optypes_count(a),
                                                       w_table_visible(r));
     app_rows_update(a);
+    if (a->n_idle_hidden > 0 && r.h > 2)
+        r.h--; /* the line that counts them */
     unsigned f = screen_list_move(&a->st.list[UI_TAB_LAYERS], act, a->n_rows,
                                   w_table_visible(r));
     if (f) {

@@ -412,6 +412,15 @@ static void global_action(struct ui *u, enum ui_action act)
     case UI_ACT_COMPARE: run_command(u, "compare"); break;
     case UI_ACT_REDRAW: u->force = true; break;
     case UI_ACT_METRIC: ui_state_tab_set(s, UI_TAB_SWEEP); break;
+    case UI_ACT_SHOW_IDLE:
+        s->show_idle = !s->show_idle;
+        a->rows_dirty = true;
+        app_rows_update(a);
+        ui_state_tab_set(s, UI_TAB_LAYERS);
+        s->op_types = false;
+        ui_state_message(s, false, "%s", s->show_idle ? "every layer shown (Z hides those taking no time)"
+                                                      : "layers taking no time hidden (Z shows them)");
+        break;
     case UI_ACT_OP_TYPES:
         /* from any tab: the Layers tab, in the other view */
         s->op_types = s->tab != UI_TAB_LAYERS || !s->op_types;

@@ -748,6 +748,19 @@ for size in "24 80" "40 120" "50 140" "75 140"; do
 done
 end
 
+begin "37: layers that take no time give way (Z shows them); export and filters keep them"
+run 30 120 "@1Z@2Z\\op=Constant<Enter>@3:export csv $TMPD/idle.csv<Enter>" "$SAMPLES_DIR/bert_base.onnx"
+dump 1 | sed -n '8,27p' | awk '{print $3}' | grep -qx -e Constant -e Shape && bad "Constant or Shape rows on the first screen"
+dump 1 | sed -n '8,27p' | grep -q '  0.0% -' && bad "a row taking no time is shown"
+n=$(line 1 28 | sed -n 's/^not shown: \([0-9]*\) layers taking no time.*Z shows them.*/\1/p')
+[ -n "$n" ] && [ "$n" -gt 0 ] || bad "no count of the hidden layers: $(line 1 28)"
+has 2 "/Shape "
+hasnt 2 "not shown:"
+dump 3 | sed -n '8,27p' | awk '{print $3}' | grep -qvx Constant && bad "the filter op=Constant lists other ops"
+has 3 "/Constant "
+[ "$(grep -c ',Constant,' "$TMPD/idle.csv")" -gt 0 ] || bad "the export under a filter lost the Constants"
+end
+
 begin "37: o shows the time by op type, Conv first, shares summing to 100%"
 run 30 100 'o@1o@2' zoo:resnet:depth=18
 has 1 "Op type"
