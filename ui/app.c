@@ -34,6 +34,11 @@ bool app_teacher_only(const struct app *a)
     return !a->have_pred || !a->pred.from_gnn;
 }
 
+double app_memory_shown_mib(const struct app *a)
+{
+    return a->pred.memory_mib;
+}
+
 const char *app_config_label(const struct app *a, const struct config *cfg, char *buf, int size)
 {
     const struct gpu_spec *gpu = gpu_get(cfg->gpu);
@@ -141,8 +146,8 @@ void app_fini(struct app *a)
 {
     app_pins_clear(a);
     free(a->cmp.v);
-    free(a->cmp.keys_base);
-    free(a->cmp.keys_other);
+    free(a->cmp.pair);
+    free(a->cmp.now_keys);
     a->cmp.v = NULL;
     clear_prediction(a);
     graph_free(a->g);
@@ -733,6 +738,7 @@ static void snapshot_free(struct app_snapshot *s)
         free(s->layer_name[i]);
     free(s->layer_name);
     free(s->layer_ms);
+    free(s->layer_key);
     memset(s, 0, sizeof *s);
 }
 
@@ -779,6 +785,7 @@ void app_pin(struct app *a)
     s->layer_name = xcalloc((size_t)(n ? n : 1), sizeof *s->layer_name);
     s->layer_ms = xcalloc((size_t)(n ? n : 1), sizeof *s->layer_ms);
     s->n_layers = n;
+    s->layer_key = a->g ? app_layer_keys(a->g) : xcalloc(1, sizeof *s->layer_key);
     for (int i = 0; i < n; i++) {
         s->layer_name[i] = xstrdup(a->g->nodes[i].name);
         s->layer_ms[i] = app_node_ms(a, i);

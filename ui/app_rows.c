@@ -229,13 +229,21 @@ void app_rows_update(struct app *a)
     free(a->rows);
     int n = a->g->n_nodes;
     a->rows = xmalloc(sizeof *a->rows * (size_t)(n ? n : 1));
-    a->n_rows = 0;
+    a->n_rows = a->n_idle_hidden = 0;
+    /* zero-time rows (a BERT export's first screen is Constants and Shapes)
+     * give way unless asked for; a filter shows whatever it matches */
+    bool hide_idle = !a->st.show_idle && !a->st.filter[0] && a->have_pred;
     /* graph order = topological order, so the table reads like the model */
     for (int k = 0; k < n; k++) {
         int i = a->g->topo ? a->g->topo[k] : k;
         const struct node *nd = &a->g->nodes[i];
-        if (ui_filter_match(a->st.filter, nd->name, nd->op_type))
-            a->rows[a->n_rows++] = i;
+        if (!ui_filter_match(a->st.filter, nd->name, nd->op_type))
+            continue;
+        if (hide_idle && nd->state == NODE_OK && !(app_node_share(a, i) > 0)) {
+            a->n_idle_hidden++;
+            continue;
+        }
+        a->rows[a->n_rows++] = i;
     }
     /* every order but the default one (graph order) sorts; "#" sorts by
      * the node number, which need not be the topological order */
@@ -362,11 +370,17 @@ enum status app_export(struct app *a, const char *format, const char *path, bool
     size_t len;
     /* the Sweep and Compare tabs export their own table */
     char *text = app_export_tab(a, json, &len, what, what_size);
-    if (!text) {
+    if (!text) { /* the filtered layers, those taking no time too: the data, not the view */
+        bool shown = a->st.show_idle;
+        a->st.show_idle = true;
+        a->rows_dirty = true;
         app_rows_update(a);
         app_update_mig(a);
         text = json ? export_json(a, &len) : export_csv(a, &len);
         snprintf(what, (size_t)what_size, "%d layers", a->n_rows);
+        a->st.show_idle = shown;
+        a->rows_dirty = true;
+        app_rows_update(a);
     }
     enum status st = file_write_atomic(path, text, len, force, d);
     free(text);

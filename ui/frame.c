@@ -408,6 +408,11 @@ static int latency_figures(struct app *a, struct ui_canvas *c, int y, int x, int
     x = put_figure(a, c, y, x, xend, wide, "Throughput", t, b2, teacher_too);
     x = put_delta(a, c, y, x, xend, p->throughput, pin->throughput, false);
     fmt_joules(p->energy_j, t, sizeof t);
+    if (a->cfg.batch > 1) { /* the batch's energy compares only at equal batches */
+        size_t len = strlen(t);
+        snprintf(t + len, sizeof t - len, " (%s/sample)",
+                 fmt_joules(p->energy_j / (double)a->cfg.batch, b1, sizeof b1));
+    }
     fmt_joules(p->sim.energy_j, b2, sizeof b2);
     x = put_figure(a, c, y, x, xend, wide, "Energy", t, b2, teacher_too);
     return put_delta(a, c, y, x, xend, p->energy_j, pin->energy_j, true);
@@ -478,7 +483,7 @@ static void draw_memory_line(struct app *a, struct ui_canvas *c, int y, int x, i
         if (hw_from_config(&a->cfg, &hw, NULL) == ST_OK)
             cap = hw.mem_bytes / (1024.0 * 1024.0);
     }
-    double mem = p->memory_mib;
+    double mem = app_memory_shown_mib(a);
     double frac = cap > 0 ? mem / cap : 0;
     x = put(c, y, x, xend, UI_STYLE_LABEL, "Memory ");
     char tot[2][160], parts[4][320], dl[64] = "";

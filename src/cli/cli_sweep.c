@@ -10,6 +10,7 @@
 #include "cli/cli_pred.h"
 #include "core/fit.h"
 #include "core/gpu.h"
+#include "core/max_batch.h"
 #include "core/price.h"
 #include "util/fmt.h"
 #include "util/jsonw.h"
@@ -18,7 +19,6 @@
 #include "util/xalloc.h"
 
 #define MAX_POINTS 4096
-#define MAX_BATCH_SEARCH 65536
 
 enum { OPT_BATCH = CLI_OPT__OWN, OPT_OVER, OPT_MAXB, OPT_SLO, OPT_HEADROOM };
 
@@ -391,79 +391,6 @@ static int run_grid(struct sweep *s, struct graph *base)
     return rc;
 }
 
-/* ok(b): memory with headroom fits and the target is met. */
-static int probe(struct sweep *s, struct graph *g, int64_t b, double headroom, double slo,
-                 struct prediction *pr, bool *ok)
-{
-    struct config c = s->cfg;
-    c.batch = b;
-    struct diag d = {0};
-    if (predict_run(s->p, g, &c, pr, &d)) {
-        prediction_fini(pr);
-        return cli_fail(&d);
-    }
-    *ok = fit_ok(pr->memory_mib, headroom, pr->capacity_mib) && (slo <= 0 || pr->latency_ms <= slo);
-    return 0;
-}
-
-/* The largest batch that fits: found by an exponential then a binary
- * search, with the predictions at it and at the first batch that fails. */
-struct max_batch {
-    int64_t best, fail_batch;
-    struct prediction at_best, at_fail;
-};
-
-static int search_max_batch(struct sweep *s, struct graph *g, double headroom, double slo,
-                            struct max_batch *mb)
-{
-    struct prediction pr;
-    bool ok;
-    int rc;
-    memset(mb, 0, sizeof *mb);
-    if ((rc = probe(s, g, 1, headroom, slo, &pr, &ok)))
-        return rc;
-    mb->fail_batch = 1;
-    mb->at_best = pr;
-    if (!ok) {
-        mb->at_fail = mb->at_best;
-        memset(&mb->at_best, 0, sizeof mb->at_best);
-        return 0;
-    }
-    mb->best = 1;
-    int64_t hi = 2;
-    for (;;) { /* exponential search for the first failing batch */
-        if (hi > MAX_BATCH_SEARCH)
-            break;
-        if ((rc = probe(s, g, hi, headroom, slo, &pr, &ok)))
-            return rc;
-        if (!ok) {
-            mb->at_fail = pr;
-            mb->fail_batch = hi;
-            break;
-        }
-        prediction_fini(&mb->at_best);
-        mb->at_best = pr;
-        mb->best = hi;
-        hi *= 2;
-    }
-    int64_t lo = mb->best;
-    while (hi <= MAX_BATCH_SEARCH && hi - lo > 1) {
-        int64_t mid = lo + (hi - lo) / 2;
-        if ((rc = probe(s, g, mid, headroom, slo, &pr, &ok)))
-            return rc;
-        if (ok) {
-            prediction_fini(&mb->at_best);
-            mb->at_best = pr;
-            lo = mb->best = mid;
-        } else {
-            prediction_fini(&mb->at_fail);
-            mb->at_fail = pr;
-            mb->fail_batch = hi = mid;
-        }
-    }
-    return 0;
-}
-
 static void max_batch_json(struct jsonw *w, const struct sweep *s, const struct graph *g,
                            const char *hw, const struct max_batch *mb, double headroom,
                            double slo, const char *why)
@@ -497,9 +424,12 @@ static int run_max_batch(struct sweep *s, struct graph *g, double headroom, doub
     char hw[128];
     report_hw_label(&s->cfg, hw, sizeof hw);
     struct max_batch mb;
-    int rc = search_max_batch(s, g, headroom, slo, &mb);
-    if (rc)
+    struct diag d = {0};
+    int rc = 0;
+    if (max_batch_search(s->p, g, &s->cfg, headroom, slo, &mb, &d)) {
+        rc = cli_fail(&d);
         goto out;
+    }
     const struct prediction *at_fail = &mb.at_fail, *at_best = &mb.at_best;
     char why[320] = "", t1[32], t2[32], t3[32];
     if (at_fail->capacity_mib > 0) {

@@ -246,10 +246,11 @@ enum status config_supported(const struct config *cfg, struct diag *d)
     if (!g || (unsigned)cfg->prec >= PREC__COUNT || (unsigned)cfg->rt >= RT__COUNT)
         return ST_OK; /* range errors are hw_from_config's */
     if (runtime_eager(cfg->rt) && (cfg->prec == PREC_INT8 || cfg->prec == PREC_FP8))
-        return diag_set(d, ST_EUSAGE,
-                        "precision %s with runtime %s: eager PyTorch has no %s GPU path "
-                        "for these models (it needs a quantising engine); use --runtime tensorrt",
-                        precision_name(cfg->prec), runtime_name(cfg->rt), precision_name(cfg->prec));
+        /* short enough for an 80-column status line, in words that read
+         * as both the CLI's --runtime and the explorer's :runtime */
+        return diag_set(
+            d, ST_EUSAGE, "%s needs runtime tensorrt: runtime %s (eager) has no %s GPU path",
+            precision_name(cfg->prec), runtime_name(cfg->rt), precision_name(cfg->prec));
     if (g->tflops[cfg->prec] <= 0) {
         char fams[128];
         families_with(cfg->prec, fams, sizeof fams);

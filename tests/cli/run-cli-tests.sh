@@ -333,7 +333,7 @@ run "bad gpu" 2 "$DIPPM" predict --gpu p100 "$S/tiny_cnn.json" && check "bad gpu
 check "bad gpu lists the rented ones" "$T/err" "L4-PCIe-24GB T4-PCIe-16GB V100-PCIe-32GB"
 run "bad profile" 2 "$DIPPM" predict --gpu a100:9g.99gb "$S/tiny_cnn.json" && check "bad profile lists" "$T/err" "3g.20gb"
 run "bad precision" 2 "$DIPPM" predict --precision fp4 "$S/tiny_cnn.json" && check "bad precision" "$T/err" "expected fp32"
-run "int8 eager" 2 "$DIPPM" predict --precision int8 --runtime pytorch "$S/tiny_cnn.json" && check "int8 eager" "$T/err" "eager PyTorch has no int8"
+run "int8 eager" 2 "$DIPPM" predict --precision int8 --runtime pytorch "$S/tiny_cnn.json" && check "int8 eager" "$T/err" "int8 needs runtime tensorrt: runtime pytorch (eager) has no int8"
 run "fp8 on A100" 2 "$DIPPM" predict --precision fp8 --runtime tensorrt --gpu a100 "$S/tiny_cnn.json" && check "fp8 on A100" "$T/err" "fp8 needs Ada or Hopper"
 # L4, T4, V100: no MIG, and the precisions their tensor cores lack refused naming the GPU
 run "t4 whole" 0 "$DIPPM" predict --gpu t4 "$S/tiny_cnn.json" &&
