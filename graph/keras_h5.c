@@ -33,12 +33,50 @@
 /* Links visited at most (a hostile file could hold millions). */
 #define H5_MAX_LINKS 1000000
 
+/* Elements one weight dataset may declare (every tensor's bound). */
+#define H5_MAX_ELEMS (1LL << 53)
+
 struct visit {
     int n;
     double elems;
     long links;
     bool too_many;
+    char bad[200]; /* a dataset past the bounds: "NAME: why" */
 };
+
+/* Checks a dataset's shape: rank 0 to 32, at most H5_MAX_ELEMS elements in
+ * all (an empty one counts 0); adds its elements to v, or says why in
+ * v->bad. Returns false to stop the walk. */
+static bool add_dataset(struct visit *v, const char *name, hid_t sp)
+{
+    int rank = sp >= 0 ? H5Sget_simple_extent_ndims(sp) : -1;
+    hsize_t dims[32];
+    if (rank < 0 || rank > 32 || H5Sget_simple_extent_dims(sp, dims, NULL) != rank) {
+        snprintf(v->bad, sizeof v->bad, "'%s': its shape cannot be read", name);
+        return false;
+    }
+    unsigned long long e = 1;
+    bool zero = false, over = false;
+    for (int i = 0; i < rank; i++) {
+        zero |= dims[i] == 0;
+        if (dims[i] > (hsize_t)H5_MAX_ELEMS || (dims[i] && e > (unsigned long long)H5_MAX_ELEMS / dims[i]))
+            over = true;
+        else
+            e *= dims[i];
+    }
+    if (over && !zero) {
+        int k = snprintf(v->bad, sizeof v->bad, "'%s': shape [", name);
+        for (int i = 0; i < rank && k > 0 && k < (int)sizeof v->bad; i++)
+            k += snprintf(v->bad + k, sizeof v->bad - (size_t)k, "%s%llu", i ? ", " : "",
+                          (unsigned long long)dims[i]);
+        if (k > 0 && k < (int)sizeof v->bad)
+            snprintf(v->bad + k, sizeof v->bad - (size_t)k, "] has more than 2^53 elements");
+        return false;
+    }
+    v->n++;
+    v->elems += zero ? 0 : (double)e;
+    return true;
+}
 
 static herr_t visit_link(hid_t grp, const char *name, const H5L_info_t *info, void *data)
 {
@@ -52,23 +90,15 @@ static herr_t visit_link(hid_t grp, const char *name, const H5L_info_t *info, vo
     hid_t o = H5Oopen(grp, name, H5P_DEFAULT);
     if (o < 0)
         return 0;
+    bool go_on = true;
     if (H5Iget_type(o) == H5I_DATASET) {
         hid_t sp = H5Dget_space(o);
-        int rank = sp >= 0 ? H5Sget_simple_extent_ndims(sp) : -1;
-        if (rank >= 0 && rank <= 32) {
-            hsize_t dims[32];
-            H5Sget_simple_extent_dims(sp, dims, NULL);
-            double e = 1;
-            for (int i = 0; i < rank; i++)
-                e *= (double)dims[i];
-            v->n++;
-            v->elems += e;
-        }
+        go_on = add_dataset(v, name, sp);
         if (sp >= 0)
             H5Sclose(sp);
     }
     H5Oclose(o);
-    return 0;
+    return go_on ? 0 : 1;
 }
 
 static hid_t open_image(const void *buf, size_t len, const char *name, struct diag *d)
@@ -103,6 +133,8 @@ static enum status count_weights(hid_t f, const char *name, int *n, double *elem
                    ? H5Lvisit(g, H5_INDEX_NAME, H5_ITER_NATIVE, visit_link, &v)
                    : 0;
     H5Oclose(g);
+    if (v.bad[0])
+        return diag_set(d, ST_EPARSE, "%s: weight dataset %s under '%s'", name, v.bad, root);
     if (v.too_many)
         return diag_set(d, ST_EUNSUPPORTED, "%s: more than %d links under '%s'", name,
                         H5_MAX_LINKS, root);

@@ -363,10 +363,10 @@ static void test_pipeline_mig(void **state)
     config_default(&c);
     c.prec = PREC_FP16;
     c.rt = RT_PYTORCH_SDPA;
-    struct diff_request rq = {.steps = 2, .guidance = true, .batch = 4};
+    struct diff_request rq = {.steps = 2, .guidance = true, .batch = 4, .headroom = 0.10};
     struct diff_result r;
     struct diag d = {0};
-    if (diff_run(NULL, g, &c, &rq, &r, &d) || diff_mig(NULL, g, &c, &rq, 0.10, &r, &d))
+    if (diff_run(NULL, g, &c, &rq, &r, &d) || diff_mig(NULL, g, &c, &rq, &r, &d))
         fail_msg("%s", d.msg);
     assert_true(r.have_mig);
     const struct gpu_spec *gs = gpu_get(c.gpu);
@@ -423,8 +423,10 @@ static void test_pipeline_orderings(void **state)
         if (diff_run(NULL, g, &c, &rq, &none, &d))
             fail_msg("%s", d.msg);
         assert_true(none.batch_ms <= r.batch_ms);
-        if (diff_mig(NULL, g, &c, &(struct diff_request){.steps = 10, .guidance = true, .batch = b},
-                     0.10, &r, &d))
+        if (diff_mig(NULL, g, &c,
+                     &(struct diff_request){.steps = 10, .guidance = true, .batch = b,
+                                            .headroom = 0.10},
+                     &r, &d))
             fail_msg("%s", d.msg);
         for (int i = 1; i < r.mig.n; i++) {
             const struct gpu_spec *gs = gpu_get(c.gpu);

@@ -25,6 +25,33 @@ static void expect(fmt_fn f, double v, const char *want)
         fail_msg("%.10g formats as '%s', expected '%s'", v, got, want);
 }
 
+/* Past the last unit a figure fits the 16 bytes fmt.h promises: a
+ * million of the unit on, with an exponent, never cut digits. */
+static void test_huge(void **state)
+{
+    (void)state;
+    static const struct {
+        fmt_fn f;
+        double v;
+        const char *want;
+    } cases[] = {
+        {fmt_si, 2.5e145, "2.5e+127 E"},            /* 2.5e145 / 1000^6 */
+        {fmt_si, 999999e18, "999999 E"},            /* still digits */
+        {fmt_num, 1e300, "1e+282E"},
+        {fmt_ms, 1e20, "1.16e+12 d"},               /* 1e20 / 86.4e6 */
+        {fmt_ms, 86400e3 * 999999, "999999 d"},
+        {fmt_bytes, 0x1p62 * 1e6, "4e+06 EiB"},     /* 2^62 * 1e6 / 2^60 */
+        {fmt_bytes_short, 0x1p50 * 2e6, "2e+06P"},  /* 2^50 * 2e6 / 2^50 */
+        {fmt_joules, 1e300, "1e+288 TJ"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char buf[16];
+        const char *got = cases[i].f(cases[i].v, buf, sizeof buf);
+        if (strcmp(got, cases[i].want))
+            fail_msg("%.10g formats as '%s', expected '%s'", cases[i].v, got, cases[i].want);
+    }
+}
+
 static void test_durations(void **state)
 {
     (void)state;
@@ -149,6 +176,7 @@ int main(void)
         cmocka_unit_test(test_durations), cmocka_unit_test(test_bytes),
         cmocka_unit_test(test_rates),     cmocka_unit_test(test_energy),
         cmocka_unit_test(test_counts),    cmocka_unit_test(test_columns),
+        cmocka_unit_test(test_huge),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

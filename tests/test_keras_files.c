@@ -245,6 +245,34 @@ static void test_h5_not_blamed(void **state)
         fail_msg("timeout: %s", d->msg);
 }
 
+/* A weight dataset declaring more than 2^53 elements (chunked: HDF5 stores
+ * nothing for it) is an error naming it, not a count past every bound. */
+static void test_h5_weight_dims(void **state)
+{
+    (void)state;
+    size_t len;
+    char *text = sample_text("tiny_cnn", &len);
+    write_h5(tpath("huge_w.h5"), text, true, "model_weights");
+    free(text);
+    hid_t f = H5Fopen(tpath("huge_w.h5"), H5F_ACC_RDWR, H5P_DEFAULT);
+    assert_true(f >= 0);
+    hsize_t dims[3] = {1ULL << 31, 1ULL << 31, 1ULL << 31}, chunk[3] = {1, 1, 1};
+    hid_t sp = H5Screate_simple(3, dims, NULL), dcpl = H5Pcreate(H5P_DATASET_CREATE);
+    assert_true(H5Pset_chunk(dcpl, 3, chunk) >= 0);
+    hid_t ds = H5Dcreate2(f, "model_weights/conv/conv/huge:0", H5T_NATIVE_FLOAT, sp, H5P_DEFAULT,
+                          dcpl, H5P_DEFAULT);
+    assert_true(ds >= 0);
+    H5Dclose(ds);
+    H5Pclose(dcpl);
+    H5Sclose(sp);
+    H5Fclose(f);
+    const struct diag *d = load_fails(tpath("huge_w.h5"));
+    if (d->code != ST_EPARSE ||
+        !strstr(d->msg, "weight dataset 'conv/conv/huge:0': shape [2147483648, 2147483648, "
+                        "2147483648] has more than 2^53 elements"))
+        fail_msg("%s", d->msg);
+}
+
 static void add_buffer(zip_t *z, const char *name, const void *data, size_t len)
 {
     zip_source_t *s = zip_source_buffer(z, data, len, 0);
@@ -438,6 +466,7 @@ int main(void)
         cmocka_unit_test(test_h5_models),
         cmocka_unit_test(test_h5_config_leading_space),
         cmocka_unit_test(test_h5_not_blamed),
+        cmocka_unit_test(test_h5_weight_dims),
         cmocka_unit_test(test_keras_archive),
         cmocka_unit_test(test_bad_files),
         cmocka_unit_test(test_zip_bombs),

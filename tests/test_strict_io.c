@@ -8,6 +8,8 @@
 #include <cmocka.h>
 
 #include <fcntl.h>
+#include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +17,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/un.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "util/fileio.h"
@@ -172,9 +175,14 @@ static void test_write_special_targets(void **state)
  * race_target set it plays a second writer that creates the target in
  * that window. */
 static const char *race_target;
+/* With die_in_fsync set, the writer is killed (SIGKILL) there instead: in
+ * the middle of a write, its data written but not yet in place. */
+static bool die_in_fsync;
 
 int fsync(int fd)
 {
+    if (die_in_fsync)
+        raise(SIGKILL);
     if (race_target) {
         FILE *f = fopen(race_target, "wx");
         if (f) {
@@ -228,6 +236,45 @@ static void test_write_race(void **state)
     assert_content(out, "mine");
     unlink(out);
     unlink(json);
+    assert_int_equal(rmdir(dir), 0); /* no temporary file left */
+}
+
+/* Runs file_write_atomic(path, "mine", overwrite) in a child killed in
+ * the middle of the write. */
+static void write_killed(const char *path, bool overwrite)
+{
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        struct diag d = {0};
+        die_in_fsync = true;
+        file_write_atomic(path, "mine", 4, overwrite, &d);
+        _exit(0);
+    }
+    int ws;
+    assert_int_equal(waitpid(pid, &ws, 0), pid);
+    assert_true(WIFSIGNALED(ws) && WTERMSIG(ws) == SIGKILL);
+}
+
+/* A writer killed in the middle (kill -9, or a signal a library's thread
+ * takes although the writing thread blocks it) leaves no temporary file,
+ * and an existing target as it was. */
+static void test_write_killed(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/test_strict_io_XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char out[96];
+    snprintf(out, sizeof out, "%s/out.json", dir);
+    write_killed(out, false);
+    assert_false(file_exists(out));
+    FILE *f = fopen(out, "w");
+    assert_non_null(f);
+    fputs("old", f);
+    fclose(f);
+    write_killed(out, true);
+    assert_content(out, "old");
+    unlink(out);
     assert_int_equal(rmdir(dir), 0); /* no temporary file left */
 }
 
@@ -342,6 +389,7 @@ int main(void)
         cmocka_unit_test(test_regular_files),
         cmocka_unit_test(test_write_special_targets),
         cmocka_unit_test(test_write_race),
+        cmocka_unit_test(test_write_killed),
         cmocka_unit_test(test_int_folding),
         cmocka_unit_test(test_range_exact),
     };

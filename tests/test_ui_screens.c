@@ -105,7 +105,16 @@ static void test_rows(void **state)
 {
     struct app *a = *state;
     app_rows_update(a);
+    /* the layer that takes no time (flatten, a view) gives way until asked for */
+    assert_int_equal(a->n_rows, 7);
+    assert_int_equal(a->n_idle_hidden, 1);
+    for (int r = 0; r < a->n_rows; r++)
+        assert_true(app_node_share(a, a->rows[r]) > 0);
+    a->st.show_idle = true;
+    a->rows_dirty = true;
+    app_rows_update(a);
     assert_int_equal(a->n_rows, 8);
+    assert_int_equal(a->n_idle_hidden, 0);
     assert_string_equal(a->g->nodes[a->rows[0]].name, "conv1"); /* graph order */
     /* MACs at batch 1: conv2 16*16*9*1024 = 2359296 > conv1 442368 > fc 160 */
     ui_state_sort_by(&a->st, UI_COL_MACS);

@@ -91,6 +91,11 @@ static void test_filter(void **state)
     assert_true(ui_filter_match("relu|gemm", "fc", "Gemm"));
     assert_true(ui_filter_match(" relu | gemm ", "r1", "Relu"));
     assert_false(ui_filter_match("relu|gemm", "conv1", "Conv"));
+    /* op=TYPE: that op type exactly, not names or other ops containing it */
+    assert_true(ui_filter_match("op=conv", "layer1", "Conv"));
+    assert_false(ui_filter_match("op=Conv", "conv1", "ConvTranspose"));
+    assert_false(ui_filter_match("op=Add", "layer1.0.add", "Pad"));
+    assert_true(ui_filter_match("op=Relu|op=Add", "x", "Add"));
     assert_true(ui_filter_match("|", "x", "Y")); /* only empty terms: matches all */
     assert_true(ui_filter_match("layer1.", "layer1.0.conv1", "Conv"));
     assert_false(ui_filter_match("layer2", "layer1.0.conv1", "Conv"));

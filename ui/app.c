@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "ui/draw.h"
+#include "core/fit.h"
 #include "core/gpu.h"
 #include "graph/load.h"
 #include "graph/shape.h"
@@ -31,6 +32,11 @@ static double now_ms(void)
 bool app_teacher_only(const struct app *a)
 {
     return !a->have_pred || !a->pred.from_gnn;
+}
+
+double app_memory_shown_mib(const struct app *a)
+{
+    return a->pred.memory_mib;
 }
 
 const char *app_config_label(const struct app *a, const struct config *cfg, char *buf, int size)
@@ -109,7 +115,7 @@ enum status app_init(struct app *a, const char *spec, struct diag *d)
     memset(a, 0, sizeof *a);
     ui_state_init(&a->st);
     config_default(&a->cfg);
-    a->headroom = 0.10;
+    a->headroom = FIT_HEADROOM_DEFAULT;
     a->gen_in = 512;
     a->gen_out = 128;
     a->diff_steps = 20;
@@ -140,8 +146,8 @@ void app_fini(struct app *a)
 {
     app_pins_clear(a);
     free(a->cmp.v);
-    free(a->cmp.keys_base);
-    free(a->cmp.keys_other);
+    free(a->cmp.pair);
+    free(a->cmp.now_keys);
     a->cmp.v = NULL;
     clear_prediction(a);
     graph_free(a->g);
@@ -203,9 +209,10 @@ static void update_diff(struct app *a)
     char text[DIFF_MAX_TEXT][DIFF_SPEC_MAX];
     int n_text;
     struct diff_request rq = {.steps = a->diff_steps, .guidance = true, .batch = a->cfg.batch,
+                              .headroom = a->headroom,
                               .no_text = diff_text_specs(a->g->path, text, &n_text, NULL) != ST_OK};
     if (diff_run(a->p, a->g, &a->cfg, &rq, &a->diffr, &d) == ST_OK &&
-        diff_mig(a->p, a->g, &a->cfg, &rq, a->headroom, &a->diffr, &d) == ST_OK)
+        diff_mig(a->p, a->g, &a->cfg, &rq, &a->diffr, &d) == ST_OK)
         a->have_diff = true;
     else
         snprintf(a->diff_err, sizeof a->diff_err, "%s", d.msg);
@@ -731,6 +738,7 @@ static void snapshot_free(struct app_snapshot *s)
         free(s->layer_name[i]);
     free(s->layer_name);
     free(s->layer_ms);
+    free(s->layer_key);
     memset(s, 0, sizeof *s);
 }
 
@@ -777,6 +785,7 @@ void app_pin(struct app *a)
     s->layer_name = xcalloc((size_t)(n ? n : 1), sizeof *s->layer_name);
     s->layer_ms = xcalloc((size_t)(n ? n : 1), sizeof *s->layer_ms);
     s->n_layers = n;
+    s->layer_key = a->g ? app_layer_keys(a->g) : xcalloc(1, sizeof *s->layer_key);
     for (int i = 0; i < n; i++) {
         s->layer_name[i] = xstrdup(a->g->nodes[i].name);
         s->layer_ms[i] = app_node_ms(a, i);

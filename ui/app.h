@@ -81,10 +81,12 @@ struct app_snapshot {
     int n_layers;
     char **layer_name; /* malloc'd, n_layers */
     double *layer_ms;  /* malloc'd, n_layers */
+    uint64_t *layer_key; /* app_layer_keys, malloc'd */
 };
 
-/* One layer's predicted time in two configurations, matched by name
- * (compare view). A layer present in only one has idx -1 on the other side. */
+/* One layer's predicted time in two configurations, matched by structure,
+ * then by name (compare view). A layer present in only one has idx -1 on
+ * the other side. */
 struct app_layer_delta {
     const char *name; /* borrowed from a pin or the graph */
     double base_ms, other_ms;
@@ -97,11 +99,15 @@ struct app_compare {
     bool valid;
     int n;
     struct app_layer_delta *v; /* malloc'd, sorted by |delta| descending */
-    /* both sides' layers sorted by name (malloc'd), kept while the pins and
-     * the model stay, so a configuration change only re-merges */
-    void *keys_base, *keys_other;
-    unsigned keys_serial, keys_model;
-    int keys_col;
+    /* the matched layers (base index, other index; -1: only on one side),
+     * malloc'd, kept while the pins and the model stay, so a configuration
+     * change only refills the times */
+    int (*pair)[2];
+    int n_pair;
+    unsigned pair_serial, pair_model;
+    int pair_col;
+    uint64_t *now_keys; /* app_layer_keys of the current graph, malloc'd */
+    unsigned now_keys_model;
 };
 
 struct zoo_param;
@@ -171,9 +177,11 @@ struct app {
     char family[64];
     int n_tparams;
     struct app_tparam tparams[APP_MAX_TPARAMS];
-    /* Layer table rows: node indices after filter and sort. */
+    /* Layer table rows: node indices after filter and sort; without a
+     * filter or st.show_idle, the layers that take no time in the
+     * prediction (Constant, folded Shape, views) are left out and counted. */
     int *rows;
-    int n_rows;
+    int n_rows, n_idle_hidden;
     bool rows_dirty;
     struct ui_state st;
 };
@@ -252,6 +260,10 @@ void app_unpin(struct app *a, int k);
  * n_pins: the current state) into a->cmp, recomputed only when something
  * changed. Needs at least one pin. */
 const struct app_compare *app_compare_layers(struct app *a, int col);
+/* Each node's structural key, malloc'd (g->n_nodes): its op and everything
+ * upstream of it, and its rank among the nodes of that hash in topological
+ * order. Equal keys in two graphs are the same layer, whatever its name. */
+uint64_t *app_layer_keys(const struct graph *g);
 /* MiB of the KV cache the model reads (graph inputs named past* or *cache*,
  * at the configured precision); part of the teacher's activations. 0 when
  * the model has none. */
@@ -284,6 +296,9 @@ struct gen_request app_gen_request(const struct app *a, int64_t batch);
 /* Chooses what the sweep varies ("batch" or "" for the batch); checks the
  * name. */
 enum status app_sweep_set(struct app *a, const char *name, struct diag *d);
+/* Whether sweep row i's pass fits the GPU or slice with the headroom: the
+ * rule of the MIG line and of predict (fit_ok). */
+bool app_sweep_fits(const struct app *a, int i);
 
 /* Rebuilds a->rows from filter and sort if they changed (rows_dirty). */
 void app_rows_update(struct app *a);
@@ -297,11 +312,36 @@ const char *app_cell_text(const struct app *a, int ni, enum ui_col c, char *buf,
 /* Predicted time share of node i (GNN share when the GNN ran, else the
  * teacher's node time / latency); 0 when unknown. */
 double app_node_share(const struct app *a, int i);
+/* Node i's output bytes at the configured precision, as the teacher moves
+ * them (its bytes scaled by the teacher's ratio of the node's bytes at the
+ * precision to those in the file's dtypes; the file's without a prediction). */
+double app_node_out_bytes(const struct app *a, int i);
+/* That ratio: 1 without a prediction. */
+double app_node_byte_scale(const struct app *a, int i);
+
+/* The kernel node i runs in, as the teacher timed it: its own, or the one
+ * it was fused into (the work and time of all its members); the precision
+ * its math runs in, its peak and the bandwidth: the roofline the Detail tab
+ * draws it against. valid false without a prediction or a kernel. */
+struct app_kernel {
+    bool valid;
+    int members;          /* nodes in the kernel */
+    double flops, bytes;  /* the kernel's, at the configured precision */
+    double time_s;        /* its modelled time */
+    enum precision prec;  /* what its math runs in (tf32: fp32 on tensor cores) */
+    bool tensor_core;
+    double peak, bw;      /* its roof: FLOP/s and bytes/s */
+    char hw_label[64];
+};
+struct app_kernel app_kernel_view(const struct app *a, int i);
 /* The configuration in one line: "A100-SXM4-40GB 3g.20gb, fp16, tensorrt,
  * batch 8, seq=128". */
 const char *app_config_label(const struct app *a, const struct config *cfg, char *buf, int size);
 /* True when the figures come from the teacher only. */
 bool app_teacher_only(const struct app *a);
+/* The peak memory the memory bar shows, MiB: the header's configuration
+ * (a decoder's pass at its seq; its generation has a line of its own). */
+double app_memory_shown_mib(const struct app *a);
 /* Index of the node called name (exact, then case-insensitive), -1. */
 int app_node_find(const struct app *a, const char *name);
 

@@ -1,10 +1,12 @@
 /* app_export.c - :export of the tables that are not the layer table: the
- * Sweep tab's points (or its MIG profile table) and the Compare tab's
- * configurations with the per-layer deltas of the chosen column. The layer
+ * Sweep tab's points (or its MIG profile table), the Compare tab's
+ * configurations with the per-layer deltas of the chosen column, and the
+ * Layers tab's time by op type. The layer
  * table's export is in app_rows.c; both quote CSV with app_csv_field. */
 #include "ui/app.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/gpu.h"
@@ -47,11 +49,6 @@ static void json_num_or_null(struct jsonw *w, const char *k, double v, bool ok)
 
 /* ---- sweep ------------------------------------------------------------ */
 
-static bool sweep_fits(const struct app_sweep *sw, int i)
-{
-    return sw->capacity_mib <= 0 || sw->memory_mib[i] <= sw->capacity_mib;
-}
-
 static char *sweep_csv(const struct app *a, size_t *len)
 {
     const struct app_sweep *sw = &a->sweep;
@@ -67,7 +64,7 @@ static char *sweep_csv(const struct app *a, size_t *len)
                              num(sw->latency_ms[i], ok, c[0], 32),
                              num(sw->throughput[i], ok, c[1], 32),
                              num(sw->memory_mib[i], ok, c[2], 32),
-                             ok ? (sweep_fits(sw, i) ? "yes" : "no") : "",
+                             ok ? (app_sweep_fits(a, i) ? "yes" : "no") : "",
                              num(sw->ttft_ms[i], gok, c[3], 32),
                              num(sw->tokens_s[i], gok, c[4], 32),
                              num(sw->gen_mib[i], gok, c[5], 32),
@@ -106,7 +103,7 @@ static char *sweep_json(const struct app *a, size_t *len)
         json_num_or_null(&w, "latency_ms", sw->latency_ms[i], sw->ok[i]);
         json_num_or_null(&w, "throughput_per_s", sw->throughput[i], sw->ok[i]);
         json_num_or_null(&w, "memory_mib", sw->memory_mib[i], sw->ok[i]);
-        jsonw_key_bool(&w, "fits", sw->ok[i] && sweep_fits(sw, i));
+        jsonw_key_bool(&w, "fits", sw->ok[i] && app_sweep_fits(a, i));
         if (gen) {
             json_num_or_null(&w, "ttft_ms", sw->ttft_ms[i], sw->gen_ok[i]);
             json_num_or_null(&w, "tokens_per_s", sw->tokens_s[i], sw->gen_ok[i]);
@@ -275,8 +272,66 @@ static char *compare_json(struct app *a, size_t *len)
     return jsonw_take(&w, len);
 }
 
+/* ---- op types --------------------------------------------------------- */
+
+/* The op-type view's rows (app_optypes), with each type's predicted time. */
+static char *optypes_table(const struct app *a, bool json, size_t *len, int *n_out)
+{
+    struct app_optype *t;
+    int n_zero, n = app_optypes(a, &t, &n_zero);
+    *n_out = n;
+    struct strbuf b = STRBUF_INIT;
+    struct jsonw w;
+    if (json) {
+        jsonw_init(&w, true);
+        jsonw_obj_begin(&w);
+        json_head(&w, a, "op_types");
+        jsonw_key_num(&w, "types_taking_no_time", n_zero, false);
+        jsonw_key(&w, "op_types");
+        jsonw_arr_begin(&w, false);
+    } else {
+        const char *hdr[] = {"op_type", "nodes", "time_share", "time_ms", "flops", "bytes",
+                             "bound"};
+        csv_row(&b, 7, hdr);
+    }
+    for (int k = 0; k < n; k++) {
+        const struct app_optype *o = &t[k];
+        double ms = o->share * a->pred.latency_ms;
+        if (json) {
+            jsonw_obj_begin(&w);
+            jsonw_key_str(&w, "op_type", o->op);
+            jsonw_key_num(&w, "nodes", o->nodes, false);
+            jsonw_key_num(&w, "time_share", o->share, false);
+            jsonw_key_num(&w, "time_ms", ms, false);
+            jsonw_key_num(&w, "flops", o->flops, false);
+            jsonw_key_num(&w, "bytes", o->bytes, false);
+            jsonw_key_str(&w, "bound", bound_name(o->bound));
+            jsonw_obj_end(&w);
+        } else {
+            char v[5][32];
+            snprintf(v[0], 32, "%d", o->nodes);
+            const char *row[] = {o->op, v[0], num(o->share, true, v[1], 32),
+                                 num(ms, true, v[2], 32), num(o->flops, true, v[3], 32),
+                                 num(o->bytes, true, v[4], 32), bound_name(o->bound)};
+            csv_row(&b, 7, row);
+        }
+    }
+    free(t);
+    if (!json)
+        return strbuf_take(&b, len);
+    jsonw_arr_end(&w);
+    jsonw_obj_end(&w);
+    return jsonw_take(&w, len);
+}
+
 char *app_export_tab(struct app *a, bool json, size_t *len, char *what, int size)
 {
+    if (a->st.tab == UI_TAB_LAYERS && a->st.op_types && a->have_pred) {
+        int n;
+        char *text = optypes_table(a, json, len, &n);
+        snprintf(what, (size_t)size, "the time by op type (%d type%s)", n, n == 1 ? "" : "s");
+        return text;
+    }
     if (a->st.tab == UI_TAB_SWEEP && a->st.metric == UI_METRIC_MIG) {
         app_update_mig(a);
         if (!a->have_mig)

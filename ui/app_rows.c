@@ -26,6 +26,49 @@ double app_node_share(const struct app *a, int i)
     return s->nodes[i].time_s * 1e3 / s->latency_ms;
 }
 
+double app_node_byte_scale(const struct app *a, int i)
+{
+    const struct sim_result *s = &a->pred.sim;
+    if (!a->have_pred || !s->nodes || i >= s->n_nodes || !a->g || i >= a->g->n_nodes)
+        return 1;
+    const struct node_cost *k = &a->g->nodes[i].cost;
+    double file = k->bytes_read + k->bytes_written;
+    return file > 0 && s->nodes[i].bytes > 0 ? s->nodes[i].bytes / file : 1;
+}
+
+double app_node_out_bytes(const struct app *a, int i)
+{
+    return a->g->nodes[i].cost.out_bytes * app_node_byte_scale(a, i);
+}
+
+struct app_kernel app_kernel_view(const struct app *a, int ni)
+{
+    struct app_kernel k = {0};
+    const struct sim_result *s = &a->pred.sim;
+    struct hw hw;
+    if (!a->have_pred || !s->nodes || ni < 0 || ni >= s->n_nodes ||
+        hw_from_config(&a->cfg, &hw, NULL) != ST_OK)
+        return k;
+    int root = s->nodes[ni].fused_into >= 0 ? s->nodes[ni].fused_into : ni;
+    const struct sim_node *rn = &s->nodes[root];
+    if (!rn->kernel)
+        return k;
+    for (int i = 0; i < s->n_nodes; i++)
+        if (i == root || s->nodes[i].fused_into == root) {
+            k.time_s += s->nodes[i].time_s;
+            k.members++;
+        }
+    k.flops = rn->kflops;
+    k.bytes = rn->kbytes;
+    k.tensor_core = rn->tensor_core;
+    k.prec = hw_kernel_precision(a->cfg.prec, rn->tensor_core);
+    k.peak = hw_kernel_peak(&hw, a->cfg.prec, rn->tensor_core);
+    k.bw = hw.bw_bytes;
+    snprintf(k.hw_label, sizeof k.hw_label, "%s", hw.label);
+    k.valid = k.peak > 0 && k.bw > 0;
+    return k;
+}
+
 double app_kv_cache_mib(const struct app *a)
 {
     double b = 0;
@@ -100,7 +143,7 @@ const char *app_cell_text(const struct app *a, int ni, enum ui_col c, char *buf,
         break;
     case UI_COL_MEM:
         if (covered)
-            fmt_bytes(n->cost.out_bytes, buf, size);
+            fmt_bytes(app_node_out_bytes(a, ni), buf, size);
         else
             snprintf(buf, (size_t)size, "n/a");
         break;
@@ -129,7 +172,7 @@ static double num_key(const struct app *a, int ni, enum ui_col c)
     switch (c) {
     case UI_COL_PARAMS: return n->state == NODE_OK ? n->cost.params : -1;
     case UI_COL_MACS: return n->state == NODE_OK ? n->cost.macs : -1;
-    case UI_COL_MEM: return n->state == NODE_OK ? n->cost.out_bytes : -1;
+    case UI_COL_MEM: return n->state == NODE_OK ? app_node_out_bytes(a, ni) : -1;
     case UI_COL_SHARE: return app_node_share(a, ni);
     case UI_COL_SHAPE: {
         if (n->n_out < 1 || n->out[0] < 0)
@@ -186,13 +229,21 @@ void app_rows_update(struct app *a)
     free(a->rows);
     int n = a->g->n_nodes;
     a->rows = xmalloc(sizeof *a->rows * (size_t)(n ? n : 1));
-    a->n_rows = 0;
+    a->n_rows = a->n_idle_hidden = 0;
+    /* zero-time rows (a BERT export's first screen is Constants and Shapes)
+     * give way unless asked for; a filter shows whatever it matches */
+    bool hide_idle = !a->st.show_idle && !a->st.filter[0] && a->have_pred;
     /* graph order = topological order, so the table reads like the model */
     for (int k = 0; k < n; k++) {
         int i = a->g->topo ? a->g->topo[k] : k;
         const struct node *nd = &a->g->nodes[i];
-        if (ui_filter_match(a->st.filter, nd->name, nd->op_type))
-            a->rows[a->n_rows++] = i;
+        if (!ui_filter_match(a->st.filter, nd->name, nd->op_type))
+            continue;
+        if (hide_idle && nd->state == NODE_OK && !(app_node_share(a, i) > 0)) {
+            a->n_idle_hidden++;
+            continue;
+        }
+        a->rows[a->n_rows++] = i;
     }
     /* every order but the default one (graph order) sorts; "#" sorts by
      * the node number, which need not be the topological order */
@@ -235,7 +286,7 @@ static char *export_csv(const struct app *a, size_t *len)
         app_csv_field(&b, t, false);
         snprintf(t, sizeof t, ok ? "%.0f" : "", n->cost.flops);
         app_csv_field(&b, t, false);
-        snprintf(t, sizeof t, ok ? "%.0f" : "", n->cost.out_bytes);
+        snprintf(t, sizeof t, ok ? "%.0f" : "", app_node_out_bytes(a, ni));
         app_csv_field(&b, t, false);
         snprintf(t, sizeof t, "%.6f", app_node_share(a, ni));
         app_csv_field(&b, t, false);
@@ -298,7 +349,7 @@ static char *export_json(const struct app *a, size_t *len)
         jsonw_key(&w, "flops");
         ok ? jsonw_num(&w, n->cost.flops, false) : jsonw_null(&w);
         jsonw_key(&w, "out_bytes");
-        ok ? jsonw_num(&w, n->cost.out_bytes, false) : jsonw_null(&w);
+        ok ? jsonw_num(&w, app_node_out_bytes(a, ni), false) : jsonw_null(&w);
         jsonw_key_num(&w, "time_share", app_node_share(a, ni), false);
         jsonw_key_str(&w, "bound", app_cell_text(a, ni, UI_COL_BOUND, t, sizeof t));
         jsonw_obj_end(&w);
@@ -319,11 +370,17 @@ enum status app_export(struct app *a, const char *format, const char *path, bool
     size_t len;
     /* the Sweep and Compare tabs export their own table */
     char *text = app_export_tab(a, json, &len, what, what_size);
-    if (!text) {
+    if (!text) { /* the filtered layers, those taking no time too: the data, not the view */
+        bool shown = a->st.show_idle;
+        a->st.show_idle = true;
+        a->rows_dirty = true;
         app_rows_update(a);
         app_update_mig(a);
         text = json ? export_json(a, &len) : export_csv(a, &len);
         snprintf(what, (size_t)what_size, "%d layers", a->n_rows);
+        a->st.show_idle = shown;
+        a->rows_dirty = true;
+        app_rows_update(a);
     }
     enum status st = file_write_atomic(path, text, len, force, d);
     free(text);

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/fit.h"
 #include "core/gpu.h"
 #include "graph/load.h"
 #include "graph/zoo.h"
@@ -243,10 +244,20 @@ void app_sweep_ensure(struct app *a)
             snprintf(sw->err, sizeof sw->err, "sweep %s: not a symbol or hyperparameter",
                      sw->over);
     }
+    /* The table's selection starts on the configuration itself, so the
+     * figures under it describe what the header does. */
+    if (sw->cur >= 0)
+        a->st.list[UI_TAB_SWEEP].sel = sw->cur;
     /* Put the graph back to the configuration's own shapes. */
     struct prediction pr;
     struct diag d = {0};
     memset(&pr, 0, sizeof pr);
     predict_run(a->p, a->g, &a->cfg, &pr, &d);
     prediction_fini(&pr);
+}
+
+bool app_sweep_fits(const struct app *a, int i)
+{
+    const struct app_sweep *sw = &a->sweep;
+    return sw->capacity_mib <= 0 || fit_ok(sw->memory_mib[i], a->headroom, sw->capacity_mib);
 }

@@ -9,7 +9,9 @@
 #include <strings.h>
 
 #include "util/fileio.h"
+#include "util/fmt.h"
 #include "core/gpu.h"
+#include "core/max_batch.h"
 #include "core/price.h"
 #include "ui/session.h"
 #include "graph/zoo.h"
@@ -57,6 +59,47 @@ static enum status do_batch(struct app *a, int argc, char **argv, bool bang, str
         return diag_set(d, ST_ERANGE, "batch %s: expected an integer 1..%lld", argv[1],
                         (long long)APP_BATCH_MAX);
     return app_set_batch(a, v, d);
+}
+
+/* The largest batch that fits the GPU or slice with the MIG headroom and
+ * meets the latency target, as `dippm sweep --max-batch` finds it. */
+static enum status do_maxbatch(struct app *a, int argc, char **argv, bool bang,
+                               struct cmd_out *out, struct diag *d)
+{
+    if (!a->g || graph_batch_sym(a->g) < 0)
+        return diag_set(d, ST_EUSAGE, "maxbatch: the model has no batch dimension (its inputs "
+                                      "have fixed sizes), so the batch stays 1");
+    struct max_batch mb;
+    int64_t old = a->cfg.batch;
+    enum status st = max_batch_search(a->p, a->g, &a->cfg, a->headroom, a->slo_ms, &mb, d);
+    int64_t best = mb.best;
+    double lat = mb.at_best.latency_ms, fail_lat = mb.at_fail.latency_ms;
+    bool mem = mb.at_fail.memory_mib * (1 + a->headroom) > mb.at_fail.capacity_mib;
+    int64_t fail = mb.fail_batch;
+    prediction_fini(&mb.at_best);
+    prediction_fini(&mb.at_fail);
+    if (!st)
+        st = app_set_batch(a, best > 0 ? best : old, d); /* also re-infers what the search left */
+    if (st)
+        return st;
+    char s1[32], s2[32], why[160]; /* why the first batch that fails does */
+    if (mem)
+        snprintf(why, sizeof why, "does not fit with %.0f%% headroom", a->headroom * 100);
+    else
+        snprintf(why, sizeof why, "takes %s, over the SLO %s", fmt_ms(fail_lat, s1, sizeof s1),
+                 fmt_ms(a->slo_ms, s2, sizeof s2));
+    if (best == 0)
+        return diag_set(d, ST_ERANGE, "maxbatch: batch 1 %s; the batch stays %lld", why,
+                        (long long)old);
+    fmt_ms(lat, s1, sizeof s1);
+    if (best >= MAX_BATCH_SEARCH)
+        ui_state_message(&a->st, false, "largest batch %lld (%s): the search stops there",
+                         (long long)best, s1);
+    else
+        ui_state_message(&a->st, false, "largest batch %lld (%s%s): batch %lld %s",
+                         (long long)best, s1, a->slo_ms > 0 ? ", meets the SLO" : "",
+                         (long long)fail, why);
+    return ST_OK;
 }
 
 static enum status do_set(struct app *a, int argc, char **argv, bool bang, struct cmd_out *out,
@@ -193,8 +236,9 @@ static enum status do_goto(struct app *a, int argc, char **argv, bool bang, stru
     if (ni < 0)
         return diag_set(d, ST_ENOTFOUND, "goto: no node named '%s'", argv[1]);
     a->st.detail_node = ni;
-    if (app_row_of_node(a, ni) < 0 && a->st.filter[0]) {
+    if (app_row_of_node(a, ni) < 0 && (a->st.filter[0] || a->n_idle_hidden)) {
         a->st.filter[0] = 0; /* the node was filtered out: show everything again */
+        a->st.show_idle = a->st.show_idle || a->n_idle_hidden;
         a->rows_dirty = true;
         app_rows_update(a);
     }
@@ -387,6 +431,8 @@ static enum status do_quit(struct app *a, int argc, char **argv, bool bang, stru
 static const struct cmd cmds[] = {
     {{"batch", "batch N", "Set the batch size (1..1048576); + and - double and halve it"}, 1, 1,
      do_batch},
+    {{"maxbatch", "maxbatch", "Set the largest batch that fits the GPU or slice (with the MIG "
+                              "headroom) and meets the SLO (also B)"}, 0, 0, do_maxbatch},
     {{"set", "set NAME=VALUE ...", "Set a model symbol (seq, height, width, ...) or a template "
                                    "hyperparameter (depth=101), or dispatch_us=US: the eager "
                                    "runtimes' host dispatch per op in microseconds (0: the "
@@ -404,8 +450,9 @@ static const struct cmd cmds[] = {
     {{"price", "price X", "Price of the GPU or slice per hour: the header shows the cost (0 = "
                           "the price table's)"}, 1, 1, do_price},
     {{"export", "export[!] csv|json FILE", "Write the table of the tab shown (the filtered "
-                                           "layers and the figures, the sweep, the MIG table or "
-                                           "the comparison) atomically; export! overwrites"}, 2, 2,
+                                           "layers and the figures, the time by op type, the "
+                                           "sweep, the MIG table or the comparison) atomically; "
+                                           "export! overwrites"}, 2, 2,
      do_export},
     {{"open", "open MODEL", "Open another model: a file or zoo:FAMILY[:k=v...]"}, 1, 1, do_open},
     {{"pin", "pin", "Pin the current configuration and its figures"}, 0, 0, do_pin},

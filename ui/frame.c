@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "util/fmt.h"
+#include "core/fit.h"
 #include "core/gpu.h"
 #include "core/price.h"
 #include "core/report.h"
@@ -275,7 +276,9 @@ static const char *bound_phrase(const struct app *a, bool wide, bool utf8, char 
 }
 
 /* The generation of a decoder: TTFT, time per output token, tokens/s,
- * energy per token, the largest batch. */
+ * energy per token, its memory (weights + KV cache of its in+out tokens +
+ * activations + context: not the header's pass, so on this line), the
+ * largest batch. */
 static void draw_gen(struct app *a, struct ui_canvas *c, int y, int x, int xend)
 {
     char b1[48], t[160];
@@ -292,6 +295,11 @@ static void draw_gen(struct app *a, struct ui_canvas *c, int y, int x, int xend)
     x = put_field(c, y, x, xend, "", t);
     snprintf(t, sizeof t, "%.3g J/tok", g->energy_j_per_output_token);
     x = put_field(c, y, x, xend, "", t);
+    char b2[48];
+    snprintf(t, sizeof t, "%s (KV cache %s)%s", fmt_bytes(g->mem.total_mib * 1048576.0, b1, sizeof b1),
+             fmt_bytes(g->mem.kv_cache_mib * 1048576.0, b2, sizeof b2),
+             g->mem.fits ? "" : " does not fit");
+    x = put_field(c, y, x, xend, "memory ", t);
     if (g->max_batch > 0)
         snprintf(t, sizeof t, "%lld (%.0f tok/s)", (long long)g->max_batch,
                  g->max_output_tokens_per_s);
@@ -400,6 +408,11 @@ static int latency_figures(struct app *a, struct ui_canvas *c, int y, int x, int
     x = put_figure(a, c, y, x, xend, wide, "Throughput", t, b2, teacher_too);
     x = put_delta(a, c, y, x, xend, p->throughput, pin->throughput, false);
     fmt_joules(p->energy_j, t, sizeof t);
+    if (a->cfg.batch > 1) { /* the batch's energy compares only at equal batches */
+        size_t len = strlen(t);
+        snprintf(t + len, sizeof t - len, " (%s/sample)",
+                 fmt_joules(p->energy_j / (double)a->cfg.batch, b1, sizeof b1));
+    }
     fmt_joules(p->sim.energy_j, b2, sizeof b2);
     x = put_figure(a, c, y, x, xend, wide, "Energy", t, b2, teacher_too);
     return put_delta(a, c, y, x, xend, p->energy_j, pin->energy_j, true);
@@ -429,8 +442,9 @@ static void draw_latency_line(struct app *a, struct ui_canvas *c, int y, int x, 
 
 /* The memory parts in four wordings, longest first: words, short units,
  * abbreviations, abbreviations without the KV cache. The teacher's parts
- * add up to the teacher's own total (the GNN predicts the total only); a
- * decoder shows its generation's footprint, KV cache apart. */
+ * add up to the teacher's own total (the GNN predicts the total only). They
+ * are the pass the header describes (a decoder's at its seq and KV cache);
+ * its generation's footprint is on the Generation line, labelled so. */
 static void memory_parts(const struct app *a, char parts[4][320])
 {
     char b1[48], b2[48], b3[48], b4[48], b5[48];
@@ -440,21 +454,6 @@ static void memory_parts(const struct app *a, char parts[4][320])
     for (int v = 0; v < 4; v++) {
         const char *(*fb)(double, char *, int) = v == 0 ? fmt_bytes : fmt_bytes_short;
         char kvs[64] = "", k[48];
-        if (a->have_gen) {
-            const struct gen_memory *gm = &a->genr.mem;
-            fb(gm->weights_mib * 1048576.0, b1, sizeof b1);
-            fb(gm->kv_cache_mib * 1048576.0, k, sizeof k);
-            fb(gm->activations_mib * 1048576.0, b2, sizeof b2);
-            fb(gm->context_mib * 1048576.0, b3, sizeof b3);
-            fb(gm->total_mib * 1048576.0, b5, sizeof b5);
-            snprintf(parts[v], sizeof parts[v],
-                     v == 0   ? " generation %s = weights %s + KV cache %s + activations %s + "
-                                "context %s"
-                     : v == 1 ? " gen %s = %s weights + KV cache %s + %s act + %s ctx"
-                              : " gen %s = %s w + %s KV + %s act + %s ctx",
-                     b5, b1, k, b2, b3);
-            continue;
-        }
         fb(sr->weights_mib * 1048576.0, b1, sizeof b1);
         fb(sr->act_peak_mib * 1048576.0, b2, sizeof b2);
         if (kv > 0 && kv <= sr->act_peak_mib && v < 3) /* part of the activations */
@@ -484,8 +483,7 @@ static void draw_memory_line(struct app *a, struct ui_canvas *c, int y, int x, i
         if (hw_from_config(&a->cfg, &hw, NULL) == ST_OK)
             cap = hw.mem_bytes / (1024.0 * 1024.0);
     }
-    /* a decoder's bar: weights + KV cache + activations of its generation */
-    double mem = a->have_gen ? a->genr.mem.total_mib : p->memory_mib;
+    double mem = app_memory_shown_mib(a);
     double frac = cap > 0 ? mem / cap : 0;
     x = put(c, y, x, xend, UI_STYLE_LABEL, "Memory ");
     char tot[2][160], parts[4][320], dl[64] = "";
@@ -500,7 +498,9 @@ static void draw_memory_line(struct app *a, struct ui_canvas *c, int y, int x, i
         fmt_delta(p->memory_mib, pin->memory_mib, b1, sizeof b1);
         snprintf(dl, sizeof dl, "(%s) ", b1);
     }
-    const char *fit = frac > 1 ? "does not fit " : "";
+    char fit[48] = "";
+    if (!fit_ok(mem, a->headroom, cap))
+        snprintf(fit, sizeof fit, "does not fit (+%.0f%%) ", a->headroom * 100);
     /* the bar's width depends on the window alone, so it keeps its size
      * from key to key; the words around it get shorter instead */
     int avail = xend - x, ti = 1, pi = 3, bw = w / 7 < 8 ? 8 : w / 7 > 20 ? 20 : w / 7;

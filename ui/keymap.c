@@ -39,6 +39,7 @@ static const struct ui_keybinding bindings[] = {
     {UI_KEY_F10, UI_ACT_QUIT},          {'q', UI_ACT_QUIT},
     {'+', UI_ACT_BATCH_UP},             {'=', UI_ACT_BATCH_UP},
     {'-', UI_ACT_BATCH_DOWN},           {'_', UI_ACT_BATCH_DOWN},
+    {'B', UI_ACT_MAX_BATCH},
     {':', UI_ACT_PROMPT},
     {UI_KEY_UP, UI_ACT_UP},             {'k', UI_ACT_UP},
     {UI_KEY_DOWN, UI_ACT_DOWN},         {'j', UI_ACT_DOWN},
@@ -54,7 +55,7 @@ static const struct ui_keybinding bindings[] = {
     {'3', UI_ACT_TAB_SWEEP},            {'4', UI_ACT_TAB_PARAMS},
     {'5', UI_ACT_TAB_DETAIL},           {'7', UI_ACT_TAB_ABOUT},
     {'p', UI_ACT_PRODUCER},             {'c', UI_ACT_CONSUMER},
-    {'o', UI_ACT_OP_TYPES},
+    {'o', UI_ACT_OP_TYPES},             {'Z', UI_ACT_SHOW_IDLE},
     {'z', UI_ACT_COLLAPSE},             {'g', UI_ACT_JUMP},
     {'m', UI_ACT_METRIC},               {'P', UI_ACT_PIN},
     {'C', UI_ACT_COMPARE},              {UI_KEY_CTRL('l'), UI_ACT_REDRAW},
@@ -182,4 +183,68 @@ int keymap_parse_script(const char *s, int *keys, int max, int *bad_at)
         s = p;
     }
     return n;
+}
+
+/* The key of "ESC [ n ~" (VT220 editing and function keys). */
+static int csi_tilde_key(int n)
+{
+    switch (n) {
+    case 1: case 7: return UI_KEY_HOME;
+    case 4: case 8: return UI_KEY_END;
+    case 3: return UI_KEY_DELETE;
+    case 5: return UI_KEY_PGUP;
+    case 6: return UI_KEY_PGDN;
+    case 11: case 12: case 13: case 14: case 15: return UI_KEY_F1 + (n - 11);
+    case 17: case 18: case 19: case 20: case 21: return UI_KEY_F6 + (n - 17);
+    case 23: case 24: return UI_KEY_F11 + (n - 23);
+    default: return 0;
+    }
+}
+
+/* The key of a final letter after "ESC [" or "ESC O" (xterm cursor keys,
+ * Home/End, F1-F4 in SS3 form). */
+static int final_key(int ch)
+{
+    switch (ch) {
+    case 'A': return UI_KEY_UP;
+    case 'B': return UI_KEY_DOWN;
+    case 'C': return UI_KEY_RIGHT;
+    case 'D': return UI_KEY_LEFT;
+    case 'H': return UI_KEY_HOME;
+    case 'F': return UI_KEY_END;
+    case 'Z': return UI_KEY_BTAB;
+    case 'P': case 'Q': case 'R': case 'S': return UI_KEY_F1 + (ch - 'P');
+    default: return 0;
+    }
+}
+
+int keymap_decode_esc(const int *k, int n, int *used)
+{
+    *used = 1;
+    if (n < 2)
+        return KEYMAP_ESC_MORE;
+    if (k[1] != '[' && k[1] != 'O')
+        return KEYMAP_ESC_NONE;
+    /* parameters (digits and ';') up to a final byte 0x40-0x7e */
+    int first = 0, i = 2;
+    bool in_first = true;
+    for (; i < n && i < 16; i++) {
+        int ch = k[i];
+        if (ch >= '0' && ch <= '9') {
+            if (in_first)
+                first = first * 10 + (ch - '0');
+            continue;
+        }
+        if (ch == ';') {
+            in_first = false;
+            continue;
+        }
+        if (ch < 0x40 || ch > 0x7e)
+            return KEYMAP_ESC_NONE; /* not a sequence: Esc, then keys */
+        *used = i + 1;
+        if (k[1] == '[' && ch == '~')
+            return csi_tilde_key(first);
+        return final_key(ch);
+    }
+    return i >= 16 ? KEYMAP_ESC_NONE : KEYMAP_ESC_MORE;
 }

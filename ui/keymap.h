@@ -60,4 +60,16 @@ const struct ui_keybinding *keymap_table(int *n);
  * unknown <name>. A <sleep> becomes the key 0. */
 int keymap_parse_script(const char *s, int *keys, int max, int *bad_at);
 
+/* An escape sequence a terminal sends for a key its terminfo entry (TERM)
+ * does not describe: curses then hands over ESC, '[', '1', '~' one by
+ * one, and '1' would switch tabs. k[0..n) starts with ESC; returns the
+ * UI_KEY_ it spells (CSI "ESC [ n ~" and "ESC [ A".."ESC O H" forms, with
+ * or without ";modifier" parameters) with *used set to its length, 0 for
+ * a complete sequence of no known key (to be dropped, *used set),
+ * KEYMAP_ESC_MORE when k ends inside a sequence, or KEYMAP_ESC_NONE when
+ * k[1] starts none (*used = 1: a plain Esc). */
+#define KEYMAP_ESC_MORE (-1)
+#define KEYMAP_ESC_NONE (-2)
+int keymap_decode_esc(const int *k, int n, int *used);
+
 #endif

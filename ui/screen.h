@@ -57,5 +57,8 @@ void screen_detail_draw_node(struct app *a, int ni, struct ui_canvas *c, struct 
  * table into r, and how many rows it has. */
 void screen_optypes_draw(struct app *a, struct ui_canvas *c, struct ui_rect r);
 int screen_optypes_count(const struct app *a);
+/* Enter on the op-type view: the layers of the selected type (filter
+ * op=TYPE), back in the layer view. */
+unsigned screen_optypes_enter(struct app *a);
 
 #endif

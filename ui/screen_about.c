@@ -11,11 +11,11 @@
 #include "util/datafile.h"
 #include "util/fileio.h"
 #include "core/predict.h"
+#include "ui/md_text.h"
 
-/* The body of section `heading` ("## Summary") of the markdown file
- * dir/name, up to the next "## " heading: malloc'd, or NULL. Tables are
- * shown as they are written (pipes and all), which reads well in a
- * terminal. */
+/* The body of section `heading` ("## Summary", or the start of one) of
+ * the markdown file dir/name, up to the next "## " heading: malloc'd
+ * markdown, or NULL. */
 static char *read_section(const char *dir, const char *name, const char *heading)
 {
     char path[1200];
@@ -47,7 +47,7 @@ static struct {
     bool loaded;
     char key[1100];                /* the manifest's path, "" if there is none */
     char dir[1100];                /* its directory */
-    char *manifest, *cal, *acc;    /* malloc'd, NULL when missing */
+    char *manifest, *cal, *acc, *tuned; /* malloc'd, NULL when missing */
 } about;
 
 static void about_load(const struct predictor *p)
@@ -68,7 +68,8 @@ static void about_load(const struct predictor *p)
     free(about.manifest);
     free(about.cal);
     free(about.acc);
-    about.manifest = about.cal = about.acc = NULL;
+    free(about.tuned);
+    about.manifest = about.cal = about.acc = about.tuned = NULL;
     about.loaded = true;
     snprintf(about.key, sizeof about.key, "%s", path);
     size_t len;
@@ -82,29 +83,29 @@ static void about_load(const struct predictor *p)
         *slash = '\0';
     about.cal = read_section(about.dir, "calibration.md", "## Goals");
     about.acc = read_section(about.dir, "README.md", "## Accuracy on measurements");
+    about.tuned = read_section(about.dir, "README.md", "### Fine-tuned on measured end-to-end rows");
 }
 
-/* Draws text line by line (indented), skipping blank lines at either end. */
+/* Draws text line by line, indented. */
 #define LINES_OF(text, style)                                           \
     do {                                                                \
         for (char *p_ = (text); p_ && *p_;) {                           \
             char *nl_ = strchr(p_, '\n');                               \
             if (nl_)                                                    \
                 *nl_ = 0;                                               \
-            if (*p_)                                                    \
-                LINE(style, "  %s", p_);                                \
+            LINE(style, "  %s", p_);                                    \
             if (!nl_)                                                   \
                 break;                                                  \
             p_ = nl_ + 1;                                               \
         }                                                               \
     } while (0)
 
-/* A title (format and arguments) over text drawn as LINES_OF does, or the
- * dim note missing where there is no text. */
+/* A title (format and arguments) over the markdown text as plain text
+ * (md_plain) drawn as LINES_OF does, or the dim note missing where there
+ * is no text. */
 #define SECTION(text, missing, ...)                                     \
     do {                                                                \
-        /* LINES_OF cuts the text it draws into lines: draw a copy */   \
-        char *t_ = (text) ? strdup(text) : NULL;                        \
+        char *t_ = (text) ? md_plain(text, r.w - 2) : NULL;             \
         LINE(UI_STYLE_TITLE, __VA_ARGS__);                              \
         if (t_)                                                         \
             LINES_OF(t_, UI_STYLE_NORMAL);                              \
@@ -142,9 +143,9 @@ static void draw(struct app *a, struct ui_canvas *c, struct ui_rect r)
     LINE(UI_STYLE_NORMAL, "are fitted to published measurements (A100, A100 MIG slices, H100, H200)");
     LINE(UI_STYLE_NORMAL, "and to NeuSight's measured single kernels (A100 PCIe, T4, V100). The GNN");
     LINE(UI_STYLE_NORMAL, "reproduces the teacher, so against real GPUs its error is the teacher's:");
-    LINE(UI_STYLE_NORMAL, "the first table, on measurements no fit used. Trained on measured kernels");
-    LINE(UI_STYLE_NORMAL, "or published rows it has not yet beaten the teacher on models it never saw");
-    LINE(UI_STYLE_NORMAL, "(weights/README.md), so the shipped weights are the teacher-trained ones.");
+    LINE(UI_STYLE_NORMAL, "the first table below, on measurements no fit used. How the GNN fine-tuned");
+    LINE(UI_STYLE_NORMAL, "on measured rows compares with the teacher, and why the shipped weights are");
+    LINE(UI_STYLE_NORMAL, "the teacher-trained ones, follows in weights/README.md's own words.");
     LINE(UI_STYLE_NORMAL, "The roofline bound beside the latency is the sum of per-layer ideal times.");
     LINE(UI_STYLE_NORMAL, " ");
     about_load(a->p);
@@ -152,10 +153,16 @@ static void draw(struct app *a, struct ui_canvas *c, struct ui_rect r)
         SECTION(about.acc, "  accuracy table not found",
                 "Accuracy on measurements (%s/README.md):", about.dir);
         LINE(UI_STYLE_NORMAL, " ");
+        SECTION(about.tuned, "  the fine-tuning experiment's section was not found",
+                "Fine-tuned on measured end-to-end rows (%s/README.md):", about.dir);
+        LINE(UI_STYLE_NORMAL, " ");
         SECTION(about.cal, "  calibration report not found",
                 "Teacher vs published measurements (%s/calibration.md):", about.dir);
         LINE(UI_STYLE_NORMAL, " ");
-        SECTION(about.manifest, "", "Weights manifest: %s", about.key);
+        LINE(UI_STYLE_TITLE, "Weights manifest: %s", about.key);
+        char *m = strdup(about.manifest); /* LINES_OF cuts the text it draws into lines */
+        LINES_OF(m, UI_STYLE_NORMAL);
+        free(m);
     } else {
         LINE(UI_STYLE_DIM, "No weights manifest found (a .json file beside the .dpw file),");
         LINE(UI_STYLE_DIM, "so there is no measured accuracy to show.");

@@ -1,7 +1,8 @@
 /* screen_compare.c - pinned configurations side by side (possibly of
  * different models): every figure with its change against the first pin,
  * then the layers whose predicted time changed most between the first pin
- * and the chosen column (Left/Right), matched by layer name. */
+ * and the chosen column (Left/Right), matched by structure, then name
+ * (app_compare.c). */
 #include "ui/screen.h"
 
 #include <math.h>
@@ -10,6 +11,7 @@
 
 #include "util/fmt.h"
 #include "core/gpu.h"
+#include "core/price.h"
 
 /* One column: a pin or the current state. */
 struct col {
@@ -17,7 +19,17 @@ struct col {
     char model[96];
     struct config cfg;
     double latency_ms, teacher_ms, throughput, energy_j, memory_mib;
+    double cost; /* per 1,000 samples at :price or the price table's; NAN: unpriced */
 };
+
+/* The cost of 1,000 samples in configuration cfg at throughput tput. */
+static double cost_1k(const struct app *a, const struct config *cfg, double tput)
+{
+    struct price p = {.per_hour = a->price_per_hour};
+    if (!(p.per_hour > 0) && !price_table_find(&a->prices, cfg, &p))
+        return NAN;
+    return price_cost(p.per_hour, tput, 1e3);
+}
 
 static int columns(struct app *a, struct col *cols)
 {
@@ -27,22 +39,29 @@ static int columns(struct app *a, struct col *cols)
     for (int i = 0; i < a->n_pins; i++) {
         const struct app_snapshot *p = &a->pins[i];
         cols[n++] = (struct col){titles[i], "", p->cfg, p->latency_ms, p->teacher_ms,
-                                 p->throughput, p->energy_j, p->memory_mib};
+                                 p->throughput, p->energy_j, p->memory_mib,
+                                 cost_1k(a, &p->cfg, p->throughput)};
         snprintf(cols[n - 1].model, sizeof cols[0].model, "%s", p->model);
     }
     const char *base = strrchr(a->spec, '/');
     cols[n] = (struct col){"now", "", a->cfg, a->pred.latency_ms, a->pred.sim.latency_ms,
-                           a->pred.throughput, a->pred.energy_j, a->pred.memory_mib};
+                           a->pred.throughput, a->pred.energy_j, a->pred.memory_mib,
+                           cost_1k(a, &a->cfg, a->pred.throughput)};
     draw_mid_cut(base ? base + 1 : a->spec, (int)sizeof cols[0].model - 4, cols[n].model,
                  sizeof cols[0].model);
     return n + 1;
 }
 
-enum row { R_MODEL, R_GPU, R_PREC, R_BATCH, R_LAT, R_TEACHER, R_TPUT, R_ENERGY, R_MEM, R__COUNT };
+enum row {
+    R_MODEL, R_GPU, R_PREC, R_BATCH, R_LAT, R_TEACHER, R_TPUT, R_ENERGY, R_ESAMPLE, R_COST,
+    R_MEM, R__COUNT
+};
 
+/* energy/sample and cost/1k samples compare pins of different batches;
+ * energy/batch alone would not */
 static const char *const row_names[R__COUNT] = {
     "model", "GPU", "precision", "batch", NULL, "teacher latency", "throughput",
-    "energy/batch", "peak memory"};
+    "energy/batch", "energy/sample", "cost/1k samples", "peak memory"};
 
 static double row_value(const struct col *c, enum row r)
 {
@@ -51,6 +70,8 @@ static double row_value(const struct col *c, enum row r)
     case R_TEACHER: return c->teacher_ms;
     case R_TPUT: return c->throughput;
     case R_ENERGY: return c->energy_j;
+    case R_ESAMPLE: return c->cfg.batch > 0 ? c->energy_j / (double)c->cfg.batch : NAN;
+    case R_COST: return c->cost;
     case R_MEM: return c->memory_mib;
     default: return NAN;
     }
@@ -73,7 +94,14 @@ static void cell_text(const struct col *c, enum row r, char *buf, int size)
     case R_LAT:
     case R_TEACHER: fmt_ms(row_value(c, r), buf, size); break;
     case R_TPUT: fmt_rate(c->throughput, buf, size); break;
-    case R_ENERGY: fmt_joules(c->energy_j, buf, size); break;
+    case R_ENERGY:
+    case R_ESAMPLE: fmt_joules(row_value(c, r), buf, size); break;
+    case R_COST:
+        if (isnan(c->cost))
+            snprintf(buf, (size_t)size, "no price (:price)");
+        else
+            fmt_num(c->cost, buf, size);
+        break;
     case R_MEM: fmt_bytes(c->memory_mib * 1048576.0, buf, size); break;
     default: buf[0] = 0;
     }

@@ -79,31 +79,34 @@ static const char *fmt_flops(double v, char *buf, int size)
     return buf;
 }
 
-static void roofline(struct app *a, int ni, double intensity, double achieved,
-                     struct ui_canvas *c, struct ui_rect r)
+static void roofline(const struct app_kernel *k, struct ui_canvas *c, struct ui_rect r)
 {
-    struct hw hw;
-    if (hw_from_config(&a->cfg, &hw, NULL) != ST_OK || r.h < 6)
+    if (!k->valid || r.h < 6)
         return;
     /* the roof sampled on a log grid, plus the ridge point itself */
+    double intensity = k->bytes > 0 ? k->flops / k->bytes : 0;
+    double achieved = k->time_s > 0 ? k->flops / k->time_s : 0;
     double xs[16], ys[16], px[1] = {intensity}, py[1] = {achieved};
     bool pv[1] = {intensity > 0 && achieved > 0};
-    double ridge = hw.peak_flops / hw.bw_bytes;
+    double ridge = k->peak / k->bw;
     int n = 0;
     for (double x = 0.01; x <= 10000 * 1.0001 && n < 15; x *= 10) {
         if (n > 0 && xs[n - 1] < ridge && x > ridge) {
             xs[n] = ridge;
-            ys[n++] = hw.peak_flops;
+            ys[n++] = k->peak;
         }
         xs[n] = x;
-        ys[n++] = fmin(hw.peak_flops, hw.bw_bytes * x);
+        ys[n++] = fmin(k->peak, k->bw * x);
     }
     struct w_plot p;
     memset(&p, 0, sizeof p);
-    char title[160], peak[64], b[32];
-    snprintf(title, sizeof title, "Roofline of %s at %s (x: FLOP/byte, log)  %s = this layer",
-             hw.label, precision_name(a->cfg.prec), c->utf8 ? "\u2715" : "X");
-    snprintf(peak, sizeof peak, "peak %s", fmt_flops(hw.peak_flops, b, sizeof b));
+    char title[200], peak[64], b[32], who[48];
+    snprintf(who, sizeof who, k->members > 1 ? "its kernel (%d nodes)" : "this layer",
+             k->members);
+    snprintf(title, sizeof title, "Roofline of %s, %s %s (x: FLOP/byte, log)  %s = %s", k->hw_label,
+             precision_name(k->prec), k->tensor_core ? "tensor cores" : "CUDA cores",
+             c->utf8 ? "\u2715" : "X", who);
+    snprintf(peak, sizeof peak, "peak %s", fmt_flops(k->peak, b, sizeof b));
     p.title = title;
     p.logx = p.logy = true;
     p.xmark = NAN;
@@ -113,10 +116,9 @@ static void roofline(struct app *a, int ni, double intensity, double achieved,
     p.series[1] = (struct w_plot_series){px, py, pv, 1, UI_STYLE_BAD, c->utf8 ? 0x2715 : 'X',
                                          false, "layer"};
     p.n_series = 2;
-    p.hlines[0] = (struct w_plot_hline){hw.peak_flops, peak, UI_STYLE_LIMIT};
+    p.hlines[0] = (struct w_plot_hline){k->peak, peak, UI_STYLE_LIMIT};
     p.n_hlines = 1;
     w_plot_draw(&p, c, r);
-    (void)ni;
 }
 
 void screen_detail_draw_node(struct app *a, int ni, struct ui_canvas *c, struct ui_rect r)
@@ -154,25 +156,28 @@ void screen_detail_draw_node(struct app *a, int ni, struct ui_canvas *c, struct 
     if (n->state != NODE_OK)
         return;
     const struct node_cost *k = &n->cost;
-    snprintf(t, sizeof t, "MACs %s  FLOPs %s  params %s  read %s  written %s",
+    const struct sim_result *s = &a->pred.sim;
+    /* bytes at the configured precision, as the teacher moves them */
+    double scale = app_node_byte_scale(a, ni);
+    bool at_prec = a->have_pred && s->nodes && ni < s->n_nodes;
+    snprintf(t, sizeof t, "MACs %s  FLOPs %s  params %s  read %s  written %s%s%s",
              fmt_si(k->macs, b1, sizeof b1), fmt_si(k->flops, b2, sizeof b2),
-             fmt_si(k->params, b3, sizeof b3), fmt_bytes(k->bytes_read, b4, sizeof b4),
-             fmt_bytes(k->bytes_written, b5, sizeof b5));
+             fmt_si(k->params, b3, sizeof b3), fmt_bytes(k->bytes_read * scale, b4, sizeof b4),
+             fmt_bytes(k->bytes_written * scale, b5, sizeof b5), at_prec ? " at " : "",
+             at_prec ? precision_name(a->cfg.prec) : "");
     if (y < yend)
         draw_text(c, y++, r.x, r.w, UI_STYLE_NORMAL, t);
-    struct hw hw;
-    double bytes = k->bytes_read + k->bytes_written;
-    double intensity = bytes > 0 ? k->flops / bytes : 0;
-    if (hw_from_config(&a->cfg, &hw, NULL) == ST_OK && y < yend) {
-        double ridge = hw.peak_flops / hw.bw_bytes;
+    struct app_kernel kv = app_kernel_view(a, ni);
+    if (kv.valid && y < yend) {
+        double intensity = kv.bytes > 0 ? kv.flops / kv.bytes : 0, ridge = kv.peak / kv.bw;
         snprintf(t, sizeof t,
-                 "intensity = FLOPs/bytes = %.3g FLOP/B; ridge of %s = peak/bandwidth = %.3g "
-                 "FLOP/B -> %s-bound on the roofline",
-                 intensity, hw.label, ridge, intensity >= ridge ? "compute" : "memory");
+                 "%s = FLOPs/bytes = %.3g FLOP/B; ridge at %s %s = peak/bandwidth = "
+                 "%.3g FLOP/B -> %s-bound on the roofline",
+                 kv.members > 1 ? "its kernel's intensity" : "intensity", intensity,
+                 precision_name(kv.prec), kv.tensor_core ? "tensor cores" : "CUDA cores", ridge,
+                 intensity >= ridge ? "compute" : "memory");
         draw_text(c, y++, r.x, r.w, UI_STYLE_NORMAL, t);
     }
-    double achieved = 0;
-    const struct sim_result *s = &a->pred.sim;
     if (a->have_pred && s->nodes && ni < s->n_nodes && y < yend) {
         const struct sim_node *sn = &s->nodes[ni];
         if (sn->fused)
@@ -184,11 +189,10 @@ void screen_detail_draw_node(struct app *a, int ni, struct ui_canvas *c, struct 
                      fmt_ms(sn->time_s * 1e3, b1, sizeof b1), fmt_ms(sn->roofline_s * 1e3, b2, sizeof b2),
                      bound_name(sn->bound), app_node_share(a, ni) * 100,
                      app_teacher_only(a) ? "teacher" : "GNN");
-        achieved = sn->time_s > 0 ? k->flops / sn->time_s : 0;
         draw_text(c, y++, r.x, r.w, UI_STYLE_NORMAL, t);
     }
     if (yend - y >= 6)
-        roofline(a, ni, intensity, achieved, c, (struct ui_rect){y, r.x, yend - y, r.w});
+        roofline(&kv, c, (struct ui_rect){y, r.x, yend - y, r.w});
 }
 
 static void draw(struct app *a, struct ui_canvas *c, struct ui_rect r)

@@ -104,16 +104,27 @@ static void draw(struct app *a, struct ui_canvas *c, struct ui_rect r)
     struct ctx x;
     struct w_table t;
     make_table(a, &x, &t);
-    w_table_draw(&t, c, r);
+    struct ui_rect body = r;
+    if (a->n_idle_hidden > 0 && r.h > 2)
+        body.h--;
+    w_table_draw(&t, c, body);
+    if (body.h < r.h)
+        draw_textf(c, r.y + r.h - 1, r.x, r.w, UI_STYLE_DIM,
+                   "not shown: %d layer%s taking no time (Constant, folded Shape, views); "
+                   "Z shows them",
+                   a->n_idle_hidden, a->n_idle_hidden == 1 ? "" : "s");
     sync_current(a);
 }
 
 static unsigned on_action(struct app *a, enum ui_action act, struct ui_rect r)
 {
-    if (a->st.op_types) /* the op-type view: movement only */
-        return screen_list_move(&a->st.op_list, act, screen_optypes_count(a),
-                                w_table_visible(r));
+    if (a->st.op_types) /* the op-type view: movement, Enter lists the type's layers */
+        return act == UI_ACT_ENTER ? screen_optypes_enter(a)
+                                   : screen_list_move(&a->st.op_list, act, screen_optypes_count(a),
+                                                      w_table_visible(r));
     app_rows_update(a);
+    if (a->n_idle_hidden > 0 && r.h > 2)
+        r.h--; /* the line that counts them */
     unsigned f = screen_list_move(&a->st.list[UI_TAB_LAYERS], act, a->n_rows,
                                   w_table_visible(r));
     if (f) {

@@ -81,3 +81,23 @@ void screen_optypes_draw(struct app *a, struct ui_canvas *c, struct ui_rect r)
                    n_zero == 1 ? "" : "s");
     free(t);
 }
+
+unsigned screen_optypes_enter(struct app *a)
+{
+    struct app_optype *t;
+    int n_zero, n = app_optypes(a, &t, &n_zero);
+    int sel = a->st.op_list.sel;
+    if (sel < 0 || sel >= n) {
+        free(t);
+        return UI_HANDLED;
+    }
+    snprintf(a->st.filter, sizeof a->st.filter, "op=%s", t[sel].op);
+    a->rows_dirty = true;
+    a->st.op_types = false;
+    a->st.list[UI_TAB_LAYERS] = (struct ui_list){0, 0};
+    ui_state_message(&a->st, false,
+                     "the %d %s layers (filter op=%s; \\ changes it, :filter clears it)",
+                     t[sel].nodes, t[sel].op, t[sel].op);
+    free(t);
+    return UI_HANDLED | UI_REDRAW;
+}

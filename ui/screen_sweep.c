@@ -10,23 +10,26 @@
 #include <string.h>
 
 #include "util/fmt.h"
+#include "core/fit.h"
 #include "core/gpu.h"
+#include "core/mig.h"
 #include "ui/w_plot.h"
 
 static const char *const metric_names[UI_METRIC__COUNT] = {
     "latency", "throughput", "memory", "TTFT", "tokens/s", "MIG profiles"};
 
 /* The smallest MIG profile of the GPU whose usable memory holds mib. */
-static const char *smallest_fit(const struct gpu_spec *gpu, double mib)
+/* The smallest MIG profile that holds a row's memory with the headroom,
+ * by the advisor's own rule (mig_smallest_fit), so the current row names
+ * the profile the MIG line names when no latency target is set. */
+static const char *smallest_fit(const struct app *a, double mib)
 {
-    const char *best = NULL;
-    double best_gib = INFINITY;
-    for (int i = 0; gpu && i < gpu->n_mig; i++)
-        if (gpu->mig[i].usable_gib * 1024 >= mib && gpu->mig[i].usable_gib < best_gib) {
-            best_gib = gpu->mig[i].usable_gib;
-            best = gpu->mig[i].name;
-        }
-    return best ? best : (gpu && gpu->usable_gib * 1024 >= mib ? "full GPU" : "none");
+    const struct gpu_spec *gpu = gpu_get(a->cfg.gpu);
+    int k = mig_smallest_fit(&a->cfg, mib, a->headroom);
+    if (gpu && k >= 0)
+        return gpu->mig[k].name;
+    return gpu && !gpu->n_mig && fit_ok(mib, a->headroom, a->sweep.capacity_mib) ? "full GPU"
+                                                                                 : "none";
 }
 
 static int table_w(struct ui_rect r)
@@ -79,8 +82,9 @@ struct sweep_view {
     int n_bad;
 };
 
-static void sweep_view(const struct app_sweep *sw, enum ui_sweep_metric m, struct sweep_view *v)
+static void sweep_view(const struct app *a, enum ui_sweep_metric m, struct sweep_view *v)
 {
+    const struct app_sweep *sw = &a->sweep;
     bool gen = is_gen_metric(m);
     v->ys = m == UI_METRIC_LATENCY      ? sw->latency_ms
             : m == UI_METRIC_THROUGHPUT ? sw->throughput
@@ -91,7 +95,7 @@ static void sweep_view(const struct app_sweep *sw, enum ui_sweep_metric m, struc
     v->n_bad = 0;
     for (int i = 0; i < sw->n; i++) {
         v->bad[i] = gen ? sw->gen_ok[i] && !sw->gen_fits[i]
-                        : sw->ok[i] && sw->capacity_mib > 0 && sw->memory_mib[i] > sw->capacity_mib;
+                        : sw->ok[i] && !app_sweep_fits(a, i);
         v->n_bad += v->bad[i];
     }
 }
@@ -109,6 +113,10 @@ static void chart_title(const struct app *a, enum ui_sweep_metric m, int n_bad, 
             snprintf(mb, sizeof mb, "; no batch fits");
         snprintf(gen, sizeof gen, ", %lld+%lld tokens%s", (long long)a->gen_in,
                  (long long)a->gen_out, mb);
+    } else if (a->is_decoder && a->g) { /* the header's pass, not the Generation line's */
+        int s = graph_sym_find(a->g, "seq");
+        if (s >= 0)
+            snprintf(gen, sizeof gen, ", one pass at seq=%lld", (long long)a->g->syms[s].val);
     }
     /* a title: a long symbol name is cut to leave room for the rest */
     snprintf(t, (size_t)size, "%s vs %.100s (%s%s%s)%s", what[m], sw->over,
@@ -207,10 +215,10 @@ static void draw_table(struct app *a, struct ui_canvas *c, struct ui_rect r, int
             draw_restyle(c, y, x, tw - 1, UI_STYLE_SELECTED);
     }
     if (l->sel < sw->n && v->valid[l->sel] && r.h >= 4) {
-        char b[64];
-        snprintf(b, sizeof b, "fits: %s%s",
-                 smallest_fit(gpu_get(a->cfg.gpu), gen ? sw->gen_mib[l->sel] : sw->memory_mib[l->sel]),
-                 v->n_bad ? "  (! does not fit)" : "");
+        char b[96];
+        snprintf(b, sizeof b, "%.10s %.12s: fits %s (+%.0f%%)", sw->over, sw->label[l->sel],
+                 smallest_fit(a, gen ? sw->gen_mib[l->sel] : sw->memory_mib[l->sel]),
+                 a->headroom * 100);
         draw_text(c, r.y + r.h - 2, x, tw - 1, UI_STYLE_DIM, b);
         draw_text(c, r.y + r.h - 1, x, tw - 1, UI_STYLE_DIM, "m: view  Enter: use this value");
     }
@@ -227,7 +235,7 @@ static void draw(struct app *a, struct ui_canvas *c, struct ui_rect r)
     const struct app_sweep *sw = &a->sweep;
     bool gen = is_gen_metric(a->st.metric);
     struct sweep_view v;
-    sweep_view(sw, a->st.metric, &v);
+    sweep_view(a, a->st.metric, &v);
     bool any = false;
     for (int i = 0; i < sw->n; i++)
         any |= v.valid[i];

@@ -95,7 +95,7 @@ static void install(int sig, void (*fn)(int))
     sigaction(sig, &sa, NULL);
 }
 
-struct term *term_open(bool ascii, struct diag *d)
+struct term *term_open(bool ascii, bool color, struct diag *d)
 {
     if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
         diag_set(d, ST_EUSAGE, "the explorer needs a terminal on stdin and stdout");
@@ -145,7 +145,7 @@ struct term *term_open(bool ascii, struct diag *d)
 #if !defined(NCURSES_WIDECHAR) || !NCURSES_WIDECHAR
     t->utf8 = false; /* narrow ncurses cannot draw code points beyond ASCII */
 #endif
-    theme_init(&t->theme, !theme_no_color_env());
+    theme_init(&t->theme, color && !theme_no_color_env());
     getmaxyx(stdscr, t->rows, t->cols);
     return t;
 }
@@ -277,6 +277,62 @@ static void handle_resize(struct term *t)
     getmaxyx(stdscr, t->rows, t->cols);
 }
 
+/* How long the rest of an escape sequence may take to arrive after its
+ * ESC (curses has already waited its ESCDELAY for sequences it knows). */
+#define ESC_REST_MS 50
+
+/* One character from curses within ms, *is_key set for a KEY_ code; ERR
+ * when none came. */
+static int read_char(int ms, bool *is_key)
+{
+    timeout(ms);
+#if defined(NCURSES_WIDECHAR) && NCURSES_WIDECHAR
+    wint_t wch;
+    int r = get_wch(&wch);
+    *is_key = r == KEY_CODE_YES;
+    return r == ERR ? ERR : (int)wch;
+#else
+    int ch = getch();
+    *is_key = ch >= KEY_MIN;
+    return ch;
+#endif
+}
+
+static void unread_char(int ch, bool is_key)
+{
+#if defined(NCURSES_WIDECHAR) && NCURSES_WIDECHAR
+    if (!is_key) {
+        unget_wch((wchar_t)ch);
+        return;
+    }
+#endif
+    ungetch(ch);
+}
+
+/* After an ESC that curses did not turn into a key: the key of the
+ * sequence that follows it (keymap_decode_esc), UI_KEY_ESC when none
+ * does (what was read after it is given back), or 0 for a sequence of no
+ * key we know, which is dropped rather than read as keys that switch
+ * tabs. */
+static int escape_sequence(void)
+{
+    int buf[16] = {UI_KEY_ESC}, n = 1, used = 1, key;
+    bool keyflag[16] = {false};
+    while ((key = keymap_decode_esc(buf, n, &used)) == KEYMAP_ESC_MORE && n < 16) {
+        bool is_key;
+        int ch = read_char(ESC_REST_MS, &is_key);
+        if (ch == ERR)
+            break;
+        buf[n] = ch;
+        keyflag[n++] = is_key;
+    }
+    if (key >= 0)
+        return key;
+    for (int i = n - 1; i >= 1; i--) /* curses reads back in reverse order of ungetting */
+        unread_char(buf[i], keyflag[i]);
+    return UI_KEY_ESC;
+}
+
 bool term_poll(struct term *t, int timeout_ms, struct term_event *ev)
 {
     memset(ev, 0, sizeof *ev);
@@ -342,6 +398,8 @@ bool term_poll(struct term *t, int timeout_ms, struct term_event *ev)
                 continue;
             return true;
         }
+        if (!is_key && ch == UI_KEY_ESC && (ch = escape_sequence()) == 0)
+            continue;
         ev->key = is_key ? map_key(ch) : (ch == '\r' || ch == 127 || ch == 8 ? map_key(ch) : ch);
         return true;
     }

@@ -26,9 +26,10 @@ struct term_event {
 };
 
 /* Initialises curses on the controlling terminal. ascii forces the ASCII
- * fallback even in a UTF-8 locale. NULL with diag if the terminal cannot be
- * used (nothing is left changed). */
-struct term *term_open(bool ascii, struct diag *d);
+ * fallback even in a UTF-8 locale; color false draws without colours (as
+ * NO_COLOR does). NULL with diag if the terminal cannot be used (nothing
+ * is left changed). */
+struct term *term_open(bool ascii, bool color, struct diag *d);
 /* Restores the terminal (endwin) and frees t. NULL is a no-op. */
 void term_close(struct term *t);
 void term_size(const struct term *t, int *rows, int *cols);

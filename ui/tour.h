@@ -23,6 +23,7 @@ struct tour {
     /* figures before the current step's change, for "what changed" */
     double prev_latency, prev_tput, prev_mem, prev_macs;
     char note[TOUR_NOTE_MAX];   /* what changed, or why the step failed */
+    char said[TOUR_NOTE_MAX];   /* the step's sentence on the figures shown, "" if none */
 };
 
 int tour_step_count(void);

@@ -17,6 +17,7 @@
 #include "ui/layout.h"
 #include "ui/prompt.h"
 #include "ui/screen.h"
+#include "ui/prefs.h"
 #include "ui/session.h"
 #include "ui/term.h"
 #include "ui/tour.h"
@@ -109,6 +110,16 @@ static bool next_event(struct ui *u, struct term_event *ev)
         int k = u->script[u->pos_script++];
         if (k == 0) /* <sleep>: let a real terminal show the state */
             continue;
+        if (k == UI_KEY_ESC) { /* a script's keys arrive at once, as a sequence's bytes do */
+            int used, key = keymap_decode_esc(u->script + u->pos_script - 1,
+                                              u->n_script - u->pos_script + 1, &used);
+            if (key >= 0) {
+                u->pos_script += used - 1;
+                if (key == 0)
+                    continue; /* a sequence of no key we know: dropped */
+                k = key;
+            }
+        }
         ev->key = k;
         return true;
     }
@@ -397,9 +408,19 @@ static void global_action(struct ui *u, enum ui_action act)
     case UI_ACT_PROMPT: run_prompt(u, ""); break;
     case UI_ACT_JUMP: run_prompt(u, "goto "); break;
     case UI_ACT_PIN: run_command(u, "pin"); break;
+    case UI_ACT_MAX_BATCH: run_command(u, "maxbatch"); break;
     case UI_ACT_COMPARE: run_command(u, "compare"); break;
     case UI_ACT_REDRAW: u->force = true; break;
     case UI_ACT_METRIC: ui_state_tab_set(s, UI_TAB_SWEEP); break;
+    case UI_ACT_SHOW_IDLE:
+        s->show_idle = !s->show_idle;
+        a->rows_dirty = true;
+        app_rows_update(a);
+        ui_state_tab_set(s, UI_TAB_LAYERS);
+        s->op_types = false;
+        ui_state_message(s, false, "%s", s->show_idle ? "every layer shown (Z hides those taking no time)"
+                                                      : "layers taking no time hidden (Z shows them)");
+        break;
     case UI_ACT_OP_TYPES:
         /* from any tab: the Layers tab, in the other view */
         s->op_types = s->tab != UI_TAB_LAYERS || !s->op_types;
@@ -587,7 +608,9 @@ int ui_main_opts(const struct ui_opts *o)
     int rc = 0;
     /* a session names its own model: read it first so a missing or broken
      * file is reported before the terminal is taken */
-    if (app_init(&u->a, o->model, &d) ||
+    struct prefs pf;
+    if (prefs_load(&pf, &d) || app_init(&u->a, o->model, &d) ||
+        (!o->session && prefs_apply(&u->a, &pf, &d)) ||
         (o->session && session_load(&u->a, o->session, &d))) {
         fprintf(stderr, "dippm: %s\n", d.msg);
         rc = status_exit_code(d.code);
@@ -606,7 +629,7 @@ int ui_main_opts(const struct ui_opts *o)
         }
         draw_canvas_init(&u->canvas, u->hl_rows, u->hl_cols, !ascii);
     } else {
-        u->term = term_open(ascii, &d);
+        u->term = term_open(ascii, !pf.mono, &d);
         if (!u->term) {
             fprintf(stderr, "dippm: %s\n", d.msg);
             rc = 2;

@@ -235,7 +235,9 @@ bool ui_filter_match(const char *filter, const char *name, const char *op)
         term[len] = 0;
         if (len) {
             any_term = true;
-            if (ui_str_icontains(name, term) || ui_str_icontains(op, term))
+            if (!strncasecmp(term, "op=", 3)
+                    ? op && !strcasecmp(op, term + 3)
+                    : ui_str_icontains(name, term) || ui_str_icontains(op, term))
                 return true;
         }
         if (!bar)

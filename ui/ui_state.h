@@ -100,6 +100,7 @@ struct ui_state {
     int detail_node;               /* node shown in the detail tab, -1 none */
     bool collapse;                 /* graph view: repeated blocks collapsed */
     bool op_types;                 /* layers tab: the op-type view instead of the layers */
+    bool show_idle;                /* layers tab: also the layers that take no time (Z) */
     struct ui_list op_list;        /* its selection and scroll */
     int follow_origin;             /* graph view: node the last p/c started from, -1 */
     int follow_dir;                /* -1 producers, +1 consumers */

@@ -30,7 +30,7 @@
 struct cli_common {
     int64_t batch; /* 0 = model default */
     int n_sets;
-    char set_name[CLI_MAX_SETS][64];
+    char set_name[CLI_MAX_SETS][256]; /* symbol names as long as the explorer keeps */
     int64_t set_val[CLI_MAX_SETS];
     const char *gpu, *precision, *runtime, *weights, *output;
     bool json, csv, force;

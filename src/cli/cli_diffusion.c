@@ -169,7 +169,7 @@ static int fits_at(const struct cli_sweep_gen *s, struct diff_request *rq, int64
     rq->batch = b;
     if (diff_run(s->p, s->g, s->cfg, rq, r, d))
         return -1;
-    return r->memory_mib * (1.0 + s->headroom) <= r->capacity_mib;
+    return r->fits;
 }
 
 /* The largest batch whose pipeline fits: doubling, then bisection (memory
@@ -237,6 +237,7 @@ int cli_sweep_diff(const struct cli_sweep_gen *s, const struct cli_diff *df)
             return cli_usage_error("sweep", "--over steps: %lld steps, expected at most 10000",
                                    (long long)s->over_vals[i]);
     struct diff_request rq = cli_diff_request(df, 1);
+    rq.headroom = s->headroom;
     if (s->max_batch)
         return max_batch(s, &rq);
     char *buf = NULL;

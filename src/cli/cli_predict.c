@@ -8,6 +8,7 @@
 #include "cli/cli.h"
 #include "cli/cli_pred.h"
 #include "core/diffusion.h"
+#include "core/fit.h"
 #include "core/price.h"
 #include "core/report.h"
 #include "util/fmt.h"
@@ -206,7 +207,8 @@ static int run(struct predict_cli *a, struct predictor *p, struct graph *g,
     struct diff_result dr;
     if (a->diff.steps) {
         struct diff_request rq = cli_diff_request(&a->diff, cfg->batch);
-        if (diff_run(p, g, cfg, &rq, &dr, &d) || diff_mig(p, g, cfg, &rq, a->headroom, &dr, &d))
+        rq.headroom = a->headroom;
+        if (diff_run(p, g, cfg, &rq, &dr, &d) || diff_mig(p, g, cfg, &rq, &dr, &d))
             return cli_fail(&d);
     }
     /* MIG advice first: it re-runs the predictor per profile */
@@ -241,7 +243,7 @@ static int run(struct predict_cli *a, struct predictor *p, struct graph *g,
 
 int cli_predict(int argc, char **argv)
 {
-    struct predict_cli a = {.headroom = 0.10};
+    struct predict_cli a = {.headroom = FIT_HEADROOM_DEFAULT};
     cli_common_init(&a.co);
     int rc = parse_args(&a, argc, argv);
     if (rc >= 0)

@@ -8,7 +8,9 @@
 
 #include "cli/cli.h"
 #include "cli/cli_pred.h"
+#include "core/fit.h"
 #include "core/gpu.h"
+#include "core/max_batch.h"
 #include "core/price.h"
 #include "util/fmt.h"
 #include "util/jsonw.h"
@@ -17,7 +19,6 @@
 #include "util/xalloc.h"
 
 #define MAX_POINTS 4096
-#define MAX_BATCH_SEARCH 65536
 
 enum { OPT_BATCH = CLI_OPT__OWN, OPT_OVER, OPT_MAXB, OPT_SLO, OPT_HEADROOM };
 
@@ -29,7 +30,8 @@ static const struct cli_opt sweep_opts[] = {
     {"max-batch", 0, NULL, "the largest batch that fits the GPU or MIG profile (and meets "
      "--slo-ms) instead of rows", OPT_MAXB},
     {"slo-ms", 0, "X", "the latency target of --max-batch in milliseconds", OPT_SLO},
-    {"headroom", 0, "PCT", "percent of the memory --max-batch keeps spare (default 10)",
+    {"headroom", 0, "PCT",
+     "percent of the memory kept spare by the fits column and --max-batch (default 10)",
      OPT_HEADROOM},
     {NULL, 0, NULL, NULL, 0},
 };
@@ -239,6 +241,7 @@ static void row_out(FILE *f, struct jsonw *w, const struct sweep *s, int64_t ove
     const char *mig = s->cfg.mig >= 0 ? gs->mig[s->cfg.mig].name : "";
     struct report_intervals iv;
     report_intervals(&s->cfg, pr, &iv);
+    bool fits = fit_ok(pr->memory_mib, s->headroom, pr->capacity_mib);
     if (s->co.json) {
         jsonw_obj_begin(w);
         if (s->over_name) {
@@ -246,7 +249,7 @@ static void row_out(FILE *f, struct jsonw *w, const struct sweep *s, int64_t ove
         }
         jsonw_key_int(w, "batch", b);
         jsonw_key_fixed(w, "latency_ms", pr->latency_ms, 4);
-        report_json_figures(w, pr);
+        report_json_figures(w, pr, s->headroom);
         jsonw_key_fixed(w, "roofline_ms", pr->sim.roofline_ms, 4);
         report_json_intervals(w, pr, &iv, false);
         cli_cost_cell(f, w, &s->co, &s->price, "cost_per_1k_samples", pr->throughput, 1e3);
@@ -257,7 +260,7 @@ static void row_out(FILE *f, struct jsonw *w, const struct sweep *s, int64_t ove
         fprintf(f, "%lld,%s,%s,%s,%s,%.4f,%.2f,%.5f,%.4f,%.1f,%.1f,%s,%.4f,%s", (long long)b,
                 gs->name, mig, precision_name(s->cfg.prec), runtime_name(s->cfg.rt),
                 pr->latency_ms, pr->throughput, pr->energy_j, pr->energy_mj_per_sample,
-                pr->memory_mib, pr->capacity_mib, pr->fits ? "true" : "false",
+                pr->memory_mib, pr->capacity_mib, fits ? "true" : "false",
                 pr->sim.roofline_ms, pr->from_gnn ? "gnn" : "teacher");
         /* empty fields without an interval */
         if (iv.lat.valid)
@@ -279,7 +282,7 @@ static void row_out(FILE *f, struct jsonw *w, const struct sweep *s, int64_t ove
         fmt_col(f, fmt_joules(pr->energy_j, t, sizeof t), 9);
         fmt_col(f, fmt_joules(pr->energy_mj_per_sample / 1e3, t, sizeof t), 10);
         fmt_col(f, fmt_mib(pr->memory_mib, t, sizeof t), 10);
-        fmt_col(f, pr->fits ? "yes" : "NO", 4);
+        fmt_col(f, fits ? "yes" : "NO", 4);
         fmt_col(f, fmt_ms(pr->sim.roofline_ms, t, sizeof t), 10);
         cli_cost_cell(f, w, &s->co, &s->price, "", pr->throughput, 1e3);
     }
@@ -388,79 +391,6 @@ static int run_grid(struct sweep *s, struct graph *base)
     return rc;
 }
 
-/* ok(b): memory with headroom fits and the target is met. */
-static int probe(struct sweep *s, struct graph *g, int64_t b, double headroom, double slo,
-                 struct prediction *pr, bool *ok)
-{
-    struct config c = s->cfg;
-    c.batch = b;
-    struct diag d = {0};
-    if (predict_run(s->p, g, &c, pr, &d)) {
-        prediction_fini(pr);
-        return cli_fail(&d);
-    }
-    *ok = pr->memory_mib * (1 + headroom) <= pr->capacity_mib && (slo <= 0 || pr->latency_ms <= slo);
-    return 0;
-}
-
-/* The largest batch that fits: found by an exponential then a binary
- * search, with the predictions at it and at the first batch that fails. */
-struct max_batch {
-    int64_t best, fail_batch;
-    struct prediction at_best, at_fail;
-};
-
-static int search_max_batch(struct sweep *s, struct graph *g, double headroom, double slo,
-                            struct max_batch *mb)
-{
-    struct prediction pr;
-    bool ok;
-    int rc;
-    memset(mb, 0, sizeof *mb);
-    if ((rc = probe(s, g, 1, headroom, slo, &pr, &ok)))
-        return rc;
-    mb->fail_batch = 1;
-    mb->at_best = pr;
-    if (!ok) {
-        mb->at_fail = mb->at_best;
-        memset(&mb->at_best, 0, sizeof mb->at_best);
-        return 0;
-    }
-    mb->best = 1;
-    int64_t hi = 2;
-    for (;;) { /* exponential search for the first failing batch */
-        if (hi > MAX_BATCH_SEARCH)
-            break;
-        if ((rc = probe(s, g, hi, headroom, slo, &pr, &ok)))
-            return rc;
-        if (!ok) {
-            mb->at_fail = pr;
-            mb->fail_batch = hi;
-            break;
-        }
-        prediction_fini(&mb->at_best);
-        mb->at_best = pr;
-        mb->best = hi;
-        hi *= 2;
-    }
-    int64_t lo = mb->best;
-    while (hi <= MAX_BATCH_SEARCH && hi - lo > 1) {
-        int64_t mid = lo + (hi - lo) / 2;
-        if ((rc = probe(s, g, mid, headroom, slo, &pr, &ok)))
-            return rc;
-        if (ok) {
-            prediction_fini(&mb->at_best);
-            mb->at_best = pr;
-            lo = mb->best = mid;
-        } else {
-            prediction_fini(&mb->at_fail);
-            mb->at_fail = pr;
-            mb->fail_batch = hi = mid;
-        }
-    }
-    return 0;
-}
-
 static void max_batch_json(struct jsonw *w, const struct sweep *s, const struct graph *g,
                            const char *hw, const struct max_batch *mb, double headroom,
                            double slo, const char *why)
@@ -494,13 +424,16 @@ static int run_max_batch(struct sweep *s, struct graph *g, double headroom, doub
     char hw[128];
     report_hw_label(&s->cfg, hw, sizeof hw);
     struct max_batch mb;
-    int rc = search_max_batch(s, g, headroom, slo, &mb);
-    if (rc)
+    struct diag d = {0};
+    int rc = 0;
+    if (max_batch_search(s->p, g, &s->cfg, headroom, slo, &mb, &d)) {
+        rc = cli_fail(&d);
         goto out;
+    }
     const struct prediction *at_fail = &mb.at_fail, *at_best = &mb.at_best;
     char why[320] = "", t1[32], t2[32], t3[32];
     if (at_fail->capacity_mib > 0) {
-        bool mem = at_fail->memory_mib * (1 + headroom) > at_fail->capacity_mib;
+        bool mem = !fit_ok(at_fail->memory_mib, headroom, at_fail->capacity_mib);
         if (mem)
             snprintf(why, sizeof why, "at batch %lld memory %s + %.0f%% exceeds %s usable",
                      (long long)mb.fail_batch, fmt_mib(at_fail->memory_mib, t1, sizeof t1),
@@ -638,7 +571,7 @@ int cli_sweep(int argc, char **argv)
     struct sweep *s = xcalloc(1, sizeof *s);
     cli_common_init(&s->co);
     s->batch_arg = "1..1024";
-    s->headroom = 0.10;
+    s->headroom = FIT_HEADROOM_DEFAULT;
     int rc = parse_args(s, argc, argv);
     if (rc < 0)
         rc = run(s);

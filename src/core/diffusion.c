@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "util/jsonw.h"
+#include "core/fit.h"
 #include "graph/load.h"
 #include "graph/zoo.h"
 
@@ -239,7 +240,7 @@ static void combine(const struct diff_request *rq, const struct prediction *pr,
     out->energy_j_per_image = out->energy_j / (double)rq->batch;
     out->memory_mib = resident_mib(pr, 2 + out->n_text);
     out->capacity_mib = den->capacity_mib;
-    out->fits = out->memory_mib <= out->capacity_mib;
+    out->fits = fit_ok(out->memory_mib, rq->headroom, out->capacity_mib);
 }
 
 /* Checks rq and g, fills out's request fields and opens the other models. */
@@ -309,7 +310,7 @@ enum status diff_run(struct predictor *p, struct graph *g, const struct config *
 }
 
 enum status diff_mig(struct predictor *p, struct graph *g, const struct config *cfg,
-                     const struct diff_request *rq, double headroom, struct diff_result *out,
+                     const struct diff_request *rq, struct diff_result *out,
                      struct diag *d)
 {
     struct mig_advice *a = &out->mig;
@@ -319,7 +320,7 @@ enum status diff_mig(struct predictor *p, struct graph *g, const struct config *
     if (!gs || gs->n_mig == 0)
         return ST_OK;
     a->gpu = cfg->gpu;
-    a->headroom = headroom;
+    a->headroom = rq->headroom;
     /* the other models are opened once for every profile */
     struct diff_result r;
     struct parts m;

@@ -38,6 +38,7 @@ struct diff_request {
     const char *const *text;
     int n_text;
     bool no_text;
+    double headroom; /* memory fraction kept spare: fits and the MIG advice (fit.h) */
 };
 
 /* One text encoder's pass over the prompts of the batch. */
@@ -64,7 +65,7 @@ struct diff_result {
     double energy_j, energy_j_per_image; /* whole batch; per image */
     double memory_mib;       /* every model's weights resident, the largest pass's working set */
     double capacity_mib;
-    bool fits;
+    bool fits;               /* fit_ok with the request's headroom */
     bool from_gnn;
     /* With diff_mig: the smallest MIG profile that holds the pipeline
      * (memory x (1 + headroom)); its per-profile latency is the batch's. */
@@ -99,7 +100,7 @@ enum status diff_run(struct predictor *p, struct graph *g, const struct config *
  * out->mig (out from diff_run with the same arguments); a GPU without MIG
  * leaves have_mig false. */
 enum status diff_mig(struct predictor *p, struct graph *g, const struct config *cfg,
-                     const struct diff_request *rq, double headroom, struct diff_result *out,
+                     const struct diff_request *rq, struct diff_result *out,
                      struct diag *d);
 
 /* The diffusion block of `dippm predict` (fields in man/dippm.1). */

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/fit.h"
 #include "core/gpu.h"
 #include "core/sim.h"
 #include "util/xalloc.h"
@@ -394,9 +395,8 @@ static void fill(struct gen_result *out, const struct gen_model *m, const struct
     g->context_mib = t->ctx_mib;
     g->total_mib = g->weights_mib + g->kv_cache_mib + g->activations_mib + g->context_mib;
     g->capacity_mib = t->cap_mib;
-    double need = g->total_mib * (1 + rq->headroom);
-    g->fits = need <= g->capacity_mib;
-    g->over_mib = g->fits ? 0 : need - g->capacity_mib;
+    g->fits = fit_ok(g->total_mib, rq->headroom, g->capacity_mib);
+    g->over_mib = fit_over_mib(g->total_mib, rq->headroom, g->capacity_mib);
     out->from_gnn = t->gnn;
 }
 

@@ -246,10 +246,11 @@ enum status config_supported(const struct config *cfg, struct diag *d)
     if (!g || (unsigned)cfg->prec >= PREC__COUNT || (unsigned)cfg->rt >= RT__COUNT)
         return ST_OK; /* range errors are hw_from_config's */
     if (runtime_eager(cfg->rt) && (cfg->prec == PREC_INT8 || cfg->prec == PREC_FP8))
-        return diag_set(d, ST_EUSAGE,
-                        "precision %s with runtime %s: eager PyTorch has no %s GPU path "
-                        "for these models (it needs a quantising engine); use --runtime tensorrt",
-                        precision_name(cfg->prec), runtime_name(cfg->rt), precision_name(cfg->prec));
+        /* short enough for an 80-column status line, in words that read
+         * as both the CLI's --runtime and the explorer's :runtime */
+        return diag_set(
+            d, ST_EUSAGE, "%s needs runtime tensorrt: runtime %s (eager) has no %s GPU path",
+            precision_name(cfg->prec), runtime_name(cfg->rt), precision_name(cfg->prec));
     if (g->tflops[cfg->prec] <= 0) {
         char fams[128];
         families_with(cfg->prec, fams, sizeof fams);
@@ -260,6 +261,19 @@ enum status config_supported(const struct config *cfg, struct diag *d)
                         precision_name(cfg->prec), prec_generations(cfg->prec), fams);
     }
     return ST_OK;
+}
+
+enum precision hw_kernel_precision(enum precision prec, bool tensor_core)
+{
+    return tensor_core && prec == PREC_FP32 ? PREC_TF32 : prec;
+}
+
+double hw_kernel_peak(const struct hw *hw, enum precision prec, bool tensor_core)
+{
+    if (tensor_core)
+        return hw_kernel_precision(prec, true) != prec ? hw->peak_tf32_flops : hw->peak_flops;
+    bool half = prec == PREC_FP16 || prec == PREC_BF16 || prec == PREC_INT8 || prec == PREC_FP8;
+    return hw->peak_fp32_flops * (half ? 2.0 : 1.0);
 }
 
 enum status hw_from_config(const struct config *cfg, struct hw *hw, struct diag *d)

@@ -87,6 +87,17 @@ struct hw {
  * families that have one). */
 enum status config_supported(const struct config *cfg, struct diag *d);
 
+/* The precision a kernel of a prec configuration does its math in: prec,
+ * except a tensor-core kernel of an FP32 configuration, which runs TF32
+ * (the teacher runs eager PyTorch's FP32 convolutions and every FP32 GEMM
+ * of an engine on TF32 tensor cores where the GPU has them, sim_kernel.c). */
+enum precision hw_kernel_precision(enum precision prec, bool tensor_core);
+/* The math peak (FLOP/s) of such a kernel on hw (filled for a prec
+ * configuration): the tensor cores' at hw_kernel_precision, or the CUDA
+ * cores' (packed half2: twice FP32 for 16-bit and narrower types). The
+ * roofline a kernel is drawn against. */
+double hw_kernel_peak(const struct hw *hw, enum precision prec, bool tensor_core);
+
 /* Fills hw for cfg; returns ST_ERANGE with a diag if gpu or mig index is out
  * of range. */
 enum status hw_from_config(const struct config *cfg, struct hw *hw, struct diag *d);

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/fit.h"
 #include "core/gpu.h"
 
 #define GIB 1024.0 /* MiB per GiB */
@@ -38,6 +39,37 @@ int mig_profile_order(const struct gpu_spec *gs, int *idx)
 
 static void explain(const struct gpu_spec *gs, struct mig_advice *a);
 
+/* The teacher's CUDA context of cfg's runtime on `mig` of cfg's GPU, as its
+ * memory pass (sim.c) counts it. */
+static double context_mib(const struct config *cfg, int mig)
+{
+    struct config c = *cfg;
+    c.mig = mig;
+    struct hw hw;
+    if (hw_from_config(&c, &hw, NULL) != ST_OK)
+        return 0;
+    const struct sim_params *sp = sim_params_default();
+    return sp->context_mib[runtime_base(cfg->rt)] + sp->context_sm_mib * hw.sms;
+}
+
+double mig_memory_on(const struct config *cfg, double mib, int to)
+{
+    return mib + (context_mib(cfg, to) - context_mib(cfg, cfg->mig));
+}
+
+int mig_smallest_fit(const struct config *cfg, double mib, double headroom)
+{
+    const struct gpu_spec *gs = gpu_get(cfg->gpu);
+    if (!gs)
+        return -1;
+    int idx[MIG_MAX_PROFILES];
+    int n = mig_profile_order(gs, idx);
+    for (int i = 0; i < n; i++)
+        if (fit_ok(mig_memory_on(cfg, mib, idx[i]), headroom, gs->mig[idx[i]].usable_gib * GIB))
+            return idx[i];
+    return -1;
+}
+
 /* The latency the target is checked against: the prediction, or its
  * interval's upper bound. */
 static double slo_latency(const struct mig_advice *a, const struct mig_option *o)
@@ -51,8 +83,8 @@ void mig_decide(const struct gpu_spec *gs, struct mig_advice *a)
     for (int i = 0; i < a->n; i++) {
         struct mig_option *o = &a->opts[i];
         o->usable_mib = gs->mig[o->profile].usable_gib * GIB;
-        o->need_mib = o->memory_mib * (1.0 + a->headroom);
-        o->fits = o->need_mib <= o->usable_mib;
+        o->need_mib = fit_need_mib(o->memory_mib, a->headroom);
+        o->fits = fit_ok(o->memory_mib, a->headroom, o->usable_mib);
         o->meets_slo = a->slo_ms <= 0 || slo_latency(a, o) <= a->slo_ms;
         if (a->best < 0 && o->fits && o->meets_slo)
             a->best = o->profile;
@@ -189,7 +221,7 @@ enum status mig_advise(struct predictor *p, struct graph *g, const struct config
     whole.mig = -1;
     struct prediction pw;
     enum status sw = predict_run(p, g, &whole, &pw, d);
-    double mem_mib = pw.memory_mib, ctx_whole = pw.sim.context_mib;
+    double mem_mib = pw.memory_mib;
     prediction_fini(&pw);
     if (sw)
         return sw;
@@ -206,7 +238,7 @@ enum status mig_advise(struct predictor *p, struct graph *g, const struct config
         }
         struct mig_option *o = &out->opts[out->n++];
         o->profile = idx[i];
-        o->memory_mib = mem_mib + (pr.sim.context_mib - ctx_whole);
+        o->memory_mib = mig_memory_on(&whole, mem_mib, idx[i]);
         o->latency_ms = pr.latency_ms;
         prediction_fini(&pr);
     }

@@ -42,6 +42,19 @@ struct mig_advice {
 enum status mig_advise(struct predictor *p, struct graph *g, const struct config *cfg,
                        double headroom, double slo_ms, struct mig_advice *out, struct diag *d);
 
+/* cfg's predicted memory mib (on cfg->mig, or the whole GPU) on profile
+ * `to` of the same GPU (-1: the whole GPU): the same allocations, and the
+ * teacher's CUDA context of that slice, which grows with its SMs
+ * (sim_params context_sm_mib). Memory is one figure per model and
+ * configuration otherwise; the advisor and the sweep both move it here. */
+double mig_memory_on(const struct config *cfg, double mib, int to);
+
+/* The smallest profile (mig_profile_order) of cfg's GPU that holds cfg's
+ * memory mib (on cfg->mig or the whole GPU) with headroom (fit_ok), as
+ * mig_advise decides without a latency target; -1 when none does or the
+ * GPU has no MIG. */
+int mig_smallest_fit(const struct config *cfg, double mib, double headroom);
+
 /* Candidate profiles of gpu from smallest to largest (memory slices, then
  * compute slices; "+me" duplicates skipped) into idx; returns the count. */
 int mig_profile_order(const struct gpu_spec *gpu, int *idx);

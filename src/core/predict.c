@@ -166,6 +166,45 @@ double predict_dispatch_us(const struct config *cfg)
     return (sp ? sp : sim_params_default())->dispatch_us[runtime_base(cfg->rt)];
 }
 
+/* The node whose time is not finite, else the one that takes longest. */
+static int slowest_node(const struct sim_result *sr)
+{
+    int worst = -1;
+    for (int i = 0; i < sr->n_nodes; i++) {
+        double t = sr->nodes[i].time_s;
+        if (!isfinite(t))
+            return i;
+        if (worst < 0 || t > sr->nodes[worst].time_s)
+            worst = i;
+    }
+    return worst;
+}
+
+enum status predict_teacher_check(const struct graph *g, const struct sim_result *sr,
+                                  struct diag *d)
+{
+    static const char *const what[] = {"latency", "energy", "memory"};
+    static const char *const unit[] = {"ms", "J", "MiB"};
+    const double v[] = {sr->latency_ms, sr->energy_j, sr->memory_mib};
+    for (int t = 0; t < 3; t++) {
+        if (v[t] >= 0 && v[t] <= PREDICT_TEACHER_MAX)
+            continue;
+        const char *model = g->path ? g->path : g->name ? g->name : "the model";
+        int i = slowest_node(sr);
+        if (i < 0 || i >= g->n_nodes)
+            return diag_set(d, ST_ENOMEM, "%s: the teacher's %s is %g %s, beyond the %g %s "
+                            "dippm can predict (the model's work overflows)", model, what[t],
+                            v[t], unit[t], PREDICT_TEACHER_MAX, unit[t]);
+        const struct sim_node *n = &sr->nodes[i];
+        return diag_set(d, ST_ENOMEM, "%s: the teacher's %s is %g %s, beyond the %g %s dippm "
+                        "can predict: the model's work overflows (node '%s' (%s) takes the "
+                        "most: %g FLOPs, %g bytes, %g s)", model, what[t], v[t], unit[t],
+                        PREDICT_TEACHER_MAX, unit[t], g->nodes[i].name, g->nodes[i].op_type,
+                        n->flops, n->bytes, n->time_s);
+    }
+    return ST_OK;
+}
+
 enum status predict_run(struct predictor *p, struct graph *g, const struct config *cfg,
                         struct prediction *out, struct diag *d)
 {
@@ -176,7 +215,8 @@ enum status predict_run(struct predictor *p, struct graph *g, const struct confi
         return st;
     int bs = graph_batch_sym(g);
     struct sim_params params;
-    if ((st = sim_run_params(g, cfg, teacher_params(cfg, &params), &out->sim, d)))
+    if ((st = sim_run_params(g, cfg, teacher_params(cfg, &params), &out->sim, d)) ||
+        (st = predict_teacher_check(g, &out->sim, d)))
         return st;
     out->n_nodes = g->n_nodes;
     out->node_share = xcalloc((size_t)(g->n_nodes > 0 ? g->n_nodes : 1), sizeof(double));
@@ -197,7 +237,6 @@ enum status predict_run(struct predictor *p, struct graph *g, const struct confi
     out->throughput = out->latency_ms > 0 ? (double)batch * 1000.0 / out->latency_ms : 0;
     out->energy_mj_per_sample = batch > 0 ? out->energy_j * 1000.0 / (double)batch : 0;
     out->capacity_mib = hw.mem_bytes / (1024.0 * 1024.0);
-    out->fits = out->memory_mib <= out->capacity_mib;
     return ST_OK;
 }
 

@@ -19,7 +19,6 @@ struct prediction {
     double energy_mj_per_sample;
     double memory_mib;      /* peak device memory, GNN */
     double capacity_mib;    /* usable memory of the GPU or MIG slice */
-    bool fits;              /* memory_mib <= capacity_mib */
     struct sim_result sim;  /* the teacher's figures (roofline, bounds, memory parts) */
     double *node_share;     /* n_nodes predicted time shares summing to 1 (malloc'd) */
     int n_nodes;
@@ -43,6 +42,18 @@ const char *predictor_path(const struct predictor *p);
 struct hw;
 enum status predict_prepare(struct graph *g, const struct config *cfg, struct hw *hw,
                             struct diag *d);
+
+/* The largest latency (ms), energy (J) and memory (MiB) the teacher may
+ * give: past it (or not finite) the model's work has overflowed, and the
+ * GNN, anchored on the teacher, would be driven out of its range too. */
+#define PREDICT_TEACHER_MAX 1e24
+
+/* ST_ENOMEM naming the model, the figure and the slowest node when the
+ * teacher's result sr for g is past PREDICT_TEACHER_MAX or not finite, so
+ * such a model is never blamed on the weights. predict_run and training
+ * check every teacher run with it. */
+enum status predict_teacher_check(const struct graph *g, const struct sim_result *sr,
+                                  struct diag *d);
 
 /* Applies cfg->batch to g's batch symbol, runs graph_infer, the teacher and
  * the GNN. p may be NULL (teacher only, from_gnn = false). out is always

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "core/diffusion.h"
+#include "core/fit.h"
 #include "core/generation.h"
 #include "core/price.h"
 #include "util/fmt.h"
@@ -180,7 +181,9 @@ void report_prediction_text(FILE *f, const struct report_ctx *rc)
     }
     struct report_intervals iv;
     report_intervals(cfg, pr, &iv);
-    char br[96];
+    char br[96], no_fit[64] = "";
+    if (!fit_ok(pr->memory_mib, rc->headroom, pr->capacity_mib))
+        snprintf(no_fit, sizeof no_fit, "  DOES NOT FIT with %.0f%% headroom", rc->headroom * 100);
     fprintf(f, "latency     %s%s  (%s; %sroofline bound %s)\n", fmt_ms(pr->latency_ms, a, sizeof a),
             bracket(&iv.lat, fmt_ms, br, sizeof br), pr->from_gnn ? "GNN" : "teacher", tl,
             fmt_ms(pr->sim.roofline_ms, b, sizeof b));
@@ -200,7 +203,7 @@ void report_prediction_text(FILE *f, const struct report_ctx *rc)
     fprintf(f, "memory      %s%s of %s usable (%.1f%%)%s%s\n", fmt_mib(pr->memory_mib, a, sizeof a),
             bracket(&iv.mem, fmt_mib, br, sizeof br), fmt_mib(pr->capacity_mib, b, sizeof b),
             pr->capacity_mib > 0 ? 100.0 * pr->memory_mib / pr->capacity_mib : 0, tm,
-            pr->fits ? "" : "  DOES NOT FIT");
+            no_fit);
     /* say where an interval is wider than its group's, or missing */
     for (int k = 0; k < 2; k++) {
         const struct interval *x = k ? &iv.mem : &iv.lat;
@@ -238,14 +241,14 @@ void report_prediction_text(FILE *f, const struct report_ctx *rc)
     fprintf(f, "source      %s\n", report_source_line(rc->p));
 }
 
-void report_json_figures(struct jsonw *w, const struct prediction *pr)
+void report_json_figures(struct jsonw *w, const struct prediction *pr, double headroom)
 {
     jsonw_key_fixed(w, "throughput_per_s", pr->throughput, 2);
     jsonw_key_fixed(w, "energy_j", pr->energy_j, 5);
     jsonw_key_fixed(w, "energy_mj_per_sample", pr->energy_mj_per_sample, 4);
     jsonw_key_fixed(w, "memory_mib", pr->memory_mib, 1);
     jsonw_key_fixed(w, "capacity_mib", pr->capacity_mib, 1);
-    jsonw_key_bool(w, "fits", pr->fits);
+    jsonw_key_bool(w, "fits", fit_ok(pr->memory_mib, headroom, pr->capacity_mib));
 }
 
 void report_json_symbols(struct jsonw *w, const struct graph *g)
@@ -293,7 +296,7 @@ void report_prediction_json(struct jsonw *w, const struct report_ctx *rc)
         jsonw_key_fixed(w, "dispatch_us", predict_dispatch_us(cfg), 3);
         jsonw_key_fixed(w, "teacher_host_ms", pr->sim.host_ms, 4);
     }
-    report_json_figures(w, pr);
+    report_json_figures(w, pr, rc->headroom);
     struct report_intervals iv;
     report_intervals(cfg, pr, &iv);
     report_json_intervals(w, pr, &iv, true);

@@ -25,7 +25,7 @@ struct report_ctx {
     const struct predictor *p;    /* NULL: teacher only */
     const char *model_spec;       /* what the user typed */
     const struct gen_result *gen; /* generation block (generation.h), or NULL */
-    double headroom;              /* memory headroom the generation block used */
+    double headroom;              /* memory kept spare: fits (fit.h), the generation block */
     const struct diff_result *diff; /* diffusion pipeline block (diffusion.h), or NULL */
     const struct price *price;    /* price.h; NULL or per_hour 0: no cost shown */
 };
@@ -52,8 +52,9 @@ struct report_cost {
 bool report_cost(const struct report_ctx *rc, struct report_cost *out);
 
 /* The prediction's throughput_per_s, energy_j, energy_mj_per_sample,
- * memory_mib, capacity_mib and fits (predict's and the sweep's rows). */
-void report_json_figures(struct jsonw *w, const struct prediction *pr);
+ * memory_mib, capacity_mib and fits with headroom (fit_ok; predict's and
+ * the sweep's rows). */
+void report_json_figures(struct jsonw *w, const struct prediction *pr, double headroom);
 
 /* The 80% intervals (interval.h, the shipped table) of a single pass's
  * latency and memory; invalid ones (no table, no rows) say why in note. */

@@ -5,6 +5,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -153,38 +155,68 @@ static char *tmp_template(const char *path)
     return tmp;
 }
 
-/* Writes data to a new temporary file next to path (mode: path's when it
- * exists, else 0666 & ~umask), flushed to disk. *tmp_out is malloc'd. */
-static enum status write_tmp(const char *path, const void *data, size_t len, char **tmp_out,
-                             struct diag *d)
+/* A file being written before it is put in place: anonymous (O_TMPFILE,
+ * fd open, no name, so nothing is left behind whatever kills the process
+ * before it is linked in) or, where the file system has no O_TMPFILE or
+ * /proc is missing, a named temporary file next to the target. */
+struct pending {
+    int fd;    /* >= 0: an anonymous file */
+    char *tmp; /* else its temporary name (malloc'd) */
+};
+
+/* An anonymous file in path's directory, or -1 where there is none. */
+static int open_anon(const char *path)
 {
-    *tmp_out = NULL;
-    char *tmp = tmp_template(path);
-    if (!tmp)
-        return diag_set(d, ST_ENOMEM, "%s: out of memory", path);
-    int fd = mkstemp(tmp);
+#ifdef O_TMPFILE
+    if (access("/proc/self/fd", X_OK) != 0) /* linkat needs it to name the file */
+        return -1;
+    const char *slash = strrchr(path, '/');
+    char *dir = slash ? strndup(path, slash == path ? 1 : (size_t)(slash - path)) : strdup(".");
+    if (!dir)
+        return -1;
+    int fd = open(dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
+    free(dir);
+    return fd;
+#else
+    (void)path;
+    return -1;
+#endif
+}
+
+/* Writes data to a new file in path's directory (mode: path's when it
+ * exists, else 0666 & ~umask), flushed to disk: an anonymous one, else a
+ * named temporary file. */
+static enum status write_tmp(const char *path, const void *data, size_t len,
+                             struct pending *pf, struct diag *d)
+{
+    pf->tmp = NULL;
+    pf->fd = open_anon(path);
+    int fd = pf->fd;
     if (fd < 0) {
-        int e = errno;
-        free(tmp);
-        return diag_set(d, ST_EIO, "%s: cannot create temporary file: %s", path, strerror(e));
+        if (!(pf->tmp = tmp_template(path)))
+            return diag_set(d, ST_ENOMEM, "%s: out of memory", path);
+        if ((fd = mkstemp(pf->tmp)) < 0) {
+            int e = errno;
+            free(pf->tmp);
+            pf->tmp = NULL;
+            return diag_set(d, ST_EIO, "%s: cannot create temporary file: %s", path, strerror(e));
+        }
     }
     const char *p = data;
     size_t left = len;
-    while (left) {
+    int e = 0;
+    while (left && !e) {
         ssize_t w = write(fd, p, left);
         if (w < 0 && errno == EINTR)
             continue;
         if (w <= 0) {
-            int e = w < 0 ? errno : ENOSPC;
-            close(fd);
-            unlink(tmp);
-            free(tmp);
-            return diag_set(d, ST_EIO, "%s: write failed: %s", path, strerror(e));
+            e = w < 0 ? errno : ENOSPC;
+            break;
         }
         p += w;
         left -= (size_t)w;
     }
-    /* mkstemp creates 0600: an overwritten file keeps its own mode (a private
+    /* a new file is 0600: an overwritten file keeps its own mode (a private
      * 0600 file stays private), a new one gets the umask-derived mode */
     struct stat old;
     mode_t mode;
@@ -195,13 +227,25 @@ static enum status write_tmp(const char *path, const void *data, size_t len, cha
         umask(um);
         mode = 0666 & ~um;
     }
-    if (fchmod(fd, mode) != 0 || fsync(fd) != 0 || close(fd) != 0) {
-        int e = errno;
-        unlink(tmp);
-        free(tmp);
-        return diag_set(d, ST_EIO, "%s: cannot flush: %s", path, strerror(e));
+    bool flushed = !e && fchmod(fd, mode) == 0 && fsync(fd) == 0;
+    int fe = flushed ? 0 : errno;
+    if (pf->tmp && close(fd) != 0 && flushed) {
+        flushed = false;
+        fe = errno;
     }
-    *tmp_out = tmp;
+    if (e || !flushed) {
+        if (pf->tmp) {
+            unlink(pf->tmp);
+            free(pf->tmp);
+            pf->tmp = NULL;
+        } else {
+            close(fd);
+        }
+        pf->fd = -1;
+        if (e)
+            return diag_set(d, ST_EIO, "%s: write failed: %s", path, strerror(e));
+        return diag_set(d, ST_EIO, "%s: cannot flush: %s", path, strerror(fe));
+    }
     return ST_OK;
 }
 
@@ -211,7 +255,7 @@ static enum status write_tmp(const char *path, const void *data, size_t len, cha
  * may succeed): renameat2(RENAME_NOREPLACE), or where the file system lacks
  * the flag a hard link, which fails on an existing name (EEXIST). Only a
  * file system with neither falls back to looking first. */
-static int publish(const char *tmp, const char *path, bool overwrite)
+static int publish_named(const char *tmp, const char *path, bool overwrite)
 {
     if (overwrite)
         return rename(tmp, path);
@@ -235,6 +279,58 @@ static int publish(const char *tmp, const char *path, bool overwrite)
     return rename(tmp, path);
 }
 
+/* Links the anonymous file fd in as path: without overwrite straight to
+ * path (EEXIST if it is there); with overwrite under a fresh temporary
+ * name renamed over path, the only moment the file has another name. */
+static int publish_anon(int fd, const char *path, bool overwrite)
+{
+    char proc[64];
+    snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd);
+    if (!overwrite)
+        return linkat(AT_FDCWD, proc, AT_FDCWD, path, AT_SYMLINK_FOLLOW);
+    char *tmp = tmp_template(path);
+    if (!tmp) {
+        errno = ENOMEM;
+        return -1;
+    }
+    static const char digits[] = "abcdefghijklmnopqrstuvwxyz0123456789";
+    char *x = tmp + strlen(tmp) - 6;
+    unsigned long h = (unsigned long)getpid() * 2654435761ul ^ (unsigned long)(uintptr_t)tmp;
+    int r = -1;
+    for (int tries = 0; tries < 100 && r != 0; tries++) {
+        for (int i = 0; i < 6; i++, h = h * 6364136223846793005ul + 1442695040888963407ul)
+            x[i] = digits[(h >> 33) % 36];
+        r = linkat(AT_FDCWD, proc, AT_FDCWD, tmp, AT_SYMLINK_FOLLOW);
+        if (r != 0 && errno != EEXIST)
+            break;
+    }
+    if (r == 0 && (r = rename(tmp, path)) != 0) {
+        int e = errno;
+        unlink(tmp);
+        errno = e;
+    }
+    free(tmp);
+    return r;
+}
+
+static int publish(const struct pending *pf, const char *path, bool overwrite)
+{
+    return pf->tmp ? publish_named(pf->tmp, path, overwrite) : publish_anon(pf->fd, path, overwrite);
+}
+
+/* Drops what is left of a pending file (its name, its descriptor). */
+static void pending_fini(struct pending *pf)
+{
+    if (pf->tmp) {
+        unlink(pf->tmp);
+        free(pf->tmp);
+    }
+    if (pf->fd >= 0)
+        close(pf->fd);
+    pf->tmp = NULL;
+    pf->fd = -1;
+}
+
 enum status file_write_atomic_n(int n, const char *const *paths, const void *const *data,
                                 const size_t *lens, bool overwrite, struct diag *d)
 {
@@ -243,8 +339,10 @@ enum status file_write_atomic_n(int n, const char *const *paths, const void *con
         if (st)
             return st;
     }
-    /* No signal may land between creating a temporary file and renaming or
-     * removing it: the terminating ones wait until the files are in place. */
+    /* No signal may land between creating a named temporary file and
+     * renaming or removing it: the terminating ones wait until the files
+     * are in place. (A thread of a library may still take one: then an
+     * anonymous file leaves nothing behind.) */
     sigset_t block, old;
     sigemptyset(&block);
     sigaddset(&block, SIGINT);
@@ -253,30 +351,29 @@ enum status file_write_atomic_n(int n, const char *const *paths, const void *con
     sigaddset(&block, SIGQUIT);
     sigaddset(&block, SIGPIPE);
     sigprocmask(SIG_BLOCK, &block, &old);
-    char *tmp[FILE_WRITE_MAX_N] = {0};
+    struct pending pf[FILE_WRITE_MAX_N];
+    for (int i = 0; i < FILE_WRITE_MAX_N; i++)
+        pf[i] = (struct pending){-1, NULL};
     enum status st = n > FILE_WRITE_MAX_N ? diag_set(d, ST_EINTERNAL, "too many files") : ST_OK;
     for (int i = 0; i < n && !st; i++)
-        st = write_tmp(paths[i], data[i], lens[i], &tmp[i], d);
+        st = write_tmp(paths[i], data[i], lens[i], &pf[i], d);
     int placed = 0;
     for (; placed < n && !st; placed++) {
-        if (publish(tmp[placed], paths[placed], overwrite) != 0) {
+        if (publish(&pf[placed], paths[placed], overwrite) != 0) {
             int e = errno;
             st = e == EEXIST ? exists_error(paths[placed], d)
                              : diag_set(d, ST_EIO, "%s: cannot rename into place: %s",
                                         paths[placed], strerror(e));
             break;
         }
-        free(tmp[placed]);
-        tmp[placed] = NULL;
+        free(pf[placed].tmp); /* renamed: its name is the target's now */
+        pf[placed].tmp = NULL;
     }
     /* without overwrite the files placed so far are new: take them back */
     for (int i = 0; st && !overwrite && i < placed; i++)
         unlink(paths[i]);
-    for (int i = 0; i < n; i++) {
-        if (tmp[i])
-            unlink(tmp[i]);
-        free(tmp[i]);
-    }
+    for (int i = 0; i < FILE_WRITE_MAX_N; i++)
+        pending_fini(&pf[i]);
     sigprocmask(SIG_SETMASK, &old, NULL);
     return st;
 }

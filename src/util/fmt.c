@@ -18,6 +18,16 @@ static const char *sig3(double v, const char *unit, char *buf, int size)
     return buf;
 }
 
+/* v past the last unit: its digits while they are few ("11574 d", "5000
+ * EiB"), from a million on three significant figures with an exponent
+ * ("1.16e+15 d"): "%.0f" of 1e145 has 146 digits, which a 16-byte buffer
+ * would cut to a wrong number. */
+static const char *past_last(double v, const char *unit, char *buf, int size)
+{
+    snprintf(buf, (size_t)size, v < 999999.5 ? "%.0f%s" : "%.3g%s", v, unit);
+    return buf;
+}
+
 /* v scaled by `step` until it is below 999.5 (or the last unit). */
 static const char *scaled(double v, double step, const char *const *units, int n_units,
                           char *buf, int size)
@@ -27,8 +37,8 @@ static const char *scaled(double v, double step, const char *const *units, int n
         v /= step;
         u++;
     }
-    if (v >= 999.5) /* past the last unit: still no exponent */
-        snprintf(buf, (size_t)size, "%.0f%s", v, units[u]);
+    if (v >= 999.5)
+        past_last(v, units[u], buf, size);
     else
         sig3(v, units[u], buf, size);
     return buf;
@@ -97,7 +107,7 @@ const char *fmt_bytes(double bytes, char *buf, int size)
         u++;
     }
     if (bytes >= 999.5) /* 1000 to 1023 of a unit: four digits, as IEC units go */
-        snprintf(buf, (size_t)size, "%.0f%s", bytes, units[u]);
+        past_last(bytes, units[u], buf, size);
     else
         sig3(bytes, units[u], buf, size);
     return buf;
@@ -120,6 +130,8 @@ const char *fmt_bytes_short(double bytes, char *buf, int size)
     }
     if (bytes == 0)
         snprintf(buf, (size_t)size, "0");
+    else if (bytes >= 999.5)
+        past_last(bytes, units[u], buf, size);
     else
         snprintf(buf, (size_t)size, bytes >= 99.95 || u == 0 ? "%.0f%s" : bytes >= 9.995 ? "%.1f%s" : "%.2f%s",
                  bytes, units[u]);
@@ -147,7 +159,7 @@ const char *fmt_ms(double ms, char *buf, int size)
     else if (ms / 86400e3 < 999.5)
         sig3(ms / 86400e3, " d", buf, size);
     else
-        snprintf(buf, (size_t)size, "%.0f d", ms / 86400e3);
+        past_last(ms / 86400e3, " d", buf, size);
     return buf;
 }
 

@@ -1,8 +1,9 @@
 /*
  * fmt.h - the numbers people read: every text report and screen formats
  * its figures here, with SI or IEC units and three significant figures
- * ("1.81 s", "420 µs", "17.9 TiB", "1.20k/s", "1.30 kJ"), never in
- * scientific notation and never as a zero that is not one. JSON and CSV
+ * ("1.81 s", "420 µs", "17.9 TiB", "1.20k/s", "1.30 kJ"), never as a zero
+ * that is not one, and in scientific notation only from a million of the
+ * last unit on ("1.16e+15 d"), where digits would not fit. JSON and CSV
  * keep their exact numbers and do not come here.
  *
  * Every function writes into buf (size bytes, 16 are enough) and returns

@@ -66,3 +66,20 @@ for i in range(17):
                             else_branch=relu_body)
     g = body([node], [], [vi(f"o{i}", [4])], name=f"b{i}")
 save("ctrl_nested_17.onnx", list(g.node), cond_x, [vi("o16", [4])])
+# Loops nested 15 deep, each of INT64_MAX trips, around a 64x64 MatMul: a valid
+# graph whose teacher latency overflows (the error names it, not the weights)
+i64 = TensorProto.INT64
+loop_io = [vi("i", [], i64), vi("cin", [], TensorProto.BOOL), vi("v", [64, 64])]
+loop_out = [vi("cout", [], TensorProto.BOOL), vi("v2", [64, 64])]
+g = body([helper.make_node("MatMul", ["v", "v"], ["v2"], name="mm"),
+          helper.make_node("Identity", ["cin"], ["cout"], name="c")], loop_io, loop_out)
+for d in range(15):
+    trips = helper.make_node("Constant", [], [f"M{d}"], name=f"m{d}",
+                             value=helper.make_tensor(f"t{d}", i64, [], [2**63 - 1]))
+    last = d == 14
+    loop = helper.make_node("Loop", [f"M{d}", "", "x" if last else "v"], ["y" if last else "v2"],
+                            name=f"L{d}", body=g)
+    if not last:
+        g = body([trips, loop, helper.make_node("Identity", ["cin"], ["cout"], name=f"c{d}")],
+                 loop_io, loop_out, name=f"b{d}")
+save("ctrl_loop_overflow.onnx", [trips, loop], [vi("x", [64, 64])], [vi("y", [64, 64])])

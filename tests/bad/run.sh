@@ -78,6 +78,10 @@ grep -q "fifo: not a regular file" "$T/err" || { echo "FAIL: fifo DIPPM_WEIGHTS:
 expect "fifo model" 3 "not a regular file" "$DIPPM" info "$T/fifo"
 expect "fifo train --data" 3 "not a regular file" "$DIPPM" train --data "$T/fifo" -o "$T/w.dpw"
 expect "fifo eval --data" 3 "not a regular file" "$DIPPM" eval --data "$T/fifo"
+# a model whose teacher latency overflows is refused naming it, with weights
+# (MANIFEST) and without: the teacher's figure is never printed cut
+expect "overflow without weights" 7 "the model's work overflows (node 'L14/body" \
+    env DIPPM_WEIGHTS="$T/missing.dpw" "$DIPPM" predict "$here/files/ctrl_loop_overflow.onnx"
 expect "directory --weights" 3 "is a directory, expected a regular file" "$DIPPM" predict --weights "$T" "$model"
 
 # train -o never replaces the .json next to the weights (the manifest's place)

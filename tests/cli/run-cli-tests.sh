@@ -67,6 +67,13 @@ run "info json sample" 0 "$DIPPM" info "$S/tiny_cnn.json" && {
 }
 run "info --batch --set" 0 "$DIPPM" info --batch 8 --set height=64 "$S/tiny_cnn.json" &&
     check "info binds symbols" "$T/out" "= \[8, 3, 64, 32\]"
+# a symbol named as a nested loop's trips (here 122 characters) is set
+# like any other: --set kept names of at most 63
+long=L2/body/L1/body/L0/body/$(printf 'x%.0s' $(seq 92)).trips
+sed "s|\"height\"|\"$long\"|g" "$S/tiny_cnn.json" > "$T/long.json"
+run "--set a 122-character symbol" 0 "$DIPPM" info --set "$long=64" "$T/long.json" &&
+    check "the long symbol bound" "$T/out" "= \[1, 3, 64, 32\]"
+rm -f "$T/long.json"
 run "info --json" 0 "$DIPPM" info --json "$S/tiny_cnn.json" && {
     check "info json nodes" "$T/out" '"nodes": 8'
     check "info json symbols" "$T/out" '"batch": {'
@@ -162,6 +169,21 @@ else
     run "JSON too big for the memory left" 7 limited "$DIPPM" info "$T/big.json" &&
         check "out of memory named" "$T/err" "out of memory"
     rm -f "$T/big.json"
+    # every dataset row's features are kept for the epochs: rows past the
+    # memory (here ulimit -v) are refused before they are built, naming the row
+    awk 'BEGIN { n = 100000
+        printf "{\"format\": \"dippm-graph\", \"version\": 1, \"symbols\": {\"batch\": 1},\n"
+        printf "\"inputs\": [{\"name\": \"v0\", \"dtype\": \"float32\", \"shape\": [\"batch\", 16]}],\n\"nodes\": [\n"
+        for (i = 1; i <= n; i++)
+            printf "{\"name\": \"n%d\", \"op\": \"Relu\", \"inputs\": [\"v%d\"], \"outputs\": [\"v%d\"]}%s\n", i, i - 1, i, (i < n ? "," : "")
+        printf "],\n\"outputs\": [{\"name\": \"v%d\"}]}\n", n }' > "$T/chain.json"
+    for b in 1 2 3 4 5 6 7 8 9 10; do
+        echo "{\"spec\": \"$T/chain.json\", \"gpu\": \"A100-SXM4-40GB\", \"batch\": $b, \"latency_ms\": 1}"
+    done > "$T/chain.jsonl"
+    limited() { timeout 120 sh -c 'ulimit -v 400000 && exec "$@"' sh "$@"; }
+    run "eval --data past the memory for features" 7 limited "$DIPPM" eval --data "$T/chain.jsonl" --all-rows --quiet &&
+        check "the row and the limit named" "$T/err" "row [0-9]* (.*chain.json, 100000 nodes): the rows' features would take more than"
+    rm -f "$T/chain.json" "$T/chain.jsonl"
 fi
 run "convert needs -o" 2 "$DIPPM" convert "$S/tiny_cnn.json" && check "convert -o message" "$T/err" "missing -o"
 run "convert --set changes default" 0 "$DIPPM" convert --set height=48 "$S/tiny_cnn.json" -o - &&
@@ -311,7 +333,7 @@ run "bad gpu" 2 "$DIPPM" predict --gpu p100 "$S/tiny_cnn.json" && check "bad gpu
 check "bad gpu lists the rented ones" "$T/err" "L4-PCIe-24GB T4-PCIe-16GB V100-PCIe-32GB"
 run "bad profile" 2 "$DIPPM" predict --gpu a100:9g.99gb "$S/tiny_cnn.json" && check "bad profile lists" "$T/err" "3g.20gb"
 run "bad precision" 2 "$DIPPM" predict --precision fp4 "$S/tiny_cnn.json" && check "bad precision" "$T/err" "expected fp32"
-run "int8 eager" 2 "$DIPPM" predict --precision int8 --runtime pytorch "$S/tiny_cnn.json" && check "int8 eager" "$T/err" "eager PyTorch has no int8"
+run "int8 eager" 2 "$DIPPM" predict --precision int8 --runtime pytorch "$S/tiny_cnn.json" && check "int8 eager" "$T/err" "int8 needs runtime tensorrt: runtime pytorch (eager) has no int8"
 run "fp8 on A100" 2 "$DIPPM" predict --precision fp8 --runtime tensorrt --gpu a100 "$S/tiny_cnn.json" && check "fp8 on A100" "$T/err" "fp8 needs Ada or Hopper"
 # L4, T4, V100: no MIG, and the precisions their tensor cores lack refused naming the GPU
 run "t4 whole" 0 "$DIPPM" predict --gpu t4 "$S/tiny_cnn.json" &&
@@ -606,14 +628,14 @@ run "sweep generation max batch" 0 "$DIPPM" sweep zoo:llama --gpu h100 --precisi
 run "sweep generation bad over" 2 "$DIPPM" sweep zoo:gpt --input-tokens 32 --output-tokens 8 \
     --over layers=2,4 && check "sweep generation over message" "$T/err" "input_tokens=RANGE"
 
-# the explorer (headless): a decoder's generation line, KV cache in the memory bar, :set names
+# the explorer (headless): a decoder's generation line with its KV cache, :set names
 printf ':set input_tokens=1024 output_tokens=256 kv=fp8<Enter>:gpu h100<Enter>:dump-screen %s<Enter>q' \
     "$T/ui.txt" >"$T/ui.keys"
 run "explorer generation" 0 env DIPPM_NO_DISPLAY=1 DIPPM_SCRIPT="$T/ui.keys" DIPPM_COLS=130 \
     DIPPM_ROWS=30 XDG_STATE_HOME="$T/state" "$DIPPM" zoo:llama && {
     check "explorer generation line" "$T/ui.txt" "^Generation 1024+256 TTFT .* TPOT .* tok/s .* max batch"
     # tinyllama, fp8 cache: 2 x 22 x 4 x 64 x 1 byte = 11 KiB per token x 1280 tokens
-    check "explorer KV cache in the memory bar" "$T/ui.txt" "KV cache 13.8"
+    check "explorer KV cache on the Generation line" "$T/ui.txt" "^Generation 1024+256 .*(KV cache 13.8"
     check "explorer MIG line kept" "$T/ui.txt" "^MIG "
 }
 

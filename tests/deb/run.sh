@@ -110,7 +110,7 @@ run "explorer About screen (headless)" env DIPPM_NO_DISPLAY=1 DIPPM_SCRIPT=keys.
 cp "$work/about.txt" "$work/out" 2>/dev/null || : >"$work/out"
 has "About: the weights in use" "/usr/share/dippm/weights/dippm-gnn.dpw"
 has "About: their manifest" "Weights manifest: /usr/share/dippm/weights/dippm-gnn.json"
-has "About: the calibration report" "| rows | n | MAPE"
+has "About: the calibration report" "energy per output token (ML.ENERGY, predicted, not fitted)"
 run "man page installed" test -s /usr/share/man/man1/dippm.1.gz
 run "bash completion: dippm pre<Tab> -> predict" bash -c \
     'source /usr/share/bash-completion/completions/dippm; COMP_LINE="dippm pre"; COMP_POINT=9;

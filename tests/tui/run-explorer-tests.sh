@@ -25,6 +25,7 @@ done
 TMPD=$(mktemp -d "${TMPDIR:-/tmp}/dippm-hl.XXXXXX")
 trap 'rm -rf "$TMPD"' EXIT INT TERM
 export XDG_STATE_HOME="$TMPD/state"
+export XDG_CONFIG_HOME="$TMPD/config"   # no preferences or prices of the user's
 
 pass=0; fail=0; case_name=""; case_ok=1
 begin() { case_name=$1; case_ok=1; rm -f "$TMPD"/d.*; }
@@ -120,9 +121,11 @@ function mib(v, u) { return u == "GiB" ? v * 1024 : u == "KiB" ? v / 1024 : u ==
 }' || bad "parts do not add up: $mem"
 line_has 1 5 "predicted"
 line_has 1 5 "there"
-# a decoder: its generation's footprint names the KV cache apart
+# a decoder: the bar is the header's pass (its KV cache inside the
+# activations); the generation's footprint is on the Generation line
 run 30 200 '@1' zoo:gpt:phase=decode
-line "1" "4" | grep -q "generation .* = weights .* + KV cache .* + activations .* + context" || bad "decoder memory line lacks the generation breakdown: $(line 1 4)"
+line "1" "4" | grep -q "teacher .* = weights .* + activations .* (KV cache .*) + context" || bad "decoder memory line lacks the pass's breakdown: $(line 1 4)"
+line "1" "5" | grep -q "^Generation 512+128 .* memory .* (KV cache .*)" || bad "Generation line lacks its memory: $(line 1 5)"
 end
 
 begin "7: # ascending is numeric; a sort starts at the top"
@@ -554,6 +557,217 @@ grep -q "batch 32 " "$TMPD/t.6" || bad "the batch step did not set batch 32"
 grep -q "latency .* -> " "$TMPD/t.6" || bad "the batch step does not say what changed"
 grep -q "MIG 2g.10gb" "$TMPD/t.10" || bad "the MIG step did not choose a slice"
 grep -q "tour ended" "$TMPD/t.end" || bad "Esc did not end the tour"
+end
+
+begin "37: About shows the reports as plain text, the fine-tuning result in the README's words"
+run 200 140 '7@1' zoo:resnet:depth=18
+hasnt 1 '**'
+hasnt 1 '|---'
+hasnt 1 '| rows |'
+hasnt 1 '`'
+# the report's last goals row, its cells as aligned columns (no pipes, no stars)
+cells=$(grep '^| energy per image' "$here/../../weights/calibration.md" | head -1 |
+    awk -F'|' '{ for (i = 2; i < NF; i++) { c = $i; gsub(/^ +| +$|\*/, "", c); printf "%s%s", (i > 2 ? " +" : ""), c } }' |
+    sed 's/[][().]/\\&/g')
+[ -n "$cells" ] || bad "weights/calibration.md lacks the energy-per-image goals row"
+dump 1 | grep -Eq "^  $cells *\$" || bad "the goals table's last row is not plain aligned columns"
+joined=$(dump 1 | tr '\n' ' ' | sed 's/  */ /g')
+readme=$(sed -n '/^### Fine-tuned on measured end-to-end rows/,/^## /p' "$here/../../weights/README.md" |
+    tr '\n' ' ' | sed 's/  */ /g' | grep -o 'The shipped weights stay [^.]*\.')
+[ -n "$readme" ] || bad "weights/README.md lacks the sentence this test quotes"
+case $joined in *"$readme"*) ;; *) bad "About does not say, as weights/README.md does: $readme" ;; esac
+long=$(grep -o 'memory_mb [0-9.]*% \[[0-9.]*, [0-9.]*\] ([0-9]* rows)\.' "$here/../../weights/calibration.md" | head -1)
+[ -n "$long" ] || bad "weights/calibration.md lacks the leave-one-model-out memory figure"
+case $joined in *"$long"*) ;; *) bad "a long report line is cut" ;; esac
+end
+
+begin "37: Home/End sequences a TERM does not describe are keys, not tab switches"
+# ESC [ 1 ~ is Home where TERM=xterm expects ESC O H: curses hands the bytes
+# over one by one, and the 1 would switch to the Layers tab
+run 30 120 '7<Down><Down><Down><Esc>[1~@1<Down><Esc>[99~@2<Down><Esc>OH@3<Down><Esc>[1;5H@4<Esc>2@5' \
+    zoo:resnet:depth=18
+line_has 1 7 "Where the numbers come from"       # About, scrolled back to the top
+line_has 2 7 "GNN weights:"                      # an unknown sequence is dropped whole
+line_has 3 7 "Where the numbers come from"
+line_has 4 7 "Where the numbers come from"
+has 5 "Graph"                                    # Esc then 2 is still Esc, then the Graph tab
+hasnt 5 "Where the numbers come from"
+end
+
+begin "37: every figure a tour step quotes is the one its screen shows"
+# the note's "latency A -> B; throughput ...; memory ..." against the
+# prediction lines of the step before (A) and of the step itself (B)
+note() { sed -n '/Tour [0-9]*\/[0-9]*:/,/n next/p' "$1" | sed 's/^│ *//; s/ *│$//' | tr '\n' ' ' | sed 's/  */ /g'; }
+for size in "40 120" "30 100"; do
+    rm -f "$TMPD"/t.*
+    keys=""; i=1
+    while [ $i -le $steps ]; do keys="$keys:dump-screen! $TMPD/t.$i<Enter>n"; i=$((i + 1)); done
+    printf '%s' "$keys" > "$TMPD/script"
+    DIPPM_NO_DISPLAY=1 DIPPM_ROWS=${size% *} DIPPM_COLS=${size#* } DIPPM_SCRIPT="$TMPD/script" \
+        "$DIPPM" --tour >"$TMPD/out" 2>"$TMPD/err"
+    i=2
+    while [ $i -le $steps ]; do
+        n=$(note "$TMPD/t.$i")
+        for what in latency throughput memory; do
+            pair=$(printf '%s' "$n" | grep -o "$what [^;]* -> [^(]*(") || continue
+            from=${pair#"$what "}; from=${from%% -> *}; to=${pair#* -> }; to=${to% (}
+            ln=3; [ $what = memory ] && ln=4
+            short() { printf '%s' "$1" | sed 's/ \([KMGT]\)iB$/\1/'; } # 2.16 GiB as a narrow bar's 2.16G
+            sed -n "${ln}p" "$TMPD/t.$i" | grep -qF -e "$to" -e "$(short "$to")" ||
+                bad "$size step $i says $what $to; line $ln shows: $(sed -n "${ln}p" "$TMPD/t.$i")"
+            sed -n "${ln}p" "$TMPD/t.$((i - 1))" | grep -qF -e "$from" -e "$(short "$from")" ||
+                bad "$size step $i says $what was $from; step $((i - 1)) showed: $(sed -n "${ln}p" "$TMPD/t.$((i - 1))")"
+        done
+        i=$((i + 1))
+    done
+done
+# step 9: TensorRT's memory rises because of its context, as the step says
+ctx() { sed -n 4p "$TMPD/t.$1" | grep -o '[0-9.]*G ctx' | tr -d 'G ctx'; }
+[ -n "$(ctx 9)" ] && awk -v a="$(ctx 8)" -v b="$(ctx 9)" 'BEGIN { exit !(b > a) }' ||
+    bad "step 9 says the engine's context is larger: ctx $(ctx 8) -> $(ctx 9)"
+note "$TMPD/t.9" | grep -q "context" || bad "step 9 does not say why the memory rises"
+# step 12: about nine times the MACs of step 11, on line 1
+macs() { sed -n 1p "$TMPD/t.$1" | grep -o 'MACs [0-9.]* G' | tr -dc '0-9.'; }
+awk -v a="$(macs 11)" -v b="$(macs 12)" 'BEGIN { exit !(a > 0 && b / a > 8.5 && b / a < 9.5) }' ||
+    bad "step 12 says about nine times the MACs: $(macs 11) G -> $(macs 12) G"
+# step 12 quotes the GNN's and the teacher's latency: those of line 3
+g=$(note "$TMPD/t.12" | grep -o "GNN's [0-9.]* [mµ]*s beside the teacher's [0-9.]* [mµ]*s")
+[ -n "$g" ] || bad "step 12 does not quote the GNN's and the teacher's latency"
+gl=$(printf '%s' "$g" | sed 's/GNN.s \(.*\) beside.*/\1/'); tl=${g##*teacher\'s }
+line3=$(sed -n 3p "$TMPD/t.12")
+case $line3 in *"Latency (GNN) $gl"*"teacher $tl"*) ;; *) bad "step 12 quotes $g; line 3: $line3" ;; esac
+# step 11: the largest share of the time is MatMul's (o, the op-type view)
+keys=""; i=1
+while [ $i -lt 11 ]; do keys="${keys}n"; i=$((i + 1)); done
+run 30 120 "${keys}o@1" --tour
+first=$(dump 1 | sed -n '/^Op type /{n;p;}')
+case $first in "MatMul "*) ;; *) bad "step 11 says MatMul takes the most time; the op view's first row: $first" ;; esac
+end
+
+begin "37: compare matches layers by structure: an ONNX export and its template pair up"
+run 40 140 'P:open zoo:resnet:depth=50<Enter>8@1:batch 8<Enter>@2' "$SAMPLES_DIR/resnet50.onnx"
+has 1 "0 changed, 0 only in one of them"
+# paired: one row with the same time on both sides
+dump 1 | grep -Eq '^/conv1/Conv +([0-9.]+ [mµ]?s) +\1 ' || bad "the ONNX conv1 is not paired with the template's"
+has 2 "0 only in one of them"
+hasnt 2 " gone"
+# a changed template: what is upstream of the change pairs by structure, the rest by name
+run 40 140 'P:set depth=34<Enter>8@1' zoo:resnet:depth=18
+n18=$("$DIPPM" info zoo:resnet:depth=18 2>/dev/null | grep -o 'nodes: *[0-9]*' | tr -dc 0-9)
+n34=$("$DIPPM" info zoo:resnet:depth=34 2>/dev/null | grep -o 'nodes: *[0-9]*' | tr -dc 0-9)
+has 1 "$((n34 - n18)) only in one of them"
+end
+
+begin "37: energy per sample in the header and Compare; Compare costs 1,000 samples"
+run 40 140 'P:batch 32<Enter>P:price 2<Enter>8@1' zoo:resnet:depth=18
+# header: the batch's energy and its share per sample
+e=$(line 1 3 | grep -o 'Energy (GNN) [0-9.]* [mkµ]*J ([0-9.]* [mkµ]*J/sample)')
+[ -n "$e" ] || bad "the header lacks the energy per sample: $(line 1 3)"
+tojoules() { awk -v v="$1" -v u="$2" 'BEGIN { m = u == "mJ" ? 1e-3 : u == "µJ" ? 1e-6 : u == "kJ" ? 1e3 : 1; print v * m }'; }
+set -- $e   # Energy (GNN) V U (V2 U2/sample)
+per=$(tojoules "${5#(}" "${6%/sample)}"); all=$(tojoules "$3" "$4")
+awk -v a="$all" -v p="$per" 'BEGIN { exit !(p > 0 && a / p > 31.5 && a / p < 32.5) }' ||
+    bad "header: $all J per batch of 32 is not 32 x $per J per sample"
+# Compare: energy/sample of each column = energy/batch / batch
+row() { dump 1 | grep "^$1 " | sed "s|^$1 *||"; }
+set -- $(row "energy/sample")
+[ "$1 $2" = "$(row "energy/batch" | awk '{print $1" "$2}')" ] || bad "batch 1: energy/sample is not energy/batch"
+[ "$3 $4" = "$(echo "$e" | sed 's/.*(\(.*\)\/sample)/\1/')" ] || bad "pin 2's energy/sample $3 $4 is not the header's"
+# Compare's cost of the current state is the header's
+hc=$(line 1 2 | grep -o 'cost [0-9.e+-]*/1k' | sed 's/cost //; s/\/1k//')
+set -- $(row "cost/1k samples")
+[ -n "$hc" ] && [ "$4" = "$hc" ] || bad "Compare's cost now ($4) is not the header's ($hc)"
+end
+
+begin "37: the op-type view exports its table; Enter lists the layers of the type"
+run 30 120 "o:export csv $TMPD/o.csv<Enter>@1:export json $TMPD/o.json<Enter><Enter>@2:export csv $TMPD/lo.csv<Enter>" \
+    zoo:resnet:depth=18
+has 1 "wrote the time by op type"
+[ "$(head -1 "$TMPD/o.csv")" = "op_type,nodes,time_share,time_ms,flops,bytes,bound" ] ||
+    bad "op-type csv header: $(head -1 "$TMPD/o.csv")"
+first=$(sed -n 2p "$TMPD/o.csv" | cut -d, -f1); nc=$(sed -n 2p "$TMPD/o.csv" | cut -d, -f2)
+[ "$first" = Conv ] || bad "the first op type is $first, the screen's is Conv"
+sed 1d "$TMPD/o.csv" | awk -F, '{ s += $3 } END { exit !(s > 0.999 && s < 1.001) }' ||
+    bad "the exported shares do not sum to 1"
+grep -q '"op_type": "Conv"' "$TMPD/o.json" || bad "op-type json lacks Conv"
+has 2 "the $nc Conv layers"
+[ "$(sed 1d "$TMPD/lo.csv" | wc -l)" -eq "$nc" ] || bad "Enter on Conv lists $(sed 1d "$TMPD/lo.csv" | wc -l) layers, not $nc"
+sed 1d "$TMPD/lo.csv" | cut -d, -f3 | grep -qv '^Conv$' && bad "Enter on Conv lists other ops"
+end
+
+begin "37: preferences in \$XDG_CONFIG_HOME/dippm/explorer: GPU, precision, runtime"
+mkdir -p "$XDG_CONFIG_HOME/dippm"
+printf '# mine\ngpu h100\nprecision fp16   # tensor cores\nruntime tensorrt\ntheme mono\n' \
+    > "$XDG_CONFIG_HOME/dippm/explorer"
+run 30 120 '@1q@2' zoo:resnet:depth=18
+line_has 1 2 "H100-SXM5-80GB  fp16  tensorrt"
+[ -f "$TMPD/d.2" ] && bad "q warned about unsaved changes: the preferences are the saved state"
+# a session brings its own configuration
+run 30 120 ':gpu a100<Enter>:precision fp32<Enter>:w prefs1<Enter>' zoo:resnet:depth=18
+run 30 120 '@1' --session prefs1
+line_has 1 2 "A100-SXM4-40GB  fp32"
+# a bad file names itself, the line and what was expected
+printf 'gpu h100\nprecision fp12\n' > "$XDG_CONFIG_HOME/dippm/explorer"
+run 30 120 '' zoo:resnet:depth=18
+[ $rc -ne 0 ] || bad "a bad preferences file was accepted"
+grep -qF "$XDG_CONFIG_HOME/dippm/explorer:2: precision 'fp12'" "$TMPD/err" || bad "error: $(cat "$TMPD/err")"
+printf 'colour blue\n' > "$XDG_CONFIG_HOME/dippm/explorer"
+run 30 120 '' zoo:resnet:depth=18
+grep -qF "explorer:1: unknown key 'colour' (expected theme, gpu, precision or runtime)" "$TMPD/err" ||
+    bad "error: $(cat "$TMPD/err")"
+printf 'gpu h100:9g\n' > "$XDG_CONFIG_HOME/dippm/explorer"
+run 30 120 '' zoo:resnet:depth=18
+grep -qF "explorer:1: gpu: H100-SXM5-80GB has no MIG profile '9g'" "$TMPD/err" || bad "error: $(cat "$TMPD/err")"
+rm -f "$XDG_CONFIG_HOME/dippm/explorer"
+end
+
+begin "37: the int8 refusal fits an 80-column status line and names no CLI option"
+run 24 80 ':precision int8<Enter>@1' zoo:resnet:depth=18
+line_has 1 23 "int8 needs runtime tensorrt: runtime pytorch (eager) has no int8 GPU path"
+hasnt 1 "--runtime"
+line_has 1 2 "fp32"                     # the precision stayed
+end
+
+begin "37: B sets the largest batch under the SLO; one more misses it; u undoes it"
+run 30 120 ':slo 5<Enter>B@1' zoo:resnet:depth=18
+b=$(line 1 2 | grep -o 'batch [0-9]*' | tr -dc 0-9)
+[ -n "$b" ] && [ "$b" -gt 1 ] || bad "B did not raise the batch: $(line 1 2)"
+line_has 1 29 "largest batch $b ("
+line_has 1 3 "meets SLO"
+run 30 120 ":slo 5<Enter>:batch $((b + 1))<Enter>@1" zoo:resnet:depth=18
+line_has 1 3 "misses SLO"
+run 30 120 ':slo 5<Enter>Bu@1' zoo:resnet:depth=18
+line_has 1 2 "batch 1 "
+# nothing meets it: said, and the batch stays
+run 30 120 ':slo 0.5<Enter>B@1' zoo:resnet:depth=18
+line_has 1 29 "maxbatch: batch 1 takes"
+line_has 1 2 "batch 1 "
+# the CLI's answer is the same
+[ "$("$DIPPM" sweep zoo:resnet:depth=18 --max-batch --slo-ms 5 | sed -n 's/^largest batch on [^:]*: \([0-9]*\) .*/\1/p')" = "$b" ] ||
+    bad "sweep --max-batch --slo-ms 5 gives another batch than B ($b)"
+run 30 120 'B@1' "$FIXED"
+line_has 1 29 "no batch dimension"
+end
+
+begin "37: tour step 4's target, the layer's mark on the roofline, is not under the tour box"
+for size in "24 80" "40 120" "50 140" "75 140"; do
+    run ${size% *} ${size#* } 'nnn@1' --tour
+    has 1 "Tour 4/"
+    dump 1 | grep -q '│.*✕' || bad "$size: the chart's ✕ is hidden"
+done
+end
+
+begin "37: layers that take no time give way (Z shows them); export and filters keep them"
+run 30 120 "@1Z@2Z\\op=Constant<Enter>@3:export csv $TMPD/idle.csv<Enter>" "$SAMPLES_DIR/bert_base.onnx"
+dump 1 | sed -n '8,27p' | awk '{print $3}' | grep -qx -e Constant -e Shape && bad "Constant or Shape rows on the first screen"
+dump 1 | sed -n '8,27p' | grep -q '  0.0% -' && bad "a row taking no time is shown"
+n=$(line 1 28 | sed -n 's/^not shown: \([0-9]*\) layers taking no time.*Z shows them.*/\1/p')
+[ -n "$n" ] && [ "$n" -gt 0 ] || bad "no count of the hidden layers: $(line 1 28)"
+has 2 "/Shape "
+hasnt 2 "not shown:"
+dump 3 | sed -n '8,27p' | awk '{print $3}' | grep -qvx Constant && bad "the filter op=Constant lists other ops"
+has 3 "/Constant "
+[ "$(grep -c ',Constant,' "$TMPD/idle.csv")" -gt 0 ] || bad "the export under a filter lost the Constants"
 end
 
 begin "37: o shows the time by op type, Conv first, shares summing to 100%"

@@ -449,6 +449,35 @@ wait_for "F10Quit" && {
 }
 end
 
+begin "37: Home from a terminal its TERM does not describe is Home, not a tab switch"
+# tmux sends ESC [ 1 ~ for Home; TERM=xterm's terminfo expects ESC O H
+start TERM=xterm -- "$TINY"
+wait_for "F10Quit" && {
+    keys 7
+    wait_for "Where the numbers come from" && {
+        keys Down Down Down
+        wait_gone "Where the numbers come from"
+        keys Home
+        wait_for "Where the numbers come from"
+        expect_not "Output shape"          # not the Layers tab that a 1 opens
+    }
+}
+end
+
+begin "37: theme mono in the preferences draws without colours"
+mkdir -p "$TMPD/.config/dippm"
+colours() { T capture-pane -e -p -t ui 2>/dev/null | grep -c "$(printf '\033')\[[0-9;]*3[0-7][;m]"; }
+start -- "$TINY"
+wait_for "F10Quit" && [ "$(colours)" -gt 0 ] || bad "no colours without preferences (the check would prove nothing)"
+keys F10
+wait_for "EXIT="
+printf 'theme mono\n' > "$TMPD/.config/dippm/explorer"
+start -- "$TINY"
+wait_for "F10Quit" && { [ "$(colours)" -eq 0 ] || bad "theme mono still draws $(colours) coloured lines"; }
+keys F10
+rm -f "$TMPD/.config/dippm/explorer"
+end
+
 if "$DIPPM" zoo list >/dev/null 2>&1 && "$DIPPM" info zoo:resnet:depth=18 >/dev/null 2>&1; then
 begin "zoo template: hyperparameters editable in the Setup tab"
 start -- zoo:resnet:depth=18
