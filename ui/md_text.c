@@ -155,6 +155,12 @@ static bool is_item(const char *l)
     return (l[0] == '-' || l[0] == '*') && l[1] == ' ';
 }
 
+/* An HTML comment (a generated table's marker): Markdown shows nothing. */
+static bool is_comment(const char *l)
+{
+    return !strncmp(l + strspn(l, " "), "<!--", 4);
+}
+
 /* One block starting at lines[i] (not blank); returns the next line. */
 static int block(struct strbuf *b, char **lines, int n, int i, int width, bool *fenced)
 {
@@ -166,6 +172,12 @@ static int block(struct strbuf *b, char **lines, int n, int i, int width, bool *
     if (*fenced || !strncmp(l, "    ", 4)) {
         strbuf_printf(b, "%s\n", l);
         return i + 1;
+    }
+    if (is_comment(l)) {
+        int j = i;
+        while (j < n && !strstr(lines[j], "-->"))
+            j++;
+        return j < n ? j + 1 : n;
     }
     if (l[strspn(l, " ")] == '|') {
         int j = i;
@@ -186,7 +198,7 @@ static int block(struct strbuf *b, char **lines, int n, int i, int width, bool *
     for (; j < n; j++) {
         const char *m = lines[j];
         if (j > i && (blank(m) || is_item(m) || m[0] == '#' || m[strspn(m, " ")] == '|' ||
-                      !strncmp(m, "```", 3)))
+                      !strncmp(m, "```", 3) || is_comment(m)))
             break;
         strbuf_printf(&para, "%s ", item && j == i ? m + 2 : m);
     }

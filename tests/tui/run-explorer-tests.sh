@@ -565,6 +565,7 @@ hasnt 1 '**'
 hasnt 1 '|---'
 hasnt 1 '| rows |'
 hasnt 1 '`'
+hasnt 1 '<!--'
 # the report's last goals row, its cells as aligned columns (no pipes, no stars)
 cells=$(grep '^| energy per image' "$here/../../weights/calibration.md" | head -1 |
     awk -F'|' '{ for (i = 2; i < NF; i++) { c = $i; gsub(/^ +| +$|\*/, "", c); printf "%s%s", (i > 2 ? " +" : ""), c } }' |
