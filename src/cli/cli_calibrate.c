@@ -23,14 +23,15 @@ static const struct cli_opt calibrate_opts[] = {
     {"samples", 0, "DIR", "where the ONNX samples the table names are (default: the shipped "
      "samples)", OPT_SAMPLES},
     {"no-fit", 0, NULL, "only evaluate the compiled-in constants", OPT_NO_FIT},
-    {"no-lomo", 0, NULL, "skip the leave-one-model-out folds", OPT_NO_LOMO},
+    {"no-lomo", 0, NULL, "skip the leave-one-model-out and leave-one-source-family-out folds",
+     OPT_NO_LOMO},
     {"export-rows", 0, "FILE", "instead, write the fitted rows that are one teacher run each "
      "(latency or memory of one configuration) as dataset JSONL labelled measured, to "
      "fine-tune the GNN on (dippm train) and to evaluate it leaving one model out (dippm "
      "eval); refuses to overwrite without --force", OPT_EXPORT},
     {"intervals", 0, "DIR", "instead, write the prediction-interval table DIR/" INTERVAL_FILE
      " and its check DIR/intervals.md from the held-out errors of the measured rows (the "
-     "leave-one-model-out folds from the compiled-in constants, and --neusight); refuses to "
+     "leave-one-source-family-out folds from the compiled-in constants, and --neusight); refuses to "
      "overwrite without --force", OPT_INTERVALS},
     {"neusight", 0, "FILE", "with --intervals: also the measured rows of this dataset (JSONL) "
      "predicted by the teacher", OPT_NEUSIGHT},
@@ -175,8 +176,8 @@ static int write_intervals(const struct calibrate_cli *a, const struct interval_
     interval_build(&t, res, n, NULL);
     char cmd[2048], head[5120], inputs[512], tsv_path[4096], md_path[4096];
     intervals_command(a, cmd, sizeof cmd);
-    snprintf(inputs, sizeof inputs, "%d held-out errors (%d calibration rows, leave one model "
-             "out; %d NeuSight rows, teacher)", n, n_calib, n - n_calib);
+    snprintf(inputs, sizeof inputs, "%d held-out errors (%d calibration rows, leave one source "
+             "family out; %d NeuSight rows, teacher)", n, n_calib, n - n_calib);
     snprintf(head, sizeof head, "dippm prediction intervals (%.0f%%, split-conformal by runtime "
              "group; method and check in intervals.md)\nwritten by: %s\nfrom %s",
              INTERVAL_COVERAGE * 100, cmd, inputs);
@@ -199,8 +200,8 @@ static int write_intervals(const struct calibrate_cli *a, const struct interval_
     return rc;
 }
 
-/* The leave-one-model-out folds from the compiled-in constants (the ones
- * predict uses), the errors they leave, and the interval files. */
+/* The leave-one-source-family-out folds from the compiled-in constants
+ * (the ones predict uses), the errors they leave, and the interval files. */
 static int run_intervals(const struct calibrate_cli *a, struct calib_set *set)
 {
     struct diag d = {0};
@@ -208,9 +209,9 @@ static int run_intervals(const struct calibrate_cli *a, struct calib_set *set)
     struct interval_resid *res = NULL;
     int n = 0, n_calib = 0;
     struct calib_graphs *cg = calib_graphs_new(set, a->samples, &d);
-    fprintf(stderr, "dippm: leave-one-model-out folds ...\n");
+    fprintf(stderr, "dippm: leave-one-source-family-out folds ...\n");
     if (!cg || calib_evaluate(set, cg, sim_params_default(), &d) ||
-        calib_folds(set, cg, sim_params_default(), 2, CF_MODEL, &d) ||
+        calib_folds(set, cg, sim_params_default(), 2, CF_FAMILY, &d) ||
         interval_collect(set, a->neusight, &res, &n, &n_calib, &d))
         rc = cli_fail(&d);
     else

@@ -18,9 +18,9 @@ static const char NEUSIGHT_FAMILY[] = "neusight";
  * memory; false for rows that give none. */
 static bool calib_resid(const struct calib_row *r, struct interval_resid *x)
 {
-    if (r->use != CU_FIT || !(r->pred_lomo > 0) || !(r->measured > 0))
+    if (r->use != CU_FIT || !(r->pred_losfo > 0) || !(r->measured > 0))
         return false;
-    double e = log(r->measured / r->pred_lomo);
+    double e = log(r->measured / r->pred_losfo);
     switch (r->target) {
     case CT_LATENCY: x->target = IT_TIME; x->r = e; break;
     case CT_THROUGHPUT: /* fall through: a rate, the inverse of a time */
@@ -276,9 +276,10 @@ char *interval_report(const struct interval_resid *res, int n, int n_calib,
     strbuf_printf(&s,
         "Method: split-conformal by group. Each measured row gives one held-out error, "
         "log(measured / predicted): the %d fitted time and memory rows of the calibration "
-        "table, each predicted by the teacher refitted without the row's model (the "
-        "leave-one-model-out folds of `dippm calibrate`, started from the compiled-in "
-        "constants), and %d NeuSight end-to-end latency rows predicted by the teacher, which "
+        "table, each predicted by the teacher refitted without the row's source family (the "
+        "leave-one-source-family-out folds of `dippm calibrate`, started from the compiled-in "
+        "constants: a new user's harness is a new source), and %d NeuSight end-to-end latency "
+        "rows predicted by the teacher, which "
         "was not fitted to them. Throughputs count as times (the error of the rate, negated). "
         "Rows the calibration only evaluates (their configuration is known only approximately) "
         "and power and energy rows are not used. The errors are grouped by target (time; "

@@ -12,8 +12,8 @@
 #include "core/interval.h"
 
 /* Held-out errors: the fitted time and memory rows of set with their
- * leave-one-model-out prediction (calib_folds CF_MODEL must have run; rows without
- * one are left out), then every row of the measured dataset `neusight`
+ * leave-one-source-family-out prediction (calib_folds CF_FAMILY must have
+ * run; rows without one are left out), then every row of the measured dataset `neusight`
  * (NULL: none) predicted by the teacher. Families point into set or are
  * static. *n_calib: how many came from set. Malloc'd. */
 enum status interval_collect(const struct calib_set *set, const char *neusight,
