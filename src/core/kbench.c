@@ -283,8 +283,7 @@ struct fit_ctx {
     int n_bmm;                     /* of them in FG_BMM */
     int off[KG__COUNT + 2];        /* rows of fit group k: [off[k], off[k + 1]) */
     int lo, hi;                    /* the rows fit_loss scores */
-    struct sim_params *p;
-    double dispatch_us;            /* the harness's (kbench.h) */
+    struct sim_params *p;          /* its dispatch_us[RT_PYTORCH] is the harness's during the fit */
 };
 
 /* The order of the fit's row groups: what each fits (kbench_fit). FG_BMM:
@@ -298,8 +297,7 @@ _Static_assert(FG__COUNT <= KG__COUNT + 1, "fit_ctx.off holds every fit group");
 static double fit_pred_us(const struct fit_ctx *c, int i)
 {
     struct sim_totals t;
-    struct sim_params hp = harness_params(c->p, c->dispatch_us);
-    sim_run_prepared(c->prep[i], &hp, &t);
+    sim_run_prepared(c->prep[i], c->p, &t);
     return (t.latency_ms - sim_call_ms(c->p, RT_PYTORCH)) * 1e3;
 }
 
@@ -341,7 +339,7 @@ static void fit_one(struct fit_ctx *c, double *v, double lo, double hi)
 static enum status fit_add(struct fit_ctx *c, const struct kbench_row *r, struct diag *d)
 {
     struct config cfg;
-    struct graph *g = row_graph(r, c->dispatch_us, &cfg, d);
+    struct graph *g = row_graph(r, c->p->dispatch_us[RT_PYTORCH], &cfg, d);
     if (!g)
         return ST_EPARSE;
     struct hw hw;
@@ -442,7 +440,11 @@ enum status kbench_fit(const struct kbench_set *s, struct sim_params *params,
                        double *dispatch_us, int *n_fit, struct kbench_board_fit *boards,
                        struct diag *d)
 {
-    struct fit_ctx c = {.p = params, .dispatch_us = KBENCH_DISPATCH_US};
+    /* the fit runs on the benchmark's host; the calibrated dispatch comes
+     * back at the end */
+    double calibrated = params->dispatch_us[RT_PYTORCH];
+    params->dispatch_us[RT_PYTORCH] = KBENCH_DISPATCH_US;
+    struct fit_ctx c = {.p = params};
     enum status st = fit_prepare(s, &c, d);
     if (!st && c.n_gemm == 0)
         st = diag_set(d, ST_EPARSE, "no train-split matmul or linear row of at least %.0f us to "
@@ -451,8 +453,8 @@ enum status kbench_fit(const struct kbench_set *s, struct sim_params *params,
     c.lo = c.off[FG_HOST];
     c.hi = c.off[FG_HOST + 1];
     if (!st && c.hi > c.lo)
-        fit_one(&c, &c.dispatch_us, 1.0, 80.0);
-    *dispatch_us = c.dispatch_us;
+        fit_one(&c, &params->dispatch_us[RT_PYTORCH], 1.0, 80.0);
+    *dispatch_us = params->dispatch_us[RT_PYTORCH];
     /* the two constants trade off (both lower a small-K GEMM's speed):
      * alternate until the loss stops moving */
     double prev = INFINITY;
@@ -485,5 +487,6 @@ enum status kbench_fit(const struct kbench_set *s, struct sim_params *params,
     free(c.prep);
     free(c.meas_us);
     free(c.row);
+    params->dispatch_us[RT_PYTORCH] = calibrated;
     return st;
 }
