@@ -166,8 +166,9 @@ static const char *top(void)
 }
 
 /* The family table: every family with NeuSight train rows (A100, T4, V100)
- * and L4's a-priori entry; a family without one (Hopper) keeps its
- * datasheet figures. */
+ * and L4's a-priori entry; Hopper, without rows, keeps its datasheet figures
+ * (fitted shares 1) and gives its SM's L1 and threads; a family the table
+ * does not know has no L1 figure (no row-kernel re-reads modelled). */
 static void test_boards(void **state)
 {
     (void)state;
@@ -180,10 +181,17 @@ static void test_boards(void **state)
         assert_string_equal(b->family, hw.gpu->family);
         assert_true(b->fp32_keep > 0.3 && b->fp32_keep < 1.5);
         assert_true(b->bw_keep > 0.5 && b->bw_keep < 1.2);
+        assert_true(b->l1_kib >= 64 && b->l1_kib <= 256);
+        assert_true(b->sm_threads >= 1024 && b->sm_threads <= 2048);
     }
     struct hw h100 = {.gpu = gpu_get(gpu_find("h100"))};
-    assert_null(sim_board_of(&h100)->family);
-    assert_true(sim_board_of(&h100)->fp32_keep == 1 && sim_board_of(&h100)->bw_keep == 1);
+    const struct sim_board *hb = sim_board_of(&h100);
+    assert_string_equal(hb->family, "H100");
+    assert_true(hb->fp32_keep == 1 && hb->bw_keep == 1 && hb->batched_sgemm_tile == -1);
+    assert_true(hb->l1_kib == 256 && hb->sm_threads == 2048);
+    struct hw none = {.gpu = NULL};
+    assert_null(sim_board_of(&none)->family);
+    assert_true(sim_board_of(&none)->l1_kib == 0);
 }
 
 /* The shipped kernels: the teacher's FP32 constants hold on the test split
@@ -207,7 +215,7 @@ static void test_shipped_kernels(void **state)
         double max_mape;
         int min_rows;
     } goals[] = {{KG_LINEAR, 9, 6000}, {KG_ELEMENTWISE, 4, 3000}, {KG_MATMUL, 15, 11000},
-                 {KG_LAYERNORM, 19, 390}, {KG_SOFTMAX, 20.5, 390}};
+                 {KG_LAYERNORM, 8, 390}, {KG_SOFTMAX, 19.5, 390}};
     for (size_t k = 0; k < sizeof goals / sizeof goals[0]; k++) {
         for (int i = 0; i < s.n; i++)
             sel[i] = s.rows[i].test && s.rows[i].group == goals[k].g;

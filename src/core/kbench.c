@@ -436,6 +436,28 @@ static void fit_boards(const struct fit_ctx *c, struct kbench_board_fit *out)
     free(sum);
 }
 
+/* cuda_eff and the families' fp32_keep only fit as products (every GEMM
+ * row belongs to a family): cuda_eff is made their geometric mean, each
+ * keep its family's deviation from it, so that a GPU without rows (H100, L4)
+ * takes the fitted families' mean and repeated fits do not drift. */
+static void norm_boards(struct kbench_board_fit *b, double *cuda_eff)
+{
+    double sum = 0;
+    int n = 0;
+    for (int gi = 0; gi < gpu_count(); gi++)
+        if (b[gi].n_gemm) {
+            sum += log(b[gi].fp32_keep);
+            n++;
+        }
+    if (!n)
+        return;
+    double g = exp(sum / n);
+    *cuda_eff *= g;
+    for (int gi = 0; gi < gpu_count(); gi++)
+        if (b[gi].n_gemm)
+            b[gi].fp32_keep /= g;
+}
+
 enum status kbench_fit(const struct kbench_set *s, struct sim_params *params,
                        double *dispatch_us, int *n_fit, struct kbench_board_fit *boards,
                        struct diag *d)
@@ -478,9 +500,19 @@ enum status kbench_fit(const struct kbench_set *s, struct sim_params *params,
         c.hi = c.off[groups[k] + 1];
         if (c.hi > c.lo)
             fit_one(&c, effs[k], 0.2, k == 0 ? 1.5 : 1.0);
+        /* the norms' rows cross the caches' edge (their lengths run to
+         * 4096): the share of the caches their re-reads find and how sharp
+         * the edge is, with their bandwidth; no softmax row reaches it */
+        for (int round = 0; groups[k] == FG_NORM && c.hi > c.lo && round < 6; round++) {
+            fit_one(&c, &params->row_cache_norm, 0.05, 1.0);
+            fit_one(&c, &params->row_cache_soft, 0.1, 4.0);
+            fit_one(&c, effs[k], 0.2, 1.0);
+        }
     }
-    if (!st && boards)
+    if (!st && boards) {
         fit_boards(&c, boards);
+        norm_boards(boards, &params->cuda_eff);
+    }
     *n_fit = c.n_gemm;
     for (int i = 0; i < c.n; i++)
         sim_prep_free(c.prep[i]);

@@ -84,7 +84,7 @@ enum status kbench_predict(const struct kbench_set *s, const struct sim_params *
  * and hooks included. Every row is predicted with this dispatch instead,
  * fitted (dippm eval --kernels --fit prints it) on the train-split rows of
  * under KBENCH_FIT_HOST_MAX_US, which the host's time dominates. */
-#define KBENCH_DISPATCH_US 19.12
+#define KBENCH_DISPATCH_US 19.78
 #define KBENCH_FIT_HOST_MAX_US 60.0
 
 /* Fits the harness's dispatch (above) to the train-split rows under

@@ -138,6 +138,49 @@ struct sim_prep {
     double wbytes, act_ratio, persist, peak; /* what the memory figure needs */
 };
 
+/* Eager PyTorch's row-wise kernels that read a row again after a first
+ * pass (sim_kernel_in.reread_bytes): layer norm (statistics, then
+ * normalise; 128 threads a row) and a softmax over rows of more than 1024
+ * (cunn_SoftMaxForward: max, sum, output; its block of half the row's
+ * float4 loads rounded up to a power of two, at least a warp, at most
+ * 512), as ATen 2.x launches them. A softmax over up to 1024 keeps its row
+ * in registers (softmax_warp_forward). */
+static void row_rereads(const struct graph *g, const struct node *n, const struct config *cfg,
+                        struct sim_kernel_in *k)
+{
+    bool ln = n->op == OP_LayerNormalization;
+    if ((!ln && n->op != OP_Softmax && n->op != OP_LogSoftmax) || !runtime_eager(cfg->rt) ||
+        n->n_in < 1 || n->in[0] < 0)
+        return;
+    const struct shape *s = &g->values[n->in[0]].shape;
+    if (!s->known || s->rank < 1)
+        return;
+    int64_t axis = node_attr_int(n, "axis", -1);
+    if (axis < 0)
+        axis += s->rank;
+    if (axis < 0 || axis >= s->rank)
+        return;
+    double row = 1, numel = 1;
+    for (int i = 0; i < s->rank; i++) {
+        numel *= (double)s->d[i];
+        if (i >= axis && (ln || i == axis))
+            row *= (double)s->d[i];
+    }
+    if (!ln && (axis != s->rank - 1 || row <= 1024))
+        return;
+    double eb = precision_bytes(cfg->prec);
+    int block = 128;
+    if (!ln) {
+        double want = fmin(row / (16 / eb), 1024) / 2;
+        for (block = 32; block < want && block < 512; block *= 2)
+            ;
+    }
+    k->row_bytes = row * eb;
+    k->reread_bytes = (ln ? 1 : 2) * numel * eb;
+    k->row_block = block;
+    k->row_softmax = !ln;
+}
+
 /* The steps of the time pass, in issue order, after pass_fuse; n_steps
  * steps are written to out (room for g->n_nodes). */
 static int build_steps(const struct graph *g, const struct config *cfg,
@@ -185,6 +228,8 @@ static int build_steps(const struct graph *g, const struct config *cfg,
         }
         if (kin.gemm && sn->merged > 0)
             kin.n *= sn->merged + 1; /* merged siblings: one wider GEMM */
+        if (n->state == NODE_OK)
+            row_rereads(g, n, cfg, &kin);
         st->kin = kin;
         st->kflops = sn->kflops;
         st->kbytes = sn->kbytes;

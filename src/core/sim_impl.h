@@ -49,8 +49,14 @@ struct sim_board {
      * strided-batched SGEMM runs on the family whatever the shape, without
      * split-K; -1 where its heuristics pick among tiles as the model does. */
     int batched_sgemm_tile;
+    /* The SM's datasheet: resident threads and its L1 data cache (the
+     * unified L1/shared memory), which hold the rows a row-wise kernel
+     * reads more than once (sim_row_miss); 0 KiB: unknown. */
+    int sm_threads;
+    double l1_kib;
 };
-/* The constants of hw's GPU family ({NULL, 1, 1} when it has none). */
+/* The constants of hw's GPU family ({NULL, 1, 1, -1, 2048, 0} when it has
+ * none). */
 const struct sim_board *sim_board_of(const struct hw *hw);
 
 /* One kernel's work and shape as the kernel model sees it. */
@@ -65,7 +71,23 @@ struct sim_kernel_in {
     bool grouped;       /* 1 < group < input channels */
     bool attention;     /* fused attention: M queries, N keys, K head size */
     double q_block;     /* attention: query rows per CTA */
+    /* A row-wise kernel (eager layer norm, block softmax) that reads its
+     * input again after a first pass over each row: the bytes of those
+     * further passes, the bytes of one row and the threads of the block
+     * that owns a row. The passes cost DRAM traffic only for rows the L1
+     * and L2 no longer hold (sim_row_miss); 0: none. */
+    double reread_bytes, row_bytes;
+    int row_block;
+    bool row_softmax;   /* the row kernel is a softmax (row_cache_softmax), else a norm */
 };
+
+/* The share of a row-wise kernel's re-reads that miss both the L1 and the
+ * L2 of hw and go to DRAM: the rows in flight (the SM's resident blocks,
+ * one row each) against share of each cache (row_cache_norm or
+ * row_cache_softmax), rising from 0 at that share to 1 at
+ * (1 + row_cache_soft) times it. */
+double sim_row_miss(const struct hw *hw, const struct sim_params *p, double share,
+                    double row_bytes, int block);
 
 struct sim_kernel_out {
     double compute_s, memory_s; /* modelled times with efficiencies (no overhead) */

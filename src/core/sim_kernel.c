@@ -112,6 +112,29 @@ static double clock_keep(const struct hw *hw, const struct sim_params *p)
     return fam[0] == 'H' ? p->hopper_clock : 1.0;
 }
 
+/* 0 below share x cap, 1 past (1 + soft) x it, linear between. */
+static double over_share(double used, double cap, double share, double soft)
+{
+    double c = cap * share;
+    if (!(c > 0) || used <= c)
+        return used > 0 && !(c > 0) ? 1.0 : 0.0;
+    double x = (used - c) / (c * (soft > 1e-6 ? soft : 1e-6));
+    return x < 1 ? x : 1.0;
+}
+
+double sim_row_miss(const struct hw *hw, const struct sim_params *p, double share,
+                    double row_bytes, int block)
+{
+    const struct sim_board *board = sim_board_of(hw);
+    if (!(row_bytes > 0) || block <= 0 || !(board->l1_kib > 0))
+        return 0;
+    int resident = board->sm_threads / block;
+    double per_sm = (resident > 1 ? resident : 1) * row_bytes;
+    double l1 = over_share(per_sm, board->l1_kib * 1024, share, p->row_cache_soft);
+    double l2 = over_share(per_sm * hw->sms, hw->l2_bytes, share, p->row_cache_soft);
+    return l1 * l2;
+}
+
 void sim_kernel_time(const struct hw *hw, const struct config *cfg, const struct sim_params *p,
                      const struct sim_kernel_in *in, struct sim_kernel_out *out)
 {
@@ -217,7 +240,13 @@ void sim_kernel_time(const struct hw *hw, const struct config *cfg, const struct
     double main_s = in->flops / (peak * eff * keep);
     double epi_s = in->vec_flops / (vec_peak * f->vec_eff * keep);
     out->compute_s = sim_overlap(main_s, epi_s, p->overlap_p);
-    out->memory_s = in->bytes / (hw->bw_bytes * bw_eff);
+    double reread = in->reread_bytes > 0
+                        ? in->reread_bytes * sim_row_miss(hw, p,
+                                                       in->row_softmax ? p->row_cache_softmax
+                                                                       : p->row_cache_norm,
+                                                       in->row_bytes, in->row_block)
+                        : 0;
+    out->memory_s = (in->bytes + reread) / (hw->bw_bytes * bw_eff);
     double ideal_c = in->flops / peak + in->vec_flops / vec_peak;
     double ideal_m = in->bytes / hw->bw_bytes;
     out->roofline_s = ideal_c > ideal_m ? ideal_c : ideal_m;

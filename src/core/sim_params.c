@@ -22,13 +22,13 @@ static const struct sim_params fitted = {
      * PyTorch takes cuBLAS's heuristic pick and runs matrix products on
      * strided views (transposed attention operands). A-priori 0.80 each;
      * fitted 0.59 eager and 0.77 engine (dippm calibrate, 838 rows). */
-    .tc_eff = {[RT_PYTORCH] = 0.6206, [RT_TENSORRT] = 0.7826},
+    .tc_eff = {[RT_PYTORCH] = 0.6167, [RT_TENSORRT] = 0.7926},
     /* FP32 SGEMM on CUDA cores reaches ~80-90% of 19.5 TFLOPS (a-priori
      * 0.85). Fitted with simt_k_half below on NeuSight's measured single
      * kernels (dippm eval --kernels --fit: the train split's FP32 matmul
      * and linear rows on A100-PCIe-40GB, T4 and V100, but for A100's batched
      * ones: batched_sgemm_eff's). */
-    .cuda_eff = 0.8807,
+    .cuda_eff = 0.8689,
     /* STREAM-like kernels sustain ~80-90% of HBM peak on A100; a-priori
      * 0.85, fitted 0.95. */
     .bw_eff = 0.95,
@@ -39,7 +39,7 @@ static const struct sim_params fitted = {
      * (FasterTransformer's and TensorRT-LLM's decode steps add per-step
      * synchronisation); an engine replayed as a CUDA graph has its own
      * figure below. */
-    .kernel_us = {[RT_PYTORCH] = 8.225, [RT_TENSORRT] = 6.93},
+    .kernel_us = {[RT_PYTORCH] = 7.621, [RT_TENSORRT] = 6.848},
     /* An engine replayed as a CUDA graph: the host launches the whole graph
      * once (call_us) and the GPU front end starts each node from the
      * uploaded graph, without a stream launch per kernel; what remains per
@@ -50,11 +50,11 @@ static const struct sim_params fitted = {
      * a graph: TensorRT's demoBERT (perf --enable_graph), NVIDIA's MLPerf
      * SingleStream harness (use_graphs), AITemplate's benchmarks
      * (graph_mode) and vLLM's decode steps (ML.ENERGY). */
-    .graph_kernel_us = 5.433,
+    .graph_kernel_us = 5.301,
     /* Eager PyTorch issues every op from Python through the dispatcher
      * (10-40 us per nn.Module call, PyTorch 1.12); an engine enqueues
      * pre-built kernels (a few us each); a-priori 25 and 1.5, fitted. */
-    .dispatch_us = {[RT_PYTORCH] = 44.97, [RT_TENSORRT] = 2.348},
+    .dispatch_us = {[RT_PYTORCH] = 44.97, [RT_TENSORRT] = 4.212},
     /* One call: Python forward entry, input handling and synchronisation
      * (eager), or enqueue + stream sync (engine); a-priori 100 and 30,
      * fitted 300 and 90 (on wall-clock timings that synchronise after
@@ -88,7 +88,7 @@ static const struct sim_params fitted = {
      * NCHW<->NHWC transforms around tensor-core convolutions and picks
      * tactics heuristically; an engine picks NHWC tactics by timing them at
      * build time. A-priori 0.8 each; fitted per runtime. */
-    .conv_eff = {[RT_PYTORCH] = 0.4351, [RT_TENSORRT] = 0.9291},
+    .conv_eff = {[RT_PYTORCH] = 0.4273, [RT_TENSORRT] = 0.9388},
     /* Depthwise convolutions reach only part of streaming bandwidth: halo
      * re-reads and per-channel strided access. Eager PyTorch runs them on
      * NCHW tensors through cuDNN's generic kernels; an engine picks an NHWC
@@ -108,7 +108,7 @@ static const struct sim_params fitted = {
      * FasterTransformer) and 30 us for vLLM's Python one (its scheduler,
      * sampler and detokeniser touch every request object every step);
      * fitted 15 and 61. */
-    .seq_step_us = {[RT_PYTORCH] = 0, [RT_TENSORRT] = 15.05, [RT_VLLM] = 60.37},
+    .seq_step_us = {[RT_PYTORCH] = 0, [RT_TENSORRT] = 15.05, [RT_VLLM] = 60.85},
     /* A generation request costs a fixed time before its first token beyond
      * the prefill pass: the runtime sets up the request's buffers, sampling
      * state and KV-cache blocks, copies the prompt in and synchronises
@@ -125,37 +125,58 @@ static const struct sim_params fitted = {
      * harder to feed. A100's sustain is part of tc_eff (fitted on A100
      * rows), so this is the further fraction Hopper keeps, on tensor and
      * CUDA-core math alike. A-priori 1; fitted 0.86 (an effective ~1,700 MHz). */
-    .hopper_clock = 0.8488,
+    .hopper_clock = 0.8406,
     /* Compute and memory overlap inside a kernel only as far as its
      * pipeline hides one behind the other: the time is (c^p + m^p)^(1/p);
      * a GEMM's fused epilogue math overlaps its main loop the same way.
      * A-priori 4 (at c = m the kernel takes 19% longer than either);
      * fitted. */
-    .overlap_p = 3.735,
+    .overlap_p = 3.833,
     /* A GEMM tile spends a fixed prologue and epilogue worth k_half K-steps
      * of its main loop: efficiency K / (K + k_half). Ampere/Hopper GEMMs
      * fill a 3-4 stage operand pipeline of 32 K each before the first MMA,
      * then load and store C. A-priori 96; fitted 77. */
-    .k_half = 74.16,
+    .k_half = 96.68,
     /* An FP32 GEMM on CUDA cores (cuBLAS's SGEMM: eager PyTorch's matrix
      * products in FP32, TF32 off) loads 8 K per main-loop step into a
      * 2-stage pipeline, so its fixed part is short against tensor-core
      * tiles'. A-priori 16; fitted on NeuSight's measured single kernels
      * (dippm calibrate --kernels; train split). */
-    .simt_k_half = 15.99,
+    .simt_k_half = 16.12,
     /* The one-tile batched SGEMM of Ampere and Ada (sim_board) against the
      * shape-chosen kernels cuda_eff describes: a-priori 1; fitted on the
      * A100 train split's batched rows of at least 1 ms (dippm eval
      * --kernels --fit). */
-    .batched_sgemm_eff = 1.0954,
+    .batched_sgemm_eff = 1.0955,
     /* A layer or group norm reads its rows for the statistics and again to
      * normalise, with block synchronisation between; a softmax over the
      * last axis keeps a row in registers or shared memory (max, sum,
      * scale). A-priori 0.7 each (the figure reductions keep); fitted on
      * NeuSight's train-split layer norm and softmax kernels of at least
      * 300 us (dippm eval --kernels --fit). */
-    .norm_bw_eff = 0.6654,
-    .softmax_bw_eff = 0.7878,
+    .norm_bw_eff = 0.9193,
+    .softmax_bw_eff = 0.7873,
+    /* Eager PyTorch's layer norm (vectorized_layer_norm_kernel, 128
+     * threads a row) reads each row twice, and its softmax over rows of
+     * more than 1024 (cunn_SoftMaxForward, 256 or 512 threads) three times:
+     * max, sum, output. The later passes find the row in the L1 while the
+     * rows in flight (the SM's resident blocks) fit it, else in the L2
+     * while every SM's rows fit that; past both they go to DRAM (sim.c
+     * row_rereads, sim_kernel.c sim_row_miss). NeuSight's kernels show it:
+     * a norm over rows of 1024 keeps 1.4x the bandwidth of one over 4096
+     * on T4, the same rows on L4 (48 MB of L2) do not slow down, and a
+     * softmax over 16384 runs 1.5-1.8x slower than one over 4096 on A100,
+     * T4 and V100. The share of the caches a norm's rows find and how
+     * sharp the edge is (the re-reads all miss at 1 + row_cache_soft
+     * times the share) are fitted with norm_bw_eff on the train-split layer
+     * norms of at least 300 us (dippm eval --kernels --fit), whose lengths
+     * (up to 4096) cross the edge; a-priori 0.5 and 1. No train-split
+     * softmax row is long enough to see it: the softmax keeps the whole L1
+     * (a-priori 1; its blocks hold no shared-memory copy of the row), and
+     * the test split's long rows are its check. */
+    .row_cache_norm = 0.2921,
+    .row_cache_softmax = 1.0,
+    .row_cache_soft = 1.3192,
     /* Board power while a kernel runs, as shares of the idle-to-TDP range:
      * any running kernel holds boost clocks and wakes the SMs and caches
      * (p_active); streaming HBM adds p_memory at full bandwidth, and math
@@ -164,8 +185,8 @@ static const struct sim_params fitted = {
      * power limit, so its use counts against hopper_clock x the peak). A-priori
      * 0.2 and 0.6 (A100/H100 power studies, e.g. arXiv 2312.02741); fitted
      * to the average power of the ML.ENERGY H100 rows. */
-    .p_active = 0.3205,
-    .p_memory = 0.4971,
+    .p_active = 0.3091,
+    .p_memory = 0.5111,
 };
 
 const struct sim_params *sim_params_default(void)
@@ -193,9 +214,14 @@ const struct sim_params *sim_params_default(void)
  * (sm80_xmma_gemm_* tile sizes) choose among tiles by shape, as the model
  * does. */
 #define AMPERE_BATCHED_SGEMM_TILE 1 /* sim_fixed.tile_m/tile_n[1]: 128 x 128 */
+/* The last two columns are each SM architecture's tuning-guide figures:
+ * resident threads per SM (Volta, Ampere GA100, Hopper 2048; Ada 1536;
+ * Turing 1024) and the most of the unified L1/shared memory the L1 data
+ * cache can take (GA100 192 KiB, Hopper 256, Volta and Ada 128, Turing 64
+ * of its 96). */
 static const struct sim_board boards[] = {
     /* A100-PCIe-40GB: 3054 linear, 204 element-wise rows */
-    {"A100", 1.1055, 0.9694, AMPERE_BATCHED_SGEMM_TILE},
+    {"A100", 1.1207, 0.9689, AMPERE_BATCHED_SGEMM_TILE, 2048, 192},
     /* L4 (Ada, 72 W): a board of T4's power class holds about T4's share of
      * its boost clock under load (T4: sustain x fp32_keep = 0.75 x 0.777);
      * and its 30.3 TFLOPS count 128 FP32 lanes per SM, half of which share a
@@ -204,11 +230,14 @@ static const struct sim_board boards[] = {
      * reach ~0.6-0.67 of the doubled peak where A100 reaches ~0.9):
      * 0.7 x 0.75 x 0.777 / 0.85 (L4's sustain) = 0.48, an a-priori estimate.
      * Its GDDR6 keeps T4's fitted GDDR6 share of bandwidth. */
-    {"L4", 0.48, 0.8472, AMPERE_BATCHED_SGEMM_TILE},
-    {"T4", 0.7295, 0.8069, -1},   /* T4-PCIe-16GB: 8328 GEMM, 2985 element-wise rows */
-    {"V100", 1.1906, 0.9958, -1}, /* V100-PCIe-32GB: 5463 GEMM, 644 element-wise rows */
+    {"L4", 0.48, 0.8472, AMPERE_BATCHED_SGEMM_TILE, 1536, 128},
+    {"T4", 0.7394, 0.8068, -1, 1024, 64},   /* T4-PCIe-16GB: 8328 GEMM, 2985 element-wise rows */
+    {"V100", 1.2068, 0.9954, -1, 2048, 128}, /* V100-PCIe-32GB: 5463 GEMM, 644 element-wise rows */
+    /* Hopper: no kernel row to fit; the SM's figures only */
+    {"H100", 1.0, 1.0, -1, 2048, 256},
+    {"H200", 1.0, 1.0, -1, 2048, 256},
 };
-static const struct sim_board no_board = {NULL, 1.0, 1.0, -1};
+static const struct sim_board no_board = {NULL, 1.0, 1.0, -1, 2048, 0};
 
 const struct sim_board *sim_board_of(const struct hw *hw)
 {
