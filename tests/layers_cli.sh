@@ -86,5 +86,33 @@ EOF
 check "huge MACs in the row" " 9.13e+46 " "$tmp/huge"
 check "huge MACs in the total" "MACs 9.13e+46," "$tmp/huge"
 
+# --time: the node times split the latency `dippm predict` gives for the
+# same configuration (their sum is that latency), every row carries a bound,
+# --sort time orders them, and a node folded into a kernel names it
+ms=$("$DIPPM" predict "$m" --gpu T4 --batch 8 --json 2>/dev/null |
+    sed -n 's/^  "latency_ms": \([0-9.e+-]*\),$/\1/p')
+"$DIPPM" layers "$m" --gpu T4 --batch 8 --csv > "$tmp/tcsv" 2>"$tmp/terr"
+check "time columns" "state,note,time_us,time_share,bound,kernel" "$tmp/tcsv"
+awk -F, -v ms="$ms" 'NR > 1 { us += $(NF - 3); sh += $(NF - 2); if ($(NF - 1) !~ /^(compute|memory|overhead|-)$/) bad++ }
+    END { if (ms == "" || us < 999 * ms || us > 1001 * ms || sh < 0.999 || sh > 1.001 || bad) exit 1 }' \
+    "$tmp/tcsv" || { echo "FAIL: --time: node times do not sum to predict's $ms ms:";
+    cat "$tmp/tcsv" "$tmp/terr"; fails=$((fails + 1)); }
+"$DIPPM" layers "$m" --time --sort time --csv > "$tmp/tsort" 2>/dev/null
+awk -F, 'NR > 2 && $(NF - 3) > prev + 1e-9 { exit 1 } NR > 1 { prev = $(NF - 3) }' "$tmp/tsort" ||
+    { echo "FAIL: --sort time not descending:"; cat "$tmp/tsort"; fails=$((fails + 1)); }
+"$DIPPM" layers "$m" --runtime tensorrt --precision fp16 --json > "$tmp/tjson" 2>/dev/null
+check "json prediction" '"runtime": "tensorrt"' "$tmp/tjson"
+check "json node time" '"time_us": ' "$tmp/tjson"
+"$DIPPM" layers "$m" --runtime tensorrt --precision fp16 --csv > "$tmp/tfuse" 2>/dev/null
+awk -F, 'NR > 1 && $(NF) != $2 { f++ } END { exit !(f > 0) }' "$tmp/tfuse" ||
+    { echo "FAIL: tensorrt: no node names the kernel it is fused into:"; cat "$tmp/tfuse";
+    fails=$((fails + 1)); }
+"$DIPPM" layers "$m" > "$tmp/notime" 2>&1
+if grep -q "predicted on" "$tmp/notime"; then echo "FAIL: time shown without --time"; fails=$((fails + 1)); fi
+"$DIPPM" layers "$m" --gpu Z9 > "$tmp/badgpu" 2>&1
+rc=$?
+[ "$rc" -eq 2 ] || { echo "FAIL: --gpu Z9 exit $rc, expected 2"; fails=$((fails + 1)); }
+check "bad gpu names it" "--gpu 'Z9': unknown GPU" "$tmp/badgpu"
+
 [ "$fails" -eq 0 ] && echo "layers CLI: all checks passed"
 exit $((fails > 0))

@@ -1,8 +1,10 @@
 /* cli_layers.c - `dippm layers MODEL`: the per-node cost table in
  * topological order (name, op, output shapes, params, MACs, FLOPs, bytes
  * read and written, arithmetic intensity, state) with a totals line that
- * says how many nodes were not counted. Human table with K/M/G units, or
- * exact numbers with --csv / --json. Column conventions: graph/cost.c. */
+ * says how many nodes were not counted; with --time (or a configuration
+ * option) also each node's predicted time, its share of the latency and
+ * what bounds it. Human table with K/M/G units, or exact numbers with
+ * --csv / --json. Column conventions: graph/cost.c. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,15 +13,20 @@
 #include "util/textsafe.h"
 #include "util/jsonw.h"
 #include "graph/shape.h"
+#include "core/predict.h"
 #include "core/report.h"
+#include "cli/cli_pred.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"
 
-enum { OPT_SORT = CLI_OPT__OWN, OPT_TOP };
+enum { OPT_SORT = CLI_OPT__OWN, OPT_TOP, OPT_TIME };
 
 static const struct cli_opt layers_opts[] = {
-    {"sort", 0, "KEY", "order by flops, macs, params or bytes, largest first (default: topo, "
-     "the topological order)", OPT_SORT},
+    {"time", 0, NULL, "add each node's predicted time, its share of the latency and what bounds "
+     "it on the configuration of --gpu, --precision and --runtime (default A100-SXM4-40GB, "
+     "fp32, pytorch); implied by those options", OPT_TIME},
+    {"sort", 0, "KEY", "order by time, flops, macs, params or bytes, largest first (default: "
+     "topo, the topological order; time needs the prediction)", OPT_SORT},
     {"top", 0, "N", "only the first N rows (after --sort); totals stay whole-graph", OPT_TOP},
     {"json", 0, NULL, "exact numbers as JSON instead of the aligned table", CLI_OPT_JSON},
     {"csv", 0, NULL, "exact numbers as CSV instead of the aligned table", CLI_OPT_CSV},
@@ -29,14 +36,24 @@ static const struct cli_opt layers_opts[] = {
 const struct cli_cmd cli_cmd_layers = {
     .name = "layers",
     .usage = "dippm layers MODEL [--batch N] [--set NAME=VALUE]... [--sort KEY] [--top N]\n"
+             "                    [--time [--gpu NAME[:PROFILE]] [--precision P] [--runtime R]\n"
+             "                     [--weights FILE] [--dispatch-us US]]\n"
              "                    [--csv|--json] [-o FILE [--force]]",
     .about = "Per-node table of MODEL in topological order: output shapes, parameters,\n"
              "MACs (multiply-accumulates of conv/matmul/attention/RNN ops), FLOPs (2 per MAC\n"
              "plus elementwise arithmetic), bytes read and written, arithmetic intensity\n"
              "(FLOPs per byte moved) and state: ok, 'not covered' (an op without shape or\n"
              "cost support) or 'unknown input' (downstream of one). The totals line counts\n"
-             "shared parameters once and gives the peak of live activation memory.",
-    .common = CLI_C_SYMBOLS | CLI_C_OUTPUT | CLI_C_FORCE,
+             "shared parameters once and gives the peak of live activation memory.\n"
+             "\n"
+             "With --time, each node also gets its predicted time (the GNN's latency split\n"
+             "by its node shares, as the explorer's Layers tab shows; simulated, not\n"
+             "measured), its share of the latency and the bound of the kernel it runs in:\n"
+             "compute or memory (the kernel's roofline side), overhead (launch and host\n"
+             "dispatch dominate) or - (runs nothing on the GPU). A node fused into another's\n"
+             "kernel (a bias add into its GEMM; an engine's epilogues) keeps its share of\n"
+             "that kernel's time; CSV and JSON name the kernel's node.",
+    .common = CLI_C_SYMBOLS | CLI_C_OUTPUT | CLI_C_FORCE | CLI_C_CONFIG | CLI_C_DISPATCH,
     .groups = {layers_opts},
 };
 
@@ -127,16 +144,43 @@ static void csv_field(struct strbuf *b, const char *s)
 
 /* ---- row selection (--sort, --top) ------------------------------------------ */
 
-enum sort_key { SORT_TOPO, SORT_FLOPS, SORT_MACS, SORT_PARAMS, SORT_BYTES };
+enum sort_key { SORT_TOPO, SORT_FLOPS, SORT_MACS, SORT_PARAMS, SORT_BYTES, SORT_TIME };
 
 struct rows {
     int n;      /* rows shown */
     int *topo;  /* topological positions, in display order */
 };
 
-static double sort_value(const struct node *n, enum sort_key k)
+/* The prediction --time adds: per node (indexed like graph->nodes) its
+ * time in microseconds, share of the latency and bound. */
+struct times {
+    bool on;
+    struct config cfg;
+    struct prediction pr;
+};
+
+static double node_us(const struct times *tm, int i)
 {
+    return tm->pr.latency_ms * 1e3 * tm->pr.node_share[i];
+}
+
+/* The node whose kernel runs i's work: i, or the kernel it is fused into. */
+static int node_kernel(const struct times *tm, int i)
+{
+    int k = tm->pr.sim.nodes[i].fused_into;
+    return k >= 0 && k < tm->pr.sim.n_nodes ? k : i;
+}
+
+static const char *node_bound(const struct times *tm, int i)
+{
+    return bound_name(tm->pr.sim.nodes[node_kernel(tm, i)].bound);
+}
+
+static double sort_value(const struct graph *g, const struct times *tm, int i, enum sort_key k)
+{
+    const struct node *n = &g->nodes[i];
     switch (k) {
+    case SORT_TIME: return node_us(tm, i);
     case SORT_FLOPS: return n->cost.flops;
     case SORT_MACS: return n->cost.macs;
     case SORT_PARAMS: return n->cost.params;
@@ -158,12 +202,13 @@ static int cmp_keyed(const void *a, const void *b)
     return x->topo - y->topo; /* ties keep topological order */
 }
 
-static struct rows select_rows(const struct graph *g, enum sort_key k, int64_t top)
+static struct rows select_rows(const struct graph *g, const struct times *tm, enum sort_key k,
+                               int64_t top)
 {
     struct rows r = {g->n_nodes, xmalloc(sizeof(int) * (size_t)(g->n_nodes + 1))};
     struct keyed *kv = xmalloc(sizeof *kv * (size_t)(g->n_nodes + 1));
     for (int t = 0; t < g->n_nodes; t++)
-        kv[t] = (struct keyed){k == SORT_TOPO ? 0 : sort_value(&g->nodes[g->topo[t]], k), t};
+        kv[t] = (struct keyed){k == SORT_TOPO ? 0 : sort_value(g, tm, g->topo[t], k), t};
     if (k != SORT_TOPO)
         qsort(kv, (size_t)r.n, sizeof *kv, cmp_keyed);
     for (int t = 0; t < g->n_nodes; t++)
@@ -176,7 +221,40 @@ static struct rows select_rows(const struct graph *g, enum sort_key k, int64_t t
 
 /* ---- the three renderings ------------------------------------------------- */
 
-static void render_table(struct strbuf *b, const struct graph *g, const struct rows *rw)
+static const char *human_us(double us, char *buf, size_t size)
+{
+    if (us < 999.95)
+        snprintf(buf, size, "%.1fus", us);
+    else if (us < 999950)
+        snprintf(buf, size, "%.2fms", us / 1e3);
+    else
+        snprintf(buf, size, "%.3gs", us / 1e6);
+    return buf;
+}
+
+/* "A100-SXM4-40GB:3g.20gb" into buf. */
+static const char *config_gpu(const struct config *c, char *buf, size_t size)
+{
+    const struct gpu_spec *gs = gpu_get(c->gpu);
+    if (c->mig >= 0)
+        snprintf(buf, size, "%s:%s", gs->name, gs->mig[c->mig].name);
+    else
+        snprintf(buf, size, "%s", gs->name);
+    return buf;
+}
+
+static void table_time_head(struct strbuf *b, const struct times *tm)
+{
+    char gb[96];
+    strbuf_printf(b, "predicted on %s, %s, %s, batch %lld: latency %.4g ms (%s; simulated, "
+                     "not measured)\n\n",
+                  config_gpu(&tm->cfg, gb, sizeof gb), precision_name(tm->cfg.prec),
+                  runtime_name(tm->cfg.rt), (long long)tm->cfg.batch, tm->pr.latency_ms,
+                  tm->pr.from_gnn ? "GNN" : "teacher");
+}
+
+static void render_table(struct strbuf *b, const struct graph *g, const struct rows *rw,
+                         const struct times *tm)
 {
     int wname = 8;
     for (int i = 0; i < g->n_nodes; i++) {
@@ -185,9 +263,13 @@ static void render_table(struct strbuf *b, const struct graph *g, const struct r
     }
     if (wname > 36)
         wname = 36;
-    strbuf_printf(b, "%5s  %-*s  %-18s %-22s %8s %8s %8s %8s %8s %6s  %s\n", "#", wname, "name",
-                  "op", "output shape", "params", "MACs", "FLOPs", "read", "written", "AI",
-                  "state");
+    if (tm->on)
+        table_time_head(b, tm);
+    strbuf_printf(b, "%5s  %-*s  %-18s %-22s %8s %8s %8s %8s %8s %6s  ", "#", wname, "name",
+                  "op", "output shape", "params", "MACs", "FLOPs", "read", "written", "AI");
+    if (tm->on)
+        strbuf_printf(b, "%9s %6s %-8s ", "time", "share", "bound");
+    strbuf_printf(b, "%s\n", "state");
     for (int r = 0; r < rw->n; r++) {
         int t = rw->topo[r];
         const struct node *n = &g->nodes[g->topo[t]];
@@ -198,12 +280,18 @@ static void render_table(struct strbuf *b, const struct graph *g, const struct r
         char ai[16] = "-";
         if (ok && intensity(c) > 0)
             snprintf(ai, sizeof ai, intensity(c) < 99999.95 ? "%.1f" : "%.3g", intensity(c));
-        strbuf_printf(b, "%5d  %-*s  %-18s %-22s %8s %8s %8s %8s %8s %6s  %s", t, wname,
+        strbuf_printf(b, "%5d  %-*s  %-18s %-22s %8s %8s %8s %8s %8s %6s  ", t, wname,
                       fit(n->name, wname, nb), fit(n->op_type, 18, ob), fit(shp, 22, sb),
                       human(c->params, "", h[0], 16), ok ? human(c->macs, "", h[1], 16) : "?",
                       ok ? human(c->flops, "", h[2], 16) : "?",
                       ok ? human(c->bytes_read, "B", h[3], 16) : "?",
-                      ok ? human(c->bytes_written, "B", h[4], 16) : "?", ai, state_name(n->state));
+                      ok ? human(c->bytes_written, "B", h[4], 16) : "?", ai);
+        if (tm->on) {
+            int i = g->topo[t];
+            strbuf_printf(b, "%9s %5.1f%% %-8s ", human_us(node_us(tm, i), h[5], 16),
+                          100 * tm->pr.node_share[i], node_bound(tm, i));
+        }
+        strbuf_printf(b, "%s", state_name(n->state));
         if (n->note)
             strbuf_printf(b, " (%s)", n->note);
         strbuf_printf(b, "\n");
@@ -227,10 +315,11 @@ static void render_table(struct strbuf *b, const struct graph *g, const struct r
                      "MAC + elementwise; K/M/G = 10^3/10^6/10^9\n");
 }
 
-static void render_csv(struct strbuf *b, const struct graph *g, const struct rows *rw)
+static void render_csv(struct strbuf *b, const struct graph *g, const struct rows *rw,
+                       const struct times *tm)
 {
     strbuf_printf(b, "index,name,op,outputs,params,macs,flops,bytes_read,bytes_written,out_bytes,"
-                     "intensity,state,note\n");
+                     "intensity,state,note%s\n", tm->on ? ",time_us,time_share,bound,kernel" : "");
     for (int r = 0; r < rw->n; r++) {
         int t = rw->topo[r];
         const struct node *n = &g->nodes[g->topo[t]];
@@ -247,17 +336,46 @@ static void render_csv(struct strbuf *b, const struct graph *g, const struct row
                       c->bytes_read, c->bytes_written, c->out_bytes, intensity(c),
                       state_name(n->state));
         csv_field(b, n->note ? n->note : "");
+        if (tm->on) {
+            int i = g->topo[t];
+            strbuf_printf(b, ",%.6g,%.6g,%s,", node_us(tm, i), tm->pr.node_share[i],
+                          node_bound(tm, i));
+            csv_field(b, g->nodes[node_kernel(tm, i)].name);
+        }
         strbuf_printf(b, "\n");
     }
 }
 
+/* The "prediction" object of --time: the configuration and the latency
+ * the node times split. */
+static void json_prediction(struct jsonw *w, const struct times *tm)
+{
+    jsonw_key(w, "prediction");
+    jsonw_obj_begin(w);
+    const struct gpu_spec *gs = gpu_get(tm->cfg.gpu);
+    jsonw_key_str(w, "gpu", gs->name);
+    jsonw_key(w, "mig");
+    if (tm->cfg.mig >= 0)
+        jsonw_str(w, gs->mig[tm->cfg.mig].name);
+    else
+        jsonw_null(w);
+    jsonw_key_str(w, "precision", precision_name(tm->cfg.prec));
+    jsonw_key_str(w, "runtime", runtime_name(tm->cfg.rt));
+    jsonw_key_int(w, "batch", tm->cfg.batch);
+    jsonw_key_str(w, "source", tm->pr.from_gnn ? "gnn" : "teacher");
+    jsonw_key_num(w, "latency_ms", tm->pr.latency_ms, false);
+    jsonw_obj_end(w);
+}
+
 static void render_json(struct jsonw *w, const struct graph *g, const struct rows *rw,
-                        const char *path, const char *err)
+                        const char *path, const char *err, const struct times *tm)
 {
     jsonw_obj_begin(w);
     jsonw_key_str(w, "model", g->name);
     jsonw_key_str(w, "path", path);
     report_json_symbols(w, g);
+    if (tm->on)
+        json_prediction(w, tm);
     jsonw_key(w, "conventions");
     jsonw_str(w, "macs: multiply-accumulates of conv/gemm/matmul/einsum/attention/rnn; flops: "
                  "2 per MAC plus elementwise arithmetic (onnx-tool weights); params: trainable "
@@ -296,6 +414,13 @@ static void render_json(struct jsonw *w, const struct graph *g, const struct row
         }
         jsonw_key_num(w, "intensity", intensity(c), false);
         jsonw_key_str(w, "state", state_name(n->state));
+        if (tm->on) {
+            int i = g->topo[t];
+            jsonw_key_num(w, "time_us", node_us(tm, i), false);
+            jsonw_key_num(w, "time_share", tm->pr.node_share[i], false);
+            jsonw_key_str(w, "bound", node_bound(tm, i));
+            jsonw_key_str(w, "kernel", g->nodes[node_kernel(tm, i)].name);
+        }
         jsonw_key(w, "note");
         if (n->note)
             jsonw_str(w, n->note);
@@ -334,20 +459,26 @@ struct layers_cli {
     struct cli_common co;
     enum sort_key key;
     int64_t top;
+    bool time;
 };
 
 static int layers_opt(void *ctx, int id, const char *arg)
 {
-    static const char *const sort_names[] = {"topo", "flops", "macs", "params", "bytes"};
+    static const char *const sort_names[] = {"topo", "flops", "macs", "params", "bytes", "time"};
     struct layers_cli *a = ctx;
     if (id == OPT_SORT) {
-        for (int i = 0; i < 5; i++)
+        for (int i = 0; i < 6; i++)
             if (!strcmp(arg, sort_names[i])) {
                 a->key = (enum sort_key)i;
+                a->time |= a->key == SORT_TIME;
                 return -1;
             }
-        return cli_usage_error("layers", "--sort '%s': expected topo, flops, macs, params or "
-                               "bytes", arg);
+        return cli_usage_error("layers", "--sort '%s': expected topo, time, flops, macs, params "
+                               "or bytes", arg);
+    }
+    if (id == OPT_TIME) {
+        a->time = true;
+        return -1;
     }
     if (id == OPT_TOP) {
         if (cli_parse_int(arg, 1, 1 << 30, &a->top))
@@ -359,25 +490,42 @@ static int layers_opt(void *ctx, int id, const char *arg)
 
 /* The rows of g as JSON, CSV or the aligned table, emitted. */
 static int render(const struct layers_cli *a, const struct graph *g, const struct rows *rw,
-                  const char *model, const char *err)
+                  const char *model, const char *err, const struct times *tm)
 {
     int rc;
     if (a->co.json) {
         struct jsonw w;
         jsonw_init(&w, true);
-        render_json(&w, g, rw, model, err);
+        render_json(&w, g, rw, model, err, tm);
         rc = cli_emit(&a->co, w.buf, w.len);
         jsonw_fini(&w);
         return rc;
     }
     struct strbuf b = STRBUF_INIT;
     if (a->co.csv)
-        render_csv(&b, g, rw);
+        render_csv(&b, g, rw, tm);
     else
-        render_table(&b, g, rw);
+        render_table(&b, g, rw, tm);
     rc = cli_emit(&a->co, b.s ? b.s : "", b.len);
     strbuf_fini(&b);
     return rc;
+}
+
+/* --time: the prediction of g (inferred) on the configuration of a's
+ * options. 0, or the exit code (message printed). */
+static int predict_times(const struct layers_cli *a, struct graph *g, struct times *tm)
+{
+    int rc = cli_config(&a->co, g, &tm->cfg);
+    struct predictor *p = rc ? NULL : cli_pred_predictor(&a->co, &rc);
+    if (rc)
+        return rc;
+    struct diag d = {0};
+    enum status st = predict_run(p, g, &tm->cfg, &tm->pr, &d);
+    predictor_free(p);
+    if (st)
+        return cli_fail(&d);
+    tm->on = true;
+    return 0;
 }
 
 int cli_layers(int argc, char **argv)
@@ -400,9 +548,22 @@ int cli_layers(int argc, char **argv)
         graph_free(g);
         return cli_fail(&d);
     }
-    struct rows rw = select_rows(g, a.key, a.top);
-    rc = render(&a, g, &rw, argv[optind], ist ? d.msg : NULL);
+    struct times tm = {0};
+    a.time |= a.co.gpu || a.co.precision || a.co.runtime || a.co.weights || a.co.dispatch_us > 0;
+    if (a.time && ist) { /* no time for a graph whose shapes are not known */
+        fprintf(stderr, "dippm: %s\n", d.msg);
+        graph_free(g);
+        return status_exit_code(ist);
+    }
+    if (a.time && (rc = predict_times(&a, g, &tm))) {
+        prediction_fini(&tm.pr);
+        graph_free(g);
+        return rc;
+    }
+    struct rows rw = select_rows(g, &tm, a.key, a.top);
+    rc = render(&a, g, &rw, argv[optind], ist ? d.msg : NULL, &tm);
     free(rw.topo);
+    prediction_fini(&tm.pr);
     graph_free(g);
     if (ist) {
         fprintf(stderr, "dippm: %s\n", d.msg);
