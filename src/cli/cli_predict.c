@@ -32,7 +32,7 @@ const struct cli_cmd cli_cmd_predict = {
              "                     [--headroom PCT] [--weights FILE] [--json] [-o FILE]\n"
              "                     [--dispatch-us US] [--price-per-hour X [--price-of gpu]]\n"
              "                     [--input-tokens N --output-tokens M [--set kv=P]\n"
-             "                      [--kv-inputs SUBSTRING]]\n"
+             "                      [--kv-inputs SUBSTRING] [--tp N]]\n"
              "                     [--steps N [--no-guidance] [--vae SPEC]\n"
              "                      [--text-encoder SPEC[,SPEC]... | --no-text-encoder]]",
     .about =
@@ -50,7 +50,10 @@ const struct cli_cmd cli_cmd_predict = {
         "energy per output token, KV-cache memory, the largest batch that fits and its\n"
         "tokens/s. --set kv=P (or --kv-precision P) stores the cache in fp32, fp16,\n"
         "bf16, int8 or fp8 (default: the model precision); --kv-inputs names the cache\n"
-        "inputs of an export (default: names containing 'past').\n\n"
+        "inputs of an export (default: names containing 'past'). --tp N (1, 2, 4, 8)\n"
+        "splits a llama or moe template over N GPUs (tensor parallelism: 1/N of the\n"
+        "heads, MLP and vocabulary each, two all-reduces per layer over NVLink or PCIe):\n"
+        "times of the group, memory and max batch per GPU; no MIG advice.\n\n"
         "Diffusion denoisers (zoo unet, dit): with --steps N, also the pipeline per\n"
         "image: the text encoder(s) once over the prompts, N denoiser passes, both on\n"
         "twice the batch (classifier-free guidance: each prompt and its negative; not\n"
