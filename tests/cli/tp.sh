@@ -89,6 +89,17 @@ run "sweep --max-batch --tp 8" 0 "$DIPPM" sweep $M $G --max-batch --tp 8 &&
 run "--tp on an ONNX file" 2 "$DIPPM" predict "$TOP/samples/gpt2_medium.onnx" $G --tp 2 &&
     check "ONNX: why" "$T/err" "is not a zoo template" &&
     check "ONNX: what works" "$T/err" "zoo:llama, zoo:moe"
+# an exported decoder (the template's decode step with dynamic token and past
+# axes, as run-cli-tests.sh builds it): its generation runs, but on one GPU
+"$DIPPM" convert zoo:gpt:layers=2:phase=decode -o "$T/dec.json" 2>/dev/null
+sed -e 's/"shape": \["batch", 1\]/"shape": ["batch", "sequence_length"]/' \
+    -e 's/"seq"/"past_sequence_length"/g' -e 's/past_key\./past_key_values.key./g' \
+    -e 's/past_value\./past_key_values.value./g' "$T/dec.json" >"$T/dec2.json"
+run "exported decoder, one GPU" 0 "$DIPPM" predict "$T/dec2.json" $G
+run "--tp on an exported decoder" 2 "$DIPPM" predict "$T/dec2.json" $G --tp 2 &&
+    check "export: why" "$T/err" "is not a zoo template"
+run "sweep --tp on an exported decoder" 2 "$DIPPM" sweep "$T/dec2.json" $G --batch 1 --tp 2 &&
+    check "sweep export: why" "$T/err" "is not a zoo template"
 run "--tp on zoo:gpt" 2 "$DIPPM" predict zoo:gpt $G --tp 2 &&
     check "gpt: why" "$T/err" "zoo:gpt cannot be split"
 run "--tp 3" 2 "$DIPPM" predict $M $G --tp 3 &&
@@ -99,6 +110,36 @@ run "--tp without a generation" 2 "$DIPPM" predict $M --tp 2 &&
     check "no generation: what to give" "$T/err" "give --input-tokens and --output-tokens"
 run "--tp 2 heads not divisible" 2 "$DIPPM" predict zoo:llama:preset=llama2-70b:heads=60:kv_heads=6:hidden=7680 $G --tp 8 &&
     check "heads: why" "$T/err" "60 query heads"
+
+# the explorer: :set tp=N and the Setup field (Left/Right cycle 1, 2, 4, 8)
+explore() { # MODEL KEYS: the screen after KEYS in $T/screen
+    printf '%s:dump-screen %s<Enter>q' "$2" "$T/screen" >"$T/keys"
+    rm -f "$T/screen"
+    DIPPM_NO_DISPLAY=1 DIPPM_SCRIPT="$T/keys" DIPPM_COLS=140 DIPPM_LINES=60 "$DIPPM" "$1" \
+        >"$T/out" 2>&1
+}
+genmem() { sed -n 's/^Generation .* memory \([0-9.]*\) GiB.*/\1/p' "$T/screen"; }
+explore $M '' && m1=$(genmem)
+lacks "explorer: one GPU by default" "$T/screen" "^Generation .* GPUs (TP"
+explore $M ':set tp=4<Enter>' &&
+    check "explorer: :set tp=4 names the group" "$T/screen" \
+        "^Generation 512+128 on 4 GPUs (TP, memory per GPU)" &&
+    cmp "explorer: memory per GPU about 1/4" "a > 0 && a / b < 0.3" "$(genmem)" "$m1"
+explore $M ':set tp=3<Enter>' &&
+    check "explorer: a bad count" "$T/screen" "tp=3: expected a GPU count of 1, 2, 4 or 8"
+# Setup: gpu mig precision runtime batch slo input output kv tp
+D='<F2><Down><Down><Down><Down><Down><Down><Down><Down><Down>'
+explore $M "$D<Right>" && check "explorer: Right from 1 is 2" "$T/screen" "^  tp  *2 "
+explore $M "$D<Right><Right><Right>" && check "explorer: then 4, 8" "$T/screen" "^  tp  *8 "
+explore $M "$D<Right><Right><Right><Right>" &&
+    check "explorer: after 8 comes 1" "$T/screen" "^  tp  *1 "
+explore $M "$D<Left>" && check "explorer: Left from 1 is 8" "$T/screen" "^  tp  *8 "
+explore "$T/dec2.json" ':set tp=2<Enter>' &&
+    check "explorer: an exported decoder keeps one GPU and says why" "$T/screen" \
+        "is not a zoo template" && check "explorer: the export's generation stays" "$T/screen" \
+        "^Generation 512+128 TTFT"
+explore $M ':gpu a100:3g.20gb<Enter>:set tp=2<Enter>' &&
+    check "explorer: no group on a MIG slice" "$T/screen" "MIG slice cannot be part"
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
