@@ -162,6 +162,7 @@ struct app {
     int64_t gen_in, gen_out;
     bool kv_set;
     enum precision kv_prec;   /* when kv_set; else the model precision */
+    int tp;                   /* GPUs of a tensor-parallel group (Setup field, :set tp=N; tp.h) */
     bool have_gen;
     struct gen_result genr;
     char gen_err[DIAG_MSG_MAX];
@@ -293,6 +294,9 @@ void app_sweep_ensure(struct app *a);
 /* The generation request of the explorer's settings (lengths, KV-cache
  * precision, headroom) at a batch. */
 struct gen_request app_gen_request(const struct app *a, int64_t batch);
+/* Opens the decoder for the generation over a->tp GPUs (gen_model_open_tp);
+ * ST_EUSAGE for a group on a MIG slice. */
+enum status app_gen_open(const struct app *a, struct gen_model **m, struct diag *d);
 /* Chooses what the sweep varies ("batch" or "" for the batch); checks the
  * name. */
 enum status app_sweep_set(struct app *a, const char *name, struct diag *d);

@@ -68,7 +68,7 @@ static void sweep_generation(struct app *a)
     struct gen_model *m;
     sw->gen_err[0] = 0;
     sw->gen_max_batch = a->have_gen ? a->genr.max_batch : -1;
-    if (gen_model_open(a->g, NULL, &m, &d)) {
+    if (app_gen_open(a, &m, &d)) {
         snprintf(sw->gen_err, sizeof sw->gen_err, "%s", d.msg);
         return;
     }

@@ -283,7 +283,12 @@ static void draw_gen(struct app *a, struct ui_canvas *c, int y, int x, int xend)
 {
     char b1[48], t[160];
     const struct gen_result *g = &a->genr;
-    snprintf(t, sizeof t, "Generation %lld+%lld ", (long long)a->gen_in, (long long)a->gen_out);
+    if (a->tp > 1)
+        snprintf(t, sizeof t, "Generation %lld+%lld on %d GPUs (TP, memory per GPU) ",
+                 (long long)a->gen_in, (long long)a->gen_out, a->tp);
+    else
+        snprintf(t, sizeof t, "Generation %lld+%lld ", (long long)a->gen_in,
+                 (long long)a->gen_out);
     x = put(c, y, x, xend, UI_STYLE_LABEL, t);
     if (!a->have_gen) {
         put(c, y, x, xend, UI_STYLE_DIM, a->gen_err[0] ? a->gen_err : "updating...");
