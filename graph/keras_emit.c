@@ -39,7 +39,7 @@ int kx_op(struct kctx *c, const char *op, const char *name, const int *in, int n
 {
     name = unique(c, name);
     int v = graph_value_get(c->g, name);
-    graph_node_add(c->g, op, "", name, in, n_in, &v, 1);
+    graph_node_add_type(c->g, op, "", name, in, n_in, &v, 1);
     return v;
 }
 

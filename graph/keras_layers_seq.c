@@ -216,7 +216,7 @@ static enum status emit_rnn(struct kctx *c, const struct klayer *L, struct ktens
     int n_o = kind == 0 ? 3 : 2;
     for (int i = 0; i < n_o; i++)
         outs[i] = graph_value_get(c->g, kx_name(c, N, sfx[i]));
-    int ni = graph_node_add(c->g, ops[kind], "", kx_name(c, N, ops[kind]), in, bias ? 4 : 3,
+    int ni = graph_node_add_type(c->g, ops[kind], "", kx_name(c, N, ops[kind]), in, bias ? 4 : 3,
                             outs, n_o);
     graph_attr_int(c->g, ni, "hidden_size", units);
     graph_attr_string(c->g, ni, "direction", bidir ? "bidirectional" : back ? "reverse" : "forward");

@@ -347,7 +347,7 @@ enum status tg_opaque(struct gctx *G, struct gnode *g)
         out[k] = graph_value_get(G->c->g, tg_gname(G, g, k ? sfx : NULL));
         graph_value_set_type(G->c->g, out[k], t[k].dt, t[k].rank, t[k].dims);
     }
-    graph_node_add(G->c->g, g->op, "ai.tensorflow", G->c->g->values[out[0]].name, in, g->n_in,
+    graph_node_add_type(G->c->g, g->op, "ai.tensorflow", G->c->g->values[out[0]].name, in, g->n_in,
                    out, n);
     for (k = 0; k < n; k++) {
         struct ktensor *o = tg_out(g, k);

@@ -249,7 +249,7 @@ static int loop_node(struct gctx *G, int f, struct lvar *v, int n, int64_t bound
         snprintf(sfx, sizeof sfx, "out%d", k);
         outs[k] = graph_value_get(G->c->g, fname(G, f, sfx));
     }
-    int ln = graph_node_add(G->c->g, "Loop", "", graph_strdup(G->c->g, G->fr[f].name), in, nin,
+    int ln = graph_node_add(G->c->g, OP_Loop, graph_strdup(G->c->g, G->fr[f].name), in, nin,
                             outs, n);
     free(in);
     graph_body_add(G->c->g, ln, "body", "body");

@@ -92,7 +92,7 @@ static int op_multi(struct gctx *G, struct gnode *g, const char *op, const int *
         snprintf(sfx, sizeof sfx, "out%d", k);
         out[k] = graph_value_get(G->c->g, graph_strdup(G->c->g, tg_gname(G, g, k ? sfx : NULL)));
     }
-    graph_node_add(G->c->g, op, "", G->c->g->values[out[0]].name, in, n_in, out, n_out);
+    graph_node_add_type(G->c->g, op, "", G->c->g->values[out[0]].name, in, n_in, out, n_out);
     return out[0];
 }
 

@@ -135,7 +135,7 @@ int zb_node_multi(struct zoo_build *b, const char *op, const char *local, const 
         const char *vn = i == 0 ? name : arena_printf(b->g->arena, "%s:%d", name, i);
         out[i] = graph_value_get(b->g, vn);
     }
-    int ni = graph_node_add(b->g, op, "", name, in, n_in, out, n_out);
+    int ni = graph_node_add_type(b->g, op, "", name, in, n_in, out, n_out);
     b->g->nodes[ni].block = b->block;
     return ni;
 }
