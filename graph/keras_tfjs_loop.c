@@ -435,7 +435,7 @@ static enum status list_get(struct gctx *G, struct gnode *g)
         return tg_unsupported(G, g, "the list is not a tensor list of known rank");
     struct ktensor *x = tg_tin(G, g, 0);
     int in[2] = {kx_val(G->c, x, false, tg_gname(G, g, NULL)), tg_in_value(G, g, 1)};
-    int v = kx_op(G->c, "Gather", tg_gname(G, g, NULL), in, 2);
+    int v = kx_op(G->c, OP_Gather, tg_gname(G, g, NULL), in, 2);
     graph_attr_int(G->c->g, kx_producer(G->c, v), "axis", 0);
     struct ktensor t = *x;
     tg_set_out(g, x->rank - 1, v, false);
