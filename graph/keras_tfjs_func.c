@@ -209,7 +209,7 @@ static void claim(struct gctx *G, int ctl, int br, int start)
 {
     for (int ni = start; ni < G->c->g->n_nodes; ni++)
         if (ni != ctl && G->c->g->nodes[ni].parent < 0 &&
-            strcmp(G->c->g->nodes[ni].op_type, "Constant"))
+            G->c->g->nodes[ni].op != OP_Constant)
             graph_body_node(G->c->g, ctl, br, ni);
 }
 

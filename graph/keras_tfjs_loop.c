@@ -397,7 +397,7 @@ static enum status emit_frame(struct gctx *G, int f)
     if (!st)
         body_outputs(G, ln, v, n, folded ? cond_in : tg_in_value(G, lc, 0), lt);
     for (int ni = start; !st && ni < G->c->g->n_nodes; ni++)
-        if (G->c->g->nodes[ni].parent < 0 && strcmp(G->c->g->nodes[ni].op_type, "Constant"))
+        if (G->c->g->nodes[ni].parent < 0 && G->c->g->nodes[ni].op != OP_Constant)
             graph_body_node(G->c->g, ln, 0, ni); /* Constants stay outside, read by the body */
     if (!st)
         st = exits(G, f, v, n, outs, lt);

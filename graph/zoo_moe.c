@@ -94,7 +94,7 @@ int zb_moe_mlp(struct zoo_build *b, int y, int h, int inter, int experts, int to
          * `experts`, so a batch reads the weights of every expert it touches */
         const int64_t re[2] = {experts, top_k};
         for (int ni = first; ni < b->g->n_nodes; ni++)
-            if (!strcmp(b->g->nodes[ni].op_type, "MatMul"))
+            if (b->g->nodes[ni].op == OP_MatMul)
                 graph_attr_ints(b->g, ni, "routed_experts", re, 2);
         const int64_t s0 = j, s1 = j + 1, axis = -1;
         int w = zb_slice(b, top[0], &s0, &s1, &axis, NULL, 1);
