@@ -281,18 +281,18 @@ static void test_graph_lanes_merge(void **state)
     graph_input_add(g, x);
     const char *xin[] = {"x"}, *ka[] = {"k"};
     const char *a_out[] = {"a"}, *b_out[] = {"b"}, *c_out[] = {"c"}, *k_out[] = {"k"};
-    int kn = graph_node_add_named(g, "Constant", "k", NULL, 0, k_out, 1);
+    int kn = graph_node_add_named(g, OP_Constant, "k", NULL, 0, k_out, 1);
     double one = 1;
     struct tconst t = {.dt = DT_FLOAT, .n = 1, .f64 = &one};
     graph_attr_tensor(g, kn, "value", &t);
-    graph_node_add_named(g, "Relu", "ra", xin, 1, a_out, 1);
-    graph_node_add_named(g, "Relu", "rb", xin, 1, b_out, 1);
-    graph_node_add_named(g, "Relu", "rc", xin, 1, c_out, 1);
+    graph_node_add_named(g, OP_Relu, "ra", xin, 1, a_out, 1);
+    graph_node_add_named(g, OP_Relu, "rb", xin, 1, b_out, 1);
+    graph_node_add_named(g, OP_Relu, "rc", xin, 1, c_out, 1);
     const char *cat_in[] = {"a", "b", "c"}, *cat_out[] = {"y"}, *add_in[] = {"y", "k"},
                *add_out[] = {"z"};
-    int cn = graph_node_add_named(g, "Concat", "cat", cat_in, 3, cat_out, 1);
+    int cn = graph_node_add_named(g, OP_Concat, "cat", cat_in, 3, cat_out, 1);
     graph_attr_int(g, cn, "axis", 1);
-    graph_node_add_named(g, "Add", "add", add_in, 2, add_out, 1);
+    graph_node_add_named(g, OP_Add, "add", add_in, 2, add_out, 1);
     graph_output_add(g, graph_value_get(g, "z"));
     struct diag d = {0};
     assert_int_equal(graph_finalize(g, &d), ST_OK);

@@ -436,9 +436,9 @@ static enum status set_generation(struct app *a, const char *name, const char *v
                         "with a KV cache) have a generation", name);
     if (!strcmp(name, "kv")) {
         enum precision p;
-        if (!precision_parse(value, &p) || p == PREC_TF32)
-            return diag_set(d, ST_ERANGE, "kv=%s: expected fp32, fp16, bf16, int8 or fp8 (the "
-                            "KV-cache precision)", value);
+        if (!precision_parse(value, &p) || !precision_storage(p))
+            return diag_set(d, ST_ERANGE, "kv=%s: expected %s (the KV-cache precision)", value,
+                            precision_storage_names());
         a->kv_set = true;
         a->kv_prec = p;
     } else if (!strcmp(name, "tp")) {

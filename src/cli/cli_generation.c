@@ -27,9 +27,9 @@ const struct cli_opt cli_gen_opts[] = {
 
 static int parse_kv(struct cli_gen *gen, const char *arg, const char *opt)
 {
-    if (!precision_parse(arg, &gen->kv) || gen->kv == PREC_TF32) {
-        cli_error("%s '%s': expected a KV-cache precision: fp32, fp16, bf16, int8 or fp8", opt,
-                  arg);
+    if (!precision_parse(arg, &gen->kv) || !precision_storage(gen->kv)) {
+        cli_error("%s '%s': expected a KV-cache precision: %s", opt, arg,
+                  precision_storage_names());
         return -1;
     }
     gen->kv_set = true;

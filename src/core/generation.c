@@ -469,9 +469,9 @@ enum status gen_request_check(const struct gen_model *m, const struct gen_reques
         return diag_set(d, ST_ERANGE, "generation: input and output tokens and batch must be "
                         "at least 1 (got %lld, %lld, %lld)", (long long)rq->input_tokens,
                         (long long)rq->output_tokens, (long long)rq->batch);
-    if ((unsigned)rq->kv_prec >= PREC__COUNT || rq->kv_prec == PREC_TF32)
+    if (!precision_storage(rq->kv_prec))
         return diag_set(d, ST_ERANGE, "generation: KV-cache precision %s is not a storage type "
-                        "(fp32, fp16, bf16, int8 or fp8)", precision_name(rq->kv_prec));
+                        "(%s)", precision_name(rq->kv_prec), precision_storage_names());
     /* the last token's position: the context a template's prefill is limited to */
     const struct symbol *s = m->tok_pre >= 0 ? &m->prefill->syms[m->tok_pre] : NULL;
     int64_t total = rq->input_tokens + rq->output_tokens;
