@@ -45,7 +45,7 @@ void tp_link_of(const struct gpu_spec *g, struct tp_link *l);
 double tp_allreduce_s(const struct tp_link *l, int n, double bytes);
 
 /* Bytes per activation element an all-reduce sums at precision p: 4 for
- * fp32/tf32, else 2 (int8 and fp8 engines reduce in fp16/bf16). */
+ * the 32-bit precisions, else 2 (8-bit engines reduce in 16 bits). */
 double tp_act_bytes(enum precision p);
 
 /* Milliseconds of one pass's all-reduces: 2 * layers + 1 of
