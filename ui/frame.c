@@ -223,7 +223,7 @@ static void draw_mig(struct app *a, struct ui_canvas *c, int y, int x, int xend)
         return;
     }
     const struct mig_advice *m = &a->mig;
-    char t[256], b1[32], b2[32], b3[32], b4[32];
+    char t[256], b1[32], b2[32], b3[32];
     const struct mig_option *best = NULL, *below = NULL;
     for (int i = 0; i < m->n; i++) {
         if (m->opts[i].profile == m->best)
@@ -237,16 +237,20 @@ static void draw_mig(struct app *a, struct ui_canvas *c, int y, int x, int xend)
         return;
     }
     x = put(c, y, x, xend, UI_STYLE_GOOD, gpu->mig[best->profile].name);
-    snprintf(t, sizeof t, ": predicted %s there + %.0f%% = %s of %s usable",
+    /* what the model does on the slice first: its latency and throughput */
+    snprintf(t, sizeof t, ": %s, %s there", fmt_ms(best->latency_ms, b1, sizeof b1),
+             fmt_rate(best->latency_ms > 0 ? (double)a->cfg.batch * 1e3 / best->latency_ms : 0,
+                      b2, sizeof b2));
+    x = put_whole(c, y, x, xend, UI_STYLE_NORMAL, t);
+    if (m->slo_ms > 0) {
+        snprintf(t, sizeof t, " (meets SLO %s)", fmt_ms(m->slo_ms, b1, sizeof b1));
+        x = put_whole(c, y, x, xend, UI_STYLE_NORMAL, t);
+    }
+    snprintf(t, sizeof t, "; predicted %s + %.0f%% = %s of %s usable",
              fmt_bytes(best->memory_mib * 1048576.0, b1, sizeof b1), m->headroom * 100,
              fmt_bytes(best->need_mib * 1048576.0, b2, sizeof b2),
              fmt_bytes(best->usable_mib * 1048576.0, b3, sizeof b3));
     x = put_whole(c, y, x, xend, UI_STYLE_NORMAL, t);
-    if (m->slo_ms > 0) {
-        snprintf(t, sizeof t, ", %s meets %s", fmt_ms(best->latency_ms, b4, sizeof b4),
-                 fmt_ms(m->slo_ms, b1, sizeof b1));
-        x = put_whole(c, y, x, xend, UI_STYLE_NORMAL, t);
-    }
     if (below) {
         if (!below->fits)
             snprintf(t, sizeof t, "; %s short by %s", gpu->mig[below->profile].name,
