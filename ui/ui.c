@@ -412,6 +412,13 @@ static void global_action(struct ui *u, enum ui_action act)
     case UI_ACT_COMPARE: run_command(u, "compare"); break;
     case UI_ACT_REDRAW: u->force = true; break;
     case UI_ACT_METRIC: ui_state_tab_set(s, UI_TAB_SWEEP); break;
+    case UI_ACT_HEATMAP:
+        ui_state_tab_set(s, UI_TAB_SWEEP);
+        if (!s->heat) {
+            s->heat = 1;
+            s->heat_row = -1;
+        }
+        break;
     case UI_ACT_SHOW_IDLE:
         s->show_idle = !s->show_idle;
         a->rows_dirty = true;

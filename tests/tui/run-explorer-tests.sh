@@ -785,5 +785,27 @@ has 1 "op type taking no time not shown"
 has 2 "Output shape"                # o again: back to the layers
 end
 
+begin "37: H draws batch x precision and batch x MIG slice heat maps; cells are predict's"
+m=zoo:resnet:depth=18
+run 30 120 '3H<Down><Down><Down><Right><Right>@1H<Left><Left><Left><Down><Down><Down><Down><Down><Down>@2:slo 20<Enter>@3H@4' "$m"
+has 1 "batch x precision"
+has 2 "batch x MIG slice"
+pj() { "$DIPPM" predict "$m" --json "$@"; }
+pj --batch 8 --precision fp16 >"$TMPD/p1.json"
+pj --batch 64 --gpu a100:3g.20gb >"$TMPD/p2.json"
+pj --batch 1024 --gpu a100:1g.5gb >"$TMPD/p3.json"
+pj --batch 1 --gpu a100:1g.5gb >"$TMPD/p4.json"
+pj --batch 1 >"$TMPD/p5.json"
+grep -q '"fits": false' "$TMPD/p3.json" || bad "batch 1024 fits 1g.5gb: the case needs a cell that does not"
+why=$(/usr/bin/python3 "$here/check_heat.py" "$TMPD/d.1" cell "$TMPD/p1.json" 2>&1) || bad "$why"
+why=$(/usr/bin/python3 "$here/check_heat.py" "$TMPD/d.2" cell "$TMPD/p2.json" row=1024:0 "$TMPD/p3.json" \
+    row=1:0 "$TMPD/p4.json" row=1:6 "$TMPD/p5.json" 2>&1) || bad "$why"
+why=$(/usr/bin/python3 "$here/check_heat.py" "$TMPD/d.3" slo=20 cell "$TMPD/p2.json" row=64:3 "$TMPD/p2.json" \
+    row=1:6 "$TMPD/p5.json" row=1024:0 "$TMPD/p3.json" 2>&1) || bad "$why"
+has 3 "> over SLO 20.0 ms"
+has 3 "does not fit (+10%)"
+has 4 "Latency vs batch"                # H a third time: the charts again
+end
+
 echo "$pass passed, $fail failed"
 [ $fail -eq 0 ]
