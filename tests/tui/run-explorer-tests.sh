@@ -174,7 +174,7 @@ end
 
 begin "7: graph view: collapsed blocks sit on their path; weight-only nodes have no rows"
 run 30 100 '2z@1' zoo:resnet:depth=18
-dump 1 | grep -q "◆  layer1.0" || bad "layer1.0 block row missing"
+dump 1 | grep -q "◆  [░▒▓█ ] layer1.0" || bad "layer1.0 block row missing"
 dump 1 | grep -q "├─◆" && bad "a collapsed block drawn as a branch fanning out of one node"
 run 30 100 '2@1' "$SAMPLES_DIR/gpt2_medium.onnx"
 dump 1 | sed -n 8,20p | grep -q "Constant" && bad "Constant rows fill the top of the graph"
@@ -805,6 +805,15 @@ why=$(/usr/bin/python3 "$here/check_heat.py" "$TMPD/d.3" slo=20 cell "$TMPD/p2.j
 has 3 "> over SLO 20.0 ms"
 has 3 "does not fit (+10%)"
 has 4 "Latency vs batch"                # H a third time: the charts again
+end
+
+begin "37: the Graph view marks each node by its share of the time, with a legend"
+# bert: its attention MatMuls and FFN Gemms take many times an even share
+run 40 160 "2@1:export csv $TMPD/g.csv<Enter>" "$SAMPLES_DIR/bert_base.onnx"
+has 1 "time ░<"
+why=$(/usr/bin/python3 "$here/check_graph_heat.py" "$TMPD/d.1" "$TMPD/g.csv" utf8 2>&1) || bad "$why"
+DIPPM_ASCII=1 run 40 160 "2@1" "$SAMPLES_DIR/bert_base.onnx"
+why=$(/usr/bin/python3 "$here/check_graph_heat.py" "$TMPD/d.1" "$TMPD/g.csv" ascii 2>&1) || bad "$why"
 end
 
 echo "$pass passed, $fail failed"
