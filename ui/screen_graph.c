@@ -144,11 +144,13 @@ static void draw(struct app *a, struct ui_canvas *c, struct ui_rect r)
             char m[32];
             snprintf(t, sizeof t, "%s  [%d nodes, %s MACs]", nd->block, row->n_nodes,
                      fmt_si(macs, m, sizeof m));
-            draw_text(c, y, x, xend - x, UI_STYLE_VALUE, t);
+            draw_text_words(c, y, x, xend - x, UI_STYLE_VALUE, t);
         } else {
-            x += draw_text(c, y, x, xend - x, UI_STYLE_VALUE, nd->op_type);
+            /* the op, the name (cut in the middle, keeping both ends), then
+             * the shape and block where they fit whole */
+            x += draw_text_mid(c, y, x, xend - x, UI_STYLE_VALUE, nd->op_type);
             x += draw_text(c, y, x, xend - x, UI_STYLE_NORMAL, " ");
-            x += draw_text(c, y, x, xend - x, UI_STYLE_NORMAL, nd->name);
+            x += draw_text_mid(c, y, x, xend - x, UI_STYLE_NORMAL, nd->name);
             char sh[96] = "";
             if (nd->state != NODE_OK)
                 snprintf(sh, sizeof sh, "  (not covered)");
@@ -157,10 +159,13 @@ static void draw(struct app *a, struct ui_canvas *c, struct ui_rect r)
                 snprintf(sh, sizeof sh, "  %s",
                          shape_str(&a->g->values[nd->out[0]].shape, s2, sizeof s2));
             }
-            x += draw_text(c, y, x, xend - x, nd->state == NODE_OK ? UI_STYLE_DIM : UI_STYLE_WARN,
-                           sh);
+            if (draw_strwidth(sh) <= xend - x)
+                x += draw_text(c, y, x, xend - x,
+                               nd->state == NODE_OK ? UI_STYLE_DIM : UI_STYLE_WARN, sh);
+            else
+                x = xend;
             if (nd->block && !a->st.collapse)
-                draw_textf(c, y, x, xend - x, UI_STYLE_DIM, "  {%s}", nd->block);
+                draw_textf_words(c, y, x, xend - x, UI_STYLE_DIM, "  {%s}", nd->block);
         }
         if (l->top + k == l->sel)
             draw_restyle(c, y, r.x + lane_w, r.w - lane_w, UI_STYLE_SELECTED);

@@ -2,7 +2,7 @@
 # Headless regression tests of the explorer's what-if loop, undo, sessions,
 # compare, sweep and tour: each case runs the built binary with
 # DIPPM_NO_DISPLAY=1, replays keys from DIPPM_SCRIPT and checks the screens
-# it dumped (@N in a script becomes ":dump-screen! FILE.N<Enter>"). Every
+# it dumped (@N in a script, N a digit or a..h, becomes ":dump-screen! FILE.N<Enter>"). Every
 # case was written to fail before the fix it guards. Prints "N passed, M
 # failed"; exit 1 on any failure.
 #
@@ -40,7 +40,7 @@ end() {
 # run ROWS COLS SCRIPT [ARGS...]: dippm ARGS headless; stdout/stderr kept
 run() {
     rows=$1 cols=$2 keys=$3; shift 3
-    printf '%s' "$keys" | sed "s|@\([0-9]\)|:dump-screen! $TMPD/d.\1<Enter>|g" > "$TMPD/script"
+    printf '%s' "$keys" | sed "s|@\([0-9a-h]\)|:dump-screen! $TMPD/d.\1<Enter>|g" > "$TMPD/script"
     DIPPM_NO_DISPLAY=1 DIPPM_ROWS=$rows DIPPM_COLS=$cols DIPPM_SCRIPT="$TMPD/script" \
         "$DIPPM" "$@" >"$TMPD/out" 2>"$TMPD/err"
     rc=$?
@@ -814,6 +814,27 @@ has 1 "time ░<"
 why=$(/usr/bin/python3 "$here/check_graph_heat.py" "$TMPD/d.1" "$TMPD/g.csv" utf8 2>&1) || bad "$why"
 DIPPM_ASCII=1 run 40 160 "2@1" "$SAMPLES_DIR/bert_base.onnx"
 why=$(/usr/bin/python3 "$here/check_graph_heat.py" "$TMPD/d.1" "$TMPD/g.csv" ascii 2>&1) || bad "$why"
+end
+
+begin "37: at 80x24, 120x40 and 250x70 no tab cuts a word or a number"
+# every tab and view of a CNN, a decoder (Generation line), a denoiser
+# (Diffusion line) and a MoE (long shapes); DIPPM_CUTS writes FILE.cuts,
+# each text the frame cut inside a word or number (none: empty)
+views='@1 o@2 o2@3 3@4 m@5 m@6 m@7 m@8 m@9 H@a H@b H4@c 5@d 6@e 7@f P+8@g L@h'
+for size in "24 80" "40 120" "70 250"; do
+    for m in "$TINY" zoo:llama zoo:unet zoo:moe; do
+        rm -f "$TMPD"/d.*
+        # shellcheck disable=SC2086
+        DIPPM_CUTS=1 run $size "$(echo "$views" | tr -d ' ')" "$m"
+        for k in 1 2 3 4 5 6 7 8 9 a b c d e f g h; do
+            if [ ! -f "$TMPD/d.$k.cuts" ]; then
+                bad "$size $m view $k: no cut record (DIPPM_CUTS)"
+            elif [ -s "$TMPD/d.$k.cuts" ]; then
+                bad "$size $m view $k cuts: $(head -3 "$TMPD/d.$k.cuts")"
+            fi
+        done
+    done
+done
 end
 
 echo "$pass passed, $fail failed"
