@@ -459,13 +459,13 @@ static void test_cut_record(void **state)
     (void)state;
     struct ui_canvas c;
     assert_true(draw_canvas_init(&c, 3, 20, true));
-    draw_text(&c, 0, 0, 8, UI_STYLE_NORMAL, "latency 12.5 ms");   /* "latency |12.5": a space */
+    draw_text(&c, 0, 0, 8, UI_STYLE_NORMAL, "latency 12.5 ms"); /* "latency |12.5": a space */
     assert_int_equal(c.n_cuts, 0);
-    draw_text(&c, 0, 0, 10, UI_STYLE_NORMAL, "latency 12.5 ms");  /* "latency 12|.5" */
+    draw_text(&c, 0, 0, 10, UI_STYLE_NORMAL, "latency 12.5 ms"); /* "latency 12|.5" */
     assert_int_equal(c.n_cuts, 1);
     assert_int_equal(c.cuts[0].y, 0);
     assert_string_equal(c.cuts[0].text, "latency 12|.5 ms");
-    draw_text(&c, 1, 15, 10, UI_STYLE_NORMAL, "memory 3 GiB");    /* the canvas edge cuts */
+    draw_text(&c, 1, 15, 10, UI_STYLE_NORMAL, "memory 3 GiB"); /* the canvas edge cuts */
     assert_int_equal(c.n_cuts, 2);
     draw_text_words(&c, 2, 0, 10, UI_STYLE_NORMAL, "latency 12.5 ms");
     draw_text_mid(&c, 2, 10, 8, UI_STYLE_NORMAL, "layer1.0.conv1");
@@ -530,13 +530,12 @@ static void test_plot(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_what_if),     cmocka_unit_test(test_rows),
-        cmocka_unit_test(test_commands),    cmocka_unit_test(test_complete),
-        cmocka_unit_test(test_graph_lanes), cmocka_unit_test(test_graph_lanes_merge),
-        cmocka_unit_test(test_plot),
-        cmocka_unit_test(test_cut_record),
-        cmocka_unit_test(test_screens_draw),
-        cmocka_unit_test(test_mouse),       cmocka_unit_test(test_headless_run),
+        cmocka_unit_test(test_what_if),      cmocka_unit_test(test_rows),
+        cmocka_unit_test(test_commands),     cmocka_unit_test(test_complete),
+        cmocka_unit_test(test_graph_lanes),  cmocka_unit_test(test_graph_lanes_merge),
+        cmocka_unit_test(test_plot),         cmocka_unit_test(test_cut_record),
+        cmocka_unit_test(test_screens_draw), cmocka_unit_test(test_mouse),
+        cmocka_unit_test(test_headless_run),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

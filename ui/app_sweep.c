@@ -275,8 +275,9 @@ void app_heat_ensure(struct app *a, enum grid_axis axis)
     if (!a->g)
         return;
     if (graph_batch_sym(a->g) < 0) {
-        snprintf(h->err, sizeof h->err, "the model has no batch dimension (fixed input "
-                                        "sizes): no heat map over the batch");
+        snprintf(h->err, sizeof h->err,
+                 "the model has no batch dimension (fixed input "
+                 "sizes): no heat map over the batch");
         return;
     }
     int64_t batch[APP_SWEEP_MAX]; /* the batch sweep's: 1, 2, 4 ... 1024 */

@@ -255,8 +255,8 @@ int draw_text_words(struct ui_canvas *c, int y, int x, int maxw, enum ui_style s
     return keep + 1;
 }
 
-int draw_textf_words(struct ui_canvas *c, int y, int x, int maxw, enum ui_style st,
-                     const char *fmt, ...)
+int draw_textf_words(struct ui_canvas *c, int y, int x, int maxw, enum ui_style st, const char *fmt,
+                     ...)
 {
     char buf[1024];
     va_list ap;

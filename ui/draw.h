@@ -106,8 +106,8 @@ int draw_text_mid(struct ui_canvas *c, int y, int x, int maxw, enum ui_style st,
  * columns written. */
 int draw_text_words(struct ui_canvas *c, int y, int x, int maxw, enum ui_style st, const char *s);
 /* draw_text_words of a formatted text. */
-int draw_textf_words(struct ui_canvas *c, int y, int x, int maxw, enum ui_style st,
-                     const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+int draw_textf_words(struct ui_canvas *c, int y, int x, int maxw, enum ui_style st, const char *fmt,
+                     ...) __attribute__((format(printf, 6, 7)));
 /* s shortened to maxw columns by cutting its middle ("~" marks the cut),
  * into buf; returns buf. */
 char *draw_mid_cut(const char *s, int maxw, char *buf, int size);

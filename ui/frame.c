@@ -242,8 +242,8 @@ static void draw_mig(struct app *a, struct ui_canvas *c, int y, int x, int xend)
     x = put(c, y, x, xend, UI_STYLE_GOOD, gpu->mig[best->profile].name);
     /* what the model does on the slice first: its latency and throughput */
     snprintf(t, sizeof t, ": %s, %s there", fmt_ms(best->latency_ms, b1, sizeof b1),
-             fmt_rate(best->latency_ms > 0 ? (double)a->cfg.batch * 1e3 / best->latency_ms : 0,
-                      b2, sizeof b2));
+             fmt_rate(best->latency_ms > 0 ? (double)a->cfg.batch * 1e3 / best->latency_ms : 0, b2,
+                      sizeof b2));
     x = put_whole(c, y, x, xend, UI_STYLE_NORMAL, t);
     if (m->slo_ms > 0) {
         snprintf(t, sizeof t, " (meets SLO %s)", fmt_ms(m->slo_ms, b1, sizeof b1));

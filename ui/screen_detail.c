@@ -126,7 +126,7 @@ void screen_detail_draw_node(struct app *a, int ni, struct ui_canvas *c, struct 
     draw_clear(c, r, UI_STYLE_NORMAL);
     if (!a->g || ni < 0 || ni >= a->g->n_nodes) {
         draw_text_words(c, r.y, r.x, r.w, UI_STYLE_DIM,
-                  "no layer selected: pick one in the Layers or Graph tab and press Enter");
+                        "no layer selected: pick one in the Layers or Graph tab and press Enter");
         return;
     }
     const struct graph *g = a->g;

@@ -74,11 +74,15 @@ static void draw_heading(struct app *a, struct ui_canvas *c, struct ui_rect r,
     for (int k = 0; k < UI_HEAT_BUCKETS && even > 0; k++) {
         double e = heat_mult[k < UI_HEAT_BUCKETS - 1 ? k : k - 1] * even * 100;
         snprintf(t, sizeof t, "%s%s%.2g%% ", heat_marker(c, k),
-                 k < UI_HEAT_BUCKETS - 1 ? "<" : c->utf8 ? "\u2265" : ">=", e);
+                 k < UI_HEAT_BUCKETS - 1 ? "<"
+                 : c->utf8               ? "\u2265"
+                                         : ">=",
+                 e);
         if (draw_strwidth(t) > xend - x)
             break;
         draw_text(c, r.y, x, 1, UI_STYLE_HEAT1 + k, heat_marker(c, k));
-        x += 1 + draw_text(c, r.y, x + 1, xend - x - 1, UI_STYLE_HEADING, t + strlen(heat_marker(c, k)));
+        x += 1 + draw_text(c, r.y, x + 1, xend - x - 1, UI_STYLE_HEADING,
+                           t + strlen(heat_marker(c, k)));
     }
     const char *extra[3] = {a->st.collapse ? " blocks collapsed " : "",
                             "  p producer  c consumer  g jump",

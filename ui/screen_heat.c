@@ -87,7 +87,7 @@ static void draw_row(struct app *a, struct ui_canvas *c, int y, struct ui_rect r
         if (!gc->ok) {
             draw_textf(c, y, x, cw, UI_STYLE_DIM, "%*s ", cw - 2, "n/a");
         } else {
-            const char *mark = no_fit(a, gc) ? (c->utf8 ? "\u2715" : "x")
+            const char *mark = no_fit(a, gc)     ? (c->utf8 ? "\u2715" : "x")
                                : over_slo(a, gc) ? ">"
                                                  : " ";
             snprintf(t, sizeof t, "%*s%s", cw - 2, value_text(a, gc, v, sizeof v), mark);
@@ -107,8 +107,8 @@ static void draw_legend(struct app *a, struct ui_canvas *c, int y, struct ui_rec
     char b[32], t[160];
     for (int k = 0; k < UI_HEAT_BUCKETS; k++) {
         double e = by_throughput(a) ? 1.0 / edge[k] : edge[k];
-        snprintf(t, sizeof t, " %s%s ", by_throughput(a) ? (c->utf8 ? "\u2265" : ">=")
-                                                         : (c->utf8 ? "\u2264" : "<="),
+        snprintf(t, sizeof t, " %s%s ",
+                 by_throughput(a) ? (c->utf8 ? "\u2265" : ">=") : (c->utf8 ? "\u2264" : "<="),
                  by_throughput(a) ? fmt_rate(e, b, sizeof b) : fmt_ms(e, b, sizeof b));
         x += draw_text(c, y, x, r.x + r.w - x, UI_STYLE_HEAT1 + k, t);
         x += draw_text(c, y, x, r.x + r.w - x, UI_STYLE_NORMAL, " ");
@@ -220,19 +220,34 @@ unsigned screen_heat_action(struct app *a, enum ui_action act)
     const struct grid *g = &a->heat.grid;
     int *row = &a->st.heat_row, *col = &a->st.heat_col;
     switch (act) {
-    case UI_ACT_UP: *row -= *row > 0; break;
-    case UI_ACT_DOWN: *row += *row + 1 < g->n_rows; break;
+    case UI_ACT_UP:
+        *row -= *row > 0;
+        break;
+    case UI_ACT_DOWN:
+        *row += *row + 1 < g->n_rows;
+        break;
     case UI_ACT_HOME:
-    case UI_ACT_PAGE_UP: *row = 0; break;
+    case UI_ACT_PAGE_UP:
+        *row = 0;
+        break;
     case UI_ACT_END:
-    case UI_ACT_PAGE_DOWN: *row = g->n_rows > 0 ? g->n_rows - 1 : 0; break;
-    case UI_ACT_LEFT: *col -= *col > 0; break;
-    case UI_ACT_RIGHT: *col += *col + 1 < g->n_cols; break;
+    case UI_ACT_PAGE_DOWN:
+        *row = g->n_rows > 0 ? g->n_rows - 1 : 0;
+        break;
+    case UI_ACT_LEFT:
+        *col -= *col > 0;
+        break;
+    case UI_ACT_RIGHT:
+        *col += *col + 1 < g->n_cols;
+        break;
     case UI_ACT_METRIC:
         a->st.metric = by_throughput(a) ? UI_METRIC_LATENCY : UI_METRIC_THROUGHPUT;
         break;
-    case UI_ACT_ENTER: use_cell(a); break;
-    default: return 0;
+    case UI_ACT_ENTER:
+        use_cell(a);
+        break;
+    default:
+        return 0;
     }
     return UI_HANDLED | UI_REDRAW;
 }

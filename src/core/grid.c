@@ -29,8 +29,8 @@ static void cell_set(struct grid_cell *c, int64_t batch, double latency_ms, doub
 static void col_fail(struct grid *gr, int col, int64_t batch, const char *msg)
 {
     if (!gr->col_why[col][0])
-        snprintf(gr->col_why[col], sizeof gr->col_why[col], "batch %lld: %.480s",
-                 (long long)batch, msg);
+        snprintf(gr->col_why[col], sizeof gr->col_why[col], "batch %lld: %.480s", (long long)batch,
+                 msg);
 }
 
 /* One prediction per cell, the columns every precision. */
@@ -50,8 +50,8 @@ static void run_precision(struct predictor *p, struct graph *g, const struct con
             struct prediction pr;
             struct diag d = {0};
             if (predict_run(p, g, &c, &pr, &d) == ST_OK)
-                cell_set(&gr->cell[r][k], c.batch, pr.latency_ms, pr.memory_mib,
-                         pr.capacity_mib, headroom);
+                cell_set(&gr->cell[r][k], c.batch, pr.latency_ms, pr.memory_mib, pr.capacity_mib,
+                         headroom);
             else
                 col_fail(gr, k, c.batch, d.msg);
             prediction_fini(&pr);
@@ -82,8 +82,8 @@ static void run_slice(struct predictor *p, struct graph *g, const struct config 
             struct prediction pr;
             c.mig = -1;
             if (predict_run(p, g, &c, &pr, &d) == ST_OK)
-                cell_set(&gr->cell[r][0], c.batch, pr.latency_ms, pr.memory_mib,
-                         pr.capacity_mib, headroom);
+                cell_set(&gr->cell[r][0], c.batch, pr.latency_ms, pr.memory_mib, pr.capacity_mib,
+                         headroom);
             else
                 col_fail(gr, 0, c.batch, d.msg);
             prediction_fini(&pr);
@@ -110,8 +110,7 @@ enum status grid_run(struct predictor *p, struct graph *g, const struct config *
     memset(out, 0, sizeof *out);
     out->axis = axis;
     if (n_batch < 1 || n_batch > GRID_MAX_ROWS)
-        return diag_set(d, ST_ERANGE, "grid: %d batches, expected 1 to %d", n_batch,
-                        GRID_MAX_ROWS);
+        return diag_set(d, ST_ERANGE, "grid: %d batches, expected 1 to %d", n_batch, GRID_MAX_ROWS);
     if (axis != GRID_PRECISION && axis != GRID_SLICE)
         return diag_set(d, ST_ERANGE, "grid: axis %d, expected precision or MIG slice", axis);
     if (!gpu_get(cfg->gpu))

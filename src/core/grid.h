@@ -22,8 +22,8 @@
 enum grid_axis { GRID_PRECISION, GRID_SLICE, GRID__AXES };
 
 struct grid_cell {
-    bool ok;           /* predicted; else the column's why says why not */
-    bool fits;         /* memory + headroom within the usable memory (fit_ok) */
+    bool ok;   /* predicted; else the column's why says why not */
+    bool fits; /* memory + headroom within the usable memory (fit_ok) */
     double latency_ms, throughput, memory_mib, usable_mib;
 };
 
@@ -31,8 +31,8 @@ struct grid {
     enum grid_axis axis;
     int n_rows, n_cols;
     int64_t batch[GRID_MAX_ROWS];
-    struct config col[GRID_MAX_COLS];       /* each column's configuration (batch aside) */
-    char col_name[GRID_MAX_COLS][24];       /* "fp16", "3g.20gb", "full GPU" */
+    struct config col[GRID_MAX_COLS];          /* each column's configuration (batch aside) */
+    char col_name[GRID_MAX_COLS][24];          /* "fp16", "3g.20gb", "full GPU" */
     char col_why[GRID_MAX_COLS][DIAG_MSG_MAX]; /* its first failure, "" if none */
     struct grid_cell cell[GRID_MAX_ROWS][GRID_MAX_COLS];
 };

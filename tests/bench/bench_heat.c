@@ -80,9 +80,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "bench_heat: %s\n", cfg.gpu < 0 ? "no H100-SXM5-80GB" : h->d.msg);
         goto out;
     }
-    printf("explorer heat map of %s (%d nodes), batch 1..%d, %s, %s; drawn %dx%d headless\n",
-           SPEC, h->a.g->n_nodes, N_BATCH, gpu_get(cfg.gpu)->name, runtime_name(cfg.rt), ROWS,
-           COLS);
+    printf("explorer heat map of %s (%d nodes), batch 1..%d, %s, %s; drawn %dx%d headless\n", SPEC,
+           h->a.g->n_nodes, N_BATCH, gpu_get(cfg.gpu)->name, runtime_name(cfg.rt), ROWS, COLS);
     for (int ax = 0; ax < GRID__AXES; ax++) {
         h->axis = (enum grid_axis)ax;
         struct bstats s;
