@@ -97,6 +97,7 @@ void graph_free(struct graph *g)
     free(g->nodes);
     free(g->values);
     free(g->syms);
+    free(g->infer_syms);
     free(g->inputs);
     free(g->outputs);
     free(g->topo);

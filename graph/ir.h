@@ -225,6 +225,10 @@ struct graph {
     /* graph_infer state */
     struct arena *scratch;
     bool inferred;
+    /* the symbol values of the last graph_infer that succeeded (n_syms of
+     * them then; graph_infer_stale compares them), malloc'd */
+    int64_t *infer_syms;
+    int infer_n_syms;
     struct graph_totals totals;
 };
 
