@@ -97,6 +97,7 @@ void graph_free(struct graph *g)
     free(g->nodes);
     free(g->values);
     free(g->syms);
+    free(g->infer_syms);
     free(g->inputs);
     free(g->outputs);
     free(g->topo);
@@ -209,8 +210,10 @@ void graph_init_add(struct graph *g, int vi)
     g->values[vi].flags |= VAL_INIT;
 }
 
-int graph_node_add(struct graph *g, const char *op_type, const char *domain, const char *name,
-                   const int *in, int n_in, const int *out, int n_out)
+/* The node shared by both ways of adding one: op_type and domain are
+ * arena copies or static strings. */
+static int node_push(struct graph *g, const char *op_type, const char *domain, enum op op,
+                     const char *name, const int *in, int n_in, const int *out, int n_out)
 {
     if (g->n_nodes == g->cap_nodes) {
         g->cap_nodes = g->cap_nodes ? g->cap_nodes * 2 : 64;
@@ -220,13 +223,11 @@ int graph_node_add(struct graph *g, const char *op_type, const char *domain, con
     struct node *n = &g->nodes[ni];
     memset(n, 0, sizeof *n);
     n->parent = -1;
-    n->op_type = arena_strdup(g->arena, op_type);
-    n->domain = arena_strdup(g->arena, domain ? domain : "");
+    n->op_type = op_type;
+    n->domain = domain;
     n->name = name && *name ? arena_strdup(g->arena, name)
                             : arena_printf(g->arena, "%s_%d", op_type, ni);
-    bool std_domain = !domain || !*domain || !strcmp(domain, "ai.onnx") ||
-                      !strcmp(domain, "com.microsoft") || !strcmp(domain, "dippm");
-    n->op = std_domain ? op_lookup(op_type) : OP__UNKNOWN;
+    n->op = op;
     n->n_in = n_in;
     n->n_out = n_out;
     n->in = arena_alloc(g->arena, sizeof(int) * (size_t)(n_in ? n_in : 1));
@@ -239,8 +240,26 @@ int graph_node_add(struct graph *g, const char *op_type, const char *domain, con
     return ni;
 }
 
-int graph_node_add_named(struct graph *g, const char *op_type, const char *name,
-                         const char *const *in, int n_in, const char *const *out, int n_out)
+int graph_node_add(struct graph *g, enum op op, const char *name, const int *in, int n_in,
+                   const int *out, int n_out)
+{
+    CHECK(op >= 0 && op < OP__COUNT);
+    return node_push(g, op_name(op), "", op, name, in, n_in, out, n_out);
+}
+
+int graph_node_add_type(struct graph *g, const char *op_type, const char *domain,
+                        const char *name, const int *in, int n_in, const int *out, int n_out)
+{
+    bool std_domain = !domain || !*domain || !strcmp(domain, "ai.onnx") ||
+                      !strcmp(domain, "com.microsoft") || !strcmp(domain, "dippm");
+    const char *type = arena_strdup(g->arena, op_type);
+    const char *dom = arena_strdup(g->arena, domain ? domain : "");
+    return node_push(g, type, dom, std_domain ? op_lookup(op_type) : OP__UNKNOWN, name, in, n_in,
+                     out, n_out);
+}
+
+int graph_node_add_named(struct graph *g, enum op op, const char *name, const char *const *in,
+                         int n_in, const char *const *out, int n_out)
 {
     int iv[64], ov[64];
     CHECK(n_in <= 64 && n_out <= 64);
@@ -248,7 +267,7 @@ int graph_node_add_named(struct graph *g, const char *op_type, const char *name,
         iv[i] = in[i] && *in[i] ? graph_value_get(g, in[i]) : -1;
     for (int i = 0; i < n_out; i++)
         ov[i] = graph_value_get(g, out[i]);
-    return graph_node_add(g, op_type, "", name, iv, n_in, ov, n_out);
+    return graph_node_add(g, op, name, iv, n_in, ov, n_out);
 }
 
 /* ---- control-flow bodies --------------------------------------------- */

@@ -225,6 +225,10 @@ struct graph {
     /* graph_infer state */
     struct arena *scratch;
     bool inferred;
+    /* the symbol values of the last graph_infer that succeeded (n_syms of
+     * them then; graph_infer_stale compares them), malloc'd */
+    int64_t *infer_syms;
+    int infer_n_syms;
     struct graph_totals totals;
 };
 
@@ -257,16 +261,22 @@ void graph_output_add(struct graph *g, int vi);
 /* Marks vi as an initializer (weight). */
 void graph_init_add(struct graph *g, int vi);
 
-/* Adds a node; in[] may contain -1 for omitted optional inputs. The op is
- * looked up in the catalogue by op_type (domain "" or "ai.onnx"; "com.microsoft"
- * and "dippm" ops are looked up too). name may be NULL (one is generated).
- * Returns the node index. */
-int graph_node_add(struct graph *g, const char *op_type, const char *domain, const char *name,
-                   const int *in, int n_in, const int *out, int n_out);
+/* Adds a node of catalogue op `op` (its op_type is the catalogue name, its
+ * domain ""); in[] may contain -1 for omitted optional inputs. name may be
+ * NULL (one is generated from the op's name). Returns the node index.
+ * Builders name their ops here, so a misspelt op fails to compile. */
+int graph_node_add(struct graph *g, enum op op, const char *name, const int *in, int n_in,
+                   const int *out, int n_out);
+/* The same for an op named by a file (ONNX, dippm JSON, TF.js): op_type is
+ * looked up in the catalogue (domain "" or "ai.onnx"; "com.microsoft" and
+ * "dippm" ops are looked up too); any other is kept as written and not
+ * covered. */
+int graph_node_add_type(struct graph *g, const char *op_type, const char *domain,
+                        const char *name, const int *in, int n_in, const int *out, int n_out);
 /* Convenience: node with inputs/outputs given by value names (NULL or "" =
  * omitted optional input). */
-int graph_node_add_named(struct graph *g, const char *op_type, const char *name,
-                         const char *const *in, int n_in, const char *const *out, int n_out);
+int graph_node_add_named(struct graph *g, enum op op, const char *name, const char *const *in,
+                         int n_in, const char *const *out, int n_out);
 
 void graph_attr_int(struct graph *g, int node, const char *name, int64_t v);
 void graph_attr_float(struct graph *g, int node, const char *name, double v);

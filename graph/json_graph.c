@@ -486,7 +486,7 @@ static enum status read_nodes(struct jctx *c, const cJSON *root)
         if ((!domain || !*domain) && op_lookup(op) == OP__UNKNOWN)
             return jerr(c, path, "node '%s': unknown op \"%s\" (not in the op catalogue; give "
                                  "a \"domain\" for a custom op)", name ? name : "?", op);
-        int ni = graph_node_add(c->g, op, domain, name, in, n_in, out, n_out);
+        int ni = graph_node_add_type(c->g, op, domain, name, in, n_in, out, n_out);
         const char *block = get_str(e, "block");
         if (block)
             c->g->nodes[ni].block = graph_strdup(c->g, block);

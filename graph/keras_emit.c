@@ -35,11 +35,11 @@ static const char *unique(struct kctx *c, const char *base)
     }
 }
 
-int kx_op(struct kctx *c, const char *op, const char *name, const int *in, int n_in)
+int kx_op(struct kctx *c, enum op op, const char *name, const int *in, int n_in)
 {
     name = unique(c, name);
     int v = graph_value_get(c->g, name);
-    graph_node_add(c->g, op, "", name, in, n_in, &v, 1);
+    graph_node_add(c->g, op, name, in, n_in, &v, 1);
     return v;
 }
 
@@ -52,7 +52,7 @@ int kx_producer(struct kctx *c, int v)
 
 int kx_const_i64(struct kctx *c, const char *name, const int64_t *vals, int n)
 {
-    int v = kx_op(c, "Constant", name, NULL, 0);
+    int v = kx_op(c, OP_Constant, name, NULL, 0);
     struct tconst t = {.dt = DT_INT64, .rank = 1, .dims = {n}, .n = n,
                        .i64 = (int64_t *)vals};
     graph_attr_tensor(c->g, kx_producer(c, v), "value", &t);
@@ -63,7 +63,7 @@ int kx_const_i64(struct kctx *c, const char *name, const int64_t *vals, int n)
 int kx_const_f(struct kctx *c, const char *name, const double *vals, int rank,
                const int64_t *dims)
 {
-    int v = kx_op(c, "Constant", name, NULL, 0);
+    int v = kx_op(c, OP_Constant, name, NULL, 0);
     struct tconst t = {.dt = DT_FLOAT, .rank = rank, .n = 1, .f64 = (double *)vals};
     struct dim dd[IR_MAX_RANK];
     for (int i = 0; i < rank; i++) {
@@ -194,7 +194,7 @@ int kx_val(struct kctx *c, struct ktensor *t, bool cf, const char *name)
     char nm[560];
     snprintf(nm, sizeof nm, "%s/%s", name, cf ? "to_channels_first" : "to_channels_last");
     int src = cf ? t->vn : t->vcf;
-    int v = kx_op(c, "Transpose", graph_strdup(c->g, nm), &src, 1);
+    int v = kx_op(c, OP_Transpose, graph_strdup(c->g, nm), &src, 1);
     graph_attr_ints(c->g, kx_producer(c, v), "perm", perm, r);
     if (cf)
         t->vcf = v;
@@ -207,18 +207,18 @@ int kx_val(struct kctx *c, struct ktensor *t, bool cf, const char *name)
 
 struct kact {
     const char *keras;
-    const char *op;
+    enum op op;
 };
 
 static const struct kact acts[] = {
-    {"relu", "Relu"},         {"sigmoid", "Sigmoid"},     {"tanh", "Tanh"},
-    {"softmax", "Softmax"},   {"elu", "Elu"},             {"selu", "Selu"},
-    {"softplus", "Softplus"}, {"softsign", "Softsign"},   {"swish", "Silu"},
-    {"silu", "Silu"},         {"gelu", "Gelu"},           {"gelu_new", "Gelu"},
-    {"hard_sigmoid", "HardSigmoid"}, {"hardSigmoid", "HardSigmoid"},
-    {"relu6", "Relu6"},       {"exponential", "Exp"},     {"leaky_relu", "LeakyRelu"},
-    {"mish", "Mish"},         {"hard_swish", "HardSwish"}, {"hard_silu", "HardSwish"},
-    {"log_softmax", "LogSoftmax"}, {"logSoftmax", "LogSoftmax"},
+    {"relu", OP_Relu},         {"sigmoid", OP_Sigmoid},     {"tanh", OP_Tanh},
+    {"softmax", OP_Softmax},   {"elu", OP_Elu},             {"selu", OP_Selu},
+    {"softplus", OP_Softplus}, {"softsign", OP_Softsign},   {"swish", OP_Silu},
+    {"silu", OP_Silu},         {"gelu", OP_Gelu},           {"gelu_new", OP_Gelu},
+    {"hard_sigmoid", OP_HardSigmoid}, {"hardSigmoid", OP_HardSigmoid},
+    {"relu6", OP_Relu6},       {"exponential", OP_Exp},     {"leaky_relu", OP_LeakyRelu},
+    {"mish", OP_Mish},         {"hard_swish", OP_HardSwish}, {"hard_silu", OP_HardSwish},
+    {"log_softmax", OP_LogSoftmax}, {"logSoftmax", OP_LogSoftmax},
 };
 
 int kx_activation(struct kctx *c, const struct klayer *L, const char *act, int v, int axis)
@@ -232,11 +232,11 @@ int kx_activation(struct kctx *c, const struct klayer *L, const char *act, int v
         snprintf(nm, sizeof nm, "%s", act);
         int o = kx_op(c, acts[i].op, kx_name(c, L, nm), &v, 1);
         int ni = kx_producer(c, o);
-        if (!strcmp(acts[i].op, "Softmax") || !strcmp(acts[i].op, "LogSoftmax"))
+        if (acts[i].op == OP_Softmax || acts[i].op == OP_LogSoftmax)
             graph_attr_int(c->g, ni, "axis", axis);
         if (!strcmp(act, "leaky_relu"))
             graph_attr_float(c->g, ni, "alpha", 0.2); /* keras.activations default */
-        if (!strcmp(acts[i].op, "HardSigmoid") && strcmp(act, "hard_sigmoid") == 0) {
+        if (acts[i].op == OP_HardSigmoid && strcmp(act, "hard_sigmoid") == 0) {
             graph_attr_float(c->g, ni, "alpha", c->keras3 ? 1.0 / 6.0 : 0.2);
             graph_attr_float(c->g, ni, "beta", 0.5);
         }

@@ -121,7 +121,7 @@ enum status kcfg_intlist(struct kctx *c, const struct klayer *L, const char *key
 /* Unique value/node name "<nprefix><layer>[/suffix]". */
 const char *kx_name(struct kctx *c, const struct klayer *L, const char *suffix);
 /* Adds node op with inputs in[] and one fresh output; returns the output value. */
-int kx_op(struct kctx *c, const char *op, const char *name, const int *in, int n_in);
+int kx_op(struct kctx *c, enum op op, const char *name, const int *in, int n_in);
 /* Node index of the producer of value v (after kx_op). */
 int kx_producer(struct kctx *c, int v);
 /* Constant node holding int64 data (not a parameter); returns its value. */

@@ -194,7 +194,7 @@ static int conv_input(struct kctx *c, const struct klayer *L, struct ktensor *x,
     int64_t pads[6] = {0, 0, (G->k[0] - 1) * G->dil[0], 0, 0, 0};
     int pv = kx_const_i64(c, kx_name(c, L, "causal_pads"), pads, 6);
     int in[2] = {v, pv};
-    return kx_op(c, "Pad", kx_name(c, L, "causal_pad"), in, 2);
+    return kx_op(c, OP_Pad, kx_name(c, L, "causal_pad"), in, 2);
 }
 
 /* Finishes a channels-first conv output: activation, ktensor layout. */
@@ -253,7 +253,7 @@ static enum status emit_conv(struct kctx *c, const struct klayer *L, struct kten
         return c->d->code;
     if (bias && (in[2] = kx_weight(c, L, "bias", 1, &filters, DT_FLOAT)) < 0)
         return c->d->code;
-    int v = kx_op(c, "Conv", kx_name(c, L, NULL), in, bias ? 3 : 2);
+    int v = kx_op(c, OP_Conv, kx_name(c, L, NULL), in, bias ? 3 : 2);
     int ni = kx_producer(c, v);
     set_window_attrs(c, ni, &G, true);
     if (groups > 1)
@@ -299,7 +299,7 @@ static enum status emit_depthwise(struct kctx *c, const struct klayer *L, struct
     bool dw_bias = bias && !separable;
     if (dw_bias && (in[2] = kx_weight(c, L, "bias", 1, &nb, DT_FLOAT)) < 0)
         return c->d->code;
-    int v = kx_op(c, "Conv", kx_name(c, L, separable ? "depthwise" : NULL), in, dw_bias ? 3 : 2);
+    int v = kx_op(c, OP_Conv, kx_name(c, L, separable ? "depthwise" : NULL), in, dw_bias ? 3 : 2);
     int ni = kx_producer(c, v);
     set_window_attrs(c, ni, &G, true);
     graph_attr_int(c->g, ni, "group", cin);
@@ -311,7 +311,7 @@ static enum status emit_depthwise(struct kctx *c, const struct klayer *L, struct
             return c->d->code;
         if (bias && (pin[2] = kx_weight(c, L, "bias", 1, &nb, DT_FLOAT)) < 0)
             return c->d->code;
-        v = kx_op(c, "Conv", kx_name(c, L, NULL), pin, bias ? 3 : 2);
+        v = kx_op(c, OP_Conv, kx_name(c, L, NULL), pin, bias ? 3 : 2);
         int64_t ones[3] = {1, 1, 1}, zeros[6] = {0};
         graph_attr_ints(c->g, kx_producer(c, v), "kernel_shape", ones, nsp);
         graph_attr_ints(c->g, kx_producer(c, v), "pads", zeros, 2 * nsp);
@@ -344,7 +344,7 @@ static enum status emit_conv_transpose(struct kctx *c, const struct klayer *L,
         return c->d->code;
     if (bias && (in[2] = kx_weight(c, L, "bias", 1, &filters, DT_FLOAT)) < 0)
         return c->d->code;
-    int v = kx_op(c, "ConvTranspose", kx_name(c, L, NULL), in, bias ? 3 : 2);
+    int v = kx_op(c, OP_ConvTranspose, kx_name(c, L, NULL), in, bias ? 3 : 2);
     int ni = kx_producer(c, v);
     graph_attr_ints(c->g, ni, "kernel_shape", G.k, nsp);
     graph_attr_ints(c->g, ni, "strides", G.s, nsp);
@@ -406,13 +406,13 @@ static enum status emit_dense(struct kctx *c, const struct klayer *L, struct kte
     int v;
     if (x->rank == 2) {
         int in[3] = {xv, w, b};
-        v = kx_op(c, "Gemm", kx_name(c, L, NULL), in, bias ? 3 : 2);
+        v = kx_op(c, OP_Gemm, kx_name(c, L, NULL), in, bias ? 3 : 2);
     } else {
         int in[2] = {xv, w};
-        v = kx_op(c, "MatMul", kx_name(c, L, bias ? "matmul" : NULL), in, 2);
+        v = kx_op(c, OP_MatMul, kx_name(c, L, bias ? "matmul" : NULL), in, 2);
         if (bias) {
             int in2[2] = {v, b};
-            v = kx_op(c, "Add", kx_name(c, L, NULL), in2, 2);
+            v = kx_op(c, OP_Add, kx_name(c, L, NULL), in2, 2);
         }
     }
     v = kx_activation(c, L, act, v, x->rank - 1);
@@ -498,7 +498,7 @@ static enum status emit_batchnorm(struct kctx *c, const struct klayer *L, struct
     if (in[1] < 0 || in[2] < 0 || (in[3] = kx_weight(c, L, "moving_mean", 1, &ch, DT_FLOAT)) < 0 ||
         (in[4] = kx_weight(c, L, "moving_variance", 1, &ch, DT_FLOAT)) < 0)
         return c->d->code;
-    int v = kx_op(c, "BatchNormalization", kx_name(c, L, NULL), in, 5);
+    int v = kx_op(c, OP_BatchNormalization, kx_name(c, L, NULL), in, 5);
     graph_attr_float(c->g, kx_producer(c, v), "epsilon", eps);
     graph_attr_float(c->g, kx_producer(c, v), "momentum", mom);
     struct ktensor t = *x;
@@ -527,7 +527,7 @@ static enum status emit_layernorm(struct kctx *c, const struct klayer *L, struct
                  affine(c, L, "center", "beta", ch, 0.0)};
     if (in[1] < 0 || in[2] < 0)
         return c->d->code;
-    int v = kx_op(c, "LayerNormalization", kx_name(c, L, NULL), in, 3);
+    int v = kx_op(c, OP_LayerNormalization, kx_name(c, L, NULL), in, 3);
     graph_attr_int(c->g, kx_producer(c, v), "axis", -1);
     graph_attr_float(c->g, kx_producer(c, v), "epsilon", eps);
     struct ktensor t = *x;
@@ -548,7 +548,7 @@ static enum status emit_pool(struct kctx *c, const struct klayer *L, struct kten
     for (int i = 0; i < nsp; i++)
         G.dil[i] = 1;
     int in = kx_val(c, x, !G.cfirst, kx_name(c, L, NULL));
-    int v = kx_op(c, max ? "MaxPool" : "AveragePool", kx_name(c, L, NULL), &in, 1);
+    int v = kx_op(c, max ? OP_MaxPool : OP_AveragePool, kx_name(c, L, NULL), &in, 1);
     set_window_attrs(c, kx_producer(c, v), &G, false);
     out_dims(x, &G, -1, o);
     struct dim dims[IR_MAX_RANK];
@@ -575,7 +575,7 @@ static enum status emit_global_pool(struct kctx *c, const struct klayer *L, stru
         return st;
     int cax = cfirst ? 1 : nsp + 1;
     int in = kx_val(c, x, !cfirst, kx_name(c, L, NULL));
-    int v = kx_op(c, max ? "GlobalMaxPool" : "GlobalAveragePool",
+    int v = kx_op(c, max ? OP_GlobalMaxPool : OP_GlobalAveragePool,
                   kx_name(c, L, keep ? NULL : "pool"), &in, 1);
     struct dim ch = x->dims[cax], b = x->dims[0];
     if (keep) {
@@ -590,7 +590,7 @@ static enum status emit_global_pool(struct kctx *c, const struct klayer *L, stru
         o->dims[cax] = ch;
         return ST_OK;
     }
-    v = kx_op(c, "Flatten", kx_name(c, L, NULL), &v, 1);
+    v = kx_op(c, OP_Flatten, kx_name(c, L, NULL), &v, 1);
     graph_attr_int(c->g, kx_producer(c, v), "axis", 1);
     kx_tensor(o, 2, v, false);
     o->dims[0] = b;

@@ -37,7 +37,7 @@ static void same_shape(struct ktensor *o, const struct ktensor *x, int v, bool c
 }
 
 static enum status unary(struct kctx *c, const struct klayer *L, struct ktensor *x,
-                         const char *op, struct ktensor *o, int *node)
+                         enum op op, struct ktensor *o, int *node)
 {
     bool cf;
     int v = any_val(x, &cf);
@@ -74,7 +74,7 @@ static int clip_max(struct kctx *c, const struct klayer *L, int v, double lo, do
     double lov = lo, hiv = hi;
     int in[3] = {v, kx_const_f(c, kx_name(c, L, "min"), &lov, 0, &none),
                  kx_const_f(c, kx_name(c, L, "max"), &hiv, 0, &none)};
-    return kx_op(c, "Clip", kx_name(c, L, NULL), in, 3);
+    return kx_op(c, OP_Clip, kx_name(c, L, NULL), in, 3);
 }
 
 static enum status emit_relu(struct kctx *c, const struct klayer *L, struct ktensor *x,
@@ -93,16 +93,16 @@ static enum status emit_relu(struct kctx *c, const struct klayer *L, struct kten
     bool cf;
     int v = any_val(x, &cf), ni;
     if (slope != 0) {
-        v = kx_op(c, "LeakyRelu", kx_name(c, L, maxv >= 0 ? "leaky" : NULL), &v, 1);
+        v = kx_op(c, OP_LeakyRelu, kx_name(c, L, maxv >= 0 ? "leaky" : NULL), &v, 1);
         graph_attr_float(c->g, kx_producer(c, v), "alpha", slope);
         if (maxv >= 0)
             v = clip_max(c, L, v, -INFINITY, maxv);
     } else if (maxv == 6) {
-        v = kx_op(c, "Relu6", kx_name(c, L, NULL), &v, 1);
+        v = kx_op(c, OP_Relu6, kx_name(c, L, NULL), &v, 1);
     } else if (maxv >= 0) {
         v = clip_max(c, L, v, 0, maxv);
     } else {
-        v = kx_op(c, "Relu", kx_name(c, L, NULL), &v, 1);
+        v = kx_op(c, OP_Relu, kx_name(c, L, NULL), &v, 1);
     }
     (void)ni;
     same_shape(o, x, v, cf);
@@ -135,7 +135,7 @@ static enum status emit_prelu(struct kctx *c, const struct klayer *L, struct kte
     int in[2] = {v, kx_weight(c, L, "alpha", r - 1, wd, DT_FLOAT)};
     if (in[1] < 0)
         return c->d->code;
-    v = kx_op(c, "PRelu", kx_name(c, L, NULL), in, 2);
+    v = kx_op(c, OP_PRelu, kx_name(c, L, NULL), in, 2);
     same_shape(o, x, v, cf);
     return ST_OK;
 }
@@ -143,7 +143,7 @@ static enum status emit_prelu(struct kctx *c, const struct klayer *L, struct kte
 /* ---- merge layers --------------------------------------------------------------- */
 
 static enum status emit_merge(struct kctx *c, const struct klayer *L, struct ktensor *in,
-                              int n_in, const char *op, bool binary, struct ktensor *o)
+                              int n_in, enum op op, bool binary, struct ktensor *o)
 {
     if (n_in < 2 || (binary && n_in != 2))
         return klerr(c, L, ST_EPARSE, "expects %s input tensors, got %d",
@@ -157,14 +157,14 @@ static enum status emit_merge(struct kctx *c, const struct klayer *L, struct kte
     for (int i = 0; i < n_in; i++)
         vals[i] = kx_val(c, &in[i], cf, kx_name(c, L, NULL));
     int v;
-    if (!strcmp(op, "Mul") || (!strcmp(op, "Add") && n_in == 2) || !strcmp(op, "Sub")) {
+    if (op == OP_Mul || (op == OP_Add && n_in == 2) || op == OP_Sub) {
         v = vals[0];
         for (int i = 1; i < n_in; i++) {
             int pair[2] = {v, vals[i]};
-            v = kx_op(c, op, kx_name(c, L, i == n_in - 1 ? NULL : op), pair, 2);
+            v = kx_op(c, op, kx_name(c, L, i == n_in - 1 ? NULL : op_name(op)), pair, 2);
         }
     } else {
-        v = kx_op(c, !strcmp(op, "Add") ? "Sum" : op, kx_name(c, L, NULL), vals, n_in);
+        v = kx_op(c, op == OP_Add ? OP_Sum : op, kx_name(c, L, NULL), vals, n_in);
     }
     same_shape(o, &in[0], v, cf);
     /* broadcast: a 1 in input 0 takes the other inputs' dim */
@@ -200,7 +200,7 @@ static enum status emit_concat(struct kctx *c, const struct klayer *L, struct kt
         int64_t d = dimv(&in[i].dims[axis]);
         sum = (sum < 0 || d < 0) ? -1 : sum + d;
     }
-    int v = kx_op(c, "Concat", kx_name(c, L, NULL), vals, n_in);
+    int v = kx_op(c, OP_Concat, kx_name(c, L, NULL), vals, n_in);
     graph_attr_int(c->g, kx_producer(c, v), "axis", cf ? kx_cf_axis((int)axis, r) : axis);
     same_shape(o, &in[0], v, cf);
     o->dims[axis] = (struct dim){sum, -1};
@@ -241,7 +241,7 @@ static enum status emit_reshape(struct kctx *c, const struct klayer *L, struct k
         shp[i + 1] = ts[i];
     int in[2] = {kx_val(c, x, false, kx_name(c, L, NULL)),
                  kx_const_i64(c, kx_name(c, L, "shape"), shp, n + 1)};
-    int v = kx_op(c, "Reshape", kx_name(c, L, NULL), in, 2);
+    int v = kx_op(c, OP_Reshape, kx_name(c, L, NULL), in, 2);
     struct dim b = x->dims[0];
     kx_tensor(o, n + 1, v, false);
     o->dims[0] = b;
@@ -257,7 +257,7 @@ static enum status emit_flatten(struct kctx *c, const struct klayer *L, struct k
     for (int i = 1; i < x->rank; i++)
         numel = (numel < 0 || dimv(&x->dims[i]) < 0) ? -1 : numel * dimv(&x->dims[i]);
     int in = kx_val(c, x, false, kx_name(c, L, NULL));
-    int v = kx_op(c, "Flatten", kx_name(c, L, NULL), &in, 1);
+    int v = kx_op(c, OP_Flatten, kx_name(c, L, NULL), &in, 1);
     graph_attr_int(c->g, kx_producer(c, v), "axis", 1);
     struct dim b = x->dims[0];
     kx_tensor(o, 2, v, false);
@@ -285,7 +285,7 @@ static enum status emit_permute(struct kctx *c, const struct klayer *L, struct k
         perm[i + 1] = dims[i];
     }
     int in = kx_val(c, x, false, kx_name(c, L, NULL));
-    int v = kx_op(c, "Transpose", kx_name(c, L, NULL), &in, 1);
+    int v = kx_op(c, OP_Transpose, kx_name(c, L, NULL), &in, 1);
     graph_attr_ints(c->g, kx_producer(c, v), "perm", perm, n + 1);
     struct ktensor t = *x;
     kx_tensor(o, t.rank, v, false);
@@ -415,7 +415,7 @@ static enum status emit_zeropad(struct kctx *c, const struct klayer *L, struct k
     }
     int in[2] = {kx_val(c, x, !cfirst, kx_name(c, L, NULL)),
                  kx_const_i64(c, kx_name(c, L, "pads"), pads, 2 * r)};
-    int v = kx_op(c, "Pad", kx_name(c, L, NULL), in, 2);
+    int v = kx_op(c, OP_Pad, kx_name(c, L, NULL), in, 2);
     graph_attr_string(c->g, kx_producer(c, v), "mode", "constant");
     static const int64_t ones[3] = {1, 1, 1};
     spatial_out(o, x, v, cfirst, nsp, ones, add);
@@ -450,7 +450,7 @@ static enum status emit_upsample(struct kctx *c, const struct klayer *L, struct 
     int64_t sd = r;
     int in[3] = {kx_val(c, x, !cfirst, kx_name(c, L, NULL)), -1,
                  kx_const_f(c, kx_name(c, L, "scales"), scales, 1, &sd)};
-    int v = kx_op(c, "Resize", kx_name(c, L, NULL), in, 3);
+    int v = kx_op(c, OP_Resize, kx_name(c, L, NULL), in, 3);
     graph_attr_string(c->g, kx_producer(c, v), "mode", mode);
     static const int64_t zeros[3] = {0, 0, 0};
     spatial_out(o, x, v, cfirst, nsp, size, zeros);
@@ -477,7 +477,7 @@ static enum status emit_cropping(struct kctx *c, const struct klayer *L, struct 
                  kx_const_i64(c, kx_name(c, L, "starts"), starts, nsp),
                  kx_const_i64(c, kx_name(c, L, "ends"), ends, nsp),
                  kx_const_i64(c, kx_name(c, L, "axes"), axes, nsp)};
-    int v = kx_op(c, "Slice", kx_name(c, L, NULL), in, 4);
+    int v = kx_op(c, OP_Slice, kx_name(c, L, NULL), in, 4);
     struct ktensor t = *x;
     kx_tensor(o, t.rank, v, cf);
     static const int64_t ones[3] = {1, 1, 1};
@@ -500,9 +500,9 @@ static enum status emit_repeat(struct kctx *c, const struct klayer *L, struct kt
     int64_t ax = 1, reps[3] = {1, n, 1};
     int in[2] = {kx_val(c, x, false, kx_name(c, L, NULL)),
                  kx_const_i64(c, kx_name(c, L, "axes"), &ax, 1)};
-    int v = kx_op(c, "Unsqueeze", kx_name(c, L, "unsqueeze"), in, 2);
+    int v = kx_op(c, OP_Unsqueeze, kx_name(c, L, "unsqueeze"), in, 2);
     int in2[2] = {v, kx_const_i64(c, kx_name(c, L, "repeats"), reps, 3)};
-    v = kx_op(c, "Tile", kx_name(c, L, NULL), in2, 2);
+    v = kx_op(c, OP_Tile, kx_name(c, L, NULL), in2, 2);
     struct ktensor t = *x;
     kx_tensor(o, 3, v, false);
     o->dims[0] = t.dims[0];
@@ -526,10 +526,10 @@ static enum status emit_rescaling(struct kctx *c, const struct klayer *L, struct
     int v = any_val(x, &cf);
     int64_t none = 0;
     int in[2] = {v, kx_const_f(c, kx_name(c, L, "scale"), &scale, 0, &none)};
-    v = kx_op(c, "Mul", kx_name(c, L, offset != 0 ? "mul" : NULL), in, 2);
+    v = kx_op(c, OP_Mul, kx_name(c, L, offset != 0 ? "mul" : NULL), in, 2);
     if (offset != 0) {
         int in2[2] = {v, kx_const_f(c, kx_name(c, L, "offset"), &offset, 0, &none)};
-        v = kx_op(c, "Add", kx_name(c, L, NULL), in2, 2);
+        v = kx_op(c, OP_Add, kx_name(c, L, NULL), in2, 2);
     }
     same_shape(o, x, v, cf);
     return ST_OK;
@@ -571,10 +571,10 @@ static enum status emit_normalization(struct kctx *c, const struct klayer *L, st
     }
     int xv = kx_val(c, x, false, kx_name(c, L, NULL));
     int in[2] = {xv, mv};
-    int s = kx_op(c, "Sub", kx_name(c, L, "sub"), in, 2);
-    int sd = kx_op(c, "Sqrt", kx_name(c, L, "std"), &vv, 1);
+    int s = kx_op(c, OP_Sub, kx_name(c, L, "sub"), in, 2);
+    int sd = kx_op(c, OP_Sqrt, kx_name(c, L, "std"), &vv, 1);
     int in2[2] = {s, sd};
-    int v = kx_op(c, "Div", kx_name(c, L, NULL), in2, 2);
+    int v = kx_op(c, OP_Div, kx_name(c, L, NULL), in2, 2);
     same_shape(o, x, v, false);
     return ST_OK;
 }
@@ -598,7 +598,7 @@ static const char *const noops[] = {
 
 /* op (LeakyRelu, Elu) of x with attribute alpha = a. */
 static enum status unary_alpha(struct kctx *c, const struct klayer *L, struct ktensor *x,
-                               const char *op, double a, struct ktensor *o)
+                               enum op op, double a, struct ktensor *o)
 {
     int ni;
     enum status st = unary(c, L, x, op, o, &ni);
@@ -628,10 +628,10 @@ enum status keras_layer_emit_misc(struct kctx *c, const struct klayer *L, struct
     if (!strcmp(k, "Add") || !strcmp(k, "Multiply") || !strcmp(k, "Average") ||
         !strcmp(k, "Maximum") || !strcmp(k, "Minimum") || !strcmp(k, "Subtract"))
         return emit_merge(c, L, in, n_in,
-                          k[0] == 'A' ? (k[1] == 'd' ? "Add" : "Mean")
-                          : k[0] == 'S' ? "Sub"
-                          : k[1] == 'u' ? "Mul"
-                          : k[1] == 'a' ? "Max" : "Min",
+                          k[0] == 'A' ? (k[1] == 'd' ? OP_Add : OP_Mean)
+                          : k[0] == 'S' ? OP_Sub
+                          : k[1] == 'u' ? OP_Mul
+                          : k[1] == 'a' ? OP_Max : OP_Min,
                           k[0] == 'S', out);
     if (!strcmp(k, "Concatenate"))
         return emit_concat(c, L, in, n_in, out);
@@ -652,12 +652,12 @@ enum status keras_layer_emit_misc(struct kctx *c, const struct klayer *L, struct
         enum status st = kcfg_float(c, L, "negative_slope", c->keras3 ? 0.3 : 0.3, &a);
         if (!st && !cJSON_GetObjectItemCaseSensitive(L->cfg, "negative_slope"))
             st = kcfg_float(c, L, "alpha", 0.3, &a);
-        return st ? st : unary_alpha(c, L, in, "LeakyRelu", a, out);
+        return st ? st : unary_alpha(c, L, in, OP_LeakyRelu, a, out);
     }
     if (!strcmp(k, "ELU")) {
         double a;
         enum status st = kcfg_float(c, L, "alpha", 1.0, &a);
-        return st ? st : unary_alpha(c, L, in, "Elu", a, out);
+        return st ? st : unary_alpha(c, L, in, OP_Elu, a, out);
     }
     if (!strcmp(k, "Softmax")) {
         int64_t axis;
@@ -669,7 +669,7 @@ enum status keras_layer_emit_misc(struct kctx *c, const struct klayer *L, struct
         if (axis < 0 || axis >= in->rank)
             return kerr(c, L->path, "config.axis: out of range for rank %d", in->rank);
         bool cf = in->vn < 0;
-        st = unary(c, L, in, "Softmax", out, &ni);
+        st = unary(c, L, in, OP_Softmax, out, &ni);
         if (!st)
             graph_attr_int(c->g, ni, "axis", cf ? kx_cf_axis((int)axis, in->rank) : axis);
         return st;

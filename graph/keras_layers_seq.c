@@ -40,7 +40,7 @@ static enum status emit_embedding(struct kctx *c, const struct klayer *L, struct
                  kx_val(c, x, false, kx_name(c, L, NULL))};
     if (in[0] < 0)
         return c->d->code;
-    int v = kx_op(c, "Gather", kx_name(c, L, NULL), in, 2);
+    int v = kx_op(c, OP_Gather, kx_name(c, L, NULL), in, 2);
     struct ktensor t = *x;
     kx_tensor(o, t.rank + 1, v, false);
     memcpy(o->dims, t.dims, sizeof t.dims[0] * (size_t)t.rank);
@@ -82,7 +82,7 @@ static int squeeze(struct kctx *c, const struct klayer *L, int v, int64_t axis, 
     char nm[64];
     snprintf(nm, sizeof nm, "%s_axes", sfx);
     int in[2] = {v, kx_const_i64(c, kx_name(c, L, nm), &axis, 1)};
-    return kx_op(c, "Squeeze", kx_name(c, L, sfx), in, 2);
+    return kx_op(c, OP_Squeeze, kx_name(c, L, sfx), in, 2);
 }
 
 /* Weights of one direction: W [1, g*u, F], R [1, g*u, u], B [1, 2*g*u] (the
@@ -103,7 +103,7 @@ static enum status rnn_weights(struct kctx *c, const struct klayer *Lw, int64_t 
     if (!reset_after) {
         int64_t pads[4] = {0, 0, 0, g * units};
         int pin[2] = {*b, kx_const_i64(c, kx_name(c, Lw, "bias_pads"), pads, 4)};
-        *b = kx_op(c, "Pad", kx_name(c, Lw, "bias_onnx"), pin, 2);
+        *b = kx_op(c, OP_Pad, kx_name(c, Lw, "bias_onnx"), pin, 2);
     }
     return ST_OK;
 }
@@ -111,7 +111,7 @@ static enum status rnn_weights(struct kctx *c, const struct klayer *Lw, int64_t 
 static int concat0(struct kctx *c, const struct klayer *L, int a, int b, const char *what)
 {
     int in[2] = {a, b};
-    int v = kx_op(c, "Concat", kx_name(c, L, what), in, 2);
+    int v = kx_op(c, OP_Concat, kx_name(c, L, what), in, 2);
     graph_attr_int(c->g, kx_producer(c, v), "axis", 0);
     return v;
 }
@@ -129,15 +129,15 @@ static int merge_dirs(struct kctx *c, const struct klayer *L, int v, int ax, int
             shp[1] = 2 * units;
         snprintf(nm, sizeof nm, "%s_shape", sfx);
         int in[2] = {v, kx_const_i64(c, kx_name(c, L, nm), shp, rank)};
-        return kx_op(c, "Reshape", kx_name(c, L, sfx), in, 2);
+        return kx_op(c, OP_Reshape, kx_name(c, L, sfx), in, 2);
     }
     int64_t axes = ax;
     if (!strcmp(merge, "sum")) {
         snprintf(nm, sizeof nm, "%s_axes", sfx);
         int in[2] = {v, kx_const_i64(c, kx_name(c, L, nm), &axes, 1)};
-        v = kx_op(c, "ReduceSum", kx_name(c, L, sfx), in, 2);
+        v = kx_op(c, OP_ReduceSum, kx_name(c, L, sfx), in, 2);
     } else {
-        v = kx_op(c, "ReduceMean", kx_name(c, L, sfx), &v, 1);
+        v = kx_op(c, OP_ReduceMean, kx_name(c, L, sfx), &v, 1);
         graph_attr_ints(c->g, kx_producer(c, v), "axes", &axes, 1);
     }
     graph_attr_int(c->g, kx_producer(c, v), "keepdims", 0);
@@ -150,7 +150,7 @@ static enum status emit_rnn(struct kctx *c, const struct klayer *L, struct ktens
                             const struct klayer *bidir, const char *merge, struct ktensor *out,
                             int *n_out)
 {
-    static const char *const ops[] = {"LSTM", "GRU", "RNN"};
+    static const enum op ops[] = {OP_LSTM, OP_GRU, OP_RNN};
     static const int gates[] = {4, 3, 1};
     int64_t units;
     bool seq, state, back, bias, reset_after = false;
@@ -187,7 +187,7 @@ static enum status emit_rnn(struct kctx *c, const struct klayer *L, struct ktens
     int64_t f = dimv(&x->dims[2]), g = gates[kind];
     int xv = kx_val(c, x, false, kx_name(c, N, NULL));
     int64_t perm[3] = {1, 0, 2};
-    int xt = kx_op(c, "Transpose", kx_name(c, N, "time_major"), &xv, 1);
+    int xt = kx_op(c, OP_Transpose, kx_name(c, N, "time_major"), &xv, 1);
     graph_attr_ints(c->g, kx_producer(c, xt), "perm", perm, 3);
     int in[4] = {xt, -1, -1, -1};
     if (!bidir) {
@@ -216,7 +216,7 @@ static enum status emit_rnn(struct kctx *c, const struct klayer *L, struct ktens
     int n_o = kind == 0 ? 3 : 2;
     for (int i = 0; i < n_o; i++)
         outs[i] = graph_value_get(c->g, kx_name(c, N, sfx[i]));
-    int ni = graph_node_add(c->g, ops[kind], "", kx_name(c, N, ops[kind]), in, bias ? 4 : 3,
+    int ni = graph_node_add(c->g, ops[kind], kx_name(c, N, op_name(ops[kind])), in, bias ? 4 : 3,
                             outs, n_o);
     graph_attr_int(c->g, ni, "hidden_size", units);
     graph_attr_string(c->g, ni, "direction", bidir ? "bidirectional" : back ? "reverse" : "forward");
@@ -238,15 +238,15 @@ static enum status emit_rnn(struct kctx *c, const struct klayer *L, struct ktens
     int y;
     if (seq && bidir) { /* Y [T, 2, b, u] -> [b, T, 2, u] */
         int64_t p4[4] = {2, 0, 1, 3};
-        y = kx_op(c, "Transpose", kx_name(c, N, "Y_batch_major"), &outs[0], 1);
+        y = kx_op(c, OP_Transpose, kx_name(c, N, "Y_batch_major"), &outs[0], 1);
         graph_attr_ints(c->g, kx_producer(c, y), "perm", p4, 4);
         y = merge_dirs(c, N, y, 2, 3, merge, units, "output");
     } else if (seq) {
         y = squeeze(c, N, outs[0], 1, "Y_squeezed");
-        y = kx_op(c, "Transpose", kx_name(c, N, NULL), &y, 1);
+        y = kx_op(c, OP_Transpose, kx_name(c, N, NULL), &y, 1);
         graph_attr_ints(c->g, kx_producer(c, y), "perm", perm, 3);
     } else if (bidir) { /* Y_h [2, b, u] -> [b, 2, u] */
-        y = kx_op(c, "Transpose", kx_name(c, N, "last_batch_major"), &outs[1], 1);
+        y = kx_op(c, OP_Transpose, kx_name(c, N, "last_batch_major"), &outs[1], 1);
         graph_attr_ints(c->g, kx_producer(c, y), "perm", perm, 3);
         y = merge_dirs(c, N, y, 1, 2, merge, units, "output");
     } else {
@@ -339,23 +339,23 @@ static int mha_proj(struct kctx *c, const struct klayer *L, struct ktensor *x, c
     if (in[1] < 0)
         return -1;
     snprintf(nm, sizeof nm, "%s", which);
-    int v = kx_op(c, "MatMul", kx_name(c, L, nm), in, 2);
+    int v = kx_op(c, OP_MatMul, kx_name(c, L, nm), in, 2);
     if (bias) {
         snprintf(wn, sizeof wn, "%s/bias", which);
         int in2[2] = {v, kx_weight(c, L, wn, 1, &bd, DT_FLOAT)};
         if (in2[1] < 0)
             return -1;
         snprintf(nm, sizeof nm, "%s_bias", which);
-        v = kx_op(c, "Add", kx_name(c, L, nm), in2, 2);
+        v = kx_op(c, OP_Add, kx_name(c, L, nm), in2, 2);
     }
     int64_t shp[4] = {0, 0, heads, dh};
     snprintf(nm, sizeof nm, "%s_split_shape", which);
     int in3[2] = {v, kx_const_i64(c, kx_name(c, L, nm), shp, 4)};
     snprintf(nm, sizeof nm, "%s_split", which);
-    v = kx_op(c, "Reshape", kx_name(c, L, nm), in3, 2);
+    v = kx_op(c, OP_Reshape, kx_name(c, L, nm), in3, 2);
     int64_t perm[4] = {0, 2, keyT ? 3 : 1, keyT ? 1 : 3};
     snprintf(nm, sizeof nm, "%s_heads", which);
-    v = kx_op(c, "Transpose", kx_name(c, L, nm), &v, 1);
+    v = kx_op(c, OP_Transpose, kx_name(c, L, nm), &v, 1);
     graph_attr_ints(c->g, kx_producer(c, v), "perm", perm, 4);
     return v;
 }
@@ -408,28 +408,28 @@ static enum status emit_mha(struct kctx *c, const struct klayer *L, struct ktens
     int64_t none = 0;
     double scale = 1.0 / sqrt((double)kd);
     int in1[2] = {qh, kx_const_f(c, kx_name(c, L, "scale"), &scale, 0, &none)};
-    qh = kx_op(c, "Mul", kx_name(c, L, "query_scaled"), in1, 2);
+    qh = kx_op(c, OP_Mul, kx_name(c, L, "query_scaled"), in1, 2);
     int in2[2] = {qh, kh};
-    int s = kx_op(c, "MatMul", kx_name(c, L, "scores"), in2, 2);
-    s = kx_op(c, "Softmax", kx_name(c, L, "probs"), &s, 1);
+    int s = kx_op(c, OP_MatMul, kx_name(c, L, "scores"), in2, 2);
+    s = kx_op(c, OP_Softmax, kx_name(c, L, "probs"), &s, 1);
     graph_attr_int(c->g, kx_producer(c, s), "axis", -1);
     int in3[2] = {s, vh};
-    int ctx = kx_op(c, "MatMul", kx_name(c, L, "context"), in3, 2);
+    int ctx = kx_op(c, OP_MatMul, kx_name(c, L, "context"), in3, 2);
     int64_t perm[4] = {0, 2, 1, 3}, shp[3] = {0, 0, heads * vd};
-    ctx = kx_op(c, "Transpose", kx_name(c, L, "context_merge"), &ctx, 1);
+    ctx = kx_op(c, OP_Transpose, kx_name(c, L, "context_merge"), &ctx, 1);
     graph_attr_ints(c->g, kx_producer(c, ctx), "perm", perm, 4);
     int in4[2] = {ctx, kx_const_i64(c, kx_name(c, L, "merge_shape"), shp, 3)};
-    ctx = kx_op(c, "Reshape", kx_name(c, L, "context_flat"), in4, 2);
+    ctx = kx_op(c, OP_Reshape, kx_name(c, L, "context_flat"), in4, 2);
     int64_t wd[2] = {heads * vd, dout};
     int in5[2] = {ctx, kx_weight(c, L, "attention_output/kernel", 2, wd, DT_FLOAT)};
     if (in5[1] < 0)
         return c->d->code;
-    int y = kx_op(c, "MatMul", kx_name(c, L, bias ? "output" : NULL), in5, 2);
+    int y = kx_op(c, OP_MatMul, kx_name(c, L, bias ? "output" : NULL), in5, 2);
     if (bias) {
         int in6[2] = {y, kx_weight(c, L, "attention_output/bias", 1, &dout, DT_FLOAT)};
         if (in6[1] < 0)
             return c->d->code;
-        y = kx_op(c, "Add", kx_name(c, L, NULL), in6, 2);
+        y = kx_op(c, OP_Add, kx_name(c, L, NULL), in6, 2);
     }
     struct dim b = q->dims[0], t = q->dims[1];
     kx_tensor(o, 3, y, false);

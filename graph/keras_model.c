@@ -785,7 +785,7 @@ enum status keras_model_build(struct kctx *c, const cJSON *obj, const char *path
         int v = kx_val(c, &out[j], false, graph_strdup(c->g, nm));
         if (c->g->values[v].flags & (VAL_INPUT | VAL_OUTPUT)) {
             /* an input passed straight through, or one tensor output twice */
-            v = kx_op(c, "Identity", graph_strdup(c->g, nm), &v, 1);
+            v = kx_op(c, OP_Identity, graph_strdup(c->g, nm), &v, 1);
         }
         graph_output_add(c->g, v);
     }

@@ -53,16 +53,16 @@ static int shape_of(struct gctx *G, struct gnode *g, int i, int *rank)
     struct ktensor *x = s->is_const ? NULL : tg_tin(G, g, i);
     if (!x || !tg_is_cf(x)) {
         int in = value_of(G, g, i, rank);
-        return kx_op(G->c, "Shape", tg_gname(G, g, NULL), &in, 1);
+        return kx_op(G->c, OP_Shape, tg_gname(G, g, NULL), &in, 1);
     }
     int in = x->vcf;
     *rank = x->rank;
-    int v = kx_op(G->c, "Shape", tg_gname(G, g, "shape_cf"), &in, 1);
+    int v = kx_op(G->c, OP_Shape, tg_gname(G, g, "shape_cf"), &in, 1);
     int64_t perm[IR_MAX_RANK];
     for (int a = 0; a < x->rank; a++)
         perm[a] = kx_cf_axis(a, x->rank);
     int gi[2] = {v, kx_const_i64(G->c, tg_gname(G, g, "perm"), perm, x->rank)};
-    v = kx_op(G->c, "Gather", tg_gname(G, g, NULL), gi, 2);
+    v = kx_op(G->c, OP_Gather, tg_gname(G, g, NULL), gi, 2);
     graph_attr_int(G->c->g, kx_producer(G->c, v), "axis", 0);
     return v;
 }
@@ -85,10 +85,10 @@ static enum status emit_size_rank(struct gctx *G, struct gnode *g)
         int64_t rr = r;
         v = kx_const_i64(G->c, tg_gname(G, g, NULL), &rr, 1);
         int in[2] = {v, kx_const_i64(G->c, tg_gname(G, g, "axes"), &(int64_t){0}, 1)};
-        v = kx_op(G->c, "Squeeze", tg_gname(G, g, "scalar"), in, 2);
+        v = kx_op(G->c, OP_Squeeze, tg_gname(G, g, "scalar"), in, 2);
     } else {
         int in = value_of(G, g, 0, &r);
-        v = kx_op(G->c, "Size", tg_gname(G, g, NULL), &in, 1);
+        v = kx_op(G->c, OP_Size, tg_gname(G, g, NULL), &in, 1);
     }
     tg_set_out(g, 0, v, false);
     g->t.dt = DT_INT64;
@@ -104,17 +104,17 @@ static enum status emit_slice(struct gctx *G, struct gnode *g)
         return kerr(G->c, g->path, "begin/size: ranks %d and %d, expected 1", rb, rs);
     int in64[2];
     for (int k = 0; k < 2; k++) { /* int32 begin/size: as int64, like the limits below */
-        in64[k] = kx_op(G->c, "Cast", tg_gname(G, g, k ? "size64" : "begin64"), k ? &sz : &b, 1);
+        in64[k] = kx_op(G->c, OP_Cast, tg_gname(G, g, k ? "size64" : "begin64"), k ? &sz : &b, 1);
         graph_attr_int(G->c->g, kx_producer(G->c, in64[k]), "to", DT_INT64);
     }
     int add[2] = {in64[0], in64[1]};
-    int e = kx_op(G->c, "Add", tg_gname(G, g, "end"), add, 2);
+    int e = kx_op(G->c, OP_Add, tg_gname(G, g, "end"), add, 2);
     int lt[2] = {in64[1], const_i64(G, g, "zero", 0)};
-    int neg = kx_op(G->c, "Less", tg_gname(G, g, "to_end"), lt, 2);
+    int neg = kx_op(G->c, OP_Less, tg_gname(G, g, "to_end"), lt, 2);
     int wh[3] = {neg, const_i64(G, g, "max", (int64_t)1 << 53), e}; /* exact as a double */
-    e = kx_op(G->c, "Where", tg_gname(G, g, "ends"), wh, 3);
+    e = kx_op(G->c, OP_Where, tg_gname(G, g, "ends"), wh, 3);
     int in[3] = {x, in64[0], e};
-    int v = kx_op(G->c, "Slice", tg_gname(G, g, NULL), in, 3);
+    int v = kx_op(G->c, OP_Slice, tg_gname(G, g, NULL), in, 3);
     struct ktensor *xt = tg_input_node(G, g, 0)->is_const ? NULL : tg_tin(G, g, 0);
     tg_set_out(g, r, v, false);
     g->t.dt = xt ? xt->dt : DT_FLOAT;
@@ -137,7 +137,7 @@ static enum status emit_cast(struct gctx *G, struct gnode *g)
     }
     bool cf = tg_is_cf(x);
     int in = kx_val(G->c, x, cf, tg_gname(G, g, NULL));
-    int v = kx_op(G->c, "Cast", tg_gname(G, g, NULL), &in, 1);
+    int v = kx_op(G->c, OP_Cast, tg_gname(G, g, NULL), &in, 1);
     graph_attr_int(G->c->g, kx_producer(G->c, v), "to", dt);
     tg_set_out(g, x->rank, v, cf);
     g->t.dt = dt;
@@ -156,9 +156,9 @@ static enum status emit_select(struct gctx *G, struct gnode *g)
         for (int a = 1; a < rank; a++)
             ax[a - 1] = a;
         int un[2] = {in[0], kx_const_i64(G->c, tg_gname(G, g, "rows"), ax, rank - 1)};
-        in[0] = kx_op(G->c, "Unsqueeze", tg_gname(G, g, "cond"), un, 2);
+        in[0] = kx_op(G->c, OP_Unsqueeze, tg_gname(G, g, "cond"), un, 2);
     }
-    int v = kx_op(G->c, "Where", tg_gname(G, g, NULL), in, 3);
+    int v = kx_op(G->c, OP_Where, tg_gname(G, g, NULL), in, 3);
     tg_set_out(g, rank, v, false);
     return ST_OK;
 }
@@ -168,8 +168,8 @@ static enum status emit_where1(struct gctx *G, struct gnode *g)
 {
     int r;
     int in = value_of(G, g, 0, &r);
-    int v = kx_op(G->c, "NonZero", tg_gname(G, g, "nonzero"), &in, 1);
-    v = kx_op(G->c, "Transpose", tg_gname(G, g, NULL), &v, 1);
+    int v = kx_op(G->c, OP_NonZero, tg_gname(G, g, "nonzero"), &in, 1);
+    v = kx_op(G->c, OP_Transpose, tg_gname(G, g, NULL), &v, 1);
     graph_attr_ints(G->c->g, kx_producer(G->c, v), "perm", (int64_t[]){1, 0}, 2);
     tg_set_out(g, 2, v, false);
     g->t.dims[1] = (struct dim){r, -1};
@@ -196,7 +196,7 @@ static enum status emit_fill(struct gctx *G, struct gnode *g)
         in[0] = kx_const_f(G->c, tg_gname(G, g, "value"), &one, 0, NULL);
         in[1] = shape_of(G, g, 0, &r);
     }
-    int v = kx_op(G->c, "Expand", tg_gname(G, g, NULL), in, 2);
+    int v = kx_op(G->c, OP_Expand, tg_gname(G, g, NULL), in, 2);
     tg_set_out(g, r, v, false);
     return ST_OK;
 }
@@ -206,7 +206,7 @@ static enum status emit_range(struct gctx *G, struct gnode *g)
     int r, in[3];
     for (int i = 0; i < 3; i++)
         in[i] = value_of(G, g, i, &r);
-    int v = kx_op(G->c, "Range", tg_gname(G, g, NULL), in, 3);
+    int v = kx_op(G->c, OP_Range, tg_gname(G, g, NULL), in, 3);
     tg_set_out(g, 1, v, false);
     return ST_OK;
 }
@@ -221,27 +221,27 @@ static enum status emit_nms(struct gctx *G, struct gnode *g)
         return kerr(G->c, g->path, "boxes/scores: ranks %d and %d, expected 2 and 1", rb, rs);
     int ub[2] = {bx, kx_const_i64(G->c, tg_gname(G, g, "batch_axis"), (int64_t[]){0}, 1)};
     int us[2] = {sc, kx_const_i64(G->c, tg_gname(G, g, "class_axes"), (int64_t[]){0, 1}, 2)};
-    int in[5] = {kx_op(G->c, "Unsqueeze", tg_gname(G, g, "boxes"), ub, 2),
-                 kx_op(G->c, "Unsqueeze", tg_gname(G, g, "scores"), us, 2), -1, -1, -1};
+    int in[5] = {kx_op(G->c, OP_Unsqueeze, tg_gname(G, g, "boxes"), ub, 2),
+                 kx_op(G->c, OP_Unsqueeze, tg_gname(G, g, "scores"), us, 2), -1, -1, -1};
     for (int i = 2; i < 5; i++)
         in[i] = value_of(G, g, i, &r);
-    int sel = kx_op(G->c, "NonMaxSuppression", tg_gname(G, g, "nms"), in, 5);
+    int sel = kx_op(G->c, OP_NonMaxSuppression, tg_gname(G, g, "nms"), in, 5);
     int gi[2] = {sel, const_i64(G, g, "column", 2)};
-    int idx = kx_op(G->c, "Gather", tg_gname(G, g, NULL), gi, 2);
+    int idx = kx_op(G->c, OP_Gather, tg_gname(G, g, NULL), gi, 2);
     graph_attr_int(G->c->g, kx_producer(G->c, idx), "axis", 1);
-    idx = kx_op(G->c, "Squeeze", tg_gname(G, g, "indices"),
+    idx = kx_op(G->c, OP_Squeeze, tg_gname(G, g, "indices"),
                 (int[]){idx, kx_const_i64(G->c, tg_gname(G, g, "sq"), (int64_t[]){1}, 1)}, 2);
     tg_set_out(g, 1, idx, false);
     g->t.dt = DT_INT64;
     bool v5 = !strcmp(g->op, "NonMaxSuppressionV5");
     if (v5) {
         int gs[2] = {sc, idx};
-        kx_tensor(tg_out(g, 1), 1, kx_op(G->c, "Gather", tg_gname(G, g, "selected_scores"),
+        kx_tensor(tg_out(g, 1), 1, kx_op(G->c, OP_Gather, tg_gname(G, g, "selected_scores"),
                                          gs, 2), false);
     }
     if (v5 || !strcmp(g->op, "NonMaxSuppressionV4")) {
         struct ktensor *n = tg_out(g, v5 ? 2 : 1);
-        kx_tensor(n, 0, kx_op(G->c, "Size", tg_gname(G, g, "valid_outputs"), &idx, 1), false);
+        kx_tensor(n, 0, kx_op(G->c, OP_Size, tg_gname(G, g, "valid_outputs"), &idx, 1), false);
         n->dt = DT_INT64;
     }
     return ST_OK;
@@ -347,7 +347,7 @@ enum status tg_opaque(struct gctx *G, struct gnode *g)
         out[k] = graph_value_get(G->c->g, tg_gname(G, g, k ? sfx : NULL));
         graph_value_set_type(G->c->g, out[k], t[k].dt, t[k].rank, t[k].dims);
     }
-    graph_node_add(G->c->g, g->op, "ai.tensorflow", G->c->g->values[out[0]].name, in, g->n_in,
+    graph_node_add_type(G->c->g, g->op, "ai.tensorflow", G->c->g->values[out[0]].name, in, g->n_in,
                    out, n);
     for (k = 0; k < n; k++) {
         struct ktensor *o = tg_out(g, k);

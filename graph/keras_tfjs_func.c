@@ -209,7 +209,7 @@ static void claim(struct gctx *G, int ctl, int br, int start)
 {
     for (int ni = start; ni < G->c->g->n_nodes; ni++)
         if (ni != ctl && G->c->g->nodes[ni].parent < 0 &&
-            strcmp(G->c->g->nodes[ni].op_type, "Constant"))
+            G->c->g->nodes[ni].op != OP_Constant)
             graph_body_node(G->c->g, ctl, br, ni);
 }
 
@@ -258,7 +258,7 @@ static enum status emit_while(struct gctx *G, struct gnode *g, struct ktensor *a
     new_values(G, g, outs, n);
     char nm[640];
     snprintf(nm, sizeof nm, "%s%s", G->prefix ? G->prefix : "", g->name);
-    int ln = graph_node_add(G->c->g, "Loop", "", graph_strdup(G->c->g, nm), in, n + 2, outs, n);
+    int ln = graph_node_add(G->c->g, OP_Loop, graph_strdup(G->c->g, nm), in, n + 2, outs, n);
     graph_body_add(G->c->g, ln, "body", "body");
     const char *pre = pre_of(G, g, "body");
     for (int k = -2; k < n; k++) { /* ':' is in no TF node name */
@@ -308,7 +308,7 @@ static enum status emit_if(struct gctx *G, struct gnode *g, struct ktensor *a,
     if (n_out > MAX_ARGS)
         return kerr(G->c, g->path, "attr.then_branch: more than %d outputs", MAX_ARGS);
     new_values(G, g, vals, n_out);
-    int ni = graph_node_add(G->c->g, "If", "", graph_strdup(G->c->g, nm), &cond, 1, vals, n_out);
+    int ni = graph_node_add(G->c->g, OP_If, graph_strdup(G->c->g, nm), &cond, 1, vals, n_out);
     struct ktensor *r = xmalloc(sizeof *r * (MAX_ARGS + 1));
     static const char *const attr[2] = {"then_branch", "else_branch"}, *label[2] = {"then", "else"};
     for (int b = 0; b < 2 && !st; b++) {

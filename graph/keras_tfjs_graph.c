@@ -243,7 +243,7 @@ int tg_const_value(struct gctx *G, struct gnode *k)
         t.dims[i] = w->dims[i];
         dd[i] = (struct dim){w->dims[i], -1};
     }
-    v = kx_op(G->c, "Constant", graph_strdup(G->c->g, k->name), NULL, 0);
+    v = kx_op(G->c, OP_Constant, graph_strdup(G->c->g, k->name), NULL, 0);
     graph_attr_tensor(G->c->g, kx_producer(G->c, v), "value", &t);
     graph_value_set_type(G->c->g, v, w->dt, w->rank, dd);
     return v;
@@ -596,7 +596,7 @@ enum status keras_tfjs_graph_build(struct kctx *c, const cJSON *topo, const char
         int v = kx_val(c, &g->t, false, g->name);
         if (c->g->values[v].flags & (VAL_OUTPUT | VAL_INPUT) ||
             graph_value_find(c->g, g->name) < 0)
-            v = kx_op(c, "Identity", graph_strdup(c->g, g->name), &v, 1);
+            v = kx_op(c, OP_Identity, graph_strdup(c->g, g->name), &v, 1);
         graph_output_add(c->g, v);
     }
     tg_free(&G);

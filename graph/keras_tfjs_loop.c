@@ -249,7 +249,7 @@ static int loop_node(struct gctx *G, int f, struct lvar *v, int n, int64_t bound
         snprintf(sfx, sizeof sfx, "out%d", k);
         outs[k] = graph_value_get(G->c->g, fname(G, f, sfx));
     }
-    int ln = graph_node_add(G->c->g, "Loop", "", graph_strdup(G->c->g, G->fr[f].name), in, nin,
+    int ln = graph_node_add(G->c->g, OP_Loop, graph_strdup(G->c->g, G->fr[f].name), in, nin,
                             outs, n);
     free(in);
     graph_body_add(G->c->g, ln, "body", "body");
@@ -397,7 +397,7 @@ static enum status emit_frame(struct gctx *G, int f)
     if (!st)
         body_outputs(G, ln, v, n, folded ? cond_in : tg_in_value(G, lc, 0), lt);
     for (int ni = start; !st && ni < G->c->g->n_nodes; ni++)
-        if (G->c->g->nodes[ni].parent < 0 && strcmp(G->c->g->nodes[ni].op_type, "Constant"))
+        if (G->c->g->nodes[ni].parent < 0 && G->c->g->nodes[ni].op != OP_Constant)
             graph_body_node(G->c->g, ln, 0, ni); /* Constants stay outside, read by the body */
     if (!st)
         st = exits(G, f, v, n, outs, lt);
@@ -435,7 +435,7 @@ static enum status list_get(struct gctx *G, struct gnode *g)
         return tg_unsupported(G, g, "the list is not a tensor list of known rank");
     struct ktensor *x = tg_tin(G, g, 0);
     int in[2] = {kx_val(G->c, x, false, tg_gname(G, g, NULL)), tg_in_value(G, g, 1)};
-    int v = kx_op(G->c, "Gather", tg_gname(G, g, NULL), in, 2);
+    int v = kx_op(G->c, OP_Gather, tg_gname(G, g, NULL), in, 2);
     graph_attr_int(G->c->g, kx_producer(G->c, v), "axis", 0);
     struct ktensor t = *x;
     tg_set_out(g, x->rank - 1, v, false);

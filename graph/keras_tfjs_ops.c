@@ -13,19 +13,31 @@
 
 /* ---- op emitters -------------------------------------------------------------------- */
 
+/* The fused activations that are one op of the same name. */
+static const struct {
+    const char *tf;
+    enum op op;
+} fused_acts[] = {
+    {"Relu", OP_Relu}, {"Relu6", OP_Relu6}, {"Elu", OP_Elu}, {"Sigmoid", OP_Sigmoid},
+    {"Tanh", OP_Tanh},
+};
+
+/* Fused activation op (as the file names it) after value *v. */
 static enum status act_after(struct gctx *G, struct gnode *g, const char *op, int *v,
                              struct gnode *alpha, int rank)
 {
-    if (!strcmp(op, "Relu") || !strcmp(op, "Relu6") || !strcmp(op, "Elu") ||
-        !strcmp(op, "Sigmoid") || !strcmp(op, "Tanh")) {
-        *v = kx_op(G->c, op, tg_gname(G, g, op), v, 1);
-    } else if (!strcmp(op, "LeakyRelu")) {
-        *v = kx_op(G->c, "LeakyRelu", tg_gname(G, g, op), v, 1);
+    for (size_t i = 0; i < sizeof fused_acts / sizeof fused_acts[0]; i++)
+        if (!strcmp(op, fused_acts[i].tf)) {
+            *v = kx_op(G->c, fused_acts[i].op, tg_gname(G, g, op), v, 1);
+            return ST_OK;
+        }
+    if (!strcmp(op, "LeakyRelu")) {
+        *v = kx_op(G->c, OP_LeakyRelu, tg_gname(G, g, op), v, 1);
         graph_attr_float(G->c->g, kx_producer(G->c, *v), "alpha",
                          tg_attr_f(g, "leakyrelu_alpha", 0.2));
     } else if (!strcmp(op, "Prelu") && alpha && alpha->is_const) {
         int in[2] = {*v, tg_const_bcast(G, alpha, rank, true)};
-        *v = kx_op(G->c, "PRelu", tg_gname(G, g, op), in, 2);
+        *v = kx_op(G->c, OP_PRelu, tg_gname(G, g, op), in, 2);
     } else {
         char why[96];
         snprintf(why, sizeof why, "fused op \"%s\"", op);
@@ -108,7 +120,7 @@ static enum status emit_conv(struct gctx *G, struct gnode *g, bool depthwise, bo
     } else if (n_ops > 0) {
         return act_after(G, g, ops[0], &in[0], NULL, 4); /* reports the unsupported op */
     }
-    int v = kx_op(G->c, "Conv", tg_gname(G, g, n_ops ? "conv" : NULL), in, in[2] >= 0 ? 3 : 2);
+    int v = kx_op(G->c, OP_Conv, tg_gname(G, g, n_ops ? "conv" : NULL), in, in[2] >= 0 ? 3 : 2);
     int ni = kx_producer(G->c, v);
     int64_t ks[2] = {fd[0], fd[1]};
     enum status st = window(G, g, ni, ks, true, &nchw);
@@ -124,7 +136,7 @@ static enum status emit_conv(struct gctx *G, struct gnode *g, bool depthwise, bo
             bi[i + 1] = tg_const_value(G, args[i]);
         }
         ai = 4;
-        v = kx_op(G->c, "BatchNormalization", tg_gname(G, g, "bn"), bi, 5);
+        v = kx_op(G->c, OP_BatchNormalization, tg_gname(G, g, "bn"), bi, 5);
         graph_attr_float(G->c->g, kx_producer(G->c, v), "epsilon", tg_attr_f(g, "epsilon", 1e-3));
     }
     for (int i = 1; i < n_ops; i++) {
@@ -169,7 +181,7 @@ static enum status emit_matmul(struct gctx *G, struct gnode *g, bool fused)
         if (has_bias && (!bias || !bias->is_const))
             return tg_unsupported(G, g, "BiasAdd argument is not a constant");
         int in[3] = {av, tg_const_value(G, b), bias ? tg_const_value(G, bias) : -1};
-        v = kx_op(G->c, "Gemm", tg_gname(G, g, n_ops > 1 ? "gemm" : NULL), in, bias ? 3 : 2);
+        v = kx_op(G->c, OP_Gemm, tg_gname(G, g, n_ops > 1 ? "gemm" : NULL), in, bias ? 3 : 2);
         if (tb)
             graph_attr_int(G->c->g, kx_producer(G->c, v), "transB", 1);
     } else {
@@ -177,13 +189,13 @@ static enum status emit_matmul(struct gctx *G, struct gnode *g, bool fused)
             return tg_unsupported(G, g, "transpose_b of a non-constant operand");
         struct ktensor *bt = b->is_const ? NULL : tg_tin(G, g, 1);
         int in[2] = {av, bt ? kx_val(G->c, bt, false, tg_gname(G, g, NULL)) : tg_const_value(G, b)};
-        v = kx_op(G->c, "MatMul", tg_gname(G, g, has_bias ? "matmul" : NULL), in, 2);
+        v = kx_op(G->c, OP_MatMul, tg_gname(G, g, has_bias ? "matmul" : NULL), in, 2);
         if (has_bias) {
             struct gnode *bias = g->n_in > 2 ? tg_input_node(G, g, 2) : NULL;
             if (!bias || !bias->is_const)
                 return tg_unsupported(G, g, "BiasAdd argument is not a constant");
             int in2[2] = {v, tg_const_value(G, bias)};
-            v = kx_op(G->c, "Add", tg_gname(G, g, n_ops > 1 ? "bias" : NULL), in2, 2);
+            v = kx_op(G->c, OP_Add, tg_gname(G, g, n_ops > 1 ? "bias" : NULL), in2, 2);
         }
     }
     for (int i = 1; i < n_ops; i++) {
@@ -195,8 +207,9 @@ static enum status emit_matmul(struct gctx *G, struct gnode *g, bool fused)
     return ST_OK;
 }
 
-/* Binary elementwise op; Const operands are broadcast in the tensor's layout. */
-static enum status emit_binary(struct gctx *G, struct gnode *g, const char *op)
+/* Binary elementwise op; Const operands are broadcast in the tensor's layout.
+ * TF's SquaredDifference is a Sub squared by a Mul. */
+static enum status emit_binary(struct gctx *G, struct gnode *g, enum op op)
 {
     struct gnode *s0 = tg_input_node(G, g, 0), *s1 = tg_input_node(G, g, 1);
     if (s0->is_const && s1->is_const)
@@ -219,10 +232,10 @@ static enum status emit_binary(struct gctx *G, struct gnode *g, const char *op)
             r = t->rank;
     }
     int v;
-    if (!strcmp(op, "SquaredDifference")) {
-        v = kx_op(G->c, "Sub", tg_gname(G, g, "diff"), in, 2);
+    if (!strcmp(g->op, "SquaredDifference")) {
+        v = kx_op(G->c, OP_Sub, tg_gname(G, g, "diff"), in, 2);
         int sq[2] = {v, v};
-        v = kx_op(G->c, "Mul", tg_gname(G, g, NULL), sq, 2);
+        v = kx_op(G->c, OP_Mul, tg_gname(G, g, NULL), sq, 2);
     } else {
         v = kx_op(G->c, op, tg_gname(G, g, NULL), in, 2);
     }
@@ -230,22 +243,23 @@ static enum status emit_binary(struct gctx *G, struct gnode *g, const char *op)
     return ST_OK;
 }
 
-static enum status emit_unary(struct gctx *G, struct gnode *g, const char *op)
+/* Unary elementwise op; TF's Rsqrt is a Sqrt before it (the Reciprocal),
+ * Square a Mul of x by itself. */
+static enum status emit_unary(struct gctx *G, struct gnode *g, enum op op)
 {
     struct ktensor *x = tg_tin(G, g, 0);
     bool cf = x->vn < 0;
     int v = cf ? x->vcf : x->vn;
-    if (!strcmp(op, "Rsqrt")) {
-        v = kx_op(G->c, "Sqrt", tg_gname(G, g, "sqrt"), &v, 1);
-        op = "Reciprocal";
-    } else if (!strcmp(op, "Square")) {
+    if (!strcmp(g->op, "Rsqrt")) {
+        v = kx_op(G->c, OP_Sqrt, tg_gname(G, g, "sqrt"), &v, 1);
+    } else if (!strcmp(g->op, "Square")) {
         int sq[2] = {v, v};
-        v = kx_op(G->c, "Mul", tg_gname(G, g, NULL), sq, 2);
+        v = kx_op(G->c, OP_Mul, tg_gname(G, g, NULL), sq, 2);
         tg_set_out(g, x->rank, v, cf);
         return ST_OK;
     }
     v = kx_op(G->c, op, tg_gname(G, g, NULL), &v, 1);
-    if (!strcmp(op, "LeakyRelu"))
+    if (op == OP_LeakyRelu)
         graph_attr_float(G->c->g, kx_producer(G->c, v), "alpha", tg_attr_f(g, "alpha", 0.2));
     tg_set_out(g, x->rank, v, cf);
     return ST_OK;
@@ -265,7 +279,7 @@ static enum status emit_pool(struct gctx *G, struct gnode *g, bool max)
     int h = nchw ? 2 : 1;
     int64_t ks[2] = {k[h], k[h + 1]};
     int in = kx_val(G->c, x, !nchw, tg_gname(G, g, NULL));
-    int v = kx_op(G->c, max ? "MaxPool" : "AveragePool", tg_gname(G, g, NULL), &in, 1);
+    int v = kx_op(G->c, max ? OP_MaxPool : OP_AveragePool, tg_gname(G, g, NULL), &in, 1);
     st = window(G, g, kx_producer(G->c, v), ks, false, &nchw);
     if (st)
         return st;
@@ -280,29 +294,35 @@ static enum status emit_pool(struct gctx *G, struct gnode *g, bool max)
 enum status keras_tfjs_emit_node(struct gctx *G, struct gnode *g)
 {
     const char *op = g->op;
-    static const char *const unary_ops[][2] = {
-        {"Relu", "Relu"}, {"Relu6", "Relu6"}, {"Sigmoid", "Sigmoid"}, {"Tanh", "Tanh"},
-        {"Elu", "Elu"}, {"Selu", "Selu"}, {"Softplus", "Softplus"}, {"Exp", "Exp"},
-        {"Sqrt", "Sqrt"}, {"Rsqrt", "Rsqrt"}, {"Square", "Square"}, {"Neg", "Neg"},
-        {"Abs", "Abs"}, {"Log", "Log"}, {"Reciprocal", "Reciprocal"}, {"Floor", "Floor"},
-        {"Ceil", "Ceil"}, {"LeakyRelu", "LeakyRelu"},
+    static const struct {
+        const char *tf;
+        enum op op;
+    } unary_ops[] = {
+        {"Relu", OP_Relu}, {"Relu6", OP_Relu6}, {"Sigmoid", OP_Sigmoid}, {"Tanh", OP_Tanh},
+        {"Elu", OP_Elu}, {"Selu", OP_Selu}, {"Softplus", OP_Softplus}, {"Exp", OP_Exp},
+        {"Sqrt", OP_Sqrt}, {"Rsqrt", OP_Reciprocal}, {"Square", OP_Mul}, {"Neg", OP_Neg},
+        {"Abs", OP_Abs}, {"Log", OP_Log}, {"Reciprocal", OP_Reciprocal}, {"Floor", OP_Floor},
+        {"Ceil", OP_Ceil}, {"LeakyRelu", OP_LeakyRelu},
     };
-    static const char *const binary_ops[][2] = {
-        {"Add", "Add"}, {"AddV2", "Add"}, {"BiasAdd", "Add"}, {"Sub", "Sub"}, {"Mul", "Mul"},
-        {"RealDiv", "Div"}, {"Div", "Div"}, {"Maximum", "Max"}, {"Minimum", "Min"},
-        {"Pow", "Pow"}, {"SquaredDifference", "SquaredDifference"}, {"Prelu", "PRelu"},
-        {"FloorDiv", "Div"}, {"FloorMod", "Mod"}, {"Equal", "Equal"}, {"Less", "Less"},
-        {"Greater", "Greater"}, {"LessEqual", "LessOrEqual"},
-        {"GreaterEqual", "GreaterOrEqual"}, {"LogicalAnd", "And"}, {"LogicalOr", "Or"},
+    static const struct {
+        const char *tf;
+        enum op op;
+    } binary_ops[] = {
+        {"Add", OP_Add}, {"AddV2", OP_Add}, {"BiasAdd", OP_Add}, {"Sub", OP_Sub}, {"Mul", OP_Mul},
+        {"RealDiv", OP_Div}, {"Div", OP_Div}, {"Maximum", OP_Max}, {"Minimum", OP_Min},
+        {"Pow", OP_Pow}, {"SquaredDifference", OP_Mul}, {"Prelu", OP_PRelu},
+        {"FloorDiv", OP_Div}, {"FloorMod", OP_Mod}, {"Equal", OP_Equal}, {"Less", OP_Less},
+        {"Greater", OP_Greater}, {"LessEqual", OP_LessOrEqual},
+        {"GreaterEqual", OP_GreaterOrEqual}, {"LogicalAnd", OP_And}, {"LogicalOr", OP_Or},
     };
     for (size_t i = 0; i < sizeof unary_ops / sizeof unary_ops[0]; i++)
-        if (!strcmp(op, unary_ops[i][0]))
-            return emit_unary(G, g, unary_ops[i][1]);
+        if (!strcmp(op, unary_ops[i].tf))
+            return emit_unary(G, g, unary_ops[i].op);
     for (size_t i = 0; i < sizeof binary_ops / sizeof binary_ops[0]; i++)
-        if (!strcmp(op, binary_ops[i][0])) {
+        if (!strcmp(op, binary_ops[i].tf)) {
             if (g->n_in != 2)
                 return kerr(G->c, g->path, "input: expected 2 inputs, got %d", g->n_in);
-            return emit_binary(G, g, binary_ops[i][1]);
+            return emit_binary(G, g, binary_ops[i].op);
         }
     enum status st = keras_tfjs_emit_shape(G, g);
     if (st == ST_ENOTFOUND)
@@ -327,7 +347,7 @@ enum status keras_tfjs_emit_node(struct gctx *G, struct gnode *g)
                 return tg_unsupported(G, g, "scale/offset/mean/variance are not constants");
             in[i] = tg_const_value(G, a);
         }
-        int v = kx_op(G->c, "BatchNormalization", tg_gname(G, g, NULL), in, 5);
+        int v = kx_op(G->c, OP_BatchNormalization, tg_gname(G, g, NULL), in, 5);
         graph_attr_float(G->c->g, kx_producer(G->c, v), "epsilon", tg_attr_f(g, "epsilon", 1e-3));
         tg_set_out(g, x->rank, v, x->rank >= 3);
         return ST_OK;
@@ -335,7 +355,7 @@ enum status keras_tfjs_emit_node(struct gctx *G, struct gnode *g)
     if (!strcmp(op, "Softmax")) {
         struct ktensor *x = tg_tin(G, g, 0);
         int in = kx_val(G->c, x, false, tg_gname(G, g, NULL));
-        int v = kx_op(G->c, "Softmax", tg_gname(G, g, NULL), &in, 1);
+        int v = kx_op(G->c, OP_Softmax, tg_gname(G, g, NULL), &in, 1);
         graph_attr_int(G->c->g, kx_producer(G->c, v), "axis", -1);
         tg_set_out(g, x->rank, v, false);
         return ST_OK;
@@ -350,7 +370,7 @@ enum status keras_tfjs_emit_node(struct gctx *G, struct gnode *g)
                 return tg_unsupported(G, g, "constant operand");
             in[i] = kx_val(G->c, x, cf, tg_gname(G, g, NULL));
         }
-        int v = kx_op(G->c, "Sum", tg_gname(G, g, NULL), in, g->n_in);
+        int v = kx_op(G->c, OP_Sum, tg_gname(G, g, NULL), in, g->n_in);
         tg_set_out(g, x0->rank, v, cf);
         return ST_OK;
     }

@@ -84,7 +84,7 @@ static enum status input_axis(struct gctx *G, struct gnode *g, int i, int rank, 
 }
 
 /* Node op with n_out outputs named after g; returns the first output. */
-static int op_multi(struct gctx *G, struct gnode *g, const char *op, const int *in, int n_in,
+static int op_multi(struct gctx *G, struct gnode *g, enum op op, const int *in, int n_in,
                     int *out, int n_out)
 {
     for (int k = 0; k < n_out; k++) {
@@ -92,7 +92,7 @@ static int op_multi(struct gctx *G, struct gnode *g, const char *op, const int *
         snprintf(sfx, sizeof sfx, "out%d", k);
         out[k] = graph_value_get(G->c->g, graph_strdup(G->c->g, tg_gname(G, g, k ? sfx : NULL)));
     }
-    graph_node_add(G->c->g, op, "", G->c->g->values[out[0]].name, in, n_in, out, n_out);
+    graph_node_add(G->c->g, op, G->c->g->values[out[0]].name, in, n_in, out, n_out);
     return out[0];
 }
 
@@ -106,7 +106,7 @@ static enum status emit_pad(struct gctx *G, struct gnode *g)
     const int64_t *known;
     if (pk && pk->is_const && tg_const_ints(G, pk, &known) < 0) {
         int in[2] = {kx_val(G->c, x, false, tg_gname(G, g, NULL)), tg_const_value(G, pk)};
-        int v = kx_op(G->c, "Pad", tg_gname(G, g, NULL), in, 2);
+        int v = kx_op(G->c, OP_Pad, tg_gname(G, g, NULL), in, 2);
         graph_attr_string(G->c->g, kx_producer(G->c, v), "mode",
                           !strcmp(g->op, "MirrorPad") ? "reflect" : "constant");
         tg_set_out(g, x->rank, v, false);
@@ -114,12 +114,12 @@ static enum status emit_pad(struct gctx *G, struct gnode *g)
     }
     if (pk && !pk->is_const) { /* computed [rank, 2] paddings -> [begins..., ends...] */
         int pv = kx_val(G->c, tg_tin(G, g, 1), false, tg_gname(G, g, NULL));
-        pv = kx_op(G->c, "Transpose", tg_gname(G, g, "pads_t"), &pv, 1);
+        pv = kx_op(G->c, OP_Transpose, tg_gname(G, g, "pads_t"), &pv, 1);
         graph_attr_ints(G->c->g, kx_producer(G->c, pv), "perm", (int64_t[]){1, 0}, 2);
         int rs[2] = {pv, kx_const_i64(G->c, tg_gname(G, g, "flat"), (int64_t[]){-1}, 1)};
         int in[2] = {kx_val(G->c, x, false, tg_gname(G, g, NULL)),
-                     kx_op(G->c, "Reshape", tg_gname(G, g, "pads"), rs, 2)};
-        int v = kx_op(G->c, "Pad", tg_gname(G, g, NULL), in, 2);
+                     kx_op(G->c, OP_Reshape, tg_gname(G, g, "pads"), rs, 2)};
+        int v = kx_op(G->c, OP_Pad, tg_gname(G, g, NULL), in, 2);
         graph_attr_string(G->c->g, kx_producer(G->c, v), "mode",
                           !strcmp(g->op, "MirrorPad") ? "reflect" : "constant");
         tg_set_out(g, x->rank, v, false);
@@ -141,7 +141,7 @@ static enum status emit_pad(struct gctx *G, struct gnode *g)
     }
     int in[2] = {kx_val(G->c, x, cf, tg_gname(G, g, NULL)),
                  kx_const_i64(G->c, tg_gname(G, g, "pads"), pads, 2 * x->rank)};
-    int v = kx_op(G->c, "Pad", tg_gname(G, g, NULL), in, 2);
+    int v = kx_op(G->c, OP_Pad, tg_gname(G, g, NULL), in, 2);
     graph_attr_string(G->c->g, kx_producer(G->c, v), "mode",
                       !strcmp(g->op, "MirrorPad") ? "reflect" : "constant");
     tg_set_out(g, x->rank, v, cf);
@@ -173,7 +173,7 @@ static enum status emit_concat(struct gctx *G, struct gnode *g)
     }
     if (na != 1 || axis < -r || axis >= (r ? r : 1))
         return kerr(G->c, g->path, "axis: expected one value from %d to %d", -r, r - 1);
-    int v = kx_op(G->c, "Concat", tg_gname(G, g, NULL), in, n);
+    int v = kx_op(G->c, OP_Concat, tg_gname(G, g, NULL), in, n);
     graph_attr_int(G->c->g, kx_producer(G->c, v), "axis", lay_axis(axis, r, cf));
     tg_set_out(g, r, v, cf);
     int a = (int)(axis < 0 ? axis + r : axis);
@@ -185,7 +185,7 @@ static enum status emit_concat(struct gctx *G, struct gnode *g)
     return ST_OK;
 }
 
-static enum status emit_reduce(struct gctx *G, struct gnode *g, const char *op)
+static enum status emit_reduce(struct gctx *G, struct gnode *g, enum op op)
 {
     struct ktensor *x = tg_tin(G, g, 0);
     int64_t ax[IR_MAX_RANK] = {1, 2}, n = 2;
@@ -193,7 +193,7 @@ static enum status emit_reduce(struct gctx *G, struct gnode *g, const char *op)
     const int64_t *known;
     /* Without the shard, a Mean over two axes of a rank-4 tensor is the
      * spatial mean: Keras's global average pooling, the only such export. */
-    bool pooling = !strcmp(op, "ReduceMean") && x->rank == 4 && ak && ak->is_const &&
+    bool pooling = op == OP_ReduceMean && x->rank == 4 && ak && ak->is_const &&
                    G->c->w[ak->mw].n == 2 && tg_const_ints(G, ak, &known) < 0;
     enum status st =
         pooling ? ST_OK : tg_input_ints(G, g, 1, "its axes", IR_MAX_RANK, ax, &n);
@@ -215,7 +215,7 @@ static enum status emit_reduce(struct gctx *G, struct gnode *g, const char *op)
     }
     int in[2] = {kx_val(G->c, x, cf, tg_gname(G, g, NULL)), -1};
     int v;
-    if (!strcmp(op, "ReduceSum")) {
+    if (op == OP_ReduceSum) {
         in[1] = kx_const_i64(G->c, tg_gname(G, g, "axes"), ax, (int)n);
         v = kx_op(G->c, op, tg_gname(G, g, NULL), in, 2);
     } else {
@@ -260,7 +260,7 @@ static enum status emit_reshape(struct gctx *G, struct gnode *g)
     } else {
         in[1] = tg_const_value(G, sh);
     }
-    int v = kx_op(G->c, "Reshape", tg_gname(G, g, NULL), in, 2);
+    int v = kx_op(G->c, OP_Reshape, tg_gname(G, g, NULL), in, 2);
     tg_set_out(g, (int)rank, v, false);
     if (!flat && tg_const_ints(G, sh, &known) == rank) { /* the dims it knows here */
         int64_t n = 1, neg = -1;
@@ -278,7 +278,7 @@ static enum status emit_reshape(struct gctx *G, struct gnode *g)
 }
 
 /* Squeeze/Unsqueeze in TF order over the given axes. */
-static int squeeze(struct gctx *G, struct gnode *g, const char *op, int v, int64_t *axes, int n,
+static int squeeze(struct gctx *G, struct gnode *g, enum op op, int v, int64_t *axes, int n,
                    const char *sfx)
 {
     int in[2] = {v, kx_const_i64(G->c, tg_gname(G, g, "axes"), axes, n)};
@@ -300,7 +300,7 @@ static enum status emit_squeeze(struct gctx *G, struct gnode *g)
     for (int i = 0; i < n; i++)
         if (axes[i] < 0)
             axes[i] += x->rank;
-    int v = squeeze(G, g, "Squeeze", kx_val(G->c, x, false, tg_gname(G, g, NULL)), axes, n, NULL);
+    int v = squeeze(G, g, OP_Squeeze, kx_val(G->c, x, false, tg_gname(G, g, NULL)), axes, n, NULL);
     tg_set_out(g, x->rank - n, v, false);
     return ST_OK;
 }
@@ -314,7 +314,7 @@ static enum status emit_expand(struct gctx *G, struct gnode *g)
     enum status st = input_axis(G, g, 1, x->rank + 1, &axis);
     if (st)
         return st;
-    int v = squeeze(G, g, "Unsqueeze", kx_val(G->c, x, false, tg_gname(G, g, NULL)), &axis, 1,
+    int v = squeeze(G, g, OP_Unsqueeze, kx_val(G->c, x, false, tg_gname(G, g, NULL)), &axis, 1,
                     NULL);
     tg_set_out(g, x->rank + 1, v, false);
     return ST_OK;
@@ -331,7 +331,7 @@ static enum status emit_transpose(struct gctx *G, struct gnode *g)
         return kerr(G->c, g->path, "perm: %lld values for a rank-%d tensor", (long long)n,
                     x->rank);
     int in = kx_val(G->c, x, false, tg_gname(G, g, NULL));
-    int v = kx_op(G->c, "Transpose", tg_gname(G, g, NULL), &in, 1);
+    int v = kx_op(G->c, OP_Transpose, tg_gname(G, g, NULL), &in, 1);
     graph_attr_ints(G->c->g, kx_producer(G->c, v), "perm", perm, (int)n);
     tg_set_out(g, x->rank, v, false);
     return ST_OK;
@@ -349,7 +349,7 @@ static enum status emit_resize(struct gctx *G, struct gnode *g, bool nearest)
                     "rank %d", (long long)n, x->rank);
     int in[4] = {kx_val(G->c, x, true, tg_gname(G, g, NULL)), -1, -1,
                  kx_const_i64(G->c, tg_gname(G, g, "sizes"), size, 2)};
-    int v = kx_op(G->c, "Resize", tg_gname(G, g, NULL), in, 4);
+    int v = kx_op(G->c, OP_Resize, tg_gname(G, g, NULL), in, 4);
     int64_t axes[2] = {2, 3};
     graph_attr_ints(G->c->g, kx_producer(G->c, v), "axes", axes, 2);
     graph_attr_string(G->c->g, kx_producer(G->c, v), "mode", nearest ? "nearest" : "linear");
@@ -406,10 +406,10 @@ static enum status emit_strided_slice(struct gctx *G, struct gnode *g)
                  kx_const_i64(G->c, tg_gname(G, g, "axes"), axes, (int)nb),
                  kx_const_i64(G->c, tg_gname(G, g, "steps"), s, (int)nb)};
     if (nnew)
-        in[0] = squeeze(G, g, "Unsqueeze", in[0], na, nnew, "new_axis");
-    int v = kx_op(G->c, "Slice", tg_gname(G, g, nsq ? "slice" : NULL), in, 5);
+        in[0] = squeeze(G, g, OP_Unsqueeze, in[0], na, nnew, "new_axis");
+    int v = kx_op(G->c, OP_Slice, tg_gname(G, g, nsq ? "slice" : NULL), in, 5);
     if (nsq)
-        v = squeeze(G, g, "Squeeze", v, sq, nsq, NULL);
+        v = squeeze(G, g, OP_Squeeze, v, sq, nsq, NULL);
     tg_set_out(g, x->rank + nnew - nsq, v, false);
     return ST_OK;
 }
@@ -427,7 +427,7 @@ static enum status emit_gather(struct gctx *G, struct gnode *g)
     if (r0 + r1 - 1 > IR_MAX_RANK)
         return kerr(G->c, g->path, "the gathered tensor's rank %d exceeds %d", r0 + r1 - 1,
                     IR_MAX_RANK);
-    int v = kx_op(G->c, "Gather", tg_gname(G, g, NULL), in, 2);
+    int v = kx_op(G->c, OP_Gather, tg_gname(G, g, NULL), in, 2);
     graph_attr_int(G->c->g, kx_producer(G->c, v), "axis", lay_axis(axis, r0, false));
     tg_set_out(g, r0 + r1 - 1, v, false);
     return ST_OK;
@@ -445,7 +445,7 @@ static enum status emit_gather_nd(struct gctx *G, struct gnode *g)
     if (q < 1 || q > r0 || r1 - 1 + r0 - q < 0)
         return tg_unsupported(G, g, "the depth of its indices (their last dim) is not known "
                                     "when the model is read");
-    int v = kx_op(G->c, "GatherND", tg_gname(G, g, NULL), in, 2);
+    int v = kx_op(G->c, OP_GatherND, tg_gname(G, g, NULL), in, 2);
     tg_set_out(g, (int)(r1 - 1 + r0 - q), v, false);
     return ST_OK;
 }
@@ -464,9 +464,9 @@ static enum status emit_pack(struct gctx *G, struct gnode *g)
             return kerr(G->c, g->path, "attr.axis: %lld is out of range for rank %d",
                         (long long)axis, r);
         int64_t a = axis < 0 ? axis + r + 1 : axis;
-        in[i] = squeeze(G, g, "Unsqueeze", v, &a, 1, "unsqueeze");
+        in[i] = squeeze(G, g, OP_Unsqueeze, v, &a, 1, "unsqueeze");
     }
-    int v = kx_op(G->c, "Concat", tg_gname(G, g, NULL), in, g->n_in);
+    int v = kx_op(G->c, OP_Concat, tg_gname(G, g, NULL), in, g->n_in);
     graph_attr_int(G->c->g, kx_producer(G->c, v), "axis", axis < 0 ? axis + r + 1 : axis);
     tg_set_out(g, r + 1, v, false);
     g->t.dims[axis < 0 ? axis + r + 1 : axis].v = g->n_in;
@@ -489,7 +489,7 @@ static enum status split_into(struct gctx *G, struct gnode *g, int xi, int64_t a
     if (sizes)
         in[1] = kx_const_i64(G->c, tg_gname(G, g, "split"), sizes, (int)n);
     int *out = xmalloc(sizeof *out * (size_t)n);
-    op_multi(G, g, "Split", in, sizes ? 2 : 1, out, (int)n);
+    op_multi(G, g, OP_Split, in, sizes ? 2 : 1, out, (int)n);
     graph_attr_int(G->c->g, G->c->g->n_nodes - 1, "axis", lay_axis(axis, x->rank, cf));
     int64_t a = axis < 0 ? axis + x->rank : axis;
     int r = x->rank;
@@ -498,7 +498,7 @@ static enum status split_into(struct gctx *G, struct gnode *g, int xi, int64_t a
         if (drop) {
             char sfx[24];
             snprintf(sfx, sizeof sfx, "squeeze%d", k);
-            v = squeeze(G, g, "Squeeze", v, &a, 1, sfx);
+            v = squeeze(G, g, OP_Squeeze, v, &a, 1, sfx);
         }
         kx_tensor(tg_out(g, k), drop ? r - 1 : r, v, cf);
     }
@@ -539,7 +539,7 @@ static enum status emit_topk(struct gctx *G, struct gnode *g)
         in[1] = kx_const_i64(G->c, tg_gname(G, g, "k"), &k, 1);
     }
     int out[2];
-    op_multi(G, g, "TopK", in, 2, out, 2);
+    op_multi(G, g, OP_TopK, in, 2, out, 2);
     graph_attr_int(G->c->g, G->c->g->n_nodes - 1, "axis", -1);
     kx_tensor(tg_out(g, 0), x->rank, out[0], false);
     kx_tensor(tg_out(g, 1), x->rank, out[1], false);
@@ -554,7 +554,7 @@ static enum status emit_argmax(struct gctx *G, struct gnode *g)
     if (st)
         return st;
     int in = kx_val(G->c, x, false, tg_gname(G, g, NULL));
-    int v = kx_op(G->c, g->op[3] == 'M' && g->op[4] == 'a' ? "ArgMax" : "ArgMin",
+    int v = kx_op(G->c, g->op[3] == 'M' && g->op[4] == 'a' ? OP_ArgMax : OP_ArgMin,
                   tg_gname(G, g, NULL), &in, 1);
     graph_attr_int(G->c->g, kx_producer(G->c, v), "axis", lay_axis(axis, x->rank, false));
     graph_attr_int(G->c->g, kx_producer(G->c, v), "keepdims", 0);
@@ -565,11 +565,11 @@ static enum status emit_argmax(struct gctx *G, struct gnode *g)
 
 typedef enum status (*shape_emit)(struct gctx *G, struct gnode *g);
 
-static enum status emit_mean(struct gctx *G, struct gnode *g) { return emit_reduce(G, g, "ReduceMean"); }
-static enum status emit_sum(struct gctx *G, struct gnode *g) { return emit_reduce(G, g, "ReduceSum"); }
-static enum status emit_max(struct gctx *G, struct gnode *g) { return emit_reduce(G, g, "ReduceMax"); }
-static enum status emit_min(struct gctx *G, struct gnode *g) { return emit_reduce(G, g, "ReduceMin"); }
-static enum status emit_prod(struct gctx *G, struct gnode *g) { return emit_reduce(G, g, "ReduceProd"); }
+static enum status emit_mean(struct gctx *G, struct gnode *g) { return emit_reduce(G, g, OP_ReduceMean); }
+static enum status emit_sum(struct gctx *G, struct gnode *g) { return emit_reduce(G, g, OP_ReduceSum); }
+static enum status emit_max(struct gctx *G, struct gnode *g) { return emit_reduce(G, g, OP_ReduceMax); }
+static enum status emit_min(struct gctx *G, struct gnode *g) { return emit_reduce(G, g, OP_ReduceMin); }
+static enum status emit_prod(struct gctx *G, struct gnode *g) { return emit_reduce(G, g, OP_ReduceProd); }
 static enum status emit_resize_bilinear(struct gctx *G, struct gnode *g) { return emit_resize(G, g, false); }
 static enum status emit_resize_nearest(struct gctx *G, struct gnode *g) { return emit_resize(G, g, true); }
 

@@ -427,7 +427,7 @@ enum status onnx_add_node(struct lctx *c, const Onnx__NodeProto *np, int idx)
             np->output[i][0] ? np->output[i] : arena_printf(g->arena, "%s:unused%zu", nname, i);
         out[i] = graph_value_get(g, on);
     }
-    int ni = graph_node_add(g, np->op_type, np->domain, nname, in, (int)np->n_input, out,
+    int ni = graph_node_add_type(g, np->op_type, np->domain, nname, in, (int)np->n_input, out,
                             (int)np->n_output);
     free(in);
     free(out);

@@ -8,9 +8,11 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "util/arena.h"
+#include "util/xalloc.h"
 #include "graph/op_infer.h"
 
 
@@ -540,7 +542,26 @@ enum status graph_infer(struct graph *g, struct diag *d)
     }
     cost_totals(g);
     g->inferred = true;
+    free(g->infer_syms);
+    g->infer_syms = NULL;
+    g->infer_n_syms = 0;
+    if (first_err == ST_OK && g->n_syms > 0) {
+        g->infer_syms = xmalloc((size_t)g->n_syms * sizeof *g->infer_syms);
+        for (int i = 0; i < g->n_syms; i++)
+            g->infer_syms[i] = g->syms[i].val;
+        g->infer_n_syms = g->n_syms;
+    }
     return first_err;
+}
+
+bool graph_infer_stale(const struct graph *g)
+{
+    if (!g->inferred || g->infer_n_syms != g->n_syms || (g->n_syms > 0 && !g->infer_syms))
+        return true;
+    for (int i = 0; i < g->n_syms; i++)
+        if (g->infer_syms[i] != g->syms[i].val)
+            return true;
+    return false;
 }
 
 /* ---- public helpers ---------------------------------------------------- */

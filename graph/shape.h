@@ -31,6 +31,11 @@
 
 /* Requires graph_finalize. Results stay valid until the next call. */
 enum status graph_infer(struct graph *g, struct diag *d);
+/* True unless g's last graph_infer succeeded with the symbol values it
+ * has now (and nothing re-finalized it since): a caller that re-predicts
+ * one binding many times (the MIG advisor, a heat map's row) skips the
+ * identical inference. A symbol written directly is compared too. */
+bool graph_infer_stale(const struct graph *g);
 
 /* Formats a shape as "[1, 3, 224, 224]" ("?" for unknown) into buf. */
 const char *shape_str(const struct shape *s, char *buf, int size);

@@ -10,7 +10,7 @@
 static int unsqueeze(struct zoo_build *b, int x, const int64_t *axes, int n)
 {
     int in[2] = {x, zb_const_ints(b, axes, n, false)};
-    return zb_node(b, "Unsqueeze", "unsqueeze", in, 2);
+    return zb_node(b, OP_Unsqueeze, "unsqueeze", in, 2);
 }
 
 /* Gather rows of an embedding table [rows, dim] named local. */
@@ -18,7 +18,7 @@ static int embedding(struct zoo_build *b, int ids, const char *local, int rows, 
 {
     const int64_t d[2] = {rows, dim};
     int in[2] = {zb_weight(b, local, 2, d), ids};
-    return zb_node(b, "Gather", local, in, 2);
+    return zb_node(b, OP_Gather, local, in, 2);
 }
 
 static int token_input(struct zoo_build *b, const char *name, int64_t seq, const char *sym)
@@ -76,30 +76,30 @@ static enum status bert_build(struct zoo_build *b, const struct zoo_args *a, str
     int pos = token_input(b, "position_ids", seq, "seq");
     zb_scope(b, "embeddings");
     int x = embedding(b, ids, "word_embeddings", zoo_arg_int(a, "vocab"), h);
-    x = zb_binary(b, "Add", x, embedding(b, types, "token_type_embeddings",
+    x = zb_binary(b, OP_Add, x, embedding(b, types, "token_type_embeddings",
                                           zoo_arg_int(a, "type_vocab"), h));
-    x = zb_binary(b, "Add", x, embedding(b, pos, "position_embeddings",
+    x = zb_binary(b, OP_Add, x, embedding(b, pos, "position_embeddings",
                                           zoo_arg_int(a, "max_position"), h));
     x = zb_layernorm(b, x, "LayerNorm", h, 1e-12);
     /* extended mask: (1 - mask[:, None, None, :]) * finfo(float32).min */
     static const int64_t ax12[2] = {1, 2};
     int m = unsqueeze(b, mask_in, ax12, 2);
-    m = zb_node(b, "Cast", "mask.cast", &m, 1);
+    m = zb_node(b, OP_Cast, "mask.cast", &m, 1);
     graph_attr_int(b->g, zb_last(b), "to", DT_FLOAT);
-    m = zb_binary(b, "Sub", zb_const_float(b, 1.0), m);
-    m = zb_binary(b, "Mul", m, zb_const_float(b, -3.4028234663852886e38));
+    m = zb_binary(b, OP_Sub, zb_const_float(b, 1.0), m);
+    m = zb_binary(b, OP_Mul, m, zb_const_float(b, -3.4028234663852886e38));
     for (int l = 0; l < zoo_arg_int(a, "layers"); l++) {
         zb_scope(b, "encoder.layer.%d", l);
         int y = zb_attention(b, x, h, heads, NULL, m, -1, -1, -1, NULL, NULL);
         y = zb_linear(b, y, "attention.output.dense", h, h, true);
-        x = zb_layernorm(b, zb_binary(b, "Add", y, x), "attention.output.LayerNorm", h, 1e-12);
-        y = zb_act(b, zb_linear(b, x, "intermediate.dense", h, inter, true), "Gelu");
+        x = zb_layernorm(b, zb_binary(b, OP_Add, y, x), "attention.output.LayerNorm", h, 1e-12);
+        y = zb_act(b, zb_linear(b, x, "intermediate.dense", h, inter, true), OP_Gelu);
         y = zb_linear(b, y, "output.dense", inter, h, true);
-        x = zb_layernorm(b, zb_binary(b, "Add", y, x), "output.LayerNorm", h, 1e-12);
+        x = zb_layernorm(b, zb_binary(b, OP_Add, y, x), "output.LayerNorm", h, 1e-12);
     }
     zb_output(b, x);
     zb_scope(b, "pooler");
-    int p = zb_act(b, zb_gemm(b, zb_take(b, x, 1, 0), "dense", h, h, true), "Tanh");
+    int p = zb_act(b, zb_gemm(b, zb_take(b, x, 1, 0), "dense", h, h, true), OP_Tanh);
     zb_output(b, p);
     zb_limit_positions(b, "seq", zoo_arg_int(a, "max_position"), "max_position");
     return ST_OK;
@@ -175,20 +175,20 @@ static const struct zoo_param gpt_params[] = {
 static int gpt_act(struct zoo_build *b, int y, const char *act)
 {
     if (!strcmp(act, "relu"))
-        return zb_act(b, y, "Relu");
+        return zb_act(b, y, OP_Relu);
     if (!strcmp(act, "quick-gelu")) {
-        int s = zb_act(b, zb_binary(b, "Mul", y, zb_const_float(b, 1.702)), "Sigmoid");
-        return zb_binary(b, "Mul", y, s);
+        int s = zb_act(b, zb_binary(b, OP_Mul, y, zb_const_float(b, 1.702)), OP_Sigmoid);
+        return zb_binary(b, OP_Mul, y, s);
     }
     if (!strcmp(act, "gelu-new")) {
         /* 0.5 * y * (1 + tanh(sqrt(2 / pi) * (y + 0.044715 * y^3))) */
-        int c = zb_binary(b, "Pow", y, zb_const_float(b, 3.0));
-        c = zb_binary(b, "Add", y, zb_binary(b, "Mul", c, zb_const_float(b, 0.044715)));
-        c = zb_binary(b, "Mul", c, zb_const_float(b, 0.7978845608028654));
-        c = zb_binary(b, "Add", zb_act(b, c, "Tanh"), zb_const_float(b, 1.0));
-        return zb_binary(b, "Mul", zb_binary(b, "Mul", y, zb_const_float(b, 0.5)), c);
+        int c = zb_binary(b, OP_Pow, y, zb_const_float(b, 3.0));
+        c = zb_binary(b, OP_Add, y, zb_binary(b, OP_Mul, c, zb_const_float(b, 0.044715)));
+        c = zb_binary(b, OP_Mul, c, zb_const_float(b, 0.7978845608028654));
+        c = zb_binary(b, OP_Add, zb_act(b, c, OP_Tanh), zb_const_float(b, 1.0));
+        return zb_binary(b, OP_Mul, zb_binary(b, OP_Mul, y, zb_const_float(b, 0.5)), c);
     }
-    y = zb_act(b, y, "Gelu");
+    y = zb_act(b, y, OP_Gelu);
     if (!strcmp(act, "gelu-tanh"))
         graph_attr_string(b->g, zb_last(b), "approximate", "tanh");
     return y;
@@ -221,17 +221,17 @@ static enum status gpt_build(struct zoo_build *b, const struct zoo_args *a, stru
     const int64_t wd[2] = {vocab, h};
     int wte = zb_weight(b, "wte", 2, wd);
     int gi[2] = {wte, ids};
-    int x = zb_node(b, "Gather", "wte", gi, 2);
+    int x = zb_node(b, OP_Gather, "wte", gi, 2);
     const int64_t pd[2] = {ctx, h};
     int pi[2] = {zb_weight(b, "wpe", 2, pd), pos};
-    x = zb_binary(b, "Add", x, zb_node(b, "Gather", "wpe", pi, 2));
+    x = zb_binary(b, OP_Add, x, zb_node(b, OP_Gather, "wpe", pi, 2));
     int causal = -1;
     if (!decode) {
         /* key position <= query position, from position_ids: [B, 1, S, S] */
         static const int64_t ax1[1] = {1}, ax2[1] = {2};
         int qp = unsqueeze(b, pos, ax2, 1), kp = unsqueeze(b, pos, ax1, 1);
         int cin[2] = {kp, qp};
-        causal = unsqueeze(b, zb_node(b, "LessOrEqual", "causal", cin, 2), ax1, 1);
+        causal = unsqueeze(b, zb_node(b, OP_LessOrEqual, "causal", cin, 2), ax1, 1);
     }
     zb_limit_context(b, ctx, decode);
     int present[2 * 128];
@@ -244,12 +244,12 @@ static enum status gpt_build(struct zoo_build *b, const struct zoo_args *a, stru
                          decode ? past_v[l] : -1, kv ? &present[2 * l] : NULL,
                          kv ? &present[2 * l + 1] : NULL);
         y = zb_linear(b, y, "attn.c_proj", h, h, true);
-        x = zb_binary(b, "Add", x, y);
+        x = zb_binary(b, OP_Add, x, y);
         y = zb_layernorm(b, x, "ln_2", h, 1e-5);
         y = zb_linear(b, y, "mlp.c_fc", h, inter, true);
         y = gpt_act(b, y, zoo_arg_enum(a, "act"));
         y = zb_linear(b, y, "mlp.c_proj", inter, h, true);
-        x = zb_binary(b, "Add", x, y);
+        x = zb_binary(b, OP_Add, x, y);
     }
     zb_scope(b, "%s", "");
     x = zb_layernorm(b, x, "ln_f", h, 1e-5);
@@ -264,7 +264,7 @@ static enum status gpt_build(struct zoo_build *b, const struct zoo_args *a, stru
     /* LM head tied to the token embedding */
     static const int64_t perm[2] = {1, 0};
     int mi[2] = {x, zb_transpose(b, wte, perm, 2)};
-    zb_output(b, zb_node(b, "MatMul", "lm_head", mi, 2));
+    zb_output(b, zb_node(b, OP_MatMul, "lm_head", mi, 2));
     for (int l = 0; l < 2 * layers; l++)
         zb_output(b, present[l]);
     return ST_OK;

@@ -127,20 +127,20 @@ int zb_weight(struct zoo_build *b, const char *local, int rank, const int64_t *d
     return vi;
 }
 
-int zb_node_multi(struct zoo_build *b, const char *op, const char *local, const int *in, int n_in,
+int zb_node_multi(struct zoo_build *b, enum op op, const char *local, const int *in, int n_in,
                   int *out, int n_out)
 {
-    const char *name = unique_name(b, local ? local : op);
+    const char *name = unique_name(b, local ? local : op_name(op));
     for (int i = 0; i < n_out; i++) {
         const char *vn = i == 0 ? name : arena_printf(b->g->arena, "%s:%d", name, i);
         out[i] = graph_value_get(b->g, vn);
     }
-    int ni = graph_node_add(b->g, op, "", name, in, n_in, out, n_out);
+    int ni = graph_node_add(b->g, op, name, in, n_in, out, n_out);
     b->g->nodes[ni].block = b->block;
     return ni;
 }
 
-int zb_node(struct zoo_build *b, const char *op, const char *local, const int *in, int n_in)
+int zb_node(struct zoo_build *b, enum op op, const char *local, const int *in, int n_in)
 {
     int out;
     zb_node_multi(b, op, local, in, n_in, &out, 1);
@@ -164,7 +164,7 @@ static int const_node(struct zoo_build *b, const char *key, const struct tconst 
     memcpy(saved, b->scope, sizeof saved);
     b->scope[0] = '\0';
     b->block = NULL;
-    vi = zb_node(b, "Constant", "const", NULL, 0);
+    vi = zb_node(b, OP_Constant, "const", NULL, 0);
     graph_attr_tensor(b->g, zb_last(b), "value", t);
     memcpy(b->scope, saved, sizeof saved);
     b->block = saved_block;
@@ -242,7 +242,7 @@ int zb_conv(struct zoo_build *b, int x, const char *local, int cin, int cout, in
     const int64_t wd[4] = {cout, cin / groups, k, k};
     int in[3] = {x, zb_param(b, local, "weight", 4, wd), -1};
     int n_in = zb_bias(b, local, cout, bias, in);
-    int y = zb_node(b, "Conv", local, in, n_in);
+    int y = zb_node(b, OP_Conv, local, in, n_in);
     int ni = zb_last(b);
     const int64_t ks[2] = {k, k}, st[2] = {stride, stride}, pd[4] = {pad, pad, pad, pad};
     const int64_t dil[2] = {1, 1};
@@ -261,42 +261,42 @@ int zb_bn(struct zoo_build *b, int x, const char *local, int c)
     const int64_t d[1] = {c};
     for (int i = 0; i < 4; i++)
         in[i + 1] = zb_param(b, local, parts[i], 1, d);
-    int y = zb_node(b, "BatchNormalization", local, in, 5);
+    int y = zb_node(b, OP_BatchNormalization, local, in, 5);
     graph_attr_float(b->g, zb_last(b), "epsilon", 1e-5);
     return y;
 }
 
-int zb_act(struct zoo_build *b, int x, const char *op)
+int zb_act(struct zoo_build *b, int x, enum op op)
 {
-    if (strcmp(op, "Relu6") == 0) {
+    if (op == OP_Relu6) {
         int in[3] = {x, zb_const_float(b, 0.0), zb_const_float(b, 6.0)};
-        return zb_node(b, "Clip", "relu6", in, 3);
+        return zb_node(b, OP_Clip, "relu6", in, 3);
     }
-    if (strcmp(op, "Silu") == 0) {
-        int s = zb_node(b, "Sigmoid", "silu.sigmoid", &x, 1);
+    if (op == OP_Silu) {
+        int s = zb_node(b, OP_Sigmoid, "silu.sigmoid", &x, 1);
         int in[2] = {x, s};
-        return zb_node(b, "Mul", "silu", in, 2);
+        return zb_node(b, OP_Mul, "silu", in, 2);
     }
     char local[32];
-    snprintf(local, sizeof local, "%s", op);
+    snprintf(local, sizeof local, "%s", op_name(op));
     for (char *p = local; *p; p++)
         if (*p >= 'A' && *p <= 'Z')
             *p = (char)(*p - 'A' + 'a');
     return zb_node(b, op, local, &x, 1);
 }
 
-int zb_binary(struct zoo_build *b, const char *op, int x, int y)
+int zb_binary(struct zoo_build *b, enum op op, int x, int y)
 {
     int in[2] = {x, y};
     char local[32];
-    snprintf(local, sizeof local, "%s", op);
+    snprintf(local, sizeof local, "%s", op_name(op));
     local[0] = (char)(local[0] - 'A' + 'a');
     return zb_node(b, op, local, in, 2);
 }
 
 int zb_maxpool(struct zoo_build *b, int x, int k, int stride, int pad)
 {
-    int y = zb_node(b, "MaxPool", "maxpool", &x, 1);
+    int y = zb_node(b, OP_MaxPool, "maxpool", &x, 1);
     const int64_t ks[2] = {k, k}, st[2] = {stride, stride}, pd[4] = {pad, pad, pad, pad};
     graph_attr_ints(b->g, zb_last(b), "kernel_shape", ks, 2);
     graph_attr_ints(b->g, zb_last(b), "pads", pd, 4);
@@ -306,7 +306,7 @@ int zb_maxpool(struct zoo_build *b, int x, int k, int stride, int pad)
 
 int zb_avgpool(struct zoo_build *b, int x, int k, int stride)
 {
-    int y = zb_node(b, "AveragePool", "avgpool", &x, 1);
+    int y = zb_node(b, OP_AveragePool, "avgpool", &x, 1);
     const int64_t ks[2] = {k, k}, st[2] = {stride, stride}, pd[4] = {0, 0, 0, 0};
     graph_attr_ints(b->g, zb_last(b), "kernel_shape", ks, 2);
     graph_attr_ints(b->g, zb_last(b), "pads", pd, 4);
@@ -330,12 +330,12 @@ void zb_past_kv(struct zoo_build *b, int layers, int heads, int64_t seq, int hd,
 
 int zb_gap(struct zoo_build *b, int x)
 {
-    return zb_node(b, "GlobalAveragePool", "avgpool", &x, 1);
+    return zb_node(b, OP_GlobalAveragePool, "avgpool", &x, 1);
 }
 
 int zb_flatten(struct zoo_build *b, int x)
 {
-    int y = zb_node(b, "Flatten", "flatten", &x, 1);
+    int y = zb_node(b, OP_Flatten, "flatten", &x, 1);
     graph_attr_int(b->g, zb_last(b), "axis", 1);
     return y;
 }
@@ -345,7 +345,7 @@ int zb_gemm(struct zoo_build *b, int x, const char *local, int in, int out, bool
     const int64_t wd[2] = {out, in};
     int ins[3] = {x, zb_param(b, local, "weight", 2, wd), -1};
     int n_in = zb_bias(b, local, out, bias, ins);
-    int y = zb_node(b, "Gemm", local, ins, n_in);
+    int y = zb_node(b, OP_Gemm, local, ins, n_in);
     graph_attr_float(b->g, zb_last(b), "alpha", 1.0);
     graph_attr_float(b->g, zb_last(b), "beta", 1.0);
     graph_attr_int(b->g, zb_last(b), "transB", 1);
@@ -356,7 +356,7 @@ int zb_linear(struct zoo_build *b, int x, const char *local, int in, int out, bo
 {
     const int64_t wd[2] = {in, out};
     int ins[2] = {x, zb_param(b, local, "weight", 2, wd)};
-    int y = zb_node(b, "MatMul", local, ins, 2);
+    int y = zb_node(b, OP_MatMul, local, ins, 2);
     if (!bias)
         return y;
     const int64_t bd[1] = {out};
@@ -364,12 +364,12 @@ int zb_linear(struct zoo_build *b, int x, const char *local, int in, int out, bo
     char an[128];
     snprintf(an, sizeof an, "%s.add", local);
     int ai[2] = {y, bi};
-    return zb_node(b, "Add", an, ai, 2);
+    return zb_node(b, OP_Add, an, ai, 2);
 }
 
 /* A normalisation node op with a weight and a bias of [c] and epsilon eps;
  * its other attribute is name = v. */
-static int zb_affine_norm(struct zoo_build *b, const char *op, int x, const char *local, int c,
+static int zb_affine_norm(struct zoo_build *b, enum op op, int x, const char *local, int c,
                           double eps, const char *name, int64_t v)
 {
     const int64_t d[1] = {c};
@@ -383,37 +383,37 @@ static int zb_affine_norm(struct zoo_build *b, const char *op, int x, const char
 
 int zb_layernorm(struct zoo_build *b, int x, const char *local, int c, double eps)
 {
-    return zb_affine_norm(b, "LayerNormalization", x, local, c, eps, "axis", -1);
+    return zb_affine_norm(b, OP_LayerNormalization, x, local, c, eps, "axis", -1);
 }
 
 int zb_group_norm(struct zoo_build *b, int x, const char *local, int c, double eps)
 {
-    return zb_affine_norm(b, "GroupNormalization", x, local, c, eps, "num_groups", 32);
+    return zb_affine_norm(b, OP_GroupNormalization, x, local, c, eps, "num_groups", 32);
 }
 
 int zb_reshape(struct zoo_build *b, int x, const int64_t *shape, int n)
 {
     int in[2] = {x, zb_const_ints(b, shape, n, false)};
-    return zb_node(b, "Reshape", "reshape", in, 2);
+    return zb_node(b, OP_Reshape, "reshape", in, 2);
 }
 
 int zb_transpose(struct zoo_build *b, int x, const int64_t *perm, int n)
 {
-    int y = zb_node(b, "Transpose", "transpose", &x, 1);
+    int y = zb_node(b, OP_Transpose, "transpose", &x, 1);
     graph_attr_ints(b->g, zb_last(b), "perm", perm, n);
     return y;
 }
 
 int zb_concat(struct zoo_build *b, const int *xs, int n, int axis)
 {
-    int y = zb_node(b, "Concat", "concat", xs, n);
+    int y = zb_node(b, OP_Concat, "concat", xs, n);
     graph_attr_int(b->g, zb_last(b), "axis", axis);
     return y;
 }
 
 int zb_softmax(struct zoo_build *b, int x, int axis)
 {
-    int y = zb_node(b, "Softmax", "softmax", &x, 1);
+    int y = zb_node(b, OP_Softmax, "softmax", &x, 1);
     graph_attr_int(b->g, zb_last(b), "axis", axis);
     return y;
 }
@@ -421,7 +421,7 @@ int zb_softmax(struct zoo_build *b, int x, int axis)
 int zb_take(struct zoo_build *b, int x, int axis, int64_t index)
 {
     int in[2] = {x, zb_const_ints(b, &index, 1, true)};
-    int y = zb_node(b, "Gather", "gather", in, 2);
+    int y = zb_node(b, OP_Gather, "gather", in, 2);
     graph_attr_int(b->g, zb_last(b), "axis", axis);
     return y;
 }
@@ -433,17 +433,17 @@ int zb_slice(struct zoo_build *b, int x, const int64_t *starts, const int64_t *e
                  zb_const_ints(b, axes, n, false), -1};
     if (steps)
         in[4] = zb_const_ints(b, steps, n, false);
-    return zb_node(b, "Slice", "slice", in, steps ? 5 : 4);
+    return zb_node(b, OP_Slice, "slice", in, steps ? 5 : 4);
 }
 
-int zb_se(struct zoo_build *b, int x, int c, int sq, const char *act, const char *gate)
+int zb_se(struct zoo_build *b, int x, int c, int sq, enum op act, enum op gate)
 {
     int s = zb_gap(b, x);
     s = zb_conv(b, s, "fc1", c, sq, 1, 1, 0, 1, true);
     s = zb_act(b, s, act);
     s = zb_conv(b, s, "fc2", sq, c, 1, 1, 0, 1, true);
     s = zb_act(b, s, gate);
-    return zb_binary(b, "Mul", s, x);
+    return zb_binary(b, OP_Mul, s, x);
 }
 
 /* [B, S, D] -> [B, heads, S, hd] (perm 0,2,1,3) or, for keys, [B, heads, hd, S]. */
@@ -462,7 +462,7 @@ int zb_attention(struct zoo_build *b, int x, int dim, int heads, const char *qkv
         int y = zb_linear(b, x, qkv, dim, 3 * dim, true);
         const int64_t sizes[3] = {dim, dim, dim};
         int in[2] = {y, zb_const_ints(b, sizes, 3, false)}, out[3];
-        zb_node_multi(b, "Split", "split", in, 2, out, 3);
+        zb_node_multi(b, OP_Split, "split", in, 2, out, 3);
         graph_attr_int(b->g, zb_last(b), "axis", -1);
         q = out[0], k = out[1], v = out[2];
     } else {
@@ -489,16 +489,16 @@ int zb_attention(struct zoo_build *b, int x, int dim, int heads, const char *qkv
     } else {
         k = split_heads(b, k, heads, hd, true);
     }
-    int s = zb_binary(b, "MatMul", q, k);
-    s = zb_binary(b, "Div", s, zb_const_float(b, sqrt((double)hd)));
+    int s = zb_binary(b, OP_MatMul, q, k);
+    s = zb_binary(b, OP_Div, s, zb_const_float(b, sqrt((double)hd)));
     if (mask >= 0)
-        s = zb_binary(b, "Add", s, mask);
+        s = zb_binary(b, OP_Add, s, mask);
     if (causal >= 0) {
         int in[3] = {causal, s, zb_const_float(b, -3.4028234663852886e38)};
-        s = zb_node(b, "Where", "where", in, 3);
+        s = zb_node(b, OP_Where, "where", in, 3);
     }
     s = zb_softmax(b, s, -1);
-    int c = zb_binary(b, "MatMul", s, v);
+    int c = zb_binary(b, OP_MatMul, s, v);
     static const int64_t perm_back[4] = {0, 2, 1, 3};
     c = zb_transpose(b, c, perm_back, 4);
     const int64_t merged[3] = {0, 0, dim};
@@ -507,9 +507,9 @@ int zb_attention(struct zoo_build *b, int x, int dim, int heads, const char *qkv
 
 int zb_sdpa(struct zoo_build *b, int q, int kt, int v, int heads, int hd)
 {
-    int s = zb_binary(b, "MatMul", q, kt);
-    s = zb_binary(b, "Mul", s, zb_const_float(b, 1.0 / sqrt((double)hd)));
-    int o = zb_binary(b, "MatMul", zb_softmax(b, s, -1), v);
+    int s = zb_binary(b, OP_MatMul, q, kt);
+    s = zb_binary(b, OP_Mul, s, zb_const_float(b, 1.0 / sqrt((double)hd)));
+    int o = zb_binary(b, OP_MatMul, zb_softmax(b, s, -1), v);
     static const int64_t back[4] = {0, 2, 1, 3};
     const int64_t merged[3] = {0, 0, (int64_t)heads * hd};
     return zb_reshape(b, zb_transpose(b, o, back, 4), merged, 3);
@@ -537,19 +537,19 @@ int zb_cross_attention(struct zoo_build *b, const char *name, int x, int ctx, in
 int zb_unsqueeze(struct zoo_build *b, int x, const int64_t *axes, int n)
 {
     int in[2] = {x, zb_const_ints(b, axes, n, false)};
-    return zb_node(b, "Unsqueeze", "unsqueeze", in, 2);
+    return zb_node(b, OP_Unsqueeze, "unsqueeze", in, 2);
 }
 
 int zb_rmsnorm(struct zoo_build *b, int x, const char *local, int c)
 {
     static const int64_t last[1] = {-1};
-    int sq = zb_binary(b, "Pow", x, zb_const_float(b, 2.0));
+    int sq = zb_binary(b, OP_Pow, x, zb_const_float(b, 2.0));
     int ri[2] = {sq, zb_const_ints(b, last, 1, false)};
-    int ms = zb_node(b, "ReduceMean", "reducemean", ri, 2);
+    int ms = zb_node(b, OP_ReduceMean, "reducemean", ri, 2);
     graph_attr_int(b->g, zb_last(b), "keepdims", 1);
-    int rms = zb_act(b, zb_binary(b, "Add", ms, zb_const_float(b, 1e-5)), "Sqrt");
+    int rms = zb_act(b, zb_binary(b, OP_Add, ms, zb_const_float(b, 1e-5)), OP_Sqrt);
     const int64_t wd[1] = {c};
-    return zb_binary(b, "Mul", zb_binary(b, "Div", x, rms), zb_param(b, local, "weight", 1, wd));
+    return zb_binary(b, OP_Mul, zb_binary(b, OP_Div, x, rms), zb_param(b, local, "weight", 1, wd));
 }
 
 int zb_rope(struct zoo_build *b, int x, int hd, int cos, int sin)
@@ -557,9 +557,9 @@ int zb_rope(struct zoo_build *b, int x, int hd, int cos, int sin)
     const int64_t s0 = 0, mid = hd / 2, end = ZB_SLICE_END, axis = -1;
     int x1 = zb_slice(b, x, &s0, &mid, &axis, NULL, 1);
     int x2 = zb_slice(b, x, &mid, &end, &axis, NULL, 1);
-    int parts[2] = {zb_node(b, "Neg", "neg", &x2, 1), x1};
+    int parts[2] = {zb_node(b, OP_Neg, "neg", &x2, 1), x1};
     int rot = zb_concat(b, parts, 2, -1);
-    return zb_binary(b, "Add", zb_binary(b, "Mul", x, cos), zb_binary(b, "Mul", rot, sin));
+    return zb_binary(b, OP_Add, zb_binary(b, OP_Mul, x, cos), zb_binary(b, OP_Mul, rot, sin));
 }
 
 void zb_output(struct zoo_build *b, int v)

@@ -43,7 +43,7 @@ static enum status densenet_build(struct zoo_build *b, const struct zoo_args *a,
     int x = zb_image_input(b, 3, zoo_arg_int(a, "resolution"));
     zb_scope(b, "features");
     x = zb_conv(b, x, "conv0", 3, nf, 7, 2, 3, 1, false);
-    x = zb_act(b, zb_bn(b, x, "norm0", nf), "Relu");
+    x = zb_act(b, zb_bn(b, x, "norm0", nf), OP_Relu);
     x = zb_maxpool(b, x, 3, 2, 1);
     for (int s = 0; s < 4; s++) {
         /* feats[] holds the block input and every layer's new features */
@@ -53,9 +53,9 @@ static enum status densenet_build(struct zoo_build *b, const struct zoo_args *a,
             zb_scope(b, "features.denseblock%d.denselayer%d", s + 1, l + 1);
             int cin = nf + l * growth;
             int y = nfe == 1 ? feats[0] : zb_concat(b, feats, nfe, 1);
-            y = zb_act(b, zb_bn(b, y, "norm1", cin), "Relu");
+            y = zb_act(b, zb_bn(b, y, "norm1", cin), OP_Relu);
             y = zb_conv(b, y, "conv1", cin, bn_size * growth, 1, 1, 0, 1, false);
-            y = zb_act(b, zb_bn(b, y, "norm2", bn_size * growth), "Relu");
+            y = zb_act(b, zb_bn(b, y, "norm2", bn_size * growth), OP_Relu);
             y = zb_conv(b, y, "conv2", bn_size * growth, growth, 3, 1, 1, 1, false);
             feats[nfe++] = y;
         }
@@ -64,14 +64,14 @@ static enum status densenet_build(struct zoo_build *b, const struct zoo_args *a,
         nf += blocks[s] * growth;
         if (s < 3) {
             zb_scope(b, "features.transition%d", s + 1);
-            x = zb_act(b, zb_bn(b, x, "norm", nf), "Relu");
+            x = zb_act(b, zb_bn(b, x, "norm", nf), OP_Relu);
             x = zb_conv(b, x, "conv", nf, nf / 2, 1, 1, 0, 1, false);
             x = zb_avgpool(b, x, 2, 2);
             nf /= 2;
         }
     }
     zb_scope(b, "features");
-    x = zb_act(b, zb_bn(b, x, "norm5", nf), "Relu");
+    x = zb_act(b, zb_bn(b, x, "norm5", nf), OP_Relu);
     zb_scope(b, "%s", "");
     x = zb_flatten(b, zb_gap(b, x));
     zb_output(b, zb_gemm(b, x, "classifier", nf, zoo_arg_int(a, "classes"), true));
@@ -138,12 +138,12 @@ static enum status convnext_build(struct zoo_build *b, const struct zoo_args *a,
             y = zb_transpose(b, y, to_nhwc, 4);
             y = zb_layernorm(b, y, "block.2", c, 1e-6);
             y = zb_linear(b, y, "block.3", c, 4 * c, true);
-            y = zb_act(b, y, "Gelu");
+            y = zb_act(b, y, OP_Gelu);
             y = zb_linear(b, y, "block.5", 4 * c, c, true);
             y = zb_transpose(b, y, to_nchw, 4);
             const int64_t ls[3] = {c, 1, 1};
-            y = zb_binary(b, "Mul", y, zb_weight(b, "layer_scale", 3, ls));
-            x = zb_binary(b, "Add", y, x);
+            y = zb_binary(b, OP_Mul, y, zb_weight(b, "layer_scale", 3, ls));
+            x = zb_binary(b, OP_Add, y, x);
         }
         if (s < 3) {
             zb_scope(b, "features.%d", 2 * s + 2);

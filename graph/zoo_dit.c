@@ -137,7 +137,7 @@ int dit_layernorm_plain(struct zoo_build *b, int x, const char *local, int c)
     int in[3] = {x, zb_const_float_nodata(b, key, 1, dd), -1};
     snprintf(key, sizeof key, "ln_zeros_%d", c);
     in[2] = zb_const_float_nodata(b, key, 1, dd);
-    int y = zb_node(b, "LayerNormalization", local, in, 3);
+    int y = zb_node(b, OP_LayerNormalization, local, in, 3);
     graph_attr_int(b->g, zb_last(b), "axis", -1);
     graph_attr_float(b->g, zb_last(b), "epsilon", 1e-6);
     return y;
@@ -145,22 +145,22 @@ int dit_layernorm_plain(struct zoo_build *b, int x, const char *local, int c)
 
 int dit_modulate(struct zoo_build *b, int x, int shift, int scale)
 {
-    int s = zb_binary(b, "Add", scale, zb_const_float(b, 1.0));
-    return zb_binary(b, "Add", zb_binary(b, "Mul", x, s), shift);
+    int s = zb_binary(b, OP_Add, scale, zb_const_float(b, 1.0));
+    return zb_binary(b, OP_Add, zb_binary(b, OP_Mul, x, s), shift);
 }
 
 void dit_chunks(struct zoo_build *b, int x, int n, int *out)
 {
     const int64_t ones[6] = {1, 1, 1, 1, 1, 1};
     int in[2] = {x, zb_const_ints(b, ones, n, false)};
-    zb_node_multi(b, "Split", "chunk", in, 2, out, n);
+    zb_node_multi(b, OP_Split, "chunk", in, 2, out, n);
     graph_attr_int(b->g, zb_last(b), "axis", 1);
 }
 
 /* opset 20 */
 int dit_gelu_tanh(struct zoo_build *b, int x)
 {
-    int y = zb_act(b, x, "Gelu");
+    int y = zb_act(b, x, OP_Gelu);
     graph_attr_string(b->g, zb_last(b), "approximate", "tanh");
     return y;
 }
@@ -177,7 +177,7 @@ int dit_feed_forward(struct zoo_build *b, int x, const char *prefix, int d)
 /* (scale_shift_table[None] + t).chunk(n, dim=1): table [n, D], t [B, n, D]. */
 static void table_chunks(struct zoo_build *b, int table, int t, int n, int *out)
 {
-    dit_chunks(b, zb_binary(b, "Add", table, t), n, out);
+    dit_chunks(b, zb_binary(b, OP_Add, table, t), n, out);
 }
 
 /* BasicTransformerBlock (ada_norm_single) on x [B, N, D]; t6 [B, 6, D] is
@@ -189,19 +189,19 @@ static int block(struct zoo_build *b, const struct dit *m, int x, int t6, int ct
     int mod[6]; /* shift_msa, scale_msa, gate_msa, shift_mlp, scale_mlp, gate_mlp */
     table_chunks(b, zb_weight(b, "scale_shift_table", 2, td), t6, 6, mod);
     int h = dit_modulate(b, dit_layernorm_plain(b, x, "norm1", D), mod[0], mod[1]);
-    h = zb_binary(b, "Mul", mod[2], zb_cross_attention(b, "attn1", h, h, D, D, m->heads, true));
-    x = zb_binary(b, "Add", h, x);
+    h = zb_binary(b, OP_Mul, mod[2], zb_cross_attention(b, "attn1", h, h, D, D, m->heads, true));
+    x = zb_binary(b, OP_Add, h, x);
     /* PixArt applies no norm before the cross-attention */
-    x = zb_binary(b, "Add", zb_cross_attention(b, "attn2", x, ctx, D, D, m->heads, true), x);
+    x = zb_binary(b, OP_Add, zb_cross_attention(b, "attn2", x, ctx, D, D, m->heads, true), x);
     h = dit_modulate(b, dit_layernorm_plain(b, x, "norm2", D), mod[3], mod[4]);
     h = dit_feed_forward(b, h, "ff", D);
-    return zb_binary(b, "Add", zb_binary(b, "Mul", mod[5], h), x);
+    return zb_binary(b, OP_Add, zb_binary(b, OP_Mul, mod[5], h), x);
 }
 
 int dit_time_embedding(struct zoo_build *b, int x, const char *scope, int in, int out)
 {
     zb_scope(b, "%s", scope);
-    int h = zb_act(b, zb_linear(b, x, "linear_1", in, out, true), "Silu");
+    int h = zb_act(b, zb_linear(b, x, "linear_1", in, out, true), OP_Silu);
     return zb_linear(b, h, "linear_2", out, out, true);
 }
 
@@ -228,7 +228,7 @@ static int timestep(struct zoo_build *b, const struct dit *m)
     int ar = dit_time_embedding(b, af, "adaln_single.emb.aspect_ratio_embedder", DIT_TIME_CH, e);
     cat[1] = zb_reshape(b, ar, flat, 2);
     zb_scope(b, "adaln_single.emb");
-    return zb_binary(b, "Add", temb, zb_concat(b, cat, 2, 1));
+    return zb_binary(b, OP_Add, temb, zb_concat(b, cat, 2, 1));
 }
 
 int dit_unpatchify(struct zoo_build *b, const struct dit *m, int x)
@@ -240,7 +240,7 @@ int dit_unpatchify(struct zoo_build *b, const struct dit *m, int x)
     x = zb_transpose(b, zb_reshape(b, x, grid, 6), perm, 6);
     const int64_t img[4] = {0, m->cout, m->latent, m->latent};
     int in[2] = {x, zb_const_ints(b, img, 4, false)};
-    return zb_node(b, "Reshape", "unpatchify", in, 2);
+    return zb_node(b, OP_Reshape, "unpatchify", in, 2);
 }
 
 /* norm_out, modulation by scale_shift_table [2, D] + temb, proj_out and
@@ -298,12 +298,12 @@ static enum status dit_build(struct zoo_build *b, const struct zoo_args *a, stru
     char key[64];
     snprintf(key, sizeof key, "sincos_pos_embed_%dx%dx%d", grid, grid, D);
     const int64_t pd[3] = {1, (int64_t)grid * grid, D};
-    x = zb_binary(b, "Add", x, zb_const_float_nodata(b, key, 3, pd));
+    x = zb_binary(b, OP_Add, x, zb_const_float_nodata(b, key, 3, pd));
 
     int temb = timestep(b, &m);
     zb_scope(b, "adaln_single");
     const int64_t six[3] = {0, 6, D};
-    int t6 = zb_linear(b, zb_act(b, temb, "Silu"), "linear", D, 6 * D, true);
+    int t6 = zb_linear(b, zb_act(b, temb, OP_Silu), "linear", D, 6 * D, true);
     t6 = zb_reshape(b, t6, six, 3); /* timestep.reshape(batch, 6, -1) */
 
     zb_scope(b, "caption_projection");

@@ -106,9 +106,9 @@ void zb_past_kv(struct zoo_build *b, int layers, int heads, int64_t seq, int hd,
 /* Weight initializer "<scope>.<local>" with dims (float32). */
 int zb_weight(struct zoo_build *b, const char *local, int rank, const int64_t *dims);
 /* Generic node with one output; returns the output value. */
-int zb_node(struct zoo_build *b, const char *op, const char *local, const int *in, int n_in);
+int zb_node(struct zoo_build *b, enum op op, const char *local, const int *in, int n_in);
 /* Generic node with n_out outputs written to out[]; returns the node index. */
-int zb_node_multi(struct zoo_build *b, const char *op, const char *local, const int *in, int n_in,
+int zb_node_multi(struct zoo_build *b, enum op op, const char *local, const int *in, int n_in,
                   int *out, int n_out);
 /* Last node added (for attributes). */
 int zb_last(const struct zoo_build *b);
@@ -128,10 +128,10 @@ int zb_conv(struct zoo_build *b, int x, const char *local, int cin, int cout, in
             int pad, int groups, bool bias);
 int zb_bn(struct zoo_build *b, int x, const char *local, int c);
 /* Unary op (Relu, Sigmoid, HardSwish, HardSigmoid, Gelu, Tanh, Softplus);
- * "Relu6" is emitted as Clip(x, 0, 6) and "Silu" as Sigmoid + Mul, as the
+ * OP_Relu6 is emitted as Clip(x, 0, 6) and OP_Silu as Sigmoid + Mul, as the
  * ONNX exporter does. */
-int zb_act(struct zoo_build *b, int x, const char *op);
-int zb_binary(struct zoo_build *b, const char *op, int x, int y);
+int zb_act(struct zoo_build *b, int x, enum op op);
+int zb_binary(struct zoo_build *b, enum op op, int x, int y);
 int zb_maxpool(struct zoo_build *b, int x, int k, int stride, int pad);
 int zb_avgpool(struct zoo_build *b, int x, int k, int stride);
 int zb_gap(struct zoo_build *b, int x);
@@ -158,7 +158,7 @@ int zb_slice(struct zoo_build *b, int x, const int64_t *starts, const int64_t *e
              const int64_t *axes, const int64_t *steps, int n);
 /* Squeeze-and-excitation (torchvision SqueezeExcitation): GAP, 1x1 conv
  * c->sq (bias), act, 1x1 conv sq->c (bias), gate, Mul. */
-int zb_se(struct zoo_build *b, int x, int c, int sq, const char *act, const char *gate);
+int zb_se(struct zoo_build *b, int x, int c, int sq, enum op act, enum op gate);
 
 /* Multi-head self-attention on x [B, S, D] up to (not including) the output
  * projection; returns the context [B, S, D]. fused: one qkv projection

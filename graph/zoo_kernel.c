@@ -17,23 +17,23 @@
 
 #include "graph/zoo_impl.h"
 
-/* op name, ONNX op, operand kind */
-#define KERNEL_OPS(X)                         \
-    X("matmul", "MatMul", KO_MATMUL)          \
-    X("linear", "MatMul", KO_LINEAR)          \
-    X("add", "Add", KO_BINARY)                \
-    X("add_scalar", "Add", KO_SCALAR)         \
-    X("mul", "Mul", KO_BINARY)                \
-    X("mul_scalar", "Mul", KO_SCALAR)         \
-    X("div", "Div", KO_BINARY)                \
-    X("div_scalar", "Div", KO_SCALAR)         \
-    X("pow", "Pow", KO_BINARY)                \
-    X("pow_scalar", "Pow", KO_SCALAR)         \
-    X("gelu", "Gelu", KO_UNARY)               \
-    X("relu", "Relu", KO_UNARY)               \
-    X("tanh", "Tanh", KO_UNARY)               \
-    X("layernorm", "LayerNormalization", KO_NORM) \
-    X("softmax", "Softmax", KO_SOFTMAX)
+/* op name, ONNX op (catalogue), operand kind */
+#define KERNEL_OPS(X)                               \
+    X("matmul", OP_MatMul, KO_MATMUL)               \
+    X("linear", OP_MatMul, KO_LINEAR)               \
+    X("add", OP_Add, KO_BINARY)                     \
+    X("add_scalar", OP_Add, KO_SCALAR)              \
+    X("mul", OP_Mul, KO_BINARY)                     \
+    X("mul_scalar", OP_Mul, KO_SCALAR)              \
+    X("div", OP_Div, KO_BINARY)                     \
+    X("div_scalar", OP_Div, KO_SCALAR)              \
+    X("pow", OP_Pow, KO_BINARY)                     \
+    X("pow_scalar", OP_Pow, KO_SCALAR)              \
+    X("gelu", OP_Gelu, KO_UNARY)                    \
+    X("relu", OP_Relu, KO_UNARY)                    \
+    X("tanh", OP_Tanh, KO_UNARY)                    \
+    X("layernorm", OP_LayerNormalization, KO_NORM)  \
+    X("softmax", OP_Softmax, KO_SOFTMAX)
 
 enum kernel_kind { KO_MATMUL, KO_LINEAR, KO_BINARY, KO_SCALAR, KO_UNARY, KO_NORM, KO_SOFTMAX };
 
@@ -42,7 +42,7 @@ static const char *const kernel_names[] = {
     KERNEL_OPS(X)
 #undef X
 };
-static const char *const kernel_onnx[] = {
+static const enum op kernel_onnx[] = {
 #define X(name, onnx, kind) onnx,
     KERNEL_OPS(X)
 #undef X
@@ -82,7 +82,7 @@ static enum status kernel_build(struct zoo_build *b, const struct zoo_args *a, s
     int op = kernel_op_index(zoo_arg_enum(a, "op"));
     int64_t m = zoo_arg_int(a, "m"), n = zoo_arg_int(a, "n"), k = zoo_arg_int(a, "k");
     const char *const syms3[3] = {"batch", NULL, NULL};
-    const char *onnx = kernel_onnx[op];
+    enum op onnx = kernel_onnx[op];
     int y = -1;
     switch (kernel_kinds[op]) {
     case KO_MATMUL: {

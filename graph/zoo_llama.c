@@ -128,13 +128,13 @@ static int attention(struct zoo_build *b, const struct zb_decoder *c, int y, int
     static const int64_t pkt[5] = {0, 1, 2, 4, 3};
     k = zb_transpose(b, zb_unsqueeze(b, k, ax2, 1), pkt, 5);
     v = zb_unsqueeze(b, v, ax2, 1);
-    int s = zb_binary(b, "MatMul", q, k);
-    s = zb_binary(b, "Div", s, zb_const_float(b, sqrt((double)hd)));
+    int s = zb_binary(b, OP_MatMul, q, k);
+    s = zb_binary(b, OP_Div, s, zb_const_float(b, sqrt((double)hd)));
     if (causal >= 0) {
         int wi[3] = {causal, s, zb_const_float(b, -3.4028234663852886e38)};
-        s = zb_node(b, "Where", "where", wi, 3);
+        s = zb_node(b, OP_Where, "where", wi, 3);
     }
-    int ctx = zb_binary(b, "MatMul", zb_softmax(b, s, -1), v);
+    int ctx = zb_binary(b, OP_MatMul, zb_softmax(b, s, -1), v);
     static const int64_t pc[5] = {0, 3, 1, 2, 4};
     const int64_t merged[3] = {0, 0, heads * hd};
     ctx = zb_reshape(b, zb_transpose(b, ctx, pc, 5), merged, 3);
@@ -146,11 +146,11 @@ int zb_swiglu(struct zoo_build *b, int y, const char *prefix, int h, int inter)
 {
     char n[96];
     snprintf(n, sizeof n, "%s.gate_proj", prefix);
-    int gate = zb_act(b, zb_linear(b, y, n, h, inter, false), "Silu");
+    int gate = zb_act(b, zb_linear(b, y, n, h, inter, false), OP_Silu);
     snprintf(n, sizeof n, "%s.up_proj", prefix);
     int up = zb_linear(b, y, n, h, inter, false);
     snprintf(n, sizeof n, "%s.down_proj", prefix);
-    return zb_linear(b, zb_binary(b, "Mul", gate, up), n, inter, h, false);
+    return zb_linear(b, zb_binary(b, OP_Mul, gate, up), n, inter, h, false);
 }
 
 enum status zb_decoder_build(struct zoo_build *b, const struct zb_decoder *c)
@@ -167,7 +167,7 @@ enum status zb_decoder_build(struct zoo_build *b, const struct zb_decoder *c)
     const int64_t ed[2] = {c->vocab, h};
     int embed = zb_weight(b, "model.embed_tokens.weight", 2, ed);
     int gi[2] = {embed, ids};
-    int x = zb_node(b, "Gather", "model.embed_tokens", gi, 2);
+    int x = zb_node(b, OP_Gather, "model.embed_tokens", gi, 2);
     /* rotary tables (buffers, not parameters) gathered at the positions */
     static const int64_t ax2[1] = {2}, ax1[1] = {1}, ax12[2] = {1, 2};
     const int64_t td[2] = {ctx, hd};
@@ -176,12 +176,12 @@ enum status zb_decoder_build(struct zoo_build *b, const struct zb_decoder *c)
     int ci[2] = {zb_const_nodata(b, key, 2, td), pos};
     snprintf(key, sizeof key, "rope_sin_%dx%d", ctx, hd);
     int si[2] = {zb_const_nodata(b, key, 2, td), pos};
-    int cos = zb_unsqueeze(b, zb_node(b, "Gather", "rope.cos", ci, 2), ax2, 1);
-    int sin = zb_unsqueeze(b, zb_node(b, "Gather", "rope.sin", si, 2), ax2, 1);
+    int cos = zb_unsqueeze(b, zb_node(b, OP_Gather, "rope.cos", ci, 2), ax2, 1);
+    int sin = zb_unsqueeze(b, zb_node(b, OP_Gather, "rope.sin", si, 2), ax2, 1);
     int causal = -1;
     if (!decode) {
         int cin[2] = {zb_unsqueeze(b, pos, ax1, 1), zb_unsqueeze(b, pos, ax2, 1)};
-        causal = zb_unsqueeze(b, zb_node(b, "LessOrEqual", "causal", cin, 2), ax12, 2);
+        causal = zb_unsqueeze(b, zb_node(b, OP_LessOrEqual, "causal", cin, 2), ax12, 2);
     }
     int present[2 * 128];
     for (int l = 0; l < layers; l++) {
@@ -189,11 +189,11 @@ enum status zb_decoder_build(struct zoo_build *b, const struct zb_decoder *c)
         int y = zb_rmsnorm(b, x, "input_layernorm", h);
         y = attention(b, c, y, cos, sin, causal, decode ? past_k[l] : -1,
                       decode ? past_v[l] : -1, &present[2 * l]);
-        x = zb_binary(b, "Add", x, y);
+        x = zb_binary(b, OP_Add, x, y);
         y = zb_rmsnorm(b, x, "post_attention_layernorm", h);
         y = c->experts > 0 ? zb_moe_mlp(b, y, h, c->inter, c->experts, c->top_k)
                            : zb_swiglu(b, y, "mlp", h, c->inter);
-        x = zb_binary(b, "Add", x, y);
+        x = zb_binary(b, OP_Add, x, y);
     }
     zb_scope(b, "%s", "");
     x = zb_rmsnorm(b, x, "model.norm", h);
@@ -205,7 +205,7 @@ enum status zb_decoder_build(struct zoo_build *b, const struct zb_decoder *c)
     if (c->tied) {
         static const int64_t perm[2] = {1, 0};
         int mi[2] = {x, zb_transpose(b, embed, perm, 2)};
-        logits = zb_node(b, "MatMul", "lm_head", mi, 2);
+        logits = zb_node(b, OP_MatMul, "lm_head", mi, 2);
     } else {
         logits = zb_linear(b, x, "lm_head", h, c->vocab, false);
     }

@@ -4,7 +4,7 @@
 #include "graph/zoo_impl.h"
 
 static const char *const mlp_acts[] = {"relu", "gelu", "tanh", "sigmoid", "silu"};
-static const char *const mlp_ops[] = {"Relu", "Gelu", "Tanh", "Sigmoid", "Silu"};
+static const enum op mlp_ops[] = {OP_Relu, OP_Gelu, OP_Tanh, OP_Sigmoid, OP_Silu};
 
 static const struct zoo_param mlp_params[] = {
     {.name = "layers", .type = ZOO_PT_INT, .min = 1, .max = 128, .smin = 1, .smax = 8, .def = "3",
@@ -24,7 +24,7 @@ static enum status mlp_build(struct zoo_build *b, const struct zoo_args *a, stru
     (void)d;
     int width = zoo_arg_int(a, "width"), cin = zoo_arg_int(a, "features");
     const char *act = zoo_arg_enum(a, "activation");
-    const char *op = "Relu";
+    enum op op = OP_Relu;
     for (int i = 0; i < 5; i++)
         if (mlp_acts[i] == act)
             op = mlp_ops[i];

@@ -65,10 +65,10 @@ static int conditioning(struct zoo_build *b, const struct dit *m)
     int pooled = zb_input(b, "pooled_projections", DT_FLOAT, 2, pd, bs);
     int t = dit_time_embedding(b, tf, "time_text_embed.timestep_embedder", DIT_TIME_CH, m->hidden);
     zb_scope(b, "time_text_embed.text_embedder");
-    int p = zb_act(b, zb_linear(b, pooled, "linear_1", m->pooled, m->hidden, true), "Silu");
+    int p = zb_act(b, zb_linear(b, pooled, "linear_1", m->pooled, m->hidden, true), OP_Silu);
     p = zb_linear(b, p, "linear_2", m->hidden, m->hidden, true);
     zb_scope(b, "time_text_embed");
-    return zb_binary(b, "Add", t, p);
+    return zb_binary(b, OP_Add, t, p);
 }
 
 /* "<local>.linear" on SiLU(temb) [B, D] to n x D, as n chunks [B, 1, D]. */
@@ -76,7 +76,7 @@ static void ada_chunks(struct zoo_build *b, int temb, const char *local, int D, 
 {
     char name[48];
     snprintf(name, sizeof name, "%s.linear", local);
-    int e = zb_linear(b, zb_act(b, temb, "Silu"), name, D, n * D, true);
+    int e = zb_linear(b, zb_act(b, temb, OP_Silu), name, D, n * D, true);
     const int64_t shape[3] = {0, n, D};
     dit_chunks(b, zb_reshape(b, e, shape, 3), n, out);
 }
@@ -117,7 +117,7 @@ static void joint_attention(struct zoo_build *b, const struct dit *m, int x, int
 /* x + gate * y (gate [B, 1, D]). */
 static int gated(struct zoo_build *b, int x, int gate, int y)
 {
-    return zb_binary(b, "Add", x, zb_binary(b, "Mul", gate, y));
+    return zb_binary(b, OP_Add, x, zb_binary(b, OP_Mul, gate, y));
 }
 
 /* JointTransformerBlock on x [B, N, D] and *c [B, T, D] (updated unless
@@ -160,7 +160,7 @@ enum status mmdit_build(struct zoo_build *b, const struct dit *m)
     int c = zb_input(b, "encoder_hidden_states", DT_FLOAT, 3, cd, bs);
 
     zb_scope(b, "pos_embed");
-    x = zb_binary(b, "Add", dit_patchify(b, m, x), cropped_pos_embed(b, m));
+    x = zb_binary(b, OP_Add, dit_patchify(b, m, x), cropped_pos_embed(b, m));
     int temb = conditioning(b, m);
     zb_scope(b, "%s", "");
     c = zb_linear(b, c, "context_embedder", m->caption, D, true);

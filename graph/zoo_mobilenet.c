@@ -10,13 +10,13 @@
     {.name = "classes", .type = ZOO_PT_INT, .min = 1, .max = 100000, .smin = 2, .smax = 1000, \
      .def = "1000", .help = "classifier outputs"}
 
-/* Conv + BN (+ activation unless act is NULL): torchvision's Conv2dNormActivation. */
+/* Conv + BN (+ activation unless act is OP__UNKNOWN): torchvision's Conv2dNormActivation. */
 static int cba(struct zoo_build *b, int x, const char *conv, const char *bn, int cin, int cout,
-               int k, int stride, int groups, const char *act)
+               int k, int stride, int groups, enum op act)
 {
     x = zb_conv(b, x, conv, cin, cout, k, stride, (k - 1) / 2, groups, false);
     x = zb_bn(b, x, bn, cout);
-    return act ? zb_act(b, x, act) : x;
+    return act != OP__UNKNOWN ? zb_act(b, x, act) : x;
 }
 
 /* ---- MobileNetV2 ------------------------------------------------------------ */
@@ -39,7 +39,7 @@ static enum status mbv2_build(struct zoo_build *b, const struct zoo_args *a, str
     int last = zoo_make_divisible(1280 * (w > 1 ? w : 1), 8);
     int x = zb_image_input(b, 3, zoo_arg_int(a, "resolution"));
     zb_scope(b, "features.0");
-    x = cba(b, x, "0", "1", 3, cin, 3, 2, 1, "Relu6");
+    x = cba(b, x, "0", "1", 3, cin, 3, 2, 1, OP_Relu6);
     int idx = 1;
     for (int s = 0; s < 7; s++) {
         int cout = zoo_make_divisible(cfg[s][1] * w, 8);
@@ -49,15 +49,15 @@ static enum status mbv2_build(struct zoo_build *b, const struct zoo_args *a, str
             int hidden = (int)lround(cin * (double)cfg[s][0]);
             int y = x;
             if (cfg[s][0] != 1)
-                y = cba(b, y, "conv.0.0", "conv.0.1", cin, hidden, 1, 1, 1, "Relu6");
-            y = cba(b, y, "conv.1.0", "conv.1.1", hidden, hidden, 3, stride, hidden, "Relu6");
-            y = cba(b, y, "conv.2", "conv.3", hidden, cout, 1, 1, 1, NULL);
-            x = (stride == 1 && cin == cout) ? zb_binary(b, "Add", x, y) : y;
+                y = cba(b, y, "conv.0.0", "conv.0.1", cin, hidden, 1, 1, 1, OP_Relu6);
+            y = cba(b, y, "conv.1.0", "conv.1.1", hidden, hidden, 3, stride, hidden, OP_Relu6);
+            y = cba(b, y, "conv.2", "conv.3", hidden, cout, 1, 1, 1, OP__UNKNOWN);
+            x = (stride == 1 && cin == cout) ? zb_binary(b, OP_Add, x, y) : y;
             cin = cout;
         }
     }
     zb_scope(b, "features.%d", idx);
-    x = cba(b, x, "0", "1", cin, last, 1, 1, 1, "Relu6");
+    x = cba(b, x, "0", "1", cin, last, 1, 1, 1, OP_Relu6);
     zb_scope(b, "%s", "");
     x = zb_flatten(b, zb_gap(b, x));
     zb_output(b, zb_gemm(b, x, "classifier.1", last, zoo_arg_int(a, "classes"), true));
@@ -110,12 +110,12 @@ static enum status mbv3_build(struct zoo_build *b, const struct zoo_args *a, str
     int x = zb_image_input(b, 3, zoo_arg_int(a, "resolution"));
     int cin = zoo_make_divisible(cfg[0][0] * w, 8);
     zb_scope(b, "features.0");
-    x = cba(b, x, "0", "1", 3, cin, 3, 2, 1, "HardSwish");
+    x = cba(b, x, "0", "1", 3, cin, 3, 2, 1, OP_HardSwish);
     for (int i = 0; i < n; i++) {
         zb_scope(b, "features.%d", i + 1);
         int k = cfg[i][1], exp = zoo_make_divisible(cfg[i][2] * w, 8);
         int cout = zoo_make_divisible(cfg[i][3] * w, 8), stride = cfg[i][6];
-        const char *act = cfg[i][5] ? "HardSwish" : "Relu";
+        enum op act = cfg[i][5] ? OP_HardSwish : OP_Relu;
         int y = x, li = 0;
         char cn[32], bn[32];
         if (exp != cin) {
@@ -127,22 +127,22 @@ static enum status mbv3_build(struct zoo_build *b, const struct zoo_args *a, str
         y = cba(b, y, cn, bn, exp, exp, k, stride, exp, act);
         if (cfg[i][4]) {
             zb_scope(b, "features.%d.block.%d", i + 1, li++);
-            y = zb_se(b, y, exp, zoo_make_divisible(exp / 4, 8), "Relu", "HardSigmoid");
+            y = zb_se(b, y, exp, zoo_make_divisible(exp / 4, 8), OP_Relu, OP_HardSigmoid);
             zb_scope(b, "features.%d", i + 1);
         }
         snprintf(cn, sizeof cn, "block.%d.0", li);
         snprintf(bn, sizeof bn, "block.%d.1", li);
-        y = cba(b, y, cn, bn, exp, cout, 1, 1, 1, NULL);
-        x = (stride == 1 && cin == cout) ? zb_binary(b, "Add", x, y) : y;
+        y = cba(b, y, cn, bn, exp, cout, 1, 1, 1, OP__UNKNOWN);
+        x = (stride == 1 && cin == cout) ? zb_binary(b, OP_Add, x, y) : y;
         cin = cout;
     }
     int lastconv = 6 * cin;
     int last = zoo_make_divisible((large ? 1280 : 1024) * w, 8);
     zb_scope(b, "features.%d", n + 1);
-    x = cba(b, x, "0", "1", cin, lastconv, 1, 1, 1, "HardSwish");
+    x = cba(b, x, "0", "1", cin, lastconv, 1, 1, 1, OP_HardSwish);
     zb_scope(b, "%s", "classifier");
     x = zb_flatten(b, zb_gap(b, x));
-    x = zb_act(b, zb_gemm(b, x, "0", lastconv, last, true), "HardSwish");
+    x = zb_act(b, zb_gemm(b, x, "0", lastconv, last, true), OP_HardSwish);
     zb_output(b, zb_gemm(b, x, "3", last, zoo_arg_int(a, "classes"), true));
     return ST_OK;
 }
@@ -198,7 +198,7 @@ static enum status effnet_build(struct zoo_build *b, const struct zoo_args *a, s
     int x = zb_image_input(b, 3, zoo_arg_int(a, "resolution"));
     int cin = zoo_make_divisible(cfg[0][3] * wm, 8);
     zb_scope(b, "features.0");
-    x = cba(b, x, "0", "1", 3, cin, 3, 2, 1, "Silu");
+    x = cba(b, x, "0", "1", 3, cin, 3, 2, 1, OP_Silu);
     for (int s = 0; s < 7; s++) {
         int cout = zoo_make_divisible(cfg[s][4] * wm, 8);
         int layers = (int)ceil(cfg[s][5] * dm); /* math.ceil(n * d), as torchvision */
@@ -209,25 +209,25 @@ static enum status effnet_build(struct zoo_build *b, const struct zoo_args *a, s
             int y = x, li = 0;
             char cn[32], bn[32];
             if (exp != cin) {
-                y = cba(b, y, "block.0.0", "block.0.1", cin, exp, 1, 1, 1, "Silu");
+                y = cba(b, y, "block.0.0", "block.0.1", cin, exp, 1, 1, 1, OP_Silu);
                 li++;
             }
             snprintf(cn, sizeof cn, "block.%d.0", li);
             snprintf(bn, sizeof bn, "block.%d.1", li++);
-            y = cba(b, y, cn, bn, exp, exp, k, stride, exp, "Silu");
+            y = cba(b, y, cn, bn, exp, exp, k, stride, exp, OP_Silu);
             zb_scope(b, "features.%d.%d.block.%d", s + 1, i, li++);
-            y = zb_se(b, y, exp, cin / 4 > 1 ? cin / 4 : 1, "Silu", "Sigmoid");
+            y = zb_se(b, y, exp, cin / 4 > 1 ? cin / 4 : 1, OP_Silu, OP_Sigmoid);
             zb_scope(b, "features.%d.%d", s + 1, i);
             snprintf(cn, sizeof cn, "block.%d.0", li);
             snprintf(bn, sizeof bn, "block.%d.1", li);
-            y = cba(b, y, cn, bn, exp, cout, 1, 1, 1, NULL);
-            x = (stride == 1 && cin == cout) ? zb_binary(b, "Add", x, y) : y;
+            y = cba(b, y, cn, bn, exp, cout, 1, 1, 1, OP__UNKNOWN);
+            x = (stride == 1 && cin == cout) ? zb_binary(b, OP_Add, x, y) : y;
             cin = cout;
         }
     }
     int last = 4 * cin;
     zb_scope(b, "features.8");
-    x = cba(b, x, "0", "1", cin, last, 1, 1, 1, "Silu");
+    x = cba(b, x, "0", "1", cin, last, 1, 1, 1, OP_Silu);
     zb_scope(b, "%s", "");
     x = zb_flatten(b, zb_gap(b, x));
     zb_output(b, zb_gemm(b, x, "classifier.1", last, zoo_arg_int(a, "classes"), true));

@@ -82,7 +82,7 @@ int zb_moe_mlp(struct zoo_build *b, int y, int h, int inter, int experts, int to
     int router = zb_softmax(b, zb_linear(b, y, "mlp.gate", h, experts, false), -1);
     const int64_t kk = top_k;
     int ti[2] = {router, zb_const_ints(b, &kk, 1, false)}, top[2];
-    zb_node_multi(b, "TopK", "mlp.topk", ti, 2, top, 2);
+    zb_node_multi(b, OP_TopK, "mlp.topk", ti, 2, top, 2);
     graph_attr_int(b->g, zb_last(b), "axis", -1);
     int out = -1;
     for (int j = 0; j < top_k; j++) {
@@ -94,17 +94,17 @@ int zb_moe_mlp(struct zoo_build *b, int y, int h, int inter, int experts, int to
          * `experts`, so a batch reads the weights of every expert it touches */
         const int64_t re[2] = {experts, top_k};
         for (int ni = first; ni < b->g->n_nodes; ni++)
-            if (!strcmp(b->g->nodes[ni].op_type, "MatMul"))
+            if (b->g->nodes[ni].op == OP_MatMul)
                 graph_attr_ints(b->g, ni, "routed_experts", re, 2);
         const int64_t s0 = j, s1 = j + 1, axis = -1;
         int w = zb_slice(b, top[0], &s0, &s1, &axis, NULL, 1);
-        e = zb_binary(b, "Mul", e, w);
-        out = out < 0 ? e : zb_binary(b, "Add", out, e);
+        e = zb_binary(b, OP_Mul, e, w);
+        out = out < 0 ? e : zb_binary(b, OP_Add, out, e);
     }
     if (experts > top_k) {
         const int64_t rd[4] = {experts - top_k, 3, inter, h};
         int r = zb_weight(b, "mlp.experts.resident", 4, rd);
-        zb_node(b, "Identity", "mlp.experts.resident", &r, 1);
+        zb_node(b, OP_Identity, "mlp.experts.resident", &r, 1);
     }
     return out;
 }

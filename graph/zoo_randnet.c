@@ -53,9 +53,9 @@ static int rn_pick(struct rn *r, int n)
     return (int)(rn_next(r) % (uint64_t)n);
 }
 
-static const char *rn_act(struct rn *r)
+static enum op rn_act(struct rn *r)
 {
-    static const char *const acts[] = {"Relu", "Relu", "Gelu", "Silu", "HardSwish", "Relu6"};
+    static const enum op acts[] = {OP_Relu, OP_Relu, OP_Gelu, OP_Silu, OP_HardSwish, OP_Relu6};
     return acts[rn_pick(r, 6)];
 }
 
@@ -83,7 +83,7 @@ static int rn_conv_block(struct rn *r, int in, int *c, int *ds, int max_ds)
     int cout = rn_round8((long)cin * (stride == 2 ? 2 : mult[rn_pick(r, 4)]));
     if (cout > r->cmax)
         cout = cin > r->cmax ? cin : r->cmax;
-    const char *act = rn_act(r);
+    enum op act = rn_act(r);
     int y;
     switch (rn_pick(r, 4)) {
     case 0: { /* plain k x k conv */
@@ -131,7 +131,7 @@ static int rn_conv_skip(struct rn *r, int y, int *c, int ds)
         cj = cout;
     }
     if (!cat)
-        return zb_binary(b, "Add", y, x);
+        return zb_binary(b, OP_Add, y, x);
     int xs[2] = {y, x};
     *c += cj;
     return zb_concat(b, xs, 2, 1);
@@ -159,9 +159,9 @@ static int rn_seq_block(struct rn *r, int in, int d)
         y = zb_act(b, zb_linear(b, y, "fc", d, d, true), rn_act(r));
         break;
     }
-    y = zb_binary(b, "Add", y, in);
+    y = zb_binary(b, OP_Add, y, in);
     if (r->n > 1 && rn_pick(r, 100) < r->skip)
-        y = zb_binary(b, "Add", y, r->v[rn_pick(r, r->n)]);
+        y = zb_binary(b, OP_Add, y, r->v[rn_pick(r, r->n)]);
     return y;
 }
 
@@ -170,7 +170,7 @@ static int rn_conv_trunk(struct rn *r, int x, int width, int blocks, int max_ds)
     struct zoo_build *b = r->b;
     zb_scope(b, "stem");
     int c = width, ds = 1;
-    x = zb_act(b, zb_bn(b, zb_conv(b, x, "conv", 3, c, 3, 2, 1, 1, false), "bn", c), "Relu");
+    x = zb_act(b, zb_bn(b, zb_conv(b, x, "conv", 3, c, 3, 2, 1, 1, false), "bn", c), OP_Relu);
     rn_push(r, x, c, ds);
     for (int i = 0; i < blocks; i++) {
         zb_scope(b, "blocks.%d", i);
@@ -217,7 +217,7 @@ static enum status rn_build(struct zoo_build *b, const struct zoo_args *a, struc
                 int j = rn_pick(&r, r.n), s = r.v[j];
                 if (r.c[j] != cout)
                     s = zb_gemm(b, s, "skip", r.c[j], cout, false);
-                y = zb_binary(b, "Add", y, s);
+                y = zb_binary(b, OP_Add, y, s);
             }
             x = y;
             c = cout;

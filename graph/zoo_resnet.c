@@ -85,7 +85,7 @@ static enum status resnet_build(struct zoo_build *b, const struct zoo_args *a, s
     int inplanes = scale_ch(64, w);
     x = zb_conv(b, x, "conv1", 3, inplanes, 7, 2, 3, 1, false);
     x = zb_bn(b, x, "bn1", inplanes);
-    x = zb_act(b, x, "Relu");
+    x = zb_act(b, x, OP_Relu);
     x = zb_maxpool(b, x, 3, 2, 1);
     for (int s = 0; s < 4; s++) {
         int planes = scale_ch(64 << s, w);
@@ -96,25 +96,25 @@ static enum status resnet_build(struct zoo_build *b, const struct zoo_args *a, s
             if (bottleneck) {
                 int width = (int)(planes * (wpg / 64.0)) * groups;
                 y = zb_conv(b, x, "conv1", inplanes, width, 1, 1, 0, 1, false);
-                y = zb_act(b, zb_bn(b, y, "bn1", width), "Relu");
+                y = zb_act(b, zb_bn(b, y, "bn1", width), OP_Relu);
                 y = zb_conv(b, y, "conv2", width, width, 3, stride, 1, groups, false);
-                y = zb_act(b, zb_bn(b, y, "bn2", width), "Relu");
+                y = zb_act(b, zb_bn(b, y, "bn2", width), OP_Relu);
                 y = zb_conv(b, y, "conv3", width, out, 1, 1, 0, 1, false);
                 y = zb_bn(b, y, "bn3", out);
             } else {
                 y = zb_conv(b, x, "conv1", inplanes, planes, 3, stride, 1, 1, false);
-                y = zb_act(b, zb_bn(b, y, "bn1", planes), "Relu");
+                y = zb_act(b, zb_bn(b, y, "bn1", planes), OP_Relu);
                 y = zb_conv(b, y, "conv2", planes, planes, 3, 1, 1, 1, false);
                 y = zb_bn(b, y, "bn2", planes);
             }
             if (se)
-                y = zb_se(b, y, out, out / 16 > 0 ? out / 16 : 1, "Relu", "Sigmoid");
+                y = zb_se(b, y, out, out / 16 > 0 ? out / 16 : 1, OP_Relu, OP_Sigmoid);
             int sc = x;
             if (stride != 1 || inplanes != out) {
                 sc = zb_conv(b, x, "downsample.0", inplanes, out, 1, stride, 0, 1, false);
                 sc = zb_bn(b, sc, "downsample.1", out);
             }
-            x = zb_act(b, zb_binary(b, "Add", y, sc), "Relu");
+            x = zb_act(b, zb_binary(b, OP_Add, y, sc), OP_Relu);
             inplanes = out;
         }
     }
@@ -173,7 +173,7 @@ static enum status vgg_build(struct zoo_build *b, const struct zoo_args *a, stru
             x = zb_conv(b, x, name, cin, c, 3, 1, 1, 1, true);
             if (bn)
                 x = zb_bn(b, x, "bn", c);
-            x = zb_act(b, x, "Relu");
+            x = zb_act(b, x, OP_Relu);
             idx += bn ? 3 : 2;
             cin = c;
         }
@@ -189,8 +189,8 @@ static enum status vgg_build(struct zoo_build *b, const struct zoo_args *a, stru
     zb_scope(b, "%s", "classifier");
     int hidden = zoo_arg_int(a, "hidden");
     x = zb_flatten(b, x);
-    x = zb_act(b, zb_gemm(b, x, "fc1", cin * 7 * 7, hidden, true), "Relu");
-    x = zb_act(b, zb_gemm(b, x, "fc2", hidden, hidden, true), "Relu");
+    x = zb_act(b, zb_gemm(b, x, "fc1", cin * 7 * 7, hidden, true), OP_Relu);
+    x = zb_act(b, zb_gemm(b, x, "fc2", hidden, hidden, true), OP_Relu);
     zb_output(b, zb_gemm(b, x, "fc3", hidden, zoo_arg_int(a, "classes"), true));
     /* the pool and the classifier are fixed: floor(size / 32 / k) must stay 7 */
     char why[160];

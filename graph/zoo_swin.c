@@ -87,25 +87,25 @@ static int roll(struct zoo_build *b, int x, int64_t shift)
 static int axis_labels(struct zoo_build *b, int axis_len, int ws, int shift)
 {
     int64_t one = 1, zero = 0, w = ws;
-    int n = zb_binary(b, "Div", axis_len, zb_const_ints(b, &w, 1, true));
+    int n = zb_binary(b, OP_Div, axis_len, zb_const_ints(b, &w, 1, true));
     int ri[3] = {zb_const_ints(b, &zero, 1, true), n, zb_const_ints(b, &one, 1, true)};
-    int idx = zb_node(b, "Range", "range", ri, 3);
-    int last = zb_binary(b, "Equal", idx, zb_binary(b, "Sub", n, ri[2]));
-    last = zb_node(b, "Cast", "cast", &last, 1);
+    int idx = zb_node(b, OP_Range, "range", ri, 3);
+    int last = zb_binary(b, OP_Equal, idx, zb_binary(b, OP_Sub, n, ri[2]));
+    last = zb_node(b, OP_Cast, "cast", &last, 1);
     graph_attr_int(b->g, zb_last(b), "to", DT_INT64);
     int64_t pattern[16];
     for (int i = 0; i < ws; i++)
         pattern[i] = i < ws - shift ? 1 : 2;
     static const int64_t ax1[1] = {1};
     int ui[2] = {last, zb_const_ints(b, ax1, 1, false)};
-    last = zb_node(b, "Unsqueeze", "unsqueeze", ui, 2);
-    return zb_binary(b, "Mul", last, zb_const_ints(b, pattern, ws, false));
+    last = zb_node(b, OP_Unsqueeze, "unsqueeze", ui, 2);
+    return zb_binary(b, OP_Mul, last, zb_const_ints(b, pattern, ws, false));
 }
 
 static int unsqueeze(struct zoo_build *b, int x, const int64_t *axes, int n)
 {
     int in[2] = {x, zb_const_ints(b, axes, n, false)};
-    return zb_node(b, "Unsqueeze", "unsqueeze", in, 2);
+    return zb_node(b, OP_Unsqueeze, "unsqueeze", in, 2);
 }
 
 /* torchvision's attention mask for shifted windows, built from the runtime
@@ -113,19 +113,19 @@ static int unsqueeze(struct zoo_build *b, int x, const int64_t *axes, int n)
  * [H/ws, W/ws, 1, N, N] with -100 between tokens of different regions. */
 static int shift_mask(struct zoo_build *b, int x, int ws, int shift)
 {
-    int shp = zb_node(b, "Shape", "mask.shape", &x, 1);
+    int shp = zb_node(b, OP_Shape, "mask.shape", &x, 1);
     int lh = axis_labels(b, zb_take(b, shp, 0, 1), ws, shift);
     int lw = axis_labels(b, zb_take(b, shp, 0, 2), ws, shift);
     static const int64_t ax13[2] = {1, 3}, ax02[2] = {0, 2}, ax2[1] = {2}, ax3[1] = {3};
-    lh = zb_binary(b, "Mul", unsqueeze(b, lh, ax13, 2), zb_const_ints(b, (int64_t[]){3}, 1, true));
-    int label = zb_binary(b, "Add", lh, unsqueeze(b, lw, ax02, 2)); /* [Hn, Wn, ws, ws] */
+    lh = zb_binary(b, OP_Mul, unsqueeze(b, lh, ax13, 2), zb_const_ints(b, (int64_t[]){3}, 1, true));
+    int label = zb_binary(b, OP_Add, lh, unsqueeze(b, lw, ax02, 2)); /* [Hn, Wn, ws, ws] */
     const int64_t flat[3] = {0, 0, (int64_t)ws * ws};
     label = zb_reshape(b, label, flat, 3);
-    int diff = zb_binary(b, "Sub", unsqueeze(b, label, ax3, 1), unsqueeze(b, label, ax2, 1));
+    int diff = zb_binary(b, OP_Sub, unsqueeze(b, label, ax3, 1), unsqueeze(b, label, ax2, 1));
     int64_t zero = 0;
-    int same = zb_binary(b, "Equal", diff, zb_const_ints(b, &zero, 1, true));
+    int same = zb_binary(b, OP_Equal, diff, zb_const_ints(b, &zero, 1, true));
     int wi[3] = {same, zb_const_float(b, 0.0), zb_const_float(b, -100.0)};
-    int mask = zb_node(b, "Where", "mask", wi, 3);
+    int mask = zb_node(b, OP_Where, "mask", wi, 3);
     return unsqueeze(b, mask, ax2, 1);
 }
 
@@ -148,23 +148,23 @@ static int window_attention(struct zoo_build *b, int x, int c, int heads, int ws
     const int64_t r4[7] = {0, 0, 0, 0, 3, heads, hd}, p4[7] = {4, 0, 1, 2, 5, 3, 6};
     y = zb_transpose(b, zb_reshape(b, y, r4, 7), p4, 7);
     int q = zb_take(b, y, 0, 0), k = zb_take(b, y, 0, 1), v = zb_take(b, y, 0, 2);
-    q = zb_binary(b, "Mul", q, zb_const_float(b, 1.0 / sqrt((double)hd)));
+    q = zb_binary(b, OP_Mul, q, zb_const_float(b, 1.0 / sqrt((double)hd)));
     static const int64_t pk[6] = {0, 1, 2, 3, 5, 4};
-    int s = zb_binary(b, "MatMul", q, zb_transpose(b, k, pk, 6));
+    int s = zb_binary(b, OP_MatMul, q, zb_transpose(b, k, pk, 6));
     /* relative position bias: table[index] -> [heads, N, N] */
     const int64_t td[2] = {(2 * ws - 1) * (2 * ws - 1), heads}, id[1] = {n * n};
     char key[32];
     snprintf(key, sizeof key, "relpos%d", ws);
     int gi[2] = {zb_weight(b, "attn.relative_position_bias_table", 2, td),
                  zb_const_nodata(b, key, 1, id)};
-    int bias = zb_node(b, "Gather", "attn.relative_position_bias", gi, 2);
+    int bias = zb_node(b, OP_Gather, "attn.relative_position_bias", gi, 2);
     const int64_t rb[3] = {n, n, heads}, pb[3] = {2, 0, 1};
     bias = zb_transpose(b, zb_reshape(b, bias, rb, 3), pb, 3);
-    s = zb_binary(b, "Add", s, bias);
+    s = zb_binary(b, OP_Add, s, bias);
     if (mask >= 0)
-        s = zb_binary(b, "Add", s, mask);
+        s = zb_binary(b, OP_Add, s, mask);
     s = zb_softmax(b, s, -1);
-    y = zb_binary(b, "MatMul", s, v);
+    y = zb_binary(b, OP_MatMul, s, v);
     static const int64_t pc[6] = {0, 1, 2, 4, 3, 5};
     const int64_t rc[5] = {0, 0, 0, 0, c};
     y = zb_reshape(b, zb_transpose(b, y, pc, 6), rc, 5);
@@ -219,11 +219,11 @@ static enum status swin_build(struct zoo_build *b, const struct zoo_args *a, str
                 mask = shift_mask(b, x, ws, shift); /* shared by the stage's shifted blocks */
             int y = zb_layernorm(b, x, "norm1", c, 1e-5);
             y = window_attention(b, y, c, heads[s], ws, shift, shift ? mask : -1);
-            x = zb_binary(b, "Add", x, y);
+            x = zb_binary(b, OP_Add, x, y);
             y = zb_layernorm(b, x, "norm2", c, 1e-5);
-            y = zb_act(b, zb_linear(b, y, "mlp.0", c, hidden, true), "Gelu");
+            y = zb_act(b, zb_linear(b, y, "mlp.0", c, hidden, true), OP_Gelu);
             y = zb_linear(b, y, "mlp.3", hidden, c, true);
-            x = zb_binary(b, "Add", x, y);
+            x = zb_binary(b, OP_Add, x, y);
         }
         if (s < 3) {
             zb_scope(b, "features.%d", 2 * s + 2);

@@ -56,7 +56,7 @@ static int attention(struct zoo_build *b, const struct encdec *c, const char *na
     bool wb = !c->t5;
     int q = zb_linear(b, q_in, n[0], c->dim, inner, wb);
     if (!c->t5)
-        q = zb_binary(b, "Mul", q, zb_const_float(b, 1.0 / sqrt((double)c->dkv)));
+        q = zb_binary(b, OP_Mul, q, zb_const_float(b, 1.0 / sqrt((double)c->dkv)));
     int k = zb_linear(b, kv_in, n[1], c->dim, inner, wb);
     int v = zb_linear(b, kv_in, n[2], c->dim, inner, wb);
     q = heads_first(b, q, c->heads, c->dkv);
@@ -64,10 +64,10 @@ static int attention(struct zoo_build *b, const struct encdec *c, const char *na
     const int64_t shape[4] = {0, 0, c->heads, c->dkv};
     static const int64_t perm_k[4] = {0, 2, 3, 1};
     k = zb_transpose(b, zb_reshape(b, k, shape, 4), perm_k, 4);
-    int s = zb_binary(b, "MatMul", q, k);
+    int s = zb_binary(b, OP_MatMul, q, k);
     if (bias >= 0)
-        s = zb_binary(b, "Add", s, bias);
-    int ctx = zb_binary(b, "MatMul", zb_softmax(b, s, -1), v);
+        s = zb_binary(b, OP_Add, s, bias);
+    int ctx = zb_binary(b, OP_MatMul, zb_softmax(b, s, -1), v);
     static const int64_t perm_back[4] = {0, 2, 1, 3};
     const int64_t merged[3] = {0, 0, inner};
     ctx = zb_reshape(b, zb_transpose(b, ctx, perm_back, 4), merged, 3);
@@ -86,9 +86,9 @@ static int gated_gelu(struct zoo_build *b, const struct encdec *c, int x, const 
     static const char *const local[3] = {"wi_0", "wi_1", "wo"};
     for (int i = 0; i < 3; i++)
         snprintf(n[i], sizeof n[i], "%sDenseReluDense.%s", prefix, local[i]);
-    int g = zb_act(b, zb_linear(b, x, n[0], c->dim, c->ff, false), "Gelu");
+    int g = zb_act(b, zb_linear(b, x, n[0], c->dim, c->ff, false), OP_Gelu);
     graph_attr_string(b->g, zb_last(b), "approximate", "tanh");
-    int y = zb_binary(b, "Mul", g, zb_linear(b, x, n[1], c->dim, c->ff, false));
+    int y = zb_binary(b, OP_Mul, g, zb_linear(b, x, n[1], c->dim, c->ff, false));
     return zb_linear(b, y, n[2], c->ff, c->dim, false);
 }
 
@@ -99,7 +99,7 @@ static int feed_forward(struct zoo_build *b, const struct encdec *c, int x, cons
     char n1[64], n2[64];
     snprintf(n1, sizeof n1, "%s%s", prefix, c->t5 ? "DenseReluDense.wi" : "fc1");
     snprintf(n2, sizeof n2, "%s%s", prefix, c->t5 ? "DenseReluDense.wo" : "fc2");
-    int y = zb_act(b, zb_linear(b, x, n1, c->dim, c->ff, !c->t5), c->t5 ? "Relu" : "Gelu");
+    int y = zb_act(b, zb_linear(b, x, n1, c->dim, c->ff, !c->t5), c->t5 ? OP_Relu : OP_Gelu);
     return zb_linear(b, y, n2, c->ff, c->dim, !c->t5);
 }
 
@@ -108,8 +108,8 @@ static int sub_block(struct zoo_build *b, const struct encdec *c, int x, int y_o
                      const char *ln)
 {
     if (c->t5)
-        return zb_binary(b, "Add", x, y_of_normed);
-    return norm(b, c, zb_binary(b, "Add", x, y_of_normed), ln);
+        return zb_binary(b, OP_Add, x, y_of_normed);
+    return norm(b, c, zb_binary(b, OP_Add, x, y_of_normed), ln);
 }
 
 /* T5 position bias [1, heads, S, S] from the bucket input and the stack's
@@ -118,7 +118,7 @@ static int t5_bias(struct zoo_build *b, const struct encdec *c, int buckets, con
 {
     const int64_t td[2] = {32, c->heads};
     int gi[2] = {zb_weight(b, table, 2, td), buckets};
-    int bias = zb_node(b, "Gather", "relative_attention_bias", gi, 2);
+    int bias = zb_node(b, OP_Gather, "relative_attention_bias", gi, 2);
     static const int64_t perm[3] = {2, 0, 1}, ax0[1] = {0};
     return zb_unsqueeze(b, zb_transpose(b, bias, perm, 3), ax0, 1);
 }
@@ -157,7 +157,7 @@ static int decoder(struct zoo_build *b, const struct encdec *c, int y, int enc, 
         if (c->t5) {
             zb_scope(b, "decoder.block.%d", l);
             if (l == 0)
-                bias = zb_binary(b, "Add", t5_bias(b, c, buckets,
+                bias = zb_binary(b, OP_Add, t5_bias(b, c, buckets,
                                  "layer.0.SelfAttention.relative_attention_bias.weight"), mask);
             int yn = norm(b, c, y, "layer.0.layer_norm");
             y = sub_block(b, c, y, attention(b, c, "layer.0.SelfAttention", yn, yn, bias), NULL);
@@ -185,14 +185,14 @@ static int embed(struct zoo_build *b, const struct encdec *c, int table, int ids
                  int max_pos, const char *stack)
 {
     int gi[2] = {table, ids};
-    int x = zb_node(b, "Gather", "shared", gi, 2);
+    int x = zb_node(b, OP_Gather, "shared", gi, 2);
     if (c->t5)
         return x;
     zb_scope(b, "model.%s", stack);
     const int64_t pd[2] = {max_pos + 2, c->dim};
     int pi[2] = {zb_weight(b, "embed_positions.weight", 2, pd),
-                 zb_binary(b, "Add", pos, zb_const_ints(b, (const int64_t[]){2}, 1, true))};
-    x = zb_binary(b, "Add", x, zb_node(b, "Gather", "embed_positions", pi, 2));
+                 zb_binary(b, OP_Add, pos, zb_const_ints(b, (const int64_t[]){2}, 1, true))};
+    x = zb_binary(b, OP_Add, x, zb_node(b, OP_Gather, "embed_positions", pi, 2));
     x = zb_layernorm(b, x, "layernorm_embedding", c->dim, 1e-5);
     zb_scope(b, "%s", "");
     return x;
@@ -245,11 +245,11 @@ static enum status encdec_build(struct zoo_build *b, const struct encdec *c, int
         return ST_OK;
     }
     if (c->t5) /* tied head: rescaled by d_model^-0.5 */
-        y = zb_binary(b, "Mul", y, zb_const_float(b, 1.0 / sqrt((double)c->dim)));
+        y = zb_binary(b, OP_Mul, y, zb_const_float(b, 1.0 / sqrt((double)c->dim)));
     zb_scope(b, "%s", "");
     static const int64_t perm[2] = {1, 0};
     int mi[2] = {y, zb_transpose(b, shared, perm, 2)};
-    zb_output(b, zb_node(b, "MatMul", "lm_head", mi, 2));
+    zb_output(b, zb_node(b, OP_MatMul, "lm_head", mi, 2));
     return ST_OK;
 }
 

@@ -82,15 +82,15 @@ static enum status unet_check(const struct zoo_args *a, struct diag *d)
 static int resnet(struct zoo_build *b, int x, int temb, int cin, int cout, int temb_dim)
 {
     static const int64_t hw[2] = {2, 3};
-    int h = zb_act(b, zb_group_norm(b, x, "norm1", cin, 1e-5), "Silu");
+    int h = zb_act(b, zb_group_norm(b, x, "norm1", cin, 1e-5), OP_Silu);
     h = zb_conv(b, h, "conv1", cin, cout, 3, 1, 1, 1, true);
     int t = zb_unsqueeze(b, zb_linear(b, temb, "time_emb_proj", temb_dim, cout, true), hw, 2);
-    h = zb_binary(b, "Add", h, t);
-    h = zb_act(b, zb_group_norm(b, h, "norm2", cout, 1e-5), "Silu");
+    h = zb_binary(b, OP_Add, h, t);
+    h = zb_act(b, zb_group_norm(b, h, "norm2", cout, 1e-5), OP_Silu);
     h = zb_conv(b, h, "conv2", cout, cout, 3, 1, 1, 1, true);
     if (cin != cout)
         x = zb_conv(b, x, "conv_shortcut", cin, cout, 1, 1, 0, 1, true);
-    return zb_binary(b, "Add", x, h);
+    return zb_binary(b, OP_Add, x, h);
 }
 
 /* diffusers Transformer2DModel on x [B, C, H, W] with `layers` blocks. */
@@ -98,7 +98,7 @@ static int transformer(struct zoo_build *b, const struct unet *u, int x, int ctx
                        int layers)
 {
     int heads = u->heads ? u->heads : c / 64;
-    int shape_in = zb_node(b, "Shape", "shape", &x, 1);
+    int shape_in = zb_node(b, OP_Shape, "shape", &x, 1);
     int h = zb_group_norm(b, x, "norm", c, 1e-5);
     const int64_t flat[3] = {0, c, -1};
     static const int64_t perm[3] = {0, 2, 1};
@@ -112,26 +112,26 @@ static int transformer(struct zoo_build *b, const struct unet *u, int x, int ctx
     for (int l = 0; l < layers; l++) {
         zb_scope(b, "%s.transformer_blocks.%d", saved, l);
         int n = zb_layernorm(b, h, "norm1", c, 1e-5);
-        h = zb_binary(b, "Add", h, zb_cross_attention(b, "attn1", n, n, c, c, heads, false));
+        h = zb_binary(b, OP_Add, h, zb_cross_attention(b, "attn1", n, n, c, c, heads, false));
         n = zb_layernorm(b, h, "norm2", c, 1e-5);
-        h = zb_binary(b, "Add", h, zb_cross_attention(b, "attn2", n, ctx, c, u->cross, heads, false));
+        h = zb_binary(b, OP_Add, h, zb_cross_attention(b, "attn2", n, ctx, c, u->cross, heads, false));
         n = zb_layernorm(b, h, "norm3", c, 1e-5);
         int p = zb_linear(b, n, "ff.net.0.proj", c, 8 * c, true);
         const int64_t halves[2] = {4 * c, 4 * c};
         int si[2] = {p, zb_const_ints(b, halves, 2, false)}, ab[2];
-        zb_node_multi(b, "Split", "ff.net.0.split", si, 2, ab, 2);
+        zb_node_multi(b, OP_Split, "ff.net.0.split", si, 2, ab, 2);
         graph_attr_int(b->g, zb_last(b), "axis", -1);
-        int g = zb_binary(b, "Mul", ab[0], zb_act(b, ab[1], "Gelu"));
-        h = zb_binary(b, "Add", h, zb_linear(b, g, "ff.net.2", 4 * c, c, true));
+        int g = zb_binary(b, OP_Mul, ab[0], zb_act(b, ab[1], OP_Gelu));
+        h = zb_binary(b, OP_Add, h, zb_linear(b, g, "ff.net.2", 4 * c, c, true));
     }
     zb_scope(b, "%s", saved);
     if (u->linear)
         h = zb_linear(b, h, "proj_out", c, c, true);
     int ri[2] = {zb_transpose(b, h, perm, 3), shape_in};
-    h = zb_node(b, "Reshape", "reshape", ri, 2);
+    h = zb_node(b, OP_Reshape, "reshape", ri, 2);
     if (!u->linear)
         h = zb_conv(b, h, "proj_out", c, c, 1, 1, 0, 1, true);
-    return zb_binary(b, "Add", h, x);
+    return zb_binary(b, OP_Add, h, x);
 }
 
 /* TimestepEmbedding "<name>": Linear, SiLU, Linear. */
@@ -140,7 +140,7 @@ static int time_embedding(struct zoo_build *b, int x, const char *name, int in, 
     char n[64];
     zb_scope(b, "%s", name);
     snprintf(n, sizeof n, "linear_1");
-    int h = zb_act(b, zb_linear(b, x, n, in, out, true), "Silu");
+    int h = zb_act(b, zb_linear(b, x, n, in, out, true), OP_Silu);
     return zb_linear(b, h, "linear_2", out, out, true);
 }
 
@@ -169,9 +169,9 @@ static enum status unet_build(struct zoo_build *b, const struct zoo_args *a, str
     if (add) {
         const int64_t ad[2] = {1, add};
         int af = zb_input(b, "added_features", DT_FLOAT, 2, ad, bs);
-        temb = zb_binary(b, "Add", temb, time_embedding(b, af, "add_embedding", add, tdim));
+        temb = zb_binary(b, OP_Add, temb, time_embedding(b, af, "add_embedding", add, tdim));
     }
-    temb = zb_act(b, temb, "Silu"); /* every ResNet applies SiLU first: shared */
+    temb = zb_act(b, temb, OP_Silu); /* every ResNet applies SiLU first: shared */
     zb_scope(b, "%s", "");
     x = zb_conv(b, x, "conv_in", 4, c0, 3, 1, 1, 1, true);
     int skip[16], skip_ch[16], ns = 0;
@@ -217,7 +217,7 @@ static enum status unet_build(struct zoo_build *b, const struct zoo_args *a, str
         prev = out;
         if (i + 1 < u.n_levels) {
             zb_scope(b, "up_blocks.%d.upsamplers.0", i);
-            x = zb_node(b, "Upsample", "upsample", &x, 1);
+            x = zb_node(b, OP_Upsample, "upsample", &x, 1);
             static const double sc[4] = {1, 1, 2, 2};
             graph_attr_floats(b->g, zb_last(b), "scales", sc, 4);
             graph_attr_string(b->g, zb_last(b), "mode", "nearest");
@@ -225,7 +225,7 @@ static enum status unet_build(struct zoo_build *b, const struct zoo_args *a, str
         }
     }
     zb_scope(b, "%s", "");
-    x = zb_act(b, zb_group_norm(b, x, "conv_norm_out", c0, 1e-5), "Silu");
+    x = zb_act(b, zb_group_norm(b, x, "conv_norm_out", c0, 1e-5), OP_Silu);
     zb_output(b, zb_conv(b, x, "conv_out", c0, 4, 3, 1, 1, 1, true));
     /* each down level but the last halves the latent; each up level joins its skip */
     char why[128];

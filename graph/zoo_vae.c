@@ -47,28 +47,28 @@ static const struct zoo_param vae_params[] = {
 
 static int resnet(struct zoo_build *b, int x, int cin, int cout)
 {
-    int h = zb_act(b, zb_group_norm(b, x, "norm1", cin, 1e-6), "Silu");
+    int h = zb_act(b, zb_group_norm(b, x, "norm1", cin, 1e-6), OP_Silu);
     h = zb_conv(b, h, "conv1", cin, cout, 3, 1, 1, 1, true);
-    h = zb_act(b, zb_group_norm(b, h, "norm2", cout, 1e-6), "Silu");
+    h = zb_act(b, zb_group_norm(b, h, "norm2", cout, 1e-6), OP_Silu);
     h = zb_conv(b, h, "conv2", cout, cout, 3, 1, 1, 1, true);
     if (cin != cout)
         x = zb_conv(b, x, "conv_shortcut", cin, cout, 1, 1, 0, 1, true);
-    return zb_binary(b, "Add", x, h);
+    return zb_binary(b, OP_Add, x, h);
 }
 
 /* The mid block's Attention(c, heads=1, norm_num_groups=32, residual):
  * [B, C, H, W] -> GroupNorm -> [B, HW, C] -> attention -> back, + x. */
 static int mid_attention(struct zoo_build *b, int x, int c)
 {
-    int shape_in = zb_node(b, "Shape", "shape", &x, 1);
+    int shape_in = zb_node(b, OP_Shape, "shape", &x, 1);
     int h = zb_group_norm(b, x, "group_norm", c, 1e-6);
     const int64_t flat[3] = {0, c, -1};
     static const int64_t perm[3] = {0, 2, 1};
     h = zb_transpose(b, zb_reshape(b, h, flat, 3), perm, 3);
     h = zb_cross_attention(b, "attn", h, h, c, c, 1, true);
     int ri[2] = {zb_transpose(b, h, perm, 3), shape_in};
-    h = zb_node(b, "Reshape", "reshape", ri, 2);
-    return zb_binary(b, "Add", h, x);
+    h = zb_node(b, OP_Reshape, "reshape", ri, 2);
+    return zb_binary(b, OP_Add, h, x);
 }
 
 static enum status vae_build(struct zoo_build *b, const struct zoo_args *a, struct diag *d)
@@ -103,7 +103,7 @@ static enum status vae_build(struct zoo_build *b, const struct zoo_args *a, stru
         prev = out;
         if (i < 3) {
             zb_scope(b, "decoder.up_blocks.%d.upsamplers.0", i);
-            x = zb_node(b, "Upsample", "upsample", &x, 1);
+            x = zb_node(b, OP_Upsample, "upsample", &x, 1);
             static const double sc[4] = {1, 1, 2, 2};
             graph_attr_floats(b->g, zb_last(b), "scales", sc, 4);
             graph_attr_string(b->g, zb_last(b), "mode", "nearest");
@@ -111,7 +111,7 @@ static enum status vae_build(struct zoo_build *b, const struct zoo_args *a, stru
         }
     }
     zb_scope(b, "decoder");
-    x = zb_act(b, zb_group_norm(b, x, "conv_norm_out", ch[0], 1e-6), "Silu");
+    x = zb_act(b, zb_group_norm(b, x, "conv_norm_out", ch[0], 1e-6), OP_Silu);
     zb_output(b, zb_conv(b, x, "conv_out", ch[0], 3, 3, 1, 1, 1, true));
     return ST_OK;
 }

@@ -55,29 +55,29 @@ static enum status vit_build(struct zoo_build *b, const struct zoo_args *a, stru
     /* class token broadcast to the batch: Shape -> Gather -> Concat -> Expand */
     const int64_t cd[3] = {1, 1, dim}, zero = 0, ones[2] = {1, 1};
     int cls = zb_weight(b, "class_token", 3, cd);
-    int shp = zb_node(b, "Shape", "shape", &x, 1);
+    int shp = zb_node(b, OP_Shape, "shape", &x, 1);
     int gi[2] = {shp, zb_const_ints(b, &zero, 1, false)};
-    int bdim = zb_node(b, "Gather", "batch", gi, 2);
+    int bdim = zb_node(b, OP_Gather, "batch", gi, 2);
     graph_attr_int(b->g, zb_last(b), "axis", 0);
     int parts[2] = {bdim, zb_const_ints(b, ones, 2, false)};
     int eshape = zb_concat(b, parts, 2, 0);
     int ei[2] = {cls, eshape};
-    int cls_b = zb_node(b, "Expand", "class_token.expand", ei, 2);
+    int cls_b = zb_node(b, OP_Expand, "class_token.expand", ei, 2);
     int cat[2] = {cls_b, x};
     x = zb_concat(b, cat, 2, 1);
     zb_scope(b, "encoder");
     const int64_t pd[3] = {1, n + 1, dim};
-    x = zb_binary(b, "Add", x, zb_weight(b, "pos_embedding", 3, pd));
+    x = zb_binary(b, OP_Add, x, zb_weight(b, "pos_embedding", 3, pd));
     for (int l = 0; l < depth; l++) {
         zb_scope(b, "encoder.layers.encoder_layer_%d", l);
         int y = zb_layernorm(b, x, "ln_1", dim, 1e-6);
         y = zb_attention(b, y, dim, heads, "self_attention.in_proj", -1, -1, -1, -1, NULL, NULL);
         y = zb_linear(b, y, "self_attention.out_proj", dim, dim, true);
-        x = zb_binary(b, "Add", y, x);
+        x = zb_binary(b, OP_Add, y, x);
         y = zb_layernorm(b, x, "ln_2", dim, 1e-6);
-        y = zb_act(b, zb_linear(b, y, "mlp.0", dim, mlp, true), "Gelu");
+        y = zb_act(b, zb_linear(b, y, "mlp.0", dim, mlp, true), OP_Gelu);
         y = zb_linear(b, y, "mlp.3", mlp, dim, true);
-        x = zb_binary(b, "Add", y, x);
+        x = zb_binary(b, OP_Add, y, x);
     }
     zb_scope(b, "encoder");
     x = zb_layernorm(b, x, "ln", dim, 1e-6);

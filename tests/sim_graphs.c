@@ -20,7 +20,7 @@ static void val(struct graph *g, const char *name, int rank, const int64_t *d, u
         graph_output_add(g, vi);
 }
 
-static int node(struct graph *g, const char *op, const char *name, const char *a, const char *b,
+static int node(struct graph *g, enum op op, const char *name, const char *a, const char *b,
                 const char *c, const char *out)
 {
     const char *in[3] = {a, b, c};
@@ -126,7 +126,7 @@ struct graph *sg_gemm(int64_t m, int64_t k, int64_t n)
     val(g, "x", 2, (int64_t[]){m, k}, VAL_INPUT);
     val(g, "W", 2, (int64_t[]){k, n}, VAL_INIT);
     val(g, "y", 2, (int64_t[]){m, n}, VAL_OUTPUT);
-    node(g, "MatMul", "mm", "x", "W", NULL, "y");
+    node(g, OP_MatMul, "mm", "x", "W", NULL, "y");
     return finish(g);
 }
 
@@ -145,11 +145,11 @@ struct graph *sg_mlp(int64_t batch, int64_t width, int n_layers)
         val(g, b, 1, (int64_t[]){width}, VAL_INIT);
         val(g, h, 2, (int64_t[]){batch, width}, 0);
         val(g, r, 2, (int64_t[]){batch, width}, 0);
-        node(g, "MatMul", NULL, a, w, NULL, h);
-        node(g, "Add", NULL, h, b, NULL, r);
+        node(g, OP_MatMul, NULL, a, w, NULL, h);
+        node(g, OP_Add, NULL, h, b, NULL, r);
         snprintf(a, sizeof a, "x%d", l + 1);
         val(g, a, 2, (int64_t[]){batch, width}, l == n_layers - 1 ? VAL_OUTPUT : 0);
-        node(g, "Relu", NULL, r, NULL, NULL, a);
+        node(g, OP_Relu, NULL, r, NULL, NULL, a);
     }
     return finish(g);
 }
@@ -169,11 +169,11 @@ static void conv_bn(struct graph *g, const char *in, const char *out, int64_t ba
     val(g, out, 4, (int64_t[]){batch, cout, hw, hw}, 0);
     for (int i = 0; i < 4; i++)
         val(g, (const char *[]){s, bb, m, v}[i], 1, (int64_t[]){cout}, VAL_INIT);
-    int ni = node(g, "Conv", NULL, in, w, NULL, c);
+    int ni = node(g, OP_Conv, NULL, in, w, NULL, c);
     graph_attr_ints(g, ni, "kernel_shape", (int64_t[]){ksz, ksz}, 2);
     graph_attr_ints(g, ni, "pads", (int64_t[]){ksz / 2, ksz / 2, ksz / 2, ksz / 2}, 4);
     const char *bn_in[5] = {c, s, bb, m, v}, *bn_out[1] = {out};
-    graph_node_add_named(g, "BatchNormalization", NULL, bn_in, 5, bn_out, 1);
+    graph_node_add_named(g, OP_BatchNormalization, NULL, bn_in, 5, bn_out, 1);
 }
 
 struct graph *sg_cnn(int64_t batch, int64_t ch, int64_t hw, int n_blocks)
@@ -182,7 +182,7 @@ struct graph *sg_cnn(int64_t batch, int64_t ch, int64_t hw, int n_blocks)
     val(g, "img", 4, (int64_t[]){batch, 3, hw, hw}, VAL_INPUT);
     conv_bn(g, "img", "stem.bn", batch, 3, ch, hw, 3, "stem");
     val(g, "a0", 4, (int64_t[]){batch, ch, hw, hw}, 0);
-    node(g, "Relu", NULL, "stem.bn", NULL, NULL, "a0");
+    node(g, OP_Relu, NULL, "stem.bn", NULL, NULL, "a0");
     char in[32], t1[32], t2[32], t3[32], t4[32], tag[32];
     for (int b = 0; b < n_blocks; b++) {
         snprintf(in, sizeof in, "a%d", b);
@@ -193,22 +193,22 @@ struct graph *sg_cnn(int64_t batch, int64_t ch, int64_t hw, int n_blocks)
         snprintf(tag, sizeof tag, "blk%d.c1", b);
         conv_bn(g, in, t1, batch, ch, ch, hw, 3, tag);
         val(g, t2, 4, (int64_t[]){batch, ch, hw, hw}, 0);
-        node(g, "Relu", NULL, t1, NULL, NULL, t2);
+        node(g, OP_Relu, NULL, t1, NULL, NULL, t2);
         snprintf(tag, sizeof tag, "blk%d.c2", b);
         conv_bn(g, t2, t3, batch, ch, ch, hw, 3, tag);
         val(g, t4, 4, (int64_t[]){batch, ch, hw, hw}, 0);
-        node(g, "Add", NULL, t3, in, NULL, t4);
+        node(g, OP_Add, NULL, t3, in, NULL, t4);
         snprintf(in, sizeof in, "a%d", b + 1);
         val(g, in, 4, (int64_t[]){batch, ch, hw, hw}, 0);
-        node(g, "Relu", NULL, t4, NULL, NULL, in);
+        node(g, OP_Relu, NULL, t4, NULL, NULL, in);
     }
     val(g, "gap", 4, (int64_t[]){batch, ch, 1, 1}, 0);
-    node(g, "GlobalAveragePool", NULL, in, NULL, NULL, "gap");
+    node(g, OP_GlobalAveragePool, NULL, in, NULL, NULL, "gap");
     val(g, "flat", 2, (int64_t[]){batch, ch}, 0);
-    node(g, "Flatten", NULL, "gap", NULL, NULL, "flat");
+    node(g, OP_Flatten, NULL, "gap", NULL, NULL, "flat");
     val(g, "fc.w", 2, (int64_t[]){ch, 1000}, VAL_INIT);
     val(g, "logits", 2, (int64_t[]){batch, 1000}, VAL_OUTPUT);
-    node(g, "Gemm", NULL, "flat", "fc.w", NULL, "logits");
+    node(g, OP_Gemm, NULL, "flat", "fc.w", NULL, "logits");
     return finish(g);
 }
 
@@ -219,24 +219,24 @@ struct graph *sg_attn(int64_t batch, int64_t seq, int64_t d)
     val(g, "ln.s", 1, (int64_t[]){d}, VAL_INIT);
     val(g, "ln.b", 1, (int64_t[]){d}, VAL_INIT);
     val(g, "xn", 3, (int64_t[]){batch, seq, d}, 0);
-    node(g, "LayerNormalization", NULL, "x", "ln.s", "ln.b", "xn");
+    node(g, OP_LayerNormalization, NULL, "x", "ln.s", "ln.b", "xn");
     val(g, "Wq", 2, (int64_t[]){d, d}, VAL_INIT);
     val(g, "Wv", 2, (int64_t[]){d, d}, VAL_INIT);
     val(g, "q", 3, (int64_t[]){batch, seq, d}, 0);
     val(g, "v", 3, (int64_t[]){batch, seq, d}, 0);
-    node(g, "MatMul", NULL, "xn", "Wq", NULL, "q");
-    node(g, "MatMul", NULL, "xn", "Wv", NULL, "v");
+    node(g, OP_MatMul, NULL, "xn", "Wq", NULL, "q");
+    node(g, OP_MatMul, NULL, "xn", "Wv", NULL, "v");
     val(g, "kt", 3, (int64_t[]){batch, d, seq}, 0);
-    int t = node(g, "Transpose", NULL, "q", NULL, NULL, "kt");
+    int t = node(g, OP_Transpose, NULL, "q", NULL, NULL, "kt");
     graph_attr_ints(g, t, "perm", (int64_t[]){0, 2, 1}, 3);
     val(g, "s", 3, (int64_t[]){batch, seq, seq}, 0);
-    node(g, "MatMul", NULL, "q", "kt", NULL, "s");
+    node(g, OP_MatMul, NULL, "q", "kt", NULL, "s");
     val(g, "p", 3, (int64_t[]){batch, seq, seq}, 0);
-    node(g, "Softmax", NULL, "s", NULL, NULL, "p");
+    node(g, OP_Softmax, NULL, "s", NULL, NULL, "p");
     val(g, "o", 3, (int64_t[]){batch, seq, d}, 0);
-    node(g, "MatMul", NULL, "p", "v", NULL, "o");
+    node(g, OP_MatMul, NULL, "p", "v", NULL, "o");
     val(g, "y", 3, (int64_t[]){batch, seq, d}, VAL_OUTPUT);
-    node(g, "Add", NULL, "o", "x", NULL, "y");
+    node(g, OP_Add, NULL, "o", "x", NULL, "y");
     return finish(g);
 }
 
@@ -246,7 +246,7 @@ struct graph *sg_dwconv(int64_t batch, int64_t ch, int64_t hw)
     val(g, "x", 4, (int64_t[]){batch, ch, hw, hw}, VAL_INPUT);
     val(g, "w", 4, (int64_t[]){ch, 1, 3, 3}, VAL_INIT);
     val(g, "y", 4, (int64_t[]){batch, ch, hw, hw}, VAL_OUTPUT);
-    int ni = node(g, "Conv", "dw", "x", "w", NULL, "y");
+    int ni = node(g, OP_Conv, "dw", "x", "w", NULL, "y");
     graph_attr_int(g, ni, "group", ch);
     graph_attr_ints(g, ni, "kernel_shape", (int64_t[]){3, 3}, 2);
     graph_attr_ints(g, ni, "pads", (int64_t[]){1, 1, 1, 1}, 4);
@@ -261,8 +261,8 @@ struct graph *sg_swish(int64_t batch, int64_t width)
     val(g, "h", 2, (int64_t[]){batch, width}, 0);
     val(g, "s", 2, (int64_t[]){batch, width}, 0);
     val(g, "y", 2, (int64_t[]){batch, width}, VAL_OUTPUT);
-    node(g, "MatMul", "mm", "x", "W", NULL, "h");
-    node(g, "Sigmoid", "sig", "h", NULL, NULL, "s");
-    node(g, "Mul", "swish", "h", "s", NULL, "y");
+    node(g, OP_MatMul, "mm", "x", "W", NULL, "h");
+    node(g, OP_Sigmoid, "sig", "h", NULL, NULL, "s");
+    node(g, OP_Mul, "swish", "h", "s", NULL, "y");
     return finish(g);
 }

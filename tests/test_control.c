@@ -248,11 +248,11 @@ static void test_loop_bad_body(void **state)
     graph_value_set_type(g, x, DT_FLOAT, 1, dm);
     graph_input_add(g, x);
     int in[3] = {-1, -1, x};
-    int loop = graph_node_add(g, "Loop", "", "L", in, 3, &y, 1);
+    int loop = graph_node_add(g, OP_Loop, "L", in, 3, &y, 1);
     int b = graph_body_add(g, loop, "body", "body");
     int bi = graph_value_get(g, "L/body/i"), bo = graph_value_get(g, "L/body/o");
     graph_body_input(g, loop, b, bi); /* 1 input, expected 3 */
-    int r = graph_node_add(g, "Relu", "", "L/body/relu", &bi, 1, &bo, 1);
+    int r = graph_node_add(g, OP_Relu, "L/body/relu", &bi, 1, &bo, 1);
     graph_body_node(g, loop, b, r);
     graph_body_output(g, loop, b, bo);
     graph_output_add(g, y);
@@ -273,10 +273,10 @@ static void test_body_cycle(void **state)
     int c = graph_value_get(g, "c"), y = graph_value_get(g, "y"), z = graph_value_get(g, "z");
     graph_value_set_type(g, c, DT_BOOL, 0, NULL);
     graph_input_add(g, c);
-    int ifn = graph_node_add(g, "If", "", "I", &c, 1, &y, 1);
+    int ifn = graph_node_add(g, OP_If, "I", &c, 1, &y, 1);
     int b = graph_body_add(g, ifn, "then_branch", "then");
     graph_body_add(g, ifn, "else_branch", "else");
-    int r = graph_node_add(g, "Relu", "", "I/then/r", &y, 1, &z, 1);
+    int r = graph_node_add(g, OP_Relu, "I/then/r", &y, 1, &z, 1);
     graph_body_node(g, ifn, b, r);
     graph_output_add(g, y);
     struct diag d;

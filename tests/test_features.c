@@ -28,15 +28,15 @@ static struct graph *build(void)
     graph_input_add(g, x);
     graph_init_add(g, w);
     const char *ci[2] = {"x", "w"}, *co[1] = {"c"};
-    int conv = graph_node_add_named(g, "Conv", "conv", ci, 2, co, 1);
+    int conv = graph_node_add_named(g, OP_Conv, "conv", ci, 2, co, 1);
     int64_t k[2] = {3, 3}, s[2] = {2, 2}, p[4] = {1, 1, 1, 1};
     graph_attr_ints(g, conv, "kernel_shape", k, 2);
     graph_attr_ints(g, conv, "strides", s, 2);
     graph_attr_ints(g, conv, "pads", p, 4);
     const char *ri[1] = {"c"}, *ro[1] = {"r"};
-    graph_node_add_named(g, "Relu", "relu", ri, 1, ro, 1);
+    graph_node_add_named(g, OP_Relu, "relu", ri, 1, ro, 1);
     const char *ai[2] = {"r", "r"}, *ao[1] = {"a"};
-    graph_node_add_named(g, "Add", "add", ai, 2, ao, 1);
+    graph_node_add_named(g, OP_Add, "add", ai, 2, ao, 1);
     graph_output_add(g, graph_value_get(g, "a"));
     assert_int_equal(graph_finalize(g, NULL), ST_OK);
     return g;

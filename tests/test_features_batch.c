@@ -208,14 +208,14 @@ static struct graph *build_small(void)
     graph_input_add(g, x);
     graph_init_add(g, w);
     const char *ci[2] = {"x", "w"}, *co[1] = {"c"};
-    int conv = graph_node_add_named(g, "Conv", "conv", ci, 2, co, 1);
+    int conv = graph_node_add_named(g, OP_Conv, "conv", ci, 2, co, 1);
     int64_t k[2] = {3, 3}, st[2] = {2, 2};
     graph_attr_ints(g, conv, "kernel_shape", k, 2);
     graph_attr_ints(g, conv, "strides", st, 2);
     const char *ri[1] = {"c"}, *ro[1] = {"r"};
-    graph_node_add_named(g, "Relu", "relu", ri, 1, ro, 1);
+    graph_node_add_named(g, OP_Relu, "relu", ri, 1, ro, 1);
     const char *ai[2] = {"r", "r"}, *ao[1] = {"a"};
-    graph_node_add_named(g, "Add", "add", ai, 2, ao, 1);
+    graph_node_add_named(g, OP_Add, "add", ai, 2, ao, 1);
     graph_output_add(g, graph_value_get(g, "a"));
     assert_int_equal(graph_finalize(g, NULL), ST_OK);
     return g;
@@ -268,7 +268,7 @@ static struct graph *build_fork(void)
     int x = graph_value_get(g, "x");
     graph_value_set_type(g, x, DT_FLOAT, 2, xd);
     graph_input_add(g, x);
-    const char *ops[] = {"Relu", "Sigmoid", "Tanh", "Add", "Add"};
+    const enum op ops[] = {OP_Relu, OP_Sigmoid, OP_Tanh, OP_Add, OP_Add};
     const char *in[][2] = {{"x"}, {"x"}, {"x"}, {"a", "z"}, {"b", "z"}};
     const char *out[] = {"a", "b", "z", "p", "q"};
     for (int k = 0; k < 5; k++)

@@ -53,6 +53,38 @@ static int make_resid(struct interval_resid *res)
     return n;
 }
 
+/* A source family with many rows alike does not set the interval alone:
+ * 90 rows of family "big" at 0 and 10 of "small" spread over -0.45 .. +0.45
+ * (step 0.1). Row-weighted, 80% of the rows lie at 0; with each family
+ * weighing one half, the 0.1 quantile falls in the small family's lowest
+ * fifth (cum 1/180 per big row: 0.5 after them, so first 0.1 of the
+ * small's share: its 2nd smallest) and the 0.9 quantile at its 9th. */
+static void balanced_by_family(void **state)
+{
+    (void)state;
+    double r[100], lo, hi;
+    const char *fam[100];
+    for (int i = 0; i < 90; i++)
+        r[i] = 0, fam[i] = "big";
+    for (int i = 0; i < 10; i++)
+        r[90 + i] = -0.45 + 0.1 * i, fam[90 + i] = "small";
+    assert_true(interval_conformal(r, 100, 0.8, &lo, &hi));
+    assert_true(fabs(lo) < EPS && fabs(hi) < EPS);
+    assert_true(interval_balanced(r, fam, 100, 0.8, &lo, &hi));
+    /* sorted: -0.45 -0.35 -0.25 -0.15 -0.05 (0 x 90) 0.05 .. 0.45; the
+     * weights reach 0.1 (of 2) at the 2nd smallest, -0.35 */
+    assert_true(fabs(lo + 0.35) < EPS);
+    /* 1.8 of 2: after -0.45..-0.05 (0.5), the 90 zeros (1.5) and 0.05,
+     * 0.15, 0.25 (1.8): +0.25 */
+    assert_true(fabs(hi - 0.25) < EPS);
+    /* one family: the quantiles of its rows */
+    for (int i = 0; i < 100; i++)
+        fam[i] = "one";
+    assert_true(interval_balanced(r, fam, 100, 0.8, &lo, &hi));
+    assert_true(fabs(lo) < EPS && fabs(hi) < EPS);
+    assert_false(interval_balanced(r, fam, 8, 0.8, &lo, &hi));
+}
+
 static void build_groups_and_fallback(void **state)
 {
     (void)state;
@@ -60,19 +92,23 @@ static void build_groups_and_fallback(void **state)
     int n = make_resid(res);
     struct interval_table t;
     interval_build(&t, res, n, NULL);
-    /* eager, n = 29: 3rd (-0.12) and 27th (+0.12) smallest */
+    /* eager, n = 29, one family: each row weighs 1/29; the 0.1 and 0.9
+     * quantiles are the 3rd (3/29 >= 0.1: -0.12) and 27th (+0.12) smallest */
     const struct interval_bounds *e = &t.b[IT_TIME][IG_EAGER];
     assert_true(e->valid && !e->fallback);
     assert_int_equal(e->n, 29);
     assert_true(fabs(e->lo + 0.12) < EPS && fabs(e->hi - 0.12) < EPS);
-    /* pooled, n = 34: 3rd (-0.12) and 32nd (one of the +0.5) smallest */
+    /* pooled, n = 34 in two families, each weighing one half: the 29 eager
+     * rows 1/58 each, the five tensorrt ones 1/10 each. The 0.1 quantile is
+     * the 6th smallest (6/58 >= 0.1: -0.09), not the 4th a row-weighted one
+     * takes; the 0.9 quantile one of the +0.5 rows */
     const struct interval_bounds *p = &t.b[IT_TIME][IG_POOLED];
-    assert_true(p->valid && fabs(p->lo + 0.12) < EPS && fabs(p->hi - 0.5) < EPS);
+    assert_true(p->valid && fabs(p->lo + 0.09) < EPS && fabs(p->hi - 0.5) < EPS);
     /* tensorrt has 5 rows, generation none: pooled x1.5 */
     for (int g = IG_ENGINE; g <= IG_GENERATION; g++) {
         const struct interval_bounds *b = &t.b[IT_TIME][g];
         assert_true(b->valid && b->fallback);
-        assert_true(fabs(b->lo + 0.18) < EPS && fabs(b->hi - 0.75) < EPS);
+        assert_true(fabs(b->lo + 0.135) < EPS && fabs(b->hi - 0.75) < EPS);
     }
     assert_int_equal(t.b[IT_TIME][IG_ENGINE].n, 5);
     /* no memory rows: no bounds at all */
@@ -101,7 +137,7 @@ static void point_held_by_interval(void **state)
     struct interval iv = interval_for(&t, IT_MEMORY, &cfg, false, 100);
     assert_true(iv.valid);
     assert_true(fabs(iv.low - 100) < EPS);          /* lower bound clamped to the point */
-    assert_true(fabs(iv.high - 100 * exp(0.33)) < 1e-6); /* ceil(26 x 0.9) = 24th: 0.33 */
+    assert_true(fabs(iv.high - 100 * exp(0.32)) < 1e-6); /* 23rd (23/25 >= 0.9): 0.32 */
 }
 
 static void unmeasured_widens_and_says_so(void **state)
@@ -186,9 +222,10 @@ static void tsv_round_trip_and_errors(void **state)
 }
 
 /* Two families of 25 eager rows each at -0.12 .. +0.12: each fold's table
- * (the other family, n = 25) spans the 2nd and 24th smallest, -0.11 ..
- * +0.11, which holds 23 of the held-out family's 25 rows: 46 of 50, 92.0%,
- * width exp(0.11) - exp(-0.11) = 22.0%. */
+ * (the other family, n = 25, 1/25 a row) spans its 0.1 and 0.9 quantiles,
+ * the 3rd and 23rd smallest, -0.10 .. +0.10, which holds 21 of the held-out
+ * family's 25 rows: 42 of 50, 84.0% (within the 72-88% goal), width
+ * exp(0.10) - exp(-0.10) = 20.0%. */
 static void report_leave_one_family_out(void **state)
 {
     (void)state;
@@ -200,12 +237,13 @@ static void report_leave_one_family_out(void **state)
     interval_build(&t, res, 50, NULL);
     size_t len;
     char *md = interval_report(res, 50, 50, &t, "by hand", "50 rows", &len);
-    if (!strstr(md, "| latency, eager | 50 | 0 | 92.0% | 22.0% | 0 | no |"))
+    if (!strstr(md, "| latency, eager | 50 | 0 | 84.0% | 20.0% | 0 | yes |"))
         fail_msg("coverage row missing in:\n%s", md);
-    assert_non_null(strstr(md, "| a, latency | 25 | 0 | 92.0% | 22.0% | 0 |"));
+    assert_non_null(strstr(md, "| a, latency | 25 | 0 | 84.0% | 20.0% | 0 |"));
     /* no memory rows: no memory line at all */
     assert_null(strstr(md, "| memory, eager |"));
-    /* the table itself: n = 50, 5th (-0.10) and 46th (+0.10) smallest, two families */
+    /* the table itself: n = 50, two families of 1/50 a row: the 0.1 quantile
+     * is the 5th smallest (-0.10), the 0.9 one the 45th (+0.10) */
     assert_non_null(strstr(md, "| latency | eager | 50 | 2 | 0.905 | 1.105 | own rows |"));
     free(md);
 }
@@ -214,6 +252,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(conformal_order_statistics),
+        cmocka_unit_test(balanced_by_family),
         cmocka_unit_test(build_groups_and_fallback),
         cmocka_unit_test(point_held_by_interval),
         cmocka_unit_test(unmeasured_widens_and_says_so),

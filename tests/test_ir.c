@@ -3,6 +3,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -19,9 +20,9 @@ static struct graph *small_graph(void)
     graph_value_set_type(g, x, DT_FLOAT, 2, d);
     graph_input_add(g, x);
     const char *a_in[] = {"x"}, *a_out[] = {"a"};
-    graph_node_add_named(g, "Relu", "A", a_in, 1, a_out, 1);
+    graph_node_add_named(g, OP_Relu, "A", a_in, 1, a_out, 1);
     const char *b_in[] = {"a", "x"}, *b_out[] = {"y"};
-    graph_node_add_named(g, "Add", "B", b_in, 2, b_out, 1);
+    graph_node_add_named(g, OP_Add, "B", b_in, 2, b_out, 1);
     graph_output_add(g, graph_value_get(g, "y"));
     return g;
 }
@@ -53,9 +54,9 @@ static void test_topo_order_reversed_file_order(void **state)
     int x = graph_value_get(g, "x");
     graph_input_add(g, x);
     const char *b_in[] = {"a"}, *b_out[] = {"y"};
-    graph_node_add_named(g, "Relu", "second", b_in, 1, b_out, 1);
+    graph_node_add_named(g, OP_Relu, "second", b_in, 1, b_out, 1);
     const char *a_in[] = {"x"}, *a_out[] = {"a"};
-    graph_node_add_named(g, "Sigmoid", "first", a_in, 1, a_out, 1);
+    graph_node_add_named(g, OP_Sigmoid, "first", a_in, 1, a_out, 1);
     struct diag d = {0};
     assert_int_equal(graph_finalize(g, &d), ST_OK);
     assert_string_equal(g->nodes[g->topo[0]].name, "first");
@@ -69,9 +70,9 @@ static void test_cycle_detected(void **state)
     struct graph *g = graph_new("cyc");
     graph_input_add(g, graph_value_get(g, "x"));
     const char *a_in[] = {"x", "b"}, *a_out[] = {"a"};
-    graph_node_add_named(g, "Add", "A", a_in, 2, a_out, 1);
+    graph_node_add_named(g, OP_Add, "A", a_in, 2, a_out, 1);
     const char *b_in[] = {"a"}, *b_out[] = {"b"};
-    graph_node_add_named(g, "Relu", "B", b_in, 1, b_out, 1);
+    graph_node_add_named(g, OP_Relu, "B", b_in, 1, b_out, 1);
     struct diag d = {0};
     assert_int_equal(graph_finalize(g, &d), ST_EGRAPH);
     assert_non_null(strstr(d.msg, "cycle"));
@@ -84,7 +85,7 @@ static void test_dangling_input(void **state)
     struct graph *g = graph_new("dang");
     graph_input_add(g, graph_value_get(g, "x"));
     const char *in[] = {"x", "ghost"}, *out[] = {"y"};
-    graph_node_add_named(g, "Add", "adder", in, 2, out, 1);
+    graph_node_add_named(g, OP_Add, "adder", in, 2, out, 1);
     struct diag d = {0};
     assert_int_equal(graph_finalize(g, &d), ST_EGRAPH);
     assert_non_null(strstr(d.msg, "adder"));
@@ -98,8 +99,8 @@ static void test_duplicate_node_name(void **state)
     struct graph *g = graph_new("dup");
     graph_input_add(g, graph_value_get(g, "x"));
     const char *in[] = {"x"}, *o1[] = {"a"}, *o2[] = {"b"};
-    graph_node_add_named(g, "Relu", "same", in, 1, o1, 1);
-    graph_node_add_named(g, "Relu", "same", in, 1, o2, 1);
+    graph_node_add_named(g, OP_Relu, "same", in, 1, o1, 1);
+    graph_node_add_named(g, OP_Relu, "same", in, 1, o2, 1);
     struct diag d = {0};
     assert_int_equal(graph_finalize(g, &d), ST_EGRAPH);
     assert_non_null(strstr(d.msg, "duplicate node name 'same'"));
@@ -112,8 +113,8 @@ static void test_output_produced_twice(void **state)
     struct graph *g = graph_new("twice");
     graph_input_add(g, graph_value_get(g, "x"));
     const char *in[] = {"x"}, *o[] = {"a"};
-    graph_node_add_named(g, "Relu", "r1", in, 1, o, 1);
-    graph_node_add_named(g, "Relu", "r2", in, 1, o, 1);
+    graph_node_add_named(g, OP_Relu, "r1", in, 1, o, 1);
+    graph_node_add_named(g, OP_Relu, "r2", in, 1, o, 1);
     struct diag d = {0};
     assert_int_equal(graph_finalize(g, &d), ST_EGRAPH);
     assert_non_null(strstr(d.msg, "already produced"));
@@ -126,7 +127,7 @@ static void test_arity_checked(void **state)
     struct graph *g = graph_new("arity");
     graph_input_add(g, graph_value_get(g, "x"));
     const char *in[] = {"x"}, *o[] = {"y"};
-    graph_node_add_named(g, "Add", "lonely_add", in, 1, o, 1);
+    graph_node_add_named(g, OP_Add, "lonely_add", in, 1, o, 1);
     struct diag d = {0};
     assert_int_equal(graph_finalize(g, &d), ST_EGRAPH);
     assert_non_null(strstr(d.msg, "lonely_add"));
@@ -140,10 +141,34 @@ static void test_unknown_op_is_not_fatal(void **state)
     struct graph *g = graph_new("custom");
     graph_input_add(g, graph_value_get(g, "x"));
     int in = graph_value_find(g, "x"), out = graph_value_get(g, "y");
-    graph_node_add(g, "FancyOp", "com.example", "f", &in, 1, &out, 1);
+    graph_node_add_type(g, "FancyOp", "com.example", "f", &in, 1, &out, 1);
     struct diag d = {0};
     assert_int_equal(graph_finalize(g, &d), ST_OK);
     assert_int_equal(g->nodes[0].op, OP__UNKNOWN);
+    graph_free(g);
+}
+
+/* A node added by op enum is the node a file naming that op gives: the same
+ * catalogue entry, op_type, empty domain and generated name, for every op. */
+static void test_node_by_enum_is_node_by_name(void **state)
+{
+    (void)state;
+    struct graph *g = graph_new("ops");
+    int x = graph_value_get(g, "x");
+    for (int op = 0; op < OP__COUNT; op++) {
+        char out[32];
+        snprintf(out, sizeof out, "y%d", op);
+        int o = graph_value_get(g, out);
+        int a = graph_node_add(g, (enum op)op, NULL, &x, 1, &o, 1);
+        int b = graph_node_add_type(g, op_name((enum op)op), "", NULL, &x, 1, &o, 1);
+        assert_int_equal(g->nodes[a].op, op);
+        assert_int_equal(g->nodes[b].op, op);
+        assert_string_equal(g->nodes[a].op_type, g->nodes[b].op_type);
+        assert_string_equal(g->nodes[a].domain, "");
+        char name[64];
+        snprintf(name, sizeof name, "%s_%d", op_name((enum op)op), a);
+        assert_string_equal(g->nodes[a].name, name);
+    }
     graph_free(g);
 }
 
@@ -155,7 +180,7 @@ static void test_optional_inputs(void **state)
     graph_input_add(g, x);
     int in[3] = {x, -1, -1};
     int out = graph_value_get(g, "y");
-    graph_node_add(g, "Clip", "", "clip", in, 3, &out, 1);
+    graph_node_add(g, OP_Clip, "clip", in, 3, &out, 1);
     struct diag d = {0};
     assert_int_equal(graph_finalize(g, &d), ST_OK);
     assert_int_equal(graph_edge_count(g), 1);
@@ -227,7 +252,7 @@ static void test_histogram(void **state)
     const char *prev = "x";
     for (int i = 0; i < 4; i++) {
         const char *in[] = {prev}, *out[] = {names[i]};
-        graph_node_add_named(g, i == 2 ? "Sigmoid" : "Relu", NULL, in, 1, out, 1);
+        graph_node_add_named(g, i == 2 ? OP_Sigmoid : OP_Relu, NULL, in, 1, out, 1);
         prev = names[i];
     }
     struct op_count h[8];
@@ -268,6 +293,7 @@ int main(void)
         cmocka_unit_test(test_output_produced_twice),
         cmocka_unit_test(test_arity_checked),
         cmocka_unit_test(test_unknown_op_is_not_fatal),
+        cmocka_unit_test(test_node_by_enum_is_node_by_name),
         cmocka_unit_test(test_optional_inputs),
         cmocka_unit_test(test_symbols),
         cmocka_unit_test(test_batch_symbol_from_first_input),

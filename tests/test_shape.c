@@ -586,6 +586,28 @@ static void test_tiny_cnn(void **state)
     graph_free(g);
 }
 
+/* graph_infer_stale: an inference is redone only when a symbol changed
+ * since the last one that succeeded, also a symbol written directly. */
+static void test_infer_stale(void **state)
+{
+    (void)state;
+    struct diag d = {0};
+    struct graph *g = json_graph_load(sample_path("tiny_cnn.json"), &d);
+    assert_non_null(g);
+    assert_true(graph_infer_stale(g));
+    assert_int_equal(graph_infer(g, &d), ST_OK);
+    assert_false(graph_infer_stale(g));
+    assert_int_equal(graph_sym_set(g, "batch", 2, &d), ST_OK);
+    assert_true(graph_infer_stale(g));
+    assert_int_equal(graph_infer(g, &d), ST_OK);
+    assert_false(graph_infer_stale(g));
+    g->syms[graph_sym_find(g, "batch")].val = 4; /* as a sweep binds a symbol */
+    assert_true(graph_infer_stale(g));
+    g->syms[graph_sym_find(g, "batch")].val = 2;
+    assert_false(graph_infer_stale(g));
+    graph_free(g);
+}
+
 /* Liveness with a view: Reshape shares its input's storage. */
 static void test_liveness_views(void **state)
 {
@@ -684,6 +706,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_table),
+        cmocka_unit_test(test_infer_stale),
         cmocka_unit_test(test_fold_shape_chain),
         cmocka_unit_test(test_fold_constants),
         cmocka_unit_test(test_unsupported_marks_downstream),

@@ -281,18 +281,18 @@ static void test_graph_lanes_merge(void **state)
     graph_input_add(g, x);
     const char *xin[] = {"x"}, *ka[] = {"k"};
     const char *a_out[] = {"a"}, *b_out[] = {"b"}, *c_out[] = {"c"}, *k_out[] = {"k"};
-    int kn = graph_node_add_named(g, "Constant", "k", NULL, 0, k_out, 1);
+    int kn = graph_node_add_named(g, OP_Constant, "k", NULL, 0, k_out, 1);
     double one = 1;
     struct tconst t = {.dt = DT_FLOAT, .n = 1, .f64 = &one};
     graph_attr_tensor(g, kn, "value", &t);
-    graph_node_add_named(g, "Relu", "ra", xin, 1, a_out, 1);
-    graph_node_add_named(g, "Relu", "rb", xin, 1, b_out, 1);
-    graph_node_add_named(g, "Relu", "rc", xin, 1, c_out, 1);
+    graph_node_add_named(g, OP_Relu, "ra", xin, 1, a_out, 1);
+    graph_node_add_named(g, OP_Relu, "rb", xin, 1, b_out, 1);
+    graph_node_add_named(g, OP_Relu, "rc", xin, 1, c_out, 1);
     const char *cat_in[] = {"a", "b", "c"}, *cat_out[] = {"y"}, *add_in[] = {"y", "k"},
                *add_out[] = {"z"};
-    int cn = graph_node_add_named(g, "Concat", "cat", cat_in, 3, cat_out, 1);
+    int cn = graph_node_add_named(g, OP_Concat, "cat", cat_in, 3, cat_out, 1);
     graph_attr_int(g, cn, "axis", 1);
-    graph_node_add_named(g, "Add", "add", add_in, 2, add_out, 1);
+    graph_node_add_named(g, OP_Add, "add", add_in, 2, add_out, 1);
     graph_output_add(g, graph_value_get(g, "z"));
     struct diag d = {0};
     assert_int_equal(graph_finalize(g, &d), ST_OK);
@@ -451,6 +451,31 @@ static void test_headless_run(void **state)
     unlink(dump);
 }
 
+/* The canvas records a text cut inside a word or number (the layout
+ * tests' DIPPM_CUTS), not a cut at a space nor the deliberate cuts with an
+ * ellipsis, and forgets a cut that is cleared away. */
+static void test_cut_record(void **state)
+{
+    (void)state;
+    struct ui_canvas c;
+    assert_true(draw_canvas_init(&c, 3, 20, true));
+    draw_text(&c, 0, 0, 8, UI_STYLE_NORMAL, "latency 12.5 ms"); /* "latency |12.5": a space */
+    assert_int_equal(c.n_cuts, 0);
+    draw_text(&c, 0, 0, 10, UI_STYLE_NORMAL, "latency 12.5 ms"); /* "latency 12|.5" */
+    assert_int_equal(c.n_cuts, 1);
+    assert_int_equal(c.cuts[0].y, 0);
+    assert_string_equal(c.cuts[0].text, "latency 12|.5 ms");
+    draw_text(&c, 1, 15, 10, UI_STYLE_NORMAL, "memory 3 GiB"); /* the canvas edge cuts */
+    assert_int_equal(c.n_cuts, 2);
+    draw_text_words(&c, 2, 0, 10, UI_STYLE_NORMAL, "latency 12.5 ms");
+    draw_text_mid(&c, 2, 10, 8, UI_STYLE_NORMAL, "layer1.0.conv1");
+    assert_int_equal(c.n_cuts, 2);
+    draw_clear(&c, (struct ui_rect){0, 0, 1, 20}, UI_STYLE_NORMAL);
+    assert_int_equal(c.n_cuts, 1);
+    assert_int_equal(c.cuts[0].y, 1);
+    draw_canvas_fini(&c);
+}
+
 /* The chart widget on a 12 x 40 ASCII canvas: batch 1..8 on a log x axis,
  * 10..80 on a linear y axis from 0 (ymin hint). Positions worked out by
  * hand from the layout: y labels 2 wide ("84" = 80 + 5% headroom), plot
@@ -505,12 +530,12 @@ static void test_plot(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_what_if),     cmocka_unit_test(test_rows),
-        cmocka_unit_test(test_commands),    cmocka_unit_test(test_complete),
-        cmocka_unit_test(test_graph_lanes), cmocka_unit_test(test_graph_lanes_merge),
-        cmocka_unit_test(test_plot),
-        cmocka_unit_test(test_screens_draw),
-        cmocka_unit_test(test_mouse),       cmocka_unit_test(test_headless_run),
+        cmocka_unit_test(test_what_if),      cmocka_unit_test(test_rows),
+        cmocka_unit_test(test_commands),     cmocka_unit_test(test_complete),
+        cmocka_unit_test(test_graph_lanes),  cmocka_unit_test(test_graph_lanes_merge),
+        cmocka_unit_test(test_plot),         cmocka_unit_test(test_cut_record),
+        cmocka_unit_test(test_screens_draw), cmocka_unit_test(test_mouse),
+        cmocka_unit_test(test_headless_run),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -13,6 +13,7 @@
 #include "ui/draw.h"
 #include "core/fit.h"
 #include "core/gpu.h"
+#include "core/tp.h"
 #include "graph/load.h"
 #include "graph/shape.h"
 #include "util/xalloc.h"
@@ -118,6 +119,7 @@ enum status app_init(struct app *a, const char *spec, struct diag *d)
     a->headroom = FIT_HEADROOM_DEFAULT;
     a->gen_in = 512;
     a->gen_out = 128;
+    a->tp = 1;
     a->diff_steps = 20;
     a->rows_dirty = true;
     if (!spec)
@@ -233,6 +235,16 @@ struct gen_request app_gen_request(const struct app *a, int64_t batch)
     return (struct gen_request){a->gen_in, a->gen_out, batch, kv, a->headroom};
 }
 
+enum status app_gen_open(const struct app *a, struct gen_model **m, struct diag *d)
+{
+    *m = NULL;
+    if (a->tp > 1 && a->cfg.mig >= 0)
+        return diag_set(d, ST_EUSAGE, "tp=%d: a MIG slice cannot be part of a tensor-parallel "
+                        "group (slices have no NVLink or peer access); pick the whole GPU",
+                        a->tp);
+    return gen_model_open_tp(a->g, NULL, a->tp, m, d);
+}
+
 /* The generation of a decoder at the current configuration. */
 static void update_gen(struct app *a)
 {
@@ -242,7 +254,7 @@ static void update_gen(struct app *a)
         return;
     struct diag d = {0};
     struct gen_model *m;
-    if (gen_model_open(a->g, NULL, &m, &d)) {
+    if (app_gen_open(a, &m, &d)) {
         snprintf(a->gen_err, sizeof a->gen_err, "%s", d.msg);
         return;
     }
@@ -415,7 +427,7 @@ static bool parse_i64(const char *s, int64_t *out)
     return true;
 }
 
-/* input_tokens, output_tokens or kv of a decoder's generation. */
+/* input_tokens, output_tokens, kv or tp of a decoder's generation. */
 static enum status set_generation(struct app *a, const char *name, const char *value,
                                   struct diag *d)
 {
@@ -424,11 +436,25 @@ static enum status set_generation(struct app *a, const char *name, const char *v
                         "with a KV cache) have a generation", name);
     if (!strcmp(name, "kv")) {
         enum precision p;
-        if (!precision_parse(value, &p) || p == PREC_TF32)
-            return diag_set(d, ST_ERANGE, "kv=%s: expected fp32, fp16, bf16, int8 or fp8 (the "
-                            "KV-cache precision)", value);
+        if (!precision_parse(value, &p) || !precision_storage(p))
+            return diag_set(d, ST_ERANGE, "kv=%s: expected %s (the KV-cache precision)", value,
+                            precision_storage_names());
         a->kv_set = true;
         a->kv_prec = p;
+    } else if (!strcmp(name, "tp")) {
+        int64_t v;
+        if (!parse_i64(value, &v) || !tp_valid((int)v) || v > TP_MAX)
+            return diag_set(d, ST_ERANGE, "tp=%s: expected a GPU count of 1, 2, 4 or 8 (tensor "
+                            "parallelism)", value);
+        int old = a->tp;
+        a->tp = (int)v;
+        struct gen_model *m;
+        enum status st = app_gen_open(a, &m, d);
+        gen_model_free(m);
+        if (st) { /* an export, a template that cannot be split, a slice */
+            a->tp = old;
+            return st;
+        }
     } else {
         int64_t v;
         if (!parse_i64(value, &v) || v < 1 || v > ((int64_t)1 << 24))
@@ -438,7 +464,7 @@ static enum status set_generation(struct app *a, const char *name, const char *v
         *field = v;
         struct gen_model *m;
         struct gen_request rq = app_gen_request(a, a->cfg.batch);
-        enum status st = gen_model_open(a->g, NULL, &m, d);
+        enum status st = app_gen_open(a, &m, d);
         if (!st)
             st = gen_request_check(m, &rq, d);
         gen_model_free(m);
@@ -571,7 +597,8 @@ enum status app_set_param(struct app *a, const char *name, const char *value, st
 {
     if (!a->g)
         return diag_set(d, ST_EUSAGE, "no model loaded");
-    if (!strcmp(name, "input_tokens") || !strcmp(name, "output_tokens") || !strcmp(name, "kv"))
+    if (!strcmp(name, "input_tokens") || !strcmp(name, "output_tokens") || !strcmp(name, "kv") ||
+        !strcmp(name, "tp"))
         return set_generation(a, name, value, d);
     if (!strcmp(name, "steps") && a->is_denoiser)
         return set_steps(a, value, d);

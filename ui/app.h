@@ -15,6 +15,7 @@
 #include "core/config.h"
 #include "core/diffusion.h"
 #include "core/generation.h"
+#include "core/grid.h"
 #include "graph/ir.h"
 #include "core/mig.h"
 #include "core/predict.h"
@@ -49,6 +50,16 @@ struct app_sweep {
     int64_t gen_max_batch;         /* largest batch whose generation fits; -1 unknown */
     char gen_err[DIAG_MSG_MAX];    /* why there is no generation sweep */
     char err[DIAG_MSG_MAX + 32]; /* first failing point, if any */
+};
+
+/* The Sweep tab's heat map: the batch 1..1024 against the precision or
+ * the MIG slices (grid.h), for the configuration of sweep_gen. */
+struct app_heat {
+    unsigned gen;
+    bool valid;
+    enum grid_axis axis;
+    struct grid grid;
+    char err[DIAG_MSG_MAX]; /* why there is none */
 };
 
 #define APP_WHATIF_SYMS 16
@@ -142,6 +153,7 @@ struct app {
     unsigned gen;            /* bumped after every successful recompute */
     unsigned sweep_gen;      /* bumped when anything but batch and SLO changes */
     struct app_sweep sweep;
+    struct app_heat heat;
     char sweep_over[APP_SYM_NAME_MAX + 4]; /* "" = batch, else a symbol or template hyperparameter */
     /* Pinned configurations; pins[0] is the baseline of the deltas. */
     struct app_snapshot pins[APP_PINS_MAX];
@@ -162,6 +174,7 @@ struct app {
     int64_t gen_in, gen_out;
     bool kv_set;
     enum precision kv_prec;   /* when kv_set; else the model precision */
+    int tp;                   /* GPUs of a tensor-parallel group (Setup field, :set tp=N; tp.h) */
     bool have_gen;
     struct gen_result genr;
     char gen_err[DIAG_MSG_MAX];
@@ -293,9 +306,15 @@ void app_sweep_ensure(struct app *a);
 /* The generation request of the explorer's settings (lengths, KV-cache
  * precision, headroom) at a batch. */
 struct gen_request app_gen_request(const struct app *a, int64_t batch);
+/* Opens the decoder for the generation over a->tp GPUs (gen_model_open_tp);
+ * ST_EUSAGE for a group on a MIG slice. */
+enum status app_gen_open(const struct app *a, struct gen_model **m, struct diag *d);
 /* Chooses what the sweep varies ("batch" or "" for the batch); checks the
  * name. */
 enum status app_sweep_set(struct app *a, const char *name, struct diag *d);
+/* Makes sure the heat map matches the configuration and axis (batch
+ * 1..1024 against it); the graph's shapes stay the configuration's. */
+void app_heat_ensure(struct app *a, enum grid_axis axis);
 /* Whether sweep row i's pass fits the GPU or slice with the headroom: the
  * rule of the MIG line and of predict (fit_ok). */
 bool app_sweep_fits(const struct app *a, int i);

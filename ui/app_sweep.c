@@ -68,7 +68,7 @@ static void sweep_generation(struct app *a)
     struct gen_model *m;
     sw->gen_err[0] = 0;
     sw->gen_max_batch = a->have_gen ? a->genr.max_batch : -1;
-    if (gen_model_open(a->g, NULL, &m, &d)) {
+    if (app_gen_open(a, &m, &d)) {
         snprintf(sw->gen_err, sizeof sw->gen_err, "%s", d.msg);
         return;
     }
@@ -260,4 +260,36 @@ bool app_sweep_fits(const struct app *a, int i)
 {
     const struct app_sweep *sw = &a->sweep;
     return sw->capacity_mib <= 0 || fit_ok(sw->memory_mib[i], a->headroom, sw->capacity_mib);
+}
+
+void app_heat_ensure(struct app *a, enum grid_axis axis)
+{
+    struct app_heat *h = &a->heat;
+    if (h->valid && h->gen == a->sweep_gen && h->axis == axis)
+        return;
+    h->valid = true;
+    h->gen = a->sweep_gen;
+    h->axis = axis;
+    h->err[0] = 0;
+    h->grid.n_rows = h->grid.n_cols = 0;
+    if (!a->g)
+        return;
+    if (graph_batch_sym(a->g) < 0) {
+        snprintf(h->err, sizeof h->err,
+                 "the model has no batch dimension (fixed input "
+                 "sizes): no heat map over the batch");
+        return;
+    }
+    int64_t batch[APP_SWEEP_MAX]; /* the batch sweep's: 1, 2, 4 ... 1024 */
+    for (int i = 0; i < APP_SWEEP_MAX; i++)
+        batch[i] = (int64_t)1 << i;
+    struct diag d = {0};
+    if (grid_run(a->p, a->g, &a->cfg, axis, batch, APP_SWEEP_MAX, a->headroom, &h->grid, &d))
+        snprintf(h->err, sizeof h->err, "%s", d.msg);
+    /* Put the graph back to the configuration's own shapes. */
+    struct prediction pr;
+    d = (struct diag){0};
+    memset(&pr, 0, sizeof pr);
+    predict_run(a->p, a->g, &a->cfg, &pr, &d);
+    prediction_fini(&pr);
 }

@@ -138,8 +138,7 @@ static enum status do_precision(struct app *a, int argc, char **argv, bool bang,
 {
     struct config c = a->cfg;
     if (!precision_parse(argv[1], &c.prec))
-        return diag_set(d, ST_ERANGE, "precision %s: expected fp32, tf32, fp16, bf16, int8 or fp8",
-                        argv[1]);
+        return diag_set(d, ST_ERANGE, "precision %s: expected %s", argv[1], precision_names());
     return app_set_config(a, &c, d);
 }
 

@@ -106,6 +106,14 @@ void draw_clear(struct ui_canvas *c, struct ui_rect r, enum ui_style st)
                 cell->style = (uint8_t)st;
             }
         }
+    /* a cut text that is cleared away is no longer on the screen */
+    int k = 0;
+    for (int i = 0; i < c->n_cuts; i++) {
+        const struct ui_cut *u = &c->cuts[i];
+        if (!(u->y >= r.y && u->y < r.y + r.h && u->x >= r.x && u->x < r.x + r.w))
+            c->cuts[k++] = *u;
+    }
+    c->n_cuts = k;
 }
 
 void draw_restyle(struct ui_canvas *c, int y, int x, int w, enum ui_style st)
@@ -183,26 +191,52 @@ int draw_strwidth(const char *s)
     return n;
 }
 
-int draw_text(struct ui_canvas *c, int y, int x, int maxw, enum ui_style st, const char *s)
+/* Notes a cut between the character last written (prev) and the rest of
+ * s when both sides are part of one word or number. */
+static void note_cut(struct ui_canvas *c, int y, int x, const char *start, const char *rest,
+                     uint32_t prev)
+{
+    const char *p = rest;
+    uint32_t next = draw_utf8_next(&p);
+    if (prev == ' ' || next == ' ' || c->n_cuts >= UI_CUTS_MAX)
+        return;
+    struct ui_cut *k = &c->cuts[c->n_cuts++];
+    k->y = y;
+    k->x = x;
+    size_t head = (size_t)(rest - start) > 40 ? 40 : (size_t)(rest - start);
+    snprintf(k->text, sizeof k->text, "%.*s|%.30s", (int)head, rest - head, rest);
+}
+
+static int text_put(struct ui_canvas *c, int y, int x, int maxw, enum ui_style st, const char *s,
+                    bool record)
 {
     if (!s)
         return 0;
-    if (maxw < 0)
+    if (maxw < 0 || x + maxw > c->cols) /* the canvas's edge cuts too */
         maxw = c->cols - x;
+    const char *start = s;
     int n = 0;
+    uint32_t ch = ' ';
     while (*s && n < maxw) {
-        uint32_t ch = draw_utf8_next(&s);
+        ch = draw_utf8_next(&s);
         draw_put(c, y, x + n, ch, st);
         n++;
     }
+    if (*s && record && y >= 0 && y < c->rows)
+        note_cut(c, y, x, start, s, ch);
     return n;
+}
+
+int draw_text(struct ui_canvas *c, int y, int x, int maxw, enum ui_style st, const char *s)
+{
+    return text_put(c, y, x, maxw, st, s, true);
 }
 
 int draw_text_words(struct ui_canvas *c, int y, int x, int maxw, enum ui_style st, const char *s)
 {
     int w = draw_strwidth(s);
     if (w <= maxw || maxw < 2)
-        return draw_text(c, y, x, maxw, st, s);
+        return text_put(c, y, x, maxw, st, s, false);
     /* the columns up to the last space before maxw - 1 (room for the "…") */
     int keep = 0, n = 0;
     for (const char *p = s; *p && n < maxw - 1;) {
@@ -216,24 +250,35 @@ int draw_text_words(struct ui_canvas *c, int y, int x, int maxw, enum ui_style s
         keep--; /* no dangling separator before the ellipsis (ASCII text) */
     if (keep == 0)
         keep = maxw - 1; /* one long word: cut it */
-    draw_text(c, y, x, keep, st, s);
+    text_put(c, y, x, keep, st, s, false);
     draw_put_glyph(c, y, x + keep, G_ELLIPSIS, UI_STYLE_DIM);
     return keep + 1;
+}
+
+int draw_textf_words(struct ui_canvas *c, int y, int x, int maxw, enum ui_style st, const char *fmt,
+                     ...)
+{
+    char buf[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    return draw_text_words(c, y, x, maxw, st, buf);
 }
 
 int draw_text_mid(struct ui_canvas *c, int y, int x, int maxw, enum ui_style st, const char *s)
 {
     int w = draw_strwidth(s);
     if (w <= maxw || maxw < 3)
-        return draw_text(c, y, x, maxw, st, s);
+        return text_put(c, y, x, maxw, st, s, false);
     /* keep the head and the tail, which tell layers apart */
     int head = (maxw - 1) / 2, tail = maxw - 1 - head;
-    draw_text(c, y, x, head, st, s);
+    text_put(c, y, x, head, st, s, false);
     draw_put_glyph(c, y, x + head, G_ELLIPSIS, UI_STYLE_DIM);
     const char *p = s;
     for (int i = 0; i < w - tail; i++)
         draw_utf8_next(&p);
-    draw_text(c, y, x + head + 1, tail, st, p);
+    text_put(c, y, x + head + 1, tail, st, p, false);
     return maxw;
 }
 

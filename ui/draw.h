@@ -28,10 +28,22 @@ struct ui_cell {
     uint8_t style;
 };
 
+#define UI_CUTS_MAX 16
+
+/* A text draw_text cut inside a word or number: where, and the text
+ * around the cut (the layout tests' record; draw_text_words and
+ * draw_text_mid cut on purpose, with an ellipsis, and are not recorded). */
+struct ui_cut {
+    int y, x;
+    char text[96];
+};
+
 struct ui_canvas {
     int rows, cols;
     bool utf8;
     struct ui_cell *cells; /* rows * cols, owned */
+    int n_cuts;            /* since the caller last set it to 0 */
+    struct ui_cut cuts[UI_CUTS_MAX];
 };
 
 /* Box-drawing and symbol glyphs with an ASCII fallback each. */
@@ -93,6 +105,9 @@ int draw_text_mid(struct ui_canvas *c, int y, int x, int maxw, enum ui_style st,
  * with an ellipsis, instead of in the middle of a word. Returns the
  * columns written. */
 int draw_text_words(struct ui_canvas *c, int y, int x, int maxw, enum ui_style st, const char *s);
+/* draw_text_words of a formatted text. */
+int draw_textf_words(struct ui_canvas *c, int y, int x, int maxw, enum ui_style st, const char *fmt,
+                     ...) __attribute__((format(printf, 6, 7)));
 /* s shortened to maxw columns by cutting its middle ("~" marks the cut),
  * into buf; returns buf. */
 char *draw_mid_cut(const char *s, int maxw, char *buf, int size);

@@ -28,9 +28,12 @@ static int put_whole(struct ui_canvas *c, int y, int x, int xend, enum ui_style 
     return draw_strwidth(s) <= xend - x ? put(c, y, x, xend, st, s) : x;
 }
 
+/* A label and its value, whole or not at all. */
 static int put_field(struct ui_canvas *c, int y, int x, int xend, const char *label,
                      const char *value)
 {
+    if (draw_strwidth(label) + draw_strwidth(value) > xend - x)
+        return xend;
     x = put(c, y, x, xend, UI_STYLE_LABEL, label);
     x = put(c, y, x, xend, UI_STYLE_VALUE, value);
     return put(c, y, x, xend, UI_STYLE_LABEL, "  ");
@@ -223,7 +226,7 @@ static void draw_mig(struct app *a, struct ui_canvas *c, int y, int x, int xend)
         return;
     }
     const struct mig_advice *m = &a->mig;
-    char t[256], b1[32], b2[32], b3[32], b4[32];
+    char t[256], b1[32], b2[32], b3[32];
     const struct mig_option *best = NULL, *below = NULL;
     for (int i = 0; i < m->n; i++) {
         if (m->opts[i].profile == m->best)
@@ -237,16 +240,20 @@ static void draw_mig(struct app *a, struct ui_canvas *c, int y, int x, int xend)
         return;
     }
     x = put(c, y, x, xend, UI_STYLE_GOOD, gpu->mig[best->profile].name);
-    snprintf(t, sizeof t, ": predicted %s there + %.0f%% = %s of %s usable",
+    /* what the model does on the slice first: its latency and throughput */
+    snprintf(t, sizeof t, ": %s, %s there", fmt_ms(best->latency_ms, b1, sizeof b1),
+             fmt_rate(best->latency_ms > 0 ? (double)a->cfg.batch * 1e3 / best->latency_ms : 0, b2,
+                      sizeof b2));
+    x = put_whole(c, y, x, xend, UI_STYLE_NORMAL, t);
+    if (m->slo_ms > 0) {
+        snprintf(t, sizeof t, " (meets SLO %s)", fmt_ms(m->slo_ms, b1, sizeof b1));
+        x = put_whole(c, y, x, xend, UI_STYLE_NORMAL, t);
+    }
+    snprintf(t, sizeof t, "; predicted %s + %.0f%% = %s of %s usable",
              fmt_bytes(best->memory_mib * 1048576.0, b1, sizeof b1), m->headroom * 100,
              fmt_bytes(best->need_mib * 1048576.0, b2, sizeof b2),
              fmt_bytes(best->usable_mib * 1048576.0, b3, sizeof b3));
     x = put_whole(c, y, x, xend, UI_STYLE_NORMAL, t);
-    if (m->slo_ms > 0) {
-        snprintf(t, sizeof t, ", %s meets %s", fmt_ms(best->latency_ms, b4, sizeof b4),
-                 fmt_ms(m->slo_ms, b1, sizeof b1));
-        x = put_whole(c, y, x, xend, UI_STYLE_NORMAL, t);
-    }
     if (below) {
         if (!below->fits)
             snprintf(t, sizeof t, "; %s short by %s", gpu->mig[below->profile].name,
@@ -283,7 +290,12 @@ static void draw_gen(struct app *a, struct ui_canvas *c, int y, int x, int xend)
 {
     char b1[48], t[160];
     const struct gen_result *g = &a->genr;
-    snprintf(t, sizeof t, "Generation %lld+%lld ", (long long)a->gen_in, (long long)a->gen_out);
+    if (a->tp > 1)
+        snprintf(t, sizeof t, "Generation %lld+%lld on %d GPUs (TP, memory per GPU) ",
+                 (long long)a->gen_in, (long long)a->gen_out, a->tp);
+    else
+        snprintf(t, sizeof t, "Generation %lld+%lld ", (long long)a->gen_in,
+                 (long long)a->gen_out);
     x = put(c, y, x, xend, UI_STYLE_LABEL, t);
     if (!a->have_gen) {
         put(c, y, x, xend, UI_STYLE_DIM, a->gen_err[0] ? a->gen_err : "updating...");
@@ -299,13 +311,24 @@ static void draw_gen(struct app *a, struct ui_canvas *c, int y, int x, int xend)
     snprintf(t, sizeof t, "%s (KV cache %s)%s", fmt_bytes(g->mem.total_mib * 1048576.0, b1, sizeof b1),
              fmt_bytes(g->mem.kv_cache_mib * 1048576.0, b2, sizeof b2),
              g->mem.fits ? "" : " does not fit");
+    int x0 = x;
     x = put_field(c, y, x, xend, "memory ", t);
+    if (x == xend) { /* without the KV cache's part */
+        snprintf(t, sizeof t, "%s%s", b1, g->mem.fits ? "" : " does not fit");
+        draw_clear(c, (struct ui_rect){y, x0, 1, xend - x0}, UI_STYLE_NORMAL);
+        x = put_field(c, y, x0, xend, "memory ", t);
+    }
     if (g->max_batch > 0)
         snprintf(t, sizeof t, "%lld (%.0f tok/s)", (long long)g->max_batch,
                  g->max_output_tokens_per_s);
     else
         snprintf(t, sizeof t, "none fits");
-    put_field(c, y, x, xend, "max batch ", t);
+    x0 = x;
+    if (put_field(c, y, x, xend, "max batch ", t) == xend && g->max_batch > 0) {
+        snprintf(t, sizeof t, "%lld", (long long)g->max_batch); /* the batch alone */
+        draw_clear(c, (struct ui_rect){y, x0, 1, xend - x0}, UI_STYLE_NORMAL);
+        put_field(c, y, x0, xend, "max batch ", t);
+    }
 }
 
 /* The pipeline of a denoiser: time and energy per image (text encoders,
@@ -351,7 +374,13 @@ static int put_figure(struct app *a, struct ui_canvas *c, int y, int x, int xend
     bool gnn = !app_teacher_only(a);
     snprintf(t, sizeof t, "%s (%s) ", label, gnn ? "GNN" : "teacher");
     x = put(c, y, x, xend, UI_STYLE_LABEL, wide ? t : "");
-    x = put(c, y, x, xend, UI_STYLE_VALUE, now);
+    /* the figure whole, else without its note in brackets, else nothing */
+    char head[64];
+    snprintf(head, sizeof head, "%.*s", (int)strcspn(now, "("), now);
+    for (size_t n = strlen(head); n > 0 && head[n - 1] == ' '; n--)
+        head[n - 1] = 0;
+    x = draw_strwidth(now) <= xend - x ? put(c, y, x, xend, UI_STYLE_VALUE, now)
+                                       : put_whole(c, y, x, xend, UI_STYLE_VALUE, head);
     if (gnn && wide && teacher_too) {
         snprintf(t, sizeof t, " teacher %s", teacher);
         x = put(c, y, x, xend, UI_STYLE_DIM, t);
@@ -530,7 +559,8 @@ static void draw_memory_line(struct app *a, struct ui_canvas *c, int y, int x, i
     x = put(c, y, x, xend, w_bar_level(frac), tot[ti]);
     x = put_delta(a, c, y, x, xend, p->memory_mib, pin->memory_mib, true);
     x = put(c, y, x, xend, UI_STYLE_BAD, fit);
-    put(c, y, x, xend, UI_STYLE_DIM, parts[pi]);
+    if (x < xend) /* the parts end at a word where even the shortest is too long */
+        draw_text_words(c, y, x, xend - x, UI_STYLE_DIM, parts[pi]);
 }
 
 static void draw_pred(struct app *a, struct ui_canvas *c, struct ui_rect r)
@@ -682,8 +712,9 @@ static int draw_status(struct app *a, struct ui_canvas *c, struct ui_rect r,
         }
         return cur;
     }
-    draw_text(c, r.y, r.x, r.w, a->st.status_error ? UI_STYLE_ERROR : UI_STYLE_STATUS,
-              a->st.status);
+    /* the Log tab has the whole message */
+    draw_text_words(c, r.y, r.x, r.w, a->st.status_error ? UI_STYLE_ERROR : UI_STYLE_STATUS,
+                    a->st.status);
     return -1;
 }
 

@@ -60,6 +60,7 @@ static const struct ui_keybinding bindings[] = {
     {'m', UI_ACT_METRIC},               {'P', UI_ACT_PIN},
     {'C', UI_ACT_COMPARE},              {UI_KEY_CTRL('l'), UI_ACT_REDRAW},
     {'8', UI_ACT_TAB_COMPARE},          {'L', UI_ACT_LOG},
+    {'H', UI_ACT_HEATMAP},
     {'u', UI_ACT_UNDO},                 {'U', UI_ACT_REDO},
     {UI_KEY_CTRL('r'), UI_ACT_REDO},    {UI_KEY_CTRL('d'), UI_ACT_HALF_DOWN},
     {UI_KEY_CTRL('u'), UI_ACT_HALF_UP}, {UI_KEY_CTRL('z'), UI_ACT_SUSPEND},

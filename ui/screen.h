@@ -61,4 +61,9 @@ int screen_optypes_count(const struct app *a);
  * op=TYPE), back in the layer view. */
 unsigned screen_optypes_enter(struct app *a);
 
+/* The Sweep tab's heat map (a->st.heat; screen_heat.c): drawn into r, and
+ * its movement, m and Enter (0 when act is not one of them). */
+void screen_heat_draw(struct app *a, struct ui_canvas *c, struct ui_rect r);
+unsigned screen_heat_action(struct app *a, enum ui_action act);
+
 #endif

@@ -121,7 +121,7 @@ static void draw(struct app *a, struct ui_canvas *c, struct ui_rect r)
 #define LINE(st, ...)                                                   \
     do {                                                                \
         if (y >= r.y && y < yend)                                       \
-            draw_textf(c, y, r.x, r.w, st, __VA_ARGS__);                \
+            draw_textf_words(c, y, r.x, r.w, st, __VA_ARGS__);          \
         y++;                                                            \
     } while (0)
     LINE(UI_STYLE_TITLE, "Where the numbers come from");

@@ -161,7 +161,7 @@ static void draw_layers(struct app *a, struct ui_canvas *c, struct ui_rect r, st
                           "column, Up/Down: scroll)",
              cols[0].title, cols[sel].title, changed, only);
     y++;
-    draw_text(c, y++, r.x, r.w, UI_STYLE_TITLE, t);
+    draw_text_words(c, y++, r.x, r.w, UI_STYLE_TITLE, t);
     int nw = r.w - 4 * 11 > 20 ? r.w - 4 * 11 : 20;
     draw_clear(c, (struct ui_rect){y, r.x, 1, r.w}, UI_STYLE_HEADING);
     draw_textf(c, y++, r.x, r.w, UI_STYLE_HEADING, "%-*s %10s %10s %10s %9s", nw - 1, "layer",

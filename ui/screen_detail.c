@@ -125,8 +125,8 @@ void screen_detail_draw_node(struct app *a, int ni, struct ui_canvas *c, struct 
 {
     draw_clear(c, r, UI_STYLE_NORMAL);
     if (!a->g || ni < 0 || ni >= a->g->n_nodes) {
-        draw_text(c, r.y, r.x, r.w, UI_STYLE_DIM,
-                  "no layer selected: pick one in the Layers or Graph tab and press Enter");
+        draw_text_words(c, r.y, r.x, r.w, UI_STYLE_DIM,
+                        "no layer selected: pick one in the Layers or Graph tab and press Enter");
         return;
     }
     const struct graph *g = a->g;
@@ -135,24 +135,24 @@ void screen_detail_draw_node(struct app *a, int ni, struct ui_canvas *c, struct 
     int y = r.y, yend = r.y + r.h;
     snprintf(t, sizeof t, "%s %s  (node %d%s%s)", n->op_type, n->name, ni, n->block ? ", block " : "",
              n->block ? n->block : "");
-    draw_text(c, y++, r.x, r.w, UI_STYLE_TITLE, t);
+    draw_text_words(c, y++, r.x, r.w, UI_STYLE_TITLE, t);
     for (int k = 0; k < n->n_in && y < yend - 1 && k < 4; k++) {
         if (n->in[k] < 0)
             continue;
         const struct value *v = &g->values[n->in[k]];
         snprintf(t, sizeof t, "in%d  %s %s%s", k, v->name, shape_str(&v->shape, b1, sizeof b1),
                  v->flags & VAL_INIT ? " (weights)" : "");
-        draw_text(c, y++, r.x + 1, r.w - 1, UI_STYLE_NORMAL, t);
+        draw_text_words(c, y++, r.x + 1, r.w - 1, UI_STYLE_NORMAL, t);
     }
     if (n->n_out > 0 && n->out[0] >= 0 && y < yend) {
         const struct value *v = &g->values[n->out[0]];
         snprintf(t, sizeof t, "out  %s %s %s", v->name, shape_str(&v->shape, b1, sizeof b1),
                  dtype_name(v->idtype));
-        draw_text(c, y++, r.x + 1, r.w - 1, UI_STYLE_NORMAL, t);
+        draw_text_words(c, y++, r.x + 1, r.w - 1, UI_STYLE_NORMAL, t);
     }
     formula(g, n, t, sizeof t);
     if (y < yend)
-        draw_text(c, y++, r.x, r.w, n->state == NODE_OK ? UI_STYLE_VALUE : UI_STYLE_WARN, t);
+        draw_text_words(c, y++, r.x, r.w, n->state == NODE_OK ? UI_STYLE_VALUE : UI_STYLE_WARN, t);
     if (n->state != NODE_OK)
         return;
     const struct node_cost *k = &n->cost;
@@ -166,7 +166,7 @@ void screen_detail_draw_node(struct app *a, int ni, struct ui_canvas *c, struct 
              fmt_bytes(k->bytes_written * scale, b5, sizeof b5), at_prec ? " at " : "",
              at_prec ? precision_name(a->cfg.prec) : "");
     if (y < yend)
-        draw_text(c, y++, r.x, r.w, UI_STYLE_NORMAL, t);
+        draw_text_words(c, y++, r.x, r.w, UI_STYLE_NORMAL, t);
     struct app_kernel kv = app_kernel_view(a, ni);
     if (kv.valid && y < yend) {
         double intensity = kv.bytes > 0 ? kv.flops / kv.bytes : 0, ridge = kv.peak / kv.bw;
@@ -176,7 +176,7 @@ void screen_detail_draw_node(struct app *a, int ni, struct ui_canvas *c, struct 
                  kv.members > 1 ? "its kernel's intensity" : "intensity", intensity,
                  precision_name(kv.prec), kv.tensor_core ? "tensor cores" : "CUDA cores", ridge,
                  intensity >= ridge ? "compute" : "memory");
-        draw_text(c, y++, r.x, r.w, UI_STYLE_NORMAL, t);
+        draw_text_words(c, y++, r.x, r.w, UI_STYLE_NORMAL, t);
     }
     if (a->have_pred && s->nodes && ni < s->n_nodes && y < yend) {
         const struct sim_node *sn = &s->nodes[ni];
@@ -189,7 +189,7 @@ void screen_detail_draw_node(struct app *a, int ni, struct ui_canvas *c, struct 
                      fmt_ms(sn->time_s * 1e3, b1, sizeof b1), fmt_ms(sn->roofline_s * 1e3, b2, sizeof b2),
                      bound_name(sn->bound), app_node_share(a, ni) * 100,
                      app_teacher_only(a) ? "teacher" : "GNN");
-        draw_text(c, y++, r.x, r.w, UI_STYLE_NORMAL, t);
+        draw_text_words(c, y++, r.x, r.w, UI_STYLE_NORMAL, t);
     }
     if (yend - y >= 6)
         roofline(&kv, c, (struct ui_rect){y, r.x, yend - y, r.w});

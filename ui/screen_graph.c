@@ -24,6 +24,74 @@ static void select_node(struct app *a, const struct graph_rows *gr, struct ui_re
         ui_list_clamp(&a->st.list[UI_TAB_GRAPH], gr->n, visible(r));
 }
 
+/* Each node's share of the predicted time in UI_HEAT_BUCKETS buckets
+ * against an even share (1/N of the N nodes that take time): below it, up
+ * to 4x, up to 16x, beyond. Coloured, and marked by a shade (or an ASCII
+ * character) so that a monochrome terminal tells them apart too. */
+static const double heat_mult[UI_HEAT_BUCKETS - 1] = {1, 4, 16};
+
+static double even_share(const struct app *a)
+{
+    int n = 0;
+    for (int i = 0; i < a->g->n_nodes; i++)
+        n += app_node_share(a, i) > 0;
+    return n ? 1.0 / n : 0;
+}
+
+static int share_bucket(double share, double even)
+{
+    if (!(share > 0) || !(even > 0))
+        return -1;
+    int b = 0;
+    while (b < UI_HEAT_BUCKETS - 1 && share >= heat_mult[b] * even)
+        b++;
+    return b;
+}
+
+static const char *heat_marker(const struct ui_canvas *c, int bucket)
+{
+    static const char *const shade[UI_HEAT_BUCKETS] = {"\u2591", "\u2592", "\u2593", "\u2588"};
+    static const char *const ascii[UI_HEAT_BUCKETS] = {".", ":", "*", "#"};
+    return bucket < 0 ? " " : c->utf8 ? shade[bucket] : ascii[bucket];
+}
+
+/* The heading: counts and the legend of the time colours, then the keys
+ * and notes that fit whole. */
+static void draw_heading(struct app *a, struct ui_canvas *c, struct ui_rect r,
+                         const struct graph_rows *gr, double even)
+{
+    draw_clear(c, (struct ui_rect){r.y, r.x, 1, r.w}, UI_STYLE_HEADING);
+    int n_blocks = 0;
+    for (int i = 0; i < a->g->n_nodes; i++)
+        n_blocks += a->g->nodes[i].block != NULL;
+    char t[256], hidden[64] = "";
+    int x = r.x, xend = r.x + r.w;
+    if (gr->n_hidden)
+        snprintf(hidden, sizeof hidden, " (%d weight-only folded into users)", gr->n_hidden);
+    snprintf(t, sizeof t, "%d nodes%s, %d edges  time ", a->g->n_nodes, hidden,
+             graph_edge_count(a->g));
+    x += draw_text(c, r.y, x, xend - x, UI_STYLE_HEADING, t);
+    for (int k = 0; k < UI_HEAT_BUCKETS && even > 0; k++) {
+        double e = heat_mult[k < UI_HEAT_BUCKETS - 1 ? k : k - 1] * even * 100;
+        snprintf(t, sizeof t, "%s%s%.2g%% ", heat_marker(c, k),
+                 k < UI_HEAT_BUCKETS - 1 ? "<"
+                 : c->utf8               ? "\u2265"
+                                         : ">=",
+                 e);
+        if (draw_strwidth(t) > xend - x)
+            break;
+        draw_text(c, r.y, x, 1, UI_STYLE_HEAT1 + k, heat_marker(c, k));
+        x += 1 + draw_text(c, r.y, x + 1, xend - x - 1, UI_STYLE_HEADING,
+                           t + strlen(heat_marker(c, k)));
+    }
+    const char *extra[3] = {a->st.collapse ? " blocks collapsed " : "",
+                            "  p producer  c consumer  g jump",
+                            n_blocks ? "  z collapse blocks" : "  (no repeated blocks)"};
+    for (int k = 0; k < 3; k++)
+        if (*extra[k] && draw_strwidth(extra[k]) <= xend - x)
+            x += draw_text(c, r.y, x, xend - x, UI_STYLE_HEADING, extra[k]);
+}
+
 static void draw(struct app *a, struct ui_canvas *c, struct ui_rect r)
 {
     draw_clear(c, r, UI_STYLE_NORMAL);
@@ -32,18 +100,9 @@ static void draw(struct app *a, struct ui_canvas *c, struct ui_rect r)
     struct graph_rows gr;
     graph_rows_build(a->g, a->st.collapse, &gr);
     select_node(a, &gr, r);
-    int n_blocks = 0;
-    for (int i = 0; i < a->g->n_nodes; i++)
-        n_blocks += a->g->nodes[i].block != NULL;
+    double even = even_share(a);
+    draw_heading(a, c, r, &gr, even);
     char t[256];
-    char hidden[64] = "";
-    if (gr.n_hidden)
-        snprintf(hidden, sizeof hidden, " (%d weight-only folded into users)", gr.n_hidden);
-    snprintf(t, sizeof t, "%d nodes%s, %d edges%s   p producer  c consumer  g jump  %s",
-             a->g->n_nodes, hidden, graph_edge_count(a->g),
-             a->st.collapse ? ", blocks collapsed" : "",
-             n_blocks ? "z collapse blocks" : "(no repeated blocks)");
-    draw_text(c, r.y, r.x, r.w, UI_STYLE_HEADING, t);
     const struct ui_list *l = &a->st.list[UI_TAB_GRAPH];
     /* the lane area is as wide as the visible rows need */
     int lane_w = 2;
@@ -63,16 +122,24 @@ static void draw(struct app *a, struct ui_canvas *c, struct ui_rect r)
     for (int k = 0; k < visible(r) && l->top + k < gr.n; k++) {
         const struct graph_row *row = &gr.rows[l->top + k];
         int y = r.y + 1 + k;
+        double share = 0;
+        for (int q = 0; q < a->g->n_nodes; q++)
+            if (gr.row_of_node[q] == l->top + k)
+                share += app_node_share(a, q);
+        int bucket = share_bucket(share, even);
         for (int cx = 0; cx < GRAPH_LANE_COLS && cx < lane_w - 1; cx++)
             if (row->glyph[cx] != G__COUNT)
                 draw_put_glyph(c, y, r.x + cx, row->glyph[cx],
                                row->glyph[cx] == G_NODE || row->glyph[cx] == G_BLOCK
-                                   ? UI_STYLE_TITLE
+                                   ? (bucket >= 0 ? UI_STYLE_HEAT1 + bucket : UI_STYLE_TITLE)
                                    : UI_STYLE_EDGE);
         if (row->overflow)
             draw_put_glyph(c, y, r.x + lane_w - 2, G_ELLIPSIS, UI_STYLE_WARN);
         const struct node *nd = &a->g->nodes[row->node];
         int x = r.x + lane_w, xend = r.x + r.w;
+        x += draw_text(c, y, x, xend - x, bucket >= 0 ? UI_STYLE_HEAT1 + bucket : UI_STYLE_NORMAL,
+                       heat_marker(c, bucket));
+        x += draw_text(c, y, x, xend - x, UI_STYLE_NORMAL, " ");
         if (row->n_nodes > 1) {
             double macs = 0;
             for (int q = 0; q < a->g->n_nodes; q++)
@@ -81,11 +148,13 @@ static void draw(struct app *a, struct ui_canvas *c, struct ui_rect r)
             char m[32];
             snprintf(t, sizeof t, "%s  [%d nodes, %s MACs]", nd->block, row->n_nodes,
                      fmt_si(macs, m, sizeof m));
-            draw_text(c, y, x, xend - x, UI_STYLE_VALUE, t);
+            draw_text_words(c, y, x, xend - x, UI_STYLE_VALUE, t);
         } else {
-            x += draw_text(c, y, x, xend - x, UI_STYLE_VALUE, nd->op_type);
+            /* the op, the name (cut in the middle, keeping both ends), then
+             * the shape and block where they fit whole */
+            x += draw_text_mid(c, y, x, xend - x, UI_STYLE_VALUE, nd->op_type);
             x += draw_text(c, y, x, xend - x, UI_STYLE_NORMAL, " ");
-            x += draw_text(c, y, x, xend - x, UI_STYLE_NORMAL, nd->name);
+            x += draw_text_mid(c, y, x, xend - x, UI_STYLE_NORMAL, nd->name);
             char sh[96] = "";
             if (nd->state != NODE_OK)
                 snprintf(sh, sizeof sh, "  (not covered)");
@@ -94,10 +163,13 @@ static void draw(struct app *a, struct ui_canvas *c, struct ui_rect r)
                 snprintf(sh, sizeof sh, "  %s",
                          shape_str(&a->g->values[nd->out[0]].shape, s2, sizeof s2));
             }
-            x += draw_text(c, y, x, xend - x, nd->state == NODE_OK ? UI_STYLE_DIM : UI_STYLE_WARN,
-                           sh);
+            if (draw_strwidth(sh) <= xend - x)
+                x += draw_text(c, y, x, xend - x,
+                               nd->state == NODE_OK ? UI_STYLE_DIM : UI_STYLE_WARN, sh);
+            else
+                x = xend;
             if (nd->block && !a->st.collapse)
-                draw_textf(c, y, x, xend - x, UI_STYLE_DIM, "  {%s}", nd->block);
+                draw_textf_words(c, y, x, xend - x, UI_STYLE_DIM, "  {%s}", nd->block);
         }
         if (l->top + k == l->sel)
             draw_restyle(c, y, r.x + lane_w, r.w - lane_w, UI_STYLE_SELECTED);

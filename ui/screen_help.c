@@ -94,7 +94,7 @@ static void draw(struct app *a, struct ui_canvas *c, struct ui_rect r)
         enum ui_style st;
         if (!help_line(l->top + k, buf, sizeof buf, &st))
             break;
-        draw_text(c, r.y + k, r.x, r.w, st, buf);
+        draw_text_words(c, r.y + k, r.x, r.w, st, buf);
     }
 }
 

@@ -109,10 +109,10 @@ static void draw(struct app *a, struct ui_canvas *c, struct ui_rect r)
         body.h--;
     w_table_draw(&t, c, body);
     if (body.h < r.h)
-        draw_textf(c, r.y + r.h - 1, r.x, r.w, UI_STYLE_DIM,
-                   "not shown: %d layer%s taking no time (Constant, folded Shape, views); "
-                   "Z shows them",
-                   a->n_idle_hidden, a->n_idle_hidden == 1 ? "" : "s");
+        draw_textf_words(c, r.y + r.h - 1, r.x, r.w, UI_STYLE_DIM,
+                         "not shown: %d layer%s taking no time (Constant, folded Shape, views); "
+                         "Z shows them",
+                         a->n_idle_hidden, a->n_idle_hidden == 1 ? "" : "s");
     sync_current(a);
 }
 

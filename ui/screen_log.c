@@ -4,11 +4,29 @@
 
 #include <string.h>
 
+/* The columns of the next piece of a message at most pw wide: up to its
+ * last space (so no word is split), or pw for a word longer than that. */
+static int piece(const char *p, int pw)
+{
+    int n = 0, keep = 0;
+    const char *q = p;
+    while (*q && n < pw) {
+        uint32_t ch = draw_utf8_next(&q);
+        n++;
+        if (ch == ' ')
+            keep = n;
+    }
+    return !*q || *q == ' ' || keep == 0 ? n : keep;
+}
+
 /* Lines a message takes when cut into pieces of w - 2 columns. */
 static int msg_lines(const char *m, int w)
 {
-    int n = draw_strwidth(m), pw = w > 3 ? w - 2 : 1;
-    return n > 0 ? (n + pw - 1) / pw : 1;
+    int pw = w > 3 ? w - 2 : 1, lines = 0;
+    for (const char *p = m; *p; lines++)
+        for (int i = 0, n = piece(p, pw); i < n && *p; i++)
+            draw_utf8_next(&p);
+    return lines > 0 ? lines : 1;
 }
 
 /* Draws m in pieces of w - 2 columns from row y on (exactly msg_lines). */
@@ -16,7 +34,7 @@ static void draw_msg(struct ui_canvas *c, int y, int x, int w, enum ui_style st,
 {
     int pw = w > 3 ? w - 2 : 1;
     for (const char *p = m; *p; y++) {
-        int n = draw_text(c, y, x, pw, st, p);
+        int n = draw_text(c, y, x, piece(p, pw), st, p);
         for (int i = 0; i < n && *p; i++)
             draw_utf8_next(&p);
         if (n == 0)

@@ -9,11 +9,12 @@
 #include <string.h>
 
 #include "core/gpu.h"
+#include "core/tp.h"
 #include "graph/zoo.h"
 
 enum field_kind {
     F_SECTION, F_GPU, F_MIG, F_PREC, F_RT, F_BATCH, F_SLO, F_SYM, F_TPARAM, F_GEN_IN, F_GEN_OUT,
-    F_GEN_KV, F_DIFF_STEPS
+    F_GEN_KV, F_GEN_TP, F_DIFF_STEPS
 };
 
 struct field {
@@ -39,6 +40,7 @@ static int fields(const struct app *a, struct field *f)
         f[n++] = (struct field){F_GEN_IN, 0, NULL};
         f[n++] = (struct field){F_GEN_OUT, 0, NULL};
         f[n++] = (struct field){F_GEN_KV, 0, NULL};
+        f[n++] = (struct field){F_GEN_TP, 0, NULL};
     }
     if (a->is_denoiser) {
         f[n++] = (struct field){F_SECTION, 0, "Diffusion pipeline (denoiser)"};
@@ -131,6 +133,12 @@ static void describe(const struct app *a, const struct field *f, char *name, cha
         snprintf(val, 64, "%s", a->kv_set ? precision_name(a->kv_prec) : "model");
         snprintf(range, 256, "KV-cache precision: fp32, fp16, bf16, int8, fp8 (model: as the "
                              "weights)");
+        break;
+    case F_GEN_TP:
+        snprintf(name, FIELD_NAME_MAX, "tp");
+        snprintf(val, 64, "%d", a->tp);
+        snprintf(range, 256, "GPUs of a tensor-parallel group: 1, 2, 4, 8 (llama and moe "
+                             "templates; generation only, memory per GPU)");
         break;
     case F_SYM: {
         const struct symbol *s = &a->g->syms[f->index];
@@ -355,6 +363,11 @@ static unsigned step(struct app *a, const struct field *f, int dir)
         st = app_set_param(a, "kv", precision_name(kvs[cur]), &d);
         break;
     }
+    case F_GEN_TP: /* 1, 2, 4, 8 round */
+        snprintf(buf, sizeof buf, "%d",
+                 dir > 0 ? (a->tp >= TP_MAX ? 1 : a->tp * 2) : (a->tp <= 1 ? TP_MAX : a->tp / 2));
+        st = app_set_param(a, name, buf, &d);
+        break;
     case F_TPARAM:
         if (!tparam_step(&a->tparams[f->index], dir, buf, sizeof buf)) {
             ui_state_message(&a->st, false, "%s: press Enter to type a value (%s)", name, range);

@@ -227,6 +227,10 @@ static void draw_table(struct app *a, struct ui_canvas *c, struct ui_rect r, int
 static void draw(struct app *a, struct ui_canvas *c, struct ui_rect r)
 {
     draw_clear(c, r, UI_STYLE_NORMAL);
+    if (a->st.heat) {
+        screen_heat_draw(a, c, r);
+        return;
+    }
     if (a->st.metric == UI_METRIC_MIG) {
         draw_mig_table(a, c, r);
         return;
@@ -263,6 +267,19 @@ static enum ui_sweep_metric next_metric(const struct app *a, enum ui_sweep_metri
 
 static unsigned on_action(struct app *a, enum ui_action act, struct ui_rect r)
 {
+    if (act == UI_ACT_HEATMAP) { /* the charts, batch x precision, batch x slice */
+        static const char *const views[] = {"the charts (H: heat map of batch x precision)",
+                                            "heat map of batch x precision (H: x MIG slice)",
+                                            "heat map of batch x MIG slice (H: the charts)"};
+        a->st.heat = (a->st.heat + 1) % 3;
+        a->st.heat_row = -1; /* start on the configuration's cell */
+        if (a->st.heat && a->st.metric != UI_METRIC_THROUGHPUT)
+            a->st.metric = UI_METRIC_LATENCY;
+        ui_state_message(&a->st, false, "%s", views[a->st.heat]);
+        return UI_HANDLED | UI_REDRAW;
+    }
+    if (a->st.heat)
+        return screen_heat_action(a, act);
     struct ui_list *l = &a->st.list[UI_TAB_SWEEP];
     unsigned f = screen_list_move(l, act, a->sweep.n, r.h - 3);
     if (f)

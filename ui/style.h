@@ -34,7 +34,11 @@
     X(UI_STYLE_COMPUTE, "compute", 'n')  \
     X(UI_STYLE_MEMORY, "memory", 'n')    \
     X(UI_STYLE_OVERHEAD, "overhead", 'n') \
-    X(UI_STYLE_EDGE, "edge", 'n')
+    X(UI_STYLE_EDGE, "edge", 'n')        \
+    X(UI_STYLE_HEAT1, "heat1", 'n')      \
+    X(UI_STYLE_HEAT2, "heat2", 'n')      \
+    X(UI_STYLE_HEAT3, "heat3", 'b')      \
+    X(UI_STYLE_HEAT4, "heat4", 'r')
 
 enum ui_style {
 #define X(id, name, mono) id,
@@ -42,6 +46,10 @@ enum ui_style {
 #undef X
     UI_STYLE__COUNT
 };
+
+/* The buckets of a heat scale, coolest first (heat map cells, the graph's
+ * node time); colour only: a screen marks the bucket in text as well. */
+#define UI_HEAT_BUCKETS 4
 
 /* "normal", "title", ...; "?" when out of range. */
 const char *ui_style_name(enum ui_style s);

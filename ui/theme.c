@@ -51,6 +51,10 @@ static const struct {
     [UI_STYLE_MEMORY] = {COLOR_CYAN, -1, 0},
     [UI_STYLE_OVERHEAD] = {COLOR_YELLOW, -1, 0},
     [UI_STYLE_EDGE] = {COLOR_GREEN, -1, 0},
+    [UI_STYLE_HEAT1] = {COLOR_BLACK, COLOR_GREEN, 0},
+    [UI_STYLE_HEAT2] = {COLOR_BLACK, COLOR_CYAN, 0},
+    [UI_STYLE_HEAT3] = {COLOR_BLACK, COLOR_YELLOW, 0},
+    [UI_STYLE_HEAT4] = {COLOR_WHITE, COLOR_RED, A_BOLD},
 };
 _Static_assert(sizeof colors / sizeof colors[0] == UI_STYLE__COUNT, "a colour per style");
 

@@ -12,6 +12,7 @@
 #include "ui/app.h"
 #include "ui/commands.h"
 #include "util/fileio.h"
+#include "util/strbuf.h"
 #include "ui/frame.h"
 #include "ui/keymap.h"
 #include "ui/layout.h"
@@ -61,6 +62,7 @@ static void render(struct ui *u)
         .decoder = u->a.is_decoder || u->a.is_denoiser};
     ui_layout_compute(rows, cols, &opts, &u->layout);
     draw_clear(&u->canvas, (struct ui_rect){0, 0, rows, cols}, UI_STYLE_NORMAL);
+    u->canvas.n_cuts = 0;
     int cy = -1, cx = -1;
     if (u->layout.too_small) {
         draw_textf(&u->canvas, 0, 0, cols, UI_STYLE_WARN, "dippm needs %dx%d, this is %dx%d",
@@ -160,6 +162,23 @@ static void prompt_redisplay(void *ctx, const char *prompt, const char *line, in
 /* the command line                                                    */
 /* ================================================================== */
 
+/* DIPPM_CUTS (the layout tests): FILE.cuts lists every text of the frame
+ * cut inside a word or number, one per line ("row R col C: TEXT|REST"). */
+static void dump_cuts(struct ui *u, const char *path)
+{
+    struct strbuf b = STRBUF_INIT;
+    for (int i = 0; i < u->canvas.n_cuts; i++)
+        strbuf_printf(&b, "row %d col %d: %s\n", u->canvas.cuts[i].y + 1, u->canvas.cuts[i].x + 1,
+                      u->canvas.cuts[i].text);
+    size_t len;
+    char *text = strbuf_take(&b, &len), cpath[1100];
+    struct diag d = {0};
+    snprintf(cpath, sizeof cpath, "%s.cuts", path);
+    if (file_write_atomic(cpath, text, len, true, &d))
+        ui_state_message(&u->a.st, true, "dump-screen: %s", d.msg);
+    free(text);
+}
+
 static void dump_screen(struct ui *u, const char *path)
 {
     struct diag d = {0};
@@ -171,6 +190,8 @@ static void dump_screen(struct ui *u, const char *path)
     else
         ui_state_message(&u->a.st, false, "screen written to %s", path);
     free(text);
+    if (getenv("DIPPM_CUTS") && *getenv("DIPPM_CUTS"))
+        dump_cuts(u, path);
 }
 
 static void run_command(struct ui *u, const char *raw)
@@ -412,6 +433,13 @@ static void global_action(struct ui *u, enum ui_action act)
     case UI_ACT_COMPARE: run_command(u, "compare"); break;
     case UI_ACT_REDRAW: u->force = true; break;
     case UI_ACT_METRIC: ui_state_tab_set(s, UI_TAB_SWEEP); break;
+    case UI_ACT_HEATMAP:
+        ui_state_tab_set(s, UI_TAB_SWEEP);
+        if (!s->heat) {
+            s->heat = 1;
+            s->heat_row = -1;
+        }
+        break;
     case UI_ACT_SHOW_IDLE:
         s->show_idle = !s->show_idle;
         a->rows_dirty = true;

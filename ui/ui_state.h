@@ -106,6 +106,8 @@ struct ui_state {
     int follow_dir;                /* -1 producers, +1 consumers */
     int follow;                    /* index among that node's producers/consumers */
     enum ui_sweep_metric metric;
+    int heat;                      /* Sweep tab: 0 the charts, 1 + enum grid_axis a heat map */
+    int heat_row, heat_col;        /* the heat map's selected cell */
     bool compare;                  /* show deltas vs the pinned configuration */
     bool quit;
     char status[UI_STATUS_MAX];

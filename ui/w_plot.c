@@ -200,7 +200,7 @@ void w_plot_draw(const struct w_plot *p, struct ui_canvas *c, struct ui_rect r)
     plot_extent(p, &a.xlo, &a.xhi, &a.ylo, &a.yhi);
     int y0 = r.y;
     if (p->title) {
-        draw_text(c, y0, r.x, r.w, UI_STYLE_TITLE, p->title);
+        draw_text_words(c, y0, r.x, r.w, UI_STYLE_TITLE, p->title);
         y0++;
     }
     if (!(a.xlo <= a.xhi) || !(a.ylo <= a.yhi)) {

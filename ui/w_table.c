@@ -104,7 +104,9 @@ void w_table_draw(const struct w_table *t, struct ui_canvas *c, struct ui_rect r
                 }
             }
             int tw = draw_strwidth(text);
-            if (t->cols[i].keep_tail && tw > cw && cw > 1)
+            if (tw > cw && cw > 2 && !t->cols[i].right) /* head and tail, never cut in a word */
+                draw_text_mid(c, y, cx, cw, st, text);
+            else if (t->cols[i].keep_tail && tw > cw && cw > 1)
                 draw_text_mid(c, y, cx, cw, st, text);
             else if (t->cols[i].right)
                 draw_text_right(c, y, cx, cw, st, text);

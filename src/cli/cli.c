@@ -213,8 +213,7 @@ int cli_config(const struct cli_common *co, const struct graph *g, struct config
         }
     }
     if (co->precision && !precision_parse(co->precision, &cfg->prec)) {
-        cli_error("--precision '%s': expected fp32, tf32, fp16, bf16, int8 or fp8",
-                  co->precision);
+        cli_error("--precision '%s': expected %s", co->precision, precision_names());
         return 2;
     }
     if (co->runtime && !runtime_parse(co->runtime, &cfg->rt)) {

@@ -9,6 +9,7 @@
 #include "cli/cli_pred.h"
 #include "util/jsonw.h"
 #include "core/report.h"
+#include "core/tp.h"
 
 const struct cli_opt cli_gen_opts[] = {
     {"input-tokens", 0, "N", "prompt tokens per sequence: predicts the generation of a "
@@ -19,14 +20,16 @@ const struct cli_opt cli_gen_opts[] = {
      "names containing 'past')", CLI_OPT_GEN_KVIN},
     {"kv-precision", 0, "P", "the KV cache's precision: fp32, fp16, bf16, int8 or fp8 "
      "(default: the model precision); the same as --set kv=P", CLI_OPT_GEN_KVPREC},
+    {"tp", 0, "N", "tensor parallelism over N GPUs (1, 2, 4 or 8) of a llama or moe "
+     "template: one GPU's shard plus the all-reduces over NVLink or PCIe", CLI_OPT_GEN_TP},
     {NULL, 0, NULL, NULL, 0},
 };
 
 static int parse_kv(struct cli_gen *gen, const char *arg, const char *opt)
 {
-    if (!precision_parse(arg, &gen->kv) || gen->kv == PREC_TF32) {
-        cli_error("%s '%s': expected a KV-cache precision: fp32, fp16, bf16, int8 or fp8", opt,
-                  arg);
+    if (!precision_parse(arg, &gen->kv) || !precision_storage(gen->kv)) {
+        cli_error("%s '%s': expected a KV-cache precision: %s", opt, arg,
+                  precision_storage_names());
         return -1;
     }
     gen->kv_set = true;
@@ -55,6 +58,15 @@ int cli_gen_opt(struct cli_gen *gen, int c, const char *arg)
         gen->kv_inputs = arg;
         return 1;
     case CLI_OPT_GEN_KVPREC: return parse_kv(gen, arg, "--kv-precision");
+    case CLI_OPT_GEN_TP: {
+        int64_t n;
+        if (cli_parse_int(arg, 1, TP_MAX, &n) || !tp_valid((int)n)) {
+            cli_error("--tp '%s': expected a GPU count of 1, 2, 4 or 8", arg);
+            return -1;
+        }
+        gen->tp = (int)n;
+        return 1;
+    }
     case CLI_OPT_SET:
         if (strncmp(arg, "kv=", 3) == 0)
             return parse_kv(gen, arg + 3, "--set kv");
@@ -67,7 +79,11 @@ bool cli_gen_wanted(const struct cli_gen *gen, const char *sub, int *rc)
 {
     *rc = 0;
     if (!gen->in && !gen->out) {
-        if (gen->kv_set || gen->kv_inputs) {
+        if (gen->tp > 1) {
+            *rc = cli_usage_error(sub, "--tp %d predicts the generation of a decoder split "
+                                       "over %d GPUs: give --input-tokens and --output-tokens",
+                                  gen->tp, gen->tp);
+        } else if (gen->kv_set || gen->kv_inputs) {
             *rc = cli_usage_error(sub, "the KV-cache options need --input-tokens and "
                                        "--output-tokens");
         }
@@ -85,7 +101,13 @@ int cli_gen_prepare(const struct cli_gen *gen, struct graph *g, const struct con
                     double headroom, struct gen_model **m, struct gen_request *rq)
 {
     struct diag d = {0};
-    if (gen_model_open(g, gen->kv_inputs, m, &d))
+    int tp = gen->tp > 1 ? gen->tp : 1;
+    if (tp > 1 && cfg->mig >= 0) {
+        diag_set(&d, ST_EUSAGE, "--tp %d: a MIG slice cannot be part of a tensor-parallel "
+                 "group (slices have no NVLink or peer access); give a whole GPU", tp);
+        return cli_fail(&d);
+    }
+    if (gen_model_open_tp(g, gen->kv_inputs, tp, m, &d))
         return cli_fail(&d);
     *rq = (struct gen_request){.input_tokens = gen->in, .output_tokens = gen->out,
                                .batch = cfg->batch, .kv_prec = gen->kv_set ? gen->kv : cfg->prec,
@@ -96,6 +118,19 @@ int cli_gen_prepare(const struct cli_gen *gen, struct graph *g, const struct con
 }
 
 /* ---- sweep ----------------------------------------------------------------- */
+
+/* Appends " x N over LINK (memory per GPU)" to the GPU label hw of a
+ * tensor-parallel group; nothing for one GPU. */
+static void tp_label(const struct gen_model *m, const struct config *cfg, char *hw, size_t size)
+{
+    int n = gen_model_tp(m);
+    if (n <= 1)
+        return;
+    struct tp_link l;
+    tp_link_of(gpu_get(cfg->gpu), &l);
+    size_t len = strlen(hw);
+    snprintf(hw + len, size - len, " x %d over %s (memory per GPU)", n, l.name);
+}
 
 static void gen_row(FILE *f, struct jsonw *w, const struct cli_sweep_gen *s,
                     const struct gen_result *r)
@@ -114,6 +149,8 @@ static void gen_row(FILE *f, struct jsonw *w, const struct cli_sweep_gen *s,
         return;
     }
     if (co->csv) {
+        if (r->tp > 1)
+            fprintf(f, "%d,", r->tp);
         fprintf(f, "%lld,%lld,%lld,%.4f,%.4f,%.3f,%.2f,%.6f,%.2f,%.1f,%s",
                 (long long)r->input_tokens, (long long)r->output_tokens, (long long)r->batch,
                 r->ttft_ms, r->tpot_ms, r->e2e_ms, r->output_tokens_per_s,
@@ -151,6 +188,7 @@ static int sweep_max_batch(const struct cli_sweep_gen *s, struct gen_model *m,
     FILE *f = open_memstream(&buf, &len);
     if (!f)
         return 7;
+    tp_label(m, s->cfg, hw, sizeof hw);
     if (r.max_batch > 0)
         fprintf(f, "largest batch on %s for %lld + %lld tokens: %lld (%.1f output tokens/s; "
                    "KV cache %.1f MiB per sequence, %.0f%% headroom)\n",
@@ -223,20 +261,25 @@ int cli_sweep_gen(const struct cli_sweep_gen *s)
     FILE *f = open_memstream(&buf, &len);
     struct jsonw w;
     jsonw_init(&w, true);
+    report_hw_label(s->cfg, hw, sizeof hw);
     if (s->co->json) {
-        cli_sweep_json_open(&w, s, report_hw_label(s->cfg, hw, sizeof hw));
+        cli_sweep_json_open(&w, s, hw);
+        if (gen_model_tp(m) > 1)
+            jsonw_key_int(&w, "tp", gen_model_tp(m));
         jsonw_key_str(&w, "kv_precision", precision_name(rq.kv_prec));
         jsonw_key_str(&w, "source", report_source_line(s->p));
         cli_cost_json_head(&w, s->price);
         jsonw_key(&w, "rows");
         jsonw_arr_begin(&w, false);
     } else if (s->co->csv) {
-        fprintf(f, "input_tokens,output_tokens,batch,ttft_ms,tpot_ms,e2e_ms,output_tokens_per_s,"
-                   "energy_j_per_output_token,kv_cache_mib,memory_mib,fits");
+        fprintf(f, "%sinput_tokens,output_tokens,batch,ttft_ms,tpot_ms,e2e_ms,output_tokens_per_s,"
+                   "energy_j_per_output_token,kv_cache_mib,memory_mib,fits",
+                gen_model_tp(m) > 1 ? "tp," : "");
         cli_cost_head(f, s->co, s->price, "", "cost_per_1m_output_tokens");
     } else {
-        fprintf(f, "%s on %s, %s, %s, KV cache %s\n", s->g->name,
-                report_hw_label(s->cfg, hw, sizeof hw), precision_name(s->cfg->prec),
+        tp_label(m, s->cfg, hw, sizeof hw);
+        fprintf(f, "%s on %s, %s, %s, KV cache %s\n", s->g->name, hw,
+                precision_name(s->cfg->prec),
                 runtime_name(s->cfg->rt), precision_name(rq.kv_prec));
         fprintf(f, "%8s %8s %7s %11s %10s %12s %11s %10s %11s %11s %5s", "input", "output",
                 "batch", "ttft_ms", "tpot_ms", "e2e_ms", "tokens/s", "J/token", "kv_MiB",

@@ -42,9 +42,10 @@ void cli_cost_cell(FILE *f, struct jsonw *w, const struct cli_common *co, const 
 
 /* ---- generation options (predict and sweep) ---------------------------- */
 
-enum { CLI_OPT_GEN_IN = 1200, CLI_OPT_GEN_OUT, CLI_OPT_GEN_KVIN, CLI_OPT_GEN_KVPREC };
+enum { CLI_OPT_GEN_IN = 1200, CLI_OPT_GEN_OUT, CLI_OPT_GEN_KVIN, CLI_OPT_GEN_KVPREC,
+       CLI_OPT_GEN_TP };
 
-/* --input-tokens, --output-tokens, --kv-inputs, --kv-precision */
+/* --input-tokens, --output-tokens, --kv-inputs, --kv-precision, --tp */
 extern const struct cli_opt cli_gen_opts[];
 
 struct cli_gen {
@@ -52,6 +53,7 @@ struct cli_gen {
     const char *kv_inputs; /* NULL: "past" */
     bool kv_set;
     enum precision kv;
+    int tp;                /* GPUs of a tensor-parallel group; 0: not given (one) */
 };
 
 /* Handles the generation options and "--set kv=PRECISION" (before
@@ -59,9 +61,11 @@ struct cli_gen {
  * handled, 0 if not a generation option, -1 on a bad value (message printed). */
 int cli_gen_opt(struct cli_gen *gen, int c, const char *arg);
 /* True when --input-tokens or --output-tokens was given (both are then
- * required: returns false and prints why when only one is). */
+ * required: returns false and prints why when only one is; so is --tp
+ * above 1). */
 bool cli_gen_wanted(const struct cli_gen *gen, const char *sub, int *rc);
-/* Opens g as a decoder and fills rq from gen and cfg; prints errors. */
+/* Opens g as a decoder (one GPU's shard with --tp) and fills rq from gen
+ * and cfg; prints errors (--tp on a MIG slice, on an export). */
 int cli_gen_prepare(const struct cli_gen *gen, struct graph *g, const struct config *cfg,
                     double headroom, struct gen_model **m, struct gen_request *rq);
 

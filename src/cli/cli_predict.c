@@ -11,6 +11,7 @@
 #include "core/fit.h"
 #include "core/price.h"
 #include "core/report.h"
+#include "core/tp.h"
 #include "util/fmt.h"
 
 enum { OPT_SLO = CLI_OPT__OWN, OPT_SLO_UPPER, OPT_HEADROOM };
@@ -31,7 +32,7 @@ const struct cli_cmd cli_cmd_predict = {
              "                     [--headroom PCT] [--weights FILE] [--json] [-o FILE]\n"
              "                     [--dispatch-us US] [--price-per-hour X [--price-of gpu]]\n"
              "                     [--input-tokens N --output-tokens M [--set kv=P]\n"
-             "                      [--kv-inputs SUBSTRING]]\n"
+             "                      [--kv-inputs SUBSTRING] [--tp N]]\n"
              "                     [--steps N [--no-guidance] [--vae SPEC]\n"
              "                      [--text-encoder SPEC[,SPEC]... | --no-text-encoder]]",
     .about =
@@ -49,7 +50,10 @@ const struct cli_cmd cli_cmd_predict = {
         "energy per output token, KV-cache memory, the largest batch that fits and its\n"
         "tokens/s. --set kv=P (or --kv-precision P) stores the cache in fp32, fp16,\n"
         "bf16, int8 or fp8 (default: the model precision); --kv-inputs names the cache\n"
-        "inputs of an export (default: names containing 'past').\n\n"
+        "inputs of an export (default: names containing 'past'). --tp N (1, 2, 4, 8)\n"
+        "splits a llama or moe template over N GPUs (tensor parallelism: 1/N of the\n"
+        "heads, MLP and vocabulary each, two all-reduces per layer over NVLink or PCIe):\n"
+        "times of the group, memory and max batch per GPU; no MIG advice.\n\n"
         "Diffusion denoisers (zoo unet, dit): with --steps N, also the pipeline per\n"
         "image: the text encoder(s) once over the prompts, N denoiser passes, both on\n"
         "twice the batch (classifier-free guidance: each prompt and its negative; not\n"
@@ -182,22 +186,46 @@ static int render(const struct predict_cli *a, const struct report_ctx *ctx)
     return rc;
 }
 
+/* With --tp: one GPU's shard of g, whose pass is predicted instead of g's,
+ * and the group's all-reduces (tp.h). */
+struct tp_pass {
+    struct graph *shard; /* NULL: one GPU */
+    int layers, hidden;
+    struct tp_group group;
+};
+
+/* The pass of g, or of its shard plus the group's all-reduces. */
+static int predict_pass(struct graph *g, struct tp_pass *t, struct predictor *p,
+                        const struct config *cfg, struct prediction *pr)
+{
+    struct diag d = {0};
+    if (predict_run(p, t->shard ? t->shard : g, cfg, pr, &d)) {
+        prediction_fini(pr);
+        return cli_fail(&d);
+    }
+    if (t->shard) {
+        int seq = graph_sym_find(t->shard, "seq");
+        double tokens = seq >= 0 ? (double)t->shard->syms[seq].val : 1;
+        tp_pass_apply(pr, cfg, t->group.n, t->layers, t->hidden, tokens, &t->group);
+    }
+    return 0;
+}
+
 /* Generation (when asked), MIG advice and the prediction of g, reported. */
-static int run(struct predict_cli *a, struct predictor *p, struct graph *g,
+static int run(struct predict_cli *a, struct predictor *p, struct graph *g, struct tp_pass *t,
                const struct config *cfg, bool want_gen, const char *model)
 {
     struct price price;
-    int prc = cli_pred_price(&a->co, cfg, "predict", &price);
-    if (prc)
-        return prc;
+    int rc = cli_pred_price(&a->co, cfg, "predict", &price);
+    if (rc)
+        return rc;
     struct diag d = {0};
     /* generation first: an export's graph is re-bound per pass */
     struct gen_result gr;
     if (want_gen) {
         struct gen_model *gm;
         struct gen_request rq;
-        int rc = cli_gen_prepare(&a->gen, g, cfg, a->headroom, &gm, &rq);
-        if (rc)
+        if ((rc = cli_gen_prepare(&a->gen, g, cfg, a->headroom, &gm, &rq)))
             return rc;
         enum status st = gen_run(p, gm, cfg, &rq, &gr, &d);
         gen_model_free(gm);
@@ -211,10 +239,13 @@ static int run(struct predict_cli *a, struct predictor *p, struct graph *g,
         if (diff_run(p, g, cfg, &rq, &dr, &d) || diff_mig(p, g, cfg, &rq, &dr, &d))
             return cli_fail(&d);
     }
-    /* MIG advice first: it re-runs the predictor per profile */
+    /* MIG advice first: it re-runs the predictor per profile; a slice
+     * cannot join a multi-GPU group, so none is advised for one */
     struct mig_advice adv;
     bool have_mig = false;
-    if (mig_advise(p, g, cfg, a->headroom, a->slo, &adv, &d) == ST_OK)
+    if (t->shard)
+        ;
+    else if (mig_advise(p, g, cfg, a->headroom, a->slo, &adv, &d) == ST_OK)
         have_mig = true;
     else if (d.code != ST_OK)
         return cli_fail(&d);
@@ -229,14 +260,13 @@ static int run(struct predict_cli *a, struct predictor *p, struct graph *g,
         }
     }
     struct prediction pr;
-    if (predict_run(p, g, cfg, &pr, &d)) {
-        prediction_fini(&pr);
-        return cli_fail(&d);
-    }
-    struct report_ctx ctx = {g, cfg, &pr, have_mig ? &adv : NULL, p, model,
-                             want_gen ? &gr : NULL, a->headroom, a->diff.steps ? &dr : NULL,
-                             &price};
-    int rc = render(a, &ctx);
+    if ((rc = predict_pass(g, t, p, cfg, &pr)))
+        return rc;
+    struct report_ctx ctx = {t->shard ? t->shard : g, cfg, &pr, have_mig ? &adv : NULL, p,
+                             model, want_gen ? &gr : NULL, a->headroom,
+                             a->diff.steps ? &dr : NULL, &price,
+                             t->shard ? &t->group : NULL};
+    rc = render(a, &ctx);
     prediction_fini(&pr);
     return rc;
 }
@@ -270,9 +300,17 @@ int cli_predict(int argc, char **argv)
         fprintf(stderr, "dippm: note: vllm: one forward pass, as the engine replayed as a CUDA "
                         "graph runs it; the serving loop's cost per sequence shows in a "
                         "generation (--input-tokens and --output-tokens)\n");
+    struct tp_pass t = {.group.n = 1};
+    struct diag d = {0};
+    if (!rc && a.gen.tp > 1) {
+        t.group.n = a.gen.tp;
+        if (!(t.shard = tp_shard_graph(g, a.gen.tp, &t.layers, &t.hidden, &d)))
+            rc = cli_fail(&d);
+    }
     if (!rc)
-        rc = run(&a, p, g, &cfg, want_gen, argv[optind]);
+        rc = run(&a, p, g, &t, &cfg, want_gen, argv[optind]);
     predictor_free(p);
+    graph_free(t.shard);
     graph_free(g);
     return rc;
 }

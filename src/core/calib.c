@@ -120,10 +120,12 @@ static enum status get_config(const struct ctx *c, char **f, struct calib_row *r
         if (r->cfg.mig < 0)
             return bad(c, C_MIG, f[C_MIG], "'-' or a MIG profile of that GPU");
     }
-    if (!precision_parse(f[C_PREC], &r->cfg.prec))
-        return bad(c, C_PREC, f[C_PREC], "a precision (fp32, tf32, fp16, bf16, int8, fp8)");
+    char want[160];
+    if (!precision_parse(f[C_PREC], &r->cfg.prec)) {
+        snprintf(want, sizeof want, "a precision (%s)", precision_names());
+        return bad(c, C_PREC, f[C_PREC], want);
+    }
     if (!runtime_parse(f[C_RT], &r->cfg.rt)) {
-        char want[160];
         snprintf(want, sizeof want, "a runtime (%s)", runtime_names());
         return bad(c, C_RT, f[C_RT], want);
     }

@@ -1,6 +1,8 @@
 /* config.c - names of precisions and runtimes, defaults. */
 #include "core/config.h"
 
+#include <pthread.h>
+#include <stdio.h>
 #include <string.h>
 #include <strings.h>
 
@@ -15,6 +17,14 @@ static const struct {
 };
 _Static_assert(sizeof precs / sizeof precs[0] == PREC__COUNT, "precision table");
 
+/* A compute mode over another precision's storage, not a type tensors are
+ * stored in (a KV cache's precision is one that is). */
+static const bool prec_compute_only[PREC__COUNT] = {[PREC_TF32] = true};
+
+/* The other names precision_parse takes, space-separated. */
+static const char *const prec_aliases[PREC__COUNT] = {
+    [PREC_FP32] = "float32 float", [PREC_FP16] = "float16 half", [PREC_BF16] = "bfloat16"};
+
 static const char *const runtimes[] = {
 #define X(id, name) name,
     RUNTIME_LIST(X)
@@ -22,9 +32,56 @@ static const char *const runtimes[] = {
 };
 _Static_assert(sizeof runtimes / sizeof runtimes[0] == RT__COUNT, "runtime table");
 
-/* In the order a user meets them: eager, eager with fused attention, the
- * engine, the engine as a CUDA graph, the serving engine. */
-static const char runtime_list[] = "pytorch, pytorch-sdpa, tensorrt, tensorrt-graph or vllm";
+/* The order lists show runtimes in, as a user meets them: eager, eager with
+ * fused attention, the engine, the engine as a CUDA graph, the serving
+ * engine. Every runtime once (tests/test_config.c). */
+static const enum runtime rt_order[] = {RT_PYTORCH, RT_PYTORCH_SDPA, RT_TENSORRT,
+                                        RT_TENSORRT_GRAPH, RT_VLLM};
+_Static_assert(sizeof rt_order / sizeof rt_order[0] == RT__COUNT, "runtime list order");
+
+/* The other names runtime_parse takes, space-separated. */
+static const char *const rt_aliases[RT__COUNT] = {
+    [RT_PYTORCH] = "eager torch", [RT_PYTORCH_SDPA] = "sdpa pytorch2", [RT_TENSORRT] = "trt",
+    [RT_TENSORRT_GRAPH] = "trt-graph tensorrt-cudagraph"};
+
+/* The lists for messages, made once from the tables. */
+static char prec_list[128], prec_storage_list[128], rt_list[128];
+static pthread_once_t lists_once = PTHREAD_ONCE_INIT;
+
+/* Appends name as item i of n: "a", ", b", " or c". */
+static void list_add(char *buf, size_t size, const char *name, int i, int n)
+{
+    size_t len = strlen(buf);
+    snprintf(buf + len, size - len, "%s%s", i == 0 ? "" : i == n - 1 ? " or " : ", ", name);
+}
+
+static void lists_make(void)
+{
+    int n_storage = 0;
+    for (int p = 0; p < PREC__COUNT; p++)
+        n_storage += !prec_compute_only[p];
+    for (int p = 0, k = 0; p < PREC__COUNT; p++) {
+        list_add(prec_list, sizeof prec_list, precs[p].name, p, PREC__COUNT);
+        if (!prec_compute_only[p])
+            list_add(prec_storage_list, sizeof prec_storage_list, precs[p].name, k++, n_storage);
+    }
+    for (int i = 0; i < RT__COUNT; i++)
+        list_add(rt_list, sizeof rt_list, runtimes[rt_order[i]], i, RT__COUNT);
+}
+
+/* Whether s is one of the space-separated names in aliases (any case). */
+static bool alias_of(const char *s, const char *aliases)
+{
+    size_t n = strlen(s);
+    for (const char *a = aliases ? aliases : ""; *a;) {
+        size_t len = strcspn(a, " ");
+        if (len == n && strncasecmp(a, s, n) == 0)
+            return true;
+        a += len;
+        a += *a == ' ';
+    }
+    return false;
+}
 
 const char *precision_name(enum precision p)
 {
@@ -36,6 +93,11 @@ int precision_bytes(enum precision p)
     return (unsigned)p < PREC__COUNT ? precs[p].bytes : 4;
 }
 
+bool precision_storage(enum precision p)
+{
+    return (unsigned)p < PREC__COUNT && !prec_compute_only[p];
+}
+
 bool precision_parse(const char *s, enum precision *out)
 {
     for (int i = 0; i < PREC__COUNT; i++)
@@ -43,19 +105,24 @@ bool precision_parse(const char *s, enum precision *out)
             *out = (enum precision)i;
             return true;
         }
-    if (!strcasecmp(s, "float32") || !strcasecmp(s, "float")) {
-        *out = PREC_FP32;
-        return true;
-    }
-    if (!strcasecmp(s, "float16") || !strcasecmp(s, "half")) {
-        *out = PREC_FP16;
-        return true;
-    }
-    if (!strcasecmp(s, "bfloat16")) {
-        *out = PREC_BF16;
-        return true;
-    }
+    for (int i = 0; i < PREC__COUNT; i++)
+        if (alias_of(s, prec_aliases[i])) {
+            *out = (enum precision)i;
+            return true;
+        }
     return false;
+}
+
+const char *precision_names(void)
+{
+    pthread_once(&lists_once, lists_make);
+    return prec_list;
+}
+
+const char *precision_storage_names(void)
+{
+    pthread_once(&lists_once, lists_make);
+    return prec_storage_list;
 }
 
 const char *runtime_name(enum runtime r)
@@ -70,28 +137,18 @@ bool runtime_parse(const char *s, enum runtime *out)
             *out = (enum runtime)i;
             return true;
         }
-    if (!strcasecmp(s, "eager") || !strcasecmp(s, "torch")) {
-        *out = RT_PYTORCH;
-        return true;
-    }
-    if (!strcasecmp(s, "sdpa") || !strcasecmp(s, "pytorch2")) {
-        *out = RT_PYTORCH_SDPA;
-        return true;
-    }
-    if (!strcasecmp(s, "trt")) {
-        *out = RT_TENSORRT;
-        return true;
-    }
-    if (!strcasecmp(s, "trt-graph") || !strcasecmp(s, "tensorrt-cudagraph")) {
-        *out = RT_TENSORRT_GRAPH;
-        return true;
-    }
+    for (int i = 0; i < RT__COUNT; i++)
+        if (alias_of(s, rt_aliases[i])) {
+            *out = (enum runtime)i;
+            return true;
+        }
     return false;
 }
 
 const char *runtime_names(void)
 {
-    return runtime_list;
+    pthread_once(&lists_once, lists_make);
+    return rt_list;
 }
 
 void config_default(struct config *c)

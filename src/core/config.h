@@ -11,6 +11,9 @@
 
 #include "util/status.h"
 
+/* The precisions, in the order every list shows them: X(id, name, bytes per
+ * element). Which are only a compute mode and the other names each takes
+ * are in config.c. */
 #define PRECISION_LIST(X)          \
     X(PREC_FP32, "fp32", 4)        \
     X(PREC_TF32, "tf32", 4)        \
@@ -37,7 +40,10 @@ enum precision {
  * inference instead of one enqueue per kernel; "vllm": a serving engine
  * (vLLM) whose fused kernels replay as CUDA graphs like tensorrt-graph's,
  * and whose Python step loop schedules, samples and detokenises every
- * sequence of a decode step on the host (sim_params.seq_step_us). */
+ * sequence of a decode step on the host (sim_params.seq_step_us).
+ * The enum's order is the features' and the fitted constants' (append
+ * only); the order lists show runtimes in and the other names each takes
+ * are in config.c. */
 #define RUNTIME_LIST(X)                    \
     X(RT_PYTORCH, "pytorch")               \
     X(RT_TENSORRT, "tensorrt")             \
@@ -100,11 +106,19 @@ struct config {
 
 const char *precision_name(enum precision p);
 int precision_bytes(enum precision p);
+/* A type tensors are stored in (false for tf32, a compute mode). */
+bool precision_storage(enum precision p);
+/* A name or alias of PRECISION_LIST, any case. */
 bool precision_parse(const char *s, enum precision *out);
+/* "fp32, tf32, fp16, bf16, int8 or fp8": every precision, for messages. */
+const char *precision_names(void);
+/* "fp32, fp16, bf16, int8 or fp8": the storage precisions (a KV cache's). */
+const char *precision_storage_names(void);
 const char *runtime_name(enum runtime r);
+/* A name or alias of RUNTIME_LIST, any case. */
 bool runtime_parse(const char *s, enum runtime *out);
 /* "pytorch, pytorch-sdpa, tensorrt, tensorrt-graph or vllm": every runtime
- * name, for messages. */
+ * name in the order lists show them, for messages. */
 const char *runtime_names(void);
 
 /* The default GPU: the first row of the GPU table (gpu.c), the

@@ -10,6 +10,7 @@
 #include "core/fit.h"
 #include "core/gpu.h"
 #include "core/sim.h"
+#include "core/tp.h"
 #include "util/xalloc.h"
 #include "graph/zoo.h"
 
@@ -25,6 +26,8 @@ struct gen_model {
     int past_pre, past_dec;         /* cache-length symbol per graph (-1: none) */
     int n_total, total[GEN_MAX_TOTAL_SYMS]; /* symbols bound to past + tokens */
     double kv_elems;                /* cache elements per token of one sequence */
+    int tp;                         /* GPUs of the tensor-parallel group (1: one GPU) */
+    int layers, hidden;             /* of a template: what its all-reduces carry */
 };
 
 static bool is_kv_input(const struct graph *g, int vi, const char *sub)
@@ -159,10 +162,15 @@ static enum status detect_export(struct gen_model *m, struct graph *g, struct di
     return ST_OK;
 }
 
-static struct graph *build_phase(const char *spec, const char *phase, struct diag *d)
+static struct graph *build_phase(struct gen_model *m, const char *spec, const char *phase,
+                                 struct diag *d)
 {
     struct zoo_args a;
     if (zoo_args_parse(spec, &a, d) || zoo_args_set(&a, "phase", phase, d))
+        return NULL;
+    m->layers = (int)a.num[zoo_param_find(a.fam, "layers")];
+    m->hidden = (int)a.num[zoo_param_find(a.fam, "hidden")];
+    if (tp_shard_args(&a, m->tp, d))
         return NULL;
     /* serving computes the next token's logits only */
     if (zoo_param_find(a.fam, "logits") >= 0 && zoo_args_set(&a, "logits", "last", d))
@@ -173,8 +181,17 @@ static struct graph *build_phase(const char *spec, const char *phase, struct dia
 enum status gen_model_open(struct graph *g, const char *kv_inputs, struct gen_model **out,
                            struct diag *d)
 {
+    return gen_model_open_tp(g, kv_inputs, 1, out, d);
+}
+
+enum status gen_model_open_tp(struct graph *g, const char *kv_inputs, int tp,
+                              struct gen_model **out, struct diag *d)
+{
     *out = NULL;
+    if (!tp_valid(tp))
+        return diag_set(d, ST_EUSAGE, "--tp %d: expected 1, 2, 4 or 8 GPUs", tp);
     struct gen_model *m = xcalloc(1, sizeof *m);
+    m->tp = tp;
     snprintf(m->kv_sub, sizeof m->kv_sub, "%s", kv_inputs && *kv_inputs ? kv_inputs : "past");
     char fam[32];
     const char *f = zoo_graph_family(g, fam, sizeof fam);
@@ -182,8 +199,8 @@ enum status gen_model_open(struct graph *g, const char *kv_inputs, struct gen_mo
     if (f && (!strcmp(f, "gpt") || !strcmp(f, "llama") || !strcmp(f, "moe"))) {
         snprintf(m->kv_sub, sizeof m->kv_sub, "past");
         m->own = true;
-        m->prefill = build_phase(g->path, "prefill", d);
-        m->decode = m->prefill ? build_phase(g->path, "decode", d) : NULL;
+        m->prefill = build_phase(m, g->path, "prefill", d);
+        m->decode = m->prefill ? build_phase(m, g->path, "decode", d) : NULL;
         if (!m->decode) {
             gen_model_free(m);
             return d ? d->code : ST_EINTERNAL;
@@ -200,6 +217,9 @@ enum status gen_model_open(struct graph *g, const char *kv_inputs, struct gen_mo
         free(m);
         return diag_set(d, ST_EUSAGE, "%s: generation needs a decoder; zoo:%s is not one "
                         "(decoder templates: gpt, llama, moe)", g->path, f);
+    } else if (tp > 1) {
+        free(m);
+        return tp_refuse_export(g->path ? g->path : g->name, tp, d);
     } else if ((st = detect_export(m, g, d))) {
         free(m);
         return st;
@@ -234,6 +254,21 @@ bool gen_is_decoder(const struct graph *g)
 double gen_model_kv_elems(const struct gen_model *m)
 {
     return m->kv_elems;
+}
+
+int gen_model_tp(const struct gen_model *m)
+{
+    return m->tp;
+}
+
+double gen_model_comm_ms(const struct gen_model *m, const struct config *cfg, int64_t batch,
+                         int64_t tokens)
+{
+    if (m->tp <= 1)
+        return 0;
+    struct tp_link l;
+    tp_link_of(gpu_get(cfg->gpu), &l);
+    return tp_pass_ms(&l, m->tp, m->layers, m->hidden, (double)batch, (double)tokens, cfg->prec);
 }
 
 /* Binds tokens and cache length on graph g of m (tok/past: its symbols). */
@@ -281,8 +316,11 @@ static enum status run_pass(struct predictor *p, struct gen_model *m, bool prefi
      * checks): sim_params seq_step_us, at the power sim_decode_host_w. */
     double host_ms = prefill ? 0 : sim_decode_host_ms(NULL, c.rt, batch);
     double host_w = sim_decode_host_w(NULL, c.rt, hw.idle_w, hw.tdp_w);
-    *out = (struct pass){.ms = pr.latency_ms + host_ms,
-                         .energy_j = pr.energy_j + host_w * host_ms * 1e-3,
+    /* the group's all-reduces, with each GPU drawing at least its idle power */
+    double comm_ms = gen_model_comm_ms(m, cfg, batch, prefill ? tokens : 1);
+    *out = (struct pass){.ms = pr.latency_ms + host_ms + comm_ms,
+                         .energy_j = pr.energy_j + host_w * host_ms * 1e-3 +
+                                     hw.idle_w * comm_ms * 1e-3,
                          .act_mib = pr.sim.act_peak_mib * share,
                          .weights_mib = pr.sim.weights_mib,
                          .ctx_mib = pr.sim.context_mib + pr.sim.workspace_mib,
@@ -431,9 +469,9 @@ enum status gen_request_check(const struct gen_model *m, const struct gen_reques
         return diag_set(d, ST_ERANGE, "generation: input and output tokens and batch must be "
                         "at least 1 (got %lld, %lld, %lld)", (long long)rq->input_tokens,
                         (long long)rq->output_tokens, (long long)rq->batch);
-    if ((unsigned)rq->kv_prec >= PREC__COUNT || rq->kv_prec == PREC_TF32)
+    if (!precision_storage(rq->kv_prec))
         return diag_set(d, ST_ERANGE, "generation: KV-cache precision %s is not a storage type "
-                        "(fp32, fp16, bf16, int8 or fp8)", precision_name(rq->kv_prec));
+                        "(%s)", precision_name(rq->kv_prec), precision_storage_names());
     /* the last token's position: the context a template's prefill is limited to */
     const struct symbol *s = m->tok_pre >= 0 ? &m->prefill->syms[m->tok_pre] : NULL;
     int64_t total = rq->input_tokens + rq->output_tokens;
@@ -457,6 +495,15 @@ static enum status run_batch(struct predictor *p, struct gen_model *m, const str
         return st;
     fill(out, m, rq, rq->batch, t);
     count_params(m, out);
+    if (m->tp > 1) {
+        out->tp = m->tp;
+        out->energy_j *= m->tp;
+        out->energy_j_per_output_token *= m->tp;
+        out->ttft_comm_ms = gen_model_comm_ms(m, cfg, rq->batch, rq->input_tokens);
+        out->tpot_comm_ms = gen_model_comm_ms(m, cfg, rq->batch, 1);
+    } else {
+        out->tp = 1;
+    }
     return ST_OK;
 }
 

@@ -72,6 +72,12 @@ struct gen_result {
     enum precision kv_prec;
     struct gen_memory mem;         /* at the requested batch */
     bool from_gnn;
+    /* Tensor parallelism (tp.h): with tp > 1 the memory, KV cache and max
+     * batch are one GPU's, the times and tokens/s the group's, the energy
+     * all tp GPUs'. */
+    int tp;                        /* GPUs of the group; 1 = one GPU */
+    double ttft_comm_ms;           /* the prefill's all-reduces (in ttft_ms) */
+    double tpot_comm_ms;           /* one decode step's all-reduces (in tpot_ms) */
 };
 
 /* Recognises g as a decoder. kv_inputs: substring naming the cache inputs
@@ -80,7 +86,18 @@ struct gen_result {
  * ST_EUSAGE with a diag saying what is missing when g is not a decoder. */
 enum status gen_model_open(struct graph *g, const char *kv_inputs, struct gen_model **out,
                            struct diag *d);
+/* The same for tp GPUs of a tensor-parallel group (1, 2, 4 or 8): builds
+ * one GPU's shard of a template decoder (tp.h); ST_EUSAGE naming the model
+ * and why for an exported graph or a template that cannot be split. */
+enum status gen_model_open_tp(struct graph *g, const char *kv_inputs, int tp,
+                              struct gen_model **out, struct diag *d);
 void gen_model_free(struct gen_model *m);
+/* GPUs of m's tensor-parallel group. */
+int gen_model_tp(const struct gen_model *m);
+/* Milliseconds of one pass's all-reduces over m's group on cfg's GPU
+ * (0 for one GPU). */
+double gen_model_comm_ms(const struct gen_model *m, const struct config *cfg, int64_t batch,
+                         int64_t tokens);
 /* Quick test for the explorer: a decoder template, or a graph with an input
  * whose name contains "past". Does not validate what gen_model_open checks. */
 bool gen_is_decoder(const struct graph *g);

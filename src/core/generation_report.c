@@ -42,6 +42,11 @@ void gen_report_text(FILE *f, const struct gen_result *r, double headroom)
     if (r->active_params < r->params)
         fprintf(f, "  params    %s, %s active per token\n", fmt_si(r->params, a, sizeof a),
                 fmt_si(r->active_params, b, sizeof b));
+    if (r->tp > 1)
+        fprintf(f, "  tp        %d GPUs: all-reduces %s of the ttft and %s of each output "
+                   "token; memory, KV cache, params and max batch per GPU, energy of all %d\n",
+                r->tp, fmt_ms(r->ttft_comm_ms, a, sizeof a), fmt_ms(r->tpot_comm_ms, b, sizeof b),
+                r->tp);
 }
 
 void gen_report_json_timing(struct jsonw *w, const struct gen_result *r)
@@ -65,6 +70,11 @@ void gen_report_json(struct jsonw *w, const struct gen_result *r, double headroo
     jsonw_key_int(w, "max_batch", r->max_batch);
     jsonw_key_fixed(w, "max_output_tokens_per_s", r->max_output_tokens_per_s, 2);
     jsonw_key_fixed(w, "energy_j_per_output_token", r->energy_j_per_output_token, 6);
+    if (r->tp > 1) {
+        jsonw_key_int(w, "tp", r->tp);
+        jsonw_key_fixed(w, "ttft_allreduce_ms", r->ttft_comm_ms, 4);
+        jsonw_key_fixed(w, "tpot_allreduce_ms", r->tpot_comm_ms, 4);
+    }
     jsonw_obj_end(w);
     jsonw_key(w, "generation_memory");
     jsonw_obj_begin(w);

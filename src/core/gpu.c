@@ -87,58 +87,65 @@ static const struct mig_profile h200_mig[] = {
  * L4, T4 and V100 have no MIG (n_mig 0). T4 (Turing) and V100 (Volta) have no
  * TF32 or BF16 tensor-core path and V100 no INT8 one (dp4a runs on its CUDA
  * cores, which is not what an INT8 engine means here): those columns are 0,
- * so config_supported refuses them and FP32 convolutions run on CUDA cores. */
+ * so config_supported refuses them and FP32 convolutions run on CUDA cores.
+ * Interconnect (the last two columns, GB/s in both directions together, as
+ * the datasheets print them; tensor parallelism's all-reduce, core/tp.c):
+ * NVLink of the SXM boards (A100 third generation 600, H100 and H200 fourth
+ * generation 900; 0 = none: the PCIe boards' two-card bridges are not
+ * modelled) and the host PCIe x16 link (Gen3 32: T4, V100; Gen4 64: A100,
+ * L4; Gen5 128: H100, H200), all from each GPU's datasheet. */
 static const struct gpu_spec gpus[] = {
     {"A100-SXM4-40GB", "A100", 108, 98, 1410, {19.5, 156, 312, 312, 624, 0}, 40, 39.59, 1555, 40,
      400, 55, 1.0, NPROF(a100_40_mig), a100_40_mig,
      "A100 datasheet (nvidia-a100-datasheet r4) via glennklockwood.com/garden/processors/A100; "
      "MIG: NVIDIA MIG User Guide v580 + -lgip captures; usable 39.59 GiB (40536 MiB) and "
-     "idle 55 W are estimates (idle below the 59-62 W measured on the 80 GB part)"},
+     "idle 55 W are estimates (idle below the 59-62 W measured on the 80 GB part)", 600, 64},
     {"A100-SXM4-80GB", "A100", 108, 98, 1410, {19.5, 156, 312, 312, 624, 0}, 80, 79.15, 2039, 40,
      400, 60, 1.0, NPROF(a100_80_mig), a100_80_mig,
      "A100 datasheet (80 GB HBM2e 2,039 GB/s); MIG: MIG User Guide v580; idle 60 W from a "
      "public nvidia-smi capture (59-62 W at P0, github.com/allenai/PeerRead/issues/40); usable "
-     "79.15 GiB is an estimate"},
+     "79.15 GiB is an estimate", 600, 64},
     {"A100-PCIe-40GB", "A100", 108, 98, 1410, {19.5, 156, 312, 312, 624, 0}, 40, 39.59, 1555, 40,
      250, 40, 0.93, NPROF(a100_40_mig), a100_40_mig,
      "A100 datasheet (PCIe 250 W; thundercompute.com A100 specs guide); sustains lower clocks "
-     "than SXM at 250 W (not modelled); idle 40 W and usable GiB are estimates"},
+     "than SXM at 250 W (not modelled); idle 40 W and usable GiB are estimates", 0, 64},
     {"A100-PCIe-80GB", "A100", 108, 98, 1410, {19.5, 156, 312, 312, 624, 0}, 80, 79.15, 1935, 40,
      300, 45, 0.93, NPROF(a100_80_mig), a100_80_mig,
      "A100 datasheet (PCIe 80 GB 1,935 GB/s, 300 W; thundercompute.com); idle 45 W and usable "
-     "GiB are estimates"},
+     "GiB are estimates", 0, 64},
     {"H100-SXM5-80GB", "H100", 132, 132, 1980, {66.9, 494.7, 989.4, 989.4, 1979, 1979}, 80, 79.65, 3350,
      50, 700, 120, 1.0, NPROF(h100_sxm_mig), h100_sxm_mig,
      "H100 dense values glennklockwood.com/garden/processors/h100 (datasheet halves of sparse); "
      "MIG SMs jbarrow.ai/field_notes/nvidia-mig; idle 120 W is an estimate (140-145 W seen at "
-     "0% util with 72 GB allocated, github.com/wilicc/gpu-burn/issues/114); usable GiB estimate"},
+     "0% util with 72 GB allocated, github.com/wilicc/gpu-burn/issues/114); usable GiB estimate",
+     900, 128},
     {"H100-PCIe-80GB", "H100", 114, 114, 1755, {51, 378, 756, 756, 1513, 1513}, 80, 79.65, 2000, 50,
      350, 60, 0.95, NPROF(h100_pcie_mig), h100_pcie_mig,
      "H100 PCIe product brief PB-11133-001 (350 W) and datasheet (dense = sparse/2); boost "
-     "clock 1755 MHz, 1g MIG SMs, idle 60 W and usable GiB are estimates"},
+     "clock 1755 MHz, 1g MIG SMs, idle 60 W and usable GiB are estimates", 0, 128},
     {"H200-SXM-141GB", "H200", 132, 132, 1980, {66.9, 494.7, 989.4, 989.4, 1979, 1979}, 141, 140.0,
      4800, 50, 700, 120, 1.0, NPROF(h200_mig), h200_mig,
      "H200: GH100 compute as H100 SXM5, 141 GB HBM3e at 4.8 TB/s, 700 W (openmetal.io, "
      "aiwiki.ai/wiki/nvidia_h200); MIG fractions MIG User Guide v580; MIG SMs other than 1g, "
-     "usable GiB, clock and idle 120 W are estimates"},
+     "usable GiB, clock and idle 120 W are estimates", 900, 128},
     {"L4-PCIe-24GB", "L4", 58, 0, 2040, {30.3, 60, 121, 121, 242.5, 242.5}, 24, 22.49, 300, 48,
      72, 16, 0.85, 0, NULL,
      "NVIDIA L4 datasheet (AD104, 7,424 CUDA cores = 58 SMs, 2040 MHz boost; dense = half "
      "the sparse TF32 120 / FP16 242 / FP8 and INT8 485; 24 GB GDDR6 300 GB/s, 48 MB L2, "
      "72 W); no MIG; usable 22.49 GiB (nvidia-smi 23034 MiB), idle 16 W (P8 idle of public "
-     "nvidia-smi captures) and sustain 0.85 are estimates"},
+     "nvidia-smi captures) and sustain 0.85 are estimates", 0, 64},
     {"T4-PCIe-16GB", "T4", 40, 0, 1590, {8.1, 0, 65, 0, 130, 0}, 16, 14.75, 320, 4, 70, 10, 0.75,
      0, NULL,
      "NVIDIA T4 datasheet (TU104, 2,560 CUDA cores = 40 SMs, 1590 MHz boost; FP32 8.1, FP16 "
      "mixed-precision 65, INT8 130 TOPS; no TF32, BF16 or FP8; 16 GB GDDR6 320 GB/s, 4 MB L2, "
      "70 W); no MIG; usable 14.75 GiB (nvidia-smi ~15100 MiB with ECC), idle 10 W (P8 idle of "
-     "public captures) and sustain 0.75 (~1.2 GHz under load at 70 W) are estimates"},
+     "public captures) and sustain 0.75 (~1.2 GHz under load at 70 W) are estimates", 0, 32},
     {"V100-PCIe-32GB", "V100", 80, 0, 1380, {14, 0, 112, 0, 0, 0}, 32, 31.72, 900, 6, 250, 35, 0.95,
      0, NULL,
      "NVIDIA V100 datasheet, PCIe column (GV100, 80 SMs, 1380 MHz boost; FP32 14, tensor 112; "
      "no TF32, BF16, INT8 or FP8 tensor-core path; 32 GB HBM2 900 GB/s, 6 MB L2, 250 W); no "
      "MIG; usable 31.72 GiB (NVML total 32480 MiB), idle 35 W (below the 44-57 W seen on "
-     "300 W V100 SXM2 boards at P0) and sustain 0.95 are estimates"},
+     "300 W V100 SXM2 boards at P0) and sustain 0.95 are estimates", 0, 32},
 };
 
 _Static_assert(PREC__COUNT == 6, "tflops[] columns follow PRECISION_LIST");

@@ -38,6 +38,8 @@ struct gpu_spec {
     int n_mig;              /* 0: the GPU has no MIG (L4, T4, V100) */
     const struct mig_profile *mig; /* NULL when n_mig is 0 */
     const char *source;     /* where the numbers come from */
+    double nvlink_gbs;      /* NVLink per GPU, GB/s both directions (datasheet); 0: none */
+    double pcie_gbs;        /* host PCIe x16 link, GB/s both directions (datasheet) */
 };
 
 int gpu_count(void);

@@ -64,6 +64,56 @@ bool interval_conformal(const double *r, int n, double coverage, double *lo, dou
     return true;
 }
 
+struct weighted {
+    double r, w;
+};
+
+static int cmp_weighted(const void *a, const void *b)
+{
+    double x = ((const struct weighted *)a)->r, y = ((const struct weighted *)b)->r;
+    return (x > y) - (x < y);
+}
+
+bool interval_balanced(const double *r, const char *const *family, int n, double coverage,
+                       double *lo, double *hi)
+{
+    if (!interval_conformal(r, n, coverage, lo, hi)) /* too few rows for any bound */
+        return false;
+    struct weighted *s = xmalloc(sizeof *s * (size_t)n);
+    int k = 0; /* families */
+    for (int i = 0; i < n; i++) {
+        int same = 0;
+        bool first = true;
+        for (int j = 0; j < n; j++) {
+            bool eq = family[i] == family[j] ||
+                      (family[i] && family[j] && !strcmp(family[i], family[j]));
+            same += eq;
+            first &= !(eq && j < i);
+        }
+        k += first;
+        s[i] = (struct weighted){r[i], 1.0 / same};
+    }
+    qsort(s, (size_t)n, sizeof *s, cmp_weighted);
+    double a = (1 - coverage) / 2 * k, b = (1 + coverage) / 2 * k, cum = 0;
+    double wlo = s[0].r, whi = s[n - 1].r;
+    bool have_lo = false;
+    for (int i = 0; i < n; i++) {
+        cum += s[i].w;
+        if (!have_lo && cum >= a - 1e-12) {
+            wlo = s[i].r;
+            have_lo = true;
+        }
+        if (cum >= b - 1e-12) {
+            whi = s[i].r;
+            break;
+        }
+    }
+    free(s);
+    *lo = wlo;
+    *hi = whi;
+    return true;
+}
+
 /* The bounds of the residuals of target t (group g, or all for IG_POOLED). */
 static struct interval_bounds group_bounds(const struct interval_resid *res, int n,
                                            const bool *skip, enum interval_target t,
@@ -71,14 +121,19 @@ static struct interval_bounds group_bounds(const struct interval_resid *res, int
 {
     struct interval_bounds b = {0};
     double *r = xmalloc(sizeof *r * (size_t)(n > 0 ? n : 1));
+    const char **fam = xmalloc(sizeof *fam * (size_t)(n > 0 ? n : 1));
     for (int i = 0; i < n; i++)
-        if (!(skip && skip[i]) && res[i].target == t && (g == IG_POOLED || res[i].group == g))
+        if (!(skip && skip[i]) && res[i].target == t && (g == IG_POOLED || res[i].group == g)) {
+            fam[b.n] = res[i].family;
             r[b.n++] = res[i].r;
-    if (b.n >= INTERVAL_MIN_ROWS && interval_conformal(r, b.n, INTERVAL_COVERAGE, &b.lo, &b.hi)) {
+        }
+    if (b.n >= INTERVAL_MIN_ROWS &&
+        interval_balanced(r, fam, b.n, INTERVAL_COVERAGE, &b.lo, &b.hi)) {
         b.valid = true;
         b.lo = fmin(b.lo, 0); /* the interval holds the point prediction */
         b.hi = fmax(b.hi, 0);
     }
+    free(fam);
     free(r);
     return b;
 }

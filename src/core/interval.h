@@ -11,10 +11,13 @@
  * by target (time: latency, offline and generation throughput; memory)
  * and runtime family (eager: pytorch, pytorch-sdpa; engine: tensorrt,
  * tensorrt-graph; generation: vllm and multi-token generations). Per
- * group the bounds are the order statistics floor((n+1) a/2) and
- * ceil((n+1)(1 - a/2)) of r (a = 1 - coverage: the finite-sample
- * conformal correction), widened if needed so that the interval holds the
- * point prediction. A group with fewer than INTERVAL_MIN_ROWS rows takes
+ * group the bounds are the quantiles a/2 and 1 - a/2 of r (a = 1 -
+ * coverage) with every source family weighing the same
+ * (interval_balanced: a source with many rows, whose errors are alike,
+ * must not set the interval alone, for the interval is for configurations
+ * no source measured; the leave-one-source-family-out check of
+ * weights/intervals.md measures it), widened if needed so that the
+ * interval holds the point prediction. A group with fewer than INTERVAL_MIN_ROWS rows takes
  * the pooled bounds of its target times INTERVAL_WIDEN_FEW; a GPU,
  * precision or runtime with no measured row of the target multiplies the
  * bounds by INTERVAL_WIDEN_UNMEASURED each and the note says "no measured
@@ -98,6 +101,13 @@ struct interval_table {
  * statistics floor((n+1)(1-c)/2) and ceil((n+1)(1+c)/2) (1-based). false
  * when n is too small for them to exist. */
 bool interval_conformal(const double *r, int n, double coverage, double *lo, double *hi);
+/* The quantiles at (1-c)/2 and (1+c)/2 of r with each source family
+ * (family[i]) weighing one in all, shared by its rows: the interval is for
+ * configurations no source measured, so a family with many rows, whose
+ * errors are alike, must not set it alone. false where
+ * interval_conformal has no bounds for n rows. */
+bool interval_balanced(const double *r, const char *const *family, int n, double coverage,
+                       double *lo, double *hi);
 
 /* The table from the n residuals whose skip[i] is false (skip may be NULL). */
 void interval_build(struct interval_table *t, const struct interval_resid *res, int n,

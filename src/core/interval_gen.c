@@ -274,7 +274,8 @@ char *interval_report(const struct interval_resid *res, int n, int n_calib,
                       "with intervals.tsv beside it; regenerate both after the teacher or the "
                       "measured data change.\n\n", command, inputs);
     strbuf_printf(&s,
-        "Method: split-conformal by group. Each measured row gives one held-out error, "
+        "Method: quantiles of held-out errors by group, each source family weighing the "
+        "same. Each measured row gives one held-out error, "
         "log(measured / predicted): the %d fitted time and memory rows of the calibration "
         "table, each predicted by the teacher refitted without the row's source family (the "
         "leave-one-source-family-out folds of `dippm calibrate`, started from the compiled-in "
@@ -285,9 +286,10 @@ char *interval_report(const struct interval_resid *res, int n, int n_calib,
         "and power and energy rows are not used. The errors are grouped by target (time; "
         "memory) and runtime group (eager: pytorch, pytorch-sdpa; tensorrt: tensorrt, "
         "tensorrt-graph; generation: vllm and multi-token generations); each group's %.0f%% "
-        "interval runs from its floor((n+1) x 0.1)-th to its ceil((n+1) x 0.9)-th smallest "
-        "error (the finite-sample conformal correction), stretched to hold the prediction "
-        "itself. A group of fewer than %d rows takes the pooled bounds of its target x%.2g "
+        "interval runs between the 0.1 and 0.9 quantiles of its errors with every source "
+        "family weighing one in all, shared by its rows (a source with many rows, whose errors "
+        "are alike, would otherwise set the interval alone, and the interval is for "
+        "configurations no source measured), stretched to hold the prediction itself. A group of fewer than %d rows takes the pooled bounds of its target x%.2g "
         "(log scale): the pool mixes runtimes with different biases, so it is not that "
         "group's interval. A GPU, precision or runtime without a measured row of the target "
         "multiplies the log bounds by %.2g each, and the output says \"no measured rows for "

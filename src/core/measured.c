@@ -244,7 +244,7 @@ static enum status parse_config(const struct line_ctx *c, const cJSON *obj,
         return st;
     if (!precision_parse(s, &r->prec))
         return FIELD_ERR(c, ST_EPARSE, "precision",
-                         "unknown precision '%s', expected fp32, tf32, fp16, bf16, int8 or fp8", s);
+                         "unknown precision '%s', expected %s", s, precision_names());
     if ((st = get_str(c, obj, "runtime", false, 32, &s)))
         return st;
     if (!runtime_parse(s, &r->rt))

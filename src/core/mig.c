@@ -222,6 +222,9 @@ enum status mig_advise(struct predictor *p, struct graph *g, const struct config
     struct prediction pw;
     enum status sw = predict_run(p, g, &whole, &pw, d);
     double mem_mib = pw.memory_mib;
+    out->whole_latency_ms = pw.latency_ms;
+    out->whole_memory_mib = pw.memory_mib;
+    out->whole_capacity_mib = pw.capacity_mib;
     prediction_fini(&pw);
     if (sw)
         return sw;

@@ -31,6 +31,9 @@ struct mig_advice {
     double slo_ms;     /* 0 = no latency target */
     double slo_factor; /* the target holds latency_ms x this (the upper bound of its
                           interval, --slo-upper); 0 or 1: the prediction itself */
+    /* The whole GPU at the same configuration, predicted first (memory is
+     * moved from it to each slice); 0 when the GPU has no MIG profiles. */
+    double whole_latency_ms, whole_memory_mib, whole_capacity_mib;
     int n;
     struct mig_option opts[MIG_MAX_PROFILES]; /* ordered smallest to largest */
     char reason[640];  /* e.g. "3g.20gb: 19.62 GiB usable >= 14.1 GiB predicted + 10%;

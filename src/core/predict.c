@@ -142,7 +142,7 @@ enum status predict_prepare(struct graph *g, const struct config *cfg, struct hw
     if (bs >= 0 && g->syms[bs].val != cfg->batch &&
         (st = graph_sym_set(g, g->syms[bs].name, cfg->batch, d)))
         return st;
-    if ((st = graph_infer(g, d)))
+    if (graph_infer_stale(g) && (st = graph_infer(g, d)))
         return st;
     return hw_from_config(cfg, hw, d);
 }

@@ -9,6 +9,7 @@
 #include "core/fit.h"
 #include "core/generation.h"
 #include "core/price.h"
+#include "core/tp.h"
 #include "util/fmt.h"
 #include "util/textsafe.h"
 #include "core/gpu.h"
@@ -157,6 +158,34 @@ static void cost_json(struct jsonw *w, const struct report_ctx *rc)
     jsonw_obj_end(w);
 }
 
+/* What a tensor-parallel prediction is: the group, its link, the shard. */
+static void tp_text(FILE *f, const struct tp_group *t)
+{
+    char a[32];
+    fprintf(f, "tensor par. %d GPUs over %s (%.0f GB/s per direction, %.0f us per all-reduce): "
+               "each holds 1/%d of the heads, MLP and vocabulary; below, one GPU's shard plus "
+               "%d all-reduces per pass (%s; the teacher's figures are the shard's alone), memory "
+               "per GPU, energy of all %d\n", t->n,
+            t->link.name, t->link.bw_bytes / 1e9, t->link.latency_s * 1e6, t->n, t->allreduces,
+            fmt_ms(t->pass_ms, a, sizeof a), t->n);
+}
+
+static void tp_json(struct jsonw *w, const struct tp_group *t)
+{
+    jsonw_key(w, "tensor_parallel");
+    jsonw_obj_begin(w);
+    jsonw_key_int(w, "tp", t->n);
+    jsonw_key_str(w, "link", t->link.name);
+    jsonw_key_fixed(w, "link_gb_s_per_direction", t->link.bw_bytes / 1e9, 1);
+    jsonw_key_fixed(w, "allreduce_latency_us", t->link.latency_s * 1e6, 2);
+    jsonw_key_int(w, "allreduces_per_pass", t->allreduces);
+    jsonw_key_fixed(w, "pass_allreduce_ms", t->pass_ms, 4);
+    jsonw_key_str(w, "memory", "per GPU");
+    jsonw_key_str(w, "energy", "all GPUs");
+    jsonw_key_str(w, "mig_advice", "not offered for multi-GPU runs");
+    jsonw_obj_end(w);
+}
+
 void report_prediction_text(FILE *f, const struct report_ctx *rc)
 {
     const struct graph *g = rc->g;
@@ -172,6 +201,8 @@ void report_prediction_text(FILE *f, const struct report_ctx *rc)
     fprintf(f, "config      %s, %s, %s, batch %lld%s%s\n", report_hw_label(cfg, hw, sizeof hw),
             precision_name(cfg->prec), runtime_name(cfg->rt), (long long)cfg->batch,
             *syms ? ", " : "", syms);
+    if (rc->tp)
+        tp_text(f, rc->tp);
     /* The GNN's figures with the teacher's analytic estimate beside them. */
     char tl[64] = "", te[64] = "", tm[64] = "";
     if (pr->from_gnn) {
@@ -210,6 +241,9 @@ void report_prediction_text(FILE *f, const struct report_ctx *rc)
         if (!x->valid || x->widen > 1)
             fprintf(f, "interval    %s: %s\n", k ? "memory" : "latency", tsafe(x->note));
     }
+    if (rc->tp)
+        fprintf(f, "MIG         not offered for multi-GPU runs (tensor parallel over %d GPUs)\n",
+                rc->tp->n);
     if (rc->mig) {
         const struct gpu_spec *gs = gpu_get(rc->mig->gpu);
         if (rc->mig->best >= 0)
@@ -300,6 +334,8 @@ void report_prediction_json(struct jsonw *w, const struct report_ctx *rc)
     struct report_intervals iv;
     report_intervals(cfg, pr, &iv);
     report_json_intervals(w, pr, &iv, true);
+    if (rc->tp)
+        tp_json(w, rc->tp);
     if (rc->mig) {
         jsonw_key(w, "mig_advice");
         jsonw_obj_begin(w);
@@ -421,7 +457,8 @@ int report_main(const char *model)
         goto out;
     }
     printf("dippm report for %s\n\n", model);
-    struct report_ctx ctx = {g, &cfg, &pr, have_mig ? &adv : NULL, p, model, NULL, 0, NULL, NULL};
+    struct report_ctx ctx = {g, &cfg, &pr, have_mig ? &adv : NULL, p, model, NULL, 0, NULL, NULL,
+                             NULL};
     report_prediction_text(stdout, &ctx);
     top_layers(stdout, g, &pr, 10);
     if (!p)

@@ -28,6 +28,8 @@ struct report_ctx {
     double headroom;              /* memory kept spare: fits (fit.h), the generation block */
     const struct diff_result *diff; /* diffusion pipeline block (diffusion.h), or NULL */
     const struct price *price;    /* price.h; NULL or per_hour 0: no cost shown */
+    const struct tp_group *tp;    /* tp.h: pred is one GPU's shard plus the group's
+                                     all-reduces; NULL: one GPU */
 };
 
 /* Aligned human-readable block: model, configuration, latency (with the

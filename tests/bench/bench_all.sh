@@ -58,6 +58,8 @@ echo
 "$bld/tests/bench/bench_sweep" "$src/samples" "$out/sweep.tsv" "$w" || fail=1
 echo
 "$bld/tests/bench/bench_ui" "$src/samples" "$out/ui.tsv" || fail=1
+echo
+"$bld/tests/bench/bench_heat" "$out/heat.tsv" || fail=1
 
 # The real explorer loop (ui_main, headless): CPU seconds of a scripted run
 # of 200 batch keys minus an empty one, per key. In headless mode no key is

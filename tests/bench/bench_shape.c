@@ -49,7 +49,7 @@ static void i64c(struct graph *g, const char *name, int n, const int64_t *v)
     graph_value_set_data(g, vi, &t);
 }
 
-static int node(struct graph *g, const char *op, const char *name, const char *a, const char *b,
+static int node(struct graph *g, enum op op, const char *name, const char *a, const char *b,
                 const char *c, const char *out)
 {
     const char *in[3] = {a, b, c};
@@ -78,21 +78,21 @@ static struct graph *build_resnet(int blocks)
         for (int k = 2; k < 10; k++)
             f32(g, p[k], 1, ch, true);
         snprintf(n, sizeof n, "conv1_%d", b);
-        graph_attr_ints(g, node(g, "Conv", n, prev, p[0], NULL, t[0]), "pads", pads, 4);
+        graph_attr_ints(g, node(g, OP_Conv, n, prev, p[0], NULL, t[0]), "pads", pads, 4);
         const char *bn1[5] = {t[0], p[2], p[3], p[4], p[5]}, *o1 = t[1];
         snprintf(n, sizeof n, "bn1_%d", b);
-        graph_node_add_named(g, "BatchNormalization", n, bn1, 5, &o1, 1);
+        graph_node_add_named(g, OP_BatchNormalization, n, bn1, 5, &o1, 1);
         snprintf(n, sizeof n, "relu1_%d", b);
-        node(g, "Relu", n, t[1], NULL, NULL, t[2]);
+        node(g, OP_Relu, n, t[1], NULL, NULL, t[2]);
         snprintf(n, sizeof n, "conv2_%d", b);
-        graph_attr_ints(g, node(g, "Conv", n, t[2], p[1], NULL, t[3]), "pads", pads, 4);
+        graph_attr_ints(g, node(g, OP_Conv, n, t[2], p[1], NULL, t[3]), "pads", pads, 4);
         const char *bn2[5] = {t[3], p[6], p[7], p[8], p[9]}, *o2 = t[4];
         snprintf(n, sizeof n, "bn2_%d", b);
-        graph_node_add_named(g, "BatchNormalization", n, bn2, 5, &o2, 1);
+        graph_node_add_named(g, OP_BatchNormalization, n, bn2, 5, &o2, 1);
         snprintf(n, sizeof n, "add_%d", b);
-        node(g, "Add", n, t[4], prev, NULL, t[5]);
+        node(g, OP_Add, n, t[4], prev, NULL, t[5]);
         snprintf(n, sizeof n, "relu2_%d", b);
-        node(g, "Relu", n, t[5], NULL, NULL, t[6]);
+        node(g, OP_Relu, n, t[5], NULL, NULL, t[6]);
         snprintf(prev, sizeof prev, "%s", t[6]);
     }
     graph_output_add(g, graph_value_get(g, prev));
@@ -125,27 +125,27 @@ static struct graph *build_transformer(int blocks)
         f32(g, w, 2, wd, true);
         f32(g, s, 1, ln, true);
         f32(g, bb, 1, ln, true);
-#define N(op, a, b2, c2, out) (snprintf(n, sizeof n, "%s_%d_%s", op, b, out), \
-                               node(g, op, n, a, b2, c2, out))
-        N("MatMul", prev, w, NULL, v[0]);
-        N("Shape", prev, NULL, NULL, v[1]);
-        int g0 = N("Gather", v[1], "i0", NULL, v[2]);
-        int g1 = N("Gather", v[1], "i1", NULL, v[3]);
+#define N(op, a, b2, c2, out) (snprintf(n, sizeof n, "%s_%d_%s", #op, b, out), \
+                               node(g, OP_##op, n, a, b2, c2, out))
+        N(MatMul, prev, w, NULL, v[0]);
+        N(Shape, prev, NULL, NULL, v[1]);
+        int g0 = N(Gather, v[1], "i0", NULL, v[2]);
+        int g1 = N(Gather, v[1], "i1", NULL, v[3]);
         graph_attr_int(g, g0, "axis", 0);
         graph_attr_int(g, g1, "axis", 0);
-        N("Unsqueeze", v[2], "ax0", NULL, v[4]);
-        N("Unsqueeze", v[3], "ax0", NULL, v[5]);
-        N("Concat", v[4], v[5], "heads", v[6]);
+        N(Unsqueeze, v[2], "ax0", NULL, v[4]);
+        N(Unsqueeze, v[3], "ax0", NULL, v[5]);
+        N(Concat, v[4], v[5], "heads", v[6]);
         graph_attr_int(g, g->n_nodes - 1, "axis", 0);
-        N("Reshape", v[0], v[6], NULL, v[7]);
-        int tr = N("Transpose", v[7], NULL, NULL, v[8]);
+        N(Reshape, v[0], v[6], NULL, v[7]);
+        int tr = N(Transpose, v[7], NULL, NULL, v[8]);
         graph_attr_ints(g, tr, "perm", perm, 4);
-        N("Softmax", v[8], NULL, NULL, v[9]);
-        int tr2 = N("Transpose", v[9], NULL, NULL, v[10]);
+        N(Softmax, v[8], NULL, NULL, v[9]);
+        int tr2 = N(Transpose, v[9], NULL, NULL, v[10]);
         graph_attr_ints(g, tr2, "perm", perm, 4);
-        N("Reshape", v[10], v[1], NULL, v[11]);
-        N("Add", v[11], prev, NULL, v[12]);
-        N("LayerNormalization", v[12], s, bb, v[13]);
+        N(Reshape, v[10], v[1], NULL, v[11]);
+        N(Add, v[11], prev, NULL, v[12]);
+        N(LayerNormalization, v[12], s, bb, v[13]);
 #undef N
         snprintf(prev, sizeof prev, "%s", v[13]);
     }

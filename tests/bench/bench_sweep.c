@@ -74,13 +74,13 @@ static struct graph *build_synthetic(int blocks, struct diag *d)
         const char *bn1[5] = {t[0], p[2], p[3], p[4], p[5]}, *bn2[5] = {t[3], p[6], p[7], p[8], p[9]};
         const char *r1[1] = {t[1]}, *ad[2] = {t[4], prev}, *r2[1] = {t[5]};
         const char *o[7] = {t[0], t[1], t[2], t[3], t[4], t[5], t[6]};
-        graph_attr_ints(g, graph_node_add_named(g, "Conv", NULL, c1, 2, &o[0], 1), "pads", pads, 4);
-        graph_node_add_named(g, "BatchNormalization", NULL, bn1, 5, &o[1], 1);
-        graph_node_add_named(g, "Relu", NULL, r1, 1, &o[2], 1);
-        graph_attr_ints(g, graph_node_add_named(g, "Conv", NULL, c2, 2, &o[3], 1), "pads", pads, 4);
-        graph_node_add_named(g, "BatchNormalization", NULL, bn2, 5, &o[4], 1);
-        graph_node_add_named(g, "Add", NULL, ad, 2, &o[5], 1);
-        graph_node_add_named(g, "Relu", NULL, r2, 1, &o[6], 1);
+        graph_attr_ints(g, graph_node_add_named(g, OP_Conv, NULL, c1, 2, &o[0], 1), "pads", pads, 4);
+        graph_node_add_named(g, OP_BatchNormalization, NULL, bn1, 5, &o[1], 1);
+        graph_node_add_named(g, OP_Relu, NULL, r1, 1, &o[2], 1);
+        graph_attr_ints(g, graph_node_add_named(g, OP_Conv, NULL, c2, 2, &o[3], 1), "pads", pads, 4);
+        graph_node_add_named(g, OP_BatchNormalization, NULL, bn2, 5, &o[4], 1);
+        graph_node_add_named(g, OP_Add, NULL, ad, 2, &o[5], 1);
+        graph_node_add_named(g, OP_Relu, NULL, r2, 1, &o[6], 1);
         snprintf(prev, sizeof prev, "%s", t[6]);
     }
     graph_output_add(g, graph_value_get(g, prev));

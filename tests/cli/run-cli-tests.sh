@@ -35,6 +35,13 @@ run "unknown option" 2 "$DIPPM" --frob && check "unknown option message" "$T/err
 run "explorer with options" 2 "$DIPPM" zoo:bert --gpu t4 && check "explorer options message" "$T/err" "the explorer takes one MODEL and no options (got '--gpu' after it)"
 run "info bad option" 2 "$DIPPM" info --nope "$S/tiny_cnn.json" && check "info bad option usage" "$T/err" "Try 'dippm info --help'"
 run "info help" 0 "$DIPPM" info --help && check "info help text" "$T/out" "Usage: dippm info"
+# the lists of precisions and runtimes messages print (dippm(1), OPTIONS)
+run "unknown precision" 2 "$DIPPM" predict --precision fp64 "$S/tiny_cnn.json" &&
+    check "precision list" "$T/err" "--precision 'fp64': expected fp32, tf32, fp16, bf16, int8 or fp8$"
+run "tf32 KV cache" 2 "$DIPPM" predict --kv-precision tf32 --output-tokens 4 zoo:gpt &&
+    check "KV-cache precision list" "$T/err" "expected a KV-cache precision: fp32, fp16, bf16, int8 or fp8$"
+run "unknown runtime" 2 "$DIPPM" predict --runtime onnxruntime "$S/tiny_cnn.json" &&
+    check "runtime list" "$T/err" "expected pytorch, pytorch-sdpa, tensorrt, tensorrt-graph or vllm$"
 # output that cannot be written is an I/O error (exit 3, a message), never a
 # silent exit 0: stdout on /dev/full or closed
 unwritable() {

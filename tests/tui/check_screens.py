@@ -16,6 +16,19 @@ def mib(num, unit):
     return float(num) * UNITS[unit]
 
 
+def ms(text):
+    """A time as the explorer prints it, in ms."""
+    num, unit = text.split()
+    return float(num) * {"ns": 1e-6, "µs": 1e-3, "ms": 1, "s": 1e3, "min": 6e4, "h": 3.6e6}[unit]
+
+
+def rate(text):
+    """A number as fmt_num prints it (1.57k, 2.3M, 0.5)."""
+    m = re.fullmatch(r"(\d[\d.]*)\s*([kMGT]?)", text)
+    return float(m.group(1)) * {"": 1, "k": 1e3, "M": 1e6, "G": 1e9, "T": 1e12}[m.group(2)] \
+        if m else float("nan")
+
+
 def close(text_mib, value):
     """A figure printed to three significant figures is within 0.6%."""
     return abs(text_mib - value) <= 0.006 * max(abs(value), 1e-9)
@@ -69,12 +82,21 @@ def main():
     # the MIG line
     mig_line = next((l for l in main_ if l.startswith("MIG ")), "")
     if sugg:
-        mg = re.match(r"MIG (\S+): predicted " + SIZE + " there", mig_line)
+        mg = re.match(r"MIG (\S+): (" + TIME + r"), (\S+)/s there(?: \(meets SLO [^)]*\))?; "
+                      r"predicted " + SIZE + " [+]", mig_line)
         if not mg or mg.group(1) != sugg:
             bad.append(f"MIG line {mig_line!r}, predict suggests {sugg}")
-        elif not close(mib(mg.group(2), mg.group(3)), prof[sugg]["memory_mib"]):
-            bad.append(f"MIG line memory {mg.group(2)} {mg.group(3)}, predict's {sugg} "
-                       f"{prof[sugg]['memory_mib']} MiB")
+        else:
+            if not close(mib(mg.group(4), mg.group(5)), prof[sugg]["memory_mib"]):
+                bad.append(f"MIG line memory {mg.group(4)} {mg.group(5)}, predict's {sugg} "
+                           f"{prof[sugg]['memory_mib']} MiB")
+            # the latency and throughput on the suggested slice
+            if not close(ms(mg.group(2)), prof[sugg]["latency_ms"]):
+                bad.append(f"MIG line latency {mg.group(2)}, predict's {sugg} "
+                           f"{prof[sugg]['latency_ms']} ms")
+            if not close(rate(mg.group(3)), batch * 1e3 / prof[sugg]["latency_ms"]):
+                bad.append(f"MIG line throughput {mg.group(3)}/s, predict's {sugg} "
+                           f"{batch * 1e3 / prof[sugg]['latency_ms']:.4g}/s")
     elif prof and not mig_line.startswith("MIG no "):
         bad.append(f"MIG line {mig_line!r}, predict suggests none")
     elif not prof and "has no MIG profiles" not in mig_line:

@@ -2,7 +2,7 @@
 # Headless regression tests of the explorer's what-if loop, undo, sessions,
 # compare, sweep and tour: each case runs the built binary with
 # DIPPM_NO_DISPLAY=1, replays keys from DIPPM_SCRIPT and checks the screens
-# it dumped (@N in a script becomes ":dump-screen! FILE.N<Enter>"). Every
+# it dumped (@N in a script, N a digit or a..h, becomes ":dump-screen! FILE.N<Enter>"). Every
 # case was written to fail before the fix it guards. Prints "N passed, M
 # failed"; exit 1 on any failure.
 #
@@ -40,7 +40,7 @@ end() {
 # run ROWS COLS SCRIPT [ARGS...]: dippm ARGS headless; stdout/stderr kept
 run() {
     rows=$1 cols=$2 keys=$3; shift 3
-    printf '%s' "$keys" | sed "s|@\([0-9]\)|:dump-screen! $TMPD/d.\1<Enter>|g" > "$TMPD/script"
+    printf '%s' "$keys" | sed "s|@\([0-9a-h]\)|:dump-screen! $TMPD/d.\1<Enter>|g" > "$TMPD/script"
     DIPPM_NO_DISPLAY=1 DIPPM_ROWS=$rows DIPPM_COLS=$cols DIPPM_SCRIPT="$TMPD/script" \
         "$DIPPM" "$@" >"$TMPD/out" 2>"$TMPD/err"
     rc=$?
@@ -174,7 +174,7 @@ end
 
 begin "7: graph view: collapsed blocks sit on their path; weight-only nodes have no rows"
 run 30 100 '2z@1' zoo:resnet:depth=18
-dump 1 | grep -q "◆  layer1.0" || bad "layer1.0 block row missing"
+dump 1 | grep -q "◆  [░▒▓█ ] layer1.0" || bad "layer1.0 block row missing"
 dump 1 | grep -q "├─◆" && bad "a collapsed block drawn as a branch fanning out of one node"
 run 30 100 '2@1' "$SAMPLES_DIR/gpt2_medium.onnx"
 dump 1 | sed -n 8,20p | grep -q "Constant" && bad "Constant rows fill the top of the graph"
@@ -783,6 +783,58 @@ sum=$(dump 1 | sed -n '/^Op type/,/^$/p' | awk '{ for (i = 1; i <= NF; i++)
 awk -v s="$sum" 'BEGIN { exit !(s >= 99 && s <= 101) }' || bad "shares sum to $sum%, not about 100%"
 has 1 "op type taking no time not shown"
 has 2 "Output shape"                # o again: back to the layers
+end
+
+begin "37: H draws batch x precision and batch x MIG slice heat maps; cells are predict's"
+m=zoo:resnet:depth=18
+run 30 120 '3H<Down><Down><Down><Right><Right>@1H<Left><Left><Left><Down><Down><Down><Down><Down><Down>@2:slo 20<Enter>@3H@4' "$m"
+has 1 "batch x precision"
+has 2 "batch x MIG slice"
+pj() { "$DIPPM" predict "$m" --json "$@"; }
+pj --batch 8 --precision fp16 >"$TMPD/p1.json"
+pj --batch 64 --gpu a100:3g.20gb >"$TMPD/p2.json"
+pj --batch 1024 --gpu a100:1g.5gb >"$TMPD/p3.json"
+pj --batch 1 --gpu a100:1g.5gb >"$TMPD/p4.json"
+pj --batch 1 >"$TMPD/p5.json"
+grep -q '"fits": false' "$TMPD/p3.json" || bad "batch 1024 fits 1g.5gb: the case needs a cell that does not"
+why=$(/usr/bin/python3 "$here/check_heat.py" "$TMPD/d.1" cell "$TMPD/p1.json" 2>&1) || bad "$why"
+why=$(/usr/bin/python3 "$here/check_heat.py" "$TMPD/d.2" cell "$TMPD/p2.json" row=1024:0 "$TMPD/p3.json" \
+    row=1:0 "$TMPD/p4.json" row=1:6 "$TMPD/p5.json" 2>&1) || bad "$why"
+why=$(/usr/bin/python3 "$here/check_heat.py" "$TMPD/d.3" slo=20 cell "$TMPD/p2.json" row=64:3 "$TMPD/p2.json" \
+    row=1:6 "$TMPD/p5.json" row=1024:0 "$TMPD/p3.json" 2>&1) || bad "$why"
+has 3 "> over SLO 20.0 ms"
+has 3 "does not fit (+10%)"
+has 4 "Latency vs batch"                # H a third time: the charts again
+end
+
+begin "37: the Graph view marks each node by its share of the time, with a legend"
+# bert: its attention MatMuls and FFN Gemms take many times an even share
+run 40 160 "2@1:export csv $TMPD/g.csv<Enter>" "$SAMPLES_DIR/bert_base.onnx"
+has 1 "time ░<"
+why=$(/usr/bin/python3 "$here/check_graph_heat.py" "$TMPD/d.1" "$TMPD/g.csv" utf8 2>&1) || bad "$why"
+DIPPM_ASCII=1 run 40 160 "2@1" "$SAMPLES_DIR/bert_base.onnx"
+why=$(/usr/bin/python3 "$here/check_graph_heat.py" "$TMPD/d.1" "$TMPD/g.csv" ascii 2>&1) || bad "$why"
+end
+
+begin "37: at 80x24, 120x40 and 250x70 no tab cuts a word or a number"
+# every tab and view of a CNN, a decoder (Generation line), a denoiser
+# (Diffusion line) and a MoE (long shapes); DIPPM_CUTS writes FILE.cuts,
+# each text the frame cut inside a word or number (none: empty)
+views='@1 o@2 o2@3 3@4 m@5 m@6 m@7 m@8 m@9 H@a H@b H4@c 5@d 6@e 7@f P+8@g L@h'
+for size in "24 80" "40 120" "70 250"; do
+    for m in "$TINY" zoo:llama zoo:unet zoo:moe; do
+        rm -f "$TMPD"/d.*
+        # shellcheck disable=SC2086
+        DIPPM_CUTS=1 run $size "$(echo "$views" | tr -d ' ')" "$m"
+        for k in 1 2 3 4 5 6 7 8 9 a b c d e f g h; do
+            if [ ! -f "$TMPD/d.$k.cuts" ]; then
+                bad "$size $m view $k: no cut record (DIPPM_CUTS)"
+            elif [ -s "$TMPD/d.$k.cuts" ]; then
+                bad "$size $m view $k cuts: $(head -3 "$TMPD/d.$k.cuts")"
+            fi
+        done
+    done
+done
 end
 
 echo "$pass passed, $fail failed"

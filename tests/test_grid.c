@@ -1,0 +1,129 @@
+/* test_grid.c - the two-dimensional sweep (core/grid.h): every cell is the
+ * prediction of its configuration (the MIG advisor's for a slice), a
+ * precision the runtime cannot run is a cell with a reason, not an error,
+ * and bad arguments are refused. Teacher only (no weights needed). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "core/fit.h"
+#include "core/gpu.h"
+#include "core/grid.h"
+#include "graph/json_graph.h"
+
+static struct graph *tiny(void)
+{
+    char path[4096];
+    const char *dir = getenv("SAMPLES_DIR");
+    snprintf(path, sizeof path, "%s/tiny_cnn.json", dir ? dir : "samples");
+    struct diag d = {0};
+    struct graph *g = json_graph_load(path, &d);
+    assert_non_null(g);
+    return g;
+}
+
+static const int64_t batches[] = {1, 8, 1024};
+
+static void expect_cell(struct graph *g, const struct config *c, const struct grid_cell *gc)
+{
+    struct prediction pr;
+    struct diag d = {0};
+    assert_int_equal(predict_run(NULL, g, c, &pr, &d), ST_OK);
+    assert_true(gc->ok);
+    assert_true(gc->latency_ms == pr.latency_ms);
+    assert_true(gc->throughput == pr.throughput);
+    prediction_fini(&pr);
+}
+
+static void test_precision_cells(void **state)
+{
+    (void)state;
+    struct graph *g = tiny();
+    struct config cfg;
+    config_default(&cfg);
+    struct grid *gr = malloc(sizeof *gr);
+    struct diag d = {0};
+    assert_int_equal(grid_run(NULL, g, &cfg, GRID_PRECISION, batches, 3, 0.1, gr, &d), ST_OK);
+    assert_int_equal(gr->n_rows, 3);
+    assert_int_equal(gr->n_cols, PREC__COUNT);
+    for (int r = 0; r < 3; r++)
+        for (int k = 0; k < PREC__COUNT; k++) {
+            struct config c = gr->col[k];
+            c.batch = batches[r];
+            if (k == PREC_INT8 || k == PREC_FP8) { /* eager PyTorch has no int8 or fp8 path */
+                assert_false(gr->cell[r][k].ok);
+                continue;
+            }
+            expect_cell(g, &c, &gr->cell[r][k]);
+        }
+    assert_non_null(strstr(gr->col_why[PREC_INT8], "int8"));
+    assert_string_equal(gr->col_why[PREC_FP32], "");
+    free(gr);
+    graph_free(g);
+}
+
+static void test_slice_cells(void **state)
+{
+    (void)state;
+    struct graph *g = tiny();
+    struct config cfg;
+    config_default(&cfg);
+    struct grid *gr = malloc(sizeof *gr);
+    struct diag d = {0};
+    assert_int_equal(grid_run(NULL, g, &cfg, GRID_SLICE, batches, 3, 0.1, gr, &d), ST_OK);
+    const struct gpu_spec *gs = gpu_get(cfg.gpu);
+    int idx[MIG_MAX_PROFILES];
+    int n = mig_profile_order(gs, idx);
+    assert_int_equal(gr->n_cols, n + 1);
+    assert_string_equal(gr->col_name[n], "full GPU");
+    for (int r = 0; r < 3; r++) {
+        struct config c = cfg;
+        c.batch = batches[r];
+        struct mig_advice adv;
+        assert_int_equal(mig_advise(NULL, g, &c, 0.1, 0, &adv, &d), ST_OK);
+        for (int k = 0; k < n; k++) {
+            assert_string_equal(gr->col_name[k], gs->mig[idx[k]].name);
+            c.mig = idx[k];
+            expect_cell(g, &c, &gr->cell[r][k]);
+            assert_true(gr->cell[r][k].memory_mib == adv.opts[k].memory_mib);
+            assert_true(gr->cell[r][k].fits == adv.opts[k].fits);
+        }
+        c.mig = -1;
+        expect_cell(g, &c, &gr->cell[r][n]);
+    }
+    free(gr);
+    graph_free(g);
+}
+
+static void test_bad_arguments(void **state)
+{
+    (void)state;
+    struct graph *g = tiny();
+    struct config cfg;
+    config_default(&cfg);
+    struct grid *gr = malloc(sizeof *gr);
+    struct diag d = {0};
+    assert_int_equal(grid_run(NULL, g, &cfg, GRID_SLICE, batches, 0, 0.1, gr, &d), ST_ERANGE);
+    assert_non_null(strstr(d.msg, "batches"));
+    assert_int_equal(grid_run(NULL, g, &cfg, GRID__AXES, batches, 3, 0.1, gr, &d), ST_ERANGE);
+    cfg.gpu = 9999;
+    assert_int_equal(grid_run(NULL, g, &cfg, GRID_SLICE, batches, 3, 0.1, gr, &d), ST_ERANGE);
+    free(gr);
+    graph_free(g);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_precision_cells),
+        cmocka_unit_test(test_slice_cells),
+        cmocka_unit_test(test_bad_arguments),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,80 @@
+#!/usr/bin/python3
+"""validate_tp.py - compares dippm's tensor-parallel generation predictions
+(--tp) with the published rows of tests/data/tensor_parallel.jsonl.
+
+Each row names its dippm template (spec), GPU, precision, KV-cache
+precision, runtime, tp, batch (null: maximum load), input and output
+tokens, the metric and the published value:
+  ttft_ms                      sweep at the batch: ttft_ms
+  e2e_ms                       sweep at the batch: e2e_ms
+  output_tokens_per_s_per_gpu  sweep at the batch: output_tokens_per_s / tp
+  max_output_tokens_per_s      predict: generation.max_output_tokens_per_s
+No constant of dippm is fitted to these rows, so the error of a source left
+out is its error with every source in: the leave-one-source-out view is the
+MAPE per source, printed with the overall MAPE.
+
+Usage: tools/validate_tp.py [JSONL] [--dippm PATH] [--teacher]
+  --teacher  run without GNN weights (the teacher's figures)
+"""
+import json
+import os
+import subprocess
+import sys
+from collections import defaultdict
+
+
+def run(dippm, args, teacher):
+    env = dict(os.environ)
+    if teacher:
+        env["DIPPM_WEIGHTS"] = "/nonexistent/dippm-gnn.dpw"
+    p = subprocess.run([dippm] + args + ["--json"], capture_output=True, text=True, env=env)
+    if p.returncode != 0:
+        raise RuntimeError(p.stderr.strip())
+    return json.loads(p.stdout)
+
+
+def predict(r, dippm, teacher):
+    common = [r["spec"], "--gpu", r["gpu"], "--precision", r["precision"], "--runtime",
+              r["runtime"], "--set", "kv=" + r["kv_precision"], "--tp", str(r["tp"]),
+              "--input-tokens", str(r["input_tokens"]), "--output-tokens",
+              str(r["output_tokens"])]
+    metric = r["metric"]
+    if metric == "max_output_tokens_per_s":
+        return run(dippm, ["predict"] + common, teacher)["generation"][metric]
+    row = run(dippm, ["sweep"] + common + ["--batch", str(r["batch"])], teacher)["rows"][0]
+    if metric == "output_tokens_per_s_per_gpu":
+        return row["output_tokens_per_s"] / r["tp"]
+    return row[metric]
+
+
+def main():
+    args = sys.argv[1:]
+    if "-h" in args or "--help" in args:
+        sys.exit(__doc__)
+    path = args[0] if args and not args[0].startswith("-") else "tests/data/tensor_parallel.jsonl"
+    dippm = args[args.index("--dippm") + 1] if "--dippm" in args else "build/dippm"
+    teacher = "--teacher" in args
+    per_source = defaultdict(list)
+    with open(path) as f:
+        rows = [json.loads(line) for line in f if line.strip()]
+    for r in rows:
+        pred = predict(r, dippm, teacher)
+        err = (pred - r["value"]) / r["value"] * 100
+        per_source[r["source_id"]].append(abs(err))
+        print("%-24s %-15s %-4s tp=%d b=%-5s %5d/%-5d %-28s pub %9.1f pred %9.1f %+7.1f%%" % (
+            r["source_id"], r["gpu"], r["precision"], r["tp"], r["batch"], r["input_tokens"],
+            r["output_tokens"], r["metric"], r["value"], pred, err))
+    print("\nMAPE per source (%s; nothing fitted, so each is also its leave-one-source-out "
+          "error):" % ("teacher" if teacher else "GNN"))
+    every = []
+    for s in sorted(per_source):
+        e = per_source[s]
+        every.extend(e)
+        print("  %-24s %3d rows  MAPE %6.1f%%" % (s, len(e), sum(e) / len(e)))
+    print("overall %d rows  MAPE %.1f%%; mean of the per-source MAPEs %.1f%%" % (
+        len(every), sum(every) / len(every),
+        sum(sum(e) / len(e) for e in per_source.values()) / len(per_source)))
+
+
+if __name__ == "__main__":
+    main()
