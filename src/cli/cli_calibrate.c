@@ -178,8 +178,8 @@ static int write_intervals(const struct calibrate_cli *a, const struct interval_
     intervals_command(a, cmd, sizeof cmd);
     snprintf(inputs, sizeof inputs, "%d held-out errors (%d calibration rows, leave one source "
              "family out; %d NeuSight rows, teacher)", n, n_calib, n - n_calib);
-    snprintf(head, sizeof head, "dippm prediction intervals (%.0f%%, split-conformal by runtime "
-             "group; method and check in intervals.md)\nwritten by: %s\nfrom %s",
+    snprintf(head, sizeof head, "dippm prediction intervals (%.0f%%, family-balanced quantiles by "
+             "runtime group; method and check in intervals.md)\nwritten by: %s\nfrom %s",
              INTERVAL_COVERAGE * 100, cmd, inputs);
     snprintf(tsv_path, sizeof tsv_path, "%s/%s", a->intervals, INTERVAL_FILE);
     snprintf(md_path, sizeof md_path, "%s/intervals.md", a->intervals);

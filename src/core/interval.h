@@ -3,9 +3,9 @@
  * throughput that follows from it) or memory may be from what a GPU
  * measures, from the errors of held-out predictions on measured rows.
  *
- * Method: split-conformal by group. Every measured row the project has
- * (the published rows of the calibration table, each predicted by the
- * leave-one-model-out fold that never saw its model, and NeuSight's
+ * Method: quantiles of held-out errors by group. Every measured row the
+ * project has (the published rows of the calibration table, each
+ * predicted by the fold that never saw its source family, and NeuSight's
  * end-to-end rows, which the teacher was not fitted to) gives one
  * held-out log error r = log(measured / predicted). The rows are grouped
  * by target (time: latency, offline and generation throughput; memory)
