@@ -232,23 +232,12 @@ static const char *human_us(double us, char *buf, size_t size)
     return buf;
 }
 
-/* "A100-SXM4-40GB:3g.20gb" into buf. */
-static const char *config_gpu(const struct config *c, char *buf, size_t size)
-{
-    const struct gpu_spec *gs = gpu_get(c->gpu);
-    if (c->mig >= 0)
-        snprintf(buf, size, "%s:%s", gs->name, gs->mig[c->mig].name);
-    else
-        snprintf(buf, size, "%s", gs->name);
-    return buf;
-}
-
 static void table_time_head(struct strbuf *b, const struct times *tm)
 {
     char gb[96];
     strbuf_printf(b, "predicted on %s, %s, %s, batch %lld: latency %.4g ms (%s; simulated, "
                      "not measured)\n\n",
-                  config_gpu(&tm->cfg, gb, sizeof gb), precision_name(tm->cfg.prec),
+                  report_hw_label(&tm->cfg, gb, sizeof gb), precision_name(tm->cfg.prec),
                   runtime_name(tm->cfg.rt), (long long)tm->cfg.batch, tm->pr.latency_ms,
                   tm->pr.from_gnn ? "GNN" : "teacher");
 }

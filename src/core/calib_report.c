@@ -13,6 +13,7 @@
 
 #include "core/calib_impl.h"
 #include "core/gpu.h"
+#include "core/report.h"
 #include "util/stats.h"
 #include "util/xalloc.h"
 
@@ -44,16 +45,6 @@ static void bp(struct buf *b, const char *fmt, ...)
     }
 }
 
-static const char *gpu_label(const struct config *c, char *buf, size_t n)
-{
-    const struct gpu_spec *g = gpu_get(c->gpu);
-    if (c->mig >= 0)
-        snprintf(buf, n, "%s %s", g->name, g->mig[c->mig].name);
-    else
-        snprintf(buf, n, "%s", g->name);
-    return buf;
-}
-
 static bool used(const struct calib_row *r)
 {
     return r->use != CU_SKIP && r->n_run > 0 && r->pred > 0;
@@ -78,7 +69,7 @@ static const char *key_of(const struct calib_row *r, enum key k, char *buf, size
     case K_FAMILY:
         return r->family;
     case K_GPU:
-        return gpu_label(&r->cfg, buf, n);
+        return report_hw_label(&r->cfg, buf, n);
     case K_TARGET:
         return calib_target_name(r->target);
     default:
@@ -341,7 +332,7 @@ static void rows_table(struct buf *b, const struct calib_set *set)
         bp(b, "| %d | %s | %s | %s | %s | %s | %s | %s | %lld | %lld | %s | %.4g | "
               "%.4g (%+.0f%%) | %+.0f%% |\n",
            r->tsv_line, r->model_id, r->family, calib_use_name(r->use),
-           calib_target_name(r->target), gpu_label(&r->cfg, gl, sizeof gl),
+           calib_target_name(r->target), report_hw_label(&r->cfg, gl, sizeof gl),
            precision_name(r->cfg.prec), runtime_name(r->cfg.rt), (long long)r->batch,
            (long long)r->seq, tok, r->measured, r->pred, e, el);
     }
