@@ -5,31 +5,7 @@
 # reports; the table's errors name the file and line.
 # Env: DIPPM (binary). Prints "N passed, M failed".
 DIPPM=${DIPPM:-./dippm}
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-pass=0
-fail=0
-ok() { echo "ok: $1"; pass=$((pass + 1)); }
-bad() { echo "FAIL: $1"; fail=$((fail + 1)); }
-# run NAME EXPECTED_RC CMD...: stdout in $T/out, stderr in $T/err
-run() {
-    name=$1 want=$2
-    shift 2
-    "$@" >"$T/out" 2>"$T/err" </dev/null
-    rc=$?
-    [ "$rc" -eq "$want" ] && return 0
-    bad "$name: exit $rc, expected $want"; sed 's/^/  stderr: /' "$T/err" | head -5
-    return 1
-}
-check() { # NAME FILE PATTERN
-    if grep -q -- "$3" "$2"; then ok "$1"; else bad "$1: '$3' not in:"; sed 's/^/  | /' "$2" | head -8; fi
-}
-lacks() { # NAME FILE PATTERN
-    if grep -q -- "$3" "$2"; then bad "$1: '$3' in $(basename "$2")"; else ok "$1"; fi
-}
-num() { # KEY FILE: the first JSON number of KEY
-    sed -n "s/.*\"$1\": \([-0-9.e+]*\).*/\1/p" "$2" | head -1
-}
+. "$(dirname "$0")/lib.sh"
 # close NAME GOT WANT: within 0.1% (the throughput is printed to 2 decimals)
 close() {
     if awk -v g="$2" -v w="$3" 'BEGIN { d = g - w; if (d < 0) d = -d; exit !(w > 0 && d <= 1e-3 * w) }'

@@ -7,28 +7,7 @@
 # Env: DIPPM (binary), TOP_SRCDIR. Prints "N passed, M failed".
 DIPPM=${DIPPM:-./dippm}
 TOP=${TOP_SRCDIR:-$(dirname "$0")/../..}
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-pass=0
-fail=0
-ok() { echo "ok: $1"; pass=$((pass + 1)); }
-bad() { echo "FAIL: $1"; fail=$((fail + 1)); }
-run() { # NAME EXPECTED_RC CMD...: stdout in $T/out, stderr in $T/err
-    name=$1 want=$2
-    shift 2
-    "$@" >"$T/out" 2>"$T/err" </dev/null
-    rc=$?
-    [ "$rc" -eq "$want" ] && return 0
-    bad "$name: exit $rc, expected $want"; sed 's/^/  stderr: /' "$T/err" | head -5
-    return 1
-}
-check() { # NAME FILE PATTERN
-    if grep -q -- "$3" "$2"; then ok "$1"; else bad "$1: '$3' not in:"; sed 's/^/  | /' "$2" | head -8; fi
-}
-lacks() { # NAME FILE PATTERN
-    if grep -q -- "$3" "$2"; then bad "$1: '$3' in $(basename "$2")"; else ok "$1"; fi
-}
-num() { sed -n "s/.*\"$1\": \([-0-9.e+]*\).*/\1/p" "$2" | head -1; }
+. "$(dirname "$0")/lib.sh"
 cmp() { # NAME EXPR A B: awk's EXPR of a and b holds
     if awk -v a="$3" -v b="$4" "BEGIN { exit !($2) }"; then ok "$1 ($3, $4)"; else bad "$1: a=$3 b=$4"; fi
 }
