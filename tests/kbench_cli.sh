@@ -45,6 +45,22 @@ check "fit constants" ".simt_k_half = " "$tmp/fit"
 check "fit batched" ".batched_sgemm_eff = " "$tmp/fit"
 check "fit family T4" '{"T4", ' "$tmp/fit"
 
+# --write-params: the fitted constants as sim_fitted.h, the fitted T4 share
+# in it (V100 has no row here: its compiled share stays); not over a file
+# without --force, not without --fit
+"$DIPPM" eval --kernels "$k" --teacher --fit --write-params "$tmp/fit.h" > /dev/null 2>&1 ||
+    fail "--write-params: exit $?"
+t4=$(sed -n 's/^    {"T4", \([0-9.]*\), .*/\1/p' "$tmp/fit")
+check "header cuda_eff" "#define FIT_CUDA_EFF " "$tmp/fit.h"
+check "header dispatch" "#define FIT_KBENCH_DISPATCH_US " "$tmp/fit.h"
+awk -v t="$t4" '/^#define FIT_BOARD_T4 / { v = $3 + 0; d = v - t; if (d < 0) d = -d; ok = t > 0 && d < 1e-3 }
+    END { exit !ok }' "$tmp/fit.h" || fail "--write-params: T4 share not the fitted $t4"
+"$DIPPM" eval --kernels "$k" --teacher --fit --write-params "$tmp/fit.h" > "$tmp/err" 2>&1
+[ $? -eq 9 ] || fail "--write-params over a file without --force: expected exit 9"
+"$DIPPM" eval --kernels "$k" --teacher --write-params "$tmp/other.h" > "$tmp/err" 2>&1
+[ $? -eq 2 ] || fail "--write-params without --fit: expected exit 2"
+[ ! -e "$tmp/other.h" ] || fail "--write-params without --fit wrote a file"
+
 # errors name the file, the line and the field (exit 4)
 sed 's/\t80\tln/\t-3\tln/' "$k" > "$tmp/bad.tsv"
 "$DIPPM" eval --kernels "$tmp/bad.tsv" --teacher > "$tmp/err" 2>&1

@@ -15,6 +15,7 @@
 #include "core/gpu.h"
 #include "core/kbench.h"
 #include "core/predict.h"
+#include "core/sim_fitted_write.h"
 #include "core/sim_impl.h"
 #include "graph/zoo.h"
 
@@ -230,6 +231,30 @@ static void test_shipped_kernels(void **state)
     kbench_fini(&s);
 }
 
+/* src/core/sim_fitted.h is what sim_fitted_text writes for the compiled-in
+ * constants: no figure in it was typed by hand (a hand edit that is not the
+ * writer's text, or a constant the writer does not know, fails here). */
+static void test_fitted_header(void **state)
+{
+    (void)state;
+    char path[4096];
+    snprintf(path, sizeof path, "%s/src/core/sim_fitted.h", top());
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    static char text[16384];
+    size_t n = fread(text, 1, sizeof text - 1, f);
+    fclose(f);
+    text[n] = '\0';
+    struct sim_fitted_board b[SIM_FITTED_FAMILIES];
+    sim_fitted_boards_compiled(b);
+    struct strbuf want = STRBUF_INIT;
+    sim_fitted_text(&want, sim_params_default(), b, KBENCH_DISPATCH_US);
+    if (strcmp(text, want.s))
+        fail_msg("%s is not the text sim_fitted_text writes for the compiled constants; "
+                 "regenerate it (dippm calibrate --write-params)", path);
+    strbuf_fini(&want);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -238,6 +263,7 @@ int main(void)
         cmocka_unit_test(test_mape),
         cmocka_unit_test(test_fit_recovers),
         cmocka_unit_test(test_boards),
+        cmocka_unit_test(test_fitted_header),
         cmocka_unit_test(test_shipped_kernels),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

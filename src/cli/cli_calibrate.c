@@ -11,11 +11,13 @@
 #include "cli/cli.h"
 #include "util/datafile.h"
 #include "util/fileio.h"
+#include "core/kbench.h"
 #include "core/sim.h"
+#include "core/sim_fitted_write.h"
 #include "util/textsafe.h"
 
 enum { OPT_DATA = CLI_OPT__OWN, OPT_SAMPLES, OPT_NO_FIT, OPT_NO_LOMO, OPT_EXPORT, OPT_INTERVALS,
-       OPT_NEUSIGHT };
+       OPT_NEUSIGHT, OPT_WRITE_PARAMS };
 
 static const struct cli_opt calibrate_opts[] = {
     {"data", 0, "TABLE", "the mapping table (default: the shipped " DATAFILE_CALIBRATION_NAME
@@ -25,6 +27,9 @@ static const struct cli_opt calibrate_opts[] = {
     {"no-fit", 0, NULL, "only evaluate the compiled-in constants", OPT_NO_FIT},
     {"no-lomo", 0, NULL, "skip the leave-one-model-out and leave-one-source-family-out folds",
      OPT_NO_LOMO},
+    {"write-params", 0, "FILE", "write the fitted constants, every other one at its compiled-in "
+     "value, as the teacher's src/core/sim_fitted.h to FILE (refuses to overwrite without "
+     "--force); rebuild and run again until the report says Reproduced: yes", OPT_WRITE_PARAMS},
     {"export-rows", 0, "FILE", "instead, write the fitted rows that are one teacher run each "
      "(latency or memory of one configuration) as dataset JSONL labelled measured, to "
      "fine-tune the GNN on (dippm train) and to evaluate it leaving one model out (dippm "
@@ -37,14 +42,15 @@ static const struct cli_opt calibrate_opts[] = {
      "predicted by the teacher", OPT_NEUSIGHT},
     {"output", 'o', "FILE", "write the report to FILE (refuses to overwrite without --force)",
      'o'},
-    {"force", 0, NULL, "let -o or --export-rows replace an existing file", CLI_OPT_FORCE},
+    {"force", 0, NULL, "let -o, --export-rows or --write-params replace an existing file",
+     CLI_OPT_FORCE},
     {NULL, 0, NULL, NULL, 0},
 };
 
 const struct cli_cmd cli_cmd_calibrate = {
     .name = "calibrate",
     .usage = "dippm calibrate [--data TABLE] [--samples DIR] [--no-fit] [--no-lomo]\n"
-             "                       [-o REPORT.md] [--force]\n"
+             "                       [--write-params FILE] [-o REPORT.md] [--force]\n"
              "       dippm calibrate --export-rows FILE.jsonl [--data TABLE] [--force]\n"
              "       dippm calibrate --intervals DIR [--neusight FILE.jsonl] [--data TABLE]\n"
              "                       [--samples DIR] [--force]",
@@ -55,8 +61,8 @@ const struct cli_cmd cli_cmd_calibrate = {
              "compiled-in constants, rows mapped, MAPE per source family, GPU or MIG slice\n"
              "and target (in-sample and leave-one-model-out), every used row predicted vs\n"
              "published, and the skipped rows per reason. Predictions in the report use the\n"
-             "compiled-in constants; the fitted values are printed on stderr as a C\n"
-             "initializer for src/core/sim_params.c.",
+             "compiled-in constants; the fitted values are printed on stderr and, with\n"
+             "--write-params, written as src/core/sim_fitted.h.",
     .after = "The committed report is weights/calibration.md:\n"
              "  dippm calibrate -o weights/calibration.md --force",
     .groups = {calibrate_opts},
@@ -65,7 +71,7 @@ const struct cli_cmd cli_cmd_calibrate = {
 /* What `dippm calibrate` was asked for. */
 struct calibrate_cli {
     struct cli_common co;
-    const char *data, *samples, *export, *intervals, *neusight;
+    const char *data, *samples, *export, *intervals, *neusight, *params_out;
     bool data_given, samples_given; /* typed, not found */
     bool fit, lomo;
     char data_buf[4096], samples_buf[4096];
@@ -82,6 +88,7 @@ static int calibrate_opt(void *ctx, int id, const char *arg)
     case OPT_EXPORT: a->export = arg; return -1;
     case OPT_INTERVALS: a->intervals = arg; return -1;
     case OPT_NEUSIGHT: a->neusight = arg; return -1;
+    case OPT_WRITE_PARAMS: a->params_out = arg; return -1;
     default: return CLI_OPTS_COMMON;
     }
 }
@@ -111,7 +118,7 @@ static int find_inputs(struct calibrate_cli *a)
 static void print_params(const struct sim_params *p)
 {
     fprintf(stderr,
-            "dippm: fitted constants (paste into src/core/sim_params.c):\n"
+            "dippm: fitted constants:\n"
             "    .tc_eff = {[RT_PYTORCH] = %.4g, [RT_TENSORRT] = %.4g},\n    .cuda_eff = %.4g,\n    .bw_eff = %.4g,\n"
             "    .kernel_us = {[RT_PYTORCH] = %.4g, [RT_TENSORRT] = %.4g},\n"
             "    .graph_kernel_us = %.4g,\n"
@@ -243,6 +250,13 @@ static int run(const struct calibrate_cli *a, struct calib_set *set, const struc
             goto out;
         }
         print_params(&fitted);
+        struct sim_fitted_board boards[SIM_FITTED_FAMILIES];
+        sim_fitted_boards_compiled(boards);
+        if (a->params_out && sim_fitted_write(a->params_out, a->co.force, &fitted, boards,
+                                              KBENCH_DISPATCH_US, &d)) {
+            rc = cli_fail(&d);
+            goto out;
+        }
         if (lomo) {
             fprintf(stderr, "dippm: leave-one-model-out and leave-one-source-family-out "
                     "folds ...\n");
@@ -298,6 +312,9 @@ int cli_calibrate(int argc, char **argv)
         return cli_usage_error("calibrate", "unexpected argument '%s'", argv[optind]);
     if (a.neusight && !a.intervals)
         return cli_usage_error("calibrate", "--neusight is used with --intervals");
+    if (a.params_out && (!a.fit || a.intervals || a.export))
+        return cli_usage_error("calibrate", "--write-params writes what the fit finds; it "
+                               "cannot go with --no-fit, --intervals or --export-rows");
     if (a.intervals && a.export)
         return cli_usage_error("calibrate", "--intervals and --export-rows write different "
                                "things; give one");

@@ -21,7 +21,8 @@
 
 enum { OPT_DATA = CLI_OPT__OWN, OPT_LOFO, OPT_LTRAIN, OPT_LTEST, OPT_LEPOCHS, OPT_SEED,
        OPT_QUIET, OPT_ALL, OPT_ROWS, OPT_LOFO_ONLY, OPT_ORDER, OPT_ORDER_FAM, OPT_ORDER_TOL, OPT_LOMO, OPT_LOMO_EPOCHS,
-       OPT_OW, OPT_OPAIRS, OPT_OKINDS, OPT_TW, OPT_ONLY, OPT_LOMO_LR, OPT_LOMO_HOLD, OPT_KERNELS, OPT_TEACHER, OPT_KFIT };
+       OPT_OW, OPT_OPAIRS, OPT_OKINDS, OPT_TW, OPT_ONLY, OPT_LOMO_LR, OPT_LOMO_HOLD, OPT_KERNELS, OPT_TEACHER, OPT_KFIT,
+       OPT_WRITE_PARAMS };
 
 static const struct cli_opt eval_opts[] = {
     {"data", 0, "FILE", "the dataset rows to evaluate on (default: 400 freshly sampled "
@@ -71,6 +72,9 @@ static const struct cli_opt eval_opts[] = {
     {"fit", 0, NULL, "with --kernels: first fit the teacher's FP32 matrix-product constants "
      "(cuda_eff, simt_k_half) to the train split and use them; the values go to stderr",
      OPT_KFIT},
+    {"write-params", 0, "FILE", "with --kernels --fit: write the fitted constants, every other "
+     "one at its compiled-in value, as the teacher's src/core/sim_fitted.h to FILE (refuses to "
+     "overwrite without --force)", OPT_WRITE_PARAMS},
     {"quiet", 0, NULL, "no progress messages", OPT_QUIET},
     {"weights", 0, "W", "the GNN weights to evaluate (default: the shipped weights)",
      CLI_OPT_WEIGHTS},
@@ -195,7 +199,7 @@ static int write_rows_csv(const char *path, bool force, const struct dataset *ds
 /* What `dippm eval` was asked for, and what it found. */
 struct eval_cli {
     struct cli_common co;
-    const char *data, *rows_csv, *split_label, *order_fams, *wp;
+    const char *data, *rows_csv, *split_label, *order_fams, *wp, *params_out;
     bool lofo, lofo_only, lomo, orderings, quiet, all_rows, teacher_only, kfit;
     const char *kernels;                    /* --kernels */
     const char *lomo_hold;                  /* --lomo-hold PREFIX, or NULL */
@@ -232,6 +236,7 @@ static int eval_opt(void *ctx, int c, const char *arg)
     case OPT_KERNELS: e->kernels = arg; return -1;
     case OPT_TEACHER: e->teacher_only = true; return -1;
     case OPT_KFIT: e->kfit = true; return -1;
+    case OPT_WRITE_PARAMS: e->params_out = arg; return -1;
     case OPT_LOMO: e->lomo = true; return -1;
     case OPT_LOMO_HOLD: e->lomo_hold = arg; return -1;
     case OPT_ONLY:
@@ -304,6 +309,9 @@ static int parse_args(struct eval_cli *e, int argc, char **argv)
         return cli_usage_error("eval", "--lomo needs --data FILE with measured rows and weights");
     if (e->orderings && e->lofo_only)
         return cli_usage_error("eval", "--orderings needs weights; it cannot go with --lofo-only");
+    if (e->params_out && !(e->kernels && e->kfit))
+        return cli_usage_error("eval", "--write-params writes what --kernels --fit fits; give "
+                               "both");
     return -1;
 }
 
@@ -573,7 +581,8 @@ int cli_eval(int argc, char **argv)
     dataset_init(&e.ds);
     int rc = parse_args(&e, argc, argv);
     if (rc < 0 && e.kernels) {
-        rc = cli_eval_kernels(&e.co, e.kernels, e.teacher_only, e.rows_csv, e.kfit);
+        rc = cli_eval_kernels(&e.co, e.kernels, e.teacher_only, e.rows_csv, e.kfit,
+                              e.params_out);
     } else if (rc < 0) {
         e.wp = e.co.weights;
         rc = run(&e);

@@ -10,6 +10,7 @@
 #include "core/gpu.h"
 #include "core/kbench.h"
 #include "core/predict.h"
+#include "core/sim_fitted_write.h"
 #include "util/fileio.h"
 #include "util/jsonw.h"
 #include "util/xalloc.h"
@@ -154,10 +155,11 @@ static int write_rows(const char *csv, bool force, const struct kbench_set *s,
 }
 
 /* --fit: the FP32 matrix-product constants fitted to the train split, and
- * the board constants of each GPU with train rows, on stderr as
- * initializer lines for src/core/sim_params.c. */
+ * the board constants of each GPU family with train rows, on stderr and, in
+ * the families' order of sim_fitted_write.h, in boards (a family without
+ * rows keeps its compiled-in shares). */
 static enum status fit(const struct kbench_set *s, struct sim_params *p, double *dispatch_us,
-                       struct diag *d)
+                       struct sim_fitted_board *boards, struct diag *d)
 {
     int n, ng = gpu_count();
     struct kbench_board_fit *b = xcalloc((size_t)ng, sizeof *b);
@@ -182,13 +184,20 @@ static enum status fit(const struct kbench_set *s, struct sim_params *p, double 
                 fprintf(stderr, "    {\"%s\", %.4f, %.4f}, /* %d GEMM, %d element-wise rows */\n",
                         gpu_get(gi)->family, b[gi].fp32_keep, b[gi].bw_keep, b[gi].n_gemm,
                         b[gi].n_elem);
+        sim_fitted_boards_compiled(boards);
+        for (int f = 0; f < SIM_FITTED_FAMILIES; f++)
+            for (int gi = 0; gi < ng; gi++)
+                if (!strcmp(gpu_get(gi)->family, sim_fitted_families[f]) && b[gi].n_gemm) {
+                    boards[f] = (struct sim_fitted_board){b[gi].fp32_keep, b[gi].bw_keep};
+                    break;
+                }
     }
     free(b);
     return st;
 }
 
 int cli_eval_kernels(const struct cli_common *co, const char *path, bool teacher_only,
-                     const char *rows_csv, bool refit)
+                     const char *rows_csv, bool refit, const char *params_out)
 {
     struct diag d = {0};
     struct kbench_set s;
@@ -204,7 +213,10 @@ int cli_eval_kernels(const struct cli_common *co, const char *path, bool teacher
     int rc = 0;
     struct sim_params fitted = *sim_params_default();
     double dispatch_us = KBENCH_DISPATCH_US;
-    if ((refit && fit(&s, &fitted, &dispatch_us, &d)) ||
+    struct sim_fitted_board boards[SIM_FITTED_FAMILIES];
+    if ((refit && fit(&s, &fitted, &dispatch_us, boards, &d)) ||
+        (params_out &&
+         sim_fitted_write(params_out, co->force, &fitted, boards, dispatch_us, &d)) ||
         kbench_predict(&s, refit ? &fitted : NULL, dispatch_us, p, t_us, g_us, &d)) {
         rc = cli_fail(&d);
     } else if (!rows_csv || !(rc = write_rows(rows_csv, co->force, &s, t_us, g_us))) {

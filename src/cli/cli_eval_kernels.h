@@ -11,8 +11,10 @@
  * operator group and GPU; rows_csv (or NULL) receives every row with its
  * predictions. refit: the teacher's FP32 matrix-product constants are
  * first fitted to the train split (kbench_fit) and the teacher's figures
- * use them. Returns the exit code. */
+ * use them; params_out (or NULL) then receives them as sim_fitted.h
+ * (sim_fitted_write, replacing a file only with co->force). Returns the
+ * exit code. */
 int cli_eval_kernels(const struct cli_common *co, const char *path, bool teacher_only,
-                     const char *rows_csv, bool refit);
+                     const char *rows_csv, bool refit, const char *params_out);
 
 #endif

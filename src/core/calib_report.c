@@ -398,8 +398,9 @@ char *calib_report(const struct calib_set *set, const struct calib_graphs *cg,
            "with 2 rounds of a narrower search (a constant that only the held-out rows "
            "depend on goes back to its a-priori value), and the held-out rows are "
            "predicted. After a change to the teacher or the graphs, "
-           "re-run `dippm calibrate -o weights/calibration.md --force` and copy the constants "
-           "it prints into src/core/sim_params.c until the line below says *Reproduced: yes*.\n\n",
+           "re-run `dippm calibrate --write-params src/core/sim_fitted.h -o "
+           "weights/calibration.md --force` and rebuild until the line below says *Reproduced: "
+           "yes*.\n\n",
        calib_knob_count());
     bp(&b, "## Fitted constants\n\n| constant | fitted | compiled in (src/core/sim_params.c) |\n"
            "|---|---|---|\n");

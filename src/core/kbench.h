@@ -25,6 +25,7 @@
 #include <stdint.h>
 
 #include "core/sim.h"
+#include "core/sim_fitted.h"
 #include "util/status.h"
 
 #define KBENCH_GROUP_LIST(X)                       \
@@ -82,9 +83,10 @@ enum status kbench_predict(const struct kbench_set *s, const struct sim_params *
  * functional op, where the teacher's calibrated dispatch_us (sim_params.c)
  * is what the harnesses of the published model rows spend per op, modules
  * and hooks included. Every row is predicted with this dispatch instead,
- * fitted (dippm eval --kernels --fit prints it) on the train-split rows of
- * under KBENCH_FIT_HOST_MAX_US, which the host's time dominates. */
-#define KBENCH_DISPATCH_US 19.78
+ * fitted (dippm eval --kernels --fit --write-params writes it to
+ * sim_fitted.h) on the train-split rows of under KBENCH_FIT_HOST_MAX_US,
+ * which the host's time dominates. */
+#define KBENCH_DISPATCH_US FIT_KBENCH_DISPATCH_US
 #define KBENCH_FIT_HOST_MAX_US 60.0
 
 /* Fits the harness's dispatch (above) to the train-split rows under

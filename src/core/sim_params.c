@@ -2,15 +2,18 @@
  * sim_params.c - every constant of the teacher, in one place, with its reason
  * and source. Two groups:
  *   - sim_params_default(): the global constants `dippm calibrate` fits to the
- *     published A100 rows (tests/data/a100_published_calibration.jsonl); the values below
- *     are the fitted ones, copied from weights/calibration.md, and calibrate
- *     reports whether it reproduces them.
+ *     published rows (tests/data/calib_map.tsv) and `dippm eval --kernels --fit`
+ *     to NeuSight's measured kernels; their values are the FIT_* macros of
+ *     sim_fitted.h, which both commands write (--write-params), never copied
+ *     by hand, and calibrate reports whether it reproduces them.
  *   - sim_fixed: constants the calibration rows cannot pin down, set from
  *     documented hardware and library behaviour (estimates are marked).
  */
 #include "core/sim_impl.h"
 
 #include <string.h>
+
+#include "core/sim_fitted.h"
 
 
 /* ---- fitted (dippm calibrate) ------------------------------------------- */
@@ -22,16 +25,16 @@ static const struct sim_params fitted = {
      * PyTorch takes cuBLAS's heuristic pick and runs matrix products on
      * strided views (transposed attention operands). A-priori 0.80 each;
      * fitted 0.59 eager and 0.77 engine (dippm calibrate, 838 rows). */
-    .tc_eff = {[RT_PYTORCH] = 0.6167, [RT_TENSORRT] = 0.7926},
+    .tc_eff = {[RT_PYTORCH] = FIT_TC_EFF_PYTORCH, [RT_TENSORRT] = FIT_TC_EFF_TENSORRT},
     /* FP32 SGEMM on CUDA cores reaches ~80-90% of 19.5 TFLOPS (a-priori
      * 0.85). Fitted with simt_k_half below on NeuSight's measured single
      * kernels (dippm eval --kernels --fit: the train split's FP32 matmul
      * and linear rows on A100-PCIe-40GB, T4 and V100, but for A100's batched
      * ones: batched_sgemm_eff's). */
-    .cuda_eff = 0.8689,
+    .cuda_eff = FIT_CUDA_EFF,
     /* STREAM-like kernels sustain ~80-90% of HBM peak on A100; a-priori
      * 0.85, fitted 0.95. */
-    .bw_eff = 0.95,
+    .bw_eff = FIT_BW_EFF,
     /* Kernel launch latency plus ramp-up/drain of a grid: 2-6 us per kernel
      * on A100 (Nsight traces of back-to-back small kernels); a-priori 3,
      * fitted per runtime: 7.9 eager, 6.8 engine. The engine figure is the
@@ -39,7 +42,7 @@ static const struct sim_params fitted = {
      * (FasterTransformer's and TensorRT-LLM's decode steps add per-step
      * synchronisation); an engine replayed as a CUDA graph has its own
      * figure below. */
-    .kernel_us = {[RT_PYTORCH] = 7.621, [RT_TENSORRT] = 6.848},
+    .kernel_us = {[RT_PYTORCH] = FIT_KERNEL_US_PYTORCH, [RT_TENSORRT] = FIT_KERNEL_US_TENSORRT},
     /* An engine replayed as a CUDA graph: the host launches the whole graph
      * once (call_us) and the GPU front end starts each node from the
      * uploaded graph, without a stream launch per kernel; what remains per
@@ -50,52 +53,52 @@ static const struct sim_params fitted = {
      * a graph: TensorRT's demoBERT (perf --enable_graph), NVIDIA's MLPerf
      * SingleStream harness (use_graphs), AITemplate's benchmarks
      * (graph_mode) and vLLM's decode steps (ML.ENERGY). */
-    .graph_kernel_us = 5.301,
+    .graph_kernel_us = FIT_GRAPH_KERNEL_US,
     /* Eager PyTorch issues every op from Python through the dispatcher
      * (10-40 us per nn.Module call, PyTorch 1.12); an engine enqueues
      * pre-built kernels (a few us each); a-priori 25 and 1.5, fitted. */
-    .dispatch_us = {[RT_PYTORCH] = 44.97, [RT_TENSORRT] = 4.212},
+    .dispatch_us = {[RT_PYTORCH] = FIT_DISPATCH_US_PYTORCH, [RT_TENSORRT] = FIT_DISPATCH_US_TENSORRT},
     /* One call: Python forward entry, input handling and synchronisation
      * (eager), or enqueue + stream sync (engine); a-priori 100 and 30,
      * fitted 300 and 90 (on wall-clock timings that synchronise after
      * every call, such as DeepLearningExamples' and MLPerf's loadgen; a
      * source that times with CUDA events, around one call or a loop of
      * back-to-back calls, has no call cost: calib_map.tsv's timing column). */
-    .call_us = {[RT_PYTORCH] = 301, [RT_TENSORRT] = 90.29},
+    .call_us = {[RT_PYTORCH] = FIT_CALL_US_PYTORCH, [RT_TENSORRT] = FIT_CALL_US_TENSORRT},
     /* CUDA context with cuBLAS/cuDNN loaded as NVML reports it: ~1.0-1.5 GiB
      * for PyTorch on A100 with CUDA 11 (lazy loading off); a-priori 1,200
      * MiB, fitted (its fixed part; the per-SM part is below) on the MIG
      * sweeps' memory rows. The engine figure is fitted to the
      * FasterTransformer GPT rows, whose process also holds PyTorch and FT's
      * preallocated buffers: it is a heavy engine process, not bare TensorRT. */
-    .context_mib = {[RT_PYTORCH] = 1457, [RT_TENSORRT] = 2366},
+    .context_mib = {[RT_PYTORCH] = FIT_CONTEXT_MIB_PYTORCH, [RT_TENSORRT] = FIT_CONTEXT_MIB_TENSORRT},
     /* Part of the context grows with the SMs the process sees: CUDA reserves
      * local memory for the stack of every thread the GPU can hold (1 KiB by
      * default x 2,048 threads per SM = 2 MiB per SM), and the libraries size
      * some buffers by SM. Published MIG sweeps see it: the same encoder at
      * the same batch holds ~360 MiB more on a 7g.40gb slice (98 SMs) than on
      * a 1g.5gb (14). A-priori 2 MiB per SM; fitted 3.5. */
-    .context_sm_mib = 3.511,
+    .context_sm_mib = FIT_CONTEXT_SM_MIB,
     /* cuBLAS workspace (PyTorch keeps a few MiB per handle/stream) and cuDNN
      * algorithm scratch; TensorRT tactic scratch. Estimates, not fitted. */
     .workspace_mib = {[RT_PYTORCH] = 64.0, [RT_TENSORRT] = 64.0},
     /* Allocators round and cache blocks: device memory per byte of peak live
      * activations; a-priori 1.3, fitted on the memory rows. */
-    .act_factor = 1.825,
+    .act_factor = FIT_ACT_FACTOR,
     /* Convolutions run as implicit GEMMs: address generation, halos and
      * filter-size tails cost ~10-30% against a dense GEMM of the same size
      * (cuDNN/CUTLASS). Eager PyTorch keeps NCHW tensors, so cuDNN adds
      * NCHW<->NHWC transforms around tensor-core convolutions and picks
      * tactics heuristically; an engine picks NHWC tactics by timing them at
      * build time. A-priori 0.8 each; fitted per runtime. */
-    .conv_eff = {[RT_PYTORCH] = 0.4273, [RT_TENSORRT] = 0.9388},
+    .conv_eff = {[RT_PYTORCH] = FIT_CONV_EFF_PYTORCH, [RT_TENSORRT] = FIT_CONV_EFF_TENSORRT},
     /* Depthwise convolutions reach only part of streaming bandwidth: halo
      * re-reads and per-channel strided access. Eager PyTorch runs them on
      * NCHW tensors through cuDNN's generic kernels; an engine picks an NHWC
      * tactic by timing. A-priori 0.5 each; fitted 0.17 eager (cuDNN's NCHW
      * depthwise kernels are known to run far below bandwidth) and 0.55
      * engine (one EfficientNet row: weakly determined). */
-    .dw_bw_eff = {[RT_PYTORCH] = 0.1661, [RT_TENSORRT] = 0.5536},
+    .dw_bw_eff = {[RT_PYTORCH] = FIT_DW_BW_EFF_PYTORCH, [RT_TENSORRT] = FIT_DW_BW_EFF_TENSORRT},
     /* A serving engine's decode step also costs per sequence in the batch:
      * scheduling, sampling, stop checks and detokenising on the host (the
      * GPU waits in TensorRT-LLM's and FasterTransformer's loops; vLLM's
@@ -108,7 +111,8 @@ static const struct sim_params fitted = {
      * FasterTransformer) and 30 us for vLLM's Python one (its scheduler,
      * sampler and detokeniser touch every request object every step);
      * fitted 15 and 61. */
-    .seq_step_us = {[RT_PYTORCH] = 0, [RT_TENSORRT] = 15.05, [RT_VLLM] = 60.85},
+    .seq_step_us = {[RT_PYTORCH] = 0, [RT_TENSORRT] = FIT_SEQ_STEP_US_TENSORRT,
+                    [RT_VLLM] = FIT_SEQ_STEP_US_VLLM},
     /* A generation request costs a fixed time before its first token beyond
      * the prefill pass: the runtime sets up the request's buffers, sampling
      * state and KV-cache blocks, copies the prompt in and synchronises
@@ -118,44 +122,44 @@ static const struct sim_params fitted = {
      * ~4. Only generation uses it (src/core/generation.c); vllm shares the
      * engine's figure (no vLLM first-token row is fitted); eager
      * generate() is not fitted: 0. A-priori 500 us; fitted 1.5 ms. */
-    .request_us = {[RT_PYTORCH] = 0, [RT_TENSORRT] = 1505},
+    .request_us = {[RT_PYTORCH] = 0, [RT_TENSORRT] = FIT_REQUEST_US_TENSORRT},
     /* Hopper (H100, H200) tables quote math peaks at the 1,980 MHz boost
      * clock; under a sustained tensor-core load the 700 W boards settle
      * lower (~1,750 MHz is commonly reported), and its larger peaks are
      * harder to feed. A100's sustain is part of tc_eff (fitted on A100
      * rows), so this is the further fraction Hopper keeps, on tensor and
      * CUDA-core math alike. A-priori 1; fitted 0.86 (an effective ~1,700 MHz). */
-    .hopper_clock = 0.8406,
+    .hopper_clock = FIT_HOPPER_CLOCK,
     /* Compute and memory overlap inside a kernel only as far as its
      * pipeline hides one behind the other: the time is (c^p + m^p)^(1/p);
      * a GEMM's fused epilogue math overlaps its main loop the same way.
      * A-priori 4 (at c = m the kernel takes 19% longer than either);
      * fitted. */
-    .overlap_p = 3.833,
+    .overlap_p = FIT_OVERLAP_P,
     /* A GEMM tile spends a fixed prologue and epilogue worth k_half K-steps
      * of its main loop: efficiency K / (K + k_half). Ampere/Hopper GEMMs
      * fill a 3-4 stage operand pipeline of 32 K each before the first MMA,
      * then load and store C. A-priori 96; fitted 77. */
-    .k_half = 96.68,
+    .k_half = FIT_K_HALF,
     /* An FP32 GEMM on CUDA cores (cuBLAS's SGEMM: eager PyTorch's matrix
      * products in FP32, TF32 off) loads 8 K per main-loop step into a
      * 2-stage pipeline, so its fixed part is short against tensor-core
      * tiles'. A-priori 16; fitted on NeuSight's measured single kernels
      * (dippm calibrate --kernels; train split). */
-    .simt_k_half = 16.12,
+    .simt_k_half = FIT_SIMT_K_HALF,
     /* The one-tile batched SGEMM of Ampere and Ada (sim_board) against the
      * shape-chosen kernels cuda_eff describes: a-priori 1; fitted on the
      * A100 train split's batched rows of at least 1 ms (dippm eval
      * --kernels --fit). */
-    .batched_sgemm_eff = 1.0955,
+    .batched_sgemm_eff = FIT_BATCHED_SGEMM_EFF,
     /* A layer or group norm reads its rows for the statistics and again to
      * normalise, with block synchronisation between; a softmax over the
      * last axis keeps a row in registers or shared memory (max, sum,
      * scale). A-priori 0.7 each (the figure reductions keep); fitted on
      * NeuSight's train-split layer norm and softmax kernels of at least
      * 300 us (dippm eval --kernels --fit). */
-    .norm_bw_eff = 0.9193,
-    .softmax_bw_eff = 0.7873,
+    .norm_bw_eff = FIT_NORM_BW_EFF,
+    .softmax_bw_eff = FIT_SOFTMAX_BW_EFF,
     /* Eager PyTorch's layer norm (vectorized_layer_norm_kernel, 128
      * threads a row) reads each row twice, and its softmax over rows of
      * more than 1024 (cunn_SoftMaxForward, 256 or 512 threads) three times:
@@ -174,9 +178,9 @@ static const struct sim_params fitted = {
      * softmax row is long enough to see it: the softmax keeps the whole L1
      * (a-priori 1; its blocks hold no shared-memory copy of the row), and
      * the test split's long rows are its check. */
-    .row_cache_norm = 0.2921,
+    .row_cache_norm = FIT_ROW_CACHE_NORM,
     .row_cache_softmax = 1.0,
-    .row_cache_soft = 1.3192,
+    .row_cache_soft = FIT_ROW_CACHE_SOFT,
     /* Board power while a kernel runs, as shares of the idle-to-TDP range:
      * any running kernel holds boost clocks and wakes the SMs and caches
      * (p_active); streaming HBM adds p_memory at full bandwidth, and math
@@ -185,8 +189,8 @@ static const struct sim_params fitted = {
      * power limit, so its use counts against hopper_clock x the peak). A-priori
      * 0.2 and 0.6 (A100/H100 power studies, e.g. arXiv 2312.02741); fitted
      * to the average power of the ML.ENERGY H100 rows. */
-    .p_active = 0.3091,
-    .p_memory = 0.5111,
+    .p_active = FIT_P_ACTIVE,
+    .p_memory = FIT_P_MEMORY,
 };
 
 const struct sim_params *sim_params_default(void)
@@ -221,7 +225,7 @@ const struct sim_params *sim_params_default(void)
  * of its 96). */
 static const struct sim_board boards[] = {
     /* A100-PCIe-40GB: 3054 linear, 204 element-wise rows */
-    {"A100", 1.1207, 0.9689, AMPERE_BATCHED_SGEMM_TILE, 2048, 192},
+    {"A100", FIT_BOARD_A100, AMPERE_BATCHED_SGEMM_TILE, 2048, 192},
     /* L4 (Ada, 72 W): a board of T4's power class holds about T4's share of
      * its boost clock under load (T4: sustain x fp32_keep = 0.75 x 0.777);
      * and its 30.3 TFLOPS count 128 FP32 lanes per SM, half of which share a
@@ -231,8 +235,8 @@ static const struct sim_board boards[] = {
      * 0.7 x 0.75 x 0.777 / 0.85 (L4's sustain) = 0.48, an a-priori estimate.
      * Its GDDR6 keeps T4's fitted GDDR6 share of bandwidth. */
     {"L4", 0.48, 0.8472, AMPERE_BATCHED_SGEMM_TILE, 1536, 128},
-    {"T4", 0.7394, 0.8068, -1, 1024, 64},   /* T4-PCIe-16GB: 8328 GEMM, 2985 element-wise rows */
-    {"V100", 1.2068, 0.9954, -1, 2048, 128}, /* V100-PCIe-32GB: 5463 GEMM, 644 element-wise rows */
+    {"T4", FIT_BOARD_T4, -1, 1024, 64},   /* T4-PCIe-16GB: 8328 GEMM, 2985 element-wise rows */
+    {"V100", FIT_BOARD_V100, -1, 2048, 128}, /* V100-PCIe-32GB: 5463 GEMM, 644 element-wise rows */
     /* Hopper: no kernel row to fit; the SM's figures only */
     {"H100", 1.0, 1.0, -1, 2048, 256},
     {"H200", 1.0, 1.0, -1, 2048, 256},
