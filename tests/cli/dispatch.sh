@@ -1,7 +1,7 @@
 #!/bin/sh
 # The host-speed knob of the eager runtimes (--dispatch-us, the explorer's
 # :set dispatch_us=US): its default is the calibrated constant of
-# src/core/sim_params.c, the teacher's host time is proportional to it, a
+# src/core/sim_fitted.h, the teacher's host time is proportional to it, a
 # faster host shortens a launch-bound run, the report says when the host
 # dominates, and the other runtimes refuse it.
 # Env: DIPPM (binary), TOP_SRCDIR. Prints "N passed, M failed".
@@ -16,8 +16,8 @@ export XDG_CONFIG_HOME="$T/none"
 M=zoo:resnet
 
 # the calibrated constant, read from the source
-cal=$(sed -n 's/.*\.dispatch_us = {\[RT_PYTORCH\] = \([0-9.]*\),.*/\1/p' "$TOP/src/core/sim_params.c")
-[ -n "$cal" ] && ok "calibrated dispatch_us[pytorch] = $cal" || bad "no dispatch_us in sim_params.c"
+cal=$(sed -n 's/^#define FIT_DISPATCH_US_PYTORCH \([0-9.]*\)$/\1/p' "$TOP/src/core/sim_fitted.h")
+[ -n "$cal" ] && ok "calibrated dispatch_us[pytorch] = $cal" || bad "no dispatch_us in sim_fitted.h"
 
 run "default" 0 "$DIPPM" predict $M --json && cp "$T/out" "$T/default.json" &&
     cmp "JSON dispatch_us is the calibrated one" "a == b" "$(num dispatch_us "$T/out")" "$cal"
