@@ -17,20 +17,10 @@ Usage: tools/validate_tp.py [JSONL] [--dippm PATH] [--teacher]
   --teacher  run without GNN weights (the teacher's figures)
 """
 import json
-import os
-import subprocess
 import sys
 from collections import defaultdict
 
-
-def run(dippm, args, teacher):
-    env = dict(os.environ)
-    if teacher:
-        env["DIPPM_WEIGHTS"] = "/nonexistent/dippm-gnn.dpw"
-    p = subprocess.run([dippm] + args + ["--json"], capture_output=True, text=True, env=env)
-    if p.returncode != 0:
-        raise RuntimeError(p.stderr.strip())
-    return json.loads(p.stdout)
+from validate_generation import run  # dippm ... --json, teacher-only on request
 
 
 def predict(r, dippm, teacher):

@@ -48,12 +48,20 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-bool interval_conformal(const double *r, int n, double coverage, double *lo, double *hi)
+/* The 1-based order statistics of the conformal bounds of n errors;
+ * false when they do not exist. */
+static bool conformal_ranks(int n, double coverage, int *k_lo, int *k_hi)
 {
     /* 1e-9 keeps (n+1) x 0.1 = 2 from landing on 2.0000000000000004 */
-    int k_lo = (int)floor((n + 1) * (1 - coverage) / 2 + 1e-9);
-    int k_hi = (int)ceil((n + 1) * (1 + coverage) / 2 - 1e-9);
-    if (n <= 0 || k_lo < 1 || k_hi > n)
+    *k_lo = (int)floor((n + 1) * (1 - coverage) / 2 + 1e-9);
+    *k_hi = (int)ceil((n + 1) * (1 + coverage) / 2 - 1e-9);
+    return n > 0 && *k_lo >= 1 && *k_hi <= n;
+}
+
+bool interval_conformal(const double *r, int n, double coverage, double *lo, double *hi)
+{
+    int k_lo, k_hi;
+    if (!conformal_ranks(n, coverage, &k_lo, &k_hi))
         return false;
     double *s = xmalloc(sizeof *s * (size_t)n);
     memcpy(s, r, sizeof *s * (size_t)n);
@@ -77,7 +85,8 @@ static int cmp_weighted(const void *a, const void *b)
 bool interval_balanced(const double *r, const char *const *family, int n, double coverage,
                        double *lo, double *hi)
 {
-    if (!interval_conformal(r, n, coverage, lo, hi)) /* too few rows for any bound */
+    int k_lo, k_hi;
+    if (!conformal_ranks(n, coverage, &k_lo, &k_hi)) /* too few rows for any bound */
         return false;
     struct weighted *s = xmalloc(sizeof *s * (size_t)n);
     int k = 0; /* families */
