@@ -76,7 +76,7 @@ int cli_parse_int(const char *s, int64_t lo, int64_t hi, int64_t *out);
 
 #define CLI_SUBCOMMANDS(X)                                                              \
     X(info, "info MODEL", "summary: format, nodes, edges, inputs, outputs, symbols, ops")  \
-    X(layers, "layers MODEL", "per-node table: shapes, params, MACs, FLOPs, memory")       \
+    X(layers, "layers MODEL", "per-node table: shapes, params, MACs, FLOPs, memory, time") \
     X(predict, "predict MODEL", "latency, throughput, energy, memory and MIG suggestion") \
     X(sweep, "sweep MODEL", "predictions over batch sizes or any symbol")                 \
     X(convert, "convert MODEL -o OUT.json", "write the model as a dippm JSON graph")      \
