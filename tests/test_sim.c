@@ -354,6 +354,42 @@ static void test_eager_cpu_floor(void **state)
     graph_free(g);
 }
 
+/* Host-bound eager: the GPU's wait for the host is charged to the host work
+ * it waited for, a view's dispatch to the view rather than to the kernel
+ * after it, and the node times add up to the pass. */
+static void test_eager_views_charged(void **state)
+{
+    (void)state;
+    struct graph *g = sg_cnn(1, 8, 8, 1);
+    struct config c = cfg_of("h100", PREC_FP32, RT_PYTORCH);
+    struct sim_result r = run(g, &c);
+    const struct sim_params *p = sim_params_default();
+    double dispatch_s = p->dispatch_us[RT_PYTORCH] * 1e-6, total = 0;
+    int views = 0;
+    for (int i = 0; i < g->n_nodes; i++) {
+        const struct sim_node *s = &r.nodes[i];
+        total += s->time_s;
+        if (g->nodes[i].op != OP_Flatten)
+            continue;
+        views++;
+        assert_false(s->kernel);
+        assert_true(s->time_s > 0);
+        assert_true(s->time_s < dispatch_s);
+        assert_int_equal(s->bound, BOUND_OVERHEAD);
+        /* the kernel after it is charged its own dispatch, not the view's */
+        int gemm = -1;
+        for (int j = 0; j < g->n_nodes; j++)
+            gemm = g->nodes[j].op == OP_Gemm ? j : gemm;
+        assert_true(gemm >= 0);
+        assert_true(r.nodes[gemm].time_s - r.nodes[gemm].compute_s < dispatch_s * 1.5);
+    }
+    assert_int_equal(views, 1);
+    double pass_s = (r.latency_ms - sim_call_ms(p, RT_PYTORCH)) * 1e-3;
+    assert_true(fabs(total - pass_s) < 1e-9 + 1e-6 * pass_s);
+    sim_result_fini(&r);
+    graph_free(g);
+}
+
 static void test_misaligned_dims_lose_tensor_cores(void **state)
 {
     (void)state;
@@ -693,6 +729,7 @@ int main(void)
         cmocka_unit_test(test_unmodelled_nodes),
         cmocka_unit_test(test_energy_shares),
         cmocka_unit_test(test_real_models),
+        cmocka_unit_test(test_eager_views_charged),
         cmocka_unit_test(test_prepared_runs_match),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -166,18 +166,22 @@ double predict_dispatch_us(const struct config *cfg)
     return (sp ? sp : sim_params_default())->dispatch_us[runtime_base(cfg->rt)];
 }
 
-/* The node whose time is not finite, else the one that takes longest. */
+/* The node whose time is not finite, else the kernel that takes longest
+ * (the work; a view's time is only the host's dispatch of it), else the
+ * node that does. */
 static int slowest_node(const struct sim_result *sr)
 {
-    int worst = -1;
+    int worst = -1, worst_kernel = -1;
     for (int i = 0; i < sr->n_nodes; i++) {
         double t = sr->nodes[i].time_s;
         if (!isfinite(t))
             return i;
         if (worst < 0 || t > sr->nodes[worst].time_s)
             worst = i;
+        if (sr->nodes[i].kernel && (worst_kernel < 0 || t > sr->nodes[worst_kernel].time_s))
+            worst_kernel = i;
     }
-    return worst;
+    return worst_kernel >= 0 ? worst_kernel : worst;
 }
 
 enum status predict_teacher_check(const struct graph *g, const struct sim_result *sr,

@@ -238,6 +238,44 @@ static int build_steps(const struct graph *g, const struct config *cfg,
     return n_steps;
 }
 
+/* The host's time issuing view step st (no kernel: a share of an op's
+ * dispatch, each run). */
+static double view_host_s(const struct sim_step *st, double dispatch)
+{
+    return dispatch * sim_fixed.view_dispatch_frac * st->runs;
+}
+
+/* Charges the GPU's idle time `wait` before the kernel of step k (k ==
+ * n_steps: before the end of the pass) to the host work it waited for: the
+ * view steps [lo, k), each in proportion to its host time (`dispatch` per
+ * op), and the kernel's own dispatch `own` (0 at the end). wait never exceeds that host
+ * work (the GPU was busy until the host issued the previous kernel), so a
+ * view is charged at most its own host time. Returns what the views got;
+ * the rest is the kernel's. */
+static double charge_views(const struct sim_prep *sp, struct sim_result *r, int lo, int k,
+                           double wait, double dispatch, double own, double idle_w)
+{
+    double views = 0;
+    for (int j = lo; j < k; j++)
+        views += view_host_s(&sp->steps[j], dispatch);
+    if (wait <= 0 || views <= 0)
+        return 0;
+    double scale = wait / (views + own);
+    if (scale > 1)
+        scale = 1;
+    double given = 0;
+    for (int j = lo; j < k; j++) {
+        const struct sim_step *st = &sp->steps[j];
+        struct sim_node *sn = &r->nodes[st->node];
+        double t = view_host_s(st, dispatch) * scale;
+        sn->time_s += t;
+        sn->bound = BOUND_OVERHEAD;
+        sn->energy_j += idle_w * t;
+        given += t;
+    }
+    return given;
+}
+
 /* Pass 2: time the kernels and replay the host -> GPU queue. The host
  * issues ops in order (dispatch each); a kernel starts when both the GPU is
  * free and the host has issued it. Sets latency and energy, and the
@@ -258,10 +296,11 @@ static void pass_time(const struct sim_prep *sp, const struct sim_params *p,
         koh = p->graph_kernel_us * 1e-6;
     }
     double dyn_w = hw->tdp_w - hw->idle_w;
+    int pend0 = 0; /* the views issued since the last kernel: steps [pend0, k) */
     for (int k = 0; k < sp->n_steps; k++) {
         const struct sim_step *st = &sp->steps[k];
         if (st->view) {
-            host += dispatch * sim_fixed.view_dispatch_frac * st->runs;
+            host += view_host_s(st, dispatch);
             continue;
         }
         /* a loop body's kernel: its work is already the total over the
@@ -295,8 +334,12 @@ static void pass_time(const struct sim_prep *sp, const struct sim_params *p,
         double ej = dyn_w * frac * kt;
         dyn_energy += ej;
         r->roofline_ms += ko.roofline_s * 1e3;
-        if (!r->nodes)
+        if (!r->nodes) {
+            pend0 = k + 1;
             continue;
+        }
+        wait -= charge_views(sp, r, pend0, k, wait, dispatch, dispatch, hw->idle_w);
+        pend0 = k + 1;
         struct sim_node *sn = &r->nodes[st->node];
         sn->time_s = wait + kt;
         sn->roofline_s = ko.roofline_s;
@@ -310,6 +353,8 @@ static void pass_time(const struct sim_prep *sp, const struct sim_params *p,
             sn->bound = ko.compute_s >= ko.memory_s ? BOUND_COMPUTE : BOUND_MEMORY;
         sn->energy_j = ej + hw->idle_w * sn->time_s;
     }
+    if (r->nodes && host > gpu) /* the views after the last kernel */
+        charge_views(sp, r, pend0, sp->n_steps, host - gpu, dispatch, 0, hw->idle_w);
     double end = gpu > host ? gpu : host;
     double lat = end + sim_call_ms(p, prt) * 1e-3;
     r->latency_ms = lat * 1e3;
