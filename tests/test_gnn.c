@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "core/gnn.h"
+#include "core/gnn_train.h"
 
 /* A small random batch: G graphs with chain + skip edges. */
 struct toy {

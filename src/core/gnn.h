@@ -28,9 +28,8 @@
  * the graph head's last layer and skip start at zero: an untrained model
  * reproduces the teacher exactly.
  *
- * Loss: mean over graphs of weight_g x squared log error on present (non-NaN)
- * targets plus share_weight x cross-entropy between the label's node shares
- * and share_i, plus an ordering penalty on pairs of graphs (gnn_targets). Everything is deterministic given the seed of gnn_model_init.
+ * Training (gnn_train.h) minimises a loss over graphs. Everything is
+ * deterministic given the seed of gnn_model_init.
  *
  * Ownership: a model owns its parameter and normalisation arrays; a work
  * struct owns grow-only scratch buffers reused across calls (no per-call
@@ -112,21 +111,6 @@ struct gnn_batch {
     const float *anchor;         /* n_graphs x 3 log teacher figures (ms, J, MiB) */
 };
 
-/* Training targets for a batch (standardised log targets). */
-struct gnn_targets {
-    const float *y;          /* n_graphs x GNN_T__COUNT log labels; NaN = missing */
-    const float *weight;     /* n_graphs loss weights, or NULL = all 1 */
-    const float *share;      /* n_nodes teacher shares, or NULL */
-    const unsigned char *has_share; /* n_graphs flags, or NULL = all (if share) */
-    float share_weight;
-    /* Ordering pairs: graph fast[k] should not be predicted slower than
-     * graph slow[k]; each excess e = y_lat(fast) - y_lat(slow) > 0 adds
-     * order_weight e^2 (per graph of the batch) to the loss. */
-    int n_pairs;
-    const int *pair_fast, *pair_slow;
-    float order_weight;
-};
-
 /* The per-node arrays (a0, h, m, z, u) hold one row per class: per node
  * after gnn_loss (whose backward pass needs them), per class of
  * gnn_classes_build after gnn_forward. */
@@ -157,32 +141,8 @@ void gnn_forward(const struct gnn_model *m, const struct gnn_batch *b, struct gn
 void gnn_forward_keyed(const struct gnn_model *m, const struct gnn_batch *b, uint64_t key,
                        struct gnn_work *w);
 
-/* Forward + loss; if grad != NULL (n_params floats) also backward, with the
- * gradient ADDED to grad. Returns the loss (mean over graphs). Parts of the
- * loss go to *reg_loss (targets and ordering penalty) and *share_loss when
- * not NULL. */
-double gnn_loss(const struct gnn_model *m, const struct gnn_batch *b,
-                const struct gnn_targets *tg, struct gnn_work *w, float *grad,
-                double *reg_loss, double *share_loss);
-
 /* Normalises raw features in place: (x - mean) / std for n rows. */
 void gnn_normalize_nodes(const struct gnn_model *m, float *x, size_t n);
 void gnn_normalize_graph(const struct gnn_model *m, float *x, size_t n);
-
-/* Adam with decoupled weight decay. */
-struct gnn_adam {
-    float *mom, *vel;
-    size_t n;
-    long t;
-    float lr, beta1, beta2, eps, wd;
-};
-void gnn_adam_init(struct gnn_adam *a, size_t n, float lr);
-void gnn_adam_step(struct gnn_adam *a, float *w, const float *g);
-/* Zeroes every gradient but those of target t's output weights (its column
- * of the graph head's last layer and of the linear skip, and its bias):
- * training then moves only t's correction, and every other output of the
- * model stays exactly as it was. */
-void gnn_grad_keep_target(const struct gnn_model *m, int t, float *grad);
-void gnn_adam_fini(struct gnn_adam *a);
 
 #endif

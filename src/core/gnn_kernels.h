@@ -1,5 +1,5 @@
 /*
- * gnn_kernels.h - the GNN's row and matrix helpers (gnn.c): row copies and
+ * gnn_kernels.h - the GNN's row and matrix helpers (gnn.c, gnn_train.c): row copies and
  * sums inlined into the hot loops, ReLU variants, dense layers and their
  * backward on OpenBLAS, the readout's pooling.
  *

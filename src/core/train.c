@@ -9,6 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/gnn_train.h"
 #include "util/datafile.h"
 #include "util/fileio.h"
 #include "util/fmt.h"
