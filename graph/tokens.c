@@ -5,7 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "graph/shape.h"
 #include "util/xalloc.h"
 
 int graph_seq_sym(const struct graph *g)
@@ -55,6 +54,17 @@ enum status graph_tokens_set(struct graph *g, int64_t tokens, struct diag *d)
     return ST_OK;
 }
 
+/* Elements of a known shape, else -1. */
+static double numel(const struct shape *sh)
+{
+    if (!sh->known)
+        return -1;
+    double e = 1;
+    for (int i = 0; i < sh->rank; i++)
+        e *= (double)sh->d[i];
+    return e;
+}
+
 /* seq_dims and tok_scale of every value from its element count at the real
  * tokens (nt[vi], -1 if unknown) and at the padded length (its shape now):
  * the count of a value with k dims along the sequence scales as
@@ -63,8 +73,8 @@ static void classify(struct graph *g, const double *nt, double ratio)
 {
     for (int vi = 0; vi < g->n_values; vi++) {
         struct value *v = &g->values[vi];
-        double ns = (double)shape_numel(&v->shape);
-        if (!v->shape.known || ns <= 0 || nt[vi] <= 0 || nt[vi] == ns)
+        double ns = numel(&v->shape);
+        if (ns <= 0 || nt[vi] <= 0 || nt[vi] == ns)
             continue;
         long k = lround(log(nt[vi] / ns) / log(ratio));
         if (k < 1)
@@ -92,7 +102,7 @@ enum status graph_tokens_infer(struct graph *g, struct diag *d)
     }
     double *nt = xmalloc((size_t)(g->n_values > 0 ? g->n_values : 1) * sizeof *nt);
     for (int vi = 0; vi < g->n_values; vi++)
-        nt[vi] = g->values[vi].shape.known ? (double)shape_numel(&g->values[vi].shape) : -1;
+        nt[vi] = numel(&g->values[vi].shape);
     st = graph_infer_pass(g, d);
     if (!st) {
         classify(g, nt, (double)g->tokens / (double)seq);
