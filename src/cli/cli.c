@@ -12,6 +12,7 @@
 #include "core/gpu.h"
 #include "core/price.h"
 #include "graph/load.h"
+#include "graph/tokens.h"
 
 void cli_common_init(struct cli_common *co)
 {
@@ -147,11 +148,21 @@ struct graph *cli_load_model_diag(const char *spec, const struct cli_common *co,
     struct graph *g = model_load(spec, d);
     if (!g)
         return NULL;
+    int64_t tokens = 0;
     for (int i = 0; i < co->n_sets; i++) {
+        if (!strcmp(co->set_name[i], GRAPH_TOKENS_NAME)) {
+            tokens = co->set_val[i]; /* once every symbol is bound */
+            continue;
+        }
         if (graph_sym_set(g, co->set_name[i], co->set_val[i], d)) {
             graph_free(g);
             return NULL;
         }
+    }
+    if (tokens && graph_tokens_set(g, tokens, d)) {
+        diag_prefix(d, "--set %s", GRAPH_TOKENS_NAME);
+        graph_free(g);
+        return NULL;
     }
     if (co->batch) {
         int bs = graph_batch_sym(g);

@@ -22,7 +22,8 @@ static const struct {
 } common[] = {
     {CLI_C_BATCH, {"batch", 0, "N", "batch size: binds the model's batch symbol", CLI_OPT_BATCH}},
     {CLI_C_SET, {"set", 0, "NAME=VALUE", "binds any symbol (sequence length, image size, ...); "
-                 "repeatable", CLI_OPT_SET}},
+                 "repeatable; tokens_mean=N: the runtime removes padding and a sequence holds "
+                 "N real tokens (token-wise ops cost N, attention the padded seq)", CLI_OPT_SET}},
     {CLI_C_GPU, {"gpu", 0, "NAME[:PROFILE]", "the GPU or a MIG slice of it, e.g. "
                  "A100-SXM4-80GB, h100, h200, a100:3g.20gb (default A100-SXM4-40GB)",
                  CLI_OPT_GPU}},

@@ -15,6 +15,7 @@
 #include "util/fmt.h"
 #include "util/jsonw.h"
 #include "graph/load.h"
+#include "graph/tokens.h"
 #include "core/report.h"
 #include "util/xalloc.h"
 
@@ -314,6 +315,8 @@ static int run_grid(struct sweep *s, struct graph *base)
         jsonw_key_str(&w, "gpu", report_hw_label(&s->cfg, hw, sizeof hw));
         jsonw_key_str(&w, "precision", precision_name(s->cfg.prec));
         jsonw_key_str(&w, "runtime", runtime_name(s->cfg.rt));
+        if (base->tokens > 0) /* padding removed: the real tokens per sequence */
+            jsonw_key_int(&w, GRAPH_TOKENS_NAME, base->tokens);
         jsonw_key_str(&w, "source", report_source_line(s->p));
         struct report_intervals iv = grid_intervals(s);
         jsonw_key_fixed(&w, "interval_coverage", INTERVAL_COVERAGE, 2);
@@ -325,8 +328,11 @@ static int run_grid(struct sweep *s, struct graph *base)
     } else if (s->co.csv) {
         csv_header(f, s);
     } else {
-        fprintf(f, "%s on %s, %s, %s\n", base->name, report_hw_label(&s->cfg, hw, sizeof hw),
+        fprintf(f, "%s on %s, %s, %s", base->name, report_hw_label(&s->cfg, hw, sizeof hw),
                 precision_name(s->cfg.prec), runtime_name(s->cfg.rt));
+        if (base->tokens > 0)
+            fprintf(f, ", padding removed: %lld real tokens per sequence", (long long)base->tokens);
+        fputc('\n', f);
         if (s->over_name)
             fprintf(f, "%10s ", s->over_name);
         fprintf(f, "%7s %10s %9s %9s %10s %10s %4s %10s", "batch", "latency", "samples/s",

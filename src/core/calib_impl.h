@@ -12,6 +12,7 @@
 struct calib_binding {
     char spec[192];
     int64_t batch, seq;  /* seq: tokens (prefill) or cached context (decode); 0 = none */
+    int64_t tokens;      /* real tokens per sequence, padding removed; 0 = padded */
     bool decode;
     bool last;           /* logits of the last position only (generation rows) */
     bool has_conv;       /* the graph has convolutions (conv_eff can change its runs) */

@@ -29,6 +29,7 @@
 #include <string.h>
 
 #include "graph/ops.h"
+#include "graph/tokens.h"
 #include "util/xalloc.h"
 #include "core/sim_impl.h"
 
@@ -109,7 +110,7 @@ static double persistent_bytes(const struct graph *g)
             const struct value *v = &g->values[ix[i]];
             if (v->flags & VAL_INIT)
                 continue;
-            double e = sim_value_numel(v);
+            double e = sim_value_numel(v) * (v->seq_dims == 1 ? v->tok_scale : 1);
             enum dtype dt = sim_value_dtype(v);
             if (e > 0)
                 b += e * (dt == DT_UNDEFINED ? 4 : dtype_size(dt));
@@ -176,7 +177,7 @@ static void row_rereads(const struct graph *g, const struct node *n, const struc
             ;
     }
     k->row_bytes = row * eb;
-    k->reread_bytes = (ln ? 1 : 2) * numel * eb;
+    k->reread_bytes = (ln ? 1 : 2) * numel * graph_node_tok_scale(g, n) * eb;
     k->row_block = block;
     k->row_softmax = !ln;
 }
@@ -211,6 +212,7 @@ static int build_steps(const struct graph *g, const struct config *cfg,
             .bytes = sn->kbytes, .batches = 1};
         if (n->state == NODE_OK)
             sim_gemm_view(g, n, kin.cls, &kin);
+        kin.m *= graph_node_tok_scale(g, n); /* the real tokens' rows */
         if (kin.gemm && sn->attention) {
             /* A fused attention kernel keeps a query block's score rows
              * on chip, so its CTAs split the queries: 64 per CTA in an

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "graph/ops.h"
+#include "graph/tokens.h"
 #include "core/sim_impl.h"
 
 /* ---- node classification -------------------------------------------------- */
@@ -110,7 +111,8 @@ double sim_value_bytes(const struct value *v, int pb)
 }
 
 /* Ratio of the node's bytes at the configured precision to its bytes in the
- * file's dtypes, from the tensors it touches. */
+ * file's dtypes, from the tensors it touches; in a padding-free run, of the
+ * real tokens' share of each tensor (graph_value_tok_scale). */
 static double byte_ratio(const struct graph *g, const struct node *n, int pb)
 {
     double file = 0, cfgb = 0;
@@ -127,6 +129,7 @@ static double byte_ratio(const struct graph *g, const struct node *n, int pb)
             enum dtype dt = sim_value_dtype(v);
             double fs = dt == DT_UNDEFINED ? 4 : dtype_size(dt);
             file += e * fs;
+            e *= graph_value_tok_scale(g, n, v);
             cfgb += (dt == DT_UNDEFINED || dtype_is_float(dt)) ? e * pb : e * fs;
         }
     }
@@ -406,7 +409,7 @@ void sim_pass_fuse(const struct graph *g, const struct config *cfg, struct sim_r
                 sn->kernel = true;
             continue;
         }
-        sn->flops = n->cost.flops;
+        sn->flops = n->cost.flops * graph_node_tok_scale(g, n);
         sn->bytes = (n->cost.bytes_read + n->cost.bytes_written) * byte_ratio(g, n, pb);
         double spread = sim_routed_spread(g, n);
         if (spread > 1) /* every touched expert's weights are read */
@@ -425,7 +428,8 @@ void sim_pass_fuse(const struct graph *g, const struct config *cfg, struct sim_r
             int sib = sibling_gemm(g, r, n, i);
             if (sib >= 0) {
                 /* the shared input is read once */
-                double xb = sim_value_bytes(&g->values[n->in[0]], pb);
+                const struct value *x = &g->values[n->in[0]];
+                double xb = sim_value_bytes(x, pb) * graph_value_tok_scale(g, n, x);
                 fuse_into(r, i, sib, xb > 0 ? xb : 0, true);
                 r->nodes[sib].merged++;
                 continue;
@@ -462,7 +466,7 @@ void sim_pass_fuse(const struct graph *g, const struct config *cfg, struct sim_r
                                 (sdpa && sdpa_fusable(g, n, v, rn));
             if (!ok)
                 continue;
-            double vb = sim_value_bytes(v, pb);
+            double vb = sim_value_bytes(v, pb) * graph_value_tok_scale(g, n, v);
             if (n->op == OP_Softmax && act_matmul(g, rn))
                 r->nodes[root].attention = true;
             /* a value read inside the kernel is neither written nor read
