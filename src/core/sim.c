@@ -182,7 +182,8 @@ static void row_rereads(const struct graph *g, const struct node *n, const struc
 }
 
 /* The steps of the time pass, in issue order, after pass_fuse; n_steps
- * steps are written to out (room for g->n_nodes). */
+ * steps are written to out (room for 2 g->n_nodes: a quantised GEMM may
+ * bring a quantisation pass of its own). */
 static int build_steps(const struct graph *g, const struct config *cfg,
                        const struct sim_result *r, struct sim_step *out)
 {
@@ -230,6 +231,17 @@ static int build_steps(const struct graph *g, const struct config *cfg,
             kin.n *= sn->merged + 1; /* merged siblings: one wider GEMM */
         if (n->state == NODE_OK)
             row_rereads(g, n, cfg, &kin);
+        struct sim_kernel_in pass;
+        if (n->state == NODE_OK && sim_quant_kernel(g, n, cfg, &kin, &pass)) {
+            /* the dynamic quantisation of its input: a kernel of its own,
+             * attributed to no node */
+            *st = (struct sim_step){.node = -1, .runs = st->runs, .kin = pass,
+                                    .kflops = pass.flops, .kbytes = pass.bytes};
+            st = &out[++n_steps];
+            memset(st, 0, sizeof *st);
+            st->node = i;
+            st->runs = n->cost.runs > 1 ? n->cost.runs : 1;
+        }
         st->kin = kin;
         st->kflops = sn->kflops;
         st->kbytes = sn->kbytes;
@@ -295,7 +307,7 @@ static void pass_time(const struct sim_prep *sp, const struct sim_params *p,
         double ej = dyn_w * frac * kt;
         dyn_energy += ej;
         r->roofline_ms += ko.roofline_s * 1e3;
-        if (!r->nodes)
+        if (!r->nodes || st->node < 0)
             continue;
         struct sim_node *sn = &r->nodes[st->node];
         sn->time_s = wait + kt;
@@ -357,7 +369,7 @@ static void memory_inputs(const struct graph *g, const struct config *cfg,
         const struct value *v = &g->values[vi];
         if (!(v->flags & VAL_INIT) || v->n_consumers == 0)
             continue;
-        double b = sim_value_bytes(v, pb);
+        double b = sim_weight_bytes(g, cfg, vi, pb);
         if (b < 0 && v->rank >= 0) {
             double e = 1;
             for (int k = 0; k < v->rank; k++)
@@ -417,7 +429,7 @@ static enum status prepare(const struct graph *g, const struct config *cfg, stru
         return diag_set(d, ST_EGRAPH, "%s: graph is not finalized", g->name ? g->name : "model");
     r->n_nodes = g->n_nodes;
     r->nodes = calloc(g->n_nodes > 0 ? (size_t)g->n_nodes : 1, sizeof *r->nodes);
-    sp->steps = malloc((g->n_nodes > 0 ? (size_t)g->n_nodes : 1) * sizeof *sp->steps);
+    sp->steps = malloc((g->n_nodes > 0 ? 2 * (size_t)g->n_nodes : 1) * sizeof *sp->steps);
     if (!r->nodes || !sp->steps) {
         free(sp->steps);
         sp->steps = NULL;
