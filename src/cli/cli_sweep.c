@@ -64,7 +64,7 @@ const struct cli_cmd cli_cmd_sweep = {
         "images/s, J per image, memory with every model resident) over --batch\n"
         "(default 1..64) and --over steps=RANGE; --max-batch then gives the largest\n"
         "batch whose pipeline fits.",
-    .common = CLI_C_SET | CLI_C_CONFIG | CLI_C_JSON | CLI_C_CSV | CLI_C_OUTPUT | CLI_C_DEPLOY,
+    .common = CLI_C_SET | CLI_C_CONFIG | CLI_C_QUANT | CLI_C_JSON | CLI_C_CSV | CLI_C_OUTPUT | CLI_C_DEPLOY,
     .groups = {sweep_opts, cli_gen_opts, cli_diff_opts},
 };
 
@@ -313,6 +313,7 @@ static int run_grid(struct sweep *s, struct graph *base)
         jsonw_key_str(&w, "model", base->name);
         jsonw_key_str(&w, "gpu", report_hw_label(&s->cfg, hw, sizeof hw));
         jsonw_key_str(&w, "precision", precision_name(s->cfg.prec));
+        report_quant_json(&w, &s->cfg);
         jsonw_key_str(&w, "runtime", runtime_name(s->cfg.rt));
         jsonw_key_str(&w, "source", report_source_line(s->p));
         struct report_intervals iv = grid_intervals(s);
@@ -325,8 +326,9 @@ static int run_grid(struct sweep *s, struct graph *base)
     } else if (s->co.csv) {
         csv_header(f, s);
     } else {
+        char prec[96];
         fprintf(f, "%s on %s, %s, %s\n", base->name, report_hw_label(&s->cfg, hw, sizeof hw),
-                precision_name(s->cfg.prec), runtime_name(s->cfg.rt));
+                config_prec_label(&s->cfg, prec, sizeof prec), runtime_name(s->cfg.rt));
         if (s->over_name)
             fprintf(f, "%10s ", s->over_name);
         fprintf(f, "%7s %10s %9s %9s %10s %10s %4s %10s", "batch", "latency", "samples/s",
