@@ -28,7 +28,8 @@ static const struct cli_opt predict_opts[] = {
 const struct cli_cmd cli_cmd_predict = {
     .name = "predict",
     .usage = "dippm predict MODEL [--batch N] [--gpu NAME[:PROFILE]] [--precision P]\n"
-             "                     [--runtime R] [--set NAME=VALUE]... [--slo-ms X [--slo-upper]]\n"
+             "                     [--quant SCHEME] [--runtime R] [--set NAME=VALUE]...\n"
+             "                     [--slo-ms X [--slo-upper]]\n"
              "                     [--headroom PCT] [--weights FILE] [--json] [-o FILE]\n"
              "                     [--dispatch-us US] [--price-per-hour X [--price-of gpu]]\n"
              "                     [--input-tokens N --output-tokens M [--set kv=P]\n"
@@ -66,7 +67,8 @@ const struct cli_cmd cli_cmd_predict = {
         "over 77 tokens and the T5 v1.1 XXL encoder over 256); --text-encoder SPEC\n"
         "names them instead (repeatable, or a comma list) and --no-text-encoder leaves\n"
         "them out.",
-    .common = CLI_C_SYMBOLS | CLI_C_CONFIG | CLI_C_QUANT | CLI_C_JSON | CLI_C_OUTPUT | CLI_C_DEPLOY,
+    .common = CLI_C_SYMBOLS | CLI_C_CONFIG | CLI_C_QUANT | CLI_C_JSON | CLI_C_OUTPUT |
+              CLI_C_DEPLOY,
     .groups = {predict_opts, cli_gen_opts, cli_diff_opts},
 };
 

@@ -40,7 +40,8 @@ const struct cli_cmd cli_cmd_sweep = {
     .name = "sweep",
     .usage = "dippm sweep MODEL [--batch RANGE] [--over NAME=RANGE] [--csv|--json]\n"
              "                   [--gpu NAME[:PROFILE]] [--precision P] [--runtime R]\n"
-             "                   [--set NAME=VALUE]... [--weights FILE] [-o FILE]\n"
+             "                   [--quant SCHEME] [--set NAME=VALUE]... [--weights FILE]\n"
+             "                   [-o FILE]\n"
              "                   [--dispatch-us US] [--price-per-hour X [--price-of gpu]]\n"
              "       dippm sweep MODEL --max-batch [--gpu NAME[:PROFILE]] [--slo-ms X]\n"
              "                   [--headroom PCT] [--json]",
@@ -64,7 +65,8 @@ const struct cli_cmd cli_cmd_sweep = {
         "images/s, J per image, memory with every model resident) over --batch\n"
         "(default 1..64) and --over steps=RANGE; --max-batch then gives the largest\n"
         "batch whose pipeline fits.",
-    .common = CLI_C_SET | CLI_C_CONFIG | CLI_C_QUANT | CLI_C_JSON | CLI_C_CSV | CLI_C_OUTPUT | CLI_C_DEPLOY,
+    .common = CLI_C_SET | CLI_C_CONFIG | CLI_C_QUANT | CLI_C_JSON | CLI_C_CSV | CLI_C_OUTPUT |
+              CLI_C_DEPLOY,
     .groups = {sweep_opts, cli_gen_opts, cli_diff_opts},
 };
 
