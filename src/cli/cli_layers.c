@@ -53,8 +53,7 @@ const struct cli_cmd cli_cmd_layers = {
              "dispatch dominate) or - (runs nothing on the GPU). A node fused into another's\n"
              "kernel (a bias add into its GEMM; an engine's epilogues) keeps its share of\n"
              "that kernel's time; CSV and JSON name the kernel's node.",
-    .common = CLI_C_SYMBOLS | CLI_C_OUTPUT | CLI_C_FORCE | CLI_C_CONFIG | CLI_C_QUANT |
-              CLI_C_DISPATCH,
+    .common = CLI_C_SYMBOLS | CLI_C_OUTPUT | CLI_C_FORCE | CLI_C_CONFIG | CLI_C_DISPATCH,
     .groups = {layers_opts},
 };
 

@@ -41,8 +41,8 @@ enum {
 };
 /* --batch and --set: the options that bind a model's symbols */
 #define CLI_C_SYMBOLS (CLI_C_BATCH | CLI_C_SET)
-/* --gpu, --precision, --runtime and --weights: what a prediction runs on */
-#define CLI_C_CONFIG (CLI_C_GPU | CLI_C_PRECISION | CLI_C_RUNTIME | CLI_C_WEIGHTS)
+/* --gpu, --precision, --quant, --runtime and --weights: what a prediction runs on */
+#define CLI_C_CONFIG (CLI_C_GPU | CLI_C_PRECISION | CLI_C_QUANT | CLI_C_RUNTIME | CLI_C_WEIGHTS)
 /* --dispatch-us, --price-per-hour and --price-of: the host and the price of a
  * deployment (predict and sweep) */
 #define CLI_C_DEPLOY (CLI_C_DISPATCH | CLI_C_PRICE)

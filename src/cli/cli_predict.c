@@ -67,8 +67,7 @@ const struct cli_cmd cli_cmd_predict = {
         "over 77 tokens and the T5 v1.1 XXL encoder over 256); --text-encoder SPEC\n"
         "names them instead (repeatable, or a comma list) and --no-text-encoder leaves\n"
         "them out.",
-    .common = CLI_C_SYMBOLS | CLI_C_CONFIG | CLI_C_QUANT | CLI_C_JSON | CLI_C_OUTPUT |
-              CLI_C_DEPLOY,
+    .common = CLI_C_SYMBOLS | CLI_C_CONFIG | CLI_C_JSON | CLI_C_OUTPUT | CLI_C_DEPLOY,
     .groups = {predict_opts, cli_gen_opts, cli_diff_opts},
 };
 

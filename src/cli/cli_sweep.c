@@ -65,8 +65,7 @@ const struct cli_cmd cli_cmd_sweep = {
         "images/s, J per image, memory with every model resident) over --batch\n"
         "(default 1..64) and --over steps=RANGE; --max-batch then gives the largest\n"
         "batch whose pipeline fits.",
-    .common = CLI_C_SET | CLI_C_CONFIG | CLI_C_QUANT | CLI_C_JSON | CLI_C_CSV | CLI_C_OUTPUT |
-              CLI_C_DEPLOY,
+    .common = CLI_C_SET | CLI_C_CONFIG | CLI_C_JSON | CLI_C_CSV | CLI_C_OUTPUT | CLI_C_DEPLOY,
     .groups = {sweep_opts, cli_gen_opts, cli_diff_opts},
 };
 

@@ -19,30 +19,60 @@ static bool weight_gemm_of(const struct graph *g, const struct node *n, int vi)
            !(g->values[n->out[0]].flags & VAL_OUTPUT);
 }
 
+/* Whether every reader of value vi takes it as a Linear layer's weight: a
+ * GEMM's second input, or (depth > 0) a Transpose whose output is read so,
+ * as exports of nn.Linear spell out the [out, in] weight's transpose. */
+static bool gemm_weight_use(const struct graph *g, int vi, int depth)
+{
+    const struct value *v = &g->values[vi];
+    if (v->n_consumers < 1 || (v->flags & VAL_OUTPUT))
+        return false;
+    for (int c = 0; c < v->n_consumers; c++) {
+        const struct node *n = &g->nodes[v->consumers[c]];
+        bool ok = weight_gemm_of(g, n, vi) ||
+                  (depth > 0 && n->op == OP_Transpose && n->n_out >= 1 && n->out[0] >= 0 &&
+                   gemm_weight_use(g, n->out[0], depth - 1));
+        if (!ok)
+            return false;
+    }
+    return true;
+}
+
+/* A float initializer of rank 2 or more (a weight matrix or experts' stack). */
+static bool float_weight(const struct value *v)
+{
+    enum dtype dt = sim_value_dtype(v);
+    return (v->flags & VAL_INIT) && v->shape.known && v->shape.rank >= 2 &&
+           (dt == DT_UNDEFINED || dtype_is_float(dt));
+}
+
 bool sim_quant_weight(const struct graph *g, const struct config *cfg, int vi)
 {
     if (cfg->quant.scheme == QUANT_NONE || vi < 0 || vi >= g->n_values)
         return false;
     const struct value *v = &g->values[vi];
-    if (!(v->flags & VAL_INIT) || v->n_consumers < 1 || !v->shape.known || v->shape.rank < 2)
-        return false;
-    enum dtype dt = sim_value_dtype(v);
-    if (dt != DT_UNDEFINED && !dtype_is_float(dt))
-        return false;
     /* every reader a Linear layer's GEMM (not the lm_head, whose output is
      * the graph's; not an embedding's Gather of tied weights) */
-    for (int c = 0; c < v->n_consumers; c++)
-        if (!weight_gemm_of(g, &g->nodes[v->consumers[c]], vi))
-            return false;
-    return true;
+    if (float_weight(v))
+        return gemm_weight_use(g, vi, 1);
+    /* the transpose of such an initializer, read by the GEMM */
+    if (v->producer < 0 || !v->shape.known)
+        return false;
+    const struct node *t = &g->nodes[v->producer];
+    return t->op == OP_Transpose && t->n_in >= 1 && t->in[0] >= 0 &&
+           float_weight(&g->values[t->in[0]]) && gemm_weight_use(g, t->in[0], 1);
 }
 
-/* The reduction length of weight v read by its first consumer: rows of a
- * MatMul's [..., K, N] weight, columns of a Gemm's transposed one. */
-static double weight_k(const struct graph *g, const struct value *v)
+/* The reduction length of weight vi as its GEMMs read it: the rows of a
+ * MatMul's [..., K, N] weight, the columns of a Gemm's transposed one,
+ * through a Transpose to its output. */
+static double weight_k(const struct graph *g, int vi)
 {
-    const struct shape *s = &v->shape;
+    const struct value *v = &g->values[vi];
     const struct node *n = &g->nodes[v->consumers[0]];
+    if (n->op == OP_Transpose)
+        return weight_k(g, n->out[0]);
+    const struct shape *s = &v->shape;
     bool trans = n->op == OP_Gemm && node_attr_int(n, "transB", 0) != 0;
     return (double)s->d[trans ? s->rank - 1 : s->rank - 2];
 }
@@ -53,7 +83,7 @@ double sim_weight_bytes(const struct graph *g, const struct config *cfg, int vi,
     if (!sim_quant_weight(g, cfg, vi))
         return sim_value_bytes(v, pb);
     const struct quant *q = &cfg->quant;
-    double e = sim_value_numel(v), k = weight_k(g, v);
+    double e = sim_value_numel(v), k = weight_k(g, vi);
     /* scales: one per group of K, one per output channel (a row of the
      * transposed weight: K weights), or one per tensor */
     double scales = q->per_tensor ? 1 : q->group > 0 ? ceil(k / q->group) * (e / k) : e / k;
