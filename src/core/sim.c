@@ -124,6 +124,7 @@ static double persistent_bytes(const struct graph *g)
 struct sim_step {
     int node;
     bool view;
+    bool pre; /* a quantisation pass: its time and energy count to the next step's node */
     double runs; /* launches: a Loop or Scan body's trip count (graph's cost.runs), >= 1 */
     struct sim_kernel_in kin;
     double kflops, kbytes;
@@ -234,8 +235,8 @@ static int build_steps(const struct graph *g, const struct config *cfg,
         struct sim_kernel_in pass;
         if (n->state == NODE_OK && sim_quant_kernel(g, n, cfg, &kin, &pass)) {
             /* the dynamic quantisation of its input: a kernel of its own,
-             * attributed to no node */
-            *st = (struct sim_step){.node = -1, .runs = st->runs, .kin = pass,
+             * whose time the GEMM's node shows */
+            *st = (struct sim_step){.node = i, .pre = true, .runs = st->runs, .kin = pass,
                                     .kflops = pass.flops, .kbytes = pass.bytes};
             st = &out[++n_steps];
             memset(st, 0, sizeof *st);
@@ -270,6 +271,7 @@ static void pass_time(const struct sim_prep *sp, const struct sim_params *p,
         koh = p->graph_kernel_us * 1e-6;
     }
     double dyn_w = hw->tdp_w - hw->idle_w;
+    double pre_t = 0, pre_j = 0, pre_r = 0; /* a quantisation pass's, for its GEMM's node */
     for (int k = 0; k < sp->n_steps; k++) {
         const struct sim_step *st = &sp->steps[k];
         if (st->view) {
@@ -307,11 +309,17 @@ static void pass_time(const struct sim_prep *sp, const struct sim_params *p,
         double ej = dyn_w * frac * kt;
         dyn_energy += ej;
         r->roofline_ms += ko.roofline_s * 1e3;
-        if (!r->nodes || st->node < 0)
+        if (!r->nodes)
             continue;
+        if (st->pre) {
+            pre_t += wait + kt;
+            pre_j += ej;
+            pre_r += ko.roofline_s;
+            continue;
+        }
         struct sim_node *sn = &r->nodes[st->node];
-        sn->time_s = wait + kt;
-        sn->roofline_s = ko.roofline_s;
+        sn->time_s = wait + kt + pre_t;
+        sn->roofline_s = ko.roofline_s + pre_r;
         sn->compute_s = ko.compute_s;
         sn->memory_s = ko.memory_s;
         sn->efficiency = ko.eff;
@@ -320,7 +328,8 @@ static void pass_time(const struct sim_prep *sp, const struct sim_params *p,
             sn->bound = BOUND_OVERHEAD;
         else
             sn->bound = ko.compute_s >= ko.memory_s ? BOUND_COMPUTE : BOUND_MEMORY;
-        sn->energy_j = ej + hw->idle_w * sn->time_s;
+        sn->energy_j = ej + pre_j + hw->idle_w * sn->time_s;
+        pre_t = pre_j = pre_r = 0;
     }
     double end = gpu > host ? gpu : host;
     double lat = end + sim_call_ms(p, prt) * 1e-3;

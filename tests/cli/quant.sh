@@ -99,5 +99,11 @@ run "w8a8 static" 0 "$DIPPM" predict $M $G --quant w8a8 --json && cp "$T/out" "$
 run "w8a8 dynamic" 0 "$DIPPM" predict $M $G --quant w8a8:dynamic --json &&
     cmp "dynamic scales cost time" "a > b" "$(num tpot_ms "$T/out")" "$(num tpot_ms "$T/s.json")" &&
     cmp "same weights" "a == b" "$(num weights_mib "$T/out")" "$(num weights_mib "$T/s.json")"
+# the quantisation pass is its GEMM's: the layers' times still add up to the latency
+run "layers dynamic" 0 env DIPPM_WEIGHTS=/nonexistent "$DIPPM" layers $M --quant w8a8:dynamic \
+    --runtime tensorrt --json &&
+    cmp "layers add up to the latency with a quantisation pass" "a > 0.999 * b && a < 1.001 * b" \
+        "$(sed -n 's/.*"time_us": \([-0-9.e+]*\).*/\1/p' "$T/out" | awk '{ s += $1 } END { printf "%.4f", s / 1e3 }')" \
+        "$(num latency_ms "$T/out")"
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
