@@ -11,7 +11,8 @@
 #include "graph/ops.h"
 #include "core/sim_impl.h"
 
-/* Whether node n is a matrix product whose second input is v. */
+/* Whether node n is a matrix product whose second input is value vi and
+ * whose output is not the graph's (an lm_head's logits). */
 static bool weight_gemm_of(const struct graph *g, const struct node *n, int vi)
 {
     return (n->op == OP_MatMul || n->op == OP_Gemm) && n->n_in >= 2 && n->in[1] == vi &&
