@@ -229,10 +229,12 @@ static void refused_row(FILE *f, struct jsonw *w, const struct sweep *s, int64_t
 
 static void csv_header(FILE *f, const struct sweep *s)
 {
-    fprintf(f, "%s%sbatch,gpu,mig,precision,runtime,latency_ms,throughput_per_s,energy_j,"
+    /* a quant column only with a scheme: the default header is as before */
+    fprintf(f, "%s%sbatch,gpu,mig,precision,%sruntime,latency_ms,throughput_per_s,energy_j,"
                "energy_mj_per_sample,memory_mib,capacity_mib,fits,roofline_ms,source,"
                "latency_ms_low,latency_ms_high,memory_mib_low,memory_mib_high",
-            s->over_name ? s->over_name : "", s->over_name ? "," : "");
+            s->over_name ? s->over_name : "", s->over_name ? "," : "",
+            s->cfg.quant.scheme != QUANT_NONE ? "quant," : "");
     cli_cost_head(f, &s->co, &s->price, "", "cost_per_1k_samples");
 }
 
@@ -259,8 +261,13 @@ static void row_out(FILE *f, struct jsonw *w, const struct sweep *s, int64_t ove
     } else if (s->co.csv) {
         if (s->over_name)
             fprintf(f, "%lld,", (long long)over);
-        fprintf(f, "%lld,%s,%s,%s,%s,%.4f,%.2f,%.5f,%.4f,%.1f,%.1f,%s,%.4f,%s", (long long)b,
-                gs->name, mig, precision_name(s->cfg.prec), runtime_name(s->cfg.rt),
+        char q[64] = "";
+        if (s->cfg.quant.scheme != QUANT_NONE) {
+            quant_format(&s->cfg.quant, q, sizeof q - 1);
+            strcat(q, ",");
+        }
+        fprintf(f, "%lld,%s,%s,%s,%s%s,%.4f,%.2f,%.5f,%.4f,%.1f,%.1f,%s,%.4f,%s", (long long)b,
+                gs->name, mig, precision_name(s->cfg.prec), q, runtime_name(s->cfg.rt),
                 pr->latency_ms, pr->throughput, pr->energy_j, pr->energy_mj_per_sample,
                 pr->memory_mib, pr->capacity_mib, fits ? "true" : "false",
                 pr->sim.roofline_ms, pr->from_gnn ? "gnn" : "teacher");

@@ -62,6 +62,13 @@ run "sweep json" 0 "$DIPPM" sweep $M $G --quant w4a16:g64 --batch 1,8 --json &&
     check "sweep JSON quant" "$T/out" '"quant": "w4a16:g64"'
 run "sweep text" 0 "$DIPPM" sweep $M $G --quant w8a16 --batch 1 &&
     check "sweep text names the scheme" "$T/out" "fp16, w8a16:row weights"
+run "sweep csv" 0 "$DIPPM" sweep "$TOP/samples/resnet50.onnx" --quant w8a16 --runtime tensorrt \
+    --batch 1,2 --csv
+check "sweep CSV header: quant after precision" "$T/out" "^batch,gpu,mig,precision,quant,runtime,"
+check "sweep CSV row: the scheme" "$T/out" "^2,A100-SXM4-40GB,,fp16,w8a16:row,tensorrt,"
+run "sweep csv default" 0 "$DIPPM" sweep "$TOP/samples/resnet50.onnx" --precision fp16 \
+    --runtime tensorrt --batch 1 --csv &&
+    check "sweep CSV header without a scheme" "$T/out" "^batch,gpu,mig,precision,runtime,"
 run "layers --quant" 0 "$DIPPM" layers $M --quant w4a16 --runtime tensorrt &&
     check "layers times the scheme" "$T/out" "fp16, w4a16:g128 weights"
 
