@@ -78,6 +78,7 @@ int cli_common_opt(struct cli_common *co, int c, const char *arg)
     }
     case CLI_OPT_GPU: co->gpu = arg; return 1;
     case CLI_OPT_PRECISION: co->precision = arg; return 1;
+    case CLI_OPT_QUANT: co->quant = arg; return 1;
     case CLI_OPT_RUNTIME: co->runtime = arg; return 1;
     case CLI_OPT_WEIGHTS: co->weights = arg; return 1;
     case CLI_OPT_JSON: co->json = true; return 1;
@@ -185,6 +186,36 @@ struct graph *cli_load_model(const char *spec, const struct cli_common *co, int 
     return g;
 }
 
+/* --quant into cfg: the scheme, and the precision its activations run in
+ * (--precision, when given, must be that one; a weight-only scheme takes
+ * fp16 or bf16). Prints the error; 0 or -1. */
+static int cli_quant(const struct cli_common *co, struct config *cfg)
+{
+    struct diag d = {0};
+    if (quant_parse(co->quant, &cfg->quant, &d)) {
+        cli_error("%s", d.msg);
+        return -1;
+    }
+    enum quant_scheme q = cfg->quant.scheme;
+    if (q == QUANT_NONE)
+        return 0;
+    enum precision act = quant_act_precision(q);
+    if (!co->precision) {
+        cfg->prec = act;
+        return 0;
+    }
+    bool ok = cfg->prec == act || (quant_weight_only(q) && cfg->prec == PREC_BF16);
+    if (!ok) {
+        char name[64];
+        quant_format(&cfg->quant, name, sizeof name);
+        cli_error("--quant %s runs its activations in %s%s, not --precision %s (leave "
+                  "--precision out)", name, precision_name(act),
+                  quant_weight_only(q) ? " or bf16" : "", precision_name(cfg->prec));
+        return -1;
+    }
+    return 0;
+}
+
 int cli_config(const struct cli_common *co, const struct graph *g, struct config *cfg)
 {
     config_default(cfg);
@@ -227,6 +258,8 @@ int cli_config(const struct cli_common *co, const struct graph *g, struct config
         cli_error("--precision '%s': expected %s", co->precision, precision_names());
         return 2;
     }
+    if (co->quant && cli_quant(co, cfg))
+        return 2;
     if (co->runtime && !runtime_parse(co->runtime, &cfg->rt)) {
         cli_error("--runtime '%s': expected %s", co->runtime, runtime_names());
         return 2;

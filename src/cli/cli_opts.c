@@ -29,6 +29,11 @@ static const struct {
                  CLI_OPT_GPU}},
     {CLI_C_PRECISION, {"precision", 0, "P", "fp32 (default), tf32, fp16, bf16, int8 or fp8",
                        CLI_OPT_PRECISION}},
+    {CLI_C_QUANT, {"quant", 0, "SCHEME", "the weights' quantisation: none (default), "
+                   "w8a16[:gN|:row] or w4a16[:gN|:row] (weight-only, fp16 activations; "
+                   "w4a16 default g128: one fp16 scale per 128 weights), w8a8[:static|:dynamic] "
+                   "(int8 GEMMs) or fp8[:tensor|:row]; sets --precision to the activations' "
+                   "type", CLI_OPT_QUANT}},
     {CLI_C_RUNTIME, {"runtime", 0, "R", "pytorch (eager, default), pytorch-sdpa (eager with "
                      "fused attention, as PyTorch 2 models run it), tensorrt (fused engine), "
                      "tensorrt-graph (the engine replayed as a CUDA graph) or vllm (a serving "

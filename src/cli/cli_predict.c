@@ -29,7 +29,8 @@ static const struct cli_opt predict_opts[] = {
 const struct cli_cmd cli_cmd_predict = {
     .name = "predict",
     .usage = "dippm predict MODEL [--batch N] [--gpu NAME[:PROFILE]] [--precision P]\n"
-             "                     [--runtime R] [--set NAME=VALUE]... [--slo-ms X [--slo-upper]]\n"
+             "                     [--quant SCHEME] [--runtime R] [--set NAME=VALUE]...\n"
+             "                     [--slo-ms X [--slo-upper]]\n"
              "                     [--headroom PCT] [--weights FILE] [--json] [-o FILE]\n"
              "                     [--dispatch-us US] [--price-per-hour X [--price-of gpu]]\n"
              "                     [--input-tokens N --output-tokens M [--set kv=P]\n"

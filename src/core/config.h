@@ -7,6 +7,7 @@
 #define DIPPM_CONFIG_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "util/status.h"
@@ -92,6 +93,46 @@ static inline enum runtime runtime_base(enum runtime r)
     return r == RT_TENSORRT_GRAPH || r == RT_VLLM ? RT_TENSORRT : r;
 }
 
+/* Quantisation schemes, in the order lists show them: X(id, name, bits per
+ * weight, bytes per weight scale, activation precision, options it takes).
+ * A scheme quantises the weights of the Linear layers (a MatMul or Gemm
+ * reading an initializer as its second input) but the output projection
+ * (lm_head) and the embeddings, which GPTQ, AWQ and TensorRT-LLM's
+ * quantisers leave in 16 bits; the rest of the model runs at the
+ * activation precision. Weight-only schemes (a16) dequantise each weight
+ * tile in the GEMM's prologue and run fp16 tensor-core math (Marlin,
+ * TensorRT-LLM's weight-only GEMMs); GPTQ and AWQ checkpoints keep one
+ * fp16 scale per group of weights, W8A8 ones one fp32 scale per output
+ * channel (SmoothQuant, FP8 per-row) or per tensor. The options a scheme
+ * takes after a colon are in config.c (quant_parse); "none" is the
+ * default: every weight at --precision. */
+#define QUANT_OPT_GROUP 1 /* :gN (N weights per scale along K) or :row (per output channel) */
+#define QUANT_OPT_ACT 2   /* :static or :dynamic activation scales */
+#define QUANT_OPT_ROW 4   /* :tensor or :row (per-channel weight, per-token activation scales) */
+#define QUANT_LIST(X)                                                 \
+    X(QUANT_NONE, "none", 0, 0, PREC_FP32, 0)                         \
+    X(QUANT_W8A16, "w8a16", 8, 2, PREC_FP16, QUANT_OPT_GROUP)         \
+    X(QUANT_W4A16, "w4a16", 4, 2, PREC_FP16, QUANT_OPT_GROUP)         \
+    X(QUANT_W8A8, "w8a8", 8, 4, PREC_INT8, QUANT_OPT_ACT)             \
+    X(QUANT_FP8, "fp8", 8, 4, PREC_FP8, QUANT_OPT_ROW)
+
+enum quant_scheme {
+#define X(id, name, bits, scale_bytes, act, opts) id,
+    QUANT_LIST(X)
+#undef X
+    QUANT__COUNT
+};
+
+/* A scheme with its options. */
+struct quant {
+    enum quant_scheme scheme;
+    int group;    /* weights per scale along K; 0: one scale per output channel (or, for
+                   * fp8:tensor and w8a8, per tensor where per_tensor says so) */
+    bool dynamic; /* activation scales computed every call: a quantisation pass before
+                   * each quantised GEMM (w8a8:dynamic, fp8:row) */
+    bool per_tensor; /* one weight scale per tensor (fp8:tensor) */
+};
+
 struct config {
     int gpu;  /* index into the GPU table (gpu.h) */
     int mig;  /* MIG profile index of that GPU, or -1 for the whole GPU */
@@ -102,6 +143,9 @@ struct config {
      * a harness or host faster or slower than the calibrated one; 0: the
      * calibrated sim_params dispatch_us. Ignored by the other runtimes. */
     double dispatch_us;
+    /* The weights' quantisation (QUANT_NONE: every weight at prec). With a
+     * scheme, prec is its activation precision. */
+    struct quant quant;
 };
 
 const char *precision_name(enum precision p);
@@ -120,6 +164,28 @@ bool runtime_parse(const char *s, enum runtime *out);
 /* "pytorch, pytorch-sdpa, tensorrt, tensorrt-graph or vllm": every runtime
  * name in the order lists show them, for messages. */
 const char *runtime_names(void);
+
+const char *quant_name(enum quant_scheme q);
+/* Bits per quantised weight (0 for none). */
+int quant_bits(enum quant_scheme q);
+/* Bytes of one weight scale. */
+int quant_scale_bytes(enum quant_scheme q);
+/* The precision a scheme's activations (and its GEMMs' math) run in. */
+enum precision quant_act_precision(enum quant_scheme q);
+/* Whether q keeps activations in 16 bits (dequantises weights in the GEMM). */
+bool quant_weight_only(enum quant_scheme q);
+/* Parses SCHEME[:OPTION...] (any case): w4a16[:gN|:row], w8a16[:gN|:row],
+ * w8a8[:static|:dynamic], fp8[:tensor|:row] or none. On error ST_EUSAGE
+ * with a message naming what was given and the accepted forms. */
+enum status quant_parse(const char *s, struct quant *out, struct diag *d);
+/* The canonical spelling of q, e.g. "w4a16:g128", "w8a8:dynamic". */
+void quant_format(const struct quant *q, char *buf, size_t size);
+/* cfg's precision as a report shows it: "fp16", or with a scheme
+ * "fp16, w4a16:g128 weights"; returns buf. */
+const char *config_prec_label(const struct config *cfg, char *buf, size_t size);
+/* "none, w8a16[:gN|:row], ...": every scheme with its options, for messages
+ * and help. */
+const char *quant_forms(void);
 
 /* The default GPU: the first row of the GPU table (gpu.c), the
  * A100-SXM4-40GB of the DIPPM paper (tests/test_gpu.c checks the name). */

@@ -199,8 +199,9 @@ void report_prediction_text(FILE *f, const struct report_ctx *rc)
         fprintf(f, "            %d nodes not covered by the cost model (see 'dippm info')\n",
                 g->totals.n_unsupported + g->totals.n_unknown);
     symbols_str(g, syms, sizeof syms);
+    char prec[96];
     fprintf(f, "config      %s, %s, %s, batch %lld%s%s\n", report_hw_label(cfg, hw, sizeof hw),
-            precision_name(cfg->prec), runtime_name(cfg->rt), (long long)cfg->batch,
+            config_prec_label(cfg, prec, sizeof prec), runtime_name(cfg->rt), (long long)cfg->batch,
             *syms ? ", " : "", syms);
     if (g->tokens > 0)
         fprintf(f, "padding     removed: %lld real tokens per sequence of %s=%lld (--set %s): "
@@ -325,6 +326,7 @@ void report_prediction_json(struct jsonw *w, const struct report_ctx *rc)
     else
         jsonw_null(w);
     jsonw_key_str(w, "precision", precision_name(cfg->prec));
+    report_quant_json(w, cfg);
     jsonw_key_str(w, "runtime", runtime_name(cfg->rt));
     jsonw_key_int(w, "batch", cfg->batch);
     report_json_symbols(w, g);
@@ -478,4 +480,13 @@ out:
     predictor_free(p);
     graph_free(g);
     return rc;
+}
+
+void report_quant_json(struct jsonw *w, const struct config *cfg)
+{
+    if (cfg->quant.scheme == QUANT_NONE)
+        return;
+    char q[64];
+    quant_format(&cfg->quant, q, sizeof q);
+    jsonw_key_str(w, "quant", q);
 }

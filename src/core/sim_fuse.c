@@ -414,6 +414,8 @@ void sim_pass_fuse(const struct graph *g, const struct config *cfg, struct sim_r
         double spread = sim_routed_spread(g, n);
         if (spread > 1) /* every touched expert's weights are read */
             sn->bytes += sim_value_bytes(&g->values[n->in[1]], pb) * (spread - 1);
+        /* a quantised weight is read at its scheme's bytes */
+        sn->bytes += sim_quant_delta_bytes(g, n, cfg, pb) * (spread > 1 ? spread : 1);
         sn->intensity = sn->bytes > 0 ? sn->flops / sn->bytes : 0;
         if (kind != NK_KERNEL)
             continue;

@@ -314,4 +314,19 @@ const struct sim_fixed sim_fixed = {
      * Added to the fitted active and memory shares (sim_params) and capped
      * at 1. */
     .p_compute = 1.0,
+    /* A weight-only GEMM (w8a16, w4a16) turns each weight into fp16 in
+     * registers before the MMA: unpack (one lop3 or prmt per pair of
+     * weights), subtract the offset and multiply by the group's scale (one
+     * half2 each per pair), the int-to-half conversion of FasterTransformer's
+     * and Marlin's kernels (Kim et al., "Who Says Elephants Can't Run?",
+     * arXiv 2211.10017, section 3). Three half2 instructions per pair are
+     * three FMA-rate issue slots per weight on the CUDA-core vector peak
+     * (derived from the instruction count, not fitted). */
+    .dequant_flops = 3.0,
+    /* Marlin keeps at most 4 x 16 = 64 rows of A per CTA (thread_m_blocks 1
+     * to 4 in IST-DASLab/marlin's marlin_cuda_kernel.cu) and runs larger
+     * batches as several 64-row problems, each dequantising the weights
+     * again; TensorRT-LLM's weight-only GEMMs (CUTLASS fpA_intB) take tiles
+     * of 16 to 128 rows. 64, from Marlin's kernel. */
+    .dequant_rows = 64.0,
 };
