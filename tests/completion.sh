@@ -100,7 +100,7 @@ if [ -z "$rej" ]; then ok "every GPU name or alias offered is accepted ($(echo "
 else bad "GPU names offered but refused:$rej"; fi
 for g in $known; do
     err=$("$dippm" predict --gpu "$g:bogus" zoo:mlp 2>&1)
-    want=$(sed -n 's/.*profiles: //p' <<<"$err" | tr ' ' '\n')
+    want=$(sed -n 's/.*profiles: \(.*\), or \(full\) (the whole GPU)$/\1 \2/p' <<<"$err" | tr ' ' '\n')
     if grep -q "has no MIG profiles" <<<"$err"; then # L4, T4, V100: none to offer
         got=$(comp "$dippm predict --gpu $g:")
         if [ -z "$got" ]; then ok "no MIG profiles offered for $g"

@@ -196,12 +196,17 @@ static enum status parse_line(struct app_whatif *w, const char *key, char *val,
         if (g < 0)
             return diag_set(d, ST_EPARSE, "%s: unknown GPU '%s'", where, val);
         w->cfg.gpu = g;
-    } else if (!strcmp(key, "mig")) {
-        const struct gpu_spec *gpu = gpu_get(w->cfg.gpu);
-        w->cfg.mig = strcmp(val, "full") ? gpu_mig_find(gpu, val) : -1;
-        if (strcmp(val, "full") && w->cfg.mig < 0)
-            return diag_set(d, ST_EPARSE, "%s: %s has no MIG profile '%s' (gpu must come first)",
-                            where, gpu ? gpu->name : "the GPU", val);
+    } else if (!strcmp(key, "mig")) { /* a profile or full, as ":gpu :PROFILE" takes it */
+        char spec[96];
+        int gpu, mig;
+        snprintf(spec, sizeof spec, ":%s", val);
+        if (gpu_target_parse(spec, w->cfg.gpu, &gpu, &mig, d)) {
+            diag_prefix(d, "%s", where);
+            if (d)
+                d->code = ST_EPARSE;
+            return ST_EPARSE;
+        }
+        w->cfg.mig = mig;
     } else if (!strcmp(key, "precision")) {
         if (!precision_parse(val, &w->cfg.prec))
             return diag_set(d, ST_EPARSE, "%s: precision '%s': not a precision dippm knows "
