@@ -7,7 +7,6 @@
 #include <string.h>
 
 #include "util/fileio.h"
-#include "util/strbuf.h"
 #include "util/textsafe.h"
 #include "core/gpu.h"
 #include "core/price.h"
@@ -220,39 +219,13 @@ int cli_config(const struct cli_common *co, const struct graph *g, struct config
 {
     config_default(cfg);
     if (co->gpu) {
-        /* "A100-SXM4-40GB" or "A100-SXM4-40GB:3g.20gb" */
-        char name[128];
-        snprintf(name, sizeof name, "%s", co->gpu);
-        char *colon = strchr(name, ':');
-        if (colon)
-            *colon++ = '\0';
-        cfg->gpu = gpu_find(name);
-        if (cfg->gpu < 0) {
-            struct strbuf known = STRBUF_INIT;
-            for (int i = 0; i < gpu_count(); i++)
-                strbuf_printf(&known, " %s", gpu_get(i)->name);
-            cli_error("--gpu '%s': unknown GPU; known:%s", name, known.s);
-            strbuf_fini(&known);
+        struct diag gd = {0};
+        int mig;
+        if (gpu_target_parse(co->gpu, -1, &cfg->gpu, &mig, &gd)) {
+            cli_error("--gpu: %s", gd.msg);
             return 2;
         }
-        if (colon) {
-            const struct gpu_spec *gs = gpu_get(cfg->gpu);
-            cfg->mig = gpu_mig_find(gs, colon);
-            if (cfg->mig < 0 && gs->n_mig == 0) {
-                cli_error("--gpu '%s': %s has no MIG profiles (it runs only as a whole GPU); "
-                          "use --gpu %s", co->gpu, gs->name, name);
-                return 2;
-            }
-            if (cfg->mig < 0) {
-                struct strbuf known = STRBUF_INIT;
-                for (int i = 0; i < gs->n_mig; i++)
-                    strbuf_printf(&known, " %s", gs->mig[i].name);
-                cli_error("--gpu '%s': %s has no MIG profile '%s'; profiles:%s", co->gpu,
-                          gs->name, colon, known.s ? known.s : "");
-                strbuf_fini(&known);
-                return 2;
-            }
-        }
+        cfg->mig = mig == GPU_MIG_UNSET ? -1 : mig;
     }
     if (co->precision && !precision_parse(co->precision, &cfg->prec)) {
         cli_error("--precision '%s': expected %s", co->precision, precision_names());

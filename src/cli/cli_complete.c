@@ -56,6 +56,8 @@ static int list_profiles(const char *gpu_name)
     const struct gpu_spec *gs = gpu_get(g);
     for (int i = 0; i < gs->n_mig; i++)
         printf("%s\n", gs->mig[i].name);
+    if (gs->n_mig) /* GPU:full, the whole GPU, where there is a slice to leave */
+        printf("full\n");
     return 0;
 }
 

@@ -329,7 +329,7 @@ if run "orderings on a small grid" 0 "$DIPPM" eval --orderings --order-families 
 fi
 run "lomo without data" 2 "$DIPPM" eval --lomo && check "lomo needs data" "$T/err" "needs --data"
 run "negative teacher weight" 2 "$DIPPM" eval --lomo --teacher-weight -1 &&
-    check "teacher weight range named" "$T/err" "teacher-weight '-1': expected a number from 0 to 1000"
+    check "teacher weight range named" "$T/err" "teacher-weight '-1': expected a number from 0 to 10"
 run "nothing fits" 0 "$DIPPM" predict --batch 512 --set seq=1024 "$S/gpt2_medium.onnx" &&
     { check "nothing fits says so" "$T/out" "no A100-SXM4-40GB profile fits"
       check "nothing fits says by how much" "$T/out" "short by"
