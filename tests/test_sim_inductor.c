@@ -29,10 +29,13 @@ static const char graph_json[] =
     "  {\"name\": \"scale\", \"dtype\": \"float32\", \"shape\": [4096]},\n"
     "  {\"name\": \"shift\", \"dtype\": \"float32\", \"shape\": [4096]}],\n"
     " \"nodes\": [\n"
-    "  {\"name\": \"gemm\", \"op\": \"MatMul\", \"inputs\": [\"x\", \"w\"], \"outputs\": [\"h\"]},\n"
+    "  {\"name\": \"gemm\", \"op\": \"MatMul\", \"inputs\": [\"x\", \"w\"],\n"
+    "   \"outputs\": [\"h\"]},\n"
     "  {\"name\": \"relu\", \"op\": \"Relu\", \"inputs\": [\"h\"], \"outputs\": [\"a\"]},\n"
-    "  {\"name\": \"mul\", \"op\": \"Mul\", \"inputs\": [\"a\", \"scale\"], \"outputs\": [\"b\"]},\n"
-    "  {\"name\": \"add\", \"op\": \"Add\", \"inputs\": [\"b\", \"shift\"], \"outputs\": [\"c\"]},\n"
+    "  {\"name\": \"mul\", \"op\": \"Mul\", \"inputs\": [\"a\", \"scale\"],\n"
+    "   \"outputs\": [\"b\"]},\n"
+    "  {\"name\": \"add\", \"op\": \"Add\", \"inputs\": [\"b\", \"shift\"],\n"
+    "   \"outputs\": [\"c\"]},\n"
     "  {\"name\": \"tanh\", \"op\": \"Tanh\", \"inputs\": [\"c\"], \"outputs\": [\"y\"]}]}\n";
 
 /* The graph above, written to a temporary file and loaded at batch. */
@@ -45,10 +48,8 @@ static struct graph *load_chain(int64_t batch)
     assert_non_null(f);
     fputs(graph_json, f);
     fclose(f);
-    char spec[64];
-    snprintf(spec, sizeof spec, "%s", path);
     struct diag d = {0};
-    struct graph *g = model_load(spec, &d);
+    struct graph *g = model_load(path, &d);
     unlink(path);
     if (!g)
         fail_msg("gemm chain: %s", d.msg);

@@ -32,7 +32,8 @@ static const struct {
                      "fused attention, as PyTorch 2 models run it), inductor (torch.compile: "
                      "fused generated kernels between library GEMMs), inductor-graph "
                      "(torch.compile mode=\"reduce-overhead\": the same as a CUDA graph), "
-                     "tensorrt (fused engine), tensorrt-graph (the engine replayed as a CUDA graph) or vllm (a serving "
+                     "tensorrt (fused engine), tensorrt-graph (the engine replayed as a CUDA "
+                     "graph) or vllm (a serving "
                      "engine: CUDA graphs, host work per sequence each decode step)",
                      CLI_OPT_RUNTIME}},
     {CLI_C_WEIGHTS, {"weights", 0, "FILE", "GNN weight file to use instead of the default",

@@ -74,8 +74,8 @@ static const struct sim_params fitted = {
      * kernel on a current host (meta-pytorch/tritonbench pull request
      * 1017's per-kernel benchmark), an extern cuBLAS/cuDNN call about the
      * same; a-priori 9, not fitted (no published row isolates it). */
-    .dispatch_us = {[RT_PYTORCH] = FIT_DISPATCH_US_PYTORCH, [RT_TENSORRT] = FIT_DISPATCH_US_TENSORRT,
-                    [RT_INDUCTOR] = 9.0},
+    .dispatch_us = {[RT_PYTORCH] = FIT_DISPATCH_US_PYTORCH,
+                    [RT_TENSORRT] = FIT_DISPATCH_US_TENSORRT, [RT_INDUCTOR] = 9.0},
     /* One call: Python forward entry, input handling and synchronisation
      * (eager), or enqueue + stream sync (engine); a-priori 100 and 30,
      * fitted 300 and 90 (on wall-clock timings that synchronise after
@@ -95,7 +95,8 @@ static const struct sim_params fitted = {
      * sweeps' memory rows. The engine figure is fitted to the
      * FasterTransformer GPT rows, whose process also holds PyTorch and FT's
      * preallocated buffers: it is a heavy engine process, not bare TensorRT. */
-    .context_mib = {[RT_PYTORCH] = FIT_CONTEXT_MIB_PYTORCH, [RT_TENSORRT] = FIT_CONTEXT_MIB_TENSORRT,
+    .context_mib = {[RT_PYTORCH] = FIT_CONTEXT_MIB_PYTORCH,
+                    [RT_TENSORRT] = FIT_CONTEXT_MIB_TENSORRT,
                     [RT_INDUCTOR] = INDUCTOR_AS_EAGER(CONTEXT_MIB)},
     /* Part of the context grows with the SMs the process sees: CUDA reserves
      * local memory for the stack of every thread the GPU can hold (1 KiB by
