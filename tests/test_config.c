@@ -17,7 +17,8 @@ static void test_lists(void **state)
     (void)state;
     assert_string_equal(precision_names(), "fp32, tf32, fp16, bf16, int8 or fp8");
     assert_string_equal(precision_storage_names(), "fp32, fp16, bf16, int8 or fp8");
-    assert_string_equal(runtime_names(), "pytorch, pytorch-sdpa, tensorrt, tensorrt-graph or vllm");
+    assert_string_equal(runtime_names(), "pytorch, pytorch-sdpa, inductor, inductor-graph, "
+                                         "tensorrt, tensorrt-graph or vllm");
 }
 
 /* tf32 is a compute mode over fp32 storage; every other precision is a
@@ -53,6 +54,8 @@ static void test_aliases(void **state)
                {"sdpa", RT_PYTORCH_SDPA},   {"pytorch2", RT_PYTORCH_SDPA},
                {"trt", RT_TENSORRT},        {"trt-graph", RT_TENSORRT_GRAPH},
                {"tensorrt-cudagraph", RT_TENSORRT_GRAPH}, {"vllm", RT_VLLM},
+               {"inductor", RT_INDUCTOR},   {"Torch-Compile", RT_INDUCTOR},
+               {"inductor-graph", RT_INDUCTOR_GRAPH}, {"reduce-overhead", RT_INDUCTOR_GRAPH},
                {"trt-grap", -1},            {"eager torch", -1}, {"", -1}};
     for (size_t i = 0; i < sizeof rts / sizeof rts[0]; i++) {
         enum runtime r = RT__COUNT;

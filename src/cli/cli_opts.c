@@ -35,8 +35,11 @@ static const struct {
                    "(int8 GEMMs) or fp8[:tensor|:row]; sets --precision to the activations' "
                    "type", CLI_OPT_QUANT}},
     {CLI_C_RUNTIME, {"runtime", 0, "R", "pytorch (eager, default), pytorch-sdpa (eager with "
-                     "fused attention, as PyTorch 2 models run it), tensorrt (fused engine), "
-                     "tensorrt-graph (the engine replayed as a CUDA graph) or vllm (a serving "
+                     "fused attention, as PyTorch 2 models run it), inductor (torch.compile: "
+                     "fused generated kernels between library GEMMs), inductor-graph "
+                     "(torch.compile mode=\"reduce-overhead\": the same as a CUDA graph), "
+                     "tensorrt (fused engine), tensorrt-graph (the engine replayed as a CUDA "
+                     "graph) or vllm (a serving "
                      "engine: CUDA graphs, host work per sequence each decode step)",
                      CLI_OPT_RUNTIME}},
     {CLI_C_WEIGHTS, {"weights", 0, "FILE", "GNN weight file to use instead of the default",

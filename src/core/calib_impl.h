@@ -56,7 +56,7 @@ enum {
     SEL_POWER = 512     /* only power rows (with SEL_FIT_ONLY: the power objective) */
 };
 
-_Static_assert(RT__COUNT < 7, "the runtime field of a selection has 3 bits");
+_Static_assert(RT__COUNT <= 7, "the runtime field of a selection has 3 bits (runtime + 1)");
 
 /* Does a row run with runtime `row` use the constants of runtime `knob`?
  * Its own runtime's, and its base runtime's (runtime_base): a graph-replayed

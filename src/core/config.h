@@ -41,22 +41,42 @@ enum precision {
  * inference instead of one enqueue per kernel; "vllm": a serving engine
  * (vLLM) whose fused kernels replay as CUDA graphs like tensorrt-graph's,
  * and whose Python step loop schedules, samples and detokenises every
- * sequence of a decode step on the host (sim_params.seq_step_us).
+ * sequence of a decode step on the host (sim_params.seq_step_us);
+ * "inductor": torch.compile's default mode (TorchInductor): cuBLAS GEMMs
+ * and cuDNN convolutions as eager runs them, every chain of element-wise
+ * ops, normalisations and reductions between them fused into one generated
+ * Triton kernel, attention through SDPA, views free, and its generated
+ * wrapper issuing each kernel at a fraction of eager's per-op dispatch;
+ * "inductor-graph": torch.compile(mode="reduce-overhead"), the same kernels
+ * replayed as a CUDA graph.
  * The enum's order is the features' and the fitted constants' (append
  * only); the order lists show runtimes in and the other names each takes
- * are in config.c. */
-#define RUNTIME_LIST(X)                    \
+ * are in config.c. RUNTIME_LIST_FEATURED is the runtimes the GNN's
+ * features name (the weights' schema); a runtime after them shows the GNN
+ * the featured runtime it resembles (runtime_feature). */
+#define RUNTIME_LIST_FEATURED(X)           \
     X(RT_PYTORCH, "pytorch")               \
     X(RT_TENSORRT, "tensorrt")             \
     X(RT_PYTORCH_SDPA, "pytorch-sdpa")     \
     X(RT_TENSORRT_GRAPH, "tensorrt-graph") \
     X(RT_VLLM, "vllm")
+#define RUNTIME_LIST(X)          \
+    RUNTIME_LIST_FEATURED(X)     \
+    X(RT_INDUCTOR, "inductor")   \
+    X(RT_INDUCTOR_GRAPH, "inductor-graph")
 
 enum runtime {
 #define X(id, name) id,
     RUNTIME_LIST(X)
 #undef X
     RT__COUNT
+};
+
+/* How many runtimes the GNN's features name: the first RT__FEATURED. */
+enum {
+#define X(id, name) +1
+    RT__FEATURED = 0 RUNTIME_LIST_FEATURED(X)
+#undef X
 };
 
 /* Eager PyTorch (with or without fused attention): one dispatch per op. */
@@ -73,11 +93,18 @@ static inline bool runtime_engine(enum runtime r)
     return r == RT_TENSORRT || r == RT_TENSORRT_GRAPH || r == RT_VLLM;
 }
 
+/* torch.compile (TorchInductor), launched per kernel or replayed as a CUDA
+ * graph: generated fused kernels between library GEMMs (sim_fuse.c). */
+static inline bool runtime_inductor(enum runtime r)
+{
+    return r == RT_INDUCTOR || r == RT_INDUCTOR_GRAPH;
+}
+
 /* Kernels replayed from a captured CUDA graph: no stream launch per kernel
  * (sim_params.graph_kernel_us). */
 static inline bool runtime_graph(enum runtime r)
 {
-    return r == RT_TENSORRT_GRAPH || r == RT_VLLM;
+    return r == RT_TENSORRT_GRAPH || r == RT_VLLM || r == RT_INDUCTOR_GRAPH;
 }
 
 /* The runtime whose fitted constants r uses: pytorch-sdpa is the same
@@ -85,11 +112,14 @@ static inline bool runtime_graph(enum runtime r)
  * attention runs as one kernel; tensorrt-graph is the same engine as
  * tensorrt, only launched differently (sim_params.graph_kernel_us); vllm
  * runs the same kind of kernels and keeps only its host cost per sequence
- * of a decode step (sim_params.seq_step_us[RT_VLLM]) apart. */
+ * of a decode step (sim_params.seq_step_us[RT_VLLM]) apart;
+ * inductor-graph is inductor's kernels replayed as a CUDA graph. */
 static inline enum runtime runtime_base(enum runtime r)
 {
     if (r == RT_PYTORCH_SDPA)
         return RT_PYTORCH;
+    if (r == RT_INDUCTOR_GRAPH)
+        return RT_INDUCTOR;
     return r == RT_TENSORRT_GRAPH || r == RT_VLLM ? RT_TENSORRT : r;
 }
 
@@ -133,6 +163,19 @@ struct quant {
     bool per_tensor; /* one weight scale per tensor (fp8:tensor) */
 };
 
+/* The featured runtime (< RT__FEATURED) the GNN's features show for r: r
+ * itself, or for torch.compile, which the weights were not trained on, the
+ * featured runtime it resembles: inductor is PyTorch with fused attention
+ * and a lighter host (pytorch-sdpa), inductor-graph fused kernels replayed
+ * as a CUDA graph (tensorrt-graph). The teacher's figures the GNN is
+ * anchored on carry the difference. */
+static inline enum runtime runtime_feature(enum runtime r)
+{
+    if (r == RT_INDUCTOR)
+        return RT_PYTORCH_SDPA;
+    return r == RT_INDUCTOR_GRAPH ? RT_TENSORRT_GRAPH : r;
+}
+
 struct config {
     int gpu;  /* index into the GPU table (gpu.h) */
     int mig;  /* MIG profile index of that GPU, or -1 for the whole GPU */
@@ -161,7 +204,7 @@ const char *precision_storage_names(void);
 const char *runtime_name(enum runtime r);
 /* A name or alias of RUNTIME_LIST, any case. */
 bool runtime_parse(const char *s, enum runtime *out);
-/* "pytorch, pytorch-sdpa, tensorrt, tensorrt-graph or vllm": every runtime
+/* "pytorch, pytorch-sdpa, inductor, ..., vllm": every runtime
  * name in the order lists show them, for messages. */
 const char *runtime_names(void);
 

@@ -19,6 +19,11 @@
  *              chosen at build time); kernels are enqueued back to back.
  *   tensorrt-graph - the same engine replayed as a CUDA graph: no host work
  *              per kernel, and a smaller GPU-side cost per kernel.
+ *   inductor - torch.compile: eager's GEMMs and convolutions, every
+ *              element-wise/normalisation/reduction chain between them one
+ *              kernel, SDPA attention, free views, a lighter host cost per
+ *              kernel (its generated wrapper); inductor-graph replays those
+ *              kernels as a CUDA graph like tensorrt-graph.
  * All figures are simulated, not measured.
  */
 #include "core/sim.h"

@@ -31,8 +31,11 @@ enum node_kind sim_node_kind(const struct graph *g, const struct node *n, enum r
     /* The engine picks layouts at build time: transposes become strides of a
      * neighbouring GEMM, concats are written in place by their producers,
      * slices are offsets of their consumer's reads (rotary halves, a routing
-     * weight column). */
-    if (runtime_engine(rt) && (n->op == OP_Transpose || n->op == OP_Concat || n->op == OP_Slice))
+     * weight column). Inductor does the same: transposes and slices become
+     * strides and offsets of the kernels that read them, and a concat's
+     * inputs are written into its buffer by their producers. */
+    if ((runtime_engine(rt) || runtime_inductor(rt)) &&
+        (n->op == OP_Transpose || n->op == OP_Concat || n->op == OP_Slice))
         return NK_VIEW;
     /* Eager PyTorch transposes are permute() views; GEMMs read them strided. */
     if (runtime_eager(rt) && n->op == OP_Transpose)
@@ -333,6 +336,27 @@ static bool sdpa_fusable(const struct graph *g, const struct node *n, const stru
     return mha_fusable(g, n, v, root);
 }
 
+/* torch.compile (inductor, default mode): may node n (class c), reading v,
+ * fold into the kernel rooted at rn? Library GEMMs and convolutions take no
+ * epilogue (Inductor fuses into a GEMM only with max-autotune's Triton
+ * templates, and keeps BatchNorm out of the convolution without freezing),
+ * but for a Linear's bias (addmm); every chain of element-wise ops,
+ * normalisations, reductions and softmaxes between them becomes one
+ * generated kernel; attention the model spells out runs as SDPA's fused
+ * kernel (Inductor's attention patterns rewrite it so). */
+static bool inductor_fusable(const struct graph *g, const struct node *n, enum op_class c,
+                             const struct value *v, const struct node *rn)
+{
+    enum op_class rc = op_class_of(rn->op);
+    if (eager_bias_add(g, n, rn) || sdpa_fusable(g, n, v, rn))
+        return true;
+    if (rc == OPC_GEMM || rc == OPC_CONV)
+        return false;
+    if (c == OPC_SOFTMAX || (c == OPC_NORM && n->op == OP_BatchNormalization))
+        return rc == OPC_ACT || rc == OPC_BINARY || rc == OPC_NORM || rc == OPC_REDUCE;
+    return fusable(n, c, rc);
+}
+
 /* Fused runtime: x -> n -> m <- x (Swish/SiLU x * sigmoid(x), HardSwish):
  * every other consumer of v also consumes n's output, so the whole diamond
  * stays in the producer's epilogue. */
@@ -422,8 +446,8 @@ void sim_pass_fuse(const struct graph *g, const struct config *cfg, struct sim_r
         sn->kernel = true;
         sn->kflops = sn->flops;
         sn->kbytes = sn->bytes;
-        bool sdpa = cfg->rt == RT_PYTORCH_SDPA;
-        if (!runtime_engine(cfg->rt) && n->op != OP_Add && n->op != OP_Mul &&
+        bool ind = runtime_inductor(cfg->rt), sdpa = cfg->rt == RT_PYTORCH_SDPA;
+        if (!runtime_engine(cfg->rt) && !ind && n->op != OP_Add && n->op != OP_Mul &&
             !(sdpa && (n->op == OP_Div || n->op == OP_Softmax || n->op == OP_MatMul)))
             continue;
         if (runtime_engine(cfg->rt)) {
@@ -453,7 +477,7 @@ void sim_pass_fuse(const struct graph *g, const struct config *cfg, struct sim_r
             if (v->producer < 0 || (v->flags & VAL_OUTPUT))
                 continue;
             bool shared = v->n_consumers != 1;
-            if (shared && !(runtime_engine(cfg->rt) &&
+            if (shared && !((runtime_engine(cfg->rt) || ind) &&
                             (diamond(g, v, n) || pointwise_fanout(g, v))))
                 continue;
             int root = v->producer;
@@ -464,6 +488,7 @@ void sim_pass_fuse(const struct graph *g, const struct config *cfg, struct sim_r
             const struct node *rn = &g->nodes[root];
             bool ok = runtime_engine(cfg->rt)
                           ? fusable(n, c, op_class_of(rn->op)) || mha_fusable(g, n, v, rn)
+                      : ind ? inductor_fusable(g, n, c, v, rn)
                           : eager_bias_add(g, n, rn) || eager_silu(n, rn) ||
                                 (sdpa && sdpa_fusable(g, n, v, rn));
             if (!ok)

@@ -165,7 +165,8 @@ static bool apply_kind(const struct graph *g, const struct config *cfg, enum pki
     static const enum runtime faster_rt[RT__COUNT] = {
         [RT_PYTORCH] = RT_PYTORCH_SDPA, [RT_PYTORCH_SDPA] = RT_TENSORRT,
         [RT_TENSORRT] = RT_TENSORRT_GRAPH, [RT_TENSORRT_GRAPH] = RT_TENSORRT_GRAPH,
-        [RT_VLLM] = RT_VLLM};
+        [RT_VLLM] = RT_VLLM, [RT_INDUCTOR] = RT_INDUCTOR_GRAPH,
+        [RT_INDUCTOR_GRAPH] = RT_INDUCTOR_GRAPH};
     *out = *cfg;
     *slower = false;
     switch (pk) {
