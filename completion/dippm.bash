@@ -119,6 +119,9 @@ _dippm_option_value()
     --runtime)
         _dippm_lines _dippm_run __complete runtimes
         _dippm_reply "$cur" "${lines[@]}" ;;
+    --quant)
+        _dippm_lines _dippm_run __complete quants
+        _dippm_reply "$cur" "${lines[@]}" ;;
     --families)
         _dippm_lines _dippm_run __complete families
         local done_part=""

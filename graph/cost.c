@@ -486,6 +486,13 @@ static void storage_roots(const struct graph *g, int *root, int *last)
         last[root[g->outputs[i]]] = nn;
 }
 
+/* Bytes a value holds while live: of the real tokens in a padding-free
+ * run (tok_scale, graph/tokens.h), else all of it. */
+static double live_bytes(const struct value *v)
+{
+    return v->seq_dims == 1 ? vbytes(v) * v->tok_scale : vbytes(v);
+}
+
 double graph_peak_act_bytes(const struct graph *g, const bool *hidden)
 {
     int nv = g->n_values, nn = g->n_nodes;
@@ -495,7 +502,7 @@ double graph_peak_act_bytes(const struct graph *g, const bool *hidden)
     double live = 0;
     for (int i = 0; i < g->n_inputs; i++)
         if (is_activation(g, &g->values[g->inputs[i]]))
-            live += vbytes(&g->values[g->inputs[i]]);
+            live += live_bytes(&g->values[g->inputs[i]]);
     double peak = live;
     /* frees[p]: bytes whose last use is step p (sizes of roots) */
     double *frees = xcalloc((size_t)nn + 1, sizeof(double));
@@ -503,7 +510,7 @@ double graph_peak_act_bytes(const struct graph *g, const bool *hidden)
         const struct value *v = &g->values[vi];
         if (root[vi] == vi && is_activation(g, v) && !(hidden && hidden[vi]) && last[vi] >= 0 &&
             last[vi] < nn)
-            frees[last[vi]] += vbytes(v);
+            frees[last[vi]] += live_bytes(v);
     }
     for (int p = 0; p < nn; p++) {
         const struct node *n = &g->nodes[g->topo[p]];
@@ -511,7 +518,7 @@ double graph_peak_act_bytes(const struct graph *g, const bool *hidden)
             int vi = n->out[j];
             if (vi >= 0 && root[vi] == vi && is_activation(g, &g->values[vi]) &&
                 !(hidden && hidden[vi]))
-                live += vbytes(&g->values[vi]);
+                live += live_bytes(&g->values[vi]);
         }
         if (live > peak)
             peak = live;

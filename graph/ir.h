@@ -128,6 +128,13 @@ struct value {
     struct tconst *folded; /* constant-folded contents (scratch arena) or NULL */
     bool is_const; /* computed from initializers/constants only: runtimes fold it at load, so
                       it is a weight, not an activation (graph_infer) */
+    /* A padding-free run (graph_tokens_set): how many of the value's dims
+     * follow the sequence (0: none; 1: token-wise, [B, S, D]; 2 or more:
+     * per sequence, attention scores [B, H, S, S]) and the share of its
+     * elements the real tokens fill (token-wise values: tokens / seq; 1 for
+     * the others, and for every value of a padded run). */
+    int seq_dims;
+    double tok_scale;
 };
 
 /* Per-node cost for the current bindings (graph_infer). Conventions:
@@ -229,6 +236,11 @@ struct graph {
      * them then; graph_infer_stale compares them), malloc'd */
     int64_t *infer_syms;
     int infer_n_syms;
+    /* A padding-free run: the real tokens per sequence of the sequence
+     * symbol tokens_sym (graph_tokens_set); 0: padded (the default) */
+    int64_t tokens;
+    int tokens_sym;
+    int64_t infer_tokens; /* tokens of the last graph_infer that succeeded */
     struct graph_totals totals;
 };
 

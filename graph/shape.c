@@ -14,6 +14,7 @@
 #include "util/arena.h"
 #include "util/xalloc.h"
 #include "graph/op_infer.h"
+#include "graph/tokens.h"
 
 
 /* Shape and cost functions and per-element FLOPs (op_infer.h). */
@@ -391,6 +392,8 @@ static void reset_values(struct graph *g)
         v->idtype = v->dtype;
         v->folded = NULL;
         v->is_const = false;
+        v->seq_dims = 0;
+        v->tok_scale = 1;
         if (v->producer >= 0)
             continue;
         v->is_const = (v->flags & VAL_INIT) || (v->data && !(v->flags & VAL_INPUT));
@@ -514,7 +517,7 @@ void shape_infer_node(struct infer_ctx *c)
     cost_node(c, im);
 }
 
-enum status graph_infer(struct graph *g, struct diag *d)
+enum status graph_infer_pass(struct graph *g, struct diag *d)
 {
     CHECK(g->finalized);
     arena_free(g->scratch);
@@ -554,9 +557,17 @@ enum status graph_infer(struct graph *g, struct diag *d)
     return first_err;
 }
 
+enum status graph_infer(struct graph *g, struct diag *d)
+{
+    enum status st = g->tokens > 0 ? graph_tokens_infer(g, d) : graph_infer_pass(g, d);
+    g->infer_tokens = st ? -1 : g->tokens;
+    return st;
+}
+
 bool graph_infer_stale(const struct graph *g)
 {
-    if (!g->inferred || g->infer_n_syms != g->n_syms || (g->n_syms > 0 && !g->infer_syms))
+    if (!g->inferred || g->infer_n_syms != g->n_syms || (g->n_syms > 0 && !g->infer_syms) ||
+        g->infer_tokens != g->tokens)
         return true;
     for (int i = 0; i < g->n_syms; i++)
         if (g->infer_syms[i] != g->syms[i].val)

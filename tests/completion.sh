@@ -42,7 +42,11 @@ same "a subcommand prefix completes" "$(comp "$dippm pre")" "predict"
 # pick (src/cli/cli_opts.c; CLI_C_SYMBOLS and CLI_C_CONFIG from cli_opts.h)
 # and --help. The completion must offer exactly these, the program must take
 # each, and it must refuse every other common option.
-names() { grep -oE '\{"[a-z][a-z0-9-]*", (0|'"'"'[a-z]'"'"'),' "$@" | grep -oE '"[a-z0-9-]+"' | tr -d '"' | sed 's/^/--/'; }
+# option names of the tables in files $@: {"name", 0|'c', ...} or an X-macro row X(ID, "name", ...)
+names() {
+    grep -ohE '\{"[a-z][a-z0-9-]*", (0|'"'"'[a-z]'"'"'),|X\(CLI_OPT_[A-Z_]+, "[a-z][a-z0-9-]*",' "$@" |
+        grep -oE '"[a-z0-9-]+"' | tr -d '"' | sed 's/^/--/'
+}
 flag_names() { # the long names of the common options of flags $@
     local f
     for f in "$@"; do
@@ -63,6 +67,7 @@ for s in $subs; do
     own=$(names "$f")
     grep -q 'cli_gen_opts' "$f" && own=$(printf '%s\n%s' "$own" "$(names "$top/src/cli/cli_generation.c")")
     grep -q 'cli_diff_opts' "$f" && own=$(printf '%s\n%s' "$own" "$(names "$top/src/cli/cli_diffusion.c")")
+    grep -q 'cli_training_opts' "$f" && own=$(printf '%s\n%s' "$own" "$(names "$top/src/cli/cli_training.c")")
     # shellcheck disable=SC2046
     want=$(printf '%s\n%s\n--help' "$own" "$(flag_names $(flags_of "$f"))" | sed '/^$/d' | sort -u)
     got=$(comp "$dippm $s --")
@@ -100,7 +105,7 @@ if [ -z "$rej" ]; then ok "every GPU name or alias offered is accepted ($(echo "
 else bad "GPU names offered but refused:$rej"; fi
 for g in $known; do
     err=$("$dippm" predict --gpu "$g:bogus" zoo:mlp 2>&1)
-    want=$(sed -n 's/.*profiles: //p' <<<"$err" | tr ' ' '\n')
+    want=$(sed -n 's/.*profiles: \(.*\), or \(full\) (the whole GPU)$/\1 \2/p' <<<"$err" | tr ' ' '\n')
     if grep -q "has no MIG profiles" <<<"$err"; then # L4, T4, V100: none to offer
         got=$(comp "$dippm predict --gpu $g:")
         if [ -z "$got" ]; then ok "no MIG profiles offered for $g"

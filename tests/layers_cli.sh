@@ -112,7 +112,7 @@ if grep -q "predicted on" "$tmp/notime"; then echo "FAIL: time shown without --t
 "$DIPPM" layers "$m" --gpu Z9 > "$tmp/badgpu" 2>&1
 rc=$?
 [ "$rc" -eq 2 ] || { echo "FAIL: --gpu Z9 exit $rc, expected 2"; fails=$((fails + 1)); }
-check "bad gpu names it" "--gpu 'Z9': unknown GPU" "$tmp/badgpu"
+check "bad gpu names it" "--gpu: unknown GPU 'Z9'" "$tmp/badgpu"
 
 [ "$fails" -eq 0 ] && echo "layers CLI: all checks passed"
 exit $((fails > 0))

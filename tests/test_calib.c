@@ -124,7 +124,7 @@ static void write_file(const char *name, const char *text)
 }
 
 #define HEADER "file\tline\tmodel_id\tsource_family\tuse\ttarget\tmeasured\tspec\tbatch\tseq\t" \
-               "in_tokens\tout_tokens\tsteps\tgpu\tmig\tprecision\truntime\ttiming\treason\n"
+               "tokens\tin_tokens\tout_tokens\tsteps\tgpu\tmig\tprecision\truntime\ttiming\treason\n"
 #define JSONL "{\"model\": \"resnet50\", \"latency_ms\": 10.5, \"memory_mb\": 3000}\n" \
               "{\"model\": \"resnet50\", \"latency_ms\": 20}\n"
 
@@ -151,9 +151,9 @@ static void expect_error(const char *table, const char *where, const char *what)
 }
 
 #define ROW1(meas, gpu, mig) \
-    "j.jsonl\t1\tresnet50\tx\tfit\tlatency_ms\t" meas "\tsamples/resnet50.onnx\t1\t0\t0\t0\t0\t" \
+    "j.jsonl\t1\tresnet50\tx\tfit\tlatency_ms\t" meas "\tsamples/resnet50.onnx\t1\t0\t0\t0\t0\t0\t" \
     gpu "\t" mig "\tfp16\tpytorch\twall\t-\n"
-#define ROW2 "j.jsonl\t2\tresnet50\tx\tskip\tlatency_ms\t20\t-\t0\t0\t0\t0\t0\t-\t-\t-\t-\t-\twhy\n"
+#define ROW2 "j.jsonl\t2\tresnet50\tx\tskip\tlatency_ms\t20\t-\t0\t0\t0\t0\t0\t0\t-\t-\t-\t-\t-\twhy\n"
 
 static void test_bad_tables(void **state)
 {
@@ -172,43 +172,43 @@ static void test_bad_tables(void **state)
     assert_int_not_equal(calib_load("/nonexistent/calib_map.tsv", &s, &d), ST_OK);
     assert_non_null(strstr(d.msg, "/nonexistent/calib_map.tsv"));
     /* the JSONL file named in the file column is missing */
-    expect_error(HEADER "k.jsonl\t1\tresnet50\tx\tskip\tlatency_ms\t20\t-\t0\t0\t0\t0\t0\t-\t-\t-\t"
+    expect_error(HEADER "k.jsonl\t1\tresnet50\tx\tskip\tlatency_ms\t20\t-\t0\t0\t0\t0\t0\t0\t-\t-\t-\t"
                         "-\t-\twhy\n", "t.tsv", "k.jsonl");
     /* bad column count, bad header */
-    expect_error(HEADER "j.jsonl\t1\tresnet50\n", "t.tsv:2:", "3 column(s), expected 19");
-    expect_error("file\tline\n", "t.tsv:1:", "expected 19");
+    expect_error(HEADER "j.jsonl\t1\tresnet50\n", "t.tsv:2:", "3 column(s), expected 20");
+    expect_error("file\tline\n", "t.tsv:1:", "expected 20");
     expect_error("file\tline\tmodel\tsource_family\tuse\ttarget\tmeasured\tspec\tbatch\tseq\t"
-                 "in_tokens\tout_tokens\tsteps\tgpu\tmig\tprecision\truntime\ttiming\treason\n" ROW2,
+                 "tokens\tin_tokens\tout_tokens\tsteps\tgpu\tmig\tprecision\truntime\ttiming\treason\n" ROW2,
                  "t.tsv:1:", "column 3 of the header is 'model'");
     /* bad numbers */
     expect_error(HEADER ROW1("ten", "A100-SXM4-40GB", "-") ROW2, "t.tsv:2:",
                  "column 7 (measured): 'ten'");
     expect_error(HEADER ROW1("-3", "A100-SXM4-40GB", "-") ROW2, "t.tsv:2:",
                  "column 7 (measured)");
-    expect_error(HEADER "j.jsonl\tx1\tresnet50\tx\tskip\tlatency_ms\t20\t-\t0\t0\t0\t0\t0\t-\t-\t-"
+    expect_error(HEADER "j.jsonl\tx1\tresnet50\tx\tskip\tlatency_ms\t20\t-\t0\t0\t0\t0\t0\t0\t-\t-\t-"
                         "\t-\t-\twhy\n", "t.tsv:2:", "column 2 (line)");
     /* unknown GPU and MIG profile */
-    expect_error(HEADER ROW1("10.5", "B200", "-") ROW2, "t.tsv:2:", "column 14 (gpu): 'B200'");
+    expect_error(HEADER ROW1("10.5", "B200", "-") ROW2, "t.tsv:2:", "column 15 (gpu): 'B200'");
     expect_error(HEADER ROW1("10.5", "A100-SXM4-40GB", "9g.99gb") ROW2, "t.tsv:2:",
-                 "column 15 (mig): '9g.99gb'");
+                 "column 16 (mig): '9g.99gb'");
     expect_error(HEADER ROW1("10.5", "A100-SXM4-40GB", "1g.10gb+x") ROW2, "t.tsv:2:",
-                 "column 15 (mig)");
+                 "column 16 (mig)");
     /* a use or target outside the lists; a skip without a reason */
-    expect_error(HEADER ROW2 "j.jsonl\t1\tresnet50\tx\tmaybe\tlatency_ms\t10.5\t-\t0\t0\t0\t0\t0\t-"
+    expect_error(HEADER ROW2 "j.jsonl\t1\tresnet50\tx\tmaybe\tlatency_ms\t10.5\t-\t0\t0\t0\t0\t0\t0\t-"
                              "\t-\t-\t-\t-\twhy\n", "t.tsv:3:", "column 5 (use)");
-    expect_error(HEADER ROW2 "j.jsonl\t1\tresnet50\tx\tskip\tspeed\t10.5\t-\t0\t0\t0\t0\t0\t-\t-"
+    expect_error(HEADER ROW2 "j.jsonl\t1\tresnet50\tx\tskip\tspeed\t10.5\t-\t0\t0\t0\t0\t0\t0\t-\t-"
                              "\t-\t-\t-\twhy\n", "t.tsv:3:", "column 6 (target)");
-    expect_error(HEADER ROW2 "j.jsonl\t1\tresnet50\tx\tskip\tlatency_ms\t10.5\t-\t0\t0\t0\t0\t0\t-"
-                             "\t-\t-\t-\t-\t-\n", "t.tsv:3:", "column 19 (reason)");
+    expect_error(HEADER ROW2 "j.jsonl\t1\tresnet50\tx\tskip\tlatency_ms\t10.5\t-\t0\t0\t0\t0\t0\t0\t-"
+                             "\t-\t-\t-\t-\t-\n", "t.tsv:3:", "column 20 (reason)");
     /* a timing outside the list; GPU timing of a figure that is not a latency */
     expect_error(HEADER "j.jsonl\t1\tresnet50\tx\tfit\tlatency_ms\t10.5\tsamples/resnet50.onnx\t1"
-                        "\t0\t0\t0\t0\tA100-SXM4-40GB\t-\tfp16\ttensorrt\tsoon\t-\n" ROW2,
-                 "t.tsv:2:", "column 18 (timing): 'soon' is not wall, gpu or '-'");
-    expect_error(HEADER ROW2 "j.jsonl\t1\tresnet50\tx\tskip\tmemory_mb\t3000\t-\t0\t0\t0\t0\t0"
-                             "\t-\t-\t-\t-\tgpu\twhy\n", "t.tsv:3:", "column 18 (timing)");
+                        "\t0\t0\t0\t0\t0\tA100-SXM4-40GB\t-\tfp16\ttensorrt\tsoon\t-\n" ROW2,
+                 "t.tsv:2:", "column 19 (timing): 'soon' is not wall, gpu or '-'");
+    expect_error(HEADER ROW2 "j.jsonl\t1\tresnet50\tx\tskip\tmemory_mb\t3000\t-\t0\t0\t0\t0\t0\t0"
+                             "\t-\t-\t-\t-\tgpu\twhy\n", "t.tsv:3:", "column 19 (timing)");
     /* int8 in eager PyTorch: the runtime cannot run it */
     expect_error(HEADER "j.jsonl\t1\tresnet50\tx\tfit\tlatency_ms\t10.5\tsamples/resnet50.onnx\t1"
-                        "\t0\t0\t0\t0\tA100-SXM4-40GB\t-\tint8\tpytorch\twall\t-\n" ROW2,
+                        "\t0\t0\t0\t0\t0\tA100-SXM4-40GB\t-\tint8\tpytorch\twall\t-\n" ROW2,
                  "t.tsv:2:", "precision");
     /* the value differs from the JSONL; a JSONL row not in the table */
     expect_error(HEADER ROW1("10.6", "A100-SXM4-40GB", "-") ROW2, "t.tsv:2:", "differs from");
@@ -216,15 +216,19 @@ static void test_bad_tables(void **state)
                  "not in the table");
     /* a generation row on a graph without a decode phase */
     expect_error(HEADER "j.jsonl\t1\tresnet50\tx\tfit\tlatency_ms\t10.5\tsamples/resnet50.onnx\t1"
-                        "\t0\t128\t8\t0\tA100-SXM4-40GB\t-\tfp16\ttensorrt\twall\t-\n" ROW2,
+                        "\t0\t0\t128\t8\t0\tA100-SXM4-40GB\t-\tfp16\ttensorrt\twall\t-\n" ROW2,
                  "t.tsv:2:", "zoo:gpt, zoo:llama or zoo:moe");
+    /* more real tokens than the padded sequence holds */
+    expect_error(HEADER "j.jsonl\t1\tresnet50\tx\tfit\tlatency_ms\t10.5\tsamples/resnet50.onnx\t1"
+                        "\t0\t8\t0\t0\t0\tA100-SXM4-40GB\t-\tfp16\ttensorrt\twall\t-\n" ROW2,
+                 "t.tsv:2:", "column 11 (tokens): '8'");
     /* a diffusion pipeline on a graph that is not a denoiser; steps with tokens */
     expect_error(HEADER "j.jsonl\t1\tresnet50\tx\tfit\tlatency_ms\t10.5\tsamples/resnet50.onnx\t1"
-                        "\t0\t0\t0\t20\tA100-SXM4-40GB\t-\tfp16\ttensorrt\twall\t-\n" ROW2,
+                        "\t0\t0\t0\t0\t20\tA100-SXM4-40GB\t-\tfp16\ttensorrt\twall\t-\n" ROW2,
                  "t.tsv:2:", "a zoo:dit or zoo:unet denoiser");
     expect_error(HEADER "j.jsonl\t1\tresnet50\tx\tfit\tlatency_ms\t10.5\tzoo:unet\t1"
-                        "\t0\t128\t0\t20\tA100-SXM4-40GB\t-\tfp16\ttensorrt\twall\t-\n" ROW2,
-                 "t.tsv:2:", "column 13 (steps)");
+                        "\t0\t0\t128\t0\t20\tA100-SXM4-40GB\t-\tfp16\ttensorrt\twall\t-\n" ROW2,
+                 "t.tsv:2:", "column 14 (steps)");
 
     char path[256];
     const char *names[] = {"t.tsv", "j.jsonl"};
@@ -245,13 +249,13 @@ static void test_bad_tables(void **state)
                "{\"latency_ms\": 6.0}\n{\"latency_ms\": 12.0}\n{\"latency_ms\": 60.0}\n"
 #define LROW(line, model, meas, batch) \
     "l.jsonl\t" line "\t" model "\tfam" model "\tfit\tlatency_ms\t" meas "\t" \
-    "samples/resnet50.onnx\t" batch "\t0\t0\t0\t0\tA100-SXM4-40GB\t-\tfp16\ttensorrt\twall\t-\n"
+    "samples/resnet50.onnx\t" batch "\t0\t0\t0\t0\t0\tA100-SXM4-40GB\t-\tfp16\ttensorrt\twall\t-\n"
 #define LROWS_A LROW("1", "a", "2", "1") LROW("2", "a", "4", "8") \
-    "l.jsonl\t3\ta\tx\tskip\tlatency_ms\t20\t-\t0\t0\t0\t0\t0\t-\t-\t-\t-\t-\tw\n"
+    "l.jsonl\t3\ta\tx\tskip\tlatency_ms\t20\t-\t0\t0\t0\t0\t0\t0\t-\t-\t-\t-\t-\tw\n"
 #define LROWS_B LROW("4", "b", "6", "1") LROW("5", "b", "12", "8") LROW("6", "b", "60", "64")
-#define LSKIP_B "l.jsonl\t4\tb\tx\tskip\tlatency_ms\t6\t-\t0\t0\t0\t0\t0\t-\t-\t-\t-\t-\tw\n" \
-                "l.jsonl\t5\tb\tx\tskip\tlatency_ms\t12\t-\t0\t0\t0\t0\t0\t-\t-\t-\t-\t-\tw\n" \
-                "l.jsonl\t6\tb\tx\tskip\tlatency_ms\t60\t-\t0\t0\t0\t0\t0\t-\t-\t-\t-\t-\tw\n"
+#define LSKIP_B "l.jsonl\t4\tb\tx\tskip\tlatency_ms\t6\t-\t0\t0\t0\t0\t0\t0\t-\t-\t-\t-\t-\tw\n" \
+                "l.jsonl\t5\tb\tx\tskip\tlatency_ms\t12\t-\t0\t0\t0\t0\t0\t0\t-\t-\t-\t-\t-\tw\n" \
+                "l.jsonl\t6\tb\tx\tskip\tlatency_ms\t60\t-\t0\t0\t0\t0\t0\t0\t-\t-\t-\t-\t-\tw\n"
 
 static struct calib_graphs *load_set(const char *table, struct calib_set *s)
 {
@@ -342,9 +346,9 @@ static void test_lomo_excludes_model(void **state)
  * search finds on the other family's rows alone. */
 #define FROW(line, model, fam, meas, batch) \
     "l.jsonl\t" line "\t" model "\t" fam "\tfit\tlatency_ms\t" meas "\t" \
-    "samples/resnet50.onnx\t" batch "\t0\t0\t0\t0\tA100-SXM4-40GB\t-\tfp16\ttensorrt\twall\t-\n"
+    "samples/resnet50.onnx\t" batch "\t0\t0\t0\t0\t0\tA100-SXM4-40GB\t-\tfp16\ttensorrt\twall\t-\n"
 #define FSKIP(line, meas) \
-    "l.jsonl\t" line "\tx\tx\tskip\tlatency_ms\t" meas "\t-\t0\t0\t0\t0\t0\t-\t-\t-\t-\t-\tw\n"
+    "l.jsonl\t" line "\tx\tx\tskip\tlatency_ms\t" meas "\t-\t0\t0\t0\t0\t0\t0\t-\t-\t-\t-\t-\tw\n"
 #define FROWS_Y FROW("5", "c", "famy", "12", "8") FROW("6", "c", "famy", "60", "64")
 
 static void test_losfo_holds_out_family(void **state)
@@ -393,7 +397,7 @@ static void test_losfo_holds_out_family(void **state)
  * model g's CUDA-graph rows alone. */
 #define GROW(line, model, meas, batch, rt) \
     "l.jsonl\t" line "\t" model "\tfam" model "\tfit\tlatency_ms\t" meas "\t" \
-    "samples/resnet50.onnx\t" batch "\t0\t0\t0\t0\tA100-SXM4-40GB\t-\tfp16\t" rt "\twall\t-\n"
+    "samples/resnet50.onnx\t" batch "\t0\t0\t0\t0\t0\tA100-SXM4-40GB\t-\tfp16\t" rt "\twall\t-\n"
 
 static double knob(const struct sim_params *p, const char *name)
 {
@@ -447,7 +451,7 @@ static void test_gpu_timed_row(void **state)
     struct calib_set s;
     struct calib_graphs *g = load_set(
         HEADER GROW("1", "a", "2", "1", "tensorrt")
-        "l.jsonl\t2\ta\tfama\tfit\tlatency_ms\t2\tsamples/resnet50.onnx\t1\t0\t0\t0\t0\t"
+        "l.jsonl\t2\ta\tfama\tfit\tlatency_ms\t2\tsamples/resnet50.onnx\t1\t0\t0\t0\t0\t0\t"
         "A100-SXM4-40GB\t-\tfp16\ttensorrt\tgpu\t-\n", &s);
     assert_false(s.rows[0].gpu_timed);
     assert_true(s.rows[1].gpu_timed);

@@ -1,10 +1,11 @@
-/* test_config.c - the precision and runtime catalogues (src/core/config.c):
- * the lists messages print, the storage precisions and the other names
- * each parser takes. */
+/* test_config.c - the precision, runtime and quantisation catalogues
+ * (src/core/config.c): the lists messages print, the storage precisions,
+ * the other names each parser takes, and the schemes' options. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include <cmocka.h>
 
@@ -16,7 +17,8 @@ static void test_lists(void **state)
     (void)state;
     assert_string_equal(precision_names(), "fp32, tf32, fp16, bf16, int8 or fp8");
     assert_string_equal(precision_storage_names(), "fp32, fp16, bf16, int8 or fp8");
-    assert_string_equal(runtime_names(), "pytorch, pytorch-sdpa, tensorrt, tensorrt-graph or vllm");
+    assert_string_equal(runtime_names(), "pytorch, pytorch-sdpa, inductor, inductor-graph, "
+                                         "tensorrt, tensorrt-graph or vllm");
 }
 
 /* tf32 is a compute mode over fp32 storage; every other precision is a
@@ -52,6 +54,8 @@ static void test_aliases(void **state)
                {"sdpa", RT_PYTORCH_SDPA},   {"pytorch2", RT_PYTORCH_SDPA},
                {"trt", RT_TENSORRT},        {"trt-graph", RT_TENSORRT_GRAPH},
                {"tensorrt-cudagraph", RT_TENSORRT_GRAPH}, {"vllm", RT_VLLM},
+               {"inductor", RT_INDUCTOR},   {"Torch-Compile", RT_INDUCTOR},
+               {"inductor-graph", RT_INDUCTOR_GRAPH}, {"reduce-overhead", RT_INDUCTOR_GRAPH},
                {"trt-grap", -1},            {"eager torch", -1}, {"", -1}};
     for (size_t i = 0; i < sizeof rts / sizeof rts[0]; i++) {
         enum runtime r = RT__COUNT;
@@ -61,12 +65,92 @@ static void test_aliases(void **state)
     }
 }
 
+/* Every accepted spelling, its options and its canonical form; the bits and
+ * scale bytes are the formats' (GPTQ/AWQ: fp16 scales; SmoothQuant and FP8
+ * per-channel: fp32). */
+static void test_quant_parse(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *s, *canon;
+        int scheme, group;
+        bool dynamic, per_tensor;
+    } ok[] = {
+        {"w4a16", "w4a16:g128", QUANT_W4A16, 128, false, false},
+        {"W4A16:g64", "w4a16:g64", QUANT_W4A16, 64, false, false},
+        {"w4a16:row", "w4a16:row", QUANT_W4A16, 0, false, false},
+        {"w8a16", "w8a16:row", QUANT_W8A16, 0, false, false},
+        {"w8a16:g128", "w8a16:g128", QUANT_W8A16, 128, false, false},
+        {"w8a8", "w8a8:static", QUANT_W8A8, 0, false, false},
+        {"w8a8:dynamic", "w8a8:dynamic", QUANT_W8A8, 0, true, false},
+        {"fp8", "fp8:tensor", QUANT_FP8, 0, false, true},
+        {"fp8:row", "fp8:row", QUANT_FP8, 0, true, false},
+        {"none", "none", QUANT_NONE, 0, false, false},
+    };
+    for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
+        struct quant q;
+        struct diag d = {0};
+        assert_int_equal(quant_parse(ok[i].s, &q, &d), ST_OK);
+        assert_int_equal(q.scheme, ok[i].scheme);
+        assert_int_equal(q.group, ok[i].group);
+        assert_int_equal(q.dynamic, ok[i].dynamic);
+        assert_int_equal(q.per_tensor, ok[i].per_tensor);
+        char buf[64];
+        quant_format(&q, buf, sizeof buf);
+        assert_string_equal(buf, ok[i].canon);
+    }
+    assert_int_equal(quant_bits(QUANT_W4A16), 4);
+    assert_int_equal(quant_bits(QUANT_W8A8), 8);
+    assert_int_equal(quant_scale_bytes(QUANT_W4A16), 2);
+    assert_int_equal(quant_scale_bytes(QUANT_FP8), 4);
+    assert_int_equal(quant_act_precision(QUANT_W4A16), PREC_FP16);
+    assert_int_equal(quant_act_precision(QUANT_W8A8), PREC_INT8);
+    assert_true(quant_weight_only(QUANT_W8A16));
+    assert_false(quant_weight_only(QUANT_FP8));
+    assert_false(quant_weight_only(QUANT_NONE));
+}
+
+/* Refused with a message that names the option, what was given and every
+ * accepted form. */
+static void test_quant_errors(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *s, *says;
+    } bad[] = {
+        {"w3a16", "unknown scheme 'w3a16'"},
+        {"int4", "unknown scheme 'int4'"},
+        {"", "unknown scheme ''"},
+        {"w4a16:g100", "not 'g100' (gN: a power of two"},
+        {"w4a16:g4", "not 'g4'"},
+        {"w4a16:g", "not 'g'"},
+        {"w4a16:", "not ''"},
+        {"w4a16:dynamic", "w4a16 takes [:gN|:row], not 'dynamic'"},
+        {"w8a8:row", "w8a8 takes [:static|:dynamic], not 'row'"},
+        {"fp8:g128", "fp8 takes [:tensor|:row], not 'g128'"},
+        {"none:g128", "none takes no option"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        struct quant q;
+        struct diag d = {0};
+        assert_int_equal(quant_parse(bad[i].s, &q, &d), ST_EUSAGE);
+        if (!strstr(d.msg, "--quant '") || !strstr(d.msg, bad[i].says) ||
+            !strstr(d.msg, quant_forms()))
+            fail_msg("--quant '%s': message '%s' lacks '%s' or the forms", bad[i].s, d.msg,
+                     bad[i].says);
+    }
+    assert_string_equal(quant_forms(), "none, w8a16[:gN|:row], w4a16[:gN|:row], "
+                                       "w8a8[:static|:dynamic] or fp8[:tensor|:row]");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_lists),
         cmocka_unit_test(test_storage),
         cmocka_unit_test(test_aliases),
+        cmocka_unit_test(test_quant_parse),
+        cmocka_unit_test(test_quant_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

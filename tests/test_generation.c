@@ -257,6 +257,40 @@ static void test_decode_floor(void **state)
     }
 }
 
+/* Llama-2-7B (6,738,415,616 parameters; vocabulary 32,000, hidden 4,096, 32
+ * layers) in w4a16:g128 against fp16 on A100-SXM4-80GB at batch 1. Every
+ * Linear weight is held at 4 bits plus one fp16 scale per 128 weights
+ * (0.515625 bytes); the embeddings and the lm_head (2 x 32,000 x 4,096)
+ * and the RMSNorm weights (65 x 4,096) stay at 2 bytes. A decode step
+ * reads every weight once, so it saves at least the weight bytes saved at
+ * the GPU's peak bandwidth (90% of it: the dequantisation may show a
+ * little beside the main loop), and still reads the quantised weights. */
+static void test_quant_w4a16_decode(void **state)
+{
+    (void)state;
+    struct graph *g = build("llama:preset=llama2-7b");
+    struct config fp = cfg_for("A100-SXM4-80GB", PREC_FP16), q = fp;
+    q.quant = (struct quant){.scheme = QUANT_W4A16, .group = 128};
+    struct gen_result a, b;
+    run(g, &fp, 128, 16, 1, PREC_FP16, false, &a);
+    run(g, &q, 128, 16, 1, PREC_FP16, false, &b);
+    graph_free(g);
+    const double mib = 1048576.0, params = 6738415616.0;
+    double kept = 2.0 * 32000 * 4096 + 65.0 * 4096;
+    double w16 = params * 2, w4 = (params - kept) * (0.5 + 2.0 / 128) + kept * 2;
+    assert_float_equal(a.mem.weights_mib, w16 / mib, w16 / mib * 1e-3);
+    assert_float_equal(b.mem.weights_mib, w4 / mib, w4 / mib * 1e-3);
+    struct hw hw;
+    assert_int_equal(hw_from_config(&q, &hw, NULL), ST_OK);
+    double saved_ms = (w16 - w4) / hw.bw_bytes * 1e3, floor_ms = w4 / hw.bw_bytes * 1e3;
+    if (!(a.tpot_ms - b.tpot_ms >= 0.9 * saved_ms) || !(b.tpot_ms >= floor_ms))
+        fail_msg("w4a16 decode %.3f ms, fp16 %.3f ms: expected at least %.3f ms less (the "
+                 "weight bytes saved at peak bandwidth) and no less than %.3f ms", b.tpot_ms,
+                 a.tpot_ms, 0.9 * saved_ms, floor_ms);
+    /* the same KV cache and the same prefill math (fp16 tensor cores) */
+    assert_float_equal(b.kv_cache_mib, a.kv_cache_mib, 1e-9);
+}
+
 /* A 70B model in fp16 does not fit one 80 GB GPU (by about 140 - 80 GB);
  * in fp8 it fits an H200. */
 static void test_70b_fit(void **state)
@@ -397,7 +431,7 @@ int main(void)
         cmocka_unit_test(test_kv_per_token),
         cmocka_unit_test(test_decode_floor),    cmocka_unit_test(test_70b_fit),
         cmocka_unit_test(test_timing_identities), cmocka_unit_test(test_not_a_decoder),
-        cmocka_unit_test(test_vllm_step),
+        cmocka_unit_test(test_vllm_step),       cmocka_unit_test(test_quant_w4a16_decode),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -13,6 +13,7 @@
 #define assert_near(a, b, eps) assert_true(fabs((double)(a) - (double)(b)) <= (eps))
 
 #include "core/gpu.h"
+#include "gpu_targets.h"
 
 static void test_table_consistency(void **state)
 {
@@ -296,12 +297,72 @@ static void test_hw_from_config(void **state)
     assert_int_equal(hw_from_config(&c, &slice, &d), ST_ERANGE);
 }
 
+/* Every row of tests/data/gpu-targets.tsv through the one GPU[:PROFILE]
+ * parser; the CLI and explorer tests check their paths against the same rows. */
+static void test_target_table(void **state)
+{
+    (void)state;
+    struct gpu_target_row rows[GPU_TARGETS_MAX];
+    int n = gpu_targets_load(rows, GPU_TARGETS_MAX);
+    assert_true(n >= 15);
+    for (int i = 0; i < n; i++) {
+        const struct gpu_target_row *r = &rows[i];
+        for (int cur = -1; cur < 1; cur++) { /* a named GPU wins over the current one */
+            int gpu = 77, mig = 77;
+            struct diag d = {0};
+            enum status st = gpu_target_parse(r->spec, cur, &gpu, &mig, &d);
+            if (!strcmp(r->gpu, "error")) {
+                assert_int_equal(st, ST_ENOTFOUND);
+                assert_string_equal(d.msg, r->profile);
+                assert_int_equal(gpu, 77); /* untouched */
+                assert_int_equal(mig, 77);
+                continue;
+            }
+            assert_int_equal(st, ST_OK);
+            assert_string_equal(gpu_get(gpu)->name, r->gpu);
+            if (!strcmp(r->profile, "-"))
+                assert_int_equal(mig, GPU_MIG_UNSET);
+            else if (!strcmp(r->profile, "full"))
+                assert_int_equal(mig, -1);
+            else
+                assert_string_equal(gpu_get(gpu)->mig[mig].name, r->profile);
+        }
+    }
+}
+
+/* The explorer's relative form: no NAME means the current GPU, when there is one. */
+static void test_target_relative(void **state)
+{
+    (void)state;
+    int h100 = gpu_find("H100-SXM5-80GB"), gpu = -5, mig = -5;
+    assert_int_equal(gpu_target_parse(":3g.40gb", h100, &gpu, &mig, NULL), ST_OK);
+    assert_int_equal(gpu, h100);
+    assert_int_equal(mig, gpu_mig_find(gpu_get(h100), "3g.40gb"));
+    assert_int_equal(gpu_target_parse(":full", h100, &gpu, &mig, NULL), ST_OK);
+    assert_int_equal(mig, -1);
+    assert_int_equal(gpu_target_parse("", h100, &gpu, &mig, NULL), ST_OK);
+    assert_int_equal(gpu, h100);
+    assert_int_equal(mig, GPU_MIG_UNSET);
+    struct diag d = {0};
+    assert_int_equal(gpu_target_parse(":3g.40gb", -1, &gpu, &mig, &d), ST_ENOTFOUND);
+    assert_non_null(strstr(d.msg, "unknown GPU ''; known: A100-SXM4-40GB "));
+    /* a name longer than any buffer is still named, not cut silently into another */
+    char longname[300];
+    memset(longname, 'x', sizeof longname - 1);
+    longname[sizeof longname - 1] = '\0';
+    diag_clear(&d);
+    assert_int_equal(gpu_target_parse(longname, -1, &gpu, &mig, &d), ST_ENOTFOUND);
+    assert_non_null(strstr(d.msg, "unknown GPU 'xxxx"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_table_consistency),
         cmocka_unit_test(test_published_figures),
         cmocka_unit_test(test_lookups_and_aliases),
+        cmocka_unit_test(test_target_table),
+        cmocka_unit_test(test_target_relative),
         cmocka_unit_test(test_rented_gpus),
         cmocka_unit_test(test_newer),
         cmocka_unit_test(test_hw_from_config),

@@ -25,6 +25,7 @@
 #include "graph/shape.h"
 #include "ui/w_plot.h"
 #include "ui/ui.h"
+#include "gpu_targets.h"
 
 static char tiny[1024];
 
@@ -540,6 +541,42 @@ static void test_plot(void **state)
     draw_canvas_fini(&c);
 }
 
+/* :gpu on every row of tests/data/gpu-targets.tsv: the GPU and slice, or the
+ * whole message, the core parser gives (test_gpu) and --gpu (cli/gpu_targets.sh). */
+static void test_gpu_targets(void **state)
+{
+    struct app *a = *state;
+    struct gpu_target_row rows[GPU_TARGETS_MAX];
+    int n = gpu_targets_load(rows, GPU_TARGETS_MAX);
+    assert_true(n >= 15);
+    struct config saved = a->cfg;
+    struct cmd_out out;
+    struct diag d = {0};
+    assert_int_equal(cmd_execute(a, "precision fp32", &out, &d), ST_OK);
+    for (int i = 0; i < n; i++) {
+        const struct gpu_target_row *r = &rows[i];
+        char cmd[128];
+        snprintf(cmd, sizeof cmd, "gpu %s", r->spec);
+        assert_int_equal(cmd_execute(a, "gpu a100:full", &out, &d), ST_OK);
+        enum status st = cmd_execute(a, cmd, &out, &d);
+        if (!strcmp(r->gpu, "error")) {
+            assert_int_equal(st, ST_ENOTFOUND);
+            assert_string_equal(d.msg, r->profile);
+            assert_string_equal(gpu_get(a->cfg.gpu)->name, "A100-SXM4-40GB"); /* kept */
+            assert_int_equal(a->cfg.mig, -1);
+            diag_clear(&d);
+            continue;
+        }
+        assert_int_equal(st, ST_OK);
+        assert_string_equal(gpu_get(a->cfg.gpu)->name, r->gpu);
+        if (!strcmp(r->profile, "-") || !strcmp(r->profile, "full"))
+            assert_int_equal(a->cfg.mig, -1);
+        else
+            assert_string_equal(gpu_get(a->cfg.gpu)->mig[a->cfg.mig].name, r->profile);
+    }
+    assert_int_equal(app_set_config(a, &saved, &d), ST_OK);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -548,7 +585,7 @@ int main(void)
         cmocka_unit_test(test_graph_lanes),  cmocka_unit_test(test_graph_lanes_merge),
         cmocka_unit_test(test_plot),         cmocka_unit_test(test_cut_record),
         cmocka_unit_test(test_screens_draw), cmocka_unit_test(test_mouse),
-        cmocka_unit_test(test_headless_run),
+        cmocka_unit_test(test_headless_run), cmocka_unit_test(test_gpu_targets),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -367,48 +367,14 @@ enum status app_set_slo(struct app *a, double ms, struct diag *d)
 enum status app_set_gpu(struct app *a, const char *spec, struct diag *d)
 {
     struct config c = a->cfg;
-    char name[96];
-    snprintf(name, sizeof name, "%s", spec);
-    char *colon = strchr(name, ':');
-    const char *profile = NULL;
-    if (colon) {
-        *colon = 0;
-        profile = colon + 1;
-    }
-    if (*name) {
-        int gi = gpu_find(name);
-        if (gi < 0) {
-            int len = 0;
-            char known[400];
-            known[0] = 0;
-            for (int i = 0; i < gpu_count() && len < (int)sizeof known - 40; i++)
-                len += snprintf(known + len, sizeof known - (size_t)len, "%s%s", i ? ", " : "",
-                                gpu_get(i)->name);
-            return diag_set(d, ST_ENOTFOUND, "unknown GPU '%s' (known: %s)", name, known);
-        }
-        if (gi != c.gpu)
-            c.mig = app_mig_match(c.gpu, c.mig, gi);
-        c.gpu = gi;
-    }
-    if (profile) {
-        const struct gpu_spec *gpu = gpu_get(c.gpu);
-        if (!*profile || !strcasecmp(profile, "full") || !strcasecmp(profile, "none")) {
-            c.mig = -1;
-        } else {
-            int mi = gpu_mig_find(gpu, profile);
-            if (mi < 0) {
-                int len = 0;
-                char known[300];
-                known[0] = 0;
-                for (int i = 0; i < gpu->n_mig && len < (int)sizeof known - 20; i++)
-                    len += snprintf(known + len, sizeof known - (size_t)len, "%s%s",
-                                    i ? ", " : "", gpu->mig[i].name);
-                return diag_set(d, ST_ENOTFOUND, "%s has no MIG profile '%s' (profiles: %s)",
-                                gpu->name, profile, gpu->n_mig ? known : "none");
-            }
-            c.mig = mi;
-        }
-    }
+    int gi, mi;
+    enum status st = gpu_target_parse(spec, c.gpu, &gi, &mi, d);
+    if (st)
+        return st;
+    if (mi == GPU_MIG_UNSET)
+        mi = gi == c.gpu ? c.mig : app_mig_match(c.gpu, c.mig, gi);
+    c.gpu = gi;
+    c.mig = mi;
     return app_set_config(a, &c, d);
 }
 

@@ -442,7 +442,9 @@ static const struct cmd cmds[] = {
      do_mig},
     {{"precision", "precision P", "fp32, tf32, fp16, bf16, int8 or fp8"}, 1, 1, do_precision},
     {{"runtime", "runtime R", "pytorch (eager, a kernel per op), pytorch-sdpa (eager, fused "
-                              "attention), tensorrt (fused engine), tensorrt-graph "
+                              "attention), inductor (torch.compile), inductor-graph "
+                              "(torch.compile as a CUDA graph), tensorrt (fused engine), "
+                              "tensorrt-graph "
                               "(the engine replayed as a CUDA graph) or vllm (serving "
                               "engine)"}, 1, 1, do_runtime},
     {{"slo", "slo MS", "Latency target the MIG suggestion must meet (0 = none)"}, 1, 1, do_slo},

@@ -103,7 +103,9 @@ static void describe(const struct app *a, const struct field *f, char *name, cha
         snprintf(name, FIELD_NAME_MAX, "runtime");
         snprintf(val, 64, "%s", runtime_name(a->cfg.rt));
         snprintf(range, 256, "pytorch (a kernel per op), tensorrt (fused), pytorch-sdpa (fused "
-                             "attention), tensorrt-graph (fused, one CUDA graph), vllm (serving engine)");
+                             "attention), tensorrt-graph (fused, one CUDA graph), vllm (serving "
+                             "engine), inductor (torch.compile), inductor-graph (torch.compile, "
+                             "one CUDA graph)");
         break;
     case F_BATCH:
         snprintf(name, FIELD_NAME_MAX, "batch");

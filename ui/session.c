@@ -183,6 +183,19 @@ enum status session_save(struct app *a, const char *name, bool force, struct dia
 
 #define SESSION_MAX_STATES (1 + APP_PINS_MAX)
 
+/* spec through the one GPU[:PROFILE] parser (gpu_target_parse); its message
+ * follows where. */
+static enum status target(const char *spec, int cur, int *gpu, int *mig, const char *where,
+                          struct diag *d)
+{
+    if (!gpu_target_parse(spec, cur, gpu, mig, d))
+        return ST_OK;
+    diag_prefix(d, "%s", where);
+    if (d)
+        d->code = ST_EPARSE;
+    return ST_EPARSE;
+}
+
 static enum status parse_line(struct app_whatif *w, const char *key, char *val,
                               const char *where, struct diag *d)
 {
@@ -191,17 +204,21 @@ static enum status parse_line(struct app_whatif *w, const char *key, char *val,
         if (!*val || strlen(val) >= sizeof w->spec)
             return diag_set(d, ST_EPARSE, "%s: model: expected a file or zoo: spec", where);
         snprintf(w->spec, sizeof w->spec, "%s", val);
-    } else if (!strcmp(key, "gpu")) {
-        int g = gpu_find(val);
-        if (g < 0)
-            return diag_set(d, ST_EPARSE, "%s: unknown GPU '%s'", where, val);
-        w->cfg.gpu = g;
-    } else if (!strcmp(key, "mig")) {
-        const struct gpu_spec *gpu = gpu_get(w->cfg.gpu);
-        w->cfg.mig = strcmp(val, "full") ? gpu_mig_find(gpu, val) : -1;
-        if (strcmp(val, "full") && w->cfg.mig < 0)
-            return diag_set(d, ST_EPARSE, "%s: %s has no MIG profile '%s' (gpu must come first)",
-                            where, gpu ? gpu->name : "the GPU", val);
+    } else if (!strcmp(key, "gpu")) { /* a GPU alone: its slice is the mig line */
+        int gpu, mig;
+        if (strchr(val, ':'))
+            return diag_set(d, ST_EPARSE, "%s: gpu '%s': a GPU name alone (the slice goes on "
+                            "the mig line)", where, val);
+        if (target(val, -1, &gpu, &mig, where, d))
+            return ST_EPARSE;
+        w->cfg.gpu = gpu;
+    } else if (!strcmp(key, "mig")) { /* a profile or full, as ":gpu :PROFILE" takes it */
+        char spec[96];
+        int gpu, mig;
+        snprintf(spec, sizeof spec, ":%s", val);
+        if (target(spec, w->cfg.gpu, &gpu, &mig, where, d))
+            return ST_EPARSE;
+        w->cfg.mig = mig;
     } else if (!strcmp(key, "precision")) {
         if (!precision_parse(val, &w->cfg.prec))
             return diag_set(d, ST_EPARSE, "%s: precision '%s': not a precision dippm knows "

@@ -7,11 +7,11 @@
 #include <string.h>
 
 #include "util/fileio.h"
-#include "util/strbuf.h"
 #include "util/textsafe.h"
 #include "core/gpu.h"
 #include "core/price.h"
 #include "graph/load.h"
+#include "graph/tokens.h"
 
 void cli_common_init(struct cli_common *co)
 {
@@ -77,6 +77,7 @@ int cli_common_opt(struct cli_common *co, int c, const char *arg)
     }
     case CLI_OPT_GPU: co->gpu = arg; return 1;
     case CLI_OPT_PRECISION: co->precision = arg; return 1;
+    case CLI_OPT_QUANT: co->quant = arg; return 1;
     case CLI_OPT_RUNTIME: co->runtime = arg; return 1;
     case CLI_OPT_WEIGHTS: co->weights = arg; return 1;
     case CLI_OPT_JSON: co->json = true; return 1;
@@ -147,11 +148,21 @@ struct graph *cli_load_model_diag(const char *spec, const struct cli_common *co,
     struct graph *g = model_load(spec, d);
     if (!g)
         return NULL;
+    int64_t tokens = 0;
     for (int i = 0; i < co->n_sets; i++) {
+        if (!strcmp(co->set_name[i], GRAPH_TOKENS_NAME)) {
+            tokens = co->set_val[i]; /* once every symbol is bound */
+            continue;
+        }
         if (graph_sym_set(g, co->set_name[i], co->set_val[i], d)) {
             graph_free(g);
             return NULL;
         }
+    }
+    if (tokens && graph_tokens_set(g, tokens, d)) {
+        diag_prefix(d, "--set %s", GRAPH_TOKENS_NAME);
+        graph_free(g);
+        return NULL;
     }
     if (co->batch) {
         int bs = graph_batch_sym(g);
@@ -174,48 +185,54 @@ struct graph *cli_load_model(const char *spec, const struct cli_common *co, int 
     return g;
 }
 
+/* --quant into cfg: the scheme, and the precision its activations run in
+ * (--precision, when given, must be that one; a weight-only scheme takes
+ * fp16 or bf16). Prints the error; 0 or -1. */
+static int cli_quant(const struct cli_common *co, struct config *cfg)
+{
+    struct diag d = {0};
+    if (quant_parse(co->quant, &cfg->quant, &d)) {
+        cli_error("%s", d.msg);
+        return -1;
+    }
+    enum quant_scheme q = cfg->quant.scheme;
+    if (q == QUANT_NONE)
+        return 0;
+    enum precision act = quant_act_precision(q);
+    if (!co->precision) {
+        cfg->prec = act;
+        return 0;
+    }
+    bool ok = cfg->prec == act || (quant_weight_only(q) && cfg->prec == PREC_BF16);
+    if (!ok) {
+        char name[64];
+        quant_format(&cfg->quant, name, sizeof name);
+        cli_error("--quant %s runs its activations in %s%s, not --precision %s (leave "
+                  "--precision out)", name, precision_name(act),
+                  quant_weight_only(q) ? " or bf16" : "", precision_name(cfg->prec));
+        return -1;
+    }
+    return 0;
+}
+
 int cli_config(const struct cli_common *co, const struct graph *g, struct config *cfg)
 {
     config_default(cfg);
     if (co->gpu) {
-        /* "A100-SXM4-40GB" or "A100-SXM4-40GB:3g.20gb" */
-        char name[128];
-        snprintf(name, sizeof name, "%s", co->gpu);
-        char *colon = strchr(name, ':');
-        if (colon)
-            *colon++ = '\0';
-        cfg->gpu = gpu_find(name);
-        if (cfg->gpu < 0) {
-            struct strbuf known = STRBUF_INIT;
-            for (int i = 0; i < gpu_count(); i++)
-                strbuf_printf(&known, " %s", gpu_get(i)->name);
-            cli_error("--gpu '%s': unknown GPU; known:%s", name, known.s);
-            strbuf_fini(&known);
+        struct diag gd = {0};
+        int mig;
+        if (gpu_target_parse(co->gpu, -1, &cfg->gpu, &mig, &gd)) {
+            cli_error("--gpu: %s", gd.msg);
             return 2;
         }
-        if (colon) {
-            const struct gpu_spec *gs = gpu_get(cfg->gpu);
-            cfg->mig = gpu_mig_find(gs, colon);
-            if (cfg->mig < 0 && gs->n_mig == 0) {
-                cli_error("--gpu '%s': %s has no MIG profiles (it runs only as a whole GPU); "
-                          "use --gpu %s", co->gpu, gs->name, name);
-                return 2;
-            }
-            if (cfg->mig < 0) {
-                struct strbuf known = STRBUF_INIT;
-                for (int i = 0; i < gs->n_mig; i++)
-                    strbuf_printf(&known, " %s", gs->mig[i].name);
-                cli_error("--gpu '%s': %s has no MIG profile '%s'; profiles:%s", co->gpu,
-                          gs->name, colon, known.s ? known.s : "");
-                strbuf_fini(&known);
-                return 2;
-            }
-        }
+        cfg->mig = mig == GPU_MIG_UNSET ? -1 : mig;
     }
     if (co->precision && !precision_parse(co->precision, &cfg->prec)) {
         cli_error("--precision '%s': expected %s", co->precision, precision_names());
         return 2;
     }
+    if (co->quant && cli_quant(co, cfg))
+        return 2;
     if (co->runtime && !runtime_parse(co->runtime, &cfg->rt)) {
         cli_error("--runtime '%s': expected %s", co->runtime, runtime_names());
         return 2;

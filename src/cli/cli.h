@@ -10,7 +10,7 @@
  * cli_common_opt, are picked by flag:
  *   --batch N  --set NAME=VALUE  --gpu NAME  --precision P  --runtime R
  *   --weights FILE  --json  --csv  -o/--output FILE  --force
- *   --dispatch-us US  --price-per-hour X  --price-of gpu|slice
+ *   --dispatch-us US  --price-per-hour X  --price-of gpu|slice  --quant SCHEME
  */
 #ifndef DIPPM_CLI_H
 #define DIPPM_CLI_H
@@ -32,7 +32,7 @@ struct cli_common {
     int n_sets;
     char set_name[CLI_MAX_SETS][256]; /* symbol names as long as the explorer keeps */
     int64_t set_val[CLI_MAX_SETS];
-    const char *gpu, *precision, *runtime, *weights, *output;
+    const char *gpu, *precision, *runtime, *weights, *output, *quant;
     bool json, csv, force;
     double dispatch_us;    /* --dispatch-us; 0: the calibrated one */
     double price_per_hour; /* --price-per-hour; 0: the price table's, if any */

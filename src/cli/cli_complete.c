@@ -10,6 +10,7 @@
  *   profiles GPU        the MIG profiles of GPU (a name or an alias)
  *   precisions          fp32, tf32, ...
  *   runtimes            pytorch, tensorrt
+ *   quants              the quantisation schemes: none, w8a16, ...
  *   families            zoo template families
  *   params FAMILY       the family's hyperparameters, each as "NAME="
  *   values FAMILY NAME  the listed values of an enum (or listed int) parameter
@@ -55,6 +56,8 @@ static int list_profiles(const char *gpu_name)
     const struct gpu_spec *gs = gpu_get(g);
     for (int i = 0; i < gs->n_mig; i++)
         printf("%s\n", gs->mig[i].name);
+    if (gs->n_mig) /* GPU:full, the whole GPU, where there is a slice to leave */
+        printf("full\n");
     return 0;
 }
 
@@ -104,6 +107,12 @@ int cli_complete(int argc, char **argv)
 #undef X
         return 0;
     }
+    if (!strcmp(what, "quants")) {
+#define X(id, name, bits, scale_bytes, act, opts) printf("%s\n", name);
+        QUANT_LIST(X)
+#undef X
+        return 0;
+    }
     if (!strcmp(what, "families")) {
         for (int i = 0; i < zoo_family_count(); i++)
             printf("%s\n", zoo_family_name(i));
@@ -119,6 +128,6 @@ int cli_complete(int argc, char **argv)
         return 0;
     }
     return cli_usage_error("", "__complete: expected subcommands, options SUB, gpus, profiles "
-                               "GPU, precisions, runtimes, families, params FAMILY, values "
+                               "GPU, precisions, runtimes, quants, families, params FAMILY, values "
                                "FAMILY NAME or text-encoders");
 }

@@ -5,6 +5,7 @@
 
 #include "cli/cli.h"
 #include "graph/json_graph.h"
+#include "graph/tokens.h"
 
 static const struct cli_opt convert_opts[] = {
     {"output", 'o', "OUT.json", "where the graph goes (required; '-o -': standard output)", 'o'},
@@ -37,6 +38,11 @@ int cli_convert(int argc, char **argv)
     struct graph *g = cli_load_model(argv[optind], &co, &rc);
     if (!g)
         return rc;
+    if (g->tokens > 0) {
+        graph_free(g);
+        return cli_usage_error("convert", "--set %s is a setting of a prediction, not of the "
+                               "graph: a dippm JSON file cannot hold it", GRAPH_TOKENS_NAME);
+    }
     /* the dippm JSON format has no form for subgraph bodies: refuse rather
      * than write a file whose body nodes read values nothing defines */
     for (int i = 0; i < g->n_nodes; i++)

@@ -152,8 +152,9 @@ static void header(FILE *f, struct jsonw *w, const struct cli_sweep_gen *s,
                    "energy_j_per_image,memory_mib,fits");
         cli_cost_head(f, s->co, s->price, "", "cost_per_1k_images");
     } else {
+        char prec[96];
         fprintf(f, "%s on %s, %s, %s, %s guidance, VAE %s, text encoder %s\n", s->g->name,
-                hw, precision_name(s->cfg->prec), runtime_name(s->cfg->rt),
+                hw, config_prec_label(s->cfg, prec, sizeof prec), runtime_name(s->cfg->rt),
                 rq->guidance ? "with" : "no", vae, text_list(r, texts, sizeof texts));
         fprintf(f, "%6s %7s %11s %10s %10s %12s %12s %9s %10s %11s %5s\n", "steps", "batch",
                 "step_ms", "vae_ms", "text_ms", "batch_ms", "ms/image", "images/s", "J/image",

@@ -8,6 +8,7 @@
 
 #include "cli/cli.h"
 #include "cli/cli_eval_kernels.h"
+#include "cli/cli_training.h"
 #include "core/dataset.h"
 #include "util/datafile.h"
 #include "core/eval.h"
@@ -19,9 +20,9 @@
 #include "core/weights.h"
 #include "util/xalloc.h"
 
-enum { OPT_DATA = CLI_OPT__OWN, OPT_LOFO, OPT_LTRAIN, OPT_LTEST, OPT_LEPOCHS, OPT_SEED,
-       OPT_QUIET, OPT_ALL, OPT_ROWS, OPT_LOFO_ONLY, OPT_ORDER, OPT_ORDER_FAM, OPT_ORDER_TOL, OPT_LOMO, OPT_LOMO_EPOCHS,
-       OPT_OW, OPT_OPAIRS, OPT_OKINDS, OPT_TW, OPT_ONLY, OPT_LOMO_LR, OPT_LOMO_HOLD, OPT_KERNELS, OPT_TEACHER, OPT_KFIT,
+enum { OPT_DATA = CLI_OPT__OWN, OPT_LOFO, OPT_LTRAIN, OPT_LTEST, OPT_LEPOCHS, OPT_QUIET,
+       OPT_ALL, OPT_ROWS, OPT_LOFO_ONLY, OPT_ORDER, OPT_ORDER_FAM, OPT_ORDER_TOL, OPT_LOMO,
+       OPT_LOMO_EPOCHS, OPT_LOMO_LR, OPT_LOMO_HOLD, OPT_KERNELS, OPT_TEACHER, OPT_KFIT,
        OPT_WRITE_PARAMS };
 
 static const struct cli_opt eval_opts[] = {
@@ -38,7 +39,6 @@ static const struct cli_opt eval_opts[] = {
     {"lofo-test", 0, "N", "(b) tests on at most N rows of the held-out family (default 400)",
      OPT_LTEST},
     {"lofo-epochs", 0, "E", "(b) trains for E epochs (default 12)", OPT_LEPOCHS},
-    {"seed", 0, "S", "random seed of (b)'s training (default 1)", OPT_SEED},
     {"lomo", 0, NULL, "leave-one-model-out on the measured rows of FILE: for each model the "
      "weights are fine-tuned on every other row (teacher rows as the regulariser) and tested "
      "on that model's rows, beside the teacher alone", OPT_LOMO},
@@ -47,16 +47,6 @@ static const struct cli_opt eval_opts[] = {
      "(e.g. neusight:); every other measured row still trains each fold", OPT_LOMO_HOLD},
     {"lomo-lr", 0, "LR", "the fine-tuning learning rate of --lomo (default 3e-4, as dippm "
      "train --init's)", OPT_LOMO_LR},
-    {"teacher-weight", 0, "W", "loss weight of the teacher-labelled rows in the fine-tuning of "
-     "--lomo, as dippm train's (default 0.1)", OPT_TW},
-    {"only", 0, "TARGET", "the fine-tuning of --lomo moves only TARGET's output weights "
-     "(latency, energy or memory), as dippm train's", OPT_ONLY},
-    {"order-weight", 0, "W", "weight of the ordering penalty in the training of --lofo and "
-     "--lomo, as dippm train's (default 1)", OPT_OW},
-    {"order-pairs", 0, "F", "fraction of rows given an ordering partner in that training, as "
-     "dippm train's (default 0.25)", OPT_OPAIRS},
-    {"order-kinds", 0, "K", "the partners of that training: basic or all, as dippm train's "
-     "(default basic)", OPT_OKINDS},
     {"orderings", 0, NULL, "also count ordering violations of the weights and of the teacher "
      "over a grid: each zoo family x batch 1..1024 x every GPU and MIG slice x every supported "
      "precision and runtime (pairs that differ in batch, slice, GPU generation, precision or "
@@ -92,9 +82,11 @@ const struct cli_cmd cli_cmd_eval = {
              "  (b) with --lofo, leave-one-family-out: for each family in FILE a model is trained\n"
              "      on at most N rows of the other families (default 3000) for E epochs\n"
              "      (default 12) and tested on at most 400 rows of the held-out family.",
-    .after = "Labels are the teacher's (simulated) unless the data holds measured rows.",
+    .after = "The training options set (b)'s training and --lomo's fine-tuning as they set\n"
+             "dippm train's (--teacher-weight and --only: --lomo's alone).\n"
+             "Labels are the teacher's (simulated) unless the data holds measured rows.",
     .common = CLI_C_JSON | CLI_C_OUTPUT | CLI_C_FORCE,
-    .groups = {eval_opts},
+    .groups = {eval_opts, cli_training_opts},
 };
 
 static void lomo_json(struct jsonw *w, const struct eval_lomo *r, int n,
@@ -203,12 +195,10 @@ struct eval_cli {
     bool lofo, lofo_only, lomo, orderings, quiet, all_rows, teacher_only, kfit;
     const char *kernels;                    /* --kernels */
     const char *lomo_hold;                  /* --lomo-hold PREFIX, or NULL */
-    double order_weight, pair_frac;        /* training of --lofo and --lomo */
-    double teacher_weight, lomo_lr;        /* fine-tuning of --lomo */
-    bool all_kinds;
+    struct cli_training tr;                /* training of --lofo and --lomo */
+    double lomo_lr;                        /* fine-tuning of --lomo */
     double order_tol;
-    int64_t ltrain, ltest, lepochs, seed, lomo_epochs;
-    int only_target;                       /* --only, -1 = every weight */
+    int64_t ltrain, ltest, lepochs, lomo_epochs;
     struct dataset ds;
     struct train_set ts;
     struct gnn_model m;
@@ -239,11 +229,6 @@ static int eval_opt(void *ctx, int c, const char *arg)
     case OPT_WRITE_PARAMS: e->params_out = arg; return -1;
     case OPT_LOMO: e->lomo = true; return -1;
     case OPT_LOMO_HOLD: e->lomo_hold = arg; return -1;
-    case OPT_ONLY:
-        if ((e->only_target = gnn_target_parse(arg)) < 0)
-            return cli_usage_error("eval", "--only '%s': expected latency, energy or memory",
-                                   arg);
-        return -1;
     case OPT_ORDER_FAM: e->order_fams = arg; return -1;
     case OPT_LOMO_LR: {
         char *end;
@@ -253,24 +238,6 @@ static int eval_opt(void *ctx, int c, const char *arg)
                                    "1", arg);
         return -1;
     }
-    case OPT_OW:
-    case OPT_TW:
-    case OPT_OPAIRS: {
-        char *end;
-        double x = strtod(arg, &end), hi = c == OPT_OPAIRS ? 1 : 1000;
-        const char *name = c == OPT_OW ? "order-weight" : c == OPT_TW ? "teacher-weight"
-                                                                       : "order-pairs";
-        if (end == arg || *end || !(x >= 0 && x <= hi))
-            return cli_usage_error("eval", "--%s '%s': expected a number from 0 to %g", name,
-                                   arg, hi);
-        *(c == OPT_OW ? &e->order_weight : c == OPT_TW ? &e->teacher_weight : &e->pair_frac) = x;
-        return -1;
-    }
-    case OPT_OKINDS:
-        if (strcmp(arg, "basic") && strcmp(arg, "all"))
-            return cli_usage_error("eval", "--order-kinds '%s': expected basic or all", arg);
-        e->all_kinds = !strcmp(arg, "all");
-        return -1;
     case OPT_ORDER_TOL: {
         char *end;
         e->order_tol = strtod(arg, &end) / 100;
@@ -282,16 +249,14 @@ static int eval_opt(void *ctx, int c, const char *arg)
     case OPT_LTRAIN:
     case OPT_LTEST:
     case OPT_LEPOCHS:
-    case OPT_LOMO_EPOCHS:
-    case OPT_SEED: {
+    case OPT_LOMO_EPOCHS: {
         int64_t *dst = c == OPT_LTRAIN ? &e->ltrain : c == OPT_LTEST ? &e->ltest
-                       : c == OPT_LEPOCHS ? &e->lepochs
-                       : c == OPT_LOMO_EPOCHS ? &e->lomo_epochs : &e->seed;
-        if (cli_parse_int(arg, c == OPT_SEED ? 0 : 1, 100000000, dst))
+                       : c == OPT_LEPOCHS ? &e->lepochs : &e->lomo_epochs;
+        if (cli_parse_int(arg, 1, 100000000, dst))
             return cli_usage_error("eval", "'%s': expected a positive integer", arg);
         return -1;
     }
-    default: return CLI_OPTS_COMMON;
+    default: return cli_training_opt(&e->tr, "eval", c, arg);
     }
 }
 
@@ -368,8 +333,8 @@ static enum status load_rows(struct eval_cli *e, struct diag *d)
         e->split_label = "random test split";
     }
     /* Leave-one-family-out trains as `dippm train` does, ordering pairs included. */
-    return train_prepare(&e->ds, &e->ts, e->lofo || e->lomo ? e->pair_frac : 0, e->all_kinds,
-                         !e->quiet, d);
+    return train_prepare(&e->ds, &e->ts, e->lofo || e->lomo ? e->tr.pair_frac : 0,
+                         e->tr.all_kinds, !e->quiet, d);
 }
 
 /* (a) the weights on the rows, --rows, --lomo and --orderings; -1 to go
@@ -402,14 +367,9 @@ static int run_weights(struct eval_cli *e, struct diag *d)
     if (rc)
         return rc;
     if (e->lomo) {
-        struct train_opts o;
-        train_opts_default(&o);
+        struct train_opts o = e->tr.o; /* seed, teacher, ordering weights, --only */
         o.epochs = (int)e->lomo_epochs;
         o.lr = (float)e->lomo_lr; /* fine-tuning: 3e-4 as `dippm train --init` */
-        o.seed = (uint64_t)e->seed;
-        o.order_weight = (float)e->order_weight;
-        o.teacher_weight = (float)e->teacher_weight;
-        o.only_target = e->only_target;
         o.progress = !e->quiet;
         if (eval_lomo_run(&e->ds, &e->ts, &e->m, &o, e->lomo_hold, &e->lm, &e->n_lm, &e->lm_g,
                           &e->lm_t, d))
@@ -562,8 +522,8 @@ static int run(struct eval_cli *e)
         if (!e->lofo_only)
             o.arch = e->m.arch;
         o.epochs = (int)e->lepochs;
-        o.seed = (uint64_t)e->seed;
-        o.order_weight = (float)e->order_weight;
+        o.seed = e->tr.o.seed; /* from scratch: not --teacher-weight's or --only's */
+        o.order_weight = e->tr.o.order_weight;
         o.progress = !e->quiet;
         if (eval_lofo_run(&e->ds, &e->ts, &o, (int)e->ltrain, (int)e->ltest, 20, &e->lr,
                           &e->n_lr, &d))
@@ -575,9 +535,9 @@ static int run(struct eval_cli *e)
 int cli_eval(int argc, char **argv)
 {
     struct eval_cli e = {.order_tol = 0.01, .ltrain = 3000, .ltest = 400, .lepochs = 12,
-                         .seed = 1, .lomo_epochs = 20, .order_weight = 1, .pair_frac = 0.25,
-                         .teacher_weight = 0.1, .lomo_lr = 3e-4, .only_target = -1};
+                         .lomo_epochs = 20, .lomo_lr = 3e-4};
     cli_common_init(&e.co);
+    cli_training_init(&e.tr);
     dataset_init(&e.ds);
     int rc = parse_args(&e, argc, argv);
     if (rc < 0 && e.kernels) {

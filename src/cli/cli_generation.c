@@ -211,6 +211,7 @@ void cli_sweep_json_open(struct jsonw *w, const struct cli_sweep_gen *s, const c
     jsonw_obj_begin(w);
     jsonw_key_str(w, "model", s->g->name);
     jsonw_key_str(w, "gpu", hw);
+    report_quant_json(w, s->cfg);
 }
 
 int cli_sweep_json_emit(struct jsonw *w, const struct cli_sweep_gen *s)
@@ -278,9 +279,10 @@ int cli_sweep_gen(const struct cli_sweep_gen *s)
         cli_cost_head(f, s->co, s->price, "", "cost_per_1m_output_tokens");
     } else {
         tp_label(m, s->cfg, hw, sizeof hw);
+        char prec[96];
         fprintf(f, "%s on %s, %s, %s, KV cache %s\n", s->g->name, hw,
-                precision_name(s->cfg->prec),
-                runtime_name(s->cfg->rt), precision_name(rq.kv_prec));
+                config_prec_label(s->cfg, prec, sizeof prec), runtime_name(s->cfg->rt),
+                precision_name(rq.kv_prec));
         fprintf(f, "%8s %8s %7s %11s %10s %12s %11s %10s %11s %11s %5s", "input", "output",
                 "batch", "ttft_ms", "tpot_ms", "e2e_ms", "tokens/s", "J/token", "kv_MiB",
                 "memory_MiB", "fits");

@@ -37,7 +37,7 @@ const struct cli_cmd cli_cmd_layers = {
     .name = "layers",
     .usage = "dippm layers MODEL [--batch N] [--set NAME=VALUE]... [--sort KEY] [--top N]\n"
              "                    [--time [--gpu NAME[:PROFILE]] [--precision P] [--runtime R]\n"
-             "                     [--weights FILE] [--dispatch-us US]]\n"
+             "                     [--quant SCHEME] [--weights FILE] [--dispatch-us US]]\n"
              "                    [--csv|--json] [-o FILE [--force]]",
     .about = "Per-node table of MODEL in topological order: output shapes, parameters,\n"
              "MACs (multiply-accumulates of conv/matmul/attention/RNN ops), FLOPs (2 per MAC\n"
@@ -234,10 +234,11 @@ static const char *human_us(double us, char *buf, size_t size)
 
 static void table_time_head(struct strbuf *b, const struct times *tm)
 {
-    char gb[96];
+    char gb[96], prec[96];
     strbuf_printf(b, "predicted on %s, %s, %s, batch %lld: latency %.4g ms (%s; simulated, "
                      "not measured)\n\n",
-                  report_hw_label(&tm->cfg, gb, sizeof gb), precision_name(tm->cfg.prec),
+                  report_hw_label(&tm->cfg, gb, sizeof gb),
+                  config_prec_label(&tm->cfg, prec, sizeof prec),
                   runtime_name(tm->cfg.rt), (long long)tm->cfg.batch, tm->pr.latency_ms,
                   tm->pr.from_gnn ? "GNN" : "teacher");
 }
@@ -349,6 +350,7 @@ static void json_prediction(struct jsonw *w, const struct times *tm)
     else
         jsonw_null(w);
     jsonw_key_str(w, "precision", precision_name(tm->cfg.prec));
+    report_quant_json(w, &tm->cfg);
     jsonw_key_str(w, "runtime", runtime_name(tm->cfg.rt));
     jsonw_key_int(w, "batch", tm->cfg.batch);
     jsonw_key_str(w, "source", tm->pr.from_gnn ? "gnn" : "teacher");
@@ -538,7 +540,8 @@ int cli_layers(int argc, char **argv)
         return cli_fail(&d);
     }
     struct times tm = {0};
-    a.time |= a.co.gpu || a.co.precision || a.co.runtime || a.co.weights || a.co.dispatch_us > 0;
+    a.time |= a.co.gpu || a.co.precision || a.co.quant || a.co.runtime || a.co.weights ||
+              a.co.dispatch_us > 0;
     if (a.time && ist) { /* no time for a graph whose shapes are not known */
         fprintf(stderr, "dippm: %s\n", d.msg);
         graph_free(g);

@@ -22,15 +22,24 @@ static const struct {
 } common[] = {
     {CLI_C_BATCH, {"batch", 0, "N", "batch size: binds the model's batch symbol", CLI_OPT_BATCH}},
     {CLI_C_SET, {"set", 0, "NAME=VALUE", "binds any symbol (sequence length, image size, ...); "
-                 "repeatable", CLI_OPT_SET}},
+                 "repeatable; tokens_mean=N: the runtime removes padding and a sequence holds "
+                 "N real tokens (token-wise ops cost N, attention the padded seq)", CLI_OPT_SET}},
     {CLI_C_GPU, {"gpu", 0, "NAME[:PROFILE]", "the GPU or a MIG slice of it, e.g. "
                  "A100-SXM4-80GB, h100, h200, a100:3g.20gb (default A100-SXM4-40GB)",
                  CLI_OPT_GPU}},
     {CLI_C_PRECISION, {"precision", 0, "P", "fp32 (default), tf32, fp16, bf16, int8 or fp8",
                        CLI_OPT_PRECISION}},
+    {CLI_C_QUANT, {"quant", 0, "SCHEME", "the weights' quantisation: none (default), "
+                   "w8a16[:gN|:row] or w4a16[:gN|:row] (weight-only, fp16 activations; "
+                   "w4a16 default g128: one fp16 scale per 128 weights), w8a8[:static|:dynamic] "
+                   "(int8 GEMMs) or fp8[:tensor|:row]; sets --precision to the activations' "
+                   "type", CLI_OPT_QUANT}},
     {CLI_C_RUNTIME, {"runtime", 0, "R", "pytorch (eager, default), pytorch-sdpa (eager with "
-                     "fused attention, as PyTorch 2 models run it), tensorrt (fused engine), "
-                     "tensorrt-graph (the engine replayed as a CUDA graph) or vllm (a serving "
+                     "fused attention, as PyTorch 2 models run it), inductor (torch.compile: "
+                     "fused generated kernels between library GEMMs), inductor-graph "
+                     "(torch.compile mode=\"reduce-overhead\": the same as a CUDA graph), "
+                     "tensorrt (fused engine), tensorrt-graph (the engine replayed as a CUDA "
+                     "graph) or vllm (a serving "
                      "engine: CUDA graphs, host work per sequence each decode step)",
                      CLI_OPT_RUNTIME}},
     {CLI_C_WEIGHTS, {"weights", 0, "FILE", "GNN weight file to use instead of the default",

@@ -19,7 +19,7 @@
 enum {
     CLI_OPT_BATCH = 1000, CLI_OPT_SET, CLI_OPT_GPU, CLI_OPT_PRECISION, CLI_OPT_RUNTIME,
     CLI_OPT_WEIGHTS, CLI_OPT_JSON, CLI_OPT_CSV, CLI_OPT_FORCE, CLI_OPT_HELP, CLI_OPT_DISPATCH,
-    CLI_OPT_PRICE, CLI_OPT_PRICE_OF,
+    CLI_OPT_PRICE, CLI_OPT_PRICE_OF, CLI_OPT_QUANT,
     CLI_OPT__OWN = 1100 /* subcommands number their own options from here */
 };
 
@@ -37,11 +37,12 @@ enum {
     CLI_C_FORCE = 1 << 9,
     CLI_C_DISPATCH = 1 << 10, /* --dispatch-us */
     CLI_C_PRICE = 1 << 11,    /* --price-per-hour, --price-of */
+    CLI_C_QUANT = 1 << 12,    /* --quant */
 };
 /* --batch and --set: the options that bind a model's symbols */
 #define CLI_C_SYMBOLS (CLI_C_BATCH | CLI_C_SET)
-/* --gpu, --precision, --runtime and --weights: what a prediction runs on */
-#define CLI_C_CONFIG (CLI_C_GPU | CLI_C_PRECISION | CLI_C_RUNTIME | CLI_C_WEIGHTS)
+/* --gpu, --precision, --quant, --runtime and --weights: what a prediction runs on */
+#define CLI_C_CONFIG (CLI_C_GPU | CLI_C_PRECISION | CLI_C_QUANT | CLI_C_RUNTIME | CLI_C_WEIGHTS)
 /* --dispatch-us, --price-per-hour and --price-of: the host and the price of a
  * deployment (predict and sweep) */
 #define CLI_C_DEPLOY (CLI_C_DISPATCH | CLI_C_PRICE)

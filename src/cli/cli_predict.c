@@ -12,6 +12,7 @@
 #include "core/price.h"
 #include "core/report.h"
 #include "core/tp.h"
+#include "graph/tokens.h"
 #include "util/fmt.h"
 
 enum { OPT_SLO = CLI_OPT__OWN, OPT_SLO_UPPER, OPT_HEADROOM };
@@ -28,7 +29,8 @@ static const struct cli_opt predict_opts[] = {
 const struct cli_cmd cli_cmd_predict = {
     .name = "predict",
     .usage = "dippm predict MODEL [--batch N] [--gpu NAME[:PROFILE]] [--precision P]\n"
-             "                     [--runtime R] [--set NAME=VALUE]... [--slo-ms X [--slo-upper]]\n"
+             "                     [--quant SCHEME] [--runtime R] [--set NAME=VALUE]...\n"
+             "                     [--slo-ms X [--slo-upper]]\n"
              "                     [--headroom PCT] [--weights FILE] [--json] [-o FILE]\n"
              "                     [--dispatch-us US] [--price-per-hour X [--price-of gpu]]\n"
              "                     [--input-tokens N --output-tokens M [--set kv=P]\n"
@@ -44,6 +46,12 @@ const struct cli_cmd cli_cmd_predict = {
         "Latency, throughput and memory carry an 80% interval from the errors of\n"
         "held-out predictions on measured rows (weights/intervals.tsv); where no\n"
         "measured row has the GPU, precision or runtime, it widens and says so.\n\n"
+        "Padding-free encoders: --set tokens_mean=N says that the runtime removes the\n"
+        "padding of the batch (FasterTransformer remove-padding, NVIDIA's MLPerf BERT)\n"
+        "and that each sequence of seq tokens holds N real ones on average: linear\n"
+        "layers, norms, element-wise ops and activations cost N tokens per sequence,\n"
+        "attention the padded seq. It applies whatever --runtime says (eager PyTorch\n"
+        "does not remove padding); N must be at most seq.\n\n"
         "Decoders (zoo gpt, llama, moe, or an export with KV-cache inputs): with\n"
         "--input-tokens and --output-tokens, also the generation of the batch: time to\n"
         "first token, mean time per output token over the growing KV cache, tokens/s,\n"
@@ -285,6 +293,11 @@ int cli_predict(int argc, char **argv)
     struct graph *g = cli_load_model(argv[optind], &a.co, &rc);
     if (!g)
         return rc;
+    if (g->tokens > 0 && (want_gen || a.diff.steps)) {
+        graph_free(g);
+        return cli_usage_error("predict", "--set %s is the padding of an encoder's batch; a "
+                               "generation or a diffusion pipeline has none", GRAPH_TOKENS_NAME);
+    }
     /* a template's prefill is predicted at the prompt length unless --set seq says otherwise */
     bool seq_set = false;
     for (int i = 0; i < a.co.n_sets; i++)

@@ -15,6 +15,7 @@
 #include "util/fmt.h"
 #include "util/jsonw.h"
 #include "graph/load.h"
+#include "graph/tokens.h"
 #include "core/report.h"
 #include "util/xalloc.h"
 
@@ -40,7 +41,8 @@ const struct cli_cmd cli_cmd_sweep = {
     .name = "sweep",
     .usage = "dippm sweep MODEL [--batch RANGE] [--over NAME=RANGE] [--csv|--json]\n"
              "                   [--gpu NAME[:PROFILE]] [--precision P] [--runtime R]\n"
-             "                   [--set NAME=VALUE]... [--weights FILE] [-o FILE]\n"
+             "                   [--quant SCHEME] [--set NAME=VALUE]... [--weights FILE]\n"
+             "                   [-o FILE]\n"
              "                   [--dispatch-us US] [--price-per-hour X [--price-of gpu]]\n"
              "       dippm sweep MODEL --max-batch [--gpu NAME[:PROFILE]] [--slo-ms X]\n"
              "                   [--headroom PCT] [--json]",
@@ -228,10 +230,12 @@ static void refused_row(FILE *f, struct jsonw *w, const struct sweep *s, int64_t
 
 static void csv_header(FILE *f, const struct sweep *s)
 {
-    fprintf(f, "%s%sbatch,gpu,mig,precision,runtime,latency_ms,throughput_per_s,energy_j,"
+    /* a quant column only with a scheme: the default header is as before */
+    fprintf(f, "%s%sbatch,gpu,mig,precision,%sruntime,latency_ms,throughput_per_s,energy_j,"
                "energy_mj_per_sample,memory_mib,capacity_mib,fits,roofline_ms,source,"
                "latency_ms_low,latency_ms_high,memory_mib_low,memory_mib_high",
-            s->over_name ? s->over_name : "", s->over_name ? "," : "");
+            s->over_name ? s->over_name : "", s->over_name ? "," : "",
+            s->cfg.quant.scheme != QUANT_NONE ? "quant," : "");
     cli_cost_head(f, &s->co, &s->price, "", "cost_per_1k_samples");
 }
 
@@ -258,8 +262,13 @@ static void row_out(FILE *f, struct jsonw *w, const struct sweep *s, int64_t ove
     } else if (s->co.csv) {
         if (s->over_name)
             fprintf(f, "%lld,", (long long)over);
-        fprintf(f, "%lld,%s,%s,%s,%s,%.4f,%.2f,%.5f,%.4f,%.1f,%.1f,%s,%.4f,%s", (long long)b,
-                gs->name, mig, precision_name(s->cfg.prec), runtime_name(s->cfg.rt),
+        char q[64] = "";
+        if (s->cfg.quant.scheme != QUANT_NONE) {
+            quant_format(&s->cfg.quant, q, sizeof q - 1);
+            strcat(q, ",");
+        }
+        fprintf(f, "%lld,%s,%s,%s,%s%s,%.4f,%.2f,%.5f,%.4f,%.1f,%.1f,%s,%.4f,%s", (long long)b,
+                gs->name, mig, precision_name(s->cfg.prec), q, runtime_name(s->cfg.rt),
                 pr->latency_ms, pr->throughput, pr->energy_j, pr->energy_mj_per_sample,
                 pr->memory_mib, pr->capacity_mib, fits ? "true" : "false",
                 pr->sim.roofline_ms, pr->from_gnn ? "gnn" : "teacher");
@@ -313,7 +322,10 @@ static int run_grid(struct sweep *s, struct graph *base)
         jsonw_key_str(&w, "model", base->name);
         jsonw_key_str(&w, "gpu", report_hw_label(&s->cfg, hw, sizeof hw));
         jsonw_key_str(&w, "precision", precision_name(s->cfg.prec));
+        report_quant_json(&w, &s->cfg);
         jsonw_key_str(&w, "runtime", runtime_name(s->cfg.rt));
+        if (base->tokens > 0) /* padding removed: the real tokens per sequence */
+            jsonw_key_int(&w, GRAPH_TOKENS_NAME, base->tokens);
         jsonw_key_str(&w, "source", report_source_line(s->p));
         struct report_intervals iv = grid_intervals(s);
         jsonw_key_fixed(&w, "interval_coverage", INTERVAL_COVERAGE, 2);
@@ -325,8 +337,12 @@ static int run_grid(struct sweep *s, struct graph *base)
     } else if (s->co.csv) {
         csv_header(f, s);
     } else {
-        fprintf(f, "%s on %s, %s, %s\n", base->name, report_hw_label(&s->cfg, hw, sizeof hw),
-                precision_name(s->cfg.prec), runtime_name(s->cfg.rt));
+        char prec[96];
+        fprintf(f, "%s on %s, %s, %s", base->name, report_hw_label(&s->cfg, hw, sizeof hw),
+                config_prec_label(&s->cfg, prec, sizeof prec), runtime_name(s->cfg.rt));
+        if (base->tokens > 0)
+            fprintf(f, ", padding removed: %lld real tokens per sequence", (long long)base->tokens);
+        fputc('\n', f);
         if (s->over_name)
             fprintf(f, "%10s ", s->over_name);
         fprintf(f, "%7s %10s %9s %9s %10s %10s %4s %10s", "batch", "latency", "samples/s",

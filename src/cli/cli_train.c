@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "cli/cli.h"
+#include "cli/cli_training.h"
 #include "core/dataset.h"
 #include "core/eval.h"
 #include "util/fileio.h"
@@ -20,15 +21,13 @@
 #define MAX_DATA 16
 #define TEACHER_SOURCE "teacher: analytic model calibrated on published A100, MIG, H100 and H200 measurements"
 
-enum { OPT_DATA = CLI_OPT__OWN, OPT_EPOCHS, OPT_SEED, OPT_INIT, OPT_LR, OPT_BG, OPT_HIDDEN,
-       OPT_LAYERS, OPT_HEAD, OPT_SHW, OPT_ALL, OPT_QUIET, OPT_TW, OPT_OW, OPT_OPAIRS,
-       OPT_OKINDS, OPT_ONLY };
+enum { OPT_DATA = CLI_OPT__OWN, OPT_EPOCHS, OPT_INIT, OPT_LR, OPT_BG, OPT_HIDDEN,
+       OPT_LAYERS, OPT_HEAD, OPT_SHW, OPT_ALL, OPT_QUIET };
 
 static const struct cli_opt train_opts[] = {
     {"data", 0, "FILE", "dataset rows to train on (dippm dataset, or measured JSONL rows); "
      "repeatable", OPT_DATA},
     {"epochs", 0, "E", "passes over the data (default 30)", OPT_EPOCHS},
-    {"seed", 0, "S", "random seed (default 1)", OPT_SEED},
     {"init", 0, "W", "fine-tune the weights in W (keeps its architecture and normalisation; "
      "default lr 3e-4)", OPT_INIT},
     {"lr", 0, "LR", "learning rate (default 3e-3)", OPT_LR},
@@ -37,19 +36,6 @@ static const struct cli_opt train_opts[] = {
     {"layers", 0, "L", "message-passing layers (default 2)", OPT_LAYERS},
     {"head", 0, "H", "width of the head MLP (default 32)", OPT_HEAD},
     {"share-weight", 0, "W", "loss weight of the per-node time shares (default 0.2)", OPT_SHW},
-    {"teacher-weight", 0, "W", "loss weight of teacher-labelled rows when measured rows are "
-     "present: the teacher as a regulariser (default 0.1)", OPT_TW},
-    {"order-weight", 0, "W", "weight of the ordering penalty (default 1; 0 = off; at most "
-     "1000)", OPT_OW},
-    {"order-pairs", 0, "F", "fraction of rows given an ordering partner: the same model at half "
-     "the batch, the whole GPU or the next bigger slice, a lower precision, the next faster "
-     "runtime or a newer GPU, which must not be predicted slower (default 0.25)", OPT_OPAIRS},
-    {"order-kinds", 0, "K", "basic (default: half the batch, the whole GPU, a lower precision, "
-     "TensorRT) or all (also the next bigger slice, the next faster runtime, a newer GPU, and "
-     "the next higher precision for int8 and fp8 rows)", OPT_OKINDS},
-    {"only", 0, "TARGET", "with --init: fine-tune only TARGET's output weights (latency, "
-     "energy or memory); the rest of the network is frozen, so the other figures stay exactly "
-     "as W gives them", OPT_ONLY},
     {"all", 0, NULL, "train on every row: no test split is held out", OPT_ALL},
     {"quiet", 0, NULL, "no progress messages", OPT_QUIET},
     {"output", 'o', "OUT.dpw", "the weight file (required); its manifest goes to OUT.json", 'o'},
@@ -68,7 +54,8 @@ const struct cli_cmd cli_cmd_train = {
     .about = "Trains the GNN on dataset rows (dippm dataset, or measured JSONL rows) and writes\n"
              "OUT.dpw and its manifest OUT.json (data, seed, command, time, test metrics).\n"
              "Rows of the random test split are held out unless --all is given.",
-    .groups = {train_opts},
+    .after = "--only needs --init: it fine-tunes one output of trained weights.",
+    .groups = {train_opts, cli_training_opts},
 };
 
 /* The manifest's "architecture": the model's sizes and correction bounds. */
@@ -190,12 +177,10 @@ static void write_manifest(struct jsonw *w, const char *out, int argc, char **ar
 /* What `dippm train` was asked for. */
 struct train_cli {
     struct cli_common co;
-    struct train_opts o;
+    struct cli_training tr; /* its o: every option of the training */
     const char *data[MAX_DATA], *init;
     int n_data;
     bool all, lr_set;
-    double pair_frac;
-    bool all_kinds; /* --order-kinds all */
 };
 
 /* "--NAME" of option value c, for messages. */
@@ -210,20 +195,18 @@ static const char *opt_name(int c)
     return "option";
 }
 
-/* A real-valued option: the learning rate, a loss weight or the pair share. */
+/* --lr or --share-weight: a number from 0 to 10. */
 static int real_opt(struct train_cli *t, int c, const char *name, const char *arg)
 {
     char *end;
     double x = strtod(arg, &end);
-    double hi = c == OPT_OPAIRS ? 1 : c == OPT_OW ? 1000 : 10;
-    if (end == arg || *end || !(x >= 0 && x <= hi))
-        return cli_usage_error("train", "%s '%s': expected a number from 0 to %g", name, arg, hi);
-    switch (c) {
-    case OPT_LR: t->o.lr = (float)x; t->lr_set = true; break;
-    case OPT_SHW: t->o.share_weight = (float)x; break;
-    case OPT_TW: t->o.teacher_weight = (float)x; break;
-    case OPT_OW: t->o.order_weight = (float)x; break;
-    default: t->pair_frac = x; break;
+    if (end == arg || *end || !(x >= 0 && x <= 10))
+        return cli_usage_error("train", "%s '%s': expected a number from 0 to 10", name, arg);
+    if (c == OPT_LR) {
+        t->tr.o.lr = (float)x;
+        t->lr_set = true;
+    } else {
+        t->tr.o.share_weight = (float)x;
     }
     return -1;
 }
@@ -245,36 +228,18 @@ static int train_opt(void *ctx, int c, const char *arg)
                                    LO, HI);                                                   \
         FIELD = (int)v;                                                                       \
         return -1;
-        INTOPT(OPT_EPOCHS, t->o.epochs, 1, 100000)
-        INTOPT(OPT_BG, t->o.batch_graphs, 1, 4096)
-        INTOPT(OPT_HIDDEN, t->o.arch.hidden, 1, GNN_MAX_WIDTH)
-        INTOPT(OPT_LAYERS, t->o.arch.layers, 0, GNN_MAX_LAYERS)
-        INTOPT(OPT_HEAD, t->o.arch.head_hidden, 1, GNN_MAX_WIDTH)
+        INTOPT(OPT_EPOCHS, t->tr.o.epochs, 1, 100000)
+        INTOPT(OPT_BG, t->tr.o.batch_graphs, 1, 4096)
+        INTOPT(OPT_HIDDEN, t->tr.o.arch.hidden, 1, GNN_MAX_WIDTH)
+        INTOPT(OPT_LAYERS, t->tr.o.arch.layers, 0, GNN_MAX_LAYERS)
+        INTOPT(OPT_HEAD, t->tr.o.arch.head_hidden, 1, GNN_MAX_WIDTH)
 #undef INTOPT
-    case OPT_SEED:
-        if (cli_parse_int(arg, 0, INT64_MAX, &v))
-            return cli_usage_error("train", "--seed '%s': expected a non-negative integer", arg);
-        t->o.seed = (uint64_t)v;
-        return -1;
     case OPT_LR:
-    case OPT_SHW:
-    case OPT_TW:
-    case OPT_OW:
-    case OPT_OPAIRS: return real_opt(t, c, opt_name(c), arg);
+    case OPT_SHW: return real_opt(t, c, opt_name(c), arg);
     case OPT_INIT: t->init = arg; return -1;
-    case OPT_OKINDS:
-        if (strcmp(arg, "basic") && strcmp(arg, "all"))
-            return cli_usage_error("train", "--order-kinds '%s': expected basic or all", arg);
-        t->all_kinds = !strcmp(arg, "all");
-        return -1;
-    case OPT_ONLY:
-        if ((t->o.only_target = gnn_target_parse(arg)) < 0)
-            return cli_usage_error("train", "--only '%s': expected latency, energy or memory",
-                                   arg);
-        return -1;
     case OPT_ALL: t->all = true; return -1;
-    case OPT_QUIET: t->o.progress = false; return -1;
-    default: return CLI_OPTS_COMMON;
+    case OPT_QUIET: t->tr.o.progress = false; return -1;
+    default: return cli_training_opt(&t->tr, "train", c, arg);
     }
 }
 
@@ -290,11 +255,11 @@ static int parse_args(struct train_cli *t, int argc, char **argv)
         return cli_usage_error("train", "no training data: use --data FILE");
     if (!t->co.output)
         return cli_usage_error("train", "no output: use -o OUT.dpw");
-    if (t->o.only_target >= 0 && !t->init)
+    if (t->tr.o.only_target >= 0 && !t->init)
         return cli_usage_error("train", "--only fine-tunes one output of a trained network: "
                                "give it with --init W.dpw");
     if (t->init && !t->lr_set)
-        t->o.lr = 3e-4f;
+        t->tr.o.lr = 3e-4f;
     return -1;
 }
 
@@ -376,10 +341,10 @@ static enum status write_outputs(const struct train_cli *t, const char *manifest
                                  const struct eval_metrics *met, double wall, struct diag *d)
 {
     char desc[WEIGHTS_DESC_MAX];
-    describe(ds, met, t->o.progress, desc, sizeof desc);
+    describe(ds, met, t->tr.o.progress, desc, sizeof desc);
     struct jsonw w;
     jsonw_init(&w, true);
-    write_manifest(&w, t->co.output, argc, argv, t->data, t->n_data, ds, n_tr, n_te, &t->o, m,
+    write_manifest(&w, t->co.output, argc, argv, t->data, t->n_data, ds, n_tr, n_te, &t->tr.o, m,
                    t->init, wall, met, ts->n_partners);
     size_t jl, wlen;
     char *js = jsonw_take(&w, &jl);
@@ -409,19 +374,19 @@ static enum status run(struct train_cli *t, const char *manifest, int argc, char
     enum status st = predict_blas_probe(d);
     for (int i = 0; !st && i < t->n_data; i++)
         st = dataset_load(&ds, t->data[i], d);
-    if (!st && t->o.progress)
+    if (!st && t->tr.o.progress)
         fprintf(stderr, "dippm train: %d rows from %d file(s)\n", ds.n, t->n_data);
     if (!st)
-        st = train_prepare(&ds, &ts, t->o.order_weight > 0 ? t->pair_frac : 0, t->all_kinds,
-                           t->o.progress, d);
+        st = train_prepare(&ds, &ts, t->tr.o.order_weight > 0 ? t->tr.pair_frac : 0,
+                           t->tr.all_kinds, t->tr.o.progress, d);
     if (!st && t->init)
         st = weights_load(t->init, gnn_features_schema_id(), &m, NULL, 0, d);
     if (!st) {
         split_rows(&ds, t->all, &tr, &n_tr, &te, &n_te);
-        if (t->o.progress)
+        if (t->tr.o.progress)
             fprintf(stderr, "dippm train: %d training rows, %d test rows, %ld nodes, %d "
                             "ordering pairs\n", n_tr, n_te, ts.total_nodes, ts.n_partners);
-        st = train_fit(&m, t->init != NULL, &ts, tr, n_tr, &t->o, d);
+        st = train_fit(&m, t->init != NULL, &ts, tr, n_tr, &t->tr.o, d);
     }
     if (!st) {
         struct eval_metrics met;
@@ -431,7 +396,7 @@ static enum status run(struct train_cli *t, const char *manifest, int argc, char
         double wall = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
         st = write_outputs(t, manifest, argc, argv, &ds, &ts, &m, n_tr, n_te,
                            n_te ? &met : NULL, wall, d);
-        if (!st && t->o.progress)
+        if (!st && t->tr.o.progress)
             fprintf(stderr, "dippm train: wrote %s and %s in %.0f s\n", tsafe(t->co.output),
                     tsafe(manifest), wall);
     }
@@ -445,10 +410,10 @@ static enum status run(struct train_cli *t, const char *manifest, int argc, char
 
 int cli_train(int argc, char **argv)
 {
-    struct train_cli t = {.pair_frac = 0.25};
+    struct train_cli t = {0};
     cli_common_init(&t.co);
-    train_opts_default(&t.o);
-    t.o.progress = true;
+    cli_training_init(&t.tr);
+    t.tr.o.progress = true;
     int rc = parse_args(&t, argc, argv);
     if (rc >= 0)
         return rc;

@@ -7,6 +7,7 @@
 
 #include "cli/cli.h"
 #include "graph/json_graph.h"
+#include "graph/tokens.h"
 #include "util/jsonw.h"
 #include "graph/shape.h"
 #include "core/report.h"
@@ -230,6 +231,11 @@ static int cmd_build(const struct cli_common *co, int argc, char **argv)
     struct graph *g = cli_load_model(full, co, &rc);
     if (!g)
         return rc;
+    if (co->output && g->tokens > 0) {
+        graph_free(g);
+        return cli_usage_error("zoo", "--set %s is a setting of a prediction, not of the "
+                               "graph: a dippm JSON file cannot hold it", GRAPH_TOKENS_NAME);
+    }
     if (co->output) {
         for (int i = 0; i < g->n_syms; i++)
             g->syms[i].def = g->syms[i].val;

@@ -40,12 +40,12 @@ const char *calib_use_name(enum calib_use u)
 
 enum col {
     C_FILE, C_LINE, C_MODEL, C_FAMILY, C_USE, C_TARGET, C_MEASURED, C_SPEC, C_BATCH, C_SEQ,
-    C_IN, C_OUT, C_STEPS, C_GPU, C_MIG, C_PREC, C_RT, C_TIMING, C_REASON, C__COUNT
+    C_TOKENS, C_IN, C_OUT, C_STEPS, C_GPU, C_MIG, C_PREC, C_RT, C_TIMING, C_REASON, C__COUNT
 };
 static const char *const col_names[C__COUNT] = {
     "file", "line", "model_id", "source_family", "use", "target", "measured", "spec", "batch",
-    "seq", "in_tokens", "out_tokens", "steps", "gpu", "mig", "precision", "runtime", "timing",
-    "reason"};
+    "seq", "tokens", "in_tokens", "out_tokens", "steps", "gpu", "mig", "precision", "runtime",
+    "timing", "reason"};
 
 /* ---- fields ------------------------------------------------------------------ */
 
@@ -215,10 +215,14 @@ static enum status parse_line(const struct ctx *c, char *line, struct calib_row 
         return bad(c, C_MEASURED, f[C_MEASURED], "'-' on a skipped line without a target");
     if ((st = get_int(c, C_BATCH, f[C_BATCH], &r->batch)) ||
         (st = get_int(c, C_SEQ, f[C_SEQ], &r->seq)) ||
+        (st = get_int(c, C_TOKENS, f[C_TOKENS], &r->tokens)) ||
         (st = get_int(c, C_IN, f[C_IN], &r->in_tokens)) ||
         (st = get_int(c, C_OUT, f[C_OUT], &r->out_tokens)) ||
         (st = get_int(c, C_STEPS, f[C_STEPS], &r->steps)))
         return st;
+    if (r->tokens > r->seq)
+        return bad(c, C_TOKENS, f[C_TOKENS], "0 (padded) or the real tokens of a sequence, at "
+                   "most seq");
     snprintf(r->spec, sizeof r->spec, "%s", f[C_SPEC]);
     /* how the source timed it: wall clock around the call, or CUDA events
      * around the GPU work only (no host call overhead) */

@@ -66,6 +66,8 @@ struct calib_row {
     double measured;         /* published value (< 0 when target is "-") */
     char spec[192];          /* "samples/x.onnx" or a zoo spec; "-" when skipped */
     int64_t batch, seq, in_tokens, out_tokens;
+    int64_t tokens;          /* mean real tokens per sequence of a runtime that removes the
+                                padding (graph/tokens.h); 0: the padded seq */
     int64_t steps;           /* denoising steps of a diffusion pipeline (0: none); each step
                                 runs the denoiser on 2 x batch (classifier-free guidance) */
     struct config cfg;       /* GPU, MIG, precision, runtime, batch (valid unless skipped) */

@@ -22,6 +22,7 @@
 #include "core/gpu.h"
 #include "graph/load.h"
 #include "graph/shape.h"
+#include "graph/tokens.h"
 #include "graph/zoo.h"
 
 /* Batch sizes an offline-throughput row tries (the best that fits wins). */
@@ -30,23 +31,6 @@ static const int64_t offline_batches[CALIB_MAX_RUNS] = {8, 32, 128, 512, 2048, 0
 
 /* ---- graphs -------------------------------------------------------------------- */
 
-static int seq_symbol(const struct graph *g)
-{
-    static const char *const names[] = {"seq", "sequence", "seq_len", "sequence_length",
-                                        "seq_length", "S", "tokens"};
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
-        int s = graph_sym_find(g, names[i]);
-        if (s >= 0)
-            return s;
-    }
-    if (g->n_inputs > 0) {
-        const struct value *v = &g->values[g->inputs[0]];
-        if (v->rank >= 2 && v->dims[1].sym >= 0)
-            return v->dims[1].sym;
-    }
-    return -1;
-}
-
 static enum status bind_and_infer(struct graph *g, const struct calib_binding *b,
                                   struct diag *d)
 {
@@ -54,14 +38,17 @@ static enum status bind_and_infer(struct graph *g, const struct calib_binding *b
     if (bs < 0)
         return diag_set(d, ST_EGRAPH, "%s: no batch symbol to bind", b->spec);
     g->syms[bs].val = b->batch;
+    enum status st;
     if (b->seq > 0) {
-        int ss = seq_symbol(g);
+        int ss = graph_seq_sym(g);
         if (ss < 0 || ss == bs)
             return diag_set(d, ST_EGRAPH, "%s: no sequence-length symbol to bind", b->spec);
         g->syms[ss].val = b->seq;
     }
+    if (b->tokens > 0 && (st = graph_tokens_set(g, b->tokens, d)))
+        return st;
     g->inferred = false;
-    enum status st = graph_infer(g, d);
+    st = graph_infer(g, d);
     if (st)
         return st;
     if (g->totals.n_unsupported || g->totals.n_unknown)
@@ -76,11 +63,12 @@ static enum status bind_and_infer(struct graph *g, const struct calib_binding *b
  * tokens. Rows of a generation (input tokens given) compute the logits of
  * the last position only, as serving runtimes do. */
 static int binding_get(struct calib_graphs *cg, const char *spec, int64_t batch, int64_t seq,
-                       bool decode, bool last)
+                       int64_t tokens, bool decode, bool last)
 {
     for (int i = 0; i < cg->n_b; i++) {
         const struct calib_binding *b = &cg->b[i];
-        if (b->batch == batch && b->seq == seq && b->decode == decode && b->last == last &&
+        if (b->batch == batch && b->seq == seq && b->tokens == tokens && b->decode == decode &&
+            b->last == last &&
             !strcmp(b->spec, spec))
             return i;
     }
@@ -97,6 +85,7 @@ static int binding_get(struct calib_graphs *cg, const char *spec, int64_t batch,
     snprintf(b->spec, sizeof b->spec, "%s", spec);
     b->batch = batch;
     b->seq = seq;
+    b->tokens = tokens;
     b->decode = decode;
     b->last = last;
     char path[8192];
@@ -167,7 +156,7 @@ static enum status row_runs(struct calib_graphs *cg, struct calib_row *r, struct
     if (r->steps > 0) {
         /* one denoising step: the denoiser over the conditional and the
          * unconditional half of the batch */
-        bis[n++] = binding_get(cg, r->spec, 2 * r->batch, r->seq, false, false);
+        bis[n++] = binding_get(cg, r->spec, 2 * r->batch, r->seq, 0, false, false);
         /* then one VAE decode of the batch */
         char vae[192];
         struct diag vd = {0};
@@ -177,25 +166,26 @@ static enum status row_runs(struct calib_graphs *cg, struct calib_row *r, struct
             r->n_run = 0;
             return ST_OK;
         }
-        bis[n++] = binding_get(cg, vae, r->batch, 0, false, false);
+        bis[n++] = binding_get(cg, vae, r->batch, 0, 0, false, false);
         /* and the text encoders, once, on every prompt of the batch */
         char text[DIFF_MAX_TEXT][DIFF_SPEC_MAX];
         int nt = 0;
         if (diff_text_specs(r->spec, text, &nt, &vd))
             nt = 0; /* a denoiser without a known encoder: the pipeline runs without */
         for (int i = 0; i < nt && n < CALIB_MAX_RUNS; i++)
-            bis[n++] = binding_get(cg, text[i], 2 * r->batch, 0, false, false);
+            bis[n++] = binding_get(cg, text[i], 2 * r->batch, 0, 0, false, false);
     } else if (calib_row_is_generation(r)) {
-        bis[n++] = binding_get(cg, r->spec, r->batch, r->in_tokens, false, last);
-        bis[n++] = binding_get(cg, r->spec, r->batch, r->in_tokens + r->out_tokens / 2, true,
-                               last);
+        bis[n++] = binding_get(cg, r->spec, r->batch, r->in_tokens, 0, false, last);
+        bis[n++] = binding_get(cg, r->spec, r->batch, r->in_tokens + r->out_tokens / 2, 0,
+                               true, last);
     } else if (r->target == CT_THROUGHPUT && r->batch == 0) {
         for (int k = 0; k < N_OFFLINE; k++) {
             r->run_batch[n] = offline_batches[k];
-            bis[n++] = binding_get(cg, r->spec, offline_batches[k], r->seq, false, last);
+            bis[n++] = binding_get(cg, r->spec, offline_batches[k], r->seq, r->tokens, false,
+                                   last);
         }
     } else {
-        bis[n++] = binding_get(cg, r->spec, r->batch, r->seq, false, last);
+        bis[n++] = binding_get(cg, r->spec, r->batch, r->seq, r->tokens, false, last);
     }
     r->n_run = 0;
     for (int k = 0; k < n; k++) {
@@ -515,10 +505,11 @@ enum status calib_evaluate(struct calib_set *set, struct calib_graphs *cg,
 
 /* One fitted row as a dataset row (dataset.h JSONL, label "measured"), or
  * false when the row is more than one teacher run (a generation, an offline
- * sweep, a diffusion pipeline) or a target the GNN does not predict. */
+ * sweep, a diffusion pipeline), a target the GNN does not predict, or a run
+ * without padding (a dataset row has no form for its real tokens). */
 static bool export_row(const struct calib_row *r, struct jsonw *w)
 {
-    if (r->use != CU_FIT || r->steps > 0 || calib_row_is_generation(r) ||
+    if (r->use != CU_FIT || r->steps > 0 || r->tokens > 0 || calib_row_is_generation(r) ||
         (r->target != CT_LATENCY && r->target != CT_MEMORY))
         return false;
     /* the sequence length as a template parameter: seq where the template

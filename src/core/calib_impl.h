@@ -12,6 +12,7 @@
 struct calib_binding {
     char spec[192];
     int64_t batch, seq;  /* seq: tokens (prefill) or cached context (decode); 0 = none */
+    int64_t tokens;      /* real tokens per sequence, padding removed; 0 = padded */
     bool decode;
     bool last;           /* logits of the last position only (generation rows) */
     bool has_conv;       /* the graph has convolutions (conv_eff can change its runs) */
@@ -55,7 +56,7 @@ enum {
     SEL_POWER = 512     /* only power rows (with SEL_FIT_ONLY: the power objective) */
 };
 
-_Static_assert(RT__COUNT < 7, "the runtime field of a selection has 3 bits");
+_Static_assert(RT__COUNT <= 7, "the runtime field of a selection has 3 bits (runtime + 1)");
 
 /* Does a row run with runtime `row` use the constants of runtime `knob`?
  * Its own runtime's, and its base runtime's (runtime_base): a graph-replayed

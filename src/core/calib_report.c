@@ -323,18 +323,23 @@ static void rows_table(struct buf *b, const struct calib_set *set)
             continue;
         double e = (r->pred - r->measured) / r->measured * 100;
         double el = (lomo_pred(r) - r->measured) / r->measured * 100;
-        char tok[48];
+        char tok[48], seq[48];
+        if (r->tokens > 0) /* padding removed */
+            snprintf(seq, sizeof seq, "%lld (%lld real)", (long long)r->seq,
+                     (long long)r->tokens);
+        else
+            snprintf(seq, sizeof seq, "%lld", (long long)r->seq);
         if (r->steps > 0)
             snprintf(tok, sizeof tok, "%lld steps", (long long)r->steps);
         else
             snprintf(tok, sizeof tok, "%lld+%lld", (long long)r->in_tokens,
                      (long long)r->out_tokens);
-        bp(b, "| %d | %s | %s | %s | %s | %s | %s | %s | %lld | %lld | %s | %.4g | "
+        bp(b, "| %d | %s | %s | %s | %s | %s | %s | %s | %lld | %s | %s | %.4g | "
               "%.4g (%+.0f%%) | %+.0f%% |\n",
            r->tsv_line, r->model_id, r->family, calib_use_name(r->use),
            calib_target_name(r->target), report_hw_label(&r->cfg, gl, sizeof gl),
            precision_name(r->cfg.prec), runtime_name(r->cfg.rt), (long long)r->batch,
-           (long long)r->seq, tok, r->measured, r->pred, e, el);
+           seq, tok, r->measured, r->pred, e, el);
     }
 }
 
@@ -425,8 +430,9 @@ char *calib_report(const struct calib_set *set, const struct calib_graphs *cg,
     table_by(&b, set, K_GPU, "Per GPU and MIG slice", CU_FIT);
     table_by(&b, set, K_MODEL, "Per model", CU_FIT);
     bp(&b, "\n## MAPE of the evaluated rows (not fitted)\n\nRows whose configuration is known "
-           "only approximately (the reason is in the mapping script): MLPerf BERT at the padded "
-           "length 384 although the harness removes padding (an upper bound on the work), the "
+           "only approximately (the reason is in the mapping script): runs that remove the "
+           "padding (MLPerf BERT, FasterTransformer EFF-FT) at their mean real tokens per "
+           "sequence, whose attention is costed at the padded length (an upper bound), the "
            "DIPPM memory point of an unstated setup. Their leave-one-model-out column is the fold "
            "without their model, or the full fit when the model has no fitted rows.\n");
     table_by(&b, set, K_FAMILY, "Per source family (evaluated rows)", CU_EVAL);

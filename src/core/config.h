@@ -7,6 +7,7 @@
 #define DIPPM_CONFIG_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "util/status.h"
@@ -40,22 +41,42 @@ enum precision {
  * inference instead of one enqueue per kernel; "vllm": a serving engine
  * (vLLM) whose fused kernels replay as CUDA graphs like tensorrt-graph's,
  * and whose Python step loop schedules, samples and detokenises every
- * sequence of a decode step on the host (sim_params.seq_step_us).
+ * sequence of a decode step on the host (sim_params.seq_step_us);
+ * "inductor": torch.compile's default mode (TorchInductor): cuBLAS GEMMs
+ * and cuDNN convolutions as eager runs them, every chain of element-wise
+ * ops, normalisations and reductions between them fused into one generated
+ * Triton kernel, attention through SDPA, views free, and its generated
+ * wrapper issuing each kernel at a fraction of eager's per-op dispatch;
+ * "inductor-graph": torch.compile(mode="reduce-overhead"), the same kernels
+ * replayed as a CUDA graph.
  * The enum's order is the features' and the fitted constants' (append
  * only); the order lists show runtimes in and the other names each takes
- * are in config.c. */
-#define RUNTIME_LIST(X)                    \
+ * are in config.c. RUNTIME_LIST_FEATURED is the runtimes the GNN's
+ * features name (the weights' schema); a runtime after them shows the GNN
+ * the featured runtime it resembles (runtime_feature). */
+#define RUNTIME_LIST_FEATURED(X)           \
     X(RT_PYTORCH, "pytorch")               \
     X(RT_TENSORRT, "tensorrt")             \
     X(RT_PYTORCH_SDPA, "pytorch-sdpa")     \
     X(RT_TENSORRT_GRAPH, "tensorrt-graph") \
     X(RT_VLLM, "vllm")
+#define RUNTIME_LIST(X)          \
+    RUNTIME_LIST_FEATURED(X)     \
+    X(RT_INDUCTOR, "inductor")   \
+    X(RT_INDUCTOR_GRAPH, "inductor-graph")
 
 enum runtime {
 #define X(id, name) id,
     RUNTIME_LIST(X)
 #undef X
     RT__COUNT
+};
+
+/* How many runtimes the GNN's features name: the first RT__FEATURED. */
+enum {
+#define X(id, name) +1
+    RT__FEATURED = 0 RUNTIME_LIST_FEATURED(X)
+#undef X
 };
 
 /* Eager PyTorch (with or without fused attention): one dispatch per op. */
@@ -72,11 +93,18 @@ static inline bool runtime_engine(enum runtime r)
     return r == RT_TENSORRT || r == RT_TENSORRT_GRAPH || r == RT_VLLM;
 }
 
+/* torch.compile (TorchInductor), launched per kernel or replayed as a CUDA
+ * graph: generated fused kernels between library GEMMs (sim_fuse.c). */
+static inline bool runtime_inductor(enum runtime r)
+{
+    return r == RT_INDUCTOR || r == RT_INDUCTOR_GRAPH;
+}
+
 /* Kernels replayed from a captured CUDA graph: no stream launch per kernel
  * (sim_params.graph_kernel_us). */
 static inline bool runtime_graph(enum runtime r)
 {
-    return r == RT_TENSORRT_GRAPH || r == RT_VLLM;
+    return r == RT_TENSORRT_GRAPH || r == RT_VLLM || r == RT_INDUCTOR_GRAPH;
 }
 
 /* The runtime whose fitted constants r uses: pytorch-sdpa is the same
@@ -84,12 +112,68 @@ static inline bool runtime_graph(enum runtime r)
  * attention runs as one kernel; tensorrt-graph is the same engine as
  * tensorrt, only launched differently (sim_params.graph_kernel_us); vllm
  * runs the same kind of kernels and keeps only its host cost per sequence
- * of a decode step (sim_params.seq_step_us[RT_VLLM]) apart. */
+ * of a decode step (sim_params.seq_step_us[RT_VLLM]) apart;
+ * inductor-graph is inductor's kernels replayed as a CUDA graph. */
 static inline enum runtime runtime_base(enum runtime r)
 {
     if (r == RT_PYTORCH_SDPA)
         return RT_PYTORCH;
+    if (r == RT_INDUCTOR_GRAPH)
+        return RT_INDUCTOR;
     return r == RT_TENSORRT_GRAPH || r == RT_VLLM ? RT_TENSORRT : r;
+}
+
+/* Quantisation schemes, in the order lists show them: X(id, name, bits per
+ * weight, bytes per weight scale, activation precision, options it takes).
+ * A scheme quantises the weights of the Linear layers (a MatMul or Gemm
+ * reading an initializer as its second input) but the output projection
+ * (lm_head) and the embeddings, which GPTQ, AWQ and TensorRT-LLM's
+ * quantisers leave in 16 bits; the rest of the model runs at the
+ * activation precision. Weight-only schemes (a16) dequantise each weight
+ * tile in the GEMM's prologue and run fp16 tensor-core math (Marlin,
+ * TensorRT-LLM's weight-only GEMMs); GPTQ and AWQ checkpoints keep one
+ * fp16 scale per group of weights, W8A8 ones one fp32 scale per output
+ * channel (SmoothQuant, FP8 per-row) or per tensor. The options a scheme
+ * takes after a colon are in config.c (quant_parse); "none" is the
+ * default: every weight at --precision. */
+#define QUANT_OPT_GROUP 1 /* :gN (N weights per scale along K) or :row (per output channel) */
+#define QUANT_OPT_ACT 2   /* :static or :dynamic activation scales */
+#define QUANT_OPT_ROW 4   /* :tensor or :row (per-channel weight, per-token activation scales) */
+#define QUANT_LIST(X)                                                 \
+    X(QUANT_NONE, "none", 0, 0, PREC_FP32, 0)                         \
+    X(QUANT_W8A16, "w8a16", 8, 2, PREC_FP16, QUANT_OPT_GROUP)         \
+    X(QUANT_W4A16, "w4a16", 4, 2, PREC_FP16, QUANT_OPT_GROUP)         \
+    X(QUANT_W8A8, "w8a8", 8, 4, PREC_INT8, QUANT_OPT_ACT)             \
+    X(QUANT_FP8, "fp8", 8, 4, PREC_FP8, QUANT_OPT_ROW)
+
+enum quant_scheme {
+#define X(id, name, bits, scale_bytes, act, opts) id,
+    QUANT_LIST(X)
+#undef X
+    QUANT__COUNT
+};
+
+/* A scheme with its options. */
+struct quant {
+    enum quant_scheme scheme;
+    int group;    /* weights per scale along K; 0: one scale per output channel (or, for
+                   * fp8:tensor and w8a8, per tensor where per_tensor says so) */
+    bool dynamic; /* activation scales computed every call: a quantisation pass before
+                   * each quantised GEMM (w8a8:dynamic, fp8:row) */
+    bool per_tensor; /* one weight scale per tensor (fp8:tensor) */
+};
+
+/* The featured runtime (< RT__FEATURED) the GNN's features show for r: r
+ * itself, or for torch.compile, which the weights were not trained on, the
+ * featured runtime it resembles: inductor is PyTorch with fused attention
+ * and a lighter host (pytorch-sdpa), inductor-graph fused kernels replayed
+ * as a CUDA graph (tensorrt-graph). The teacher's figures the GNN is
+ * anchored on carry the difference. */
+static inline enum runtime runtime_feature(enum runtime r)
+{
+    if (r == RT_INDUCTOR)
+        return RT_PYTORCH_SDPA;
+    return r == RT_INDUCTOR_GRAPH ? RT_TENSORRT_GRAPH : r;
 }
 
 struct config {
@@ -102,6 +186,9 @@ struct config {
      * a harness or host faster or slower than the calibrated one; 0: the
      * calibrated sim_params dispatch_us. Ignored by the other runtimes. */
     double dispatch_us;
+    /* The weights' quantisation (QUANT_NONE: every weight at prec). With a
+     * scheme, prec is its activation precision. */
+    struct quant quant;
 };
 
 const char *precision_name(enum precision p);
@@ -117,9 +204,31 @@ const char *precision_storage_names(void);
 const char *runtime_name(enum runtime r);
 /* A name or alias of RUNTIME_LIST, any case. */
 bool runtime_parse(const char *s, enum runtime *out);
-/* "pytorch, pytorch-sdpa, tensorrt, tensorrt-graph or vllm": every runtime
+/* "pytorch, pytorch-sdpa, inductor, ..., vllm": every runtime
  * name in the order lists show them, for messages. */
 const char *runtime_names(void);
+
+const char *quant_name(enum quant_scheme q);
+/* Bits per quantised weight (0 for none). */
+int quant_bits(enum quant_scheme q);
+/* Bytes of one weight scale. */
+int quant_scale_bytes(enum quant_scheme q);
+/* The precision a scheme's activations (and its GEMMs' math) run in. */
+enum precision quant_act_precision(enum quant_scheme q);
+/* Whether q keeps activations in 16 bits (dequantises weights in the GEMM). */
+bool quant_weight_only(enum quant_scheme q);
+/* Parses SCHEME[:OPTION...] (any case): w4a16[:gN|:row], w8a16[:gN|:row],
+ * w8a8[:static|:dynamic], fp8[:tensor|:row] or none. On error ST_EUSAGE
+ * with a message naming what was given and the accepted forms. */
+enum status quant_parse(const char *s, struct quant *out, struct diag *d);
+/* The canonical spelling of q, e.g. "w4a16:g128", "w8a8:dynamic". */
+void quant_format(const struct quant *q, char *buf, size_t size);
+/* cfg's precision as a report shows it: "fp16", or with a scheme
+ * "fp16, w4a16:g128 weights"; returns buf. */
+const char *config_prec_label(const struct config *cfg, char *buf, size_t size);
+/* "none, w8a16[:gN|:row], ...": every scheme with its options, for messages
+ * and help. */
+const char *quant_forms(void);
 
 /* The default GPU: the first row of the GPU table (gpu.c), the
  * A100-SXM4-40GB of the DIPPM paper (tests/test_gpu.c checks the name). */

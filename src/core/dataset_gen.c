@@ -220,7 +220,7 @@ enum status dataset_generate(const struct dataset_gen_opts *o, FILE *f, long *wr
             cfg.mig = gs->n_mig > 0 && unit(&rng) < 0.35 ? pick(&rng, gs->n_mig) : -1;
             do { /* a combination the runtime can run on this GPU */
                 cfg.prec = (enum precision)pick(&rng, PREC__COUNT);
-                cfg.rt = (enum runtime)pick(&rng, RT__COUNT);
+                cfg.rt = (enum runtime)pick(&rng, RT__FEATURED); /* the GNN's runtimes */
             } while (config_supported(&cfg, NULL) != ST_OK);
             cfg.batch = graph_batch_sym(g) >= 0 ? (int64_t)floor(pow(2.0, unit(&rng) * 10.0) + 0.5)
                                                 : 1;

@@ -59,9 +59,12 @@ struct grid {
     double *gnn, *teacher, *gnn_mem, *teacher_mem;
 };
 
+/* The grid holds the runtimes the GNN was trained on (RT__FEATURED): a
+ * later runtime's GNN figure is an extrapolation, not an ordering the
+ * weights are held to. */
 static size_t gidx(const struct grid *G, int b, int h, int p, int r)
 {
-    return (((size_t)b * G->nh + h) * PREC__COUNT + p) * RT__COUNT + r;
+    return (((size_t)b * G->nh + h) * PREC__COUNT + p) * RT__FEATURED + r;
 }
 
 /* Lower-precision pairs: (slower, faster). */
@@ -103,7 +106,7 @@ static void count_grid(const struct grid *G, const int *batches, double tol, str
     for (int b = 0; b < G->nb; b++)
         for (int h = 0; h < G->nh; h++)
             for (int p = 0; p < PREC__COUNT; p++)
-                for (int r = 0; r < RT__COUNT; r++) {
+                for (int r = 0; r < RT__FEATURED; r++) {
                     /* A bigger batch is not faster (per batch). */
                     if (b + 1 < G->nb && batches[b + 1] > batches[b]) {
                         PAIR(EVAL_ORDER_BATCH, b + 1, h, p, r, b, h, p, r);
@@ -146,7 +149,7 @@ static enum status fill_grid(struct predictor *p, struct graph *g, const int *ba
     for (int b = 0; b < G->nb; b++)
         for (int h = 0; h < G->nh; h++)
             for (int pr = 0; pr < PREC__COUNT; pr++)
-                for (int r = 0; r < RT__COUNT; r++) {
+                for (int r = 0; r < RT__FEATURED; r++) {
                     size_t i = gidx(G, b, h, pr, r);
                     G->gnn[i] = G->teacher[i] = G->gnn_mem[i] = G->teacher_mem[i] = NAN;
                     struct config cfg = {.gpu = G->hw[h].gpu, .mig = G->hw[h].mig,
@@ -189,7 +192,7 @@ enum status eval_order_run(struct predictor *p, const char *families, double tol
             if (!gs->mig[m].media) /* "+me" slices have their base's resources */
                 G.hw[G.nh++] = (struct hwcfg){gi, m};
     }
-    size_t cells = (size_t)11 * G.nh * PREC__COUNT * RT__COUNT;
+    size_t cells = (size_t)11 * G.nh * PREC__COUNT * RT__FEATURED;
     G.gnn = xmalloc(sizeof(double) * cells);
     G.teacher = xmalloc(sizeof(double) * cells);
     G.gnn_mem = xmalloc(sizeof(double) * cells);

@@ -29,7 +29,7 @@ static const char *const graph_names[FEAT_GRAPH_DIM] = {
     PRECISION_LIST(X)
 #undef X
 #define X(id, name) "rt:" name,
-    RUNTIME_LIST(X)
+    RUNTIME_LIST_FEATURED(X)
 #undef X
 };
 
@@ -315,7 +315,7 @@ static void graph_features(const struct graph *g, const struct config *cfg, cons
     if ((unsigned)cfg->prec < PREC__COUNT)
         out[FEAT_G__COUNT + cfg->prec] = 1;
     if ((unsigned)cfg->rt < RT__COUNT)
-        out[FEAT_G__COUNT + FEAT_N_PREC + cfg->rt] = 1;
+        out[FEAT_G__COUNT + FEAT_N_PREC + runtime_feature(cfg->rt)] = 1;
 }
 
 void gnn_features_graph(const struct graph *g, const struct config *cfg, const struct hw *hw,

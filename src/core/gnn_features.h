@@ -129,7 +129,7 @@ enum feat_graph_scalar {
 #define FEAT_NODE_DIM (OPC__COUNT + FEAT_FREQ__COUNT + FEAT_N__COUNT)
 /* Precision one-hot slots, one per PRECISION_LIST entry. */
 #define FEAT_N_PREC PREC__COUNT
-#define FEAT_GRAPH_DIM (FEAT_G__COUNT + FEAT_N_PREC + RT__COUNT)
+#define FEAT_GRAPH_DIM (FEAT_G__COUNT + FEAT_N_PREC + RT__FEATURED)
 
 /* Schema hash (FNV-64 over version and names); stable across runs. */
 uint64_t gnn_features_schema_id(void);

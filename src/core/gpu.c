@@ -13,6 +13,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include "util/textsafe.h"
+
 /* ---- MIG profiles ----------------------------------------------------------
  * {name, memory eighths, compute sevenths, SMs, usable GiB, max count, +me}.
  * Memory and bandwidth fractions: one memory slice = 1/8 of DRAM and of its
@@ -218,6 +220,59 @@ int gpu_mig_find(const struct gpu_spec *gpu, const char *name)
         if (!strcasecmp(gpu->mig[i].name, name))
             return i;
     return -1;
+}
+
+/* "unknown GPU 'NAME'; known: A100-SXM4-40GB ..." into d. */
+static enum status unknown_gpu(const char *name, size_t len, struct diag *d)
+{
+    char known[256];
+    size_t n = 0;
+    known[0] = '\0';
+    for (int i = 0; i < gpu_count() && n < sizeof known; i++)
+        n += (size_t)snprintf(known + n, sizeof known - n, " %s", gpus[i].name);
+    char bad[128];
+    snprintf(bad, sizeof bad, "%.*s", (int)len, name);
+    return diag_set(d, ST_ENOTFOUND, "unknown GPU '%s'; known:%s", tsafe(bad), known);
+}
+
+/* "GPU has no MIG profile 'PROFILE'; profiles: 1g.5gb ... full" into d. */
+static enum status unknown_profile(const struct gpu_spec *g, const char *profile,
+                                   struct diag *d)
+{
+    if (g->n_mig == 0)
+        return diag_set(d, ST_ENOTFOUND, "%s has no MIG profiles (it runs only as a "
+                        "whole GPU)", g->name);
+    char known[256];
+    size_t n = 0;
+    known[0] = '\0';
+    for (int i = 0; i < g->n_mig && n < sizeof known; i++)
+        n += (size_t)snprintf(known + n, sizeof known - n, " %s", g->mig[i].name);
+    return diag_set(d, ST_ENOTFOUND, "%s has no MIG profile '%s'; profiles:%s, or full "
+                    "(the whole GPU)", g->name, tsafe(profile), known);
+}
+
+enum status gpu_target_parse(const char *spec, int cur, int *gpu, int *mig, struct diag *d)
+{
+    size_t len = strcspn(spec, ":");
+    int gi = cur;
+    if (len > 0 || !gpu_get(cur)) {
+        char name[128];
+        if (len >= sizeof name)
+            return unknown_gpu(spec, len, d);
+        memcpy(name, spec, len);
+        name[len] = '\0';
+        if ((gi = gpu_find(name)) < 0)
+            return unknown_gpu(spec, len, d);
+    }
+    int mi = GPU_MIG_UNSET;
+    const char *profile = spec[len] ? spec + len + 1 : NULL;
+    if (profile && !strcasecmp(profile, "full"))
+        mi = -1;
+    else if (profile && (mi = gpu_mig_find(&gpus[gi], profile)) < 0)
+        return unknown_profile(&gpus[gi], profile, d);
+    *gpu = gi;
+    *mig = mi;
+    return ST_OK;
 }
 
 /* Which tensor-core generations have a precision, in general terms. */

@@ -53,6 +53,19 @@ const char *gpu_aliases_of(int i, int k);
 /* Profile index of `name` on gpu ("3g.20gb"), -1 if it has no such profile. */
 int gpu_mig_find(const struct gpu_spec *gpu, const char *name);
 
+/* What gpu_target_parse leaves in *mig for a target without ":PROFILE": the
+ * caller chooses (the whole GPU, or the explorer's slice of the same name). */
+#define GPU_MIG_UNSET (-2)
+
+/* The one parser of a GPU[:PROFILE] target (--gpu, the explorer's :gpu and
+ * :mig, its preferences, the price table). NAME is a GPU name or alias
+ * (gpu_find); an empty NAME (":3g.20gb") means GPU cur when cur names one
+ * (the explorer's current GPU; -1: a name is required). PROFILE is a MIG
+ * profile of that GPU (gpu_mig_find) or "full", the whole GPU (*mig -1).
+ * ST_ENOTFOUND with a diag that names the unknown GPU or profile and lists
+ * those accepted; *gpu and *mig are then unchanged. */
+enum status gpu_target_parse(const char *spec, int cur, int *gpu, int *mig, struct diag *d);
+
 /* The orderings the predictions keep (dippm eval --orderings, and the
  * ordering partners of training). mig -1 is the whole GPU. True if slice
  * (or whole GPU) mx of GPU gi is at least slice my in every resource (SMs,

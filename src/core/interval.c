@@ -39,7 +39,9 @@ enum interval_group interval_group_of(enum runtime rt, bool generation)
 {
     if (generation || rt == RT_VLLM)
         return IG_GENERATION;
-    return runtime_eager(rt) ? IG_EAGER : IG_ENGINE;
+    /* torch.compile runs in the PyTorch process eager runs in, timed by the
+     * same harnesses: eager's errors are its nearest measured ones */
+    return runtime_eager(rt) || runtime_inductor(rt) ? IG_EAGER : IG_ENGINE;
 }
 
 static int cmp_double(const void *a, const void *b)

@@ -9,7 +9,8 @@
  * end-to-end rows, which the teacher was not fitted to) gives one
  * held-out log error r = log(measured / predicted). The rows are grouped
  * by target (time: latency, offline and generation throughput; memory)
- * and runtime family (eager: pytorch, pytorch-sdpa; engine: tensorrt,
+ * and runtime family (eager: pytorch, pytorch-sdpa, whose bounds
+ * torch.compile's inductor runtimes take; engine: tensorrt,
  * tensorrt-graph; generation: vllm and multi-token generations). Per
  * group the bounds are the quantiles a/2 and 1 - a/2 of r (a = 1 -
  * coverage) with every source family weighing the same

@@ -44,31 +44,6 @@ double price_cost(double per_hour, double rate_per_s, double n)
     return per_hour / 3600.0 / rate_per_s * n;
 }
 
-/* "GPU" or "GPU:PROFILE" into gpu and mig; false with the reason in why. */
-static bool parse_target(char *word, int *gpu, int *mig, char *why, size_t size)
-{
-    char *colon = strchr(word, ':');
-    if (colon)
-        *colon++ = '\0';
-    *gpu = gpu_find(word);
-    *mig = -1;
-    if (*gpu < 0) {
-        int n = snprintf(why, size, "unknown GPU '%s'; known:", tsafe(word));
-        for (int i = 0; i < gpu_count() && n > 0 && (size_t)n < size; i++)
-            n += snprintf(why + n, size - (size_t)n, " %s", gpu_get(i)->name);
-        return false;
-    }
-    if (!colon)
-        return true;
-    const struct gpu_spec *gs = gpu_get(*gpu);
-    *mig = gpu_mig_find(gs, colon);
-    if (*mig < 0) {
-        snprintf(why, size, "%s has no MIG profile '%s'", gs->name, tsafe(colon));
-        return false;
-    }
-    return true;
-}
-
 /* One line (comment already cut): appended to t, or an error. */
 static enum status parse_line(struct price_table *t, char *s, int line, int *cap,
                               struct diag *d)
@@ -87,9 +62,11 @@ static enum status parse_line(struct price_table *t, char *s, int line, int *cap
         return diag_set(d, ST_EPARSE, "%s:%d: price '%s': expected a number above 0 and at "
                         "most %.0f (per hour)", t->path, line, tsafe(num), PRICE_PER_HOUR_MAX);
     struct price_row r = {.per_hour = v, .line = line};
-    char why[400];
-    if (!parse_target(target, &r.gpu, &r.mig, why, sizeof why))
-        return diag_set(d, ST_EPARSE, "%s:%d: %s", t->path, line, why);
+    struct diag td = {0};
+    if (gpu_target_parse(target, -1, &r.gpu, &r.mig, &td))
+        return diag_set(d, ST_EPARSE, "%s:%d: %s", t->path, line, td.msg);
+    if (r.mig == GPU_MIG_UNSET)
+        r.mig = -1;
     for (int i = 0; i < t->n; i++)
         if (t->rows[i].gpu == r.gpu && t->rows[i].mig == r.mig)
             return diag_set(d, ST_EPARSE, "%s:%d: %s%s%s is already priced on line %d",

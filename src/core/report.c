@@ -15,6 +15,7 @@
 #include "core/gpu.h"
 #include "graph/load.h"
 #include "graph/shape.h"
+#include "graph/tokens.h"
 #include "util/xalloc.h"
 
 const char *report_hw_label(const struct config *cfg, char *buf, size_t size)
@@ -198,9 +199,15 @@ void report_prediction_text(FILE *f, const struct report_ctx *rc)
         fprintf(f, "            %d nodes not covered by the cost model (see 'dippm info')\n",
                 g->totals.n_unsupported + g->totals.n_unknown);
     symbols_str(g, syms, sizeof syms);
+    char prec[96];
     fprintf(f, "config      %s, %s, %s, batch %lld%s%s\n", report_hw_label(cfg, hw, sizeof hw),
-            precision_name(cfg->prec), runtime_name(cfg->rt), (long long)cfg->batch,
+            config_prec_label(cfg, prec, sizeof prec), runtime_name(cfg->rt), (long long)cfg->batch,
             *syms ? ", " : "", syms);
+    if (g->tokens > 0)
+        fprintf(f, "padding     removed: %lld real tokens per sequence of %s=%lld (--set %s): "
+                "linear layers, norms and element-wise ops cost the real tokens, attention "
+                "the padded length\n", (long long)g->tokens, g->syms[g->tokens_sym].name,
+                (long long)g->syms[g->tokens_sym].val, GRAPH_TOKENS_NAME);
     if (rc->tp)
         tp_text(f, rc->tp);
     /* The GNN's figures with the teacher's analytic estimate beside them. */
@@ -319,9 +326,12 @@ void report_prediction_json(struct jsonw *w, const struct report_ctx *rc)
     else
         jsonw_null(w);
     jsonw_key_str(w, "precision", precision_name(cfg->prec));
+    report_quant_json(w, cfg);
     jsonw_key_str(w, "runtime", runtime_name(cfg->rt));
     jsonw_key_int(w, "batch", cfg->batch);
     report_json_symbols(w, g);
+    if (g->tokens > 0) /* padding removed: the real tokens per sequence */
+        jsonw_key_int(w, GRAPH_TOKENS_NAME, g->tokens);
     jsonw_key_str(w, "source", pr->from_gnn ? "gnn" : "teacher");
     jsonw_key_fixed(w, "latency_ms", pr->latency_ms, 4);
     jsonw_key_fixed(w, "roofline_ms", pr->sim.roofline_ms, 4);
@@ -470,4 +480,13 @@ out:
     predictor_free(p);
     graph_free(g);
     return rc;
+}
+
+void report_quant_json(struct jsonw *w, const struct config *cfg)
+{
+    if (cfg->quant.scheme == QUANT_NONE)
+        return;
+    char q[64];
+    quant_format(&cfg->quant, q, sizeof q);
+    jsonw_key_str(w, "quant", q);
 }

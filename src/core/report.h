@@ -75,6 +75,10 @@ void report_json_intervals(struct jsonw *w, const struct prediction *pr,
 /* "symbols": {"NAME": value, ...}: the graph's symbols at their values. */
 void report_json_symbols(struct jsonw *w, const struct graph *g);
 
+/* The "quant" key of a configuration with a quantisation scheme (its
+ * canonical spelling); nothing without one, so the default JSON is as
+ * before. */
+void report_quant_json(struct jsonw *w, const struct config *cfg);
 /* "A100-SXM4-40GB" or "A100-SXM4-40GB 3g.20gb". */
 const char *report_hw_label(const struct config *cfg, char *buf, size_t size);
 

@@ -19,6 +19,11 @@
  *              chosen at build time); kernels are enqueued back to back.
  *   tensorrt-graph - the same engine replayed as a CUDA graph: no host work
  *              per kernel, and a smaller GPU-side cost per kernel.
+ *   inductor - torch.compile: eager's GEMMs and convolutions, every
+ *              element-wise/normalisation/reduction chain between them one
+ *              kernel, SDPA attention, free views, a lighter host cost per
+ *              kernel (its generated wrapper); inductor-graph replays those
+ *              kernels as a CUDA graph like tensorrt-graph.
  * All figures are simulated, not measured.
  */
 #include "core/sim.h"
@@ -29,6 +34,7 @@
 #include <string.h>
 
 #include "graph/ops.h"
+#include "graph/tokens.h"
 #include "util/xalloc.h"
 #include "core/sim_impl.h"
 
@@ -109,7 +115,7 @@ static double persistent_bytes(const struct graph *g)
             const struct value *v = &g->values[ix[i]];
             if (v->flags & VAL_INIT)
                 continue;
-            double e = sim_value_numel(v);
+            double e = sim_value_numel(v) * (v->seq_dims == 1 ? v->tok_scale : 1);
             enum dtype dt = sim_value_dtype(v);
             if (e > 0)
                 b += e * (dt == DT_UNDEFINED ? 4 : dtype_size(dt));
@@ -124,6 +130,7 @@ static double persistent_bytes(const struct graph *g)
 struct sim_step {
     int node;
     bool view;
+    bool pre; /* a quantisation pass: its time and energy count to the next step's node */
     double runs; /* launches: a Loop or Scan body's trip count (graph's cost.runs), >= 1 */
     struct sim_kernel_in kin;
     double kflops, kbytes;
@@ -176,13 +183,14 @@ static void row_rereads(const struct graph *g, const struct node *n, const struc
             ;
     }
     k->row_bytes = row * eb;
-    k->reread_bytes = (ln ? 1 : 2) * numel * eb;
+    k->reread_bytes = (ln ? 1 : 2) * numel * graph_node_tok_scale(g, n) * eb;
     k->row_block = block;
     k->row_softmax = !ln;
 }
 
 /* The steps of the time pass, in issue order, after pass_fuse; n_steps
- * steps are written to out (room for g->n_nodes). */
+ * steps are written to out (room for 2 g->n_nodes: a quantised GEMM may
+ * bring a quantisation pass of its own). */
 static int build_steps(const struct graph *g, const struct config *cfg,
                        const struct sim_result *r, struct sim_step *out)
 {
@@ -211,6 +219,7 @@ static int build_steps(const struct graph *g, const struct config *cfg,
             .bytes = sn->kbytes, .batches = 1};
         if (n->state == NODE_OK)
             sim_gemm_view(g, n, kin.cls, &kin);
+        kin.m *= graph_node_tok_scale(g, n); /* the real tokens' rows */
         if (kin.gemm && sn->attention) {
             /* A fused attention kernel keeps a query block's score rows
              * on chip, so its CTAs split the queries: 64 per CTA in an
@@ -230,6 +239,17 @@ static int build_steps(const struct graph *g, const struct config *cfg,
             kin.n *= sn->merged + 1; /* merged siblings: one wider GEMM */
         if (n->state == NODE_OK)
             row_rereads(g, n, cfg, &kin);
+        struct sim_kernel_in pass;
+        if (n->state == NODE_OK && sim_quant_kernel(g, n, cfg, &kin, &pass)) {
+            /* the dynamic quantisation of its input: a kernel of its own,
+             * whose time the GEMM's node shows */
+            *st = (struct sim_step){.node = i, .pre = true, .runs = st->runs, .kin = pass,
+                                    .kflops = pass.flops, .kbytes = pass.bytes};
+            st = &out[++n_steps];
+            memset(st, 0, sizeof *st);
+            st->node = i;
+            st->runs = n->cost.runs > 1 ? n->cost.runs : 1;
+        }
         st->kin = kin;
         st->kflops = sn->kflops;
         st->kbytes = sn->kbytes;
@@ -297,6 +317,7 @@ static void pass_time(const struct sim_prep *sp, const struct sim_params *p,
     }
     double dyn_w = hw->tdp_w - hw->idle_w;
     int pend0 = 0; /* the views issued since the last kernel: steps [pend0, k) */
+    double pre_t = 0, pre_j = 0, pre_r = 0; /* a quantisation pass's, for its GEMM's node */
     for (int k = 0; k < sp->n_steps; k++) {
         const struct sim_step *st = &sp->steps[k];
         if (st->view) {
@@ -340,9 +361,15 @@ static void pass_time(const struct sim_prep *sp, const struct sim_params *p,
         }
         wait -= charge_views(sp, r, pend0, k, wait, dispatch, dispatch, hw->idle_w);
         pend0 = k + 1;
+        if (st->pre) {
+            pre_t += wait + kt;
+            pre_j += ej;
+            pre_r += ko.roofline_s;
+            continue;
+        }
         struct sim_node *sn = &r->nodes[st->node];
-        sn->time_s = wait + kt;
-        sn->roofline_s = ko.roofline_s;
+        sn->time_s = wait + kt + pre_t;
+        sn->roofline_s = ko.roofline_s + pre_r;
         sn->compute_s = ko.compute_s;
         sn->memory_s = ko.memory_s;
         sn->efficiency = ko.eff;
@@ -351,7 +378,8 @@ static void pass_time(const struct sim_prep *sp, const struct sim_params *p,
             sn->bound = BOUND_OVERHEAD;
         else
             sn->bound = ko.compute_s >= ko.memory_s ? BOUND_COMPUTE : BOUND_MEMORY;
-        sn->energy_j = ej + hw->idle_w * sn->time_s;
+        sn->energy_j = ej + pre_j + hw->idle_w * sn->time_s;
+        pre_t = pre_j = pre_r = 0;
     }
     if (r->nodes && host > gpu) /* the views after the last kernel */
         charge_views(sp, r, pend0, sp->n_steps, host - gpu, dispatch, 0, hw->idle_w);
@@ -402,7 +430,7 @@ static void memory_inputs(const struct graph *g, const struct config *cfg,
         const struct value *v = &g->values[vi];
         if (!(v->flags & VAL_INIT) || v->n_consumers == 0)
             continue;
-        double b = sim_value_bytes(v, pb);
+        double b = sim_weight_bytes(g, cfg, vi, pb);
         if (b < 0 && v->rank >= 0) {
             double e = 1;
             for (int k = 0; k < v->rank; k++)
@@ -462,7 +490,7 @@ static enum status prepare(const struct graph *g, const struct config *cfg, stru
         return diag_set(d, ST_EGRAPH, "%s: graph is not finalized", g->name ? g->name : "model");
     r->n_nodes = g->n_nodes;
     r->nodes = calloc(g->n_nodes > 0 ? (size_t)g->n_nodes : 1, sizeof *r->nodes);
-    sp->steps = malloc((g->n_nodes > 0 ? (size_t)g->n_nodes : 1) * sizeof *sp->steps);
+    sp->steps = malloc((g->n_nodes > 0 ? 2 * (size_t)g->n_nodes : 1) * sizeof *sp->steps);
     if (!r->nodes || !sp->steps) {
         free(sp->steps);
         sp->steps = NULL;

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "graph/ops.h"
+#include "graph/tokens.h"
 #include "core/sim_impl.h"
 
 /* ---- node classification -------------------------------------------------- */
@@ -30,8 +31,11 @@ enum node_kind sim_node_kind(const struct graph *g, const struct node *n, enum r
     /* The engine picks layouts at build time: transposes become strides of a
      * neighbouring GEMM, concats are written in place by their producers,
      * slices are offsets of their consumer's reads (rotary halves, a routing
-     * weight column). */
-    if (runtime_engine(rt) && (n->op == OP_Transpose || n->op == OP_Concat || n->op == OP_Slice))
+     * weight column). Inductor does the same: transposes and slices become
+     * strides and offsets of the kernels that read them, and a concat's
+     * inputs are written into its buffer by their producers. */
+    if ((runtime_engine(rt) || runtime_inductor(rt)) &&
+        (n->op == OP_Transpose || n->op == OP_Concat || n->op == OP_Slice))
         return NK_VIEW;
     /* Eager PyTorch transposes are permute() views; GEMMs read them strided. */
     if (runtime_eager(rt) && n->op == OP_Transpose)
@@ -110,7 +114,8 @@ double sim_value_bytes(const struct value *v, int pb)
 }
 
 /* Ratio of the node's bytes at the configured precision to its bytes in the
- * file's dtypes, from the tensors it touches. */
+ * file's dtypes, from the tensors it touches; in a padding-free run, of the
+ * real tokens' share of each tensor (graph_value_tok_scale). */
 static double byte_ratio(const struct graph *g, const struct node *n, int pb)
 {
     double file = 0, cfgb = 0;
@@ -127,6 +132,7 @@ static double byte_ratio(const struct graph *g, const struct node *n, int pb)
             enum dtype dt = sim_value_dtype(v);
             double fs = dt == DT_UNDEFINED ? 4 : dtype_size(dt);
             file += e * fs;
+            e *= graph_value_tok_scale(g, n, v);
             cfgb += (dt == DT_UNDEFINED || dtype_is_float(dt)) ? e * pb : e * fs;
         }
     }
@@ -330,6 +336,27 @@ static bool sdpa_fusable(const struct graph *g, const struct node *n, const stru
     return mha_fusable(g, n, v, root);
 }
 
+/* torch.compile (inductor, default mode): may node n (class c), reading v,
+ * fold into the kernel rooted at rn? Library GEMMs and convolutions take no
+ * epilogue (Inductor fuses into a GEMM only with max-autotune's Triton
+ * templates, and keeps BatchNorm out of the convolution without freezing),
+ * but for a Linear's bias (addmm); every chain of element-wise ops,
+ * normalisations, reductions and softmaxes between them becomes one
+ * generated kernel; attention the model spells out runs as SDPA's fused
+ * kernel (Inductor's attention patterns rewrite it so). */
+static bool inductor_fusable(const struct graph *g, const struct node *n, enum op_class c,
+                             const struct value *v, const struct node *rn)
+{
+    enum op_class rc = op_class_of(rn->op);
+    if (eager_bias_add(g, n, rn) || sdpa_fusable(g, n, v, rn))
+        return true;
+    if (rc == OPC_GEMM || rc == OPC_CONV)
+        return false;
+    if (c == OPC_SOFTMAX || (c == OPC_NORM && n->op == OP_BatchNormalization))
+        return rc == OPC_ACT || rc == OPC_BINARY || rc == OPC_NORM || rc == OPC_REDUCE;
+    return fusable(n, c, rc);
+}
+
 /* Fused runtime: x -> n -> m <- x (Swish/SiLU x * sigmoid(x), HardSwish):
  * every other consumer of v also consumes n's output, so the whole diamond
  * stays in the producer's epilogue. */
@@ -406,26 +433,29 @@ void sim_pass_fuse(const struct graph *g, const struct config *cfg, struct sim_r
                 sn->kernel = true;
             continue;
         }
-        sn->flops = n->cost.flops;
+        sn->flops = n->cost.flops * graph_node_tok_scale(g, n);
         sn->bytes = (n->cost.bytes_read + n->cost.bytes_written) * byte_ratio(g, n, pb);
         double spread = sim_routed_spread(g, n);
         if (spread > 1) /* every touched expert's weights are read */
             sn->bytes += sim_value_bytes(&g->values[n->in[1]], pb) * (spread - 1);
+        /* a quantised weight is read at its scheme's bytes */
+        sn->bytes += sim_quant_delta_bytes(g, n, cfg, pb) * (spread > 1 ? spread : 1);
         sn->intensity = sn->bytes > 0 ? sn->flops / sn->bytes : 0;
         if (kind != NK_KERNEL)
             continue;
         sn->kernel = true;
         sn->kflops = sn->flops;
         sn->kbytes = sn->bytes;
-        bool sdpa = cfg->rt == RT_PYTORCH_SDPA;
-        if (!runtime_engine(cfg->rt) && n->op != OP_Add && n->op != OP_Mul &&
+        bool ind = runtime_inductor(cfg->rt), sdpa = cfg->rt == RT_PYTORCH_SDPA;
+        if (!runtime_engine(cfg->rt) && !ind && n->op != OP_Add && n->op != OP_Mul &&
             !(sdpa && (n->op == OP_Div || n->op == OP_Softmax || n->op == OP_MatMul)))
             continue;
         if (runtime_engine(cfg->rt)) {
             int sib = sibling_gemm(g, r, n, i);
             if (sib >= 0) {
                 /* the shared input is read once */
-                double xb = sim_value_bytes(&g->values[n->in[0]], pb);
+                const struct value *x = &g->values[n->in[0]];
+                double xb = sim_value_bytes(x, pb) * graph_value_tok_scale(g, n, x);
                 fuse_into(r, i, sib, xb > 0 ? xb : 0, true);
                 r->nodes[sib].merged++;
                 continue;
@@ -447,7 +477,7 @@ void sim_pass_fuse(const struct graph *g, const struct config *cfg, struct sim_r
             if (v->producer < 0 || (v->flags & VAL_OUTPUT))
                 continue;
             bool shared = v->n_consumers != 1;
-            if (shared && !(runtime_engine(cfg->rt) &&
+            if (shared && !((runtime_engine(cfg->rt) || ind) &&
                             (diamond(g, v, n) || pointwise_fanout(g, v))))
                 continue;
             int root = v->producer;
@@ -458,11 +488,12 @@ void sim_pass_fuse(const struct graph *g, const struct config *cfg, struct sim_r
             const struct node *rn = &g->nodes[root];
             bool ok = runtime_engine(cfg->rt)
                           ? fusable(n, c, op_class_of(rn->op)) || mha_fusable(g, n, v, rn)
+                      : ind ? inductor_fusable(g, n, c, v, rn)
                           : eager_bias_add(g, n, rn) || eager_silu(n, rn) ||
                                 (sdpa && sdpa_fusable(g, n, v, rn));
             if (!ok)
                 continue;
-            double vb = sim_value_bytes(v, pb);
+            double vb = sim_value_bytes(v, pb) * graph_value_tok_scale(g, n, v);
             if (n->op == OP_Softmax && act_matmul(g, rn))
                 r->nodes[root].attention = true;
             /* a value read inside the kernel is neither written nor read

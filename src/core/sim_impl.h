@@ -31,6 +31,8 @@ struct sim_fixed {
     double gather_bw_eff;      /* bandwidth kept by gathers and scatters (irregular access) */
     double view_dispatch_frac; /* eager: host cost of a view op relative to a kernel op */
     double p_compute;          /* dynamic power share at full tensor/CUDA-core utilisation */
+    double dequant_flops;      /* CUDA-core work to dequantise one weight (weight-only GEMMs) */
+    double dequant_rows;       /* rows of A a weight-only GEMM serves per dequantised weight tile */
 };
 
 extern const struct sim_fixed sim_fixed;
@@ -130,5 +132,23 @@ void sim_gemm_view(const struct graph *g, const struct node *n, enum op_class c,
 double sim_routed_spread(const struct graph *g, const struct node *n);
 /* Pass 1: each node's work, kernel roots and fusion into r->nodes. */
 void sim_pass_fuse(const struct graph *g, const struct config *cfg, struct sim_result *r);
+
+/* ---- sim_quant.c: quantisation schemes (config.h QUANT_LIST) -------- */
+
+/* Whether value vi is a weight cfg's scheme quantises: an initializer read
+ * only as the weight of Linear GEMMs (not the lm_head, not embeddings). */
+bool sim_quant_weight(const struct graph *g, const struct config *cfg, int vi);
+/* Bytes of initializer vi under cfg: quantised weights at the scheme's bits
+ * plus their scales, the others as sim_value_bytes at pb bytes per float. */
+double sim_weight_bytes(const struct graph *g, const struct config *cfg, int vi, int pb);
+/* What cfg's scheme changes in the bytes node n reads (its quantised
+ * weight's bytes less the same weight at pb); 0 for other nodes. */
+double sim_quant_delta_bytes(const struct graph *g, const struct node *n,
+                             const struct config *cfg, int pb);
+/* Adds to GEMM kernel k of node n the dequantisation of a weight-only
+ * scheme; true when a scheme with dynamic activation scales also runs a
+ * quantisation pass before it, filled into pass. */
+bool sim_quant_kernel(const struct graph *g, const struct node *n, const struct config *cfg,
+                      struct sim_kernel_in *k, struct sim_kernel_in *pass);
 
 #endif

@@ -17,6 +17,15 @@
 
 
 /* ---- fitted (dippm calibrate) ------------------------------------------- */
+/* torch.compile (inductor) keeps eager PyTorch's libraries and process:
+ * its GEMMs are cuBLAS's heuristic picks on the same layouts, its
+ * convolutions cuDNN's (NCHW unless the model asks for channels_last), its
+ * kernels launch on a stream like eager's, and its context is the same
+ * PyTorch process. It takes eager's fitted value of each of these; what it
+ * changes, fusion and the host's cost per kernel and per call, is below
+ * and in sim_fuse.c. */
+#define INDUCTOR_AS_EAGER(name) FIT_##name##_PYTORCH
+
 static const struct sim_params fitted = {
     /* Large aligned GEMMs: cuBLAS reaches ~250-290 of 312 TFLOPS FP16 on A100
      * (NVIDIA "Matrix Multiplication Background" guide); the tile, wave and
@@ -25,7 +34,8 @@ static const struct sim_params fitted = {
      * PyTorch takes cuBLAS's heuristic pick and runs matrix products on
      * strided views (transposed attention operands). A-priori 0.80 each;
      * fitted 0.59 eager and 0.77 engine (dippm calibrate, 838 rows). */
-    .tc_eff = {[RT_PYTORCH] = FIT_TC_EFF_PYTORCH, [RT_TENSORRT] = FIT_TC_EFF_TENSORRT},
+    .tc_eff = {[RT_PYTORCH] = FIT_TC_EFF_PYTORCH, [RT_TENSORRT] = FIT_TC_EFF_TENSORRT,
+               [RT_INDUCTOR] = INDUCTOR_AS_EAGER(TC_EFF)},
     /* FP32 SGEMM on CUDA cores reaches ~80-90% of 19.5 TFLOPS (a-priori
      * 0.85). Fitted with simt_k_half below on NeuSight's measured single
      * kernels (dippm eval --kernels --fit: the train split's FP32 matmul
@@ -42,7 +52,8 @@ static const struct sim_params fitted = {
      * (FasterTransformer's and TensorRT-LLM's decode steps add per-step
      * synchronisation); an engine replayed as a CUDA graph has its own
      * figure below. */
-    .kernel_us = {[RT_PYTORCH] = FIT_KERNEL_US_PYTORCH, [RT_TENSORRT] = FIT_KERNEL_US_TENSORRT},
+    .kernel_us = {[RT_PYTORCH] = FIT_KERNEL_US_PYTORCH, [RT_TENSORRT] = FIT_KERNEL_US_TENSORRT,
+                  [RT_INDUCTOR] = INDUCTOR_AS_EAGER(KERNEL_US)},
     /* An engine replayed as a CUDA graph: the host launches the whole graph
      * once (call_us) and the GPU front end starts each node from the
      * uploaded graph, without a stream launch per kernel; what remains per
@@ -56,22 +67,37 @@ static const struct sim_params fitted = {
     .graph_kernel_us = FIT_GRAPH_KERNEL_US,
     /* Eager PyTorch issues every op from Python through the dispatcher
      * (10-40 us per nn.Module call, PyTorch 1.12); an engine enqueues
-     * pre-built kernels (a few us each); a-priori 25 and 1.5, fitted. */
-    .dispatch_us = {[RT_PYTORCH] = FIT_DISPATCH_US_PYTORCH, [RT_TENSORRT] = FIT_DISPATCH_US_TENSORRT},
+     * pre-built kernels (a few us each); a-priori 25 and 1.5, fitted.
+     * torch.compile's generated wrapper (inductor) skips the module calls
+     * and the dispatcher and calls each kernel's launcher directly: a
+     * Triton kernel through Inductor's CachingAutotuner, 6.8-9.1 us per
+     * kernel on a current host (meta-pytorch/tritonbench pull request
+     * 1017's per-kernel benchmark), an extern cuBLAS/cuDNN call about the
+     * same; a-priori 9, not fitted (no published row isolates it). */
+    .dispatch_us = {[RT_PYTORCH] = FIT_DISPATCH_US_PYTORCH,
+                    [RT_TENSORRT] = FIT_DISPATCH_US_TENSORRT, [RT_INDUCTOR] = 9.0},
     /* One call: Python forward entry, input handling and synchronisation
      * (eager), or enqueue + stream sync (engine); a-priori 100 and 30,
      * fitted 300 and 90 (on wall-clock timings that synchronise after
      * every call, such as DeepLearningExamples' and MLPerf's loadgen; a
      * source that times with CUDA events, around one call or a loop of
      * back-to-back calls, has no call cost: calib_map.tsv's timing column). */
-    .call_us = {[RT_PYTORCH] = FIT_CALL_US_PYTORCH, [RT_TENSORRT] = FIT_CALL_US_TENSORRT},
+    /* torch.compile's call is eager's plus what Dynamo adds once per call:
+     * evaluating the guards and entering the compiled graph, ~33-44 us end
+     * to end around a one-kernel graph (tritonbench pull requests 1016 and
+     * 1017, less their per-kernel part); a-priori 35 us more, not fitted.
+     * reduce-overhead (inductor-graph) launches its CUDA graph inside it. */
+    .call_us = {[RT_PYTORCH] = FIT_CALL_US_PYTORCH, [RT_TENSORRT] = FIT_CALL_US_TENSORRT,
+                [RT_INDUCTOR] = FIT_CALL_US_PYTORCH + 35.0},
     /* CUDA context with cuBLAS/cuDNN loaded as NVML reports it: ~1.0-1.5 GiB
      * for PyTorch on A100 with CUDA 11 (lazy loading off); a-priori 1,200
      * MiB, fitted (its fixed part; the per-SM part is below) on the MIG
      * sweeps' memory rows. The engine figure is fitted to the
      * FasterTransformer GPT rows, whose process also holds PyTorch and FT's
      * preallocated buffers: it is a heavy engine process, not bare TensorRT. */
-    .context_mib = {[RT_PYTORCH] = FIT_CONTEXT_MIB_PYTORCH, [RT_TENSORRT] = FIT_CONTEXT_MIB_TENSORRT},
+    .context_mib = {[RT_PYTORCH] = FIT_CONTEXT_MIB_PYTORCH,
+                    [RT_TENSORRT] = FIT_CONTEXT_MIB_TENSORRT,
+                    [RT_INDUCTOR] = INDUCTOR_AS_EAGER(CONTEXT_MIB)},
     /* Part of the context grows with the SMs the process sees: CUDA reserves
      * local memory for the stack of every thread the GPU can hold (1 KiB by
      * default x 2,048 threads per SM = 2 MiB per SM), and the libraries size
@@ -81,7 +107,7 @@ static const struct sim_params fitted = {
     .context_sm_mib = FIT_CONTEXT_SM_MIB,
     /* cuBLAS workspace (PyTorch keeps a few MiB per handle/stream) and cuDNN
      * algorithm scratch; TensorRT tactic scratch. Estimates, not fitted. */
-    .workspace_mib = {[RT_PYTORCH] = 64.0, [RT_TENSORRT] = 64.0},
+    .workspace_mib = {[RT_PYTORCH] = 64.0, [RT_TENSORRT] = 64.0, [RT_INDUCTOR] = 64.0},
     /* Allocators round and cache blocks: device memory per byte of peak live
      * activations; a-priori 1.3, fitted on the memory rows. */
     .act_factor = FIT_ACT_FACTOR,
@@ -91,14 +117,16 @@ static const struct sim_params fitted = {
      * NCHW<->NHWC transforms around tensor-core convolutions and picks
      * tactics heuristically; an engine picks NHWC tactics by timing them at
      * build time. A-priori 0.8 each; fitted per runtime. */
-    .conv_eff = {[RT_PYTORCH] = FIT_CONV_EFF_PYTORCH, [RT_TENSORRT] = FIT_CONV_EFF_TENSORRT},
+    .conv_eff = {[RT_PYTORCH] = FIT_CONV_EFF_PYTORCH, [RT_TENSORRT] = FIT_CONV_EFF_TENSORRT,
+                 [RT_INDUCTOR] = INDUCTOR_AS_EAGER(CONV_EFF)},
     /* Depthwise convolutions reach only part of streaming bandwidth: halo
      * re-reads and per-channel strided access. Eager PyTorch runs them on
      * NCHW tensors through cuDNN's generic kernels; an engine picks an NHWC
      * tactic by timing. A-priori 0.5 each; fitted 0.17 eager (cuDNN's NCHW
      * depthwise kernels are known to run far below bandwidth) and 0.55
      * engine (one EfficientNet row: weakly determined). */
-    .dw_bw_eff = {[RT_PYTORCH] = FIT_DW_BW_EFF_PYTORCH, [RT_TENSORRT] = FIT_DW_BW_EFF_TENSORRT},
+    .dw_bw_eff = {[RT_PYTORCH] = FIT_DW_BW_EFF_PYTORCH, [RT_TENSORRT] = FIT_DW_BW_EFF_TENSORRT,
+                  [RT_INDUCTOR] = INDUCTOR_AS_EAGER(DW_BW_EFF)},
     /* A serving engine's decode step also costs per sequence in the batch:
      * scheduling, sampling, stop checks and detokenising on the host (the
      * GPU waits in TensorRT-LLM's and FasterTransformer's loops; vLLM's
@@ -112,7 +140,7 @@ static const struct sim_params fitted = {
      * sampler and detokeniser touch every request object every step);
      * fitted 15 and 61. */
     .seq_step_us = {[RT_PYTORCH] = 0, [RT_TENSORRT] = FIT_SEQ_STEP_US_TENSORRT,
-                    [RT_VLLM] = FIT_SEQ_STEP_US_VLLM},
+                    [RT_VLLM] = FIT_SEQ_STEP_US_VLLM, [RT_INDUCTOR] = 0},
     /* A generation request costs a fixed time before its first token beyond
      * the prefill pass: the runtime sets up the request's buffers, sampling
      * state and KV-cache blocks, copies the prompt in and synchronises
@@ -122,7 +150,7 @@ static const struct sim_params fitted = {
      * ~4. Only generation uses it (src/core/generation.c); vllm shares the
      * engine's figure (no vLLM first-token row is fitted); eager
      * generate() is not fitted: 0. A-priori 500 us; fitted 1.5 ms. */
-    .request_us = {[RT_PYTORCH] = 0, [RT_TENSORRT] = FIT_REQUEST_US_TENSORRT},
+    .request_us = {[RT_PYTORCH] = 0, [RT_TENSORRT] = FIT_REQUEST_US_TENSORRT, [RT_INDUCTOR] = 0},
     /* Hopper (H100, H200) tables quote math peaks at the 1,980 MHz boost
      * clock; under a sustained tensor-core load the 700 W boards settle
      * lower (~1,750 MHz is commonly reported), and its larger peaks are
@@ -314,4 +342,19 @@ const struct sim_fixed sim_fixed = {
      * Added to the fitted active and memory shares (sim_params) and capped
      * at 1. */
     .p_compute = 1.0,
+    /* A weight-only GEMM (w8a16, w4a16) turns each weight into fp16 in
+     * registers before the MMA: unpack (one lop3 or prmt per pair of
+     * weights), subtract the offset and multiply by the group's scale (one
+     * half2 each per pair), the int-to-half conversion of FasterTransformer's
+     * and Marlin's kernels (Kim et al., "Who Says Elephants Can't Run?",
+     * arXiv 2211.10017, section 3). Three half2 instructions per pair are
+     * three FMA-rate issue slots per weight on the CUDA-core vector peak
+     * (derived from the instruction count, not fitted). */
+    .dequant_flops = 3.0,
+    /* Marlin keeps at most 4 x 16 = 64 rows of A per CTA (thread_m_blocks 1
+     * to 4 in IST-DASLab/marlin's marlin_cuda_kernel.cu) and runs larger
+     * batches as several 64-row problems, each dequantising the weights
+     * again; TensorRT-LLM's weight-only GEMMs (CUTLASS fpA_intB) take tiles
+     * of 16 to 128 rows. 64, from Marlin's kernel. */
+    .dequant_rows = 64.0,
 };

@@ -165,7 +165,8 @@ static bool apply_kind(const struct graph *g, const struct config *cfg, enum pki
     static const enum runtime faster_rt[RT__COUNT] = {
         [RT_PYTORCH] = RT_PYTORCH_SDPA, [RT_PYTORCH_SDPA] = RT_TENSORRT,
         [RT_TENSORRT] = RT_TENSORRT_GRAPH, [RT_TENSORRT_GRAPH] = RT_TENSORRT_GRAPH,
-        [RT_VLLM] = RT_VLLM};
+        [RT_VLLM] = RT_VLLM, [RT_INDUCTOR] = RT_INDUCTOR_GRAPH,
+        [RT_INDUCTOR_GRAPH] = RT_INDUCTOR_GRAPH};
     *out = *cfg;
     *slower = false;
     switch (pk) {
@@ -393,9 +394,9 @@ void train_opts_default(struct train_opts *o)
     o->batch_graphs = 8;
     o->lr = 3e-3f;
     o->share_weight = 0.2f;
-    o->teacher_weight = 0.1f;
-    o->order_weight = 1.0f;
-    o->seed = 1;
+    o->teacher_weight = (float)TRAIN_DEFAULT_TEACHER_WEIGHT;
+    o->order_weight = (float)TRAIN_DEFAULT_ORDER_WEIGHT;
+    o->seed = TRAIN_DEFAULT_SEED;
     o->only_target = -1;
     o->arch = (struct gnn_arch){FEAT_NODE_DIM, FEAT_GRAPH_DIM, 24, 2, 32};
 }

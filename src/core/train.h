@@ -76,6 +76,10 @@ struct train_opts {
                              weights (gnn_grad_keep_target), the rest frozen */
     bool progress;
 };
+/* Defaults of train_opts_default that the CLI's help prints (cli_training.c). */
+#define TRAIN_DEFAULT_SEED 1
+#define TRAIN_DEFAULT_TEACHER_WEIGHT 0.1
+#define TRAIN_DEFAULT_ORDER_WEIGHT 1
 void train_opts_default(struct train_opts *o);
 
 /* Fits m on samples idx[0..n_idx). If fine_tune, m is an already trained

@@ -50,7 +50,7 @@ run "tensorrt JSON" 0 "$DIPPM" predict $M --json --runtime tensorrt &&
     lacks "no dispatch_us for an engine" "$T/out" '"dispatch_us"'
 
 # refused values and runtimes
-for rt in tensorrt tensorrt-graph vllm; do
+for rt in tensorrt tensorrt-graph vllm inductor; do
     run "$rt refuses it" 2 "$DIPPM" predict $M --runtime $rt --dispatch-us 10 &&
         check "$rt named" "$T/err" "only the eager runtimes (pytorch, pytorch-sdpa) .*; $rt does not"
 done

@@ -41,7 +41,13 @@ run "unknown precision" 2 "$DIPPM" predict --precision fp64 "$S/tiny_cnn.json" &
 run "tf32 KV cache" 2 "$DIPPM" predict --kv-precision tf32 --output-tokens 4 zoo:gpt &&
     check "KV-cache precision list" "$T/err" "expected a KV-cache precision: fp32, fp16, bf16, int8 or fp8$"
 run "unknown runtime" 2 "$DIPPM" predict --runtime onnxruntime "$S/tiny_cnn.json" &&
-    check "runtime list" "$T/err" "expected pytorch, pytorch-sdpa, tensorrt, tensorrt-graph or vllm$"
+    check "runtime list" "$T/err" "--runtime 'onnxruntime': expected pytorch, pytorch-sdpa, inductor, inductor-graph, tensorrt, tensorrt-graph or vllm$"
+run "torch.compile runtimes" 0 "$DIPPM" predict --runtime inductor "$S/tiny_cnn.json" &&
+    check "inductor named" "$T/out" "inductor"
+run "reduce-overhead alias" 0 "$DIPPM" predict --runtime reduce-overhead --json "$S/tiny_cnn.json" &&
+    check "alias is inductor-graph" "$T/out" '"runtime": "inductor-graph"'
+run "help lists inductor" 0 "$DIPPM" predict --help &&
+    check "help inductor" "$T/out" "library GEMMs), inductor-graph (torch.compile"
 # output that cannot be written is an I/O error (exit 3, a message), never a
 # silent exit 0: stdout on /dev/full or closed
 unwritable() {
@@ -329,7 +335,7 @@ if run "orderings on a small grid" 0 "$DIPPM" eval --orderings --order-families 
 fi
 run "lomo without data" 2 "$DIPPM" eval --lomo && check "lomo needs data" "$T/err" "needs --data"
 run "negative teacher weight" 2 "$DIPPM" eval --lomo --teacher-weight -1 &&
-    check "teacher weight range named" "$T/err" "teacher-weight '-1': expected a number from 0 to 1000"
+    check "teacher weight range named" "$T/err" "teacher-weight '-1': expected a number from 0 to 10"
 run "nothing fits" 0 "$DIPPM" predict --batch 512 --set seq=1024 "$S/gpt2_medium.onnx" &&
     { check "nothing fits says so" "$T/out" "no A100-SXM4-40GB profile fits"
       check "nothing fits says by how much" "$T/out" "short by"
@@ -402,9 +408,9 @@ run "max batch unmeetable" 1 "$DIPPM" sweep --max-batch --slo-ms 0.0001 "$S/tiny
 
 # calibrate: a bad mapping table is refused with the file, line and column
 printf '{"latency_ms": 2.5}\n' >"$T/c.jsonl"
-printf 'file\tline\tmodel_id\tsource_family\tuse\ttarget\tmeasured\tspec\tbatch\tseq\tin_tokens\tout_tokens\tsteps\tgpu\tmig\tprecision\truntime\ttiming\treason\nc.jsonl\t1\tresnet50\tx\tfit\tlatency_ms\t2.5\tsamples/resnet50.onnx\t1\t0\t0\t0\t0\tA100-SXM4-40GB\t5g.99gb\tfp16\ttensorrt\twall\t-\n' >"$T/c.tsv"
+printf 'file\tline\tmodel_id\tsource_family\tuse\ttarget\tmeasured\tspec\tbatch\tseq\ttokens\tin_tokens\tout_tokens\tsteps\tgpu\tmig\tprecision\truntime\ttiming\treason\nc.jsonl\t1\tresnet50\tx\tfit\tlatency_ms\t2.5\tsamples/resnet50.onnx\t1\t0\t0\t0\t0\t0\tA100-SXM4-40GB\t5g.99gb\tfp16\ttensorrt\twall\t-\n' >"$T/c.tsv"
 run "calibrate bad table" 4 "$DIPPM" calibrate --no-fit --data "$T/c.tsv" &&
-    check "calibrate bad table message" "$T/err" "c.tsv:2: column 15 (mig): '5g.99gb'"
+    check "calibrate bad table message" "$T/err" "c.tsv:2: column 16 (mig): '5g.99gb'"
 run "calibrate missing table" 3 "$DIPPM" calibrate --data "$T/none.tsv" &&
     check "calibrate missing table message" "$T/err" "none.tsv"
 # the mapped rows exported for the GNN: a dataset `dippm eval` reads as
@@ -483,7 +489,7 @@ run "generation json" 0 "$DIPPM" predict zoo:gpt --json --input-tokens 32 --outp
 # the serving runtime: a decode step pays vLLM's step loop per sequence on top
 # of the graph-replayed engine's pass; a runtime dippm does not know is named
 run "bad runtime" 2 "$DIPPM" predict --runtime onnxruntime "$S/tiny_cnn.json" &&
-    check "bad runtime lists vllm" "$T/err" "expected pytorch, pytorch-sdpa, tensorrt, tensorrt-graph or vllm"
+    check "bad runtime lists vllm" "$T/err" "expected pytorch, pytorch-sdpa, inductor, inductor-graph, tensorrt, tensorrt-graph or vllm"
 run "vllm single pass" 0 "$DIPPM" predict --runtime vllm "$S/tiny_cnn.json" &&
     check "vllm single pass says where its loop cost shows" "$T/err" "serving loop's cost per sequence shows in a generation"
 tpot() {
@@ -612,6 +618,30 @@ run "generation no cache" 2 "$DIPPM" predict "$S/gpt2_medium.onnx" --input-token
     check "no cache inputs named" "$T/err" "no input name contains 'past'"
 run "bad kv precision" 2 "$DIPPM" predict zoo:gpt --input-tokens 8 --output-tokens 8 --set kv=fp4 &&
     check "bad kv precision message" "$T/err" "expected a KV-cache precision"
+# padding-free encoders: --set tokens_mean=N real tokens per padded sequence
+run "tokens_mean above seq" 2 "$DIPPM" predict zoo:bert --set seq=128 --set tokens_mean=129 &&
+    check "tokens_mean above seq message" "$T/err" "--set tokens_mean: tokens_mean=129 exceeds seq=128"
+run "tokens_mean zero" 2 "$DIPPM" predict zoo:bert --set tokens_mean=0 &&
+    check "tokens_mean zero message" "$T/err" "--set 'tokens_mean=0': value must be an integer from 1"
+run "tokens_mean without a sequence" 2 "$DIPPM" predict "$S/tiny_cnn.json" --set tokens_mean=4 &&
+    check "tokens_mean without a sequence message" "$T/err" "tokens_mean=4: model '.*' has no sequence symbol"
+run "tokens_mean in a generation" 2 "$DIPPM" predict zoo:gpt --set tokens_mean=8 --input-tokens 16 \
+    --output-tokens 4 && check "tokens_mean in a generation message" "$T/err" "a generation or a diffusion"
+run "tokens_mean written" 2 "$DIPPM" convert zoo:bert --set tokens_mean=8 -o "$T/tok.json" &&
+    check "tokens_mean written message" "$T/err" "a dippm JSON file cannot hold it"
+run "tokens_mean padded" 0 "$DIPPM" predict zoo:bert --runtime tensorrt --batch 8 --json &&
+    mv "$T/out" "$T/padded.json"
+run "tokens_mean half" 0 "$DIPPM" predict zoo:bert --runtime tensorrt --batch 8 --set tokens_mean=64 --json && {
+    check "tokens_mean in the JSON" "$T/out" '"tokens_mean": 64,'
+    p=$(sed -n 's/^  "teacher_latency_ms": \([0-9.]*\),$/\1/p' "$T/padded.json")
+    h=$(sed -n 's/^  "teacher_latency_ms": \([0-9.]*\),$/\1/p' "$T/out")
+    if [ -n "$p" ] && [ -n "$h" ] && awk -v p="$p" -v h="$h" 'BEGIN { exit !(h < 0.8 * p) }'; then
+        ok "tokens_mean shortens the teacher's latency ($p -> $h ms)"
+    else bad "tokens_mean: teacher latency '$p' padded, '$h' at half the tokens"; fi
+}
+grep -q '"tokens_mean"' "$T/padded.json" && bad "tokens_mean in a padded run's JSON" || ok "no tokens_mean in a padded run's JSON"
+run "tokens_mean text" 0 "$DIPPM" predict zoo:bert --set tokens_mean=64 &&
+    check "tokens_mean padding line" "$T/out" "^padding     removed: 64 real tokens per sequence of seq=128"
 # an exported decoder: the template's decode step with dynamic token and past axes
 "$DIPPM" convert zoo:gpt:layers=2:phase=decode -o "$T/dec.json" 2>/dev/null
 sed -e 's/"shape": \["batch", 1\]/"shape": ["batch", "sequence_length"]/' \

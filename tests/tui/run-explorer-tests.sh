@@ -345,6 +345,21 @@ run 30 120 '' --session migfirst
 grep -q "migfirst.session line 4: mig before gpu" "$TMPD/err" || bad "error: $(cat "$TMPD/err")"
 end
 
+begin "a session's gpu and mig lines read as :gpu reads them, with its messages"
+printf 'dippm-session 1\n[current]\nmodel zoo:resnet\ngpu h100\nmig 3g.20gb\n' \
+    > "$XDG_STATE_HOME/dippm/sessions/badmig.session"
+run 30 120 '' --session badmig
+[ $rc -ne 0 ] || bad "an H100 session with an A100 slice was accepted"
+grep -qF "badmig.session line 5: H100-SXM5-80GB has no MIG profile '3g.20gb'; profiles: 1g.10gb" \
+    "$TMPD/err" || bad "error: $(cat "$TMPD/err")"
+printf 'dippm-session 1\n[current]\nmodel zoo:resnet\ngpu p100\n' \
+    > "$XDG_STATE_HOME/dippm/sessions/badgpu.session"
+run 30 120 '' --session badgpu
+[ $rc -ne 0 ] || bad "a session on an unknown GPU was accepted"
+grep -qF "badgpu.session line 4: unknown GPU 'p100'; known: A100-SXM4-40GB" "$TMPD/err" ||
+    bad "error: $(cat "$TMPD/err")"
+end
+
 begin "39: a sessions directory that is too long or cannot be made fails with why"
 long=$TMPD/$(printf '%0900d' 0)
 XDG_STATE_HOME=$long run 30 250 ':w s<Enter>@1' "$TINY"

@@ -1,0 +1,84 @@
+#!/usr/bin/python3
+"""validate_quant.py - compares dippm's predictions of quantised decoders
+(--quant) with the published rows of tests/data/quant.jsonl.
+
+Each row names its dippm template (spec), GPU, runtime, scheme (quant; null
+for the source's own fp16 baseline), precision, KV-cache precision, batch
+(null: maximum load), input and output tokens, the metric and the
+published value:
+  max_output_tokens_per_s  predict: generation.max_output_tokens_per_s
+  speedup_vs_fp16          sweep at the batch: output_tokens_per_s with the
+                           scheme over that of fp16 (no scheme), the same
+                           KV cache
+No constant of dippm is fitted to these rows, so the error of a source left
+out is its error with every source in: the leave-one-source-out view is the
+MAPE per source, printed with the overall MAPE and the MAPE per scheme.
+
+Usage: tools/validate_quant.py [JSONL] [--dippm PATH] [--teacher]
+  --teacher  run without GNN weights (the teacher's figures)
+"""
+import json
+import sys
+from collections import defaultdict
+
+from validate_generation import run  # dippm ... --json, teacher-only on request
+
+
+def common(r, quant):
+    args = [r["spec"], "--gpu", r["gpu"], "--runtime", r["runtime"], "--set",
+            "kv=" + r["kv_precision"], "--input-tokens", str(r["input_tokens"]),
+            "--output-tokens", str(r["output_tokens"])]
+    return args + (["--quant", quant] if quant else ["--precision", r["precision"]])
+
+
+def tokens_per_s(r, quant, dippm, teacher):
+    args = ["sweep"] + common(r, quant) + ["--batch", str(r["batch"])]
+    return run(dippm, args, teacher)["rows"][0]["output_tokens_per_s"]
+
+
+def predict(r, dippm, teacher):
+    metric = r["metric"]
+    if metric == "max_output_tokens_per_s":
+        return run(dippm, ["predict"] + common(r, r["quant"]), teacher)["generation"][metric]
+    if metric == "speedup_vs_fp16":
+        base = dict(r, precision=r["baseline"])
+        return (tokens_per_s(r, r["quant"], dippm, teacher) /
+                tokens_per_s(base, None, dippm, teacher))
+    raise ValueError("%s: unknown metric %s" % (r["source_id"], metric))
+
+
+def main():
+    args = sys.argv[1:]
+    if "-h" in args or "--help" in args:
+        sys.exit(__doc__)
+    path = args[0] if args and not args[0].startswith("-") else "tests/data/quant.jsonl"
+    dippm = args[args.index("--dippm") + 1] if "--dippm" in args else "build/dippm"
+    teacher = "--teacher" in args
+    per_source, per_scheme = defaultdict(list), defaultdict(list)
+    with open(path) as f:
+        rows = [json.loads(line) for line in f if line.strip()]
+    for r in rows:
+        pred = predict(r, dippm, teacher)
+        err = (pred - r["value"]) / r["value"] * 100
+        scheme = r["quant"] or r["precision"]
+        per_source[r["source_id"]].append(abs(err))
+        per_scheme[scheme.split(":")[0]].append(abs(err))
+        print("%-18s %-11s %-15s %-11s b=%-4s %4d/%-4d %-23s pub %8.2f pred %8.2f %+7.1f%%" % (
+            r["source_id"], r["spec"].split("=")[-1], r["gpu"], scheme, r["batch"],
+            r["input_tokens"], r["output_tokens"], r["metric"], r["value"], pred, err))
+    print("\nMAPE per source (%s; nothing fitted, so each is also its leave-one-source-out "
+          "error):" % ("teacher" if teacher else "GNN"))
+    every = []
+    for s in sorted(per_source):
+        e = per_source[s]
+        every.extend(e)
+        print("  %-24s %3d rows  MAPE %6.1f%%" % (s, len(e), sum(e) / len(e)))
+    print("MAPE per scheme:")
+    for s in sorted(per_scheme):
+        e = per_scheme[s]
+        print("  %-24s %3d rows  MAPE %6.1f%%" % (s, len(e), sum(e) / len(e)))
+    print("overall %d rows  MAPE %.1f%%" % (len(every), sum(every) / len(every)))
+
+
+if __name__ == "__main__":
+    main()
