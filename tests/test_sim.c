@@ -390,6 +390,32 @@ static void test_eager_views_charged(void **state)
     graph_free(g);
 }
 
+/* An FP32 3x3 stride-1 convolution on CUDA cores (V100: no TF32) runs
+ * cuDNN's Winograd or FFT algorithms, which do fewer multiplications than
+ * the direct convolution: it beats the SGEMM of the same implicit-GEMM
+ * shape (M = batch x pixels, N = output channels, K = 9 x input channels)
+ * in FLOPs per second, where the tensor cores' convolution loss (conv_eff)
+ * made it 2.3x slower. */
+static void test_fp32_winograd_conv(void **state)
+{
+    (void)state;
+    struct graph *cnn = sg_cnn(8, 128, 56, 1), *mm = sg_gemm(8 * 56 * 56, 9 * 128, 128);
+    struct config c = cfg_of("V100-PCIe-32GB", PREC_FP32, RT_PYTORCH);
+    struct sim_result rc = run(cnn, &c), rm = run(mm, &c);
+    int conv = -1, seen = 0; /* the block's first convolution: the second, after the stem */
+    for (int i = 0; i < cnn->n_nodes && conv < 0; i++)
+        if (cnn->nodes[i].op == OP_Conv && ++seen == 2)
+            conv = i;
+    assert_true(conv >= 0);
+    assert_false(rc.nodes[conv].tensor_core);
+    assert_near(rc.nodes[conv].flops, rm.nodes[0].flops, 1e-6 * rm.nodes[0].flops);
+    assert_true(rc.nodes[conv].compute_s < rm.nodes[0].compute_s);
+    sim_result_fini(&rc);
+    sim_result_fini(&rm);
+    graph_free(cnn);
+    graph_free(mm);
+}
+
 static void test_misaligned_dims_lose_tensor_cores(void **state)
 {
     (void)state;
@@ -730,6 +756,7 @@ int main(void)
         cmocka_unit_test(test_energy_shares),
         cmocka_unit_test(test_real_models),
         cmocka_unit_test(test_eager_views_charged),
+        cmocka_unit_test(test_fp32_winograd_conv),
         cmocka_unit_test(test_prepared_runs_match),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

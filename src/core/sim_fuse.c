@@ -139,6 +139,27 @@ static double byte_ratio(const struct graph *g, const struct node *n, int pb)
     return file > 0 ? cfgb / file : pb / 4.0;
 }
 
+/* A 2-D convolution with a 3x3 kernel, stride 1 and no dilation: the
+ * shapes cuDNN runs with Winograd's or FFT's reduced arithmetic. */
+static bool winograd_shape(const struct graph *g, const struct node *n)
+{
+    if (n->n_in < 2 || n->in[1] < 0)
+        return false;
+    const struct shape *w = &g->values[n->in[1]].shape;
+    if (!w->known || w->rank != 4 || w->d[2] != 3 || w->d[3] != 3)
+        return false;
+    const int64_t *v;
+    int nv = node_attr_ints(n, "strides", &v);
+    for (int i = 0; i < nv; i++)
+        if (v[i] != 1)
+            return false;
+    nv = node_attr_ints(n, "dilations", &v);
+    for (int i = 0; i < nv; i++)
+        if (v[i] != 1)
+            return false;
+    return true;
+}
+
 /* GEMM view of a conv or matrix product from its output shape and MACs. */
 void sim_gemm_view(const struct graph *g, const struct node *n, enum op_class c,
                       struct sim_kernel_in *k)
@@ -166,6 +187,7 @@ void sim_gemm_view(const struct graph *g, const struct node *n, enum op_class c,
         }
         k->depthwise = group > 1 && group == cin;
         k->grouped = group > 1 && !k->depthwise;
+        k->winograd = group == 1 && winograd_shape(g, n);
     } else {
         nn = (double)s->d[s->rank - 1];
         m = s->rank >= 2 ? (double)s->d[s->rank - 2] : 1;

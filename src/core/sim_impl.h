@@ -33,6 +33,8 @@ struct sim_fixed {
     double p_compute;          /* dynamic power share at full tensor/CUDA-core utilisation */
     double dequant_flops;      /* CUDA-core work to dequantise one weight (weight-only GEMMs) */
     double dequant_rows;       /* rows of A a weight-only GEMM serves per dequantised weight tile */
+    double simt_winograd;      /* rate of a 3x3 stride-1 FP32 convolution on CUDA cores, in
+                                  direct-convolution FLOPs, against cuda_eff x the FP32 peak */
 };
 
 extern const struct sim_fixed sim_fixed;
@@ -71,6 +73,7 @@ struct sim_kernel_in {
     double batches;     /* independent GEMMs (batched MatMul) */
     bool depthwise;     /* group == input channels > 1 */
     bool grouped;       /* 1 < group < input channels */
+    bool winograd;      /* a dense 3x3 stride-1 2-D convolution (cuDNN's Winograd shapes) */
     bool attention;     /* fused attention: M queries, N keys, K head size */
     double q_block;     /* attention: query rows per CTA */
     /* A row-wise kernel (eager layer norm, block softmax) that reads its

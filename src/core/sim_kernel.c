@@ -145,6 +145,7 @@ void sim_kernel_time(const struct hw *hw, const struct config *cfg, const struct
     /* CUDA-core vector peak: packed half2 math doubles FP32's rate. */
     double vec_peak = hw->peak_fp32_flops * (half ? 2.0 : 1.0);
     double peak = vec_peak, eff = f->vec_eff, bw_eff = p->bw_eff;
+    double algo = 1; /* the share of in->flops the kernel's algorithm executes */
     out->tc = false;
     out->eff = 0;
 
@@ -204,13 +205,29 @@ void sim_kernel_time(const struct hw *hw, const struct config *cfg, const struct
                 peak = simt_peak;
                 eff = simt;
             }
+        } else if (in->cls == OPC_CONV) {
+            /* An FP32 convolution on CUDA cores. cuDNN runs it as an
+             * implicit SGEMM (its kernels are the volta/ampere sgemm ones
+             * cuBLAS runs), or, for a 3x3 stride-1 kernel, with Winograd's
+             * or FFT's transforms, which do a fraction of the direct
+             * convolution's multiplications: that rate, in direct FLOPs,
+             * is simt_winograd against cuda_eff (sim_params.c). conv_eff
+             * is the tensor-core convolutions' loss against their GEMMs
+             * and does not apply here; neither does fp32_keep, each
+             * family's SGEMM share, which its Winograd rows do not show. */
+            peak = hw->peak_fp32_flops;
+            eff = p->cuda_eff * size;
+            if (in->winograd)
+                algo = 1.0 / f->simt_winograd;
+            else
+                eff *= board->fp32_keep;
+            if (in->grouped)
+                eff *= f->grouped_eff;
         } else {
             peak = hw->peak_fp32_flops;
             eff = p->cuda_eff * size * board->fp32_keep * simt_keep;
             if (in->grouped)
                 eff *= f->grouped_eff;
-            if (in->cls == OPC_CONV)
-                eff *= p->conv_eff[runtime_base(cfg->rt)];
         }
         out->eff = eff;
     }
@@ -237,7 +254,7 @@ void sim_kernel_time(const struct hw *hw, const struct config *cfg, const struct
     double keep = clock_keep(hw, p);
     out->clock = keep;
     out->peak = peak;
-    double main_s = in->flops / (peak * eff * keep);
+    double main_s = in->flops * algo / (peak * eff * keep);
     double epi_s = in->vec_flops / (vec_peak * f->vec_eff * keep);
     out->compute_s = sim_overlap(main_s, epi_s, p->overlap_p);
     double reread = in->reread_bytes > 0

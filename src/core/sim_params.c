@@ -325,6 +325,18 @@ const struct sim_fixed sim_fixed = {
     /* Depthwise convolutions do 9-25 MACs per loaded element on CUDA cores;
      * cuDNN reaches ~30% of FP32 peak on them (estimate). */
     .dw_eff = 0.3,
+    /* A 3x3 stride-1 FP32 convolution on CUDA cores (V100, T4; cuDNN's
+     * Winograd, FFT and implicit-SGEMM kernels) runs at 1.34 x cuda_eff x
+     * the FP32 peak in direct-convolution FLOPs: Winograd's F(2x2,3x3)
+     * does 2.25x fewer multiplications. Set from NeuSight's measured
+     * train-split convolutions on V100 and T4 (every one 3x3, stride 1):
+     * `python3 tools/neusight_conv.py` prints the geometric mean of
+     * predicted over measured time per GPU, 1 when this figure is right
+     * (V100 1.06, T4 0.93 over 180 and 193 rows; MAPE 44% and 41%: the
+     * algorithm cuDNN picks per shape is not modelled). Before it, these
+     * convolutions carried conv_eff, the tensor-core convolutions' loss,
+     * and were predicted 3.2x (V100) and 4.6x (T4) too slow. */
+    .simt_winograd = 1.34,
     /* Reductions need two passes or block synchronisation: ~70% of
      * streaming bandwidth (estimate; norms and softmax have fitted figures
      * of their own, norm_bw_eff and softmax_bw_eff). */
