@@ -23,7 +23,7 @@ Usage: tools/validate_compile.py [JSONL] [--dippm PATH] [--teacher]
 import sys
 from collections import defaultdict
 
-from validate_generation import rows_of, run  # dippm ... --json, teacher-only on request
+from validate_generation import options, rows_of, run  # dippm ... --json, teacher-only on request
 
 
 def predict(r, dippm, teacher):
@@ -81,12 +81,7 @@ def report(errors):
 
 
 def main():
-    args = sys.argv[1:]
-    if "-h" in args or "--help" in args:
-        sys.exit(__doc__)
-    path = args[0] if args and not args[0].startswith("-") else "tests/data/torch_compile.jsonl"
-    dippm = args[args.index("--dippm") + 1] if "--dippm" in args else "build/dippm"
-    teacher = "--teacher" in args
+    path, dippm, teacher = options(__doc__, "tests/data/torch_compile.jsonl")
     errors = defaultdict(list)
     pairs = defaultdict(dict)
     for r in rows_of(path):

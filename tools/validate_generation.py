@@ -105,6 +105,17 @@ def rows_of(path):
                 yield json.loads(line)
 
 
+def options(doc, default_path):
+    """The validation tools' command line: [JSONL] [--dippm PATH] [--teacher]
+    (-h: the tool's doc). Returns (path, dippm, teacher)."""
+    args = sys.argv[1:]
+    if "-h" in args or "--help" in args:
+        sys.exit(doc)
+    path = args[0] if args and not args[0].startswith("-") else default_path
+    dippm = args[args.index("--dippm") + 1] if "--dippm" in args else "build/dippm"
+    return path, dippm, "--teacher" in args
+
+
 def compare(r, dippm, teacher):
     """Returns a list of (metric, published, predicted) or raises."""
     fw = r["framework"]

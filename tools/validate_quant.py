@@ -17,11 +17,10 @@ MAPE per source, printed with the overall MAPE and the MAPE per scheme.
 Usage: tools/validate_quant.py [JSONL] [--dippm PATH] [--teacher]
   --teacher  run without GNN weights (the teacher's figures)
 """
-import json
 import sys
 from collections import defaultdict
 
-from validate_generation import run  # dippm ... --json, teacher-only on request
+from validate_generation import options, rows_of, run  # dippm ... --json, teacher-only on request
 
 
 def common(r, quant):
@@ -48,15 +47,9 @@ def predict(r, dippm, teacher):
 
 
 def main():
-    args = sys.argv[1:]
-    if "-h" in args or "--help" in args:
-        sys.exit(__doc__)
-    path = args[0] if args and not args[0].startswith("-") else "tests/data/quant.jsonl"
-    dippm = args[args.index("--dippm") + 1] if "--dippm" in args else "build/dippm"
-    teacher = "--teacher" in args
+    path, dippm, teacher = options(__doc__, "tests/data/quant.jsonl")
     per_source, per_scheme = defaultdict(list), defaultdict(list)
-    with open(path) as f:
-        rows = [json.loads(line) for line in f if line.strip()]
+    rows = list(rows_of(path))
     for r in rows:
         pred = predict(r, dippm, teacher)
         err = (pred - r["value"]) / r["value"] * 100
