@@ -264,7 +264,9 @@ void sim_kernel_time(const struct hw *hw, const struct config *cfg, const struct
                                                        in->row_bytes, in->row_block)
                         : 0;
     out->memory_s = (in->bytes + reread) / (hw->bw_bytes * bw_eff);
-    double ideal_c = in->flops / peak + in->vec_flops / vec_peak;
+    /* the roofline of the arithmetic the algorithm does (a Winograd
+     * convolution's, fewer FLOPs than the direct one counts) */
+    double ideal_c = in->flops * algo / peak + in->vec_flops / vec_peak;
     double ideal_m = in->bytes / hw->bw_bytes;
     out->roofline_s = ideal_c > ideal_m ? ideal_c : ideal_m;
 }
