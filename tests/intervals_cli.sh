@@ -52,15 +52,24 @@ grep -q "^latency     $(printf '%s' "$lat" | cut -c1-3)[0-9.]* ms \[[0-9.]* ms, 
     { bad "text latency line lacks its interval"; cat "$tmp/t"; }
 grep -q "^throughput  [0-9.]* samples/s \[[0-9.]*, [0-9.]*\] 80%" "$tmp/t" || bad "text throughput interval"
 
-# a runtime no measured row has: wider (relative to its prediction), and says so
-"$DIPPM" predict "$m" --runtime pytorch-sdpa --json >"$tmp/s" 2>/dev/null
+# a runtime no measured row has: wider (relative to its prediction), and says so.
+# Every runtime has measured rows in the shipped table, so the case uses a
+# copy that lacks pytorch-sdpa's (its weights beside it)
+W=${DIPPM_WEIGHTS_DIR:-weights}
+mkdir -p "$tmp/nosdpa"
+grep -v '^measured	latency	runtime	pytorch-sdpa$' "$W/intervals.tsv" >"$tmp/nosdpa/intervals.tsv"
+cmp -s "$W/intervals.tsv" "$tmp/nosdpa/intervals.tsv" &&
+    bad "the shipped table has no measured pytorch-sdpa row to remove"
+for f in "$W"/*.dpw "$W"/*.json; do cp "$f" "$tmp/nosdpa/"; done
+DIPPM_WEIGHTS_DIR="$tmp/nosdpa" "$DIPPM" predict "$m" --json >"$tmp/j0" 2>/dev/null
+DIPPM_WEIGHTS_DIR="$tmp/nosdpa" "$DIPPM" predict "$m" --runtime pytorch-sdpa --json >"$tmp/s" 2>/dev/null
 has "unmeasured runtime named" 'no measured latency rows for pytorch-sdpa' "$tmp/s"
-w0=$(ratio "$(num latency_ms_high "$tmp/j")" "$(num latency_ms_low "$tmp/j")")
+w0=$(ratio "$(num latency_ms_high "$tmp/j0")" "$(num latency_ms_low "$tmp/j0")")
 w1=$(ratio "$(num latency_ms_high "$tmp/s")" "$(num latency_ms_low "$tmp/s")")
 gt "$w1" "$w0" || bad "pytorch-sdpa interval ($w1) not wider than pytorch's ($w0)"
 ordered "pytorch-sdpa latency" "$(num latency_ms_low "$tmp/s")" "$(num latency_ms "$tmp/s")" \
     "$(num latency_ms_high "$tmp/s")"
-"$DIPPM" predict "$m" --runtime pytorch-sdpa >"$tmp/st" 2>/dev/null
+DIPPM_WEIGHTS_DIR="$tmp/nosdpa" "$DIPPM" predict "$m" --runtime pytorch-sdpa >"$tmp/st" 2>/dev/null
 has "text names the unmeasured runtime" "interval    latency: " "$tmp/st"
 has "text names the unmeasured runtime" "no measured latency rows for pytorch-sdpa" "$tmp/st"
 
@@ -115,6 +124,22 @@ has "broken table: why" 'intervals.tsv:1: expected ROWS >= 0, 0 < LOW <= 1 <= HI
 "$DIPPM" calibrate --neusight x.jsonl >/dev/null 2>"$tmp/g"
 [ $? -eq 2 ] || bad "--neusight without --intervals is not a usage error"
 has "--neusight alone" "--neusight is used with --intervals" "$tmp/g"
+"$DIPPM" calibrate --resid x.tsv >/dev/null 2>"$tmp/g"
+[ $? -eq 2 ] || bad "--resid without --intervals is not a usage error"
+has "--resid alone" "--resid is used with --intervals" "$tmp/g"
+# a broken residual file fails first, naming its line and field
+H='family\ttarget\tkind\tgpu\tprecision\truntime\tmeasured\tpredicted\n'
+printf "${H}x\ttime\tpass\tZ9\tfp16\tpytorch\t1\t2\n" >"$tmp/r1.tsv"
+printf "${H}x\ttime\tpass\tT4\tfp16\tpytorch\t1\t-2\n" >"$tmp/r2.tsv"
+printf "${H}x\ttime\n" >"$tmp/r3.tsv"
+for c in "r1:2: field gpu: 'Z9' is not a GPU" "r2:2: field predicted: '-2' is not a number > 0" \
+    "r3:2: 2 tab-separated fields, expected 8"; do
+    f=${c%%:*}
+    "$DIPPM" calibrate --intervals "$tmp/iv" --resid "$tmp/$f.tsv" >/dev/null 2>"$tmp/g"
+    [ $? -eq 4 ] || bad "--resid $f.tsv: exit $?, expected 4 (a parse error)"
+    has "--resid $f.tsv" "$tmp/$f.tsv:${c#*:}" "$tmp/g"
+done
+[ -e "$tmp/iv/intervals.tsv" ] && bad "a broken residual file still wrote the table"
 
 [ "$fails" -eq 0 ] && echo "intervals_cli: all passed"
 [ "$fails" -eq 0 ]

@@ -236,7 +236,8 @@ static void report_leave_one_family_out(void **state)
     struct interval_table t;
     interval_build(&t, res, 50, NULL);
     size_t len;
-    char *md = interval_report(res, 50, 50, &t, "by hand", "50 rows", &len);
+    struct interval_counts cnt = {.calib = 50};
+    char *md = interval_report(res, 50, &cnt, &t, "by hand", "50 rows", &len);
     if (!strstr(md, "| latency, eager | 50 | 0 | 84.0% | 20.0% | 0 | yes |"))
         fail_msg("coverage row missing in:\n%s", md);
     assert_non_null(strstr(md, "| a, latency | 25 | 0 | 84.0% | 20.0% | 0 |"));

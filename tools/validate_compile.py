@@ -17,13 +17,15 @@ source, printed per runtime family (torch.compile, eager), and the error of
 the predicted speed-up of torch.compile over eager where a table has both
 (what the runtime adds, apart from the error the two share).
 
-Usage: tools/validate_compile.py [JSONL] [--dippm PATH] [--teacher]
+Usage: tools/validate_compile.py [JSONL] [--dippm PATH] [--teacher] [--resid FILE]
   --teacher  run without GNN weights (the teacher's figures)
+With --resid, NeuSight's eager rows are left out (the intervals read them
+from tests/data/neusight/models.jsonl) and its compiled rows count in its
+family, "neusight".
 """
-import sys
 from collections import defaultdict
 
-from validate_generation import options, rows_of, run  # dippm ... --json, teacher-only on request
+from validate_generation import options, rows_of, run, write_resid
 
 
 def predict(r, dippm, teacher):
@@ -40,6 +42,17 @@ def predict(r, dippm, teacher):
     if metric == "latency_ms":
         return run(dippm, ["predict"] + common + ["--batch", str(r["batch"])], teacher)[metric]
     raise ValueError("%s: unknown metric '%s'" % (r["source_id"], metric))
+
+
+def resid_row(r, pred):
+    """The row's held-out error for the intervals (write_resid), or none."""
+    neusight = r["source_id"] == "neusight-e2e"
+    if neusight and family(r["runtime"]) == "eager":
+        return []
+    gen = r["metric"] == "output_tokens_per_s"
+    meas, p = (r["value"], pred) if r["metric"] == "latency_ms" else (1 / r["value"], 1 / pred)
+    return [("neusight" if neusight else r["source_id"], "time", "generation" if gen else "pass",
+             r["gpu"], r["precision"], r["runtime"], meas, p)]
 
 
 def family(runtime):
@@ -81,13 +94,14 @@ def report(errors):
 
 
 def main():
-    path, dippm, teacher = options(__doc__, "tests/data/torch_compile.jsonl")
-    errors = defaultdict(list)
+    path, dippm, teacher, resid = options(__doc__, "tests/data/torch_compile.jsonl")
+    errors, held_out = defaultdict(list), []
     pairs = defaultdict(dict)
     for r in rows_of(path):
         pred = predict(r, dippm, teacher)
         err = (pred - r["value"]) / r["value"] * 100
         errors[(family(r["runtime"]), r["source_id"])].append(abs(err))
+        held_out.extend(resid_row(r, pred))
         key = (r["source_id"], r["table"], r["spec"], r["gpu"], r["batch"])
         pairs[key][family(r["runtime"])] = (r, r["value"], pred)
         print("%-24s %-34s %-15s %-4s %-14s b=%-3d %-19s pub %8.3f pred %8.3f %+7.1f%%" % (
@@ -96,6 +110,8 @@ def main():
     print("(%s)" % ("teacher" if teacher else "GNN"))
     report(errors)
     report_speedups(pairs)
+    if resid:
+        write_resid(resid, held_out)
 
 
 if __name__ == "__main__":

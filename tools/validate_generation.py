@@ -107,13 +107,33 @@ def rows_of(path):
 
 def options(doc, default_path):
     """The validation tools' command line: [JSONL] [--dippm PATH] [--teacher]
-    (-h: the tool's doc). Returns (path, dippm, teacher)."""
+    [--resid FILE] (-h: the tool's doc). Returns (path, dippm, teacher,
+    resid: the file to write the held-out errors to, or None)."""
     args = sys.argv[1:]
     if "-h" in args or "--help" in args:
-        sys.exit(doc)
+        sys.exit(doc + RESID_DOC)
     path = args[0] if args and not args[0].startswith("-") else default_path
     dippm = args[args.index("--dippm") + 1] if "--dippm" in args else "build/dippm"
-    return path, dippm, "--teacher" in args
+    resid = args[args.index("--resid") + 1] if "--resid" in args else None
+    return path, dippm, "--teacher" in args, resid
+
+
+RESID_DOC = """  --resid FILE  also write every row's held-out error for the prediction
+                intervals (dippm calibrate --intervals --resid FILE; make intervals)"""
+
+
+def write_resid(path, rows):
+    """Writes the rows' errors in the format dippm calibrate --intervals
+    --resid reads (src/core/interval_gen.h): (family, target, kind, gpu,
+    precision, runtime, measured, predicted) each, measured and predicted
+    a time (a rate's inverse) or a memory. Atomic: a temporary file renamed
+    into place."""
+    tmp = path + ".tmp"
+    with open(tmp, "w") as f:
+        f.write("family\ttarget\tkind\tgpu\tprecision\truntime\tmeasured\tpredicted\n")
+        for r in rows:
+            f.write("%s\t%s\t%s\t%s\t%s\t%s\t%.9g\t%.9g\n" % r)
+    os.replace(tmp, path)
 
 
 def compare(r, dippm, teacher):

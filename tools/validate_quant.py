@@ -14,13 +14,12 @@ No constant of dippm is fitted to these rows, so the error of a source left
 out is its error with every source in: the leave-one-source-out view is the
 MAPE per source, printed with the overall MAPE and the MAPE per scheme.
 
-Usage: tools/validate_quant.py [JSONL] [--dippm PATH] [--teacher]
+Usage: tools/validate_quant.py [JSONL] [--dippm PATH] [--teacher] [--resid FILE]
   --teacher  run without GNN weights (the teacher's figures)
 """
-import sys
 from collections import defaultdict
 
-from validate_generation import options, rows_of, run  # dippm ... --json, teacher-only on request
+from validate_generation import options, rows_of, run, write_resid
 
 
 def common(r, quant):
@@ -47,8 +46,8 @@ def predict(r, dippm, teacher):
 
 
 def main():
-    path, dippm, teacher = options(__doc__, "tests/data/quant.jsonl")
-    per_source, per_scheme = defaultdict(list), defaultdict(list)
+    path, dippm, teacher, resid = options(__doc__, "tests/data/quant.jsonl")
+    per_source, per_scheme, errors = defaultdict(list), defaultdict(list), []
     rows = list(rows_of(path))
     for r in rows:
         pred = predict(r, dippm, teacher)
@@ -56,6 +55,9 @@ def main():
         scheme = r["quant"] or r["precision"]
         per_source[r["source_id"]].append(abs(err))
         per_scheme[scheme.split(":")[0]].append(abs(err))
+        if r["metric"] == "max_output_tokens_per_s":  # a rate; speed-ups are ratios
+            errors.append((r["source_id"], "time", "generation", r["gpu"], r["precision"],
+                           r["runtime"], 1 / r["value"], 1 / pred))
         print("%-18s %-11s %-15s %-11s b=%-4s %4d/%-4d %-23s pub %8.2f pred %8.2f %+7.1f%%" % (
             r["source_id"], r["spec"].split("=")[-1], r["gpu"], scheme, r["batch"],
             r["input_tokens"], r["output_tokens"], r["metric"], r["value"], pred, err))
@@ -71,6 +73,8 @@ def main():
         e = per_scheme[s]
         print("  %-24s %3d rows  MAPE %6.1f%%" % (s, len(e), sum(e) / len(e)))
     print("overall %d rows  MAPE %.1f%%" % (len(every), sum(every) / len(every)))
+    if resid:
+        write_resid(resid, errors)
 
 
 if __name__ == "__main__":

@@ -13,13 +13,14 @@ No constant of dippm is fitted to these rows, so the error of a source left
 out is its error with every source in: the leave-one-source-out view is the
 MAPE per source, printed with the overall MAPE.
 
-Usage: tools/validate_tp.py [JSONL] [--dippm PATH] [--teacher]
+Usage: tools/validate_tp.py [JSONL] [--dippm PATH] [--teacher] [--resid FILE]
   --teacher  run without GNN weights (the teacher's figures)
 """
-import sys
 from collections import defaultdict
 
-from validate_generation import options, rows_of, run  # dippm ... --json, teacher-only on request
+from validate_generation import options, rows_of, run, write_resid
+
+RATES = ("output_tokens_per_s_per_gpu", "max_output_tokens_per_s")
 
 
 def predict(r, dippm, teacher):
@@ -37,13 +38,16 @@ def predict(r, dippm, teacher):
 
 
 def main():
-    path, dippm, teacher = options(__doc__, "tests/data/tensor_parallel.jsonl")
-    per_source = defaultdict(list)
+    path, dippm, teacher, resid = options(__doc__, "tests/data/tensor_parallel.jsonl")
+    per_source, errors = defaultdict(list), []
     rows = list(rows_of(path))
     for r in rows:
         pred = predict(r, dippm, teacher)
         err = (pred - r["value"]) / r["value"] * 100
         per_source[r["source_id"]].append(abs(err))
+        meas, p = (1 / r["value"], 1 / pred) if r["metric"] in RATES else (r["value"], pred)
+        errors.append((r["source_id"], "time", "generation", r["gpu"], r["precision"],
+                       r["runtime"], meas, p))
         print("%-24s %-15s %-4s tp=%d b=%-5s %5d/%-5d %-28s pub %9.1f pred %9.1f %+7.1f%%" % (
             r["source_id"], r["gpu"], r["precision"], r["tp"], r["batch"], r["input_tokens"],
             r["output_tokens"], r["metric"], r["value"], pred, err))
@@ -57,6 +61,8 @@ def main():
     print("overall %d rows  MAPE %.1f%%; mean of the per-source MAPEs %.1f%%" % (
         len(every), sum(every) / len(every),
         sum(sum(e) / len(e) for e in per_source.values()) / len(per_source)))
+    if resid:
+        write_resid(resid, errors)
 
 
 if __name__ == "__main__":

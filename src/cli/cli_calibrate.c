@@ -17,7 +17,8 @@
 #include "util/textsafe.h"
 
 enum { OPT_DATA = CLI_OPT__OWN, OPT_SAMPLES, OPT_NO_FIT, OPT_NO_LOMO, OPT_EXPORT, OPT_INTERVALS,
-       OPT_NEUSIGHT, OPT_WRITE_PARAMS };
+       OPT_NEUSIGHT, OPT_RESID, OPT_WRITE_PARAMS };
+#define MAX_RESID 8
 
 static const struct cli_opt calibrate_opts[] = {
     {"data", 0, "TABLE", "the mapping table (default: the shipped " DATAFILE_CALIBRATION_NAME
@@ -40,6 +41,9 @@ static const struct cli_opt calibrate_opts[] = {
      "overwrite without --force", OPT_INTERVALS},
     {"neusight", 0, "FILE", "with --intervals: also the measured rows of this dataset (JSONL) "
      "predicted by the teacher", OPT_NEUSIGHT},
+    {"resid", 0, "FILE", "with --intervals: also the held-out errors of a validation set no fit "
+     "uses, as tools/validate_tp.py, validate_quant.py or validate_compile.py --resid FILE "
+     "write them (repeatable, up to 8)", OPT_RESID},
     {"output", 'o', "FILE", "write the report to FILE (refuses to overwrite without --force)",
      'o'},
     {"force", 0, NULL, "let -o, --export-rows or --write-params replace an existing file",
@@ -52,8 +56,8 @@ const struct cli_cmd cli_cmd_calibrate = {
     .usage = "dippm calibrate [--data TABLE] [--samples DIR] [--no-fit] [--no-lomo]\n"
              "                       [--write-params FILE] [-o REPORT.md] [--force]\n"
              "       dippm calibrate --export-rows FILE.jsonl [--data TABLE] [--force]\n"
-             "       dippm calibrate --intervals DIR [--neusight FILE.jsonl] [--data TABLE]\n"
-             "                       [--samples DIR] [--force]",
+             "       dippm calibrate --intervals DIR [--neusight FILE.jsonl] [--resid FILE]...\n"
+             "                       [--data TABLE] [--samples DIR] [--force]",
     .about = "Fits the teacher's global constants (efficiency caps, per-kernel, per-op and\n"
              "per-call overheads, runtime context memory, activation allocator factor) to the\n"
              "published measurements of the mapping table, cross-validates them leaving one\n"
@@ -72,6 +76,8 @@ const struct cli_cmd cli_cmd_calibrate = {
 struct calibrate_cli {
     struct cli_common co;
     const char *data, *samples, *export, *intervals, *neusight, *params_out;
+    const char *resid[MAX_RESID];
+    int n_resid;
     bool data_given, samples_given; /* typed, not found */
     bool fit, lomo;
     char data_buf[4096], samples_buf[4096];
@@ -88,6 +94,11 @@ static int calibrate_opt(void *ctx, int id, const char *arg)
     case OPT_EXPORT: a->export = arg; return -1;
     case OPT_INTERVALS: a->intervals = arg; return -1;
     case OPT_NEUSIGHT: a->neusight = arg; return -1;
+    case OPT_RESID:
+        if (a->n_resid == MAX_RESID)
+            return cli_usage_error("calibrate", "--resid: at most %d files", MAX_RESID);
+        a->resid[a->n_resid++] = arg;
+        return -1;
     case OPT_WRITE_PARAMS: a->params_out = arg; return -1;
     default: return CLI_OPTS_COMMON;
     }
@@ -172,19 +183,22 @@ static void intervals_command(const struct calibrate_cli *a, char *buf, size_t s
     if (a->samples_given && len > 0 && (size_t)len < size)
         len += snprintf(buf + len, size - (size_t)len, " --samples %s", a->samples);
     if (a->neusight && len > 0 && (size_t)len < size)
-        snprintf(buf + len, size - (size_t)len, " --neusight %s", a->neusight);
+        len += snprintf(buf + len, size - (size_t)len, " --neusight %s", a->neusight);
+    for (int i = 0; i < a->n_resid && len > 0 && (size_t)len < size; i++)
+        len += snprintf(buf + len, size - (size_t)len, " --resid %s", a->resid[i]);
 }
 
 /* Writes DIR/intervals.tsv and DIR/intervals.md from the held-out errors. */
 static int write_intervals(const struct calibrate_cli *a, const struct interval_resid *res,
-                           int n, int n_calib)
+                           int n, const struct interval_counts *cnt)
 {
     struct interval_table t;
     interval_build(&t, res, n, NULL);
     char cmd[2048], head[5120], inputs[512], tsv_path[4096], md_path[4096];
     intervals_command(a, cmd, sizeof cmd);
     snprintf(inputs, sizeof inputs, "%d held-out errors (%d calibration rows, leave one source "
-             "family out; %d NeuSight rows, teacher)", n, n_calib, n - n_calib);
+             "family out; %d NeuSight rows and %d validation rows, teacher)", n, cnt->calib,
+             cnt->neusight, cnt->resid);
     snprintf(head, sizeof head, "dippm prediction intervals (%.0f%%, family-balanced quantiles by "
              "runtime group; method and check in intervals.md)\nwritten by: %s\nfrom %s",
              INTERVAL_COVERAGE * 100, cmd, inputs);
@@ -192,7 +206,7 @@ static int write_intervals(const struct calibrate_cli *a, const struct interval_
     snprintf(md_path, sizeof md_path, "%s/intervals.md", a->intervals);
     size_t lens[2];
     char *tsv = interval_table_format(&t, head, &lens[0]);
-    char *md = interval_report(res, n, n_calib, &t, cmd, inputs, &lens[1]);
+    char *md = interval_report(res, n, cnt, &t, cmd, inputs, &lens[1]);
     const char *paths[2] = {tsv_path, md_path};
     const void *data[2] = {tsv, md};
     struct diag d = {0};
@@ -213,17 +227,24 @@ static int run_intervals(const struct calibrate_cli *a, struct calib_set *set)
 {
     struct diag d = {0};
     int rc = 0;
-    struct interval_resid *res = NULL;
-    int n = 0, n_calib = 0;
+    struct interval_resid *res = NULL, *val = NULL;
+    struct interval_counts cnt = {0};
+    struct interval_names names = {0};
+    int n = 0, n_val = 0;
+    /* the residual files first: a broken one fails before the folds */
+    if (interval_read_resid(a->resid, a->n_resid, &val, &n_val, &names, &d))
+        return cli_fail(&d);
     struct calib_graphs *cg = calib_graphs_new(set, a->samples, &d);
     fprintf(stderr, "dippm: leave-one-source-family-out folds ...\n");
     if (!cg || calib_evaluate(set, cg, sim_params_default(), &d) ||
         calib_folds(set, cg, sim_params_default(), 2, CF_FAMILY, &d) ||
-        interval_collect(set, a->neusight, &res, &n, &n_calib, &d))
+        interval_collect(set, a->neusight, val, n_val, &res, &n, &cnt, &d))
         rc = cli_fail(&d);
     else
-        rc = write_intervals(a, res, n, n_calib);
+        rc = write_intervals(a, res, n, &cnt);
     free(res);
+    free(val);
+    interval_names_fini(&names);
     calib_graphs_free(cg);
     return rc;
 }
@@ -312,6 +333,8 @@ int cli_calibrate(int argc, char **argv)
         return cli_usage_error("calibrate", "unexpected argument '%s'", argv[optind]);
     if (a.neusight && !a.intervals)
         return cli_usage_error("calibrate", "--neusight is used with --intervals");
+    if (a.n_resid && !a.intervals)
+        return cli_usage_error("calibrate", "--resid is used with --intervals");
     if (a.params_out && (!a.fit || a.intervals || a.export))
         return cli_usage_error("calibrate", "--write-params writes what the fit finds; it "
                                "cannot go with --no-fit, --intervals or --export-rows");

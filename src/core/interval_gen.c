@@ -7,8 +7,10 @@
 #include <string.h>
 
 #include "core/dataset.h"
+#include "core/gpu.h"
 #include "core/predict.h"
 #include "graph/load.h"
+#include "util/fileio.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"
 
@@ -76,17 +78,145 @@ static enum status dataset_resid(const char *path, struct interval_resid **out, 
     return st;
 }
 
-enum status interval_collect(const struct calib_set *set, const char *neusight,
-                             struct interval_resid **out, int *n, int *n_calib, struct diag *d)
+void interval_names_fini(struct interval_names *nm)
 {
-    int cap = set->n_rows + 64;
+    for (int i = 0; i < nm->n; i++)
+        free(nm->v[i]);
+    free(nm->v);
+    nm->v = NULL;
+    nm->n = 0;
+}
+
+/* The family name s, copied into names once. */
+static const char *intern(struct interval_names *nm, const char *s)
+{
+    for (int i = 0; i < nm->n; i++)
+        if (!strcmp(nm->v[i], s))
+            return nm->v[i];
+    nm->v = xrealloc(nm->v, sizeof *nm->v * (size_t)(nm->n + 1));
+    return nm->v[nm->n++] = xstrdup(s);
+}
+
+#define RESID_FIELDS 8
+static const char *const resid_field[RESID_FIELDS] = {
+    "family", "target", "kind", "gpu", "precision", "runtime", "measured", "predicted"};
+
+/* One line of a residual file, split in place into f[], into *x. */
+static enum status resid_parse(char **f, struct interval_resid *x, struct interval_names *nm,
+                               const char *where, struct diag *d)
+{
+    int bad = -1;
+    bool gen = !strcmp(f[2], "generation");
+    char *end;
+    double meas = strtod(f[6], &end), pred = 0;
+    if (!*f[0])
+        bad = 0;
+    else if (strcmp(f[1], "time") && strcmp(f[1], "memory"))
+        bad = 1;
+    else if (!gen && strcmp(f[2], "pass"))
+        bad = 2;
+    else if ((x->gpu = gpu_find(f[3])) < 0)
+        bad = 3;
+    else if (!precision_parse(f[4], &x->prec))
+        bad = 4;
+    else if (!runtime_parse(f[5], &x->rt))
+        bad = 5;
+    else if (*end || !(meas > 0) || !isfinite(meas))
+        bad = 6;
+    else if (pred = strtod(f[7], &end), *end || !(pred > 0) || !isfinite(pred))
+        bad = 7;
+    if (bad >= 0)
+        return diag_set(d, ST_EPARSE, "%s: field %s: '%s' is not %s", where, resid_field[bad],
+                        f[bad],
+                        bad == 1 ? "time or memory" : bad == 2 ? "pass or generation"
+                        : bad == 3 ? "a GPU of dippm's table" : bad == 4 ? "a precision"
+                        : bad == 5 ? "a runtime" : bad == 0 ? "a family name"
+                                   : "a number > 0");
+    x->target = f[1][0] == 't' ? IT_TIME : IT_MEMORY;
+    x->group = interval_group_of(x->rt, gen);
+    x->r = log(meas / pred);
+    x->family = intern(nm, f[0]);
+    return ST_OK;
+}
+
+/* Appends the rows of the residual file path (interval_gen.h). */
+static enum status file_resid(const char *path, struct interval_resid **out, int *n, int *cap,
+                              struct interval_names *nm, struct diag *d)
+{
+    char *text;
+    size_t len;
+    enum status st = file_read_all(path, (size_t)64 << 20, &text, &len, d);
+    if (st)
+        return st;
+    int line = 0;
+    for (char *p = text, *next; p && *p && !st; p = next) {
+        next = strchr(p, '\n');
+        if (next)
+            *next++ = 0;
+        if (++line == 1 || !*p)
+            continue; /* the header */
+        char *f[RESID_FIELDS], *q = p, where[4200];
+        int k = 0;
+        while (k < RESID_FIELDS && q) {
+            f[k++] = q;
+            if ((q = strchr(q, '\t')))
+                *q++ = 0;
+        }
+        snprintf(where, sizeof where, "%s:%d", path, line);
+        if (k < RESID_FIELDS) {
+            st = diag_set(d, ST_EPARSE, "%s: %d tab-separated fields, expected %d (%s ... %s)",
+                          where, k, RESID_FIELDS, resid_field[0], resid_field[RESID_FIELDS - 1]);
+            break;
+        }
+        if (*n == *cap)
+            *out = xrealloc(*out, sizeof **out * (size_t)(*cap = 2 * *cap + 16));
+        if (!(st = resid_parse(f, &(*out)[*n], nm, where, d)))
+            (*n)++;
+    }
+    free(text);
+    return st;
+}
+
+enum status interval_read_resid(const char *const *files, int n_files,
+                                struct interval_resid **out, int *n,
+                                struct interval_names *names, struct diag *d)
+{
+    int cap = 0;
+    enum status st = ST_OK;
+    *out = NULL;
+    *n = 0;
+    for (int i = 0; i < n_files && !st; i++)
+        st = file_resid(files[i], out, n, &cap, names, d);
+    if (st) {
+        free(*out);
+        *out = NULL;
+        *n = 0;
+        interval_names_fini(names);
+    }
+    return st;
+}
+
+enum status interval_collect(const struct calib_set *set, const char *neusight,
+                             const struct interval_resid *resid, int n_resid,
+                             struct interval_resid **out, int *n, struct interval_counts *cnt,
+                             struct diag *d)
+{
+    int cap = set->n_rows + n_resid + 64;
     *out = xmalloc(sizeof **out * (size_t)cap);
     *n = 0;
     for (int i = 0; i < set->n_rows; i++)
         if (calib_resid(&set->rows[i], &(*out)[*n]))
             (*n)++;
-    *n_calib = *n;
+    cnt->calib = *n;
     enum status st = neusight ? dataset_resid(neusight, out, n, &cap, d) : ST_OK;
+    cnt->neusight = *n - cnt->calib;
+    if (!st) {
+        if (*n + n_resid > cap)
+            *out = xrealloc(*out, sizeof **out * (size_t)(cap = *n + n_resid));
+        memcpy(*out + *n, resid, sizeof *resid * (size_t)n_resid);
+        *n += n_resid;
+    }
+    cnt->resid = n_resid;
     if (st) {
         free(*out);
         *out = NULL;
@@ -265,7 +395,7 @@ static void losfo_md(struct strbuf *s, const struct interval_resid *res, int n)
     free(fam);
 }
 
-char *interval_report(const struct interval_resid *res, int n, int n_calib,
+char *interval_report(const struct interval_resid *res, int n, const struct interval_counts *cnt,
                       const struct interval_table *t, const char *command, const char *inputs,
                       size_t *len)
 {
@@ -279,9 +409,12 @@ char *interval_report(const struct interval_resid *res, int n, int n_calib,
         "log(measured / predicted): the %d fitted time and memory rows of the calibration "
         "table, each predicted by the teacher refitted without the row's source family (the "
         "leave-one-source-family-out folds of `dippm calibrate`, started from the compiled-in "
-        "constants: a new user's harness is a new source), and %d NeuSight end-to-end latency "
+        "constants: a new user's harness is a new source), %d NeuSight end-to-end latency "
         "rows predicted by the teacher, which "
-        "was not fitted to them. Throughputs count as times (the error of the rate, negated). "
+        "was not fitted to them, and %d rows of the validation sets no fit uses "
+        "(tensor-parallel, quantised and torch.compile rows: tools/validate_tp.py, "
+        "validate_quant.py and validate_compile.py --resid), each source its own family. "
+        "Throughputs count as times (the error of the rate, negated). "
         "Rows the calibration only evaluates (their configuration is known only approximately) "
         "and power and energy rows are not used. The errors are grouped by target (time; "
         "memory) and runtime group (eager: pytorch, pytorch-sdpa; tensorrt: tensorrt, "
@@ -297,7 +430,8 @@ char *interval_report(const struct interval_resid *res, int n, int n_calib,
         "their GPU. A group whose rows come from one or two source families (column "
         "*source families*) describes those sources' models; the check below shows how such "
         "an interval does on the others.\n\n",
-        n_calib, n - n_calib, INTERVAL_COVERAGE * 100, INTERVAL_MIN_ROWS, INTERVAL_WIDEN_FEW,
+        cnt->calib, cnt->neusight, cnt->resid, INTERVAL_COVERAGE * 100, INTERVAL_MIN_ROWS,
+        INTERVAL_WIDEN_FEW,
         INTERVAL_WIDEN_UNMEASURED);
     strbuf_printf(&s, "## The table\n\nThe measured value of a configuration lies in "
                       "[predicted x low factor, predicted x high factor] for %.0f%% of the "
