@@ -118,6 +118,19 @@ def options(doc, default_path):
     return path, dippm, "--teacher" in args, resid
 
 
+def report_sources(per_source, teacher):
+    """Prints the MAPE of each source's rows (per_source: source -> list of
+    absolute % errors) and returns every error."""
+    print("\nMAPE per source (%s; nothing fitted, so each is also its leave-one-source-out "
+          "error):" % ("teacher" if teacher else "GNN"))
+    every = []
+    for s in sorted(per_source):
+        e = per_source[s]
+        every.extend(e)
+        print("  %-24s %3d rows  MAPE %6.1f%%" % (s, len(e), sum(e) / len(e)))
+    return every
+
+
 RESID_DOC = """  --resid FILE  also write every row's held-out error for the prediction
                 intervals (dippm calibrate --intervals --resid FILE; make intervals)"""
 

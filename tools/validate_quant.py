@@ -19,7 +19,7 @@ Usage: tools/validate_quant.py [JSONL] [--dippm PATH] [--teacher] [--resid FILE]
 """
 from collections import defaultdict
 
-from validate_generation import options, rows_of, run, write_resid
+from validate_generation import options, report_sources, rows_of, run, write_resid
 
 
 def common(r, quant):
@@ -61,13 +61,7 @@ def main():
         print("%-18s %-11s %-15s %-11s b=%-4s %4d/%-4d %-23s pub %8.2f pred %8.2f %+7.1f%%" % (
             r["source_id"], r["spec"].split("=")[-1], r["gpu"], scheme, r["batch"],
             r["input_tokens"], r["output_tokens"], r["metric"], r["value"], pred, err))
-    print("\nMAPE per source (%s; nothing fitted, so each is also its leave-one-source-out "
-          "error):" % ("teacher" if teacher else "GNN"))
-    every = []
-    for s in sorted(per_source):
-        e = per_source[s]
-        every.extend(e)
-        print("  %-24s %3d rows  MAPE %6.1f%%" % (s, len(e), sum(e) / len(e)))
+    every = report_sources(per_source, teacher)
     print("MAPE per scheme:")
     for s in sorted(per_scheme):
         e = per_scheme[s]

@@ -18,7 +18,7 @@ Usage: tools/validate_tp.py [JSONL] [--dippm PATH] [--teacher] [--resid FILE]
 """
 from collections import defaultdict
 
-from validate_generation import options, rows_of, run, write_resid
+from validate_generation import options, report_sources, rows_of, run, write_resid
 
 RATES = ("output_tokens_per_s_per_gpu", "max_output_tokens_per_s")
 
@@ -51,13 +51,7 @@ def main():
         print("%-24s %-15s %-4s tp=%d b=%-5s %5d/%-5d %-28s pub %9.1f pred %9.1f %+7.1f%%" % (
             r["source_id"], r["gpu"], r["precision"], r["tp"], r["batch"], r["input_tokens"],
             r["output_tokens"], r["metric"], r["value"], pred, err))
-    print("\nMAPE per source (%s; nothing fitted, so each is also its leave-one-source-out "
-          "error):" % ("teacher" if teacher else "GNN"))
-    every = []
-    for s in sorted(per_source):
-        e = per_source[s]
-        every.extend(e)
-        print("  %-24s %3d rows  MAPE %6.1f%%" % (s, len(e), sum(e) / len(e)))
+    every = report_sources(per_source, teacher)
     print("overall %d rows  MAPE %.1f%%; mean of the per-source MAPEs %.1f%%" % (
         len(every), sum(every) / len(every),
         sum(sum(e) / len(e) for e in per_source.values()) / len(per_source)))
