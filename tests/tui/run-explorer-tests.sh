@@ -896,6 +896,12 @@ has 3 "quant none: skipped w8a8 (int8), fp8 (fp8), which runtime pytorch on A100
 line_has 3 2 "GPU A100-SXM4-40GB  fp16  pytorch"
 end
 
+begin "36: with a scheme the batch x precision heat map predicts only the precisions it runs in"
+run 40 160 ':quant w4a16<Enter>3H@1' zoo:resnet:depth=18
+dump 1 | grep -q "^      1  *n/a  *n/a  *[0-9.]* ms  *[0-9.]* ms  *n/a  *n/a" ||
+    bad "batch 1 row: $(dump 1 | grep "^      1 ")"
+end
+
 begin "36: a session keeps the scheme; one written without it opens with none"
 run 30 160 ':quant w8a16:g64<Enter>:precision bf16<Enter>:w q36<Enter>@1' zoo:llama
 has 1 "session q36 saved"
