@@ -16,7 +16,7 @@
 #include "graph/keras.h"
 #include "graph/keras_file.h"
 #include "graph/onnx_load.h"
-#include "graph/zoo.h"
+#include "graph/zoo/zoo.h"
 
 /* JSON model files beyond this are refused before parsing (a real Keras or
  * dippm graph of 100k nodes is well under this). */

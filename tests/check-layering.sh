@@ -31,7 +31,7 @@ if [ -n "$bad" ]; then echo "FAIL: core tests include ui headers: $bad"; fail=1;
 # program (src/cli). Includes name the layer folder ("core/sim.h"). No file includes a header of a
 # layer above its own, and the modules (a header with its .c; NAME_impl.h
 # belongs to NAME) include one another without a circle.
-edges=$(for f in src/util/*.[ch] graph/*.[ch] src/core/*.[ch] src/cli/*.[ch] ui/*.[ch]; do
+edges=$(for f in src/util/*.[ch] graph/*.[ch] graph/*/*.[ch] src/core/*.[ch] src/cli/*.[ch] ui/*.[ch]; do
     case $f in *.pb-c.[ch]) continue ;; esac
     sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"\([^"]*\)".*/\1/p' "$f" |
         while read -r inc; do

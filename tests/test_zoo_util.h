@@ -17,7 +17,7 @@
 #include "graph/json_graph.h"
 #include "graph/load.h"
 #include "graph/shape.h"
-#include "graph/zoo.h"
+#include "graph/zoo/zoo.h"
 
 /* Parameters counted independently of the cost model: elements of every
  * initializer except BatchNormalization's running mean and variance

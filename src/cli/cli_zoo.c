@@ -11,7 +11,7 @@
 #include "util/jsonw.h"
 #include "graph/shape.h"
 #include "core/report.h"
-#include "graph/zoo.h"
+#include "graph/zoo/zoo.h"
 
 enum { OPT_SEED = CLI_OPT__OWN, OPT_COUNT };
 

@@ -10,7 +10,7 @@
 #include "graph/shape.h"
 #include "core/sim.h"
 #include "util/xalloc.h"
-#include "graph/zoo.h"
+#include "graph/zoo/zoo.h"
 
 static uint64_t mix64(uint64_t z)
 {

@@ -10,7 +10,7 @@
 #include "core/predict.h"
 #include "graph/shape.h"
 #include "util/xalloc.h"
-#include "graph/zoo.h"
+#include "graph/zoo/zoo.h"
 
 static const struct {
     const char *name, *desc;

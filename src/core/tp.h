@@ -23,7 +23,7 @@
 #include "core/config.h"
 #include "core/gpu.h"
 #include "graph/ir.h"
-#include "graph/zoo.h"
+#include "graph/zoo/zoo.h"
 #include "util/status.h"
 
 /* The GPU counts --tp takes: 1, 2, 4, 8 (one node). */

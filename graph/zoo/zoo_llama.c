@@ -12,7 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "graph/zoo_impl.h"
+#include "graph/zoo/zoo_impl.h"
 
 static const char *const llama_names[] = {
     "llama2-7b", "llama2-13b", "llama2-70b", "llama3-8b", "llama3-70b", "tinyllama-1.1b",

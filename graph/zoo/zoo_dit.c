@@ -42,7 +42,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "graph/zoo_dit.h"
+#include "graph/zoo/zoo_dit.h"
 
 static const char *const dit_names[] = {"pixart-sigma-xl2-1024", "pixart-alpha-xl2-1024",
                                         "pixart-sigma-xl2-512", "sd3-medium", "custom"};

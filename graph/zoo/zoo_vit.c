@@ -2,7 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "graph/zoo_impl.h"
+#include "graph/zoo/zoo_impl.h"
 
 static const char *const vit_names[] = {"b_16", "b_32", "l_16", "l_32", "h_14", "custom"};
 static const char *const vit_presets[] = {

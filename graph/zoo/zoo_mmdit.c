@@ -38,7 +38,7 @@
  * made for `latent`: other height/width bindings fail shape inference. */
 #include <stdio.h>
 
-#include "graph/zoo_dit.h"
+#include "graph/zoo/zoo_dit.h"
 
 /* The crop of pos_embed [1, pos_max^2, D] to the latent's grid, centred
  * (PatchEmbed.cropped_pos_embed): [1, grid^2, D]. */

@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "graph/zoo_impl.h"
+#include "graph/zoo/zoo_impl.h"
 
 static const char *const unet_names[] = {"sd15", "sd21", "sdxl", "custom"};
 static const char *const unet_presets[] = {

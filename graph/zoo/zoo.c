@@ -1,7 +1,7 @@
 /* zoo.c - the template registry: parameter parsing and validation,
  * presets, canonical specs, building and the seeded sampler. The families
  * themselves live in zoo_*.c. */
-#include "graph/zoo.h"
+#include "graph/zoo/zoo.h"
 
 #include <errno.h>
 #include <math.h>
@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "graph/zoo_impl.h"
+#include "graph/zoo/zoo_impl.h"
 
 static const struct zoo_family *const families[] = {
     &zoo_fam_resnet, &zoo_fam_vgg,   &zoo_fam_mobilenet_v2, &zoo_fam_mobilenet_v3,

@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "graph/zoo_impl.h"
+#include "graph/zoo/zoo_impl.h"
 
 #define CLASSES_PARAM                                                                     \
     {.name = "classes", .type = ZOO_PT_INT, .min = 1, .max = 100000, .smin = 2, .smax = 1000, \

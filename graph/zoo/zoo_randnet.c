@@ -4,7 +4,7 @@
  * The same parameters always build the same graph. */
 #include <stdio.h>
 
-#include "graph/zoo_impl.h"
+#include "graph/zoo/zoo_impl.h"
 
 static const char *const rn_styles[] = {"conv", "transformer", "hybrid", "mlp"};
 enum { RN_CONV, RN_TRANSFORMER, RN_HYBRID, RN_MLP };

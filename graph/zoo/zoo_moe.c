@@ -17,7 +17,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "graph/zoo_impl.h"
+#include "graph/zoo/zoo_impl.h"
 
 static const char *const moe_names[] = {"mixtral-8x7b", "qwen3-30b-a3b", "custom"};
 static const char *const moe_presets[] = {

@@ -1,7 +1,7 @@
 /* zoo_mlp.c - a multilayer perceptron: Gemm + activation layers. */
 #include <stdio.h>
 
-#include "graph/zoo_impl.h"
+#include "graph/zoo/zoo_impl.h"
 
 static const char *const mlp_acts[] = {"relu", "gelu", "tanh", "sigmoid", "silu"};
 static const enum op mlp_ops[] = {OP_Relu, OP_Gelu, OP_Tanh, OP_Sigmoid, OP_Silu};

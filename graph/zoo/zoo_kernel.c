@@ -15,7 +15,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "graph/zoo_impl.h"
+#include "graph/zoo/zoo_impl.h"
 
 /* op name, ONNX op (catalogue), operand kind */
 #define KERNEL_OPS(X)                               \

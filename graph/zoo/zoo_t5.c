@@ -16,7 +16,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "graph/zoo_impl.h"
+#include "graph/zoo/zoo_impl.h"
 
 /* Encoder-decoder sizes shared by both families. */
 struct encdec {

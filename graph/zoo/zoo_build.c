@@ -7,7 +7,7 @@
 
 #include "util/arena.h"
 #include "util/strmap.h"
-#include "graph/zoo_impl.h"
+#include "graph/zoo/zoo_impl.h"
 
 void zb_init(struct zoo_build *b, const char *name)
 {

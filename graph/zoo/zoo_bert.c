@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "graph/zoo_impl.h"
+#include "graph/zoo/zoo_impl.h"
 
 /* Unsqueeze x at the given axes. */
 static int unsqueeze(struct zoo_build *b, int x, const int64_t *axes, int n)

@@ -16,7 +16,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "graph/zoo.h"
+#include "graph/zoo/zoo.h"
 
 struct strmap;
 struct zoo_build;

@@ -20,7 +20,7 @@
  * images only decodes. */
 #include <stdio.h>
 
-#include "graph/zoo_impl.h"
+#include "graph/zoo/zoo_impl.h"
 
 static const char *const vae_names[] = {"sd-vae", "sd3-vae", "custom"};
 static const char *const vae_presets[] = {

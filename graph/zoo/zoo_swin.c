@@ -15,7 +15,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "graph/zoo_impl.h"
+#include "graph/zoo/zoo_impl.h"
 
 static const char *const swin_names[] = {"t", "s", "b", "custom"};
 static const char *const swin_presets[] = {

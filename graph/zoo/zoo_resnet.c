@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "graph/zoo_impl.h"
+#include "graph/zoo/zoo_impl.h"
 
 /* ---- ResNet ---------------------------------------------------------------- */
 

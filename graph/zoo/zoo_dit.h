@@ -6,7 +6,7 @@
 
 #include <stdbool.h>
 
-#include "graph/zoo_impl.h"
+#include "graph/zoo/zoo_impl.h"
 
 #define DIT_TIME_CH 256 /* Timesteps(num_channels=256) */
 
