@@ -12,7 +12,7 @@
 
 #include "util/datafile.h"
 #include "util/fileio.h"
-#include "graph/json_graph.h"
+#include "graph/json/json_graph.h"
 #include "graph/keras.h"
 #include "graph/keras_file.h"
 #include "graph/onnx_load.h"

@@ -14,7 +14,7 @@
 #include <cmocka.h>
 
 #include "util/arena.h"
-#include "graph/json_graph.h"
+#include "graph/json/json_graph.h"
 #include "graph/load.h"
 #include "graph/shape.h"
 

@@ -21,7 +21,7 @@
 #include <unistd.h>
 
 #include "util/fileio.h"
-#include "graph/json_graph.h"
+#include "graph/json/json_graph.h"
 #include "util/jsonr.h"
 #include "graph/shape.h"
 #include "util/textsafe.h"

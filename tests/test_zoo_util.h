@@ -14,7 +14,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "graph/json_graph.h"
+#include "graph/json/json_graph.h"
 #include "graph/load.h"
 #include "graph/shape.h"
 #include "graph/zoo/zoo.h"

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 
 #include "cli/cli.h"
-#include "graph/json_graph.h"
+#include "graph/json/json_graph.h"
 #include "graph/tokens.h"
 
 static const struct cli_opt convert_opts[] = {

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
-#include "graph/json_graph.h"
+#include "graph/json/json_graph.h"
 #include "graph/tokens.h"
 #include "util/jsonw.h"
 #include "graph/shape.h"

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "graph/json_graph.h"
+#include "graph/json/json_graph.h"
 #include "graph/shape.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -16,7 +16,7 @@
  * {"strings": []}, {"tensor": {...}} or {"graph": null} where the plain form
  * would be ambiguous. The writer always emits the unambiguous form.
  */
-#include "graph/json_graph.h"
+#include "graph/json/json_graph.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>

@@ -3,7 +3,7 @@
  * json_graph.c and man/dippm-json.5; the writer always emits the typed form
  * for floats and lists so that a read gives back exactly the same graph.
  */
-#include "graph/json_graph.h"
+#include "graph/json/json_graph.h"
 
 #include <math.h>
 #include <stdio.h>
