@@ -13,8 +13,8 @@
 #include "util/datafile.h"
 #include "util/fileio.h"
 #include "graph/json/json_graph.h"
-#include "graph/keras.h"
-#include "graph/keras_file.h"
+#include "graph/keras/keras.h"
+#include "graph/keras/keras_file.h"
 #include "graph/onnx_load.h"
 #include "graph/zoo/zoo.h"
 

@@ -23,7 +23,7 @@ check 'protobuf-c/' '^graph/onnx' 'protobuf-c'
 # cJSON belongs to the JSON file readers: dippm graphs, Keras/TF.js, measured
 # rows, dataset JSONL and the calibration data -- all through the strict parser
 # src/util/jsonr.
-check 'cjson/' '^graph/(json/json_graph|keras[a-z_]*)\.c$|^src/core/(measured|dataset|calib)\.c$|^src/util/jsonr\.[ch]$|^tests/' 'cJSON'
+check 'cjson/' '^graph/(json/json_graph|keras/keras[a-z_]*)\.c$|^src/core/(measured|dataset|calib)\.c$|^src/util/jsonr\.[ch]$|^tests/' 'cJSON'
 # core tests must not link curses: no tests/test_*.c outside test_ui* includes ui headers
 bad=$(grep -lE '#include "ui/' tests/test_*.c 2>/dev/null | grep -v 'tests/test_ui')
 if [ -n "$bad" ]; then echo "FAIL: core tests include ui headers: $bad"; fail=1; else echo "ok: core tests curses-free"; fi

@@ -25,7 +25,7 @@
 
 #include "util/fileio.h"
 #include "graph/ir.h"
-#include "graph/keras.h"
+#include "graph/keras/keras.h"
 #include "graph/load.h"
 #include "graph/shape.h"
 

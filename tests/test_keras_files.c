@@ -24,7 +24,7 @@
 
 #include "util/fileio.h"
 #include "graph/ir.h"
-#include "graph/keras_file.h"
+#include "graph/keras/keras_file.h"
 #include "graph/load.h"
 #include "graph/shape.h"
 

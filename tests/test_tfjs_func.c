@@ -20,8 +20,8 @@
 
 #include <cmocka.h>
 
-#include "graph/keras.h"
-#include "graph/keras_tfjs_impl.h"
+#include "graph/keras/keras.h"
+#include "graph/keras/keras_tfjs_impl.h"
 #include "graph/shape.h"
 #include "test_tfjs_util.h"
 

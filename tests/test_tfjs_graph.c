@@ -22,8 +22,8 @@
 
 #include <cmocka.h>
 
-#include "graph/keras.h"
-#include "graph/keras_impl.h"
+#include "graph/keras/keras.h"
+#include "graph/keras/keras_impl.h"
 #include "graph/shape.h"
 
 /* The manifest stores, in order: the filter (float32, 108 values = 432

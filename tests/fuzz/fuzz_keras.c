@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "graph/keras.h"
+#include "graph/keras/keras.h"
 #include "graph/shape.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "graph/keras_file.h"
+#include "graph/keras/keras_file.h"
 #include "graph/shape.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

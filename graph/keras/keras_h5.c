@@ -18,14 +18,14 @@
  */
 #include "dippm_config.h"
 
-#include "graph/keras_file.h"
+#include "graph/keras/keras_file.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "util/isolate.h"
-#include "graph/keras.h"
+#include "graph/keras/keras.h"
 
 #ifdef HAVE_HDF5
 #include <hdf5.h>

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "graph/keras_tfjs_impl.h"
+#include "graph/keras/keras_tfjs_impl.h"
 #include "util/xalloc.h"
 
 static bool is(const struct gnode *g, const char *op)

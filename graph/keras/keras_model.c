@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "graph/keras_impl.h"
+#include "graph/keras/keras_impl.h"
 #include "util/strmap.h"
 #include "util/xalloc.h"
 

@@ -7,7 +7,7 @@
 #ifndef DIPPM_KERAS_TFJS_IMPL_H
 #define DIPPM_KERAS_TFJS_IMPL_H
 
-#include "graph/keras_impl.h"
+#include "graph/keras/keras_impl.h"
 
 struct strmap;
 struct tfuncs;

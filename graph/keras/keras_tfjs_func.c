@@ -25,7 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "graph/keras_tfjs_impl.h"
+#include "graph/keras/keras_tfjs_impl.h"
 #include "util/strmap.h"
 #include "util/xalloc.h"
 

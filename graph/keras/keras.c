@@ -15,7 +15,7 @@
  * small integer constants (paddings, axes, target shapes) are read from the
  * shards beside the file (keras_shard.c).
  */
-#include "graph/keras.h"
+#include "graph/keras/keras.h"
 
 #include <cjson/cJSON.h>
 #include <stdarg.h>
@@ -25,7 +25,7 @@
 
 #include "util/fileio.h"
 #include "util/jsonr.h"
-#include "graph/keras_impl.h"
+#include "graph/keras/keras_impl.h"
 #include "util/strmap.h"
 #include "util/xalloc.h"
 

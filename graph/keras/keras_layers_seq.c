@@ -17,7 +17,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "graph/keras_impl.h"
+#include "graph/keras/keras_impl.h"
 
 static int64_t dimv(const struct dim *d)
 {

@@ -24,7 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "graph/keras_tfjs_impl.h"
+#include "graph/keras/keras_tfjs_impl.h"
 #include "util/xalloc.h"
 
 /* TF axis a of a rank-r tensor -> axis in the layout cf. */

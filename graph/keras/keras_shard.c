@@ -22,7 +22,7 @@
 #include <unistd.h>
 
 #include "util/fileio.h"
-#include "graph/keras_impl.h"
+#include "graph/keras/keras_impl.h"
 #include "util/xalloc.h"
 
 int64_t kshard_entry_bytes(const cJSON *entry, enum dtype dt, int64_t n)

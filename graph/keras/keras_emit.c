@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "graph/keras_impl.h"
+#include "graph/keras/keras_impl.h"
 
 const char *kx_name(struct kctx *c, const struct klayer *L, const char *suffix)
 {

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "graph/keras_impl.h"
+#include "graph/keras/keras_impl.h"
 
 enum status keras_layer_emit_misc(struct kctx *c, const struct klayer *L, struct ktensor *in,
                                   int n_in, struct ktensor *out, int *n_out);

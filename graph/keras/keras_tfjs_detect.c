@@ -25,7 +25,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "graph/keras_tfjs_impl.h"
+#include "graph/keras/keras_tfjs_impl.h"
 
 /* Input i in TF's order: a Const's value or the tensor; *rank its rank. */
 static int value_of(struct gctx *G, struct gnode *g, int i, int *rank)

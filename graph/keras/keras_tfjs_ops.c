@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "graph/keras_tfjs_impl.h"
+#include "graph/keras/keras_tfjs_impl.h"
 
 /* ---- op emitters -------------------------------------------------------------------- */
 

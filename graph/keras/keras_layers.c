@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "graph/keras_impl.h"
+#include "graph/keras/keras_impl.h"
 
 /* Layers whose class is not known here are dispatched on. */
 enum status keras_layer_emit_misc(struct kctx *c, const struct klayer *L, struct ktensor *in,

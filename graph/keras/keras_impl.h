@@ -1,6 +1,6 @@
 /*
  * keras_impl.h - internals shared by the Keras / TF.js readers (keras*.c).
- * Not a public header: only graph/keras*.c include it.
+ * Not a public header: only graph/keras/keras*.c include it.
  *
  * Layout convention. Keras and TF default to channels-last (NHWC, NWC,
  * NDHWC); the IR's ONNX ops (Conv, pools, BatchNormalization, Resize, Pad)

@@ -13,14 +13,14 @@
  */
 #include "dippm_config.h"
 
-#include "graph/keras_file.h"
+#include "graph/keras/keras_file.h"
 
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "graph/keras.h"
+#include "graph/keras/keras.h"
 
 int keras_file_sniff(const uint8_t *head, size_t n)
 {
