@@ -15,7 +15,7 @@
 #include "graph/json/json_graph.h"
 #include "graph/keras/keras.h"
 #include "graph/keras/keras_file.h"
-#include "graph/onnx_load.h"
+#include "graph/onnx/onnx_load.h"
 #include "graph/zoo/zoo.h"
 
 /* JSON model files beyond this are refused before parsing (a real Keras or

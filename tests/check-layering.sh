@@ -19,7 +19,7 @@ check() { # header-regex allowed-path-regex what
 }
 check 'n?curses(w)?\.h|ncursesw/|term\.h|panel\.h' '^ui/' 'curses'
 check 'readline/' '^ui/prompt\.c$' 'readline'
-check 'protobuf-c/' '^graph/onnx' 'protobuf-c'
+check 'protobuf-c/' '^graph/onnx/' 'protobuf-c'
 # cJSON belongs to the JSON file readers: dippm graphs, Keras/TF.js, measured
 # rows, dataset JSONL and the calibration data -- all through the strict parser
 # src/util/jsonr.

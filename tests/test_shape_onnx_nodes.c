@@ -21,7 +21,7 @@
 
 #include <cmocka.h>
 
-#include "graph/onnx_load.h"
+#include "graph/onnx/onnx_load.h"
 #include "graph/shape.h"
 
 #define DEFAULT_DIR "/usr/share/libonnx-testdata/data/node"

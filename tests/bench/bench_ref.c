@@ -42,7 +42,7 @@
 #include "core/gnn_features.h"
 #include "core/gpu.h"
 #include "graph/load.h"
-#include "graph/onnx_load.h"
+#include "graph/onnx/onnx_load.h"
 #include "graph/shape.h"
 #include "core/sim.h"
 #include "core/weights.h"

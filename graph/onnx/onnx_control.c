@@ -15,8 +15,8 @@
 #include <string.h>
 
 #include "util/arena.h"
-#include "graph/onnx_impl.h"
-#include "graph/onnx_load_impl.h"
+#include "graph/onnx/onnx_impl.h"
+#include "graph/onnx/onnx_load_impl.h"
 #include "util/strmap.h"
 #include "util/xalloc.h"
 

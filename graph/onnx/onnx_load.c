@@ -11,7 +11,7 @@
  * converters) -> unknown. Symbol defaults: batch-like names 1, names with
  * "seq"/"token" 128, "height"/"width" 224, others 1.
  */
-#include "graph/onnx_load.h"
+#include "graph/onnx/onnx_load.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -25,8 +25,8 @@
 
 #include "util/arena.h"
 #include "onnx.pb-c.h"
-#include "graph/onnx_impl.h"
-#include "graph/onnx_load_impl.h"
+#include "graph/onnx/onnx_impl.h"
+#include "graph/onnx/onnx_load_impl.h"
 #include "util/strmap.h"
 #include "util/xalloc.h"
 

@@ -3,11 +3,11 @@
  * ModelProto that writes a compact copy without tensor payloads (see
  * onnx_impl.h for why and for the wire layout).
  *
- * The schema subset below mirrors graph/onnx.proto: a field listed here is
+ * The schema subset below mirrors graph/onnx/onnx.proto: a field listed here is
  * checked against its declared wire type and copied; any other field is
  * checked structurally (its length must fit) and dropped.
  */
-#include "graph/onnx_impl.h"
+#include "graph/onnx/onnx_impl.h"
 #include "onnx.pb-c.h"
 
 #include <limits.h>
