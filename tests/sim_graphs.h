@@ -1,6 +1,6 @@
 /*
  * sim_graphs.h - hand-built test graphs for the teacher: shapes, dtypes and
- * node costs are set directly (independently of graph/shape.c), with the
+ * node costs are set directly (independently of graph/ops/shape.c), with the
  * cost conventions of ir.h (1 MAC = 2 FLOPs; bytes by element type).
  */
 #ifndef DIPPM_TEST_SIM_GRAPHS_H

@@ -22,7 +22,7 @@
 #include "util/fileio.h"
 #include "graph/ir.h"
 #include "graph/onnx/onnx_load.h"
-#include "graph/shape.h"
+#include "graph/ops/shape.h"
 #include "core/gpu.h"
 #include "core/sim.h"
 

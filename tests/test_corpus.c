@@ -20,7 +20,7 @@
 #include "util/fileio.h"
 #include "graph/ir.h"
 #include "graph/onnx/onnx_load.h"
-#include "graph/shape.h"
+#include "graph/ops/shape.h"
 
 static cJSON *expected;
 

@@ -43,7 +43,7 @@
 #include "core/diffusion.h"
 #include "core/gpu.h"
 #include "graph/load.h"
-#include "graph/shape.h"
+#include "graph/ops/shape.h"
 #include "graph/zoo/zoo.h"
 
 static double conv(double ci, double co, double k)

@@ -58,7 +58,7 @@
 
 #include "core/generation.h"
 #include "core/gpu.h"
-#include "graph/shape.h"
+#include "graph/ops/shape.h"
 #include "core/sim.h"
 #include "graph/zoo/zoo.h"
 

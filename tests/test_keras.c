@@ -27,7 +27,7 @@
 #include "graph/ir.h"
 #include "graph/keras/keras.h"
 #include "graph/load.h"
-#include "graph/shape.h"
+#include "graph/ops/shape.h"
 
 static char samples[1024];
 

@@ -26,7 +26,7 @@
 #include "graph/ir.h"
 #include "graph/keras/keras_file.h"
 #include "graph/load.h"
-#include "graph/shape.h"
+#include "graph/ops/shape.h"
 
 static char tmpdir[256];
 

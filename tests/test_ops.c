@@ -10,7 +10,7 @@
 #include <cmocka.h>
 
 #include "graph/ops.h"
-#include "graph/op_infer.h"
+#include "graph/ops/op_infer.h"
 
 static void test_views(void **state)
 {

@@ -16,7 +16,7 @@
 #include "util/arena.h"
 #include "graph/json/json_graph.h"
 #include "graph/load.h"
-#include "graph/shape.h"
+#include "graph/ops/shape.h"
 
 /* ---- JSON helpers -------------------------------------------------------- */
 

@@ -25,7 +25,7 @@
 #include <cmocka.h>
 
 #include "core/gpu.h"
-#include "graph/shape.h"
+#include "graph/ops/shape.h"
 #include "core/sim.h"
 #include "graph/zoo/zoo.h"
 

@@ -23,7 +23,7 @@
 #include "util/fileio.h"
 #include "graph/json/json_graph.h"
 #include "util/jsonr.h"
-#include "graph/shape.h"
+#include "graph/ops/shape.h"
 #include "util/textsafe.h"
 
 static void test_json_strict(void **state)

@@ -26,7 +26,7 @@
 
 #include "graph/keras/keras.h"
 #include "graph/keras/keras_tfjs_impl.h"
-#include "graph/shape.h"
+#include "graph/ops/shape.h"
 #include "test_tfjs_util.h"
 
 #define ENTER(nm, in, c)                                                                       \

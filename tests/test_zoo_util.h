@@ -16,7 +16,7 @@
 
 #include "graph/json/json_graph.h"
 #include "graph/load.h"
-#include "graph/shape.h"
+#include "graph/ops/shape.h"
 #include "graph/zoo/zoo.h"
 
 /* Parameters counted independently of the cost model: elements of every

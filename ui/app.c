@@ -15,7 +15,7 @@
 #include "core/gpu.h"
 #include "core/tp.h"
 #include "graph/load.h"
-#include "graph/shape.h"
+#include "graph/ops/shape.h"
 #include "util/xalloc.h"
 #include "graph/zoo/zoo.h"
 

@@ -7,9 +7,9 @@
 
 #include "cli/cli.h"
 #include "graph/json/json_graph.h"
-#include "graph/tokens.h"
+#include "graph/ops/tokens.h"
 #include "util/jsonw.h"
-#include "graph/shape.h"
+#include "graph/ops/shape.h"
 #include "core/report.h"
 #include "graph/zoo/zoo.h"
 

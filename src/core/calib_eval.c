@@ -21,8 +21,8 @@
 #include "util/strbuf.h"
 #include "core/gpu.h"
 #include "graph/load.h"
-#include "graph/shape.h"
-#include "graph/tokens.h"
+#include "graph/ops/shape.h"
+#include "graph/ops/tokens.h"
 #include "graph/zoo/zoo.h"
 
 /* Batch sizes an offline-throughput row tries (the best that fits wins). */

@@ -7,7 +7,7 @@
 #include "core/dataset.h"
 #include "core/gpu.h"
 #include "graph/load.h"
-#include "graph/shape.h"
+#include "graph/ops/shape.h"
 #include "core/sim.h"
 #include "util/xalloc.h"
 #include "graph/zoo/zoo.h"

@@ -8,7 +8,7 @@
 #include "core/eval.h"
 #include "core/gpu.h"
 #include "core/predict.h"
-#include "graph/shape.h"
+#include "graph/ops/shape.h"
 #include "util/xalloc.h"
 #include "graph/zoo/zoo.h"
 

@@ -34,7 +34,7 @@
 #include <string.h>
 
 #include "graph/ops.h"
-#include "graph/tokens.h"
+#include "graph/ops/tokens.h"
 #include "util/xalloc.h"
 #include "core/sim_impl.h"
 

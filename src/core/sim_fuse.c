@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "graph/ops.h"
-#include "graph/tokens.h"
+#include "graph/ops/tokens.h"
 #include "core/sim_impl.h"
 
 /* ---- node classification -------------------------------------------------- */

@@ -43,7 +43,7 @@
 #include "core/gpu.h"
 #include "graph/load.h"
 #include "graph/onnx/onnx_load.h"
-#include "graph/shape.h"
+#include "graph/ops/shape.h"
 #include "core/sim.h"
 #include "core/weights.h"
 #include "util/xalloc.h"

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "graph/json/json_graph.h"
-#include "graph/shape.h"
+#include "graph/ops/shape.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

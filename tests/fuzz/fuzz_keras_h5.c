@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "graph/keras/keras_file.h"
-#include "graph/shape.h"
+#include "graph/ops/shape.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -10,7 +10,7 @@
 
 #include "graph/onnx/onnx_impl.h"
 #include "graph/onnx/onnx_load.h"
-#include "graph/shape.h"
+#include "graph/ops/shape.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -21,7 +21,7 @@
  * value->folded holds known contents (shape subgraphs, small constants) and
  * value->is_const marks tensors computed from initializers alone (folded by
  * runtimes at load: they cost nothing and are not activations). Cost
- * conventions are documented at the top of graph/cost.c. All of it lives in
+ * conventions are documented at the top of graph/ops/cost.c. All of it lives in
  * g->scratch, recreated by every call.
  */
 #ifndef DIPPM_SHAPE_H

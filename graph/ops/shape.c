@@ -2,7 +2,7 @@
  * each op's shape function (ops_*.c) and cost function (cost.c), plus the
  * helpers those functions share (input access, output writing, folding
  * tensors, broadcasting, axis and attribute-or-input arguments). */
-#include "graph/shape.h"
+#include "graph/ops/shape.h"
 #include "util/jsonw.h"
 
 #include <math.h>
@@ -13,8 +13,8 @@
 
 #include "util/arena.h"
 #include "util/xalloc.h"
-#include "graph/op_infer.h"
-#include "graph/tokens.h"
+#include "graph/ops/op_infer.h"
+#include "graph/ops/tokens.h"
 
 
 /* Shape and cost functions and per-element FLOPs (op_infer.h). */

@@ -6,8 +6,8 @@
  * (ints_arg). Resize and the shape producers live in ops_const.c. */
 #include <string.h>
 
-#include "graph/op_infer.h"
-#include "graph/shape.h"
+#include "graph/ops/op_infer.h"
+#include "graph/ops/shape.h"
 
 /* Same contents under new dims (views: Reshape, Flatten, Squeeze, ...). */
 static void fold_view(struct infer_ctx *c, const struct shape *o)

@@ -53,7 +53,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "graph/op_infer.h"
+#include "graph/ops/op_infer.h"
 #include "util/xalloc.h"
 
 /* ---- params -------------------------------------------------------------- */
@@ -487,7 +487,7 @@ static void storage_roots(const struct graph *g, int *root, int *last)
 }
 
 /* Bytes a value holds while live: of the real tokens in a padding-free
- * run (tok_scale, graph/tokens.h), else all of it. */
+ * run (tok_scale, graph/ops/tokens.h), else all of it. */
 static double live_bytes(const struct value *v)
 {
     return v->seq_dims == 1 ? vbytes(v) * v->tok_scale : vbytes(v);

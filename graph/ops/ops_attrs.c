@@ -5,7 +5,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "graph/op_infer.h"
+#include "graph/ops/op_infer.h"
 
 enum attr_range {
     R_ANY,

@@ -1,5 +1,5 @@
 /* tokens.c - padding-free runs: the real tokens per sequence (tokens.h). */
-#include "graph/tokens.h"
+#include "graph/ops/tokens.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -5,7 +5,7 @@
  * (documented in the node's note) unless the input is a known constant. */
 #include <string.h>
 
-#include "graph/op_infer.h"
+#include "graph/ops/op_infer.h"
 
 /* The Range node whose values index value vi reaches unchanged (through
  * Unsqueeze, Squeeze, Reshape, Flatten, Cast, Expand or Identity), or NULL. */

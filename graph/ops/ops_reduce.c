@@ -4,7 +4,7 @@
  * constant reductions (ReduceProd of a shape slice is common in exports). */
 #include <string.h>
 
-#include "graph/op_infer.h"
+#include "graph/ops/op_infer.h"
 
 static void fold_reduce(struct infer_ctx *c, const bool *red, const struct shape *o)
 {

@@ -27,7 +27,7 @@
 #include <string.h>
 
 #include "util/arena.h"
-#include "graph/op_infer.h"
+#include "graph/ops/op_infer.h"
 
 /* Calls fn on every node of body b and, depth first, of the bodies nested
  * in it (graph_finalize keeps the lists; the nesting depth is bounded by

@@ -3,7 +3,7 @@
  * ceil_mode, groups, ConvTranspose output_padding / output_shape. */
 #include <string.h>
 
-#include "graph/op_infer.h"
+#include "graph/ops/op_infer.h"
 
 struct window {
     int n; /* spatial dims */

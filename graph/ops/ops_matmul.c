@@ -5,8 +5,8 @@
 #include <ctype.h>
 #include <string.h>
 
-#include "graph/op_infer.h"
-#include "graph/shape.h"
+#include "graph/ops/op_infer.h"
+#include "graph/ops/shape.h"
 
 enum status shape_gemm(struct infer_ctx *c)
 {

@@ -3,7 +3,7 @@
  * DFT / STFT and the window generators, MelWeightMatrix and Det. */
 #include <string.h>
 
-#include "graph/op_infer.h"
+#include "graph/ops/op_infer.h"
 
 enum status shape_castlike(struct infer_ctx *c)
 {
