@@ -8,7 +8,7 @@
 
 #include <stdint.h>
 
-#include "graph/ir.h"
+#include "graph/ir/ir.h"
 
 /* y[M,N] = x[M,K] @ W[K,N] (W an initializer), float32. */
 struct graph *sg_gemm(int64_t m, int64_t k, int64_t n);

@@ -20,7 +20,7 @@
 #include <string.h>
 
 #include "util/fileio.h"
-#include "graph/ir.h"
+#include "graph/ir/ir.h"
 #include "graph/onnx/onnx_load.h"
 #include "graph/ops/shape.h"
 #include "core/gpu.h"

@@ -24,7 +24,7 @@
 #include <cmocka.h>
 
 #include "util/fileio.h"
-#include "graph/ir.h"
+#include "graph/ir/ir.h"
 #include "graph/keras/keras.h"
 #include "graph/load.h"
 #include "graph/ops/shape.h"

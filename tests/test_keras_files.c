@@ -23,7 +23,7 @@
 #include <zip.h>
 
 #include "util/fileio.h"
-#include "graph/ir.h"
+#include "graph/ir/ir.h"
 #include "graph/keras/keras_file.h"
 #include "graph/load.h"
 #include "graph/ops/shape.h"

@@ -7,7 +7,7 @@
 
 #include <stddef.h>
 
-#include "graph/ir.h"
+#include "graph/ir/ir.h"
 
 #define JSON_GRAPH_FORMAT "dippm-graph"
 #define JSON_GRAPH_VERSION 1

@@ -7,7 +7,7 @@
 
 #include <stddef.h>
 
-#include "graph/ir.h"
+#include "graph/ir/ir.h"
 
 /* true if the JSON text looks like a Keras / TF.js model (cheap sniff). */
 bool keras_sniff(const char *text, size_t len);

@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "graph/ir.h"
+#include "graph/ir/ir.h"
 
 /* Largest config JSON accepted (bytes). */
 #define KERAS_CONFIG_MAX ((size_t)64 << 20)

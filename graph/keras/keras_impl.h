@@ -24,7 +24,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "graph/ir.h"
+#include "graph/ir/ir.h"
 
 struct cJSON;
 struct strmap;

@@ -35,7 +35,7 @@
 
 #include <stddef.h>
 
-#include "graph/ir.h"
+#include "graph/ir/ir.h"
 
 /* Maps path read-only and loads it into a finalized graph (g->format
  * "onnx", g->name the file's stem); NULL with diag on error. Directories,

@@ -6,7 +6,7 @@
 #ifndef DIPPM_ONNX_LOAD_IMPL_H
 #define DIPPM_ONNX_LOAD_IMPL_H
 
-#include "graph/ir.h"
+#include "graph/ir/ir.h"
 #include "onnx.pb-c.h"
 
 struct strmap;

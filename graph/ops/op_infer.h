@@ -25,7 +25,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "graph/ir.h"
+#include "graph/ir/ir.h"
 
 struct arena;
 
@@ -78,7 +78,7 @@ const struct op_impl *op_impl_get(enum op op);
 #define X(name, min_in, max_in, cls, sfn, cfn, fl, flags)                   \
     enum status sfn(struct infer_ctx *c);                                   \
     void cfn(const struct infer_ctx *c, struct node_cost *nc);
-#include "graph/ops.def"
+#include "graph/ir/ops.def"
 #undef X
 
 /* ---- input access (shape.c) ------------------------------------------ */

@@ -20,7 +20,7 @@
 /* Shape and cost functions and per-element FLOPs (op_infer.h). */
 static const struct op_impl impl_table[] = {
 #define X(name, min_in, max_in, cls, shape_fn, cost_fn, fl, flags) {shape_fn, cost_fn, fl},
-#include "graph/ops.def"
+#include "graph/ir/ops.def"
 #undef X
 };
 _Static_assert(sizeof impl_table / sizeof impl_table[0] == OP__COUNT, "ops.def impl table");

@@ -27,7 +27,7 @@
 #ifndef DIPPM_SHAPE_H
 #define DIPPM_SHAPE_H
 
-#include "graph/ir.h"
+#include "graph/ir/ir.h"
 
 /* Requires graph_finalize. Results stay valid until the next call. */
 enum status graph_infer(struct graph *g, struct diag *d);

@@ -16,7 +16,7 @@
 #ifndef DIPPM_TOKENS_H
 #define DIPPM_TOKENS_H
 
-#include "graph/ir.h"
+#include "graph/ir/ir.h"
 
 /* The name --set and the calibration give the real tokens (--set
  * tokens_mean=N). */

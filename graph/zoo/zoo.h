@@ -45,7 +45,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "graph/ir.h"
+#include "graph/ir/ir.h"
 
 #define ZOO_MAX_PARAMS 16 /* parameters per family */
 #define ZOO_MAX_ITEMS 8   /* entries of an INTS parameter */

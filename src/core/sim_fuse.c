@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "graph/ops.h"
+#include "graph/ir/ops.h"
 #include "graph/ops/tokens.h"
 #include "core/sim_impl.h"
 

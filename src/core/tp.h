@@ -22,7 +22,7 @@
 
 #include "core/config.h"
 #include "core/gpu.h"
-#include "graph/ir.h"
+#include "graph/ir/ir.h"
 #include "graph/zoo/zoo.h"
 #include "util/status.h"
 

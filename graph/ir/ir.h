@@ -20,7 +20,7 @@
 #include <stdint.h>
 
 #include "util/status.h"
-#include "graph/ops.h"
+#include "graph/ir/ops.h"
 
 struct arena;
 struct strmap;

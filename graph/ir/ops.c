@@ -1,5 +1,5 @@
 /* ops.c - catalogue tables generated from ops.def. */
-#include "graph/ops.h"
+#include "graph/ir/ops.h"
 
 #include <pthread.h>
 #include <stdint.h>
@@ -17,7 +17,7 @@ struct op_info {
 static const struct op_info op_table[] = {
 #define X(name, min_in, max_in, cls, shape_fn, cost_fn, fl, flags)                           \
     {#name, sizeof #name - 1, min_in, max_in, cls, flags},
-#include "graph/ops.def"
+#include "graph/ir/ops.def"
 #undef X
 };
 _Static_assert(sizeof op_table / sizeof op_table[0] == OP__COUNT, "ops.def table size");

@@ -15,7 +15,7 @@ enum op_flag {
 
 enum op {
 #define X(name, min_in, max_in, cls, ...) OP_##name,
-#include "graph/ops.def"
+#include "graph/ir/ops.def"
 #undef X
     OP__COUNT,
     OP__UNKNOWN = OP__COUNT

@@ -1,6 +1,6 @@
 /* ir.c - graph construction, attributes, symbols and queries. Validation and
  * topological order live in topo.c. */
-#include "graph/ir.h"
+#include "graph/ir/ir.h"
 
 #include <stdarg.h>
 #include <stdio.h>

@@ -1,6 +1,6 @@
 /* topo.c - graph_finalize: producer/consumer links, topological order
  * (Kahn, stable in file order) and structural validation. */
-#include "graph/ir.h"
+#include "graph/ir/ir.h"
 
 #include <stdlib.h>
 #include <string.h>
