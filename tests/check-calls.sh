@@ -26,9 +26,9 @@ NF == 3 && $2 ~ types { print $3, path($1) }
 AWK
 for unit in "libutil.a src/util" "libgraph.a graph graph/*" "libcore.a src/core" \
         "libui.a ui" "cli src/cli"; do
-    set -- $unit
-    lib=$1; shift
-    (cd "$top" && for d in "$@"; do ls "$d"/*.c 2>/dev/null; done) |
+    lib=${unit%% *} dirs=${unit#* }
+    # shellcheck disable=SC2086 # $dirs: folders, globbed in the source tree
+    (cd "$top" && for d in $dirs; do ls "$d"/*.c 2>/dev/null; done) |
         awk '{ n = $0; sub(/.*\//, "", n); sub(/\.c$/, "", n); print n, $0 }' > "$tmp/src"
     if [ "$lib" = cli ]; then
         set -- src/cli/*.o
