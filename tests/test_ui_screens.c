@@ -22,7 +22,7 @@
 #include "ui/frame.h"
 #include "ui/graph_lanes.h"
 #include "ui/screen.h"
-#include "graph/shape.h"
+#include "graph/ops/shape.h"
 #include "ui/w_plot.h"
 #include "ui/ui.h"
 #include "gpu_targets.h"

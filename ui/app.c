@@ -15,9 +15,9 @@
 #include "core/gpu.h"
 #include "core/tp.h"
 #include "graph/load.h"
-#include "graph/shape.h"
+#include "graph/ops/shape.h"
 #include "util/xalloc.h"
-#include "graph/zoo.h"
+#include "graph/zoo/zoo.h"
 
 /* ================================================================== */
 /* helpers                                                             */
@@ -76,7 +76,7 @@ int app_node_find(const struct app *a, const char *name)
 }
 
 /* Template hyperparameters: every parameter of the family with its current
- * value and range (graph/zoo.h descriptors). */
+ * value and range (graph/zoo/zoo.h descriptors). */
 static void parse_tparams(struct app *a)
 {
     a->is_template = false;

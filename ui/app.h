@@ -16,7 +16,7 @@
 #include "core/diffusion.h"
 #include "core/generation.h"
 #include "core/grid.h"
-#include "graph/ir.h"
+#include "graph/ir/ir.h"
 #include "core/mig.h"
 #include "core/predict.h"
 #include "core/price.h"

@@ -14,7 +14,7 @@
 #include "core/max_batch.h"
 #include "core/price.h"
 #include "ui/session.h"
-#include "graph/zoo.h"
+#include "graph/zoo/zoo.h"
 
 #define CMD_MAX_ARGS 10
 

@@ -10,7 +10,7 @@
 
 #include "core/gpu.h"
 #include "core/tp.h"
-#include "graph/zoo.h"
+#include "graph/zoo/zoo.h"
 
 enum field_kind {
     F_SECTION, F_GPU, F_MIG, F_PREC, F_QUANT, F_RT, F_BATCH, F_SLO, F_SYM, F_TPARAM, F_GEN_IN,

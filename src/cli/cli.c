@@ -11,7 +11,7 @@
 #include "core/gpu.h"
 #include "core/price.h"
 #include "graph/load.h"
-#include "graph/tokens.h"
+#include "graph/ops/tokens.h"
 
 void cli_common_init(struct cli_common *co)
 {
