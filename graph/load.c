@@ -12,11 +12,11 @@
 
 #include "util/datafile.h"
 #include "util/fileio.h"
-#include "graph/json_graph.h"
-#include "graph/keras.h"
-#include "graph/keras_file.h"
-#include "graph/onnx_load.h"
-#include "graph/zoo.h"
+#include "graph/json/json_graph.h"
+#include "graph/keras/keras.h"
+#include "graph/keras/keras_file.h"
+#include "graph/onnx/onnx_load.h"
+#include "graph/zoo/zoo.h"
 
 /* JSON model files beyond this are refused before parsing (a real Keras or
  * dippm graph of 100k nodes is well under this). */

@@ -5,7 +5,7 @@
 #ifndef DIPPM_LOAD_H
 #define DIPPM_LOAD_H
 
-#include "graph/ir.h"
+#include "graph/ir/ir.h"
 
 /* Loads and finalizes a model from spec: a path to an ONNX file, a Keras /
  * TF.js model JSON, a dippm JSON graph, or "zoo:FAMILY[:k=v[:k=v...]]".

@@ -1,5 +1,5 @@
 /* pb.c - a tiny protobuf encoder for the ONNX reader's tests, written from
- * the wire-format specification (independent of graph/onnx_wire.c), and
+ * the wire-format specification (independent of graph/onnx/onnx_wire.c), and
  * builders for small ONNX models. */
 #include "pb.h"
 

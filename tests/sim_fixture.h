@@ -10,7 +10,7 @@
 #include "core/gpu.h"
 #include "core/sim.h"
 #include "graph/load.h"
-#include "graph/shape.h"
+#include "graph/ops/shape.h"
 
 /* spec with its batch symbol at batch and sym (if not NULL) at val, inferred. */
 static struct graph *fixture_build(const char *spec, int64_t batch, const char *sym, int64_t val)

@@ -1,6 +1,6 @@
 /*
  * sim_graphs.h - hand-built test graphs for the teacher: shapes, dtypes and
- * node costs are set directly (independently of graph/shape.c), with the
+ * node costs are set directly (independently of graph/ops/shape.c), with the
  * cost conventions of ir.h (1 MAC = 2 FLOPs; bytes by element type).
  */
 #ifndef DIPPM_TEST_SIM_GRAPHS_H
@@ -8,7 +8,7 @@
 
 #include <stdint.h>
 
-#include "graph/ir.h"
+#include "graph/ir/ir.h"
 
 /* y[M,N] = x[M,K] @ W[K,N] (W an initializer), float32. */
 struct graph *sg_gemm(int64_t m, int64_t k, int64_t n);

@@ -143,6 +143,32 @@ static void test_quant_errors(void **state)
                                        "w8a8[:static|:dynamic] or fp8[:tensor|:row]");
 }
 
+/* A scheme and the precision its activations run in: what :quant sets and
+ * :precision may change to. */
+static void test_quant_precision(void **state)
+{
+    (void)state;
+    assert_true(quant_precision_ok(QUANT_NONE, PREC_FP32));
+    assert_true(quant_precision_ok(QUANT_W4A16, PREC_FP16));
+    assert_true(quant_precision_ok(QUANT_W8A16, PREC_BF16)); /* weight-only: fp16 or bf16 */
+    assert_false(quant_precision_ok(QUANT_W4A16, PREC_FP32));
+    assert_false(quant_precision_ok(QUANT_W8A8, PREC_BF16)); /* int8 activations only */
+    assert_true(quant_precision_ok(QUANT_FP8, PREC_FP8));
+    struct config c;
+    config_default(&c);
+    struct quant q, r;
+    assert_int_equal(quant_parse("w4a16", &q, NULL), ST_OK);
+    assert_true(config_set_quant(&c, &q)); /* fp32 -> fp16 */
+    assert_int_equal(c.prec, PREC_FP16);
+    c.prec = PREC_BF16;
+    assert_false(config_set_quant(&c, &q)); /* bf16 stays */
+    assert_int_equal(c.prec, PREC_BF16);
+    assert_int_equal(quant_parse("w4a16:g128", &r, NULL), ST_OK);
+    assert_true(quant_equal(&q, &r));
+    assert_int_equal(quant_parse("w4a16:g64", &r, NULL), ST_OK);
+    assert_false(quant_equal(&q, &r));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -151,6 +177,7 @@ int main(void)
         cmocka_unit_test(test_aliases),
         cmocka_unit_test(test_quant_parse),
         cmocka_unit_test(test_quant_errors),
+        cmocka_unit_test(test_quant_precision),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

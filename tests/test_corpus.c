@@ -18,9 +18,9 @@
 #include <string.h>
 
 #include "util/fileio.h"
-#include "graph/ir.h"
-#include "graph/onnx_load.h"
-#include "graph/shape.h"
+#include "graph/ir/ir.h"
+#include "graph/onnx/onnx_load.h"
+#include "graph/ops/shape.h"
 
 static cJSON *expected;
 

@@ -1,4 +1,4 @@
-/* test_diffusion.c - the VAE decoder template (graph/zoo_vae.c) and the
+/* test_diffusion.c - the VAE decoder template (graph/zoo/zoo_vae.c) and the
  * diffusion pipeline (src/core/diffusion.c).
  *
  * Parameter counts. The published total of diffusers' AutoencoderKL of
@@ -43,8 +43,8 @@
 #include "core/diffusion.h"
 #include "core/gpu.h"
 #include "graph/load.h"
-#include "graph/shape.h"
-#include "graph/zoo.h"
+#include "graph/ops/shape.h"
+#include "graph/zoo/zoo.h"
 
 static double conv(double ci, double co, double k)
 {

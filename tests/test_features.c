@@ -13,7 +13,7 @@
 #include "core/gnn.h"
 #include "core/gnn_features.h"
 #include "core/gpu.h"
-#include "graph/shape.h"
+#include "graph/ops/shape.h"
 
 /* x[N,3,8,8] -> Conv(4 filters, 3x3, stride 2, pad 1) -> Relu -> Add(r, r) */
 static struct graph *build(void)

@@ -23,7 +23,7 @@
 #include "core/gnn_features.h"
 #include "core/gpu.h"
 #include "graph/load.h"
-#include "graph/shape.h"
+#include "graph/ops/shape.h"
 #include "util/xalloc.h"
 
 /* A model with a normalisation that is not the identity (so a row made for

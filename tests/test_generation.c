@@ -23,7 +23,7 @@
  *   stabilityai/stable-diffusion-2-1 unet         865,910,724
  *   stabilityai/stable-diffusion-xl-base-1.0 unet 2,567,463,684
  * Diffusion transformers (diffusers PixArtTransformer2DModel), derived from
- * the architecture (graph/zoo_dit.c; LayerNorms have no affine, the sin-cos
+ * the architecture (graph/zoo/zoo_dit.c; LayerNorms have no affine, the sin-cos
  * position embedding is a buffer) and checked against the published file:
  *   PixArt-alpha/PixArt-Sigma-XL-2-1024-MS transformer  610,856,096 =
  *     pos_embed.proj 4 x 1152 x 2 x 2 + 1152                        19,584
@@ -58,9 +58,9 @@
 
 #include "core/generation.h"
 #include "core/gpu.h"
-#include "graph/shape.h"
+#include "graph/ops/shape.h"
 #include "core/sim.h"
-#include "graph/zoo.h"
+#include "graph/zoo/zoo.h"
 
 static struct graph *build(const char *spec)
 {

@@ -15,7 +15,7 @@
 #include "core/fit.h"
 #include "core/gpu.h"
 #include "core/grid.h"
-#include "graph/json_graph.h"
+#include "graph/json/json_graph.h"
 
 static struct graph *tiny(void)
 {

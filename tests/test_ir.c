@@ -8,7 +8,7 @@
 
 #include <cmocka.h>
 
-#include "graph/ir.h"
+#include "graph/ir/ir.h"
 
 /* x -> A(Relu) -> a -> B(Add a,x) -> y */
 static struct graph *small_graph(void)

@@ -11,7 +11,7 @@
 #include <math.h>
 
 #include "util/fileio.h"
-#include "graph/json_graph.h"
+#include "graph/json/json_graph.h"
 
 static char *sample_path(const char *name)
 {

@@ -17,7 +17,7 @@
 #include "core/predict.h"
 #include "core/sim_fitted_write.h"
 #include "core/sim_impl.h"
-#include "graph/zoo.h"
+#include "graph/zoo/zoo.h"
 
 #define HEADER "split\tgpu\top\tb\tm\tn\tk\tlatency_us\tkernel\tgrid\n"
 

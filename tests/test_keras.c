@@ -24,10 +24,10 @@
 #include <cmocka.h>
 
 #include "util/fileio.h"
-#include "graph/ir.h"
-#include "graph/keras.h"
+#include "graph/ir/ir.h"
+#include "graph/keras/keras.h"
 #include "graph/load.h"
-#include "graph/shape.h"
+#include "graph/ops/shape.h"
 
 static char samples[1024];
 

@@ -23,10 +23,10 @@
 #include <zip.h>
 
 #include "util/fileio.h"
-#include "graph/ir.h"
-#include "graph/keras_file.h"
+#include "graph/ir/ir.h"
+#include "graph/keras/keras_file.h"
 #include "graph/load.h"
-#include "graph/shape.h"
+#include "graph/ops/shape.h"
 
 static char tmpdir[256];
 

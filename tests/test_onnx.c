@@ -23,9 +23,9 @@
 #include <string.h>
 
 #include "util/fileio.h"
-#include "graph/ir.h"
-#include "graph/onnx_load.h"
-#include "graph/shape.h"
+#include "graph/ir/ir.h"
+#include "graph/onnx/onnx_load.h"
+#include "graph/ops/shape.h"
 #include "pb.h"
 
 static struct graph *load(const struct pb *b, struct diag *d)
@@ -595,7 +595,7 @@ static void test_samples_load(void **state)
     cJSON_Delete(root);
 }
 
-/* Needs graph/shape.c (graph_infer) and its cost model. */
+/* Needs graph/ops/shape.c (graph_infer) and its cost model. */
 static void test_samples_infer(void **state)
 {
     (void)state;

@@ -1,4 +1,4 @@
-/* test_ops.c - the flags column of graph/ops.def: which ops are views and
+/* test_ops.c - the flags column of graph/ir/ops.def: which ops are views and
  * which take only arguments after their first input, checked against the ONNX
  * operator definitions, and kept consistent with the cost functions (a view
  * moves no bytes: its cost function is cost_view). */
@@ -9,8 +9,8 @@
 
 #include <cmocka.h>
 
-#include "graph/ops.h"
-#include "graph/op_infer.h"
+#include "graph/ir/ops.h"
+#include "graph/ops/op_infer.h"
 
 static void test_views(void **state)
 {

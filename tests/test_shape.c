@@ -14,9 +14,9 @@
 #include <cmocka.h>
 
 #include "util/arena.h"
-#include "graph/json_graph.h"
+#include "graph/json/json_graph.h"
 #include "graph/load.h"
-#include "graph/shape.h"
+#include "graph/ops/shape.h"
 
 /* ---- JSON helpers -------------------------------------------------------- */
 

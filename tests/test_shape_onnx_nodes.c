@@ -21,8 +21,8 @@
 
 #include <cmocka.h>
 
-#include "graph/onnx_load.h"
-#include "graph/shape.h"
+#include "graph/onnx/onnx_load.h"
+#include "graph/ops/shape.h"
 
 #define DEFAULT_DIR "/usr/share/libonnx-testdata/data/node"
 

@@ -17,7 +17,7 @@
 
 #include "core/gpu.h"
 #include "graph/load.h"
-#include "graph/shape.h"
+#include "graph/ops/shape.h"
 #include "core/sim.h"
 #include "core/sim_impl.h"
 #include "sim_graphs.h"

@@ -18,7 +18,7 @@
 
 #include "core/gpu.h"
 #include "graph/load.h"
-#include "graph/shape.h"
+#include "graph/ops/shape.h"
 #include "core/sim.h"
 #include "sim_graphs.h"
 

@@ -25,9 +25,9 @@
 #include <cmocka.h>
 
 #include "core/gpu.h"
-#include "graph/shape.h"
+#include "graph/ops/shape.h"
 #include "core/sim.h"
-#include "graph/zoo.h"
+#include "graph/zoo/zoo.h"
 
 #define N_BATCH 11 /* 1, 2, 4, ..., 1024 */
 #define MAX_HW 64

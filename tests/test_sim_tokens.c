@@ -12,7 +12,7 @@
 #include <cmocka.h>
 
 #include "sim_fixture.h"
-#include "graph/tokens.h"
+#include "graph/ops/tokens.h"
 
 #define BERT "zoo:bert:preset=bert-base"
 

@@ -21,9 +21,9 @@
 #include <unistd.h>
 
 #include "util/fileio.h"
-#include "graph/json_graph.h"
+#include "graph/json/json_graph.h"
 #include "util/jsonr.h"
-#include "graph/shape.h"
+#include "graph/ops/shape.h"
 #include "util/textsafe.h"
 
 static void test_json_strict(void **state)

@@ -20,9 +20,9 @@
 
 #include <cmocka.h>
 
-#include "graph/keras.h"
-#include "graph/keras_tfjs_impl.h"
-#include "graph/shape.h"
+#include "graph/keras/keras.h"
+#include "graph/keras/keras_tfjs_impl.h"
+#include "graph/ops/shape.h"
 #include "test_tfjs_util.h"
 
 #define ARG(n) "{\"name\":\"" n "\"}"

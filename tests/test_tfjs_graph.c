@@ -22,9 +22,9 @@
 
 #include <cmocka.h>
 
-#include "graph/keras.h"
-#include "graph/keras_impl.h"
-#include "graph/shape.h"
+#include "graph/keras/keras.h"
+#include "graph/keras/keras_impl.h"
+#include "graph/ops/shape.h"
 
 /* The manifest stores, in order: the filter (float32, 108 values = 432
  * bytes), the paddings (int32 [4,2]), the split axis and the concat axis

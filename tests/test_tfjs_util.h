@@ -5,7 +5,7 @@
 
 #include <string.h>
 
-#include "graph/ir.h"
+#include "graph/ir/ir.h"
 
 /* The first node of op type op; the test fails where there is none. */
 static inline const struct node *node_op(const struct graph *g, const char *op)

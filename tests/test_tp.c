@@ -21,7 +21,7 @@
 #include "core/generation.h"
 #include "core/gpu.h"
 #include "core/tp.h"
-#include "graph/zoo.h"
+#include "graph/zoo/zoo.h"
 
 static void near(double got, double want, double rel, const char *what)
 {

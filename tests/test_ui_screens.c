@@ -22,7 +22,7 @@
 #include "ui/frame.h"
 #include "ui/graph_lanes.h"
 #include "ui/screen.h"
-#include "graph/shape.h"
+#include "graph/ops/shape.h"
 #include "ui/w_plot.h"
 #include "ui/ui.h"
 #include "gpu_targets.h"
@@ -242,6 +242,52 @@ static void test_complete(void **state)
     assert_int_equal(n, 1);
     n = 0;
     assert_false(cmd_complete(a, "export csv ", 11, cand, &n)); /* a file name */
+}
+
+/* :quant parses as --quant does, brings the scheme's activation precision,
+ * and the precision then refuses what the scheme's activations do not run
+ * in; a refused change leaves the configuration as it was. */
+static void test_quant(void **state)
+{
+    struct app *a = *state;
+    struct config keep = a->cfg, c = a->cfg;
+    struct cmd_out out;
+    struct diag d = {0};
+    c.prec = PREC_FP32;
+    c.rt = RT_PYTORCH;
+    assert_int_equal(app_set_config(a, &c, &d), ST_OK);
+    assert_int_equal(cmd_execute(a, "quant w4a16", &out, &d), ST_OK);
+    assert_int_equal(a->cfg.quant.scheme, QUANT_W4A16);
+    assert_int_equal(a->cfg.quant.group, 128);
+    assert_int_equal(a->cfg.prec, PREC_FP16);
+    assert_non_null(strstr(a->st.status, "quant w4a16:g128: precision fp16"));
+    char want[512];
+    snprintf(want, sizeof want, "quant 'w9': unknown scheme 'w9'; expected %s", quant_forms());
+    assert_int_equal(cmd_execute(a, "quant w9", &out, &d), ST_EUSAGE);
+    assert_string_equal(d.msg, want);
+    diag_clear(&d);
+    assert_int_not_equal(cmd_execute(a, "quant w4a16:g7", &out, &d), ST_OK);
+    assert_non_null(strstr(d.msg, "w4a16 takes [:gN|:row], not 'g7'"));
+    diag_clear(&d);
+    assert_int_not_equal(cmd_execute(a, "precision fp32", &out, &d), ST_OK);
+    assert_string_equal(d.msg, "quant w4a16:g128 runs its activations in fp16 or bf16, not "
+                               "precision fp32 (:quant none clears the scheme)");
+    diag_clear(&d);
+    assert_int_equal(a->cfg.prec, PREC_FP16);
+    assert_int_equal(cmd_execute(a, "precision bf16", &out, &d), ST_OK);
+    /* int8 activations: eager PyTorch has no int8 path, so nothing changes */
+    assert_int_not_equal(cmd_execute(a, "quant w8a8:dynamic", &out, &d), ST_OK);
+    diag_clear(&d);
+    assert_int_equal(a->cfg.quant.scheme, QUANT_W4A16);
+    assert_int_equal(a->cfg.prec, PREC_BF16);
+    assert_int_equal(cmd_execute(a, "quant none", &out, &d), ST_OK);
+    assert_int_equal(a->cfg.quant.scheme, QUANT_NONE);
+    assert_int_equal(a->cfg.prec, PREC_BF16);
+    /* "q" stays vi's quit beside quant; "qu" could be either */
+    assert_int_not_equal(cmd_execute(a, "qu", &out, &d), ST_OK);
+    assert_string_equal(d.msg, "ambiguous command 'qu': quant, quit");
+    diag_clear(&d);
+    assert_int_equal(app_set_config(a, &keep, &d), ST_OK);
 }
 
 static void test_graph_lanes(void **state)
@@ -582,6 +628,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_what_if),      cmocka_unit_test(test_rows),
         cmocka_unit_test(test_commands),     cmocka_unit_test(test_complete),
+        cmocka_unit_test(test_quant),
         cmocka_unit_test(test_graph_lanes),  cmocka_unit_test(test_graph_lanes_merge),
         cmocka_unit_test(test_plot),         cmocka_unit_test(test_cut_record),
         cmocka_unit_test(test_screens_draw), cmocka_unit_test(test_mouse),

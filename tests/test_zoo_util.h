@@ -14,10 +14,10 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "graph/json_graph.h"
+#include "graph/json/json_graph.h"
 #include "graph/load.h"
-#include "graph/shape.h"
-#include "graph/zoo.h"
+#include "graph/ops/shape.h"
+#include "graph/zoo/zoo.h"
 
 /* Parameters counted independently of the cost model: elements of every
  * initializer except BatchNormalization's running mean and variance

@@ -359,7 +359,7 @@ def map_mlperf(r):
     # Learning", ISPASS 2021, doi:10.1109/ISPASS51385.2021.00025, abstract:
     # https://openreview.net/forum?id=3nzKUh9a4M): 46% of 384 = 177 real
     # tokens per sequence on average. The linear layers run on those; the
-    # attention is costed at 384 (graph/tokens.h). The split the paper
+    # attention is costed at 384 (graph/ops/tokens.h). The split the paper
     # counts is not stated, and the harness's own mean over the dev set is
     # not published: the rows are evaluated, not fitted.
     use = "eval" if r.model_id == "bert-large" else "fit"

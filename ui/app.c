@@ -15,9 +15,9 @@
 #include "core/gpu.h"
 #include "core/tp.h"
 #include "graph/load.h"
-#include "graph/shape.h"
+#include "graph/ops/shape.h"
 #include "util/xalloc.h"
-#include "graph/zoo.h"
+#include "graph/zoo/zoo.h"
 
 /* ================================================================== */
 /* helpers                                                             */
@@ -43,11 +43,13 @@ double app_memory_shown_mib(const struct app *a)
 const char *app_config_label(const struct app *a, const struct config *cfg, char *buf, int size)
 {
     const struct gpu_spec *gpu = gpu_get(cfg->gpu);
+    char prec[96];
     int len = snprintf(buf, (size_t)size, "%s%s%s, %s, %s, batch %lld", gpu ? gpu->name : "?",
                        gpu && cfg->mig >= 0 && cfg->mig < gpu->n_mig ? " " : "",
                        gpu && cfg->mig >= 0 && cfg->mig < gpu->n_mig ? gpu->mig[cfg->mig].name
                                                                       : "",
-                       precision_name(cfg->prec), runtime_name(cfg->rt), (long long)cfg->batch);
+                       config_prec_label(cfg, prec, sizeof prec), runtime_name(cfg->rt),
+                       (long long)cfg->batch);
     if (a->g) {
         int bs = graph_batch_sym(a->g);
         for (int i = 0; i < a->g->n_syms && len > 0 && len < size; i++) {
@@ -74,7 +76,7 @@ int app_node_find(const struct app *a, const char *name)
 }
 
 /* Template hyperparameters: every parameter of the family with its current
- * value and range (graph/zoo.h descriptors). */
+ * value and range (graph/zoo/zoo.h descriptors). */
 static void parse_tparams(struct app *a)
 {
     a->is_template = false;
@@ -316,11 +318,26 @@ static void restore(struct app *a)
         clear_prediction(a);
 }
 
+enum status app_check_quant(const struct config *cfg, struct diag *d)
+{
+    enum quant_scheme q = cfg->quant.scheme;
+    if (quant_precision_ok(q, cfg->prec))
+        return ST_OK;
+    char name[64];
+    quant_format(&cfg->quant, name, sizeof name);
+    return diag_set(d, ST_EUSAGE, "quant %s runs its activations in %s%s, not precision %s "
+                    "(:quant none clears the scheme)", name,
+                    precision_name(quant_act_precision(q)), quant_weight_only(q) ? " or bf16" : "",
+                    precision_name(cfg->prec));
+}
+
 enum status app_set_config(struct app *a, const struct config *cfg, struct diag *d)
 {
     struct config old = a->cfg;
     struct hw hw;
     enum status st = hw_from_config(cfg, &hw, d);
+    if (!st)
+        st = app_check_quant(cfg, d);
     if (st)
         return st;
     if (cfg->batch < 1 || cfg->batch > APP_BATCH_MAX)
@@ -337,10 +354,28 @@ enum status app_set_config(struct app *a, const struct config *cfg, struct diag 
         a->cfg = old;
         restore(a);
     } else if (old.gpu != cfg->gpu || old.mig != cfg->mig || old.prec != cfg->prec ||
-               old.rt != cfg->rt || old.dispatch_us != cfg->dispatch_us) {
+               old.rt != cfg->rt || old.dispatch_us != cfg->dispatch_us ||
+               !quant_equal(&old.quant, &cfg->quant)) {
         a->sweep_gen++;
     }
     return st;
+}
+
+enum status app_set_quant(struct app *a, const struct quant *q, struct diag *d)
+{
+    struct config c = a->cfg;
+    bool moved = config_set_quant(&c, q);
+    enum status st = app_set_config(a, &c, d);
+    if (st)
+        return st;
+    char name[64];
+    quant_format(q, name, sizeof name);
+    if (moved)
+        ui_state_message(&a->st, false, "quant %s: precision %s (its activations'), updated in "
+                         "%.1f ms", name, precision_name(c.prec), a->recompute_ms);
+    else
+        ui_state_message(&a->st, false, "quant %s: updated in %.1f ms", name, a->recompute_ms);
+    return ST_OK;
 }
 
 enum status app_set_batch(struct app *a, int64_t batch, struct diag *d)

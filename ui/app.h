@@ -16,7 +16,7 @@
 #include "core/diffusion.h"
 #include "core/generation.h"
 #include "core/grid.h"
-#include "graph/ir.h"
+#include "graph/ir/ir.h"
 #include "core/mig.h"
 #include "core/predict.h"
 #include "core/price.h"
@@ -219,6 +219,13 @@ void app_update_mig(struct app *a);
  * value is restored (and recomputed) and diag explains the rejected value. */
 enum status app_set_config(struct app *a, const struct config *cfg, struct diag *d);
 enum status app_set_batch(struct app *a, int64_t batch, struct diag *d);
+/* cfg's precision against its quantisation scheme: ST_EUSAGE with the
+ * CLI's message where the scheme's activations run in another precision. */
+enum status app_check_quant(const struct config *cfg, struct diag *d);
+/* The weights' quantisation scheme q (QUANT_NONE clears it). A scheme whose
+ * activations cannot run in the current precision brings its own (as
+ * dippm --quant does without --precision); the status line says so. */
+enum status app_set_quant(struct app *a, const struct quant *q, struct diag *d);
 /* A graph symbol ("seq", "height") or a template hyperparameter, by name.
  * value is text (template parameters need not be integers). */
 enum status app_set_param(struct app *a, const char *name, const char *value, struct diag *d);

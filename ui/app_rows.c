@@ -11,7 +11,7 @@
 #include "core/gpu.h"
 #include "util/jsonw.h"
 #include "util/strbuf.h"
-#include "graph/shape.h"
+#include "graph/ops/shape.h"
 #include "util/xalloc.h"
 
 double app_node_share(const struct app *a, int i)

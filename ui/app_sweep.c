@@ -9,7 +9,7 @@
 #include "core/fit.h"
 #include "core/gpu.h"
 #include "graph/load.h"
-#include "graph/zoo.h"
+#include "graph/zoo/zoo.h"
 
 enum status app_sweep_set(struct app *a, const char *name, struct diag *d)
 {

@@ -37,7 +37,7 @@ bool app_whatif_equal(const struct app_whatif *x, const struct app_whatif *y)
         return false;
     const struct config *p = &x->cfg, *q = &y->cfg;
     if (p->gpu != q->gpu || p->mig != q->mig || p->prec != q->prec || p->rt != q->rt ||
-        p->batch != q->batch)
+        p->batch != q->batch || !quant_equal(&p->quant, &q->quant))
         return false;
     for (int i = 0; i < x->n_syms; i++)
         if (strcmp(x->sym_name[i], y->sym_name[i]) || x->sym_val[i] != y->sym_val[i])
@@ -70,6 +70,12 @@ static const char *slo_text(double ms, char *buf, int size)
     return buf;
 }
 
+static const char *quant_text(const struct quant *q, char *buf, int size)
+{
+    quant_format(q, buf, (size_t)size);
+    return buf;
+}
+
 const char *app_whatif_diff(const struct app_whatif *x, const struct app_whatif *y, char *buf,
                             int size)
 {
@@ -81,6 +87,9 @@ const char *app_whatif_diff(const struct app_whatif *x, const struct app_whatif 
         diff_add(buf, size, "GPU", gpu_text(&x->cfg, p, sizeof p), gpu_text(&y->cfg, q, sizeof q));
     if (x->cfg.prec != y->cfg.prec)
         diff_add(buf, size, "precision", precision_name(x->cfg.prec), precision_name(y->cfg.prec));
+    if (!quant_equal(&x->cfg.quant, &y->cfg.quant))
+        diff_add(buf, size, "quant", quant_text(&x->cfg.quant, p, sizeof p),
+                 quant_text(&y->cfg.quant, q, sizeof q));
     if (x->cfg.rt != y->cfg.rt)
         diff_add(buf, size, "runtime", runtime_name(x->cfg.rt), runtime_name(y->cfg.rt));
     if (x->cfg.batch != y->cfg.batch) {
@@ -110,7 +119,7 @@ static enum status apply_raw(struct app *a, const struct app_whatif *w, struct d
             return st;
     }
     struct hw hw;
-    if ((st = hw_from_config(&w->cfg, &hw, d)))
+    if ((st = hw_from_config(&w->cfg, &hw, d)) || (st = app_check_quant(&w->cfg, d)))
         return st;
     if (w->cfg.batch < 1 || w->cfg.batch > APP_BATCH_MAX)
         return diag_set(d, ST_ERANGE, "batch %lld out of range 1..%lld",

@@ -14,7 +14,7 @@
 #include "core/max_batch.h"
 #include "core/price.h"
 #include "ui/session.h"
-#include "graph/zoo.h"
+#include "graph/zoo/zoo.h"
 
 #define CMD_MAX_ARGS 10
 
@@ -150,6 +150,17 @@ static enum status do_runtime(struct app *a, int argc, char **argv, bool bang,
         return diag_set(d, ST_ERANGE,
                         "runtime %s: expected %s", argv[1], runtime_names());
     return app_set_config(a, &c, d);
+}
+
+/* quant_parse's message names the CLI's option; here the command. */
+static enum status do_quant(struct app *a, int argc, char **argv, bool bang, struct cmd_out *out,
+                            struct diag *d)
+{
+    struct quant q;
+    struct diag pd = {0};
+    if (quant_parse(argv[1], &q, &pd))
+        return diag_set(d, pd.code, "%s", strncmp(pd.msg, "--", 2) ? pd.msg : pd.msg + 2);
+    return app_set_quant(a, &q, d);
 }
 
 static enum status do_slo(struct app *a, int argc, char **argv, bool bang, struct cmd_out *out,
@@ -447,6 +458,10 @@ static const struct cmd cmds[] = {
                               "tensorrt-graph "
                               "(the engine replayed as a CUDA graph) or vllm (serving "
                               "engine)"}, 1, 1, do_runtime},
+    {{"quant", "quant SCHEME", "The weights' quantisation scheme: none, w8a16 or w4a16 "
+                               "(weight-only; :gN or :row), w8a8 (:static or :dynamic) or "
+                               "fp8 (:tensor or :row); a scheme sets its activations' "
+                               "precision"}, 1, 1, do_quant},
     {{"slo", "slo MS", "Latency target the MIG suggestion must meet (0 = none)"}, 1, 1, do_slo},
     {{"price", "price X", "Price of the GPU or slice per hour: the header shows the cost (0 = "
                           "the price table's)"}, 1, 1, do_price},
@@ -524,16 +539,17 @@ enum status cmd_execute(struct app *a, const char *line, struct cmd_out *out, st
         argv[0][nl - 1] = 0;
         bang = true;
     }
-    /* a unique prefix is enough: "prec fp16", "q" */
+    /* a unique prefix is enough: "prec fp16"; "q" is vi's quit beside quant */
+    const char *name = strcmp(argv[0], "q") ? argv[0] : "quit";
     const struct cmd *c = NULL;
     int n_match = 0;
     for (int i = 0; i < N_CMDS; i++) {
-        if (!strcmp(cmds[i].info.name, argv[0])) {
+        if (!strcmp(cmds[i].info.name, name)) {
             c = &cmds[i];
             n_match = 1;
             break;
         }
-        if (!strncmp(cmds[i].info.name, argv[0], strlen(argv[0]))) {
+        if (!strncmp(cmds[i].info.name, name, strlen(name))) {
             c = &cmds[i];
             n_match++;
         }
@@ -651,6 +667,9 @@ static void complete_names(const struct app *a, const char *cmd, cmd_add_fn add,
     } else if (!strcmp(cmd, "runtime")) {
         for (int r = 0; r < RT__COUNT; r++)
             add(ctx, runtime_name((enum runtime)r));
+    } else if (!strcmp(cmd, "quant")) {
+        for (int q = 0; q < QUANT__COUNT; q++)
+            add(ctx, quant_name((enum quant_scheme)q));
     } else if (!strcmp(cmd, "goto")) {
         for (int i = 0; a->g && i < a->g->n_nodes; i++)
             add(ctx, a->g->nodes[i].name);

@@ -161,7 +161,7 @@ static void draw_header(struct app *a, struct ui_canvas *c, struct ui_rect r)
              gpu && a->cfg.mig >= 0 ? " MIG " : "",
              gpu && a->cfg.mig >= 0 && a->cfg.mig < gpu->n_mig ? gpu->mig[a->cfg.mig].name : "");
     x = put_field(c, y, x, xend, "GPU ", line);
-    x = put_field(c, y, x, xend, "", precision_name(a->cfg.prec));
+    x = put_field(c, y, x, xend, "", config_prec_label(&a->cfg, b1, sizeof b1));
     x = put_field(c, y, x, xend, "", runtime_name(a->cfg.rt));
     int bs = graph_batch_sym(g);
     snprintf(b1, sizeof b1, bs >= 0 ? "%lld" : "%lld (fixed)", (long long)a->cfg.batch);

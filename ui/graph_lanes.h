@@ -18,7 +18,7 @@
 #include <stdbool.h>
 
 #include "ui/draw.h"
-#include "graph/ir.h"
+#include "graph/ir/ir.h"
 
 #define GRAPH_MAX_LANES 12
 #define GRAPH_LANE_COLS (GRAPH_MAX_LANES * 2)

@@ -86,10 +86,12 @@ static void cell_text(const struct col *c, enum row r, char *buf, int size)
         snprintf(buf, (size_t)size, "%s%s%s", g ? g->name : "?", c->cfg.mig >= 0 ? " " : "",
                  g && c->cfg.mig >= 0 && c->cfg.mig < g->n_mig ? g->mig[c->cfg.mig].name : "");
         break;
-    case R_PREC:
-        snprintf(buf, (size_t)size, "%s %s", precision_name(c->cfg.prec),
+    case R_PREC: {
+        char prec[96];
+        snprintf(buf, (size_t)size, "%s %s", config_prec_label(&c->cfg, prec, sizeof prec),
                  runtime_name(c->cfg.rt));
         break;
+    }
     case R_BATCH: snprintf(buf, (size_t)size, "%lld", (long long)c->cfg.batch); break;
     case R_LAT:
     case R_TEACHER: fmt_ms(row_value(c, r), buf, size); break;

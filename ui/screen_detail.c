@@ -10,7 +10,7 @@
 
 #include "util/fmt.h"
 #include "core/gpu.h"
-#include "graph/shape.h"
+#include "graph/ops/shape.h"
 #include "ui/w_plot.h"
 
 static const struct shape *in_shape(const struct graph *g, const struct node *n, int k)

@@ -8,7 +8,7 @@
 
 #include "util/fmt.h"
 #include "ui/graph_lanes.h"
-#include "graph/shape.h"
+#include "graph/ops/shape.h"
 
 static int visible(struct ui_rect r)
 {

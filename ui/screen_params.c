@@ -10,11 +10,11 @@
 
 #include "core/gpu.h"
 #include "core/tp.h"
-#include "graph/zoo.h"
+#include "graph/zoo/zoo.h"
 
 enum field_kind {
-    F_SECTION, F_GPU, F_MIG, F_PREC, F_RT, F_BATCH, F_SLO, F_SYM, F_TPARAM, F_GEN_IN, F_GEN_OUT,
-    F_GEN_KV, F_GEN_TP, F_DIFF_STEPS
+    F_SECTION, F_GPU, F_MIG, F_PREC, F_QUANT, F_RT, F_BATCH, F_SLO, F_SYM, F_TPARAM, F_GEN_IN,
+    F_GEN_OUT, F_GEN_KV, F_GEN_TP, F_DIFF_STEPS
 };
 
 struct field {
@@ -32,6 +32,7 @@ static int fields(const struct app *a, struct field *f)
     f[n++] = (struct field){F_GPU, 0, NULL};
     f[n++] = (struct field){F_MIG, 0, NULL};
     f[n++] = (struct field){F_PREC, 0, NULL};
+    f[n++] = (struct field){F_QUANT, 0, NULL};
     f[n++] = (struct field){F_RT, 0, NULL};
     f[n++] = (struct field){F_BATCH, 0, NULL};
     f[n++] = (struct field){F_SLO, 0, NULL};
@@ -98,6 +99,12 @@ static void describe(const struct app *a, const struct field *f, char *name, cha
         snprintf(name, FIELD_NAME_MAX, "precision");
         snprintf(val, 64, "%s", precision_name(a->cfg.prec));
         snprintf(range, 256, "fp32, tf32, fp16, bf16, int8, fp8");
+        break;
+    case F_QUANT:
+        snprintf(name, FIELD_NAME_MAX, "quant");
+        quant_format(&a->cfg.quant, val, 64);
+        snprintf(range, 256, "weights: %s (Left/Right: default options; a scheme sets its "
+                 "activations' precision)", quant_forms());
         break;
     case F_RT:
         snprintf(name, FIELD_NAME_MAX, "runtime");
@@ -290,6 +297,40 @@ static unsigned step_precision(struct app *a, int dir)
     return UI_HANDLED | UI_REDRAW;
 }
 
+/* The next scheme (with its default options) whose precision this runtime
+ * can run on this GPU; app_set_quant reports it, and the message then
+ * names the schemes skipped. */
+static unsigned step_quant(struct app *a, int dir)
+{
+    struct config c = a->cfg;
+    struct quant q = c.quant;
+    struct diag d = {0};
+    char skipped[128] = "";
+    for (int k = 0; k < QUANT__COUNT; k++) {
+        int next = ((int)q.scheme + dir + QUANT__COUNT) % QUANT__COUNT;
+        if (quant_parse(quant_name((enum quant_scheme)next), &q, &d))
+            break; /* a catalogue name always parses */
+        c = a->cfg;
+        config_set_quant(&c, &q);
+        if (config_supported(&c, NULL) == ST_OK)
+            break;
+        snprintf(skipped + strlen(skipped), sizeof skipped - strlen(skipped), "%s%s (%s)",
+                 skipped[0] ? ", " : "", quant_name(q.scheme), precision_name(c.prec));
+    }
+    enum status st = d.msg[0] ? d.code : app_set_quant(a, &q, &d);
+    if (st) {
+        report(a, st, &d, "quant");
+    } else if (skipped[0]) {
+        const struct gpu_spec *g = gpu_get(a->cfg.gpu);
+        char name[64];
+        quant_format(&q, name, sizeof name);
+        ui_state_message(&a->st, false, "quant %s: skipped %s, which runtime %s on %s cannot run",
+                         name, skipped, runtime_name(a->cfg.rt),
+                         g ? g->name : "this GPU");
+    }
+    return UI_HANDLED | UI_REDRAW;
+}
+
 static unsigned step(struct app *a, const struct field *f, int dir)
 {
     struct config c = a->cfg;
@@ -325,6 +366,8 @@ static unsigned step(struct app *a, const struct field *f, int dir)
     }
     case F_PREC:
         return step_precision(a, dir);
+    case F_QUANT:
+        return step_quant(a, dir);
     case F_RT:
         c.rt = (enum runtime)((c.rt + dir + RT__COUNT) % RT__COUNT);
         st = app_set_config(a, &c, &d);
@@ -426,7 +469,7 @@ static unsigned on_action(struct app *a, enum ui_action act, struct ui_rect r)
         describe(a, cur, name, val, range, &help);
         /* the controller opens the command line with this text */
         if (cur->kind == F_GPU || cur->kind == F_MIG || cur->kind == F_PREC ||
-            cur->kind == F_RT || cur->kind == F_BATCH || cur->kind == F_SLO)
+            cur->kind == F_QUANT || cur->kind == F_RT || cur->kind == F_BATCH || cur->kind == F_SLO)
             snprintf(a->st.status, sizeof a->st.status, "%s ", name);
         else
             snprintf(a->st.status, sizeof a->st.status, "set %s%s=",

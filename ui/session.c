@@ -131,6 +131,11 @@ static enum status write_whatif(struct sbuf *b, const char *section, const struc
                                                                  : "full",
               precision_name(w->cfg.prec), runtime_name(w->cfg.rt), (long long)w->cfg.batch,
               w->slo_ms);
+    if (w->cfg.quant.scheme != QUANT_NONE) { /* older sessions have no such line */
+        char q[64];
+        quant_format(&w->cfg.quant, q, sizeof q);
+        sb_printf(b, "quant %s\n", q);
+    }
     for (int i = 0; i < w->n_syms; i++)
         sb_printf(b, "sym %s %lld\n", w->sym_name[i], (long long)w->sym_val[i]);
     return ST_OK;
@@ -228,6 +233,10 @@ static enum status parse_line(struct app_whatif *w, const char *key, char *val,
             return diag_set(d, ST_EPARSE,
                             "%s: runtime '%s': expected %s", where, val,
                             runtime_names());
+    } else if (!strcmp(key, "quant")) {
+        struct diag qd = {0};
+        if (quant_parse(val, &w->cfg.quant, &qd)) /* its message names the CLI's --quant */
+            return diag_set(d, ST_EPARSE, "%s: %s", where, qd.msg + 2 * !strncmp(qd.msg, "--", 2));
     } else if (!strcmp(key, "batch")) {
         errno = 0;
         long long v = strtoll(val, &end, 10);
@@ -257,7 +266,7 @@ static enum status parse_line(struct app_whatif *w, const char *key, char *val,
     } else {
         return diag_set(d, ST_EPARSE,
                         "%s: unknown key '%s' (expected model, gpu, mig, precision, runtime, "
-                        "batch, slo or sym)", where, key);
+                        "quant, batch, slo or sym)", where, key);
     }
     return ST_OK;
 }

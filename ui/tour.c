@@ -44,8 +44,8 @@ static void say_gnn_teacher(const struct app *a, char *buf, int size)
  * earlier ones (the model, the batch) and going back is exact. */
 static const struct step steps[] = {
     {"Welcome",
-     "open zoo:resnet:depth=18; gpu a100; precision fp32; runtime pytorch; batch 1; slo 0; "
-     "filter; sort # asc; tab layers",
+     "open zoo:resnet:depth=18; gpu a100; quant none; precision fp32; runtime pytorch; batch 1; "
+     "slo 0; filter; sort # asc; tab layers",
      "This is ResNet-18, an image classifier, on an NVIDIA A100. Line 1 names the model and its "
      "size: nodes (layers), parameters (weights) and MACs. Line 2 is the configuration you can "
      "change. Then the predicted latency, throughput, energy and memory, and the MIG advice. The "

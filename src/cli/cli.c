@@ -11,7 +11,7 @@
 #include "core/gpu.h"
 #include "core/price.h"
 #include "graph/load.h"
-#include "graph/tokens.h"
+#include "graph/ops/tokens.h"
 
 void cli_common_init(struct cli_common *co)
 {
@@ -203,8 +203,7 @@ static int cli_quant(const struct cli_common *co, struct config *cfg)
         cfg->prec = act;
         return 0;
     }
-    bool ok = cfg->prec == act || (quant_weight_only(q) && cfg->prec == PREC_BF16);
-    if (!ok) {
+    if (!quant_precision_ok(q, cfg->prec)) {
         char name[64];
         quant_format(&cfg->quant, name, sizeof name);
         cli_error("--quant %s runs its activations in %s%s, not --precision %s (leave "

@@ -21,7 +21,7 @@
 
 #include "cli/cli_opts.h"
 #include "core/config.h"
-#include "graph/ir.h"
+#include "graph/ir/ir.h"
 #include "util/status.h"
 
 #define CLI_MAX_SETS 64

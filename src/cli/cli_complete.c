@@ -23,7 +23,7 @@
 
 #include "core/diffusion.h"
 #include "core/gpu.h"
-#include "graph/zoo.h"
+#include "graph/zoo/zoo.h"
 
 static int list_options(const char *sub)
 {

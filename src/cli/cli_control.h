@@ -5,7 +5,7 @@
 
 #include <stdio.h>
 
-#include "graph/ir.h"
+#include "graph/ir/ir.h"
 
 struct jsonw;
 

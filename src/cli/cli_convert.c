@@ -4,8 +4,8 @@
 #include <stdlib.h>
 
 #include "cli/cli.h"
-#include "graph/json_graph.h"
-#include "graph/tokens.h"
+#include "graph/json/json_graph.h"
+#include "graph/ops/tokens.h"
 
 static const struct cli_opt convert_opts[] = {
     {"output", 'o', "OUT.json", "where the graph goes (required; '-o -': standard output)", 'o'},

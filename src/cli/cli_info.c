@@ -8,7 +8,7 @@
 #include "util/textsafe.h"
 #include "cli/cli_control.h"
 #include "util/jsonw.h"
-#include "graph/shape.h"
+#include "graph/ops/shape.h"
 #include "util/xalloc.h"
 
 static const struct cli_opt info_opts[] = {

@@ -4,7 +4,7 @@
  * says how many nodes were not counted; with --time (or a configuration
  * option) also each node's predicted time, its share of the latency and
  * what bounds it. Human table with K/M/G units, or exact numbers with
- * --csv / --json. Column conventions: graph/cost.c. */
+ * --csv / --json. Column conventions: graph/ops/cost.c. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,7 +12,7 @@
 #include "cli/cli.h"
 #include "util/textsafe.h"
 #include "util/jsonw.h"
-#include "graph/shape.h"
+#include "graph/ops/shape.h"
 #include "core/predict.h"
 #include "core/report.h"
 #include "cli/cli_pred.h"

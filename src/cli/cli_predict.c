@@ -12,7 +12,7 @@
 #include "core/price.h"
 #include "core/report.h"
 #include "core/tp.h"
-#include "graph/tokens.h"
+#include "graph/ops/tokens.h"
 #include "util/fmt.h"
 
 enum { OPT_SLO = CLI_OPT__OWN, OPT_SLO_UPPER, OPT_HEADROOM };

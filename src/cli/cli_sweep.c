@@ -15,7 +15,7 @@
 #include "util/fmt.h"
 #include "util/jsonw.h"
 #include "graph/load.h"
-#include "graph/tokens.h"
+#include "graph/ops/tokens.h"
 #include "core/report.h"
 #include "util/xalloc.h"
 

@@ -6,12 +6,12 @@
 #include <string.h>
 
 #include "cli/cli.h"
-#include "graph/json_graph.h"
-#include "graph/tokens.h"
+#include "graph/json/json_graph.h"
+#include "graph/ops/tokens.h"
 #include "util/jsonw.h"
-#include "graph/shape.h"
+#include "graph/ops/shape.h"
 #include "core/report.h"
-#include "graph/zoo.h"
+#include "graph/zoo/zoo.h"
 
 enum { OPT_SEED = CLI_OPT__OWN, OPT_COUNT };
 

@@ -67,7 +67,7 @@ struct calib_row {
     char spec[192];          /* "samples/x.onnx" or a zoo spec; "-" when skipped */
     int64_t batch, seq, in_tokens, out_tokens;
     int64_t tokens;          /* mean real tokens per sequence of a runtime that removes the
-                                padding (graph/tokens.h); 0: the padded seq */
+                                padding (graph/ops/tokens.h); 0: the padded seq */
     int64_t steps;           /* denoising steps of a diffusion pipeline (0: none); each step
                                 runs the denoiser on 2 x batch (classifier-free guidance) */
     struct config cfg;       /* GPU, MIG, precision, runtime, batch (valid unless skipped) */

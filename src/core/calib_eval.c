@@ -21,9 +21,9 @@
 #include "util/strbuf.h"
 #include "core/gpu.h"
 #include "graph/load.h"
-#include "graph/shape.h"
-#include "graph/tokens.h"
-#include "graph/zoo.h"
+#include "graph/ops/shape.h"
+#include "graph/ops/tokens.h"
+#include "graph/zoo/zoo.h"
 
 /* Batch sizes an offline-throughput row tries (the best that fits wins). */
 static const int64_t offline_batches[CALIB_MAX_RUNS] = {8, 32, 128, 512, 2048, 0};

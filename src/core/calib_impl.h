@@ -6,7 +6,7 @@
 #define DIPPM_CALIB_IMPL_H
 
 #include "core/calib.h"
-#include "graph/ir.h"
+#include "graph/ir/ir.h"
 
 /* One graph, inferred for one (spec, batch, sequence, phase) binding. */
 struct calib_binding {

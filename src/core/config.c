@@ -210,6 +210,21 @@ bool quant_weight_only(enum quant_scheme q)
     return q != QUANT_NONE && (unsigned)q < QUANT__COUNT && precision_bytes(quants[q].act) == 2;
 }
 
+bool quant_precision_ok(enum quant_scheme q, enum precision p)
+{
+    return q == QUANT_NONE || p == quant_act_precision(q) ||
+           (quant_weight_only(q) && p == PREC_BF16);
+}
+
+bool config_set_quant(struct config *c, const struct quant *q)
+{
+    c->quant = *q;
+    if (quant_precision_ok(q->scheme, c->prec))
+        return false;
+    c->prec = quant_act_precision(q->scheme);
+    return true;
+}
+
 /* The options of a scheme, as its forms list them. */
 static const char *quant_opt_form(int opts)
 {
@@ -308,6 +323,12 @@ enum status quant_parse(const char *s, struct quant *out, struct diag *d)
         w += n;
     }
     return ST_OK;
+}
+
+bool quant_equal(const struct quant *x, const struct quant *y)
+{
+    return x->scheme == y->scheme && x->group == y->group && x->dynamic == y->dynamic &&
+           x->per_tensor == y->per_tensor;
 }
 
 void quant_format(const struct quant *q, char *buf, size_t size)

@@ -217,10 +217,19 @@ int quant_scale_bytes(enum quant_scheme q);
 enum precision quant_act_precision(enum quant_scheme q);
 /* Whether q keeps activations in 16 bits (dequantises weights in the GEMM). */
 bool quant_weight_only(enum quant_scheme q);
+/* Whether scheme q's activations run in p: its activation precision, or
+ * bf16 for a weight-only scheme (QUANT_NONE runs in any). */
+bool quant_precision_ok(enum quant_scheme q, enum precision p);
+/* Sets c's scheme to q, and its precision to q's activation precision
+ * where the current one is not q's (quant_precision_ok); returns whether
+ * the precision moved. */
+bool config_set_quant(struct config *c, const struct quant *q);
 /* Parses SCHEME[:OPTION...] (any case): w4a16[:gN|:row], w8a16[:gN|:row],
  * w8a8[:static|:dynamic], fp8[:tensor|:row] or none. On error ST_EUSAGE
  * with a message naming what was given and the accepted forms. */
 enum status quant_parse(const char *s, struct quant *out, struct diag *d);
+/* Whether x and y are the same scheme with the same options. */
+bool quant_equal(const struct quant *x, const struct quant *y);
 /* The canonical spelling of q, e.g. "w4a16:g128", "w8a8:dynamic". */
 void quant_format(const struct quant *q, char *buf, size_t size);
 /* cfg's precision as a report shows it: "fp16", or with a scheme

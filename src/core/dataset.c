@@ -18,7 +18,7 @@
 #include "core/sim.h"
 #include "core/weights.h"
 #include "util/xalloc.h"
-#include "graph/zoo.h"
+#include "graph/zoo/zoo.h"
 
 #define DATASET_MAX_BYTES ((size_t)4 << 30)
 

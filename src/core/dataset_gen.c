@@ -7,10 +7,10 @@
 #include "core/dataset.h"
 #include "core/gpu.h"
 #include "graph/load.h"
-#include "graph/shape.h"
+#include "graph/ops/shape.h"
 #include "core/sim.h"
 #include "util/xalloc.h"
-#include "graph/zoo.h"
+#include "graph/zoo/zoo.h"
 
 static uint64_t mix64(uint64_t z)
 {

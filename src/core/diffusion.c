@@ -10,7 +10,7 @@
 #include "util/jsonw.h"
 #include "core/fit.h"
 #include "graph/load.h"
-#include "graph/zoo.h"
+#include "graph/zoo/zoo.h"
 
 /* The zoo family of a unet or dit denoiser spec (parsed into a), or NULL. */
 static const char *denoiser_family(const char *spec, struct zoo_args *a)

@@ -21,7 +21,7 @@
 #include <stdio.h>
 
 #include "core/config.h"
-#include "graph/ir.h"
+#include "graph/ir/ir.h"
 #include "core/mig.h"
 #include "core/predict.h"
 

@@ -8,9 +8,9 @@
 #include "core/eval.h"
 #include "core/gpu.h"
 #include "core/predict.h"
-#include "graph/shape.h"
+#include "graph/ops/shape.h"
 #include "util/xalloc.h"
-#include "graph/zoo.h"
+#include "graph/zoo/zoo.h"
 
 static const struct {
     const char *name, *desc;

@@ -12,7 +12,7 @@
 #include "core/sim.h"
 #include "core/tp.h"
 #include "util/xalloc.h"
-#include "graph/zoo.h"
+#include "graph/zoo/zoo.h"
 
 #define MIB 1048576.0
 #define GEN_MAX_BATCH ((int64_t)1 << 20)

@@ -29,7 +29,7 @@
 #include <stdio.h>
 
 #include "core/config.h"
-#include "graph/ir.h"
+#include "graph/ir/ir.h"
 #include "core/predict.h"
 
 /* Tokens one serving step prefills at most (chunked prefill: TensorRT-LLM's

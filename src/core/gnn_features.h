@@ -24,7 +24,7 @@
 #include "core/config.h"
 #include "core/gnn.h"
 #include "core/gpu.h"
-#include "graph/ir.h"
+#include "graph/ir/ir.h"
 #include "core/sim.h"
 
 #define FEAT_SCHEMA_VERSION 2

@@ -47,6 +47,14 @@ static void run_precision(struct predictor *p, struct graph *g, const struct con
         for (int k = 0; k < gr->n_cols; k++) {
             struct config c = gr->col[k];
             c.batch = gr->batch[r];
+            if (!quant_precision_ok(c.quant.scheme, c.prec)) { /* a column the scheme refuses */
+                char q[64], msg[160];
+                quant_format(&c.quant, q, sizeof q);
+                snprintf(msg, sizeof msg, "quant %s does not run its activations in %s", q,
+                         precision_name(c.prec));
+                col_fail(gr, k, c.batch, msg);
+                continue;
+            }
             struct prediction pr;
             struct diag d = {0};
             if (predict_run(p, g, &c, &pr, &d) == ST_OK)

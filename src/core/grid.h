@@ -14,7 +14,7 @@
 #include "core/config.h"
 #include "core/mig.h"
 #include "core/predict.h"
-#include "graph/ir.h"
+#include "graph/ir/ir.h"
 
 #define GRID_MAX_ROWS 32
 #define GRID_MAX_COLS (MIG_MAX_PROFILES + 1) /* the slices and the whole GPU */

@@ -14,7 +14,7 @@
 #include "core/gpu.h"
 #include "core/predict.h"
 #include "core/sim_impl.h"
-#include "graph/zoo.h"
+#include "graph/zoo/zoo.h"
 #include "util/fileio.h"
 #include "util/stats.h"
 #include "util/xalloc.h"

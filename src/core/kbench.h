@@ -7,7 +7,7 @@
  * 2.1, FP32 with TF32 off: a batched matmul (b products of m x k by k x n),
  * a linear layer (b rows, k in, n out), an element-wise op, a layer norm or
  * a softmax over b rows of m columns. Each is predicted as the one-node
- * template zoo:kernel (graph/zoo_kernel.c) at batch b, precision fp32,
+ * template zoo:kernel (graph/zoo/zoo_kernel.c) at batch b, precision fp32,
  * runtime pytorch, timed on the GPU (the call cost of sim_call_ms left out).
  *
  * File format: a header line, then tab-separated

@@ -10,7 +10,7 @@
 
 #include "core/config.h"
 #include "core/predict.h"
-#include "graph/ir.h"
+#include "graph/ir/ir.h"
 
 /* The search stops here: the limit, not a batch that failed. */
 #define MAX_BATCH_SEARCH 65536

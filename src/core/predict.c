@@ -10,7 +10,7 @@
 #include "core/gnn.h"
 #include "core/gnn_features.h"
 #include "core/gpu.h"
-#include "graph/shape.h"
+#include "graph/ops/shape.h"
 #include "util/textsafe.h"
 #include "core/weights.h"
 #include "util/xalloc.h"

@@ -7,7 +7,7 @@
 #define DIPPM_PREDICT_H
 
 #include "core/config.h"
-#include "graph/ir.h"
+#include "graph/ir/ir.h"
 #include "core/sim.h"
 
 struct predictor; /* opaque: loaded weights and scratch buffers */

@@ -14,8 +14,8 @@
 #include "util/textsafe.h"
 #include "core/gpu.h"
 #include "graph/load.h"
-#include "graph/shape.h"
-#include "graph/tokens.h"
+#include "graph/ops/shape.h"
+#include "graph/ops/tokens.h"
 #include "util/xalloc.h"
 
 const char *report_hw_label(const struct config *cfg, char *buf, size_t size)

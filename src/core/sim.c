@@ -33,8 +33,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "graph/ops.h"
-#include "graph/tokens.h"
+#include "graph/ir/ops.h"
+#include "graph/ops/tokens.h"
 #include "util/xalloc.h"
 #include "core/sim_impl.h"
 

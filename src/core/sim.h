@@ -18,7 +18,7 @@
 
 #include "core/config.h"
 #include "core/gpu.h"
-#include "graph/ir.h"
+#include "graph/ir/ir.h"
 
 #define BOUND_LIST(X)                \
     X(BOUND_COMPUTE, "compute")      \

@@ -8,7 +8,7 @@
  */
 #include <math.h>
 
-#include "graph/ops.h"
+#include "graph/ir/ops.h"
 #include "core/sim_impl.h"
 
 /* Whether node n is a matrix product whose second input is value vi and

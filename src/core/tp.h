@@ -22,8 +22,8 @@
 
 #include "core/config.h"
 #include "core/gpu.h"
-#include "graph/ir.h"
-#include "graph/zoo.h"
+#include "graph/ir/ir.h"
+#include "graph/zoo/zoo.h"
 #include "util/status.h"
 
 /* The GPU counts --tp takes: 1, 2, 4, 8 (one node). */

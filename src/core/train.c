@@ -16,7 +16,7 @@
 #include "core/gpu.h"
 #include "core/predict.h"
 #include "graph/load.h"
-#include "graph/shape.h"
+#include "graph/ops/shape.h"
 #include "core/sim.h"
 #include "util/xalloc.h"
 

@@ -14,7 +14,7 @@
 #include "bench_common.h"
 #include "graph/load.h"
 #include "core/predict.h"
-#include "graph/shape.h"
+#include "graph/ops/shape.h"
 #include "util/xalloc.h"
 
 struct run {

@@ -23,7 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "graph/onnx_load.h"
+#include "graph/onnx/onnx_load.h"
 #include "util/xalloc.h"
 
 static double now(void)

@@ -11,7 +11,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "graph/shape.h"
+#include "graph/ops/shape.h"
 #include "util/xalloc.h"
 
 static double now_s(void)

@@ -106,8 +106,8 @@ explore $M ':set tp=4<Enter>' &&
     cmp "explorer: memory per GPU about 1/4" "a > 0 && a / b < 0.3" "$(genmem)" "$m1"
 explore $M ':set tp=3<Enter>' &&
     check "explorer: a bad count" "$T/screen" "tp=3: expected a GPU count of 1, 2, 4 or 8"
-# Setup: gpu mig precision runtime batch slo input output kv tp
-D='<F2><Down><Down><Down><Down><Down><Down><Down><Down><Down>'
+# Setup: gpu mig precision quant runtime batch slo input output kv tp
+D='<F2><Down><Down><Down><Down><Down><Down><Down><Down><Down><Down>'
 explore $M "$D<Right>" && check "explorer: Right from 1 is 2" "$T/screen" "^  tp  *2 "
 explore $M "$D<Right><Right><Right>" && check "explorer: then 4, 8" "$T/screen" "^  tp  *8 "
 explore $M "$D<Right><Right><Right><Right>" &&

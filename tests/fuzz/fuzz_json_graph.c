@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "graph/json_graph.h"
-#include "graph/shape.h"
+#include "graph/json/json_graph.h"
+#include "graph/ops/shape.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "graph/keras.h"
-#include "graph/shape.h"
+#include "graph/keras/keras.h"
+#include "graph/ops/shape.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "graph/keras_file.h"
-#include "graph/shape.h"
+#include "graph/keras/keras_file.h"
+#include "graph/ops/shape.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

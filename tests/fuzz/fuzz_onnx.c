@@ -8,9 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "graph/onnx_impl.h"
-#include "graph/onnx_load.h"
-#include "graph/shape.h"
+#include "graph/onnx/onnx_impl.h"
+#include "graph/onnx/onnx_load.h"
+#include "graph/ops/shape.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -67,8 +67,8 @@ dump 2 | grep -q "^  width  *0.5 " || bad "Setup does not show width 0.5"
 end
 
 begin "2: stepping a hyperparameter keeps the selection: depth 18 -> 34 -> 50"
-# Setup rows: gpu mig precision runtime batch slo | height width | preset depth
-run 30 120 '<F2><Down><Down><Down><Down><Down><Down><Down><Down><Down><Right>@1<Right>@2' \
+# Setup rows: gpu mig precision quant runtime batch slo | height width | preset depth
+run 30 120 '<F2><Down><Down><Down><Down><Down><Down><Down><Down><Down><Down><Right>@1<Right>@2' \
     zoo:resnet:depth=18
 dump 1 | grep -q "^  depth  *34 " || bad "depth did not step to 34"
 dump 2 | grep -q "^  depth  *50 " || bad "depth did not step on to 50 (the selection moved)"
@@ -390,8 +390,8 @@ grep -qx "sym $long 64" "$XDG_STATE_HOME/dippm/sessions/longsym.session" || bad 
 run 30 250 '@1' --session longsym
 [ $rc -eq 0 ] || bad "the session does not open: $(cat "$TMPD/err")"
 line_has 1 2 "$long=64"
-# Setup: Right on the symbol's row doubles it (rows: gpu mig precision runtime batch slo | sym)
-run 30 250 '<F2><Down><Down><Down><Down><Down><Down><Right>@1' "$TMPD/long.json"
+# Setup: Right on the symbol's row doubles it (rows: gpu mig precision quant runtime batch slo | sym)
+run 30 250 '<F2><Down><Down><Down><Down><Down><Down><Down><Right>@1' "$TMPD/long.json"
 line_has 1 2 "$long=64"
 end
 
@@ -852,6 +852,80 @@ for size in "24 80" "40 120" "70 250"; do
         done
     done
 done
+end
+
+begin "36: :quant w4a16 names the scheme; latency, memory and layers are predict --quant's"
+m=zoo:llama
+k=":runtime tensorrt<Enter>:set seq=16<Enter>:quant w4a16<Enter>@1:export csv $TMPD/q.csv<Enter>"
+run 30 160 "$k:quant w9<Enter>@2:precision fp32<Enter>@3:quant none<Enter>@4" "$m"
+line_has 1 2 "GPU A100-SXM4-40GB  fp16, w4a16:g128 weights  tensorrt"
+has 1 "quant w4a16:g128: precision fp16 (its activations')"
+pq() { "$DIPPM" predict "$m" --runtime tensorrt --set seq=16 --json "$@"; }
+jv() { grep -o "\"$1\": [0-9.]*" "$2" | head -1 | sed 's/.*: //'; }
+pq --quant w4a16 >"$TMPD/q.json"; pq --precision fp16 >"$TMPD/f.json"
+# the screen's 3 significant digits of the JSON's, and not those of plain fp16
+lat=$(line 1 3 | sed -n 's/^Latency (GNN) \([0-9.]*\) ms .*/\1/p')
+sig3() { awk -v v="$1" 'BEGIN { printf "%.3g", v }'; }
+want=$(sig3 "$(jv latency_ms "$TMPD/q.json")"); fp16=$(sig3 "$(jv latency_ms "$TMPD/f.json")")
+[ -n "$lat" ] && [ "$(sig3 "$lat")" = "$want" ] || bad "latency $lat ms on screen, predict --quant w4a16 says $want ms"
+[ "$want" != "$fp16" ] || bad "w4a16 and fp16 predict the same $want ms: the case tells nothing"
+mem=$(line 1 4 | sed -n 's/.*\] \([0-9.]*\) GiB of .*/\1/p')
+want=$(sig3 "$(awk -v v="$(jv memory_mib "$TMPD/q.json")" 'BEGIN { print v / 1024 }')")
+[ -n "$mem" ] && [ "$(sig3 "$mem")" = "$want" ] || bad "memory bar $mem GiB, predict --quant w4a16 says $want GiB"
+# the Layers tab's time shares: layers --quant's, not fp16's, on the same rows
+"$DIPPM" layers "$m" --runtime tensorrt --set seq=16 --quant w4a16 --csv >"$TMPD/lq.csv"
+"$DIPPM" layers "$m" --runtime tensorrt --set seq=16 --precision fp16 --csv >"$TMPD/lf.csv"
+# time_share is the third field from the end of both (the shapes hold commas)
+share() { awk -F, 'NR > 1 && $3 == "MatMul" { printf "%s %.4f\n", $2, $(NF - 2); n++ } n == 3 { exit }' "$1"; }
+got=$(share "$TMPD/q.csv"); wq=$(share "$TMPD/lq.csv"); wf=$(share "$TMPD/lf.csv")
+[ -n "$got" ] && [ "$got" = "$wq" ] || bad "Layers shares [$got] are not layers --quant's [$wq]"
+[ "$wq" != "$wf" ] || bad "w4a16 and fp16 layer shares are the same: the case tells nothing"
+has 2 "quant 'w9': unknown scheme 'w9'; expected none, w8a16[:gN|:row], w4a16[:gN|:row], w8a8[:static|:dynamic] or fp8[:tensor|:row]"
+has 3 "quant w4a16:g128 runs its activations in fp16 or bf16, not precision fp32 (:quant none clears the scheme)"
+line_has 3 2 "fp16, w4a16:g128 weights"
+line_has 4 2 "GPU A100-SXM4-40GB  fp16  tensorrt"
+hasnt 4 "weights  tensorrt"
+end
+
+begin "36: Setup's quant field cycles the schemes, skipping what the runtime cannot run"
+# Setup rows: gpu mig precision quant; eager pytorch on an A100 runs neither int8 nor fp8
+run 30 160 '<F2><Down><Down><Down><Right>@1<Right>@2<Right>@3' zoo:llama
+line_has 1 2 "fp16, w8a16:row weights  pytorch"
+line_has 2 2 "fp16, w4a16:g128 weights  pytorch"
+has 3 "quant none: skipped w8a8 (int8), fp8 (fp8), which runtime pytorch on A100-SXM4-40GB cannot run"
+line_has 3 2 "GPU A100-SXM4-40GB  fp16  pytorch"
+end
+
+begin "36: with a scheme the batch x precision heat map predicts only the precisions it runs in"
+run 40 160 ':quant w4a16<Enter>3H@1' zoo:resnet:depth=18
+dump 1 | grep -q "^      1  *n/a  *n/a  *[0-9.]* ms  *[0-9.]* ms  *n/a  *n/a" ||
+    bad "batch 1 row: $(dump 1 | grep "^      1 ")"
+end
+
+begin "36: a session keeps the scheme; one written without it opens with none"
+run 30 160 ':quant w8a16:g64<Enter>:precision bf16<Enter>:w q36<Enter>@1' zoo:llama
+has 1 "session q36 saved"
+grep -qx "quant w8a16:g64" "$XDG_STATE_HOME/dippm/sessions/q36.session" ||
+    bad "the session file lacks 'quant w8a16:g64': $(cat "$XDG_STATE_HOME/dippm/sessions/q36.session")"
+run 30 160 '@1u@2' --session q36
+[ $rc -eq 0 ] || bad "the session does not open: $(cat "$TMPD/err")"
+line_has 1 2 "bf16, w8a16:g64 weights  pytorch"
+has 2 "nothing to undo"
+printf 'dippm-session 1\n[current]\nmodel zoo:llama\ngpu a100\nmig full\nprecision fp16\nruntime pytorch\nbatch 1\nslo 0\n' \
+    > "$XDG_STATE_HOME/dippm/sessions/old36.session"
+run 30 160 '@1' --session old36
+[ $rc -eq 0 ] || bad "a session without a quant line does not open: $(cat "$TMPD/err")"
+line_has 1 2 "GPU A100-SXM4-40GB  fp16  pytorch"
+printf 'dippm-session 1\n[current]\nmodel zoo:llama\nprecision fp16\nquant w4a16:g3\n' \
+    > "$XDG_STATE_HOME/dippm/sessions/bad36.session"
+run 30 160 '' --session bad36
+[ $rc -ne 0 ] || bad "a session with a bad scheme was accepted"
+grep -q "bad36.session line 5: quant 'w4a16:g3': w4a16 takes" "$TMPD/err" || bad "error: $(cat "$TMPD/err")"
+printf 'dippm-session 1\n[current]\nmodel zoo:llama\nprecision fp32\nquant w4a16\n' \
+    > "$XDG_STATE_HOME/dippm/sessions/conf36.session"
+run 30 160 '' --session conf36
+[ $rc -ne 0 ] || bad "a session whose precision conflicts with its scheme was accepted"
+grep -q "runs its activations in fp16 or bf16, not precision fp32" "$TMPD/err" || bad "error: $(cat "$TMPD/err")"
 end
 
 echo "$pass passed, $fail failed"

@@ -215,7 +215,7 @@ wait_for "F10Quit" && {
     wait_for "Configuration" && {
         keys Down Down Right          # gpu -> mig -> precision, next value
         wait_for "tf32" && expect_line 2 "tf32"
-        keys Down Down Enter          # runtime -> batch: the command line opens
+        keys Down Down Down Enter     # quant -> runtime -> batch: the command line opens
         wait_for ":batch"
         keys 8 Enter
         wait_for "batch 8 "
