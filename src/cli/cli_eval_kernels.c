@@ -172,10 +172,10 @@ static enum status fit(const struct kbench_set *s, struct sim_params *p, double 
                 "%.0f us (norms and softmax: their rows of at least %.0f us):\n"
                 "    .cuda_eff = %.4f,\n    .simt_k_half = %.2f,\n    .batched_sgemm_eff = %.4f,\n"
                 "    .norm_bw_eff = %.4f,\n"
-                "    .softmax_bw_eff = %.4f,\n"
-                "    .row_cache_norm = %.4f,\n    .row_cache_soft = %.4f,\n", n,
+                "    .softmax_thread_bpc = %.6f,\n"
+                "    .row_cache = %.4f,\n    .row_cache_soft = %.4f,\n", n,
                 KBENCH_FIT_MIN_US, KBENCH_FIT_BW_MIN_US, p->cuda_eff, p->simt_k_half,
-                p->batched_sgemm_eff, p->norm_bw_eff, p->softmax_bw_eff, p->row_cache_norm,
+                p->batched_sgemm_eff, p->norm_bw_eff, p->softmax_thread_bpc, p->row_cache,
                 p->row_cache_soft);
         fprintf(stderr, "dippm: GPU family constants (fp32_keep from GEMM rows, bw_keep from "
                 "element-wise rows of at least %.0f us):\n", KBENCH_FIT_BW_MIN_US);

@@ -494,17 +494,20 @@ enum status kbench_fit(const struct kbench_set *s, struct sim_params *params,
      * their own rows */
     static const int groups[3] = {FG_BMM, FG_NORM, FG_SOFTMAX};
     double *effs[3] = {&params->batched_sgemm_eff, &params->norm_bw_eff,
-                       &params->softmax_bw_eff};
+                       &params->softmax_thread_bpc};
     for (int k = 0; k < 3 && !st; k++) {
         c.lo = c.off[groups[k]];
         c.hi = c.off[groups[k] + 1];
         if (c.hi > c.lo)
-            fit_one(&c, effs[k], 0.2, k == 0 ? 1.5 : 1.0);
+            {
+            static const double lo[3] = {0.2, 0.2, 0.0002}, hi[3] = {1.5, 1.0, 0.01};
+            fit_one(&c, effs[k], lo[k], hi[k]);
+        }
         /* the norms' rows cross the caches' edge (their lengths run to
          * 4096): the share of the caches their re-reads find and how sharp
          * the edge is, with their bandwidth; no softmax row reaches it */
         for (int round = 0; groups[k] == FG_NORM && c.hi > c.lo && round < 6; round++) {
-            fit_one(&c, &params->row_cache_norm, 0.05, 1.0);
+            fit_one(&c, &params->row_cache, 0.05, 1.0);
             fit_one(&c, &params->row_cache_soft, 0.1, 4.0);
             fit_one(&c, effs[k], 0.2, 1.0);
         }

@@ -96,7 +96,7 @@ enum status kbench_predict(const struct kbench_set *s, const struct sim_params *
  * squares on log time, a golden-section search per constant, alternated
  * until the loss settles; *dispatch_us receives the harness's dispatch and
  * *n_fit the GEMM rows used. Then batched_sgemm_eff, norm_bw_eff and
- * softmax_bw_eff, each on its own group's rows of at least
+ * softmax_thread_bpc, each on its own group's rows of at least
  * KBENCH_FIT_BW_MIN_US (element-wise rows, which few are longer, count from
  * there too for the family constants below). */
 #define KBENCH_FIT_MIN_US 1000.0

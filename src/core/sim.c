@@ -182,10 +182,14 @@ static void row_rereads(const struct graph *g, const struct node *n, const struc
         for (block = 32; block < want && block < 512; block *= 2)
             ;
     }
+    /* ATen's block softmax loads float4-wide (16 bytes) while a whole
+     * block's worth of them fits the row, then the rest (and any row not
+     * 16-byte aligned) element by element */
+    double vec = 16 / eb;
+    k->row_tail = !ln && (fmod(row, vec) != 0 || fmod(row, vec * block) != 0);
     k->row_bytes = row * eb;
     k->reread_bytes = (ln ? 1 : 2) * numel * graph_node_tok_scale(g, n) * eb;
     k->row_block = block;
-    k->row_softmax = !ln;
 }
 
 /* The steps of the time pass, in issue order, after pass_fuse; n_steps

@@ -81,9 +81,8 @@ struct sim_params {
     double simt_k_half;          /* the same for FP32 GEMMs on CUDA cores (SGEMM) */
     double batched_sgemm_eff;    /* share of cuda_eff a fixed-tile batched SGEMM keeps (sim_board) */
     double norm_bw_eff;          /* bandwidth kept by layer/group norms (two passes, block sync) */
-    double softmax_bw_eff;       /* bandwidth kept by a softmax over the last axis */
-    double row_cache_norm;       /* share of the L1 and L2 that keeps the rows a layer norm re-reads */
-    double row_cache_softmax;    /* the same for a softmax over long rows */
+    double softmax_thread_bpc;   /* bytes per clock a resident thread of a block softmax moves */
+    double row_cache;            /* share of the L1 and L2 that keeps the rows a row kernel re-reads */
     double row_cache_soft;       /* how far past that share the re-reads all miss (x the share) */
     double hopper_clock;         /* fraction of the boost-clock math peak Hopper holds under load */
     double p_active;             /* dynamic power share of a running kernel at any load */

@@ -83,13 +83,15 @@ struct sim_kernel_in {
      * and L2 no longer hold (sim_row_miss); 0: none. */
     double reread_bytes, row_bytes;
     int row_block;
-    bool row_softmax;   /* the row kernel is a softmax (row_cache_softmax), else a norm */
+    /* a block softmax whose rows end in loads one element wide (sim.c
+     * row_rereads): its bandwidth is capped by softmax_thread_bpc */
+    bool row_tail;
 };
 
 /* The share of a row-wise kernel's re-reads that miss both the L1 and the
  * L2 of hw and go to DRAM: the rows in flight (the SM's resident blocks,
- * one row each) against share of each cache (row_cache_norm or
- * row_cache_softmax), rising from 0 at that share to 1 at
+ * one row each) against share of each cache (row_cache), rising from 0 at
+ * that share to 1 at
  * (1 + row_cache_soft) times it. */
 double sim_row_miss(const struct hw *hw, const struct sim_params *p, double share,
                     double row_bytes, int block);

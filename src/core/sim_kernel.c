@@ -234,7 +234,6 @@ void sim_kernel_time(const struct hw *hw, const struct config *cfg, const struct
     switch (in->cls) {
     case OPC_REDUCE: bw_eff *= f->reduce_bw_eff; break;
     case OPC_NORM: bw_eff *= p->norm_bw_eff; break;
-    case OPC_SOFTMAX: bw_eff *= p->softmax_bw_eff; break;
     case OPC_GATHER: bw_eff *= f->gather_bw_eff; break;
     default: break;
     }
@@ -248,6 +247,14 @@ void sim_kernel_time(const struct hw *hw, const struct config *cfg, const struct
     bw_eff *= board->bw_keep;
     if (bw_eff > 1)
         bw_eff = 1;
+    /* a block softmax's scalar tail: as many bytes as its resident threads
+     * keep in flight (sim_params.c softmax_thread_bpc) */
+    if (in->row_tail && hw->gpu) {
+        double supply = hw->sms * board->sm_threads * hw->gpu->clock_mhz * 1e6 *
+                        p->softmax_thread_bpc;
+        if (supply < hw->bw_bytes * bw_eff)
+            bw_eff = supply / hw->bw_bytes;
+    }
     /* Fused epilogue math (bias, activation) runs on the CUDA cores while
      * other tiles' main loops keep the tensor cores busy: the two overlap as
      * compute and memory do (sim_overlap). */
@@ -258,10 +265,8 @@ void sim_kernel_time(const struct hw *hw, const struct config *cfg, const struct
     double epi_s = in->vec_flops / (vec_peak * f->vec_eff * keep);
     out->compute_s = sim_overlap(main_s, epi_s, p->overlap_p);
     double reread = in->reread_bytes > 0
-                        ? in->reread_bytes * sim_row_miss(hw, p,
-                                                       in->row_softmax ? p->row_cache_softmax
-                                                                       : p->row_cache_norm,
-                                                       in->row_bytes, in->row_block)
+                        ? in->reread_bytes *
+                              sim_row_miss(hw, p, p->row_cache, in->row_bytes, in->row_block)
                         : 0;
     out->memory_s = (in->bytes + reread) / (hw->bw_bytes * bw_eff);
     /* the roofline of the arithmetic the algorithm does (a Winograd

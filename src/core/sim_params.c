@@ -181,13 +181,26 @@ static const struct sim_params fitted = {
      * --kernels --fit). */
     .batched_sgemm_eff = FIT_BATCHED_SGEMM_EFF,
     /* A layer or group norm reads its rows for the statistics and again to
-     * normalise, with block synchronisation between; a softmax over the
-     * last axis keeps a row in registers or shared memory (max, sum,
-     * scale). A-priori 0.7 each (the figure reductions keep); fitted on
-     * NeuSight's train-split layer norm and softmax kernels of at least
-     * 300 us (dippm eval --kernels --fit). */
+     * normalise, with block synchronisation between. A-priori 0.7 (the
+     * figure reductions keep); fitted on NeuSight's train-split layer norm
+     * kernels of at least 300 us (dippm eval --kernels --fit). */
     .norm_bw_eff = FIT_NORM_BW_EFF,
-    .softmax_bw_eff = FIT_SOFTMAX_BW_EFF,
+    /* Eager PyTorch's softmax over rows of up to 1024 (softmax_warp_forward)
+     * holds a row in a warp's registers and streams like an element-wise
+     * kernel; over longer rows (cunn_SoftMaxForward, a block a row) it
+     * streams too while the row is float4 loads the whole block shares
+     * evenly (1024, 2048, 4096 or 8192 floats), but a row with a scalar
+     * tail, or not 16-byte aligned, leaves its threads waiting on loads one
+     * element wide: its bandwidth is capped by what the resident threads
+     * keep in flight, every SM's threads x the clock x this many bytes
+     * (sim_kernel.c). NeuSight's kernels show the cap is the threads', not
+     * the board's: such rows keep 0.62 of the streaming bandwidth on A100,
+     * 0.66 on V100 (2048 threads an SM), 0.82 on T4 (1024 threads, a
+     * fifth of A100's bandwidth an SM) and all of it on L4 (a sixth),
+     * while tail-free rows stream on all four. A-priori 0.003; fitted on
+     * the train-split softmax rows of at least 300 us (their lengths are
+     * random: nearly all have a tail). */
+    .softmax_thread_bpc = FIT_SOFTMAX_THREAD_BPC,
     /* Eager PyTorch's layer norm (vectorized_layer_norm_kernel, 128
      * threads a row) reads each row twice, and its softmax over rows of
      * more than 1024 (cunn_SoftMaxForward, 256 or 512 threads) three times:
@@ -203,11 +216,10 @@ static const struct sim_params fitted = {
      * times the share) are fitted with norm_bw_eff on the train-split layer
      * norms of at least 300 us (dippm eval --kernels --fit), whose lengths
      * (up to 4096) cross the edge; a-priori 0.5 and 1. No train-split
-     * softmax row is long enough to see it: the softmax keeps the whole L1
-     * (a-priori 1; its blocks hold no shared-memory copy of the row), and
-     * the test split's long rows are its check. */
-    .row_cache_norm = FIT_ROW_CACHE_NORM,
-    .row_cache_softmax = 1.0,
+     * softmax row is long enough to see the edge; the softmax's rows live
+     * in the same caches and take the norms' share (the test split's rows
+     * up to 16384 are its check). */
+    .row_cache = FIT_ROW_CACHE,
     .row_cache_soft = FIT_ROW_CACHE_SOFT,
     /* Board power while a kernel runs, as shares of the idle-to-TDP range:
      * any running kernel holds boost clocks and wakes the SMs and caches
@@ -339,7 +351,7 @@ const struct sim_fixed sim_fixed = {
     .simt_winograd = 1.34,
     /* Reductions need two passes or block synchronisation: ~70% of
      * streaming bandwidth (estimate; norms and softmax have fitted figures
-     * of their own, norm_bw_eff and softmax_bw_eff). */
+     * of their own, norm_bw_eff and softmax_thread_bpc). */
     .reduce_bw_eff = 0.7,
     /* Gathers/scatters touch memory irregularly: ~50% of streaming
      * bandwidth (estimate). */
