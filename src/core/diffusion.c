@@ -336,7 +336,8 @@ enum status diff_mig(struct predictor *p, struct graph *g, const struct config *
             break;
         struct mig_option *o = &a->opts[a->n++];
         o->profile = idx[i];
-        o->memory_mib = out->memory_mib; /* one memory figure whatever the slice */
+        /* the pipeline's one CUDA context is the slice's, as for one model */
+        o->memory_mib = mig_memory_on(cfg, out->memory_mib, idx[i]);
         o->latency_ms = r.batch_ms;
     }
     parts_free(&m);

@@ -7,7 +7,8 @@
  * prompt and its negative prompt) and each denoiser pass runs on 2 x batch
  * latents (the conditional and the unconditional half in one pass); without
  * it both run on the batch. Every model stays resident on the GPU for the
- * whole pipeline. The scheduler's arithmetic between steps is not counted.
+ * whole pipeline, in one process: one CUDA context and workspace, not one
+ * per model. The scheduler's arithmetic between steps is not counted.
  *
  * Every pass goes through predict_run, so the numbers are the GNN's (or the
  * teacher's without weights): simulated, never measured.
@@ -63,12 +64,17 @@ struct diff_result {
     double batch_ms;         /* text + denoise + decode: the whole batch */
     double ms_per_image, images_per_s;
     double energy_j, energy_j_per_image; /* whole batch; per image */
-    double memory_mib;       /* every model's weights resident, the largest pass's working set */
+    /* One pass's figure (its context, workspace, weights and liveness
+     * peak, fused kernels' on-chip values left out) plus the other
+     * models' weights, the largest over the passes: buffers are reused
+     * from pass to pass, the context is the process's. */
+    double memory_mib;
     double capacity_mib;
     bool fits;               /* fit_ok with the request's headroom */
     bool from_gnn;
     /* With diff_mig: the smallest MIG profile that holds the pipeline
-     * (memory x (1 + headroom)); its per-profile latency is the batch's. */
+     * (memory, with the slice's CUDA context (mig_memory_on), x (1 +
+     * headroom)); its per-profile latency is the batch's. */
     bool have_mig;
     struct mig_advice mig;
 };
