@@ -2,7 +2,8 @@
  * test_interval.c - prediction intervals (src/core/interval.c) on hand-made
  * held-out errors: the conformal order statistics, the fallback of a group
  * with few rows to the widened pooled bounds, the widening of an
- * unmeasured GPU, precision or runtime, and the TSV form.
+ * unmeasured GPU, precision or runtime, the TSV form, and the residual
+ * files' errors.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -10,7 +11,9 @@
 #include <cmocka.h>
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 #include <string.h>
 
 #include "core/gpu.h"
@@ -221,6 +224,78 @@ static void tsv_round_trip_and_errors(void **state)
     }
 }
 
+/* A residual file (interval_gen.h, RESID FORMAT) with one bad field names
+ * the file, the line and the field, and says what the field must be; a
+ * good file gives its rows. */
+static void resid_file_errors(void **state)
+{
+    (void)state;
+    static const char head[] =
+        "family\ttarget\tkind\tgpu\tprecision\truntime\tmeasured\tpredicted\n";
+    static const char good[] = "src\ttime\tpass\tT4-PCIe-16GB\tfp16\tpytorch\t2\t1\n";
+    static const struct {
+        const char *header, *line, *want;
+    } cases[] = {
+        {head, good, NULL},
+        {head, "\ttime\tpass\tT4-PCIe-16GB\tfp16\tpytorch\t2\t1\n",
+         ":2: field family: '' is not a family name"},
+        {head, "src\tenergy\tpass\tT4-PCIe-16GB\tfp16\tpytorch\t2\t1\n",
+         ":2: field target: 'energy' is not time or memory"},
+        {head, "src\ttime\tstep\tT4-PCIe-16GB\tfp16\tpytorch\t2\t1\n",
+         ":2: field kind: 'step' is not pass or generation"},
+        {head, "src\ttime\tpass\tB300\tfp16\tpytorch\t2\t1\n",
+         ":2: field gpu: 'B300' is not a GPU"},
+        {head, "src\ttime\tpass\tT4-PCIe-16GB\tfp12\tpytorch\t2\t1\n",
+         ":2: field precision: 'fp12' is not a precision"},
+        {head, "src\ttime\tpass\tT4-PCIe-16GB\tfp16\tjax\t2\t1\n",
+         ":2: field runtime: 'jax' is not a runtime"},
+        {head, "src\ttime\tpass\tT4-PCIe-16GB\tfp16\tpytorch\tnan\t1\n",
+         ":2: field measured: 'nan' is not a number > 0"},
+        {head, "src\ttime\tpass\tT4-PCIe-16GB\tfp16\tpytorch\t2\t\n",
+         ":2: field predicted: '' is not a number > 0"},
+        {head, "src\ttime\tpass\n",
+         ":2: 3 tab-separated fields, expected 8 (family ... predicted)"},
+        {"family\ttarget\tkind\tgpu\tprec\truntime\tmeasured\tpredicted\n", good,
+         ":1: header column 5: 'prec', expected 'precision'"},
+        {"", "", ": empty, expected a header line"},
+    };
+    char path[] = "/tmp/test_interval_residXXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    close(fd);
+    const char *files[] = {path};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        FILE *f = fopen(path, "w");
+        assert_non_null(f);
+        fprintf(f, "%s%s", cases[i].header, cases[i].line);
+        fclose(f);
+        struct interval_resid *res = NULL;
+        struct interval_names names = {0};
+        struct diag d = {0};
+        int n = -1;
+        enum status st = interval_read_resid(files, 1, &res, &n, &names, &d);
+        if (!cases[i].want) {
+            assert_int_equal(st, ST_OK);
+            assert_int_equal(n, 1);
+            assert_int_equal(res[0].target, IT_TIME);
+            assert_int_equal(res[0].group, IG_EAGER);
+            assert_string_equal(res[0].family, "src");
+            assert_true(fabs(res[0].r - log(2)) < EPS);
+        } else {
+            char want[256];
+            snprintf(want, sizeof want, "%s%s", path, cases[i].want);
+            assert_int_equal(st, ST_EPARSE);
+            assert_int_equal(n, 0);
+            assert_null(res);
+            if (!strstr(d.msg, want))
+                fail_msg("case %zu: '%s' lacks '%s'", i, d.msg, want);
+        }
+        free(res);
+        interval_names_fini(&names);
+    }
+    unlink(path);
+}
+
 /* Two families of 25 eager rows each at -0.12 .. +0.12: each fold's table
  * (the other family, n = 25, 1/25 a row) spans its 0.1 and 0.9 quantiles,
  * the 3rd and 23rd smallest, -0.10 .. +0.10, which holds 21 of the held-out
@@ -258,6 +333,7 @@ int main(void)
         cmocka_unit_test(point_held_by_interval),
         cmocka_unit_test(unmeasured_widens_and_says_so),
         cmocka_unit_test(tsv_round_trip_and_errors),
+        cmocka_unit_test(resid_file_errors),
         cmocka_unit_test(report_leave_one_family_out),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
