@@ -427,10 +427,13 @@ static void table_md(struct strbuf *s, const struct interval_table *t,
                 strbuf_printf(s, "| %s | %s | %d | %d | - | - | too few rows |\n",
                               interval_target_name(ti), interval_group_name(g), b->n, k);
             else
-                strbuf_printf(s, "| %s | %s | %d | %d | %.3f | %.3f | %s |\n",
+                strbuf_printf(s, "| %s | %s | %d | %d | %.3f | %.3f | %s%s |\n",
                               interval_target_name(ti), interval_group_name(g), b->n, k,
                               exp(b->lo), exp(b->hi),
-                              b->fallback ? "pooled x1.5 (fewer than 20 rows)" : "own rows");
+                              b->fallback ? "pooled x1.5 (fewer than 20 rows)" : "own rows",
+                              b->n_fam < INTERVAL_MIN_FAMILIES
+                                  ? "; **too few source families**: x1.5 where used"
+                                  : "");
         }
 }
 
@@ -524,12 +527,14 @@ char *interval_report(const struct interval_resid *res, int n, const struct inte
         "group's interval. A GPU, precision or runtime without a measured row of the target "
         "multiplies the log bounds by %.2g each, and the output says \"no measured rows for "
         "...\": no held-out row tells how wrong that extrapolation is. MIG slices count as "
-        "their GPU. A group whose rows come from one or two source families (column "
-        "*source families*) describes those sources' models; the check below shows how such "
-        "an interval does on the others.\n\n",
+        "their GPU. Bounds from fewer than %d source families (a group's own, or the pool's "
+        "it falls back to) describe those sources' models and harnesses more than a new "
+        "user's: where used, their log bounds are multiplied by %.2g too and the output says "
+        "\"from only N source families\" (basis \"too few source families\" below); the check "
+        "below shows how such an interval does on the other families.\n\n",
         cnt->calib, cnt->neusight, cnt->resid, INTERVAL_COVERAGE * 100, INTERVAL_MIN_ROWS,
-        INTERVAL_WIDEN_FEW,
-        INTERVAL_WIDEN_UNMEASURED);
+        INTERVAL_WIDEN_FEW, INTERVAL_WIDEN_UNMEASURED, INTERVAL_MIN_FAMILIES,
+        INTERVAL_WIDEN_FEW_FAMILIES);
     strbuf_printf(&s, "## The table\n\nThe measured value of a configuration lies in "
                       "[predicted x low factor, predicted x high factor] for %.0f%% of the "
                       "rows of its group.\n\n", INTERVAL_COVERAGE * 100);
