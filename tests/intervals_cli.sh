@@ -2,8 +2,9 @@
 # intervals_cli.sh - the 80% prediction intervals (src/core/interval.h) on
 # the command line: predict's text and JSON and the sweep's JSON and CSV
 # carry them with low <= prediction <= high; a runtime, GPU or precision
-# with no measured row widens the interval and says "no measured ... rows
-# for"; --slo-upper judges the target by the upper bound; a broken table is
+# with no measured row, or bounds from fewer than 3 source families, widen
+# the interval and say so ("no measured ... rows for", "from only N source
+# families"); --slo-upper judges the target by the upper bound; a broken table is
 # an explained missing interval, never a failed prediction.
 # Env: DIPPM (binary).
 set -u
@@ -70,6 +71,22 @@ ordered "pytorch-sdpa latency" "$(num latency_ms_low "$tmp/s")" "$(num latency_m
 DIPPM_WEIGHTS_DIR="$tmp/nosdpa" "$DIPPM" predict "$m" --runtime pytorch-sdpa >"$tmp/st" 2>/dev/null
 has "text names the unmeasured runtime" "interval    latency: " "$tmp/st"
 has "text names the unmeasured runtime" "no measured latency rows for pytorch-sdpa" "$tmp/st"
+
+# bounds from fewer than 3 source families: widened and said so (a table by hand)
+mkdir -p "$tmp/fam"
+for f in "$W"/*.dpw "$W"/*.json; do cp "$f" "$tmp/fam/"; done
+printf 'interval\tlatency\teager\t30\t0.9\t1.1\tgroup\t%s\nmeasured\tlatency\tgpu\tA100-SXM4-40GB\nmeasured\tlatency\tprecision\tfp32\nmeasured\tlatency\truntime\tpytorch\n' 2 \
+    >"$tmp/fam/intervals.tsv"
+DIPPM_WEIGHTS_DIR="$tmp/fam" "$DIPPM" predict "$m" --gpu a100-40gb --precision fp32 --runtime pytorch \
+    --json >"$tmp/f2" 2>/dev/null
+has "two families named" '80% interval from 30 held-out eager latency rows; from only 2 source families: widened x1.5"' "$tmp/f2"
+sed -i 's/group\t2$/group\t3/' "$tmp/fam/intervals.tsv"
+DIPPM_WEIGHTS_DIR="$tmp/fam" "$DIPPM" predict "$m" --gpu a100-40gb --precision fp32 --runtime pytorch \
+    --json >"$tmp/f3" 2>/dev/null
+has "three families: as measured" '"interval_note": "80% interval from 30 held-out eager latency rows"' "$tmp/f3"
+ordered "two families wider" "$(ratio "$(num latency_ms_high "$tmp/f3")" "$(num latency_ms_low "$tmp/f3")")" \
+    "$(ratio "$(num latency_ms_high "$tmp/f3")" "$(num latency_ms_low "$tmp/f3")")" \
+    "$(ratio "$(num latency_ms_high "$tmp/f2")" "$(num latency_ms_low "$tmp/f2")")"
 
 # memory: a GPU and a precision without measured memory rows (A100-SXM4-40GB fp16 has them)
 "$DIPPM" predict "$m" --precision fp16 --json >"$tmp/a" 2>/dev/null

@@ -953,6 +953,67 @@ def models_jsonl(src, models):
     return "".join(l + "\n" for l in lines), sorted(left_out)
 
 
+# How NeuSight timed its end-to-end rows (scripts/asplos), for e2e_rows; %s:
+# eager, or the model wrapped in torch.compile.
+E2E_CONDITIONS = (
+    "Hugging Face model built from NeuSight's config with attn_implementation=\"eager\", random "
+    "weights, fp32 with TF32 off, input_ids of ones, torch.no_grad; 25 iterations each between "
+    "two CUDA events (gc and empty_cache before each), mean of the fastest 5; %s; CUDA-event "
+    "timed, so the call's host cost (under 0.5%% of these rows) is in the prediction but not "
+    "the measurement")
+
+
+def e2e_rows(data_dir="tests/data/neusight"):
+    """The imported end-to-end rows (data_dir: this tool's output) of every
+    single-GPU inference configuration NeuSight also ran under torch.compile,
+    eager and compiled, as rows of tests/data/torch_compile.jsonl
+    (tools/validate_compile.py): source_id neusight-e2e, runtime pytorch or
+    inductor (torch.compile's default mode), the zoo spec and dippm's GPU of
+    models.jsonl's eager row. The one reader of these files for the
+    validation tools. Models without a zoo template are left out, as in
+    models.jsonl."""
+    def path(name):
+        return os.path.join(data_dir, name)
+    with open(path("models.tsv"), newline="") as f:
+        rows = list(csv.reader(f, delimiter="\t"))
+    if not rows or rows[0] != MODELS_HEADER:
+        raise ValueError("%s: header is not %s" % (path("models.tsv"), "\t".join(MODELS_HEADER)))
+    rows = [dict(zip(MODELS_HEADER, r)) for r in rows[1:]]
+    with open(path("README.md")) as f:
+        m = re.search(r"git commit ([0-9a-f]{40})", f.read())
+    if not m:
+        raise ValueError("%s: no 'git commit' of the NeuSight repository" % path("README.md"))
+    eager = {}
+    with open(path("models.jsonl")) as f:
+        for line in f:
+            j = json.loads(line)
+            eager[(j["family"], j["gpu"], j["batch"])] = j
+    inf = [r for r in rows if r["mode"] == "inf" and r["parallel"] == "-"]
+    paired = {(r["model"], r["gpu"], r["batch"]) for r in inf if r["compiled"] == "1"}
+    for r in inf:
+        if (r["model"], r["gpu"], r["batch"]) not in paired:
+            continue
+        e = eager.get(("neusight:" + r["model"], r["gpu"], int(r["batch"])))
+        if e is None:  # no zoo template (models_jsonl)
+            continue
+        compiled = r["compiled"] == "1"
+        yield {
+            "source_id": "neusight-e2e", "model": r["model"], "spec": e["spec"],
+            "gpu": e["gpu"], "gpu_doc": r["gpu"], "precision": e["precision"],
+            "runtime": "inductor" if compiled else "pytorch",
+            "mode": "default" if compiled else "eager", "batch": int(r["batch"]),
+            "seq": int(r["seq"]), "metric": "latency_ms", "value": float(r["latency_ms"]),
+            "unit": "ms",
+            "source": "https://github.com/trsharm25/NeuSight/blob/%s/%s | e2e_latency | "
+                      "NeuSight artifact (ASPLOS 2025), PyTorch 2.1" % (m.group(1),
+                                                                        r["source_file"]),
+            "licence": "MIT (trsharm25/NeuSight; %s)" % path("LICENSE.NeuSight"),
+            "conditions": E2E_CONDITIONS % (
+                "the model wrapped in torch.compile (default mode)" if compiled else "eager"),
+            "table": "%s on %s, batch %s, seq %s" % (r["model"], r["gpu"], r["batch"], r["seq"]),
+        }
+
+
 def build(args, log):
     src = open_source(args.neusight_dir, args.source, args.rev)
     lic = src.read("LICENSE")

@@ -7,6 +7,7 @@ the git-mode tests are skipped where git is not installed)
 
 import contextlib
 import io
+import json
 import os
 import shutil
 import subprocess
@@ -217,6 +218,48 @@ class FakeNeuSight(unittest.TestCase):
         self.assertEqual((train["batch"], train["fw_ms"], train["bwall_ms"]), ("2", "29.45", "45.3"))
         dp = next(r for r in rows if r["parallel"] == "dp4")
         self.assertEqual((dp["gpu"], dp["seq"], dp["batch"]), ("H100-SXM5-80GB", "1024", "4"))
+
+    @unittest.skipUnless(shutil.which("git"), "git not installed")
+    def test_e2e_rows(self):
+        """The eager and compiled rows of a configuration run both ways, in
+        tests/data/torch_compile.jsonl's form; the training rows left out;
+        no source address without the commit read; no row without a zoo
+        template."""
+        self.build()
+        with self.assertRaisesRegex(ValueError, "README.md: no 'git commit'"):
+            list(ni.e2e_rows(self.out))
+        g = ["git", "-C", self.repo, "-c", "user.name=t", "-c", "user.email=t@example.com"]
+        subprocess.run(["git", "init", "-q", self.repo], check=True)
+        subprocess.run(g + ["add", "-A"], check=True)
+        subprocess.run(g + ["commit", "-q", "-m", "fake"], check=True)
+        self.build("--force")
+        self.assertEqual(list(ni.e2e_rows(self.out)), [])  # no model config
+        config = os.path.join(self.repo, ni.CONFIG_DIR, "bert_large.json")
+        os.makedirs(os.path.dirname(config))
+        with open(config, "w") as f:
+            json.dump({"architectures": ["BertLMHeadModel"], "num_hidden_layers": 24,
+                       "hidden_size": 1024, "num_attention_heads": 16, "intermediate_size": 4096,
+                       "vocab_size": 30522, "max_position_embeddings": 512,
+                       "type_vocab_size": 2}, f)
+        subprocess.run(g + ["add", "-A"], check=True)
+        subprocess.run(g + ["commit", "-q", "-m", "config"], check=True)
+        commit = subprocess.run(g + ["rev-parse", "HEAD"], check=True,
+                                stdout=subprocess.PIPE).stdout.decode().strip()
+        self.build("--force")
+        rows = list(ni.e2e_rows(self.out))
+        self.assertEqual([(r["runtime"], r["mode"], r["value"]) for r in rows],
+                         [("pytorch", "eager", 409.856), ("inductor", "default", 300.5)])
+        for r in rows:
+            self.assertEqual((r["source_id"], r["gpu"], r["batch"], r["seq"], r["metric"]),
+                             ("neusight-e2e", "L4", 8, 512, "latency_ms"))
+            self.assertTrue(r["spec"].startswith("zoo:bert:preset=custom:layers=24:"))
+        self.assertIn("/blob/%s/scripts/asplos/label/NVIDIA_L4/bert_large-inf-512-8-fusion.json"
+                      " | e2e_latency" % commit, rows[1]["source"])
+        self.assertIn("torch.compile (default mode)", rows[1]["conditions"])
+        with open(os.path.join(self.out, "models.tsv"), "w") as f:
+            f.write("model\tgpu\n")
+        with self.assertRaisesRegex(ValueError, "models.tsv: header is not model"):
+            list(ni.e2e_rows(self.out))
 
     def test_zoo_spec(self):
         bert = {"architectures": ["BertLMHeadModel"], "num_hidden_layers": 24,

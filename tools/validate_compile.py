@@ -1,7 +1,9 @@
 #!/usr/bin/python3
 """validate_compile.py - compares dippm's torch.compile (inductor,
 inductor-graph) predictions, and the same sources' eager ones, with the
-published rows of tests/data/torch_compile.jsonl.
+published rows of tests/data/torch_compile.jsonl and NeuSight's end-to-end
+rows of every configuration it also ran compiled (tests/data/neusight/,
+read by tools/neusight_import.py's e2e_rows, source_id neusight-e2e).
 
 Each row names its dippm model (spec), GPU, precision, runtime, batch, the
 metric and the published value:
@@ -19,13 +21,16 @@ the predicted speed-up of torch.compile over eager where a table has both
 
 Usage: tools/validate_compile.py [JSONL] [--dippm PATH] [--teacher] [--resid FILE]
   --teacher  run without GNN weights (the teacher's figures)
-With --resid, NeuSight's eager rows are left out (the intervals read them
-from tests/data/neusight/models.jsonl) and its compiled rows count in its
-family, "neusight".
+With --resid, NeuSight's compiled rows count in the family the intervals
+give its eager rows, "neusight"; its eager rows are left out, for the
+intervals read every one of them from tests/data/neusight/models.jsonl.
 """
 from collections import defaultdict
 
+from neusight_import import e2e_rows
 from validate_generation import options, rows_of, run, write_resid
+
+NEUSIGHT_FAMILY = "neusight"  # that of models.jsonl's rows in src/core/interval_gen.c
 
 
 def predict(r, dippm, teacher):
@@ -44,15 +49,12 @@ def predict(r, dippm, teacher):
     raise ValueError("%s: unknown metric '%s'" % (r["source_id"], metric))
 
 
-def resid_row(r, pred):
-    """The row's held-out error for the intervals (write_resid), or none."""
-    neusight = r["source_id"] == "neusight-e2e"
-    if neusight and family(r["runtime"]) == "eager":
-        return []
+def resid_row(r, pred, fam):
+    """The row's held-out error for the intervals (write_resid), in family fam."""
     gen = r["metric"] == "output_tokens_per_s"
     meas, p = (r["value"], pred) if r["metric"] == "latency_ms" else (1 / r["value"], 1 / pred)
-    return [("neusight" if neusight else r["source_id"], "time", "generation" if gen else "pass",
-             r["gpu"], r["precision"], r["runtime"], meas, p)]
+    return (fam, "time", "generation" if gen else "pass", r["gpu"], r["precision"],
+            r["runtime"], meas, p)
 
 
 def family(runtime):
@@ -97,11 +99,15 @@ def main():
     path, dippm, teacher, resid = options(__doc__, "tests/data/torch_compile.jsonl")
     errors, held_out = defaultdict(list), []
     pairs = defaultdict(dict)
-    for r in rows_of(path):
+    rows = [(r, False) for r in rows_of(path)] + [(r, True) for r in e2e_rows()]
+    for r, neusight in rows:
         pred = predict(r, dippm, teacher)
         err = (pred - r["value"]) / r["value"] * 100
         errors[(family(r["runtime"]), r["source_id"])].append(abs(err))
-        held_out.extend(resid_row(r, pred))
+        if not neusight:
+            held_out.append(resid_row(r, pred, r["source_id"]))
+        elif family(r["runtime"]) != "eager":
+            held_out.append(resid_row(r, pred, NEUSIGHT_FAMILY))
         key = (r["source_id"], r["table"], r["spec"], r["gpu"], r["batch"])
         pairs[key][family(r["runtime"])] = (r, r["value"], pred)
         print("%-24s %-34s %-15s %-4s %-14s b=%-3d %-19s pub %8.3f pred %8.3f %+7.1f%%" % (

@@ -3,6 +3,7 @@
 #include "core/interval.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -135,6 +136,10 @@ static struct interval_bounds group_bounds(const struct interval_resid *res, int
     const char **fam = xmalloc(sizeof *fam * (size_t)(n > 0 ? n : 1));
     for (int i = 0; i < n; i++)
         if (!(skip && skip[i]) && res[i].target == t && (g == IG_POOLED || res[i].group == g)) {
+            int j = 0;
+            while (j < b.n && strcmp(fam[j], res[i].family))
+                j++;
+            b.n_fam += j == b.n;
             fam[b.n] = res[i].family;
             r[b.n++] = res[i].r;
         }
@@ -161,6 +166,7 @@ void interval_build(struct interval_table *t, const struct interval_resid *res, 
             if (!b.valid && pooled.valid) {
                 b.lo = pooled.lo * INTERVAL_WIDEN_FEW;
                 b.hi = pooled.hi * INTERVAL_WIDEN_FEW;
+                b.n_fam = pooled.n_fam;
                 b.fallback = b.valid = true;
             }
             t->b[ti][g] = b;
@@ -182,6 +188,16 @@ static int unmeasured(char *buf, size_t size, int k, const char *what)
     size_t len = strlen(buf);
     snprintf(buf + len, size - len, "%s%s", k ? ", " : "", what);
     return k + 1;
+}
+
+/* Appends to iv's note (cut at its size). */
+static void note_add(struct interval *iv, const char *fmt, ...)
+{
+    size_t len = strlen(iv->note);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(iv->note + len, sizeof iv->note - len, fmt, ap);
+    va_end(ap);
 }
 
 struct interval interval_for(const struct interval_table *t, enum interval_target target,
@@ -208,23 +224,25 @@ struct interval interval_for(const struct interval_table *t, enum interval_targe
         k = unmeasured(miss, sizeof miss, k, precision_name(cfg->prec));
     if (!t->rt[target][cfg->rt])
         k = unmeasured(miss, sizeof miss, k, runtime_name(cfg->rt));
-    iv.widen = pow(INTERVAL_WIDEN_UNMEASURED, k);
+    double w_unmeasured = pow(INTERVAL_WIDEN_UNMEASURED, k);
+    bool few = b->n_fam > 0 && b->n_fam < INTERVAL_MIN_FAMILIES;
+    double w = w_unmeasured * (few ? INTERVAL_WIDEN_FEW_FAMILIES : 1);
     iv.valid = true;
-    iv.low = point * exp(b->lo * iv.widen);
-    iv.high = point * exp(b->hi * iv.widen);
-    int len = b->fallback
-                  ? snprintf(iv.note, sizeof iv.note,
-                             "%.0f%% interval: only %d measured %s %s rows, pooled bounds x%.2g",
-                             INTERVAL_COVERAGE * 100, b->n, interval_group_name(g), tn,
-                             INTERVAL_WIDEN_FEW)
-                  : snprintf(iv.note, sizeof iv.note,
-                             "%.0f%% interval from %d held-out %s %s rows",
-                             INTERVAL_COVERAGE * 100, b->n, interval_group_name(g), tn);
-    if (k && len > 0 && (size_t)len < sizeof iv.note)
-        snprintf(iv.note + len, sizeof iv.note - (size_t)len,
-                 "; no measured %s rows for %s: widened x%.3g", tn, miss, iv.widen);
+    iv.low = point * exp(b->lo * w);
+    iv.high = point * exp(b->hi * w);
     if (b->fallback)
-        iv.widen *= INTERVAL_WIDEN_FEW;
+        snprintf(iv.note, sizeof iv.note,
+                 "%.0f%% interval: only %d measured %s %s rows, pooled bounds x%.2g",
+                 INTERVAL_COVERAGE * 100, b->n, interval_group_name(g), tn, INTERVAL_WIDEN_FEW);
+    else
+        snprintf(iv.note, sizeof iv.note, "%.0f%% interval from %d held-out %s %s rows",
+                 INTERVAL_COVERAGE * 100, b->n, interval_group_name(g), tn);
+    if (few)
+        note_add(&iv, "; from only %d source famil%s: widened x%.2g", b->n_fam,
+                 b->n_fam == 1 ? "y" : "ies", INTERVAL_WIDEN_FEW_FAMILIES);
+    if (k)
+        note_add(&iv, "; no measured %s rows for %s: widened x%.3g", tn, miss, w_unmeasured);
+    iv.widen = w * (b->fallback ? INTERVAL_WIDEN_FEW : 1);
     return iv;
 }
 
@@ -242,16 +260,17 @@ char *interval_table_format(const struct interval_table *t, const char *header, 
         strbuf_printf(&s, "# %.*s\n", (int)n, p);
         p += n + (e != NULL);
     }
-    strbuf_printf(&s, "# interval TARGET GROUP ROWS LOW_FACTOR HIGH_FACTOR BASIS: the measured "
-                      "value lies in [predicted x LOW_FACTOR, predicted x HIGH_FACTOR]\n"
+    strbuf_printf(&s, "# interval TARGET GROUP ROWS LOW_FACTOR HIGH_FACTOR BASIS FAMILIES: the "
+                      "measured value lies in [predicted x LOW_FACTOR, predicted x HIGH_FACTOR]; "
+                      "FAMILIES source families behind the bounds\n"
                       "# measured TARGET gpu|precision|runtime NAME: a measured row of the "
                       "target has it\n");
     for (int ti = 0; ti < IT__COUNT; ti++)
         for (int g = 0; g < IG__COUNT; g++) {
             const struct interval_bounds *b = &t->b[ti][g];
-            strbuf_printf(&s, "interval\t%s\t%s\t%d\t%.4f\t%.4f\t%s\n", interval_target_name(ti),
-                          interval_group_name(g), b->n, b->valid ? exp(b->lo) : 1,
-                          b->valid ? exp(b->hi) : 1, basis(b));
+            strbuf_printf(&s, "interval\t%s\t%s\t%d\t%.4f\t%.4f\t%s\t%d\n",
+                          interval_target_name(ti), interval_group_name(g), b->n,
+                          b->valid ? exp(b->lo) : 1, b->valid ? exp(b->hi) : 1, basis(b), b->n_fam);
         }
     for (int ti = 0; ti < IT__COUNT; ti++) {
         const char *tn = interval_target_name(ti);
@@ -297,12 +316,13 @@ static const char *group_name_i(int i) { return interval_group_name(i); }
 static enum status parse_interval(struct interval_table *t, char **f, int nf, const char *where,
                                   struct diag *d)
 {
-    int ti = nf == 7 ? name_index(f[1], target_name_i, IT__COUNT) : -1;
-    int g = nf == 7 ? name_index(f[2], group_name_i, IG__COUNT) : -1;
+    bool fields = nf == 7 || nf == 8; /* FAMILIES is newer than the rest */
+    int ti = fields ? name_index(f[1], target_name_i, IT__COUNT) : -1;
+    int g = fields ? name_index(f[2], group_name_i, IG__COUNT) : -1;
     if (ti < 0 || g < 0)
         return diag_set(d, ST_EPARSE, "%s: expected 'interval TARGET GROUP ROWS LOW HIGH "
-                        "BASIS' with TARGET latency or memory and GROUP eager, tensorrt, "
-                        "generation or pooled", where);
+                        "BASIS [FAMILIES]' with TARGET latency or memory and GROUP eager, "
+                        "tensorrt, generation or pooled", where);
     char *e1, *e2, *e3;
     long n = strtol(f[3], &e1, 10);
     double lo = strtod(f[4], &e2), hi = strtod(f[5], &e3);
@@ -316,6 +336,13 @@ static enum status parse_interval(struct interval_table *t, char **f, int nf, co
     else if (strcmp(f[6], "none"))
         return diag_set(d, ST_EPARSE, "%s: BASIS '%s': expected group, pooled-widened or none",
                         where, f[6]);
+    if (nf == 8) {
+        long k = strtol(f[7], &e1, 10);
+        if (e1 == f[7] || *e1 || k < 0 || k > 1000000)
+            return diag_set(d, ST_EPARSE, "%s: FAMILIES '%s': expected a count >= 0", where,
+                            f[7]);
+        b->n_fam = (int)k;
+    }
     return ST_OK;
 }
 

@@ -22,8 +22,10 @@
  * the pooled bounds of its target times INTERVAL_WIDEN_FEW; a GPU,
  * precision or runtime with no measured row of the target multiplies the
  * bounds by INTERVAL_WIDEN_UNMEASURED each and the note says "no measured
- * rows for ...". The table is weights/intervals.tsv, written by `dippm
- * calibrate --intervals` (interval_gen.h).
+ * rows for ..."; bounds from fewer than INTERVAL_MIN_FAMILIES source
+ * families are multiplied by INTERVAL_WIDEN_FEW_FAMILIES and the note says
+ * "from only N source families". The table is weights/intervals.tsv,
+ * written by `dippm calibrate --intervals` (interval_gen.h).
  */
 #ifndef DIPPM_INTERVAL_H
 #define DIPPM_INTERVAL_H
@@ -45,6 +47,13 @@
  * x1.5 (two missing: x2.25). No held-out row can say how wrong such an
  * extrapolation is; the widening only says it is less certain. */
 #define INTERVAL_WIDEN_UNMEASURED 1.5
+/* Bounds whose rows come from fewer source families than this: the log
+ * bounds x INTERVAL_WIDEN_FEW_FAMILIES. Such quantiles describe those
+ * sources' models and harnesses, not a new user's; as for an unmeasured
+ * GPU, 1.5 is a judgement, and the leave-one-family-out check of
+ * weights/intervals.md shows what it gives. */
+#define INTERVAL_MIN_FAMILIES 3
+#define INTERVAL_WIDEN_FEW_FAMILIES 1.5
 #define INTERVAL_FILE "intervals.tsv"
 #define INTERVAL_MAX_GPUS 64
 
@@ -89,6 +98,8 @@ struct interval_bounds {
     double lo, hi;  /* lo <= 0 <= hi */
     bool fallback;  /* too few rows: the pooled bounds widened */
     bool valid;     /* false: no bounds (too few rows even pooled) */
+    int n_fam;      /* source families behind lo, hi (the pool's for a
+                     * fallback); 0: not known (a table without them) */
 };
 
 struct interval_table {
@@ -124,7 +135,11 @@ struct interval {
 struct interval interval_for(const struct interval_table *t, enum interval_target target,
                              const struct config *cfg, bool generation, double point);
 
-/* The table as TSV text (malloc'd), with `header` as # comment lines. */
+/* The table as TSV text (malloc'd), with `header` as # comment lines:
+ *   interval TARGET GROUP ROWS LOW_FACTOR HIGH_FACTOR BASIS FAMILIES
+ *   measured TARGET gpu|precision|runtime NAME
+ * (the parser also takes an interval line without FAMILIES, as tables
+ * written before it have them: n_fam 0). */
 char *interval_table_format(const struct interval_table *t, const char *header, size_t *len);
 /* Parses TSV text (name in messages); errors name the line and field. */
 enum status interval_table_parse(struct interval_table *t, const char *name, const char *text,

@@ -3,6 +3,7 @@
 #include "core/interval_gen.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -97,46 +98,141 @@ static const char *intern(struct interval_names *nm, const char *s)
     return nm->v[nm->n++] = xstrdup(s);
 }
 
-#define RESID_FIELDS 8
-static const char *const resid_field[RESID_FIELDS] = {
-    "family", "target", "kind", "gpu", "precision", "runtime", "measured", "predicted"};
+/* One line of a residual file (RESID FORMAT, interval_gen.h). */
+struct resid_line {
+    const char *family;
+    enum interval_target target;
+    bool generation;
+    int gpu;
+    enum precision prec;
+    enum runtime rt;
+    double measured, predicted;
+};
+
+static bool parse_name(const char *s, void *out)
+{
+    *(const char **)out = s;
+    return *s;
+}
+
+static bool parse_target(const char *s, void *out)
+{
+    *(enum interval_target *)out = !strcmp(s, "time") ? IT_TIME : IT_MEMORY;
+    return !strcmp(s, "time") || !strcmp(s, "memory");
+}
+
+static bool parse_kind(const char *s, void *out)
+{
+    *(bool *)out = !strcmp(s, "generation");
+    return !strcmp(s, "generation") || !strcmp(s, "pass");
+}
+
+static bool parse_gpu(const char *s, void *out)
+{
+    return (*(int *)out = gpu_find(s)) >= 0;
+}
+
+static bool parse_precision(const char *s, void *out)
+{
+    return precision_parse(s, out);
+}
+
+static bool parse_runtime(const char *s, void *out)
+{
+    return runtime_parse(s, out);
+}
+
+static bool parse_positive(const char *s, void *out)
+{
+    char *end;
+    double v = strtod(s, &end);
+    *(double *)out = v;
+    return end != s && !*end && v > 0 && isfinite(v);
+}
+
+/* The value types of the columns: what a field must be, and its parser. */
+enum resid_type {
+    RESID_NAME,
+    RESID_TARGET,
+    RESID_KIND,
+    RESID_GPU,
+    RESID_PRECISION,
+    RESID_RUNTIME,
+    RESID_POSITIVE
+};
+static const struct {
+    const char *expect;
+    bool (*parse)(const char *s, void *out);
+} resid_types[] = {
+    [RESID_NAME] = {"a family name", parse_name},
+    [RESID_TARGET] = {"time or memory", parse_target},
+    [RESID_KIND] = {"pass or generation", parse_kind},
+    [RESID_GPU] = {"a GPU of dippm's table", parse_gpu},
+    [RESID_PRECISION] = {"a precision", parse_precision},
+    [RESID_RUNTIME] = {"a runtime", parse_runtime},
+    [RESID_POSITIVE] = {"a number > 0", parse_positive},
+};
+
+/* The columns, in order: the header names them, each line's fields fill
+ * struct resid_line. */
+static const struct resid_column {
+    const char *name;
+    enum resid_type type;
+    size_t offset;
+} resid_columns[] = {
+    {"family", RESID_NAME, offsetof(struct resid_line, family)},
+    {"target", RESID_TARGET, offsetof(struct resid_line, target)},
+    {"kind", RESID_KIND, offsetof(struct resid_line, generation)},
+    {"gpu", RESID_GPU, offsetof(struct resid_line, gpu)},
+    {"precision", RESID_PRECISION, offsetof(struct resid_line, prec)},
+    {"runtime", RESID_RUNTIME, offsetof(struct resid_line, rt)},
+    {"measured", RESID_POSITIVE, offsetof(struct resid_line, measured)},
+    {"predicted", RESID_POSITIVE, offsetof(struct resid_line, predicted)},
+};
+#define RESID_FIELDS ((int)(sizeof resid_columns / sizeof resid_columns[0]))
+
+/* The header line, split into f[]: the columns' names in order. */
+static enum status resid_header(char **f, const char *where, struct diag *d)
+{
+    for (int i = 0; i < RESID_FIELDS; i++)
+        if (strcmp(f[i], resid_columns[i].name))
+            return diag_set(d, ST_EPARSE, "%s: header column %d: '%.60s', expected '%s'", where,
+                            i + 1, f[i], resid_columns[i].name);
+    return ST_OK;
+}
 
 /* One line of a residual file, split in place into f[], into *x. */
 static enum status resid_parse(char **f, struct interval_resid *x, struct interval_names *nm,
                                const char *where, struct diag *d)
 {
-    int bad = -1;
-    bool gen = !strcmp(f[2], "generation");
-    char *end;
-    double meas = strtod(f[6], &end), pred = 0;
-    if (!*f[0])
-        bad = 0;
-    else if (strcmp(f[1], "time") && strcmp(f[1], "memory"))
-        bad = 1;
-    else if (!gen && strcmp(f[2], "pass"))
-        bad = 2;
-    else if ((x->gpu = gpu_find(f[3])) < 0)
-        bad = 3;
-    else if (!precision_parse(f[4], &x->prec))
-        bad = 4;
-    else if (!runtime_parse(f[5], &x->rt))
-        bad = 5;
-    else if (*end || !(meas > 0) || !isfinite(meas))
-        bad = 6;
-    else if (pred = strtod(f[7], &end), *end || !(pred > 0) || !isfinite(pred))
-        bad = 7;
-    if (bad >= 0)
-        return diag_set(d, ST_EPARSE, "%s: field %s: '%s' is not %s", where, resid_field[bad],
-                        f[bad],
-                        bad == 1 ? "time or memory" : bad == 2 ? "pass or generation"
-                        : bad == 3 ? "a GPU of dippm's table" : bad == 4 ? "a precision"
-                        : bad == 5 ? "a runtime" : bad == 0 ? "a family name"
-                                   : "a number > 0");
-    x->target = f[1][0] == 't' ? IT_TIME : IT_MEMORY;
-    x->group = interval_group_of(x->rt, gen);
-    x->r = log(meas / pred);
-    x->family = intern(nm, f[0]);
+    struct resid_line v;
+    for (int i = 0; i < RESID_FIELDS; i++) {
+        const struct resid_column *c = &resid_columns[i];
+        if (!resid_types[c->type].parse(f[i], (char *)&v + c->offset))
+            return diag_set(d, ST_EPARSE, "%s: field %s: '%.60s' is not %s", where, c->name, f[i],
+                            resid_types[c->type].expect);
+    }
+    *x = (struct interval_resid){.target = v.target,
+                                 .group = interval_group_of(v.rt, v.generation),
+                                 .gpu = v.gpu,
+                                 .prec = v.prec,
+                                 .rt = v.rt,
+                                 .r = log(v.measured / v.predicted),
+                                 .family = intern(nm, v.family)};
     return ST_OK;
+}
+
+/* Splits line p in place at tabs into f[] (RESID_FIELDS at most, the rest
+ * ignored); the number of fields. */
+static int resid_split(char *p, char **f)
+{
+    int k = 0;
+    for (char *q = p; k < RESID_FIELDS && q;) {
+        f[k++] = q;
+        if ((q = strchr(q, '\t')))
+            *q++ = 0;
+    }
+    return k;
 }
 
 /* Appends the rows of the residual file path (interval_gen.h). */
@@ -153,26 +249,27 @@ static enum status file_resid(const char *path, struct interval_resid **out, int
         next = strchr(p, '\n');
         if (next)
             *next++ = 0;
-        if (++line == 1 || !*p)
-            continue; /* the header */
-        char *f[RESID_FIELDS], *q = p, where[4200];
-        int k = 0;
-        while (k < RESID_FIELDS && q) {
-            f[k++] = q;
-            if ((q = strchr(q, '\t')))
-                *q++ = 0;
-        }
+        if (++line > 1 && !*p)
+            continue;
+        char *f[RESID_FIELDS], where[4200];
+        int k = resid_split(p, f);
         snprintf(where, sizeof where, "%s:%d", path, line);
-        if (k < RESID_FIELDS) {
+        if (k < RESID_FIELDS)
             st = diag_set(d, ST_EPARSE, "%s: %d tab-separated fields, expected %d (%s ... %s)",
-                          where, k, RESID_FIELDS, resid_field[0], resid_field[RESID_FIELDS - 1]);
-            break;
+                          where, k, RESID_FIELDS, resid_columns[0].name,
+                          resid_columns[RESID_FIELDS - 1].name);
+        else if (line == 1)
+            st = resid_header(f, where, d);
+        else {
+            if (*n == *cap)
+                *out = xrealloc(*out, sizeof **out * (size_t)(*cap = 2 * *cap + 16));
+            if (!(st = resid_parse(f, &(*out)[*n], nm, where, d)))
+                (*n)++;
         }
-        if (*n == *cap)
-            *out = xrealloc(*out, sizeof **out * (size_t)(*cap = 2 * *cap + 16));
-        if (!(st = resid_parse(f, &(*out)[*n], nm, where, d)))
-            (*n)++;
     }
+    if (!st && !line)
+        st = diag_set(d, ST_EPARSE, "%s: empty, expected a header line (%s ... %s)", path,
+                      resid_columns[0].name, resid_columns[RESID_FIELDS - 1].name);
     free(text);
     return st;
 }
@@ -330,10 +427,13 @@ static void table_md(struct strbuf *s, const struct interval_table *t,
                 strbuf_printf(s, "| %s | %s | %d | %d | - | - | too few rows |\n",
                               interval_target_name(ti), interval_group_name(g), b->n, k);
             else
-                strbuf_printf(s, "| %s | %s | %d | %d | %.3f | %.3f | %s |\n",
+                strbuf_printf(s, "| %s | %s | %d | %d | %.3f | %.3f | %s%s |\n",
                               interval_target_name(ti), interval_group_name(g), b->n, k,
                               exp(b->lo), exp(b->hi),
-                              b->fallback ? "pooled x1.5 (fewer than 20 rows)" : "own rows");
+                              b->fallback ? "pooled x1.5 (fewer than 20 rows)" : "own rows",
+                              b->n_fam < INTERVAL_MIN_FAMILIES
+                                  ? "; **too few source families**: x1.5 where used"
+                                  : "");
         }
 }
 
@@ -413,7 +513,8 @@ char *interval_report(const struct interval_resid *res, int n, const struct inte
         "rows predicted by the teacher, which "
         "was not fitted to them, and %d rows of the validation sets no fit uses "
         "(tensor-parallel, quantised and torch.compile rows: tools/validate_tp.py, "
-        "validate_quant.py and validate_compile.py --resid), each source its own family. "
+        "validate_quant.py and validate_compile.py --resid; their times, and the quantised "
+        "set's peak memories), each source its own family. "
         "Throughputs count as times (the error of the rate, negated). "
         "Rows the calibration only evaluates (their configuration is known only approximately) "
         "and power and energy rows are not used. The errors are grouped by target (time; "
@@ -427,12 +528,14 @@ char *interval_report(const struct interval_resid *res, int n, const struct inte
         "group's interval. A GPU, precision or runtime without a measured row of the target "
         "multiplies the log bounds by %.2g each, and the output says \"no measured rows for "
         "...\": no held-out row tells how wrong that extrapolation is. MIG slices count as "
-        "their GPU. A group whose rows come from one or two source families (column "
-        "*source families*) describes those sources' models; the check below shows how such "
-        "an interval does on the others.\n\n",
+        "their GPU. Bounds from fewer than %d source families (a group's own, or the pool's "
+        "it falls back to) describe those sources' models and harnesses more than a new "
+        "user's: where used, their log bounds are multiplied by %.2g too and the output says "
+        "\"from only N source families\" (basis \"too few source families\" below); the check "
+        "below shows how such an interval does on the other families.\n\n",
         cnt->calib, cnt->neusight, cnt->resid, INTERVAL_COVERAGE * 100, INTERVAL_MIN_ROWS,
-        INTERVAL_WIDEN_FEW,
-        INTERVAL_WIDEN_UNMEASURED);
+        INTERVAL_WIDEN_FEW, INTERVAL_WIDEN_UNMEASURED, INTERVAL_MIN_FAMILIES,
+        INTERVAL_WIDEN_FEW_FAMILIES);
     strbuf_printf(&s, "## The table\n\nThe measured value of a configuration lies in "
                       "[predicted x low factor, predicted x high factor] for %.0f%% of the "
                       "rows of its group.\n\n", INTERVAL_COVERAGE * 100);

@@ -34,13 +34,14 @@ void interval_names_fini(struct interval_names *nm);
  *
  * RESID FORMAT (tools/validate_tp.py, validate_quant.py, validate_compile.py
  * --resid FILE: published rows no fit uses, each predicted by dippm): a
- * header line, then tab-separated
+ * header line naming the columns, then tab-separated
  *   family target kind gpu precision runtime measured predicted
  * target "time" or "memory"; kind "pass" (one forward pass) or "generation"
  * (a multi-token generation); gpu, precision and runtime dippm names;
  * measured and predicted in one unit, a time (a rate's inverse) or a
- * memory, both > 0; further fields are ignored. Anything else is an error
- * naming FILE:LINE and the field. */
+ * memory, both > 0; further columns are ignored. Anything else (a header
+ * that names other columns, an empty file) is an error naming FILE:LINE and
+ * the field. */
 enum status interval_collect(const struct calib_set *set, const char *neusight,
                              const struct interval_resid *resid, int n_resid,
                              struct interval_resid **out, int *n, struct interval_counts *cnt,
