@@ -3,8 +3,9 @@
 # than includes: from the built objects, every symbol a file's code uses
 # must be defined in its own folder or in a lower layer (tests/layers.awk:
 # util < graph/ir < graph/ops < the graph readers and templates < graph <
-# core < ui < the program, src/cli; two folders of one layer, such as two
-# readers, must not call each other). A call into a higher layer through a
+# core < the lab and ui < the program, src/cli; two folders of one layer,
+# such as two readers or the lab and ui, must not call each other, and only
+# the lab subcommands call into the lab). A call into a higher layer through a
 # declaration written by hand, which no include check sees, fails here. Run
 # in the build directory (make check does).
 set -u
@@ -25,7 +26,7 @@ function path(o) {
 NF == 3 && $2 ~ types { print $3, path($1) }
 AWK
 for unit in "libutil.a src/util" "libgraph.a graph graph/*" "libcore.a src/core" \
-        "libui.a ui" "cli src/cli"; do
+        "liblab.a src/lab" "libui.a ui" "cli src/cli"; do
     lib=${unit%% *} dirs=${unit#* }
     # shellcheck disable=SC2086 # $dirs: folders, globbed in the source tree
     (cd "$top" && for d in $dirs; do ls "$d"/*.c 2>/dev/null; done) |

@@ -15,8 +15,8 @@
 
 #include <cmocka.h>
 
-#include "core/calib.h"
-#include "core/dataset.h"
+#include "lab/calib.h"
+#include "lab/dataset.h"
 #include "core/gpu.h"
 
 static const char *top(void)

@@ -12,7 +12,7 @@
 
 #include <cmocka.h>
 
-#include "core/dataset.h"
+#include "lab/dataset.h"
 #include "core/gpu.h"
 
 static void fill_row(struct dataset_row *r, int i, float *sh)

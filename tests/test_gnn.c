@@ -14,7 +14,7 @@
 #include <cmocka.h>
 
 #include "core/gnn.h"
-#include "core/gnn_train.h"
+#include "lab/gnn_train.h"
 
 /* A small random batch: G graphs with chain + skip edges. */
 struct toy {

@@ -19,7 +19,7 @@
 
 #include "core/gpu.h"
 #include "core/interval.h"
-#include "core/interval_gen.h"
+#include "lab/interval_gen.h"
 
 #define EPS 1e-9
 

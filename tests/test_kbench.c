@@ -1,4 +1,4 @@
-/* test_kbench.c - measured single kernels (core/kbench.h): the reader's
+/* test_kbench.c - measured single kernels (lab/kbench.h): the reader's
  * errors, MAPE and its interval, and the fit recovering the constants that
  * generated synthetic rows. */
 #include <math.h>
@@ -13,9 +13,9 @@
 #include <cmocka.h>
 
 #include "core/gpu.h"
-#include "core/kbench.h"
+#include "lab/kbench.h"
 #include "core/predict.h"
-#include "core/sim_fitted_write.h"
+#include "lab/sim_fitted_write.h"
 #include "core/sim_impl.h"
 #include "graph/zoo/zoo.h"
 

@@ -1,5 +1,5 @@
 /*
- * test_measured.c - the measured-data reader (src/core/measured.c) on hand-written
+ * test_measured.c - the measured-data reader (src/lab/measured.c) on hand-written
  * JSONL files: valid rows, and each malformed case gives the expected status
  * and a diag naming FILE:LINE and the field.
  *
@@ -23,7 +23,7 @@
 #include <unistd.h>
 
 #include "core/gpu.h"
-#include "core/measured.h"
+#include "lab/measured.h"
 
 /* ---- fixture: a temporary directory with a graphs/ folder ---------------- */
 

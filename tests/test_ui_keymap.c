@@ -99,8 +99,27 @@ static void test_script(void **state)
     assert_int_equal(keymap_parse_script("abcdef", keys, 4, &bad), 4);
 }
 
-/* ui/README-keys.md (folded into dippm(1)) documents every action and
- * command with the same text the help screen shows. */
+/* The rows of the markdown table whose header line starts with HEADER: the
+ * lines after its separator up to the first line not starting with '|'. */
+static int table_rows(const char *text, const char *header)
+{
+    const char *p = strstr(text, header);
+    int n = 0;
+    if (!p)
+        return -1;
+    p = strchr(p, '\n');           /* the header's end */
+    p = p ? strchr(p + 1, '\n') : NULL; /* the separator's end */
+    while (p && p[1] == '|') {
+        n++;
+        p = strchr(p + 1, '\n');
+    }
+    return n;
+}
+
+/* ui/README-keys.md (folded into dippm(1) by tools/keys2man.py,
+ * tests/check-keys-man.sh) has one row per action, with the keys ui/keymap.c
+ * binds and the text the help screen shows, and one per command, and no
+ * other rows: the explorer's tables are the one source of its keys. */
 static void test_docs_in_sync(void **state)
 {
     (void)state;
@@ -110,18 +129,21 @@ static void test_docs_in_sync(void **state)
     snprintf(path, sizeof path, "%s/ui/README-keys.md", top ? top : "..");
     assert_int_equal(file_read_all(path, 1 << 20, &text, &len, NULL), ST_OK);
     for (int a = 1; a < UI_ACT__COUNT; a++) {
-        char want[256];
-        snprintf(want, sizeof want, "`%s` | %s |", keymap_action_name((enum ui_action)a),
-                 keymap_action_help((enum ui_action)a));
+        char want[512], keys[128];
+        keymap_keys_of((enum ui_action)a, keys, sizeof keys);
+        snprintf(want, sizeof want, "\n| %s | `%s` | %s |\n", keys,
+                 keymap_action_name((enum ui_action)a), keymap_action_help((enum ui_action)a));
         if (!strstr(text, want))
             fail_msg("README-keys.md lacks the row for action %s", want);
     }
+    assert_int_equal(table_rows(text, "| Keys | Action |"), UI_ACT__COUNT - 1);
     for (int i = 0; i < cmd_count(); i++) {
-        char want[256];
-        snprintf(want, sizeof want, "`:%s` | %s |", cmd_get(i)->usage, cmd_get(i)->help);
+        char want[512];
+        snprintf(want, sizeof want, "\n| `:%s` | %s |\n", cmd_get(i)->usage, cmd_get(i)->help);
         if (!strstr(text, want))
             fail_msg("README-keys.md lacks the row for command %s", want);
     }
+    assert_int_equal(table_rows(text, "| Command | What it does |"), cmd_count());
     free(text);
 }
 

@@ -3,6 +3,9 @@
 EXPLORER section of man/dippm.1, between the markers
 '.\\" BEGIN EXPLORER' and '.\\" END EXPLORER'. Run after editing the keys:
     python3 tools/keys2man.py ui/README-keys.md man/dippm.1
+tests/check-keys-man.sh (make check) fails when the man page differs from what
+this makes of README-keys.md, and tests/test_ui_keymap.c when README-keys.md's
+key and command rows differ from the explorer's (ui/keymap.c, ui/actions.def).
 """
 import re
 import sys

@@ -137,7 +137,7 @@ RESID_DOC = """  --resid FILE  also write every row's held-out error for the pre
 
 def write_resid(path, rows):
     """Writes the rows' errors in the format dippm calibrate --intervals
-    --resid reads (src/core/interval_gen.h): (family, target, kind, gpu,
+    --resid reads (src/lab/interval_gen.h): (family, target, kind, gpu,
     precision, runtime, measured, predicted) each, measured and predicted
     a time (a rate's inverse) or a memory. Atomic: a temporary file renamed
     into place."""

@@ -6,14 +6,14 @@
 #include <string.h>
 #include <time.h>
 
-#include "core/calib.h"
-#include "core/interval_gen.h"
+#include "lab/calib.h"
+#include "lab/interval_gen.h"
 #include "cli/cli.h"
 #include "util/datafile.h"
 #include "util/fileio.h"
-#include "core/kbench.h"
+#include "lab/kbench.h"
 #include "core/sim.h"
-#include "core/sim_fitted_write.h"
+#include "lab/sim_fitted_write.h"
 #include "util/textsafe.h"
 
 enum { OPT_DATA = CLI_OPT__OWN, OPT_SAMPLES, OPT_NO_FIT, OPT_NO_LOMO, OPT_EXPORT, OPT_INTERVALS,

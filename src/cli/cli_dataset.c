@@ -5,9 +5,9 @@
 #include <string.h>
 
 #include "cli/cli.h"
-#include "core/dataset.h"
+#include "lab/dataset.h"
 #include "core/gpu.h"
-#include "core/kbench.h"
+#include "lab/kbench.h"
 #include "util/datafile.h"
 #include "util/fileio.h"
 

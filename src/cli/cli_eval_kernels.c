@@ -1,5 +1,5 @@
 /* cli_eval_kernels.c - `dippm eval --kernels FILE`: how well the teacher
- * and the GNN predict measured single kernels (core/kbench.h), per operator
+ * and the GNN predict measured single kernels (lab/kbench.h), per operator
  * group and GPU, as a markdown table or JSON. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,9 +8,9 @@
 #include "cli/cli.h"
 #include "cli/cli_eval_kernels.h"
 #include "core/gpu.h"
-#include "core/kbench.h"
+#include "lab/kbench.h"
 #include "core/predict.h"
-#include "core/sim_fitted_write.h"
+#include "lab/sim_fitted_write.h"
 #include "util/fileio.h"
 #include "util/jsonw.h"
 #include "util/xalloc.h"
@@ -166,7 +166,7 @@ static enum status fit(const struct kbench_set *s, struct sim_params *p, double 
     enum status st = kbench_fit(s, p, dispatch_us, &n, b, d);
     if (!st) {
         fprintf(stderr, "dippm: the benchmark host's dispatch per op, fitted on train-split rows "
-                "under %.0f us (src/core/kbench.h):\n#define KBENCH_DISPATCH_US %.2f\n",
+                "under %.0f us (src/lab/kbench.h):\n#define KBENCH_DISPATCH_US %.2f\n",
                 KBENCH_FIT_HOST_MAX_US, *dispatch_us);
         fprintf(stderr, "dippm: fitted on %d train-split matmul and linear rows of at least "
                 "%.0f us (norms and softmax: their rows of at least %.0f us):\n"

@@ -6,7 +6,7 @@
 
 #include "cli/cli.h"
 
-/* Predicts every measured kernel of FILE (core/kbench.h) with the teacher
+/* Predicts every measured kernel of FILE (lab/kbench.h) with the teacher
  * and, unless teacher_only, with co->weights' GNN, and writes MAPE per
  * operator group and GPU; rows_csv (or NULL) receives every row with its
  * predictions. refit: the teacher's FP32 matrix-product constants are

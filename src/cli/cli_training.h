@@ -12,7 +12,7 @@
 #include <stdbool.h>
 
 #include "cli/cli_opts.h"
-#include "core/train.h"
+#include "lab/train.h"
 
 enum { CLI_OPT_TRAIN_SEED = 1400, CLI_OPT_TRAIN_TW, CLI_OPT_TRAIN_OW, CLI_OPT_TRAIN_OPAIRS,
        CLI_OPT_TRAIN_OKINDS, CLI_OPT_TRAIN_ONLY };

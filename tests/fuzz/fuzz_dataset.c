@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/dataset.h"
+#include "lab/dataset.h"
 #include "core/weights.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

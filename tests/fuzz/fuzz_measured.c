@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "core/measured.h"
+#include "lab/measured.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

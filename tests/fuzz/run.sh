@@ -20,12 +20,13 @@ fi
 if pkg-config --exists hdf5; then
     have_hdf5=yes; flags="$flags -DHAVE_HDF5=1 $(pkg-config --cflags hdf5)"; deps="$deps $(pkg-config --libs hdf5)"
 fi
-# the dippm core without the CLI and the UI
-srcs=$(ls "$top"/src/util/*.c "$top"/graph/*.c "$top"/graph/*/*.c "$top"/src/core/*.c)
+# the dippm core and the lab (the dataset and measured-row readers), without
+# the CLI and the UI
+srcs=$(ls "$top"/src/util/*.c "$top"/graph/*.c "$top"/graph/*/*.c "$top"/src/core/*.c "$top"/src/lab/*.c)
 [ -f "$out/dippm_config.h" ] || printf '#define PACKAGE_VERSION "fuzz"\n' >"$out/dippm_config.h"
 objs=""
 # an object is stale when its source or any header is newer (no dependency files here)
-newest_h=$(ls -t "$top"/src/util/*.h "$top"/graph/*.h "$top"/graph/*/*.h "$top"/src/core/*.h | head -1)
+newest_h=$(ls -t "$top"/src/util/*.h "$top"/graph/*.h "$top"/graph/*/*.h "$top"/src/core/*.h "$top"/src/lab/*.h | head -1)
 for s in $srcs; do
     o="$out/obj/$(echo "$s" | sed "s|$top/||; s|/|_|g; s|\.c$|.o|")"
     if [ ! -f "$o" ] || [ "$s" -nt "$o" ] || [ "$newest_h" -nt "$o" ]; then

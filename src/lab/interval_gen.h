@@ -8,7 +8,7 @@
 
 #include <stddef.h>
 
-#include "core/calib.h"
+#include "lab/calib.h"
 #include "core/interval.h"
 
 /* How many held-out errors came from where. */

@@ -1,5 +1,5 @@
 /* sim_fitted_write.c - the text of src/core/sim_fitted.h (see the header). */
-#include "core/sim_fitted_write.h"
+#include "lab/sim_fitted_write.h"
 
 #include <stddef.h>
 #include <string.h>

@@ -14,8 +14,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "core/calib_impl.h"
-#include "core/dataset.h"
+#include "lab/calib_impl.h"
+#include "lab/dataset.h"
 #include "core/diffusion.h"
 #include "util/jsonw.h"
 #include "util/strbuf.h"

@@ -20,7 +20,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "core/dataset.h"
+#include "lab/dataset.h"
 #include "core/gnn.h"
 #include "core/gnn_features.h"
 

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/eval.h"
+#include "lab/eval.h"
 #include "core/gpu.h"
 #include "core/predict.h"
 #include "graph/ops/shape.h"

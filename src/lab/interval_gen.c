@@ -1,13 +1,13 @@
 /* interval_gen.c - the held-out errors behind the interval table, and its
  * leave-one-source-family-out check (interval_gen.h). */
-#include "core/interval_gen.h"
+#include "lab/interval_gen.h"
 
 #include <math.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/dataset.h"
+#include "lab/dataset.h"
 #include "core/gpu.h"
 #include "core/predict.h"
 #include "graph/load.h"

@@ -6,7 +6,7 @@
  * field by field and copied into a measured_row, and the cJSON tree is freed
  * before the next line (no third-party trees are kept).
  */
-#include "core/measured.h"
+#include "lab/measured.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>

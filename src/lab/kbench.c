@@ -2,7 +2,7 @@
  * kbench.c - measured single kernels: the reader, the predictions of the
  * teacher and the GNN, and MAPE with a bootstrap interval (kbench.h).
  */
-#include "core/kbench.h"
+#include "lab/kbench.h"
 
 #include <errno.h>
 #include <math.h>
@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/dataset.h"
+#include "lab/dataset.h"
 #include "core/gpu.h"
 #include "core/predict.h"
 #include "core/sim_impl.h"

@@ -5,7 +5,7 @@
 #ifndef DIPPM_CALIB_IMPL_H
 #define DIPPM_CALIB_IMPL_H
 
-#include "core/calib.h"
+#include "lab/calib.h"
 #include "graph/ir/ir.h"
 
 /* One graph, inferred for one (spec, batch, sequence, phase) binding. */

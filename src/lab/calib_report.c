@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/calib_impl.h"
+#include "lab/calib_impl.h"
 #include "core/gpu.h"
 #include "core/report.h"
 #include "util/stats.h"

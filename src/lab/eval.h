@@ -10,7 +10,7 @@
 
 #include "core/gnn.h"
 #include "util/jsonw.h"
-#include "core/train.h"
+#include "lab/train.h"
 
 struct eval_metrics {
     int n[GNN_T__COUNT];            /* rows with that target */

@@ -1,5 +1,5 @@
 /* gnn_train.c - the GNN's loss, backward pass and Adam (see gnn_train.h). */
-#include "core/gnn_train.h"
+#include "lab/gnn_train.h"
 
 #include <cblas.h>
 #include <math.h>

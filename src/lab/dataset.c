@@ -1,6 +1,6 @@
 /* dataset.c - dataset rows: binary and JSONL I/O, splits. Generation is in
  * dataset_gen.c. */
-#include "core/dataset.h"
+#include "lab/dataset.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -14,7 +14,7 @@
 #include "core/gpu.h"
 #include "util/jsonr.h"
 #include "util/jsonw.h"
-#include "core/measured.h"
+#include "lab/measured.h"
 #include "core/sim.h"
 #include "core/weights.h"
 #include "util/xalloc.h"

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/calib_impl.h"
+#include "lab/calib_impl.h"
 #include "util/xalloc.h"
 
 /* The fitted parameters, their search ranges, which objective they move

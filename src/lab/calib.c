@@ -4,7 +4,7 @@
  * Graphs, evaluation and the fit are in calib_eval.c; the report in
  * calib_report.c.
  */
-#include "core/calib.h"
+#include "lab/calib.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>

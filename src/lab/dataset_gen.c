@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/dataset.h"
+#include "lab/dataset.h"
 #include "core/gpu.h"
 #include "graph/load.h"
 #include "graph/ops/shape.h"

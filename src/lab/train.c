@@ -1,5 +1,5 @@
 /* train.c - prepared samples, mini-batches and the training loop. */
-#include "core/train.h"
+#include "lab/train.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -9,7 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "core/gnn_train.h"
+#include "lab/gnn_train.h"
 #include "util/datafile.h"
 #include "util/fileio.h"
 #include "util/fmt.h"

@@ -1,5 +1,5 @@
 /* eval.c - accuracy metrics, the random split and leave-one-family-out. */
-#include "core/eval.h"
+#include "lab/eval.h"
 
 #include <math.h>
 #include <stdio.h>
