@@ -147,6 +147,34 @@ static void test_conv_patterns(void **state)
     graph_free(g);
 }
 
+/* Transposes: BERT's head transposes fold into its attention and
+ * projections, Swin's window partitions run as kernels (an engine makes
+ * every transpose a layout choice). */
+static void test_transposes(void **state)
+{
+    (void)state;
+    static const char *const specs[] = {"zoo:bert:preset=bert-base", "zoo:swin"};
+    for (int m = 0; m < 2; m++) {
+        struct graph *g = fixture_build(specs[m], 2, NULL, 0);
+        struct sim_result o = fixture_run(g, GPU, RT_ONNXRUNTIME, 2);
+        struct sim_result t = fixture_run(g, GPU, RT_TENSORRT, 2);
+        int n_tr = 0, kernels = 0;
+        for (int i = 0; i < g->n_nodes; i++) {
+            if (g->nodes[i].op != OP_Transpose)
+                continue;
+            n_tr++;
+            kernels += o.nodes[i].kernel;
+            assert_false(t.nodes[i].kernel);
+        }
+        assert_true(n_tr > 0);
+        if (m == 0 ? kernels != 0 : kernels == 0)
+            fail_msg("%s: %d of %d transposes are onnxruntime kernels", specs[m], kernels, n_tr);
+        sim_result_fini(&o);
+        sim_result_fini(&t);
+        graph_free(g);
+    }
+}
+
 /* fp32 on A100: ORT runs GEMMs on TF32 tensor cores (use_tf32 on by
  * default), eager PyTorch keeps them in FP32 on CUDA cores. */
 static void test_tf32_default(void **state)
@@ -192,7 +220,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_host_bert_batch1), cmocka_unit_test(test_attention_traffic),
-        cmocka_unit_test(test_conv_patterns),    cmocka_unit_test(test_tf32_default),
+        cmocka_unit_test(test_conv_patterns),    cmocka_unit_test(test_transposes),
+        cmocka_unit_test(test_tf32_default),
         cmocka_unit_test(test_names),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -16,6 +16,30 @@
 
 /* ---- node classification -------------------------------------------------- */
 
+/* onnxruntime: is Transpose n folded into a matrix product? ORT's
+ * transformers fold a transpose into the MatMul that reads it (FusedMatMul's
+ * transA/transB) and attention's head transposes into its Attention or
+ * MultiHeadAttention kernel, which reads Q, K and V and writes its output
+ * in the layout the projections use: a transpose that a matrix product
+ * produces or that only matrix products read. Any other (a window
+ * partition, NCHW to tokens) runs as a kernel. */
+static bool ort_transpose_folded(const struct graph *g, const struct node *n)
+{
+    if (n->n_in > 0 && n->in[0] >= 0) {
+        int p = g->values[n->in[0]].producer;
+        if (p >= 0 && g->nodes[p].op == OP_MatMul)
+            return true;
+    }
+    if (n->n_out < 1 || n->out[0] < 0)
+        return false;
+    const struct value *o = &g->values[n->out[0]];
+    for (int k = 0; k < o->n_consumers; k++) {
+        enum op op = g->nodes[o->consumers[k]].op;
+        if (op != OP_MatMul && op != OP_Gemm)
+            return false;
+    }
+    return o->n_consumers > 0 && !(o->flags & VAL_OUTPUT);
+}
 
 enum node_kind sim_node_kind(const struct graph *g, const struct node *n, enum runtime rt)
 {
@@ -37,11 +61,9 @@ enum node_kind sim_node_kind(const struct graph *g, const struct node *n, enum r
     if ((runtime_engine(rt) || runtime_inductor(rt)) &&
         (n->op == OP_Transpose || n->op == OP_Concat || n->op == OP_Slice))
         return NK_VIEW;
-    /* ONNX Runtime's transpose optimizer cancels transposes in pairs and
-     * pushes the rest into the MatMul (FusedMatMul's transA/transB) or
-     * attention kernel that reads them; concats and slices run as
-     * kernels. */
-    if (runtime_onnxruntime(rt) && n->op == OP_Transpose)
+    /* ONNX Runtime runs concats, slices and the transposes it cannot fold
+     * as kernels. */
+    if (runtime_onnxruntime(rt) && n->op == OP_Transpose && ort_transpose_folded(g, n))
         return NK_VIEW;
     /* Eager PyTorch transposes are permute() views; GEMMs read them strided. */
     if (runtime_eager(rt) && n->op == OP_Transpose)
