@@ -18,7 +18,8 @@ static void test_lists(void **state)
     assert_string_equal(precision_names(), "fp32, tf32, fp16, bf16, int8 or fp8");
     assert_string_equal(precision_storage_names(), "fp32, fp16, bf16, int8 or fp8");
     assert_string_equal(runtime_names(), "pytorch, pytorch-sdpa, inductor, inductor-graph, "
-                                         "tensorrt, tensorrt-graph or vllm");
+                                         "onnxruntime, onnxruntime-graph, tensorrt, "
+                                         "tensorrt-graph or vllm");
 }
 
 /* tf32 is a compute mode over fp32 storage; every other precision is a
@@ -56,6 +57,8 @@ static void test_aliases(void **state)
                {"tensorrt-cudagraph", RT_TENSORRT_GRAPH}, {"vllm", RT_VLLM},
                {"inductor", RT_INDUCTOR},   {"Torch-Compile", RT_INDUCTOR},
                {"inductor-graph", RT_INDUCTOR_GRAPH}, {"reduce-overhead", RT_INDUCTOR_GRAPH},
+               {"ORT", RT_ONNXRUNTIME},     {"onnxruntime-graph", RT_ONNXRUNTIME_GRAPH},
+               {"ort-graph", RT_ONNXRUNTIME_GRAPH},
                {"trt-grap", -1},            {"eager torch", -1}, {"", -1}};
     for (size_t i = 0; i < sizeof rts / sizeof rts[0]; i++) {
         enum runtime r = RT__COUNT;

@@ -355,8 +355,8 @@ static void test_bad_types_and_values(void **state)
     expect_error(f, NULL, ST_EPARSE, "field 'batch'", "out of range");
     write_file(f, ROW("\"precision\":\"fp4\","));
     expect_error(f, NULL, ST_EPARSE, "field 'precision'", "fp4");
-    write_file(f, ROW("\"runtime\":\"onnxruntime-cuda\","));
-    expect_error(f, NULL, ST_EUNSUPPORTED, "field 'runtime'", "onnxruntime-cuda");
+    write_file(f, ROW("\"runtime\":\"openvino-gpu\","));
+    expect_error(f, NULL, ST_EUNSUPPORTED, "field 'runtime'", "openvino-gpu");
     write_file(f, ROW("\"energy_j\":-3,"));
     expect_error(f, NULL, ST_EPARSE, "field 'energy_j'", "out of range");
     write_file(f, ROW("\"memory_mib\":true,"));

@@ -454,7 +454,9 @@ static const struct cmd cmds[] = {
     {{"precision", "precision P", "fp32, tf32, fp16, bf16, int8 or fp8"}, 1, 1, do_precision},
     {{"runtime", "runtime R", "pytorch (eager, a kernel per op), pytorch-sdpa (eager, fused "
                               "attention), inductor (torch.compile), inductor-graph "
-                              "(torch.compile as a CUDA graph), tensorrt (fused engine), "
+                              "(torch.compile as a CUDA graph), onnxruntime (ONNX Runtime, "
+                              "CUDA EP), onnxruntime-graph (the same as a CUDA graph), "
+                              "tensorrt (fused engine), "
                               "tensorrt-graph "
                               "(the engine replayed as a CUDA graph) or vllm (serving "
                               "engine)"}, 1, 1, do_runtime},

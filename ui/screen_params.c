@@ -112,7 +112,7 @@ static void describe(const struct app *a, const struct field *f, char *name, cha
         snprintf(range, 256, "pytorch (a kernel per op), tensorrt (fused), pytorch-sdpa (fused "
                              "attention), tensorrt-graph (fused, one CUDA graph), vllm (serving "
                              "engine), inductor (torch.compile), inductor-graph (torch.compile, "
-                             "one CUDA graph)");
+                             "one CUDA graph), onnxruntime (CUDA EP), onnxruntime-graph");
         break;
     case F_BATCH:
         snprintf(name, FIELD_NAME_MAX, "batch");

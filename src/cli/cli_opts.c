@@ -38,6 +38,9 @@ static const struct {
                      "fused attention, as PyTorch 2 models run it), inductor (torch.compile: "
                      "fused generated kernels between library GEMMs), inductor-graph "
                      "(torch.compile mode=\"reduce-overhead\": the same as a CUDA graph), "
+                     "onnxruntime (ONNX Runtime's CUDA execution provider: its pattern "
+                     "fusions, each kernel launched from C++), onnxruntime-graph (the same "
+                     "with enable_cuda_graph), "
                      "tensorrt (fused engine), tensorrt-graph (the engine replayed as a CUDA "
                      "graph) or vllm (a serving "
                      "engine: CUDA graphs, host work per sequence each decode step)",

@@ -36,12 +36,12 @@ static const char *const runtimes[] = {
 _Static_assert(sizeof runtimes / sizeof runtimes[0] == RT__COUNT, "runtime table");
 
 /* The order lists show runtimes in, as a user meets them: eager, eager with
- * fused attention, torch.compile and its CUDA graphs, the engine, the
- * engine as a CUDA graph, the serving engine. Every runtime once
- * (tests/test_config.c). */
-static const enum runtime rt_order[] = {RT_PYTORCH,  RT_PYTORCH_SDPA, RT_INDUCTOR,
-                                        RT_INDUCTOR_GRAPH, RT_TENSORRT, RT_TENSORRT_GRAPH,
-                                        RT_VLLM};
+ * fused attention, torch.compile and its CUDA graphs, ONNX Runtime and its
+ * CUDA graphs, the engine, the engine as a CUDA graph, the serving engine.
+ * Every runtime once (tests/test_config.c). */
+static const enum runtime rt_order[] = {
+    RT_PYTORCH,          RT_PYTORCH_SDPA, RT_INDUCTOR,       RT_INDUCTOR_GRAPH, RT_ONNXRUNTIME,
+    RT_ONNXRUNTIME_GRAPH, RT_TENSORRT,    RT_TENSORRT_GRAPH, RT_VLLM};
 _Static_assert(sizeof rt_order / sizeof rt_order[0] == RT__COUNT, "runtime list order");
 
 /* The other names runtime_parse takes, space-separated. */
@@ -49,10 +49,12 @@ static const char *const rt_aliases[RT__COUNT] = {
     [RT_PYTORCH] = "eager torch", [RT_PYTORCH_SDPA] = "sdpa pytorch2", [RT_TENSORRT] = "trt",
     [RT_TENSORRT_GRAPH] = "trt-graph tensorrt-cudagraph",
     [RT_INDUCTOR] = "torch-compile compile",
-    [RT_INDUCTOR_GRAPH] = "reduce-overhead inductor-cudagraph torch-compile-graph"};
+    [RT_INDUCTOR_GRAPH] = "reduce-overhead inductor-cudagraph torch-compile-graph",
+    [RT_ONNXRUNTIME] = "ort onnxruntime-cuda ort-cuda",
+    [RT_ONNXRUNTIME_GRAPH] = "ort-graph onnxruntime-cudagraph ort-cudagraph"};
 
 /* The lists for messages, made once from the tables. */
-static char prec_list[128], prec_storage_list[128], rt_list[128];
+static char prec_list[128], prec_storage_list[128], rt_list[192];
 static pthread_once_t lists_once = PTHREAD_ONCE_INIT;
 
 /* Appends name as item i of n: "a", ", b", " or c". */

@@ -48,7 +48,18 @@ enum precision {
  * Triton kernel, attention through SDPA, views free, and its generated
  * wrapper issuing each kernel at a fraction of eager's per-op dispatch;
  * "inductor-graph": torch.compile(mode="reduce-overhead"), the same kernels
- * replayed as a CUDA graph.
+ * replayed as a CUDA graph;
+ * "onnxruntime": ONNX Runtime's CUDA execution provider: the session's
+ * graph transformers fuse the patterns they know (BatchNorm folded into
+ * a convolution with its bias and ReLU, a Linear's bias into its GEMM,
+ * an activation or LayerNorm written out as element-wise ops into one
+ * kernel, the residual Add with the LayerNorm after it, QKV projections
+ * into one GEMM and attention into one kernel) but no general pointwise
+ * chain after a GEMM or convolution; cuBLAS GEMMs and cuDNN convolutions
+ * on NCHW tensors, TF32 on by default; its C++ executor launches every
+ * kernel from the host at a fraction of eager's cost per op;
+ * "onnxruntime-graph": the same session with enable_cuda_graph, its
+ * kernels replayed as a CUDA graph.
  * The enum's order is the features' and the fitted constants' (append
  * only); the order lists show runtimes in and the other names each takes
  * are in config.c. RUNTIME_LIST_FEATURED is the runtimes the GNN's
@@ -63,7 +74,9 @@ enum precision {
 #define RUNTIME_LIST(X)          \
     RUNTIME_LIST_FEATURED(X)     \
     X(RT_INDUCTOR, "inductor")   \
-    X(RT_INDUCTOR_GRAPH, "inductor-graph")
+    X(RT_INDUCTOR_GRAPH, "inductor-graph") \
+    X(RT_ONNXRUNTIME, "onnxruntime") \
+    X(RT_ONNXRUNTIME_GRAPH, "onnxruntime-graph")
 
 enum runtime {
 #define X(id, name) id,
@@ -100,11 +113,19 @@ static inline bool runtime_inductor(enum runtime r)
     return r == RT_INDUCTOR || r == RT_INDUCTOR_GRAPH;
 }
 
+/* ONNX Runtime's CUDA execution provider, launched per kernel or replayed
+ * as a CUDA graph: the session's pattern fusions (sim_fuse.c). */
+static inline bool runtime_onnxruntime(enum runtime r)
+{
+    return r == RT_ONNXRUNTIME || r == RT_ONNXRUNTIME_GRAPH;
+}
+
 /* Kernels replayed from a captured CUDA graph: no stream launch per kernel
  * (sim_params.graph_kernel_us). */
 static inline bool runtime_graph(enum runtime r)
 {
-    return r == RT_TENSORRT_GRAPH || r == RT_VLLM || r == RT_INDUCTOR_GRAPH;
+    return r == RT_TENSORRT_GRAPH || r == RT_VLLM || r == RT_INDUCTOR_GRAPH ||
+           r == RT_ONNXRUNTIME_GRAPH;
 }
 
 /* The runtime whose fitted constants r uses: pytorch-sdpa is the same
@@ -113,13 +134,16 @@ static inline bool runtime_graph(enum runtime r)
  * tensorrt, only launched differently (sim_params.graph_kernel_us); vllm
  * runs the same kind of kernels and keeps only its host cost per sequence
  * of a decode step (sim_params.seq_step_us[RT_VLLM]) apart;
- * inductor-graph is inductor's kernels replayed as a CUDA graph. */
+ * inductor-graph is inductor's kernels replayed as a CUDA graph, and
+ * onnxruntime-graph onnxruntime's. */
 static inline enum runtime runtime_base(enum runtime r)
 {
     if (r == RT_PYTORCH_SDPA)
         return RT_PYTORCH;
     if (r == RT_INDUCTOR_GRAPH)
         return RT_INDUCTOR;
+    if (r == RT_ONNXRUNTIME_GRAPH)
+        return RT_ONNXRUNTIME;
     return r == RT_TENSORRT_GRAPH || r == RT_VLLM ? RT_TENSORRT : r;
 }
 
@@ -164,16 +188,22 @@ struct quant {
 };
 
 /* The featured runtime (< RT__FEATURED) the GNN's features show for r: r
- * itself, or for torch.compile, which the weights were not trained on, the
- * featured runtime it resembles: inductor is PyTorch with fused attention
- * and a lighter host (pytorch-sdpa), inductor-graph fused kernels replayed
- * as a CUDA graph (tensorrt-graph). The teacher's figures the GNN is
- * anchored on carry the difference. */
+ * itself, or for a runtime the weights were not trained on, the featured
+ * runtime it resembles: inductor is PyTorch with fused attention and a
+ * lighter host (pytorch-sdpa), inductor-graph fused kernels replayed as a
+ * CUDA graph (tensorrt-graph); onnxruntime is a C++ runtime that fuses the
+ * graph once and enqueues each kernel from the host, attention as one
+ * kernel (tensorrt), and onnxruntime-graph the same replayed as a CUDA
+ * graph (tensorrt-graph). The teacher's figures the GNN is anchored on
+ * carry the difference. */
 static inline enum runtime runtime_feature(enum runtime r)
 {
-    if (r == RT_INDUCTOR)
-        return RT_PYTORCH_SDPA;
-    return r == RT_INDUCTOR_GRAPH ? RT_TENSORRT_GRAPH : r;
+    switch (r) {
+    case RT_INDUCTOR: return RT_PYTORCH_SDPA;
+    case RT_ONNXRUNTIME: return RT_TENSORRT;
+    case RT_INDUCTOR_GRAPH: case RT_ONNXRUNTIME_GRAPH: return RT_TENSORRT_GRAPH;
+    default: return r;
+    }
 }
 
 struct config {

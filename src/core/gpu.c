@@ -307,12 +307,16 @@ enum status config_supported(const struct config *cfg, struct diag *d)
     const struct gpu_spec *g = gpu_get(cfg->gpu);
     if (!g || (unsigned)cfg->prec >= PREC__COUNT || (unsigned)cfg->rt >= RT__COUNT)
         return ST_OK; /* range errors are hw_from_config's */
-    if (runtime_eager(cfg->rt) && (cfg->prec == PREC_INT8 || cfg->prec == PREC_FP8))
+    /* ONNX Runtime's CUDA execution provider dequantises a QDQ graph's
+     * int8 and fp8 tensors and runs the float kernels; only its TensorRT
+     * provider runs them on the tensor cores */
+    bool ort = runtime_onnxruntime(cfg->rt);
+    if ((runtime_eager(cfg->rt) || ort) && (cfg->prec == PREC_INT8 || cfg->prec == PREC_FP8))
         /* short enough for an 80-column status line, in words that read
          * as both the CLI's --runtime and the explorer's :runtime */
-        return diag_set(
-            d, ST_EUSAGE, "%s needs runtime tensorrt: runtime %s (eager) has no %s GPU path",
-            precision_name(cfg->prec), runtime_name(cfg->rt), precision_name(cfg->prec));
+        return diag_set(d, ST_EUSAGE, "%s needs runtime tensorrt: runtime %s (%s) has no %s GPU path",
+                        precision_name(cfg->prec), runtime_name(cfg->rt),
+                        ort ? "CUDA EP" : "eager", precision_name(cfg->prec));
     if (g->tflops[cfg->prec] <= 0) {
         char fams[128];
         families_with(cfg->prec, fams, sizeof fams);

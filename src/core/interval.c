@@ -41,7 +41,9 @@ enum interval_group interval_group_of(enum runtime rt, bool generation)
     if (generation || rt == RT_VLLM)
         return IG_GENERATION;
     /* torch.compile runs in the PyTorch process eager runs in, timed by the
-     * same harnesses: eager's errors are its nearest measured ones */
+     * same harnesses: eager's errors are its nearest measured ones; ONNX
+     * Runtime is a C++ runtime of fused kernels enqueued from the host, as
+     * the engines are */
     return runtime_eager(rt) || runtime_inductor(rt) ? IG_EAGER : IG_ENGINE;
 }
 

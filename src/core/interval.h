@@ -10,9 +10,10 @@
  * held-out log error r = log(measured / predicted). The rows are grouped
  * by target (time: latency, offline and generation throughput; memory)
  * and runtime family (eager: pytorch, pytorch-sdpa, whose bounds
- * torch.compile's inductor runtimes take; engine: tensorrt,
- * tensorrt-graph; generation: vllm and multi-token generations). Per
- * group the bounds are the quantiles a/2 and 1 - a/2 of r (a = 1 -
+ * torch.compile's inductor and inductor-graph take; engine: tensorrt,
+ * tensorrt-graph, whose bounds ONNX Runtime's onnxruntime and
+ * onnxruntime-graph take; generation: vllm and multi-token generations).
+ * Per group the bounds are the quantiles a/2 and 1 - a/2 of r (a = 1 -
  * coverage) with every source family weighing the same
  * (interval_balanced: a source with many rows, whose errors are alike,
  * must not set the interval alone, for the interval is for configurations

@@ -24,6 +24,13 @@
  *              kernel, SDPA attention, free views, a lighter host cost per
  *              kernel (its generated wrapper); inductor-graph replays those
  *              kernels as a CUDA graph like tensorrt-graph.
+ *   onnxruntime - ONNX Runtime's CUDA execution provider: the patterns its
+ *              graph transformers fuse (conv with BatchNorm, bias and ReLU,
+ *              a Linear's bias, an activation or norm written out as
+ *              element-wise ops, the residual Add with its LayerNorm, QKV
+ *              and attention), every other op a kernel, launched from
+ *              its C++ executor; onnxruntime-graph replays them as a CUDA
+ *              graph.
  * All figures are simulated, not measured.
  */
 #include "core/sim.h"
@@ -230,9 +237,10 @@ static int build_steps(const struct graph *g, const struct config *cfg,
              * engine (TensorRT's fused MHA spreads a sequence's 64-row
              * steps over CTAs when sequences x heads cannot fill the GPU),
              * 128 in flash attention; the keys only when those CTAs are
-             * too few (split-KV, sim_kernel.c). */
+             * too few (split-KV, sim_kernel.c). ONNX Runtime's Attention
+             * runs TensorRT's fused MHA kernels where they apply. */
             kin.attention = true;
-            kin.q_block = runtime_engine(cfg->rt) ? 64 : 128;
+            kin.q_block = runtime_engine(cfg->rt) || runtime_onnxruntime(cfg->rt) ? 64 : 128;
         }
         double spread = kin.gemm ? sim_routed_spread(g, n) : 1;
         if (spread > 1) { /* the grouped GEMM: fewer rows per expert, more experts */

@@ -16,6 +16,30 @@
 
 /* ---- node classification -------------------------------------------------- */
 
+/* onnxruntime: is Transpose n folded into a matrix product? ORT's
+ * transformers fold a transpose into the MatMul that reads it (FusedMatMul's
+ * transA/transB) and attention's head transposes into its Attention or
+ * MultiHeadAttention kernel, which reads Q, K and V and writes its output
+ * in the layout the projections use: a transpose that a matrix product
+ * produces or that only matrix products read. Any other (a window
+ * partition, NCHW to tokens) runs as a kernel. */
+static bool ort_transpose_folded(const struct graph *g, const struct node *n)
+{
+    if (n->n_in > 0 && n->in[0] >= 0) {
+        int p = g->values[n->in[0]].producer;
+        if (p >= 0 && g->nodes[p].op == OP_MatMul)
+            return true;
+    }
+    if (n->n_out < 1 || n->out[0] < 0)
+        return false;
+    const struct value *o = &g->values[n->out[0]];
+    for (int k = 0; k < o->n_consumers; k++) {
+        enum op op = g->nodes[o->consumers[k]].op;
+        if (op != OP_MatMul && op != OP_Gemm)
+            return false;
+    }
+    return o->n_consumers > 0 && !(o->flags & VAL_OUTPUT);
+}
 
 enum node_kind sim_node_kind(const struct graph *g, const struct node *n, enum runtime rt)
 {
@@ -36,6 +60,10 @@ enum node_kind sim_node_kind(const struct graph *g, const struct node *n, enum r
      * inputs are written into its buffer by their producers. */
     if ((runtime_engine(rt) || runtime_inductor(rt)) &&
         (n->op == OP_Transpose || n->op == OP_Concat || n->op == OP_Slice))
+        return NK_VIEW;
+    /* ONNX Runtime runs concats, slices and the transposes it cannot fold
+     * as kernels. */
+    if (runtime_onnxruntime(rt) && n->op == OP_Transpose && ort_transpose_folded(g, n))
         return NK_VIEW;
     /* Eager PyTorch transposes are permute() views; GEMMs read them strided. */
     if (runtime_eager(rt) && n->op == OP_Transpose)
@@ -379,6 +407,45 @@ static bool inductor_fusable(const struct graph *g, const struct node *n, enum o
     return fusable(n, c, rc);
 }
 
+/* A Conv's element-wise consumer the CUDA execution provider runs in
+ * cuDNN's convolution-bias-activation call: a bias Add (ConvAddFusion) or
+ * a ReLU, the one activation cuDNN's call takes (ConvActivationFusion). */
+static bool ort_conv_epilogue(const struct graph *g, const struct node *n)
+{
+    if (n->op == OP_Relu)
+        return true;
+    if (n->op != OP_Add || n->n_in != 2)
+        return false;
+    for (int k = 0; k < 2; k++)
+        if (n->in[k] >= 0 && (g->values[n->in[k]].flags & VAL_INIT))
+            return true;
+    return false;
+}
+
+/* onnxruntime: may node n (class c), reading v, fold into the kernel
+ * rooted at rn? ONNX Runtime fuses patterns, not chains: BatchNorm folds
+ * into the convolution before it (ConvBNFusion), the bias and a ReLU run
+ * in cuDNN's call; a Linear's bias Add joins its GEMM (MatMulAddFusion,
+ * or the bias input of Attention, BiasGelu and SkipLayerNormalization);
+ * attention's score MatMul, scale, mask, Softmax and context MatMul are
+ * one Attention kernel (fused multi-head or memory-efficient attention);
+ * an activation or normalisation the exporter writes out as element-wise
+ * ops (Gelu, FastGelu, LayerNorm, RMSNorm) is one kernel, and so is the
+ * residual Add with the LayerNorm after it (SkipLayerNormalization). No
+ * other element-wise op joins a GEMM or convolution. */
+static bool ort_fusable(const struct graph *g, const struct node *n, enum op_class c,
+                        const struct value *v, const struct node *rn)
+{
+    enum op_class rc = op_class_of(rn->op);
+    if (eager_bias_add(g, n, rn) || sdpa_fusable(g, n, v, rn))
+        return true;
+    if (rc == OPC_CONV)
+        return n->op == OP_BatchNormalization || ort_conv_epilogue(g, n);
+    if (rc == OPC_GEMM)
+        return false;
+    return fusable(n, c, rc);
+}
+
 /* Fused runtime: x -> n -> m <- x (Swish/SiLU x * sigmoid(x), HardSwish):
  * every other consumer of v also consumes n's output, so the whole diamond
  * stays in the producer's epilogue. */
@@ -469,10 +536,12 @@ void sim_pass_fuse(const struct graph *g, const struct config *cfg, struct sim_r
         sn->kflops = sn->flops;
         sn->kbytes = sn->bytes;
         bool ind = runtime_inductor(cfg->rt), sdpa = cfg->rt == RT_PYTORCH_SDPA;
-        if (!runtime_engine(cfg->rt) && !ind && n->op != OP_Add && n->op != OP_Mul &&
+        bool ort = runtime_onnxruntime(cfg->rt), eng = runtime_engine(cfg->rt);
+        if (!eng && !ind && !ort && n->op != OP_Add && n->op != OP_Mul &&
             !(sdpa && (n->op == OP_Div || n->op == OP_Softmax || n->op == OP_MatMul)))
             continue;
-        if (runtime_engine(cfg->rt)) {
+        if (eng || ort) {
+            /* ONNX Runtime's Attention packs the Q, K and V weights */
             int sib = sibling_gemm(g, r, n, i);
             if (sib >= 0) {
                 /* the shared input is read once */
@@ -482,7 +551,7 @@ void sim_pass_fuse(const struct graph *g, const struct config *cfg, struct sim_r
                 r->nodes[sib].merged++;
                 continue;
             }
-            int grp = expert_group(g, r, n, t);
+            int grp = eng ? expert_group(g, r, n, t) : -1;
             if (grp >= 0) {
                 /* one grouped GEMM launch for the layer's routed experts */
                 fuse_into(r, i, grp, 0, true);
@@ -499,8 +568,7 @@ void sim_pass_fuse(const struct graph *g, const struct config *cfg, struct sim_r
             if (v->producer < 0 || (v->flags & VAL_OUTPUT))
                 continue;
             bool shared = v->n_consumers != 1;
-            if (shared && !((runtime_engine(cfg->rt) || ind) &&
-                            (diamond(g, v, n) || pointwise_fanout(g, v))))
+            if (shared && !((eng || ind || ort) && (diamond(g, v, n) || pointwise_fanout(g, v))))
                 continue;
             int root = v->producer;
             if (r->nodes[root].fused_into >= 0)
@@ -508,11 +576,11 @@ void sim_pass_fuse(const struct graph *g, const struct config *cfg, struct sim_r
             if (!r->nodes[root].kernel || g->nodes[root].state != NODE_OK)
                 continue;
             const struct node *rn = &g->nodes[root];
-            bool ok = runtime_engine(cfg->rt)
-                          ? fusable(n, c, op_class_of(rn->op)) || mha_fusable(g, n, v, rn)
+            bool ok = eng   ? fusable(n, c, op_class_of(rn->op)) || mha_fusable(g, n, v, rn)
                       : ind ? inductor_fusable(g, n, c, v, rn)
-                          : eager_bias_add(g, n, rn) || eager_silu(n, rn) ||
-                                (sdpa && sdpa_fusable(g, n, v, rn));
+                      : ort ? ort_fusable(g, n, c, v, rn)
+                            : eager_bias_add(g, n, rn) || eager_silu(n, rn) ||
+                                  (sdpa && sdpa_fusable(g, n, v, rn));
             if (!ok)
                 continue;
             double vb = sim_value_bytes(v, pb) * graph_value_tok_scale(g, n, v);

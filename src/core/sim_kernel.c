@@ -158,10 +158,14 @@ void sim_kernel_time(const struct hw *hw, const struct config *cfg, const struct
          * (torch.backends.cudnn.allow_tf32 = True) and keeps matrix products
          * in FP32 (torch.backends.cuda.matmul.allow_tf32 = False); TensorRT
          * builds FP32 engines with TF32 allowed (BuilderFlag kTF32 is on by
-         * default), so every GEMM and convolution may run TF32. A GPU
-         * without TF32 tensor cores (T4, V100) runs them on CUDA cores. */
+         * default), so every GEMM and convolution may run TF32; so does
+         * ONNX Runtime's CUDA execution provider (use_tf32 is on by
+         * default; before that option its float GEMMs set cuBLAS's TF32
+         * math mode on Ampere and newer). A GPU without TF32 tensor cores
+         * (T4, V100) runs them on CUDA cores. */
         bool tf32_conv = cfg->prec == PREC_FP32 && hw->peak_tf32_flops > 0 &&
-                         (runtime_engine(cfg->rt) || in->cls == OPC_CONV);
+                         (runtime_engine(cfg->rt) || runtime_onnxruntime(cfg->rt) ||
+                          in->cls == OPC_CONV);
         bool tc = cfg->prec != PREC_FP32 || tf32_conv;
         /* An FP32 batched matrix product on CUDA cores: the family's
          * library may run one tile whatever the shape (sim_board). */

@@ -25,6 +25,17 @@
  * changes, fusion and the host's cost per kernel and per call, is below
  * and in sim_fuse.c. */
 #define INDUCTOR_AS_EAGER(name) FIT_##name##_PYTORCH
+/* ONNX Runtime's CUDA execution provider calls the same libraries on the
+ * same layouts: cuBLAS GEMMs with cuBLAS's heuristic pick (no tactic
+ * timing; its TunableOp is off by default), cuDNN convolutions on NCHW
+ * tensors (prefer_nhwc is off by default), so cuDNN transforms layouts
+ * around tensor-core convolutions as it does for eager PyTorch (its
+ * exhaustive algorithm search, cudnn_conv_algo_search's default, picks
+ * among the same NCHW kernels), and its kernels launch on a stream. It
+ * takes eager's fitted value of each; its fusion, its host cost per
+ * kernel and per call and its TF32 default are its own (below, sim_fuse.c,
+ * sim_kernel.c). */
+#define ORT_AS_EAGER(name) FIT_##name##_PYTORCH
 
 static const struct sim_params fitted = {
     /* Large aligned GEMMs: cuBLAS reaches ~250-290 of 312 TFLOPS FP16 on A100
@@ -35,7 +46,7 @@ static const struct sim_params fitted = {
      * strided views (transposed attention operands). A-priori 0.80 each;
      * fitted 0.59 eager and 0.77 engine (dippm calibrate, 838 rows). */
     .tc_eff = {[RT_PYTORCH] = FIT_TC_EFF_PYTORCH, [RT_TENSORRT] = FIT_TC_EFF_TENSORRT,
-               [RT_INDUCTOR] = INDUCTOR_AS_EAGER(TC_EFF)},
+               [RT_INDUCTOR] = INDUCTOR_AS_EAGER(TC_EFF), [RT_ONNXRUNTIME] = ORT_AS_EAGER(TC_EFF)},
     /* FP32 SGEMM on CUDA cores reaches ~80-90% of 19.5 TFLOPS (a-priori
      * 0.85). Fitted with simt_k_half below on NeuSight's measured single
      * kernels (dippm eval --kernels --fit: the train split's FP32 matmul
@@ -53,7 +64,8 @@ static const struct sim_params fitted = {
      * synchronisation); an engine replayed as a CUDA graph has its own
      * figure below. */
     .kernel_us = {[RT_PYTORCH] = FIT_KERNEL_US_PYTORCH, [RT_TENSORRT] = FIT_KERNEL_US_TENSORRT,
-                  [RT_INDUCTOR] = INDUCTOR_AS_EAGER(KERNEL_US)},
+                  [RT_INDUCTOR] = INDUCTOR_AS_EAGER(KERNEL_US),
+                  [RT_ONNXRUNTIME] = ORT_AS_EAGER(KERNEL_US)},
     /* An engine replayed as a CUDA graph: the host launches the whole graph
      * once (call_us) and the GPU front end starts each node from the
      * uploaded graph, without a stream launch per kernel; what remains per
@@ -73,9 +85,19 @@ static const struct sim_params fitted = {
      * Triton kernel through Inductor's CachingAutotuner, 6.8-9.1 us per
      * kernel on a current host (meta-pytorch/tritonbench pull request
      * 1017's per-kernel benchmark), an extern cuBLAS/cuDNN call about the
-     * same; a-priori 9, not fitted (no published row isolates it). */
+     * same; a-priori 9, not fitted (no published row isolates it).
+     * ONNX Runtime's sequential executor runs each node's Compute from C++
+     * (no Python, no dispatcher): fetch its inputs from the execution
+     * frame, allocate the output from the arena, set up the cuBLAS or
+     * cuDNN call and launch, a few microseconds more than an engine's bare
+     * enqueue. A-priori 7 us, not fitted; bounded by ONNX Runtime's own
+     * BERT-large notebook (PyTorch_Bert-Squad_OnnxRuntime_GPU.ipynb,
+     * ORT 1.16, fp16, batch 1, 128 tokens on an RTX 4090, a GPU outside
+     * dippm's table: 1.74 ms for ~220 kernels, under 8 us a kernel with
+     * the GPU's work in it). */
     .dispatch_us = {[RT_PYTORCH] = FIT_DISPATCH_US_PYTORCH,
-                    [RT_TENSORRT] = FIT_DISPATCH_US_TENSORRT, [RT_INDUCTOR] = 9.0},
+                    [RT_TENSORRT] = FIT_DISPATCH_US_TENSORRT, [RT_INDUCTOR] = 9.0,
+                    [RT_ONNXRUNTIME] = 7.0},
     /* One call: Python forward entry, input handling and synchronisation
      * (eager), or enqueue + stream sync (engine); a-priori 100 and 30,
      * fitted 300 and 90 (on wall-clock timings that synchronise after
@@ -87,8 +109,13 @@ static const struct sim_params fitted = {
      * to end around a one-kernel graph (tritonbench pull requests 1016 and
      * 1017, less their per-kernel part); a-priori 35 us more, not fitted.
      * reduce-overhead (inductor-graph) launches its CUDA graph inside it. */
+    /* ONNX Runtime's session.run: the Python binding wraps the inputs,
+     * copies them to the GPU and the outputs back (or binds them with IO
+     * binding), runs the executor and synchronises; a-priori the engine's
+     * a-priori 30 us plus ~20 us for the binding and the copies of a
+     * model's small inputs (token ids, one image), not fitted. */
     .call_us = {[RT_PYTORCH] = FIT_CALL_US_PYTORCH, [RT_TENSORRT] = FIT_CALL_US_TENSORRT,
-                [RT_INDUCTOR] = FIT_CALL_US_PYTORCH + 35.0},
+                [RT_INDUCTOR] = FIT_CALL_US_PYTORCH + 35.0, [RT_ONNXRUNTIME] = 50.0},
     /* CUDA context with cuBLAS/cuDNN loaded as NVML reports it: ~1.0-1.5 GiB
      * for PyTorch on A100 with CUDA 11 (lazy loading off); a-priori 1,200
      * MiB, fitted (its fixed part; the per-SM part is below) on the MIG
@@ -97,7 +124,10 @@ static const struct sim_params fitted = {
      * preallocated buffers: it is a heavy engine process, not bare TensorRT. */
     .context_mib = {[RT_PYTORCH] = FIT_CONTEXT_MIB_PYTORCH,
                     [RT_TENSORRT] = FIT_CONTEXT_MIB_TENSORRT,
-                    [RT_INDUCTOR] = INDUCTOR_AS_EAGER(CONTEXT_MIB)},
+                    [RT_INDUCTOR] = INDUCTOR_AS_EAGER(CONTEXT_MIB),
+                    /* a CUDA context with cuBLAS and cuDNN loaded, as
+                     * PyTorch's (estimate: no ORT memory row is fitted) */
+                    [RT_ONNXRUNTIME] = ORT_AS_EAGER(CONTEXT_MIB)},
     /* Part of the context grows with the SMs the process sees: CUDA reserves
      * local memory for the stack of every thread the GPU can hold (1 KiB by
      * default x 2,048 threads per SM = 2 MiB per SM), and the libraries size
@@ -107,7 +137,8 @@ static const struct sim_params fitted = {
     .context_sm_mib = FIT_CONTEXT_SM_MIB,
     /* cuBLAS workspace (PyTorch keeps a few MiB per handle/stream) and cuDNN
      * algorithm scratch; TensorRT tactic scratch. Estimates, not fitted. */
-    .workspace_mib = {[RT_PYTORCH] = 64.0, [RT_TENSORRT] = 64.0, [RT_INDUCTOR] = 64.0},
+    .workspace_mib = {[RT_PYTORCH] = 64.0, [RT_TENSORRT] = 64.0, [RT_INDUCTOR] = 64.0,
+                      [RT_ONNXRUNTIME] = 64.0},
     /* Allocators round and cache blocks: device memory per byte of peak live
      * activations; a-priori 1.3, fitted on the memory rows. */
     .act_factor = FIT_ACT_FACTOR,
@@ -118,7 +149,7 @@ static const struct sim_params fitted = {
      * tactics heuristically; an engine picks NHWC tactics by timing them at
      * build time. A-priori 0.8 each; fitted per runtime. */
     .conv_eff = {[RT_PYTORCH] = FIT_CONV_EFF_PYTORCH, [RT_TENSORRT] = FIT_CONV_EFF_TENSORRT,
-                 [RT_INDUCTOR] = INDUCTOR_AS_EAGER(CONV_EFF)},
+                 [RT_INDUCTOR] = INDUCTOR_AS_EAGER(CONV_EFF), [RT_ONNXRUNTIME] = ORT_AS_EAGER(CONV_EFF)},
     /* Depthwise convolutions reach only part of streaming bandwidth: halo
      * re-reads and per-channel strided access. Eager PyTorch runs them on
      * NCHW tensors through cuDNN's generic kernels; an engine picks an NHWC
@@ -126,7 +157,8 @@ static const struct sim_params fitted = {
      * depthwise kernels are known to run far below bandwidth) and 0.55
      * engine (one EfficientNet row: weakly determined). */
     .dw_bw_eff = {[RT_PYTORCH] = FIT_DW_BW_EFF_PYTORCH, [RT_TENSORRT] = FIT_DW_BW_EFF_TENSORRT,
-                  [RT_INDUCTOR] = INDUCTOR_AS_EAGER(DW_BW_EFF)},
+                  [RT_INDUCTOR] = INDUCTOR_AS_EAGER(DW_BW_EFF),
+                  [RT_ONNXRUNTIME] = ORT_AS_EAGER(DW_BW_EFF)},
     /* A serving engine's decode step also costs per sequence in the batch:
      * scheduling, sampling, stop checks and detokenising on the host (the
      * GPU waits in TensorRT-LLM's and FasterTransformer's loops; vLLM's
@@ -140,7 +172,7 @@ static const struct sim_params fitted = {
      * sampler and detokeniser touch every request object every step);
      * fitted 15 and 61. */
     .seq_step_us = {[RT_PYTORCH] = 0, [RT_TENSORRT] = FIT_SEQ_STEP_US_TENSORRT,
-                    [RT_VLLM] = FIT_SEQ_STEP_US_VLLM, [RT_INDUCTOR] = 0},
+                    [RT_VLLM] = FIT_SEQ_STEP_US_VLLM, [RT_INDUCTOR] = 0, [RT_ONNXRUNTIME] = 0},
     /* A generation request costs a fixed time before its first token beyond
      * the prefill pass: the runtime sets up the request's buffers, sampling
      * state and KV-cache blocks, copies the prompt in and synchronises
@@ -150,7 +182,8 @@ static const struct sim_params fitted = {
      * ~4. Only generation uses it (src/core/generation.c); vllm shares the
      * engine's figure (no vLLM first-token row is fitted); eager
      * generate() is not fitted: 0. A-priori 500 us; fitted 1.5 ms. */
-    .request_us = {[RT_PYTORCH] = 0, [RT_TENSORRT] = FIT_REQUEST_US_TENSORRT, [RT_INDUCTOR] = 0},
+    .request_us = {[RT_PYTORCH] = 0, [RT_TENSORRT] = FIT_REQUEST_US_TENSORRT, [RT_INDUCTOR] = 0,
+                   [RT_ONNXRUNTIME] = 0},
     /* Hopper (H100, H200) tables quote math peaks at the 1,980 MHz boost
      * clock; under a sustained tensor-core load the 700 W boards settle
      * lower (~1,750 MHz is commonly reported), and its larger peaks are

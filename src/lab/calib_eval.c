@@ -280,7 +280,7 @@ static bool row_selected(const struct calib_graphs *cg, const struct calib_row *
         return false;
     if ((sel & SEL_MEMORY) && !(sel & SEL_TIME) && !mem)
         return false;
-    int rt = (sel >> SEL_RT_SHIFT) & 7;
+    int rt = (sel >> SEL_RT_SHIFT) & SEL_RT_MASK;
     if (rt && !calib_runtime_uses(r->cfg.rt, rt - 1))
         return false;
     return true;

@@ -49,14 +49,15 @@ enum {
     SEL_MEMORY = 2,     /* memory rows */
     SEL_FIT_ONLY = 4,   /* only fitted rows not held out */
     SEL_HELD_OUT = 8,   /* only held-out rows */
-    SEL_RT_SHIFT = 4,   /* (runtime + 1) << SEL_RT_SHIFT (3 bits): only the rows
-                           that run that runtime or use its constants */
-    SEL_FP32 = 128,     /* only fp32 rows (CUDA-core GEMMs) */
-    SEL_CONV = 256,     /* only rows whose graph has convolutions */
-    SEL_POWER = 512     /* only power rows (with SEL_FIT_ONLY: the power objective) */
+    SEL_RT_SHIFT = 4,   /* (runtime + 1) << SEL_RT_SHIFT (SEL_RT_MASK): only the
+                           rows that run that runtime or use its constants */
+    SEL_RT_MASK = 15,
+    SEL_FP32 = 256,     /* only fp32 rows (CUDA-core GEMMs) */
+    SEL_CONV = 512,     /* only rows whose graph has convolutions */
+    SEL_POWER = 1024    /* only power rows (with SEL_FIT_ONLY: the power objective) */
 };
 
-_Static_assert(RT__COUNT <= 7, "the runtime field of a selection has 3 bits (runtime + 1)");
+_Static_assert((int)RT__COUNT < (int)SEL_RT_MASK, "the runtime field of a selection holds runtime + 1");
 
 /* Does a row run with runtime `row` use the constants of runtime `knob`?
  * Its own runtime's, and its base runtime's (runtime_base): a graph-replayed

@@ -166,7 +166,8 @@ static bool apply_kind(const struct graph *g, const struct config *cfg, enum pki
         [RT_PYTORCH] = RT_PYTORCH_SDPA, [RT_PYTORCH_SDPA] = RT_TENSORRT,
         [RT_TENSORRT] = RT_TENSORRT_GRAPH, [RT_TENSORRT_GRAPH] = RT_TENSORRT_GRAPH,
         [RT_VLLM] = RT_VLLM, [RT_INDUCTOR] = RT_INDUCTOR_GRAPH,
-        [RT_INDUCTOR_GRAPH] = RT_INDUCTOR_GRAPH};
+        [RT_INDUCTOR_GRAPH] = RT_INDUCTOR_GRAPH, [RT_ONNXRUNTIME] = RT_ONNXRUNTIME_GRAPH,
+        [RT_ONNXRUNTIME_GRAPH] = RT_ONNXRUNTIME_GRAPH};
     *out = *cfg;
     *slower = false;
     switch (pk) {

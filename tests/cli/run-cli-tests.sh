@@ -40,14 +40,20 @@ run "unknown precision" 2 "$DIPPM" predict --precision fp64 "$S/tiny_cnn.json" &
     check "precision list" "$T/err" "--precision 'fp64': expected fp32, tf32, fp16, bf16, int8 or fp8$"
 run "tf32 KV cache" 2 "$DIPPM" predict --kv-precision tf32 --output-tokens 4 zoo:gpt &&
     check "KV-cache precision list" "$T/err" "expected a KV-cache precision: fp32, fp16, bf16, int8 or fp8$"
-run "unknown runtime" 2 "$DIPPM" predict --runtime onnxruntime "$S/tiny_cnn.json" &&
-    check "runtime list" "$T/err" "--runtime 'onnxruntime': expected pytorch, pytorch-sdpa, inductor, inductor-graph, tensorrt, tensorrt-graph or vllm$"
+run "unknown runtime" 2 "$DIPPM" predict --runtime openvino "$S/tiny_cnn.json" &&
+    check "runtime list" "$T/err" "--runtime 'openvino': expected pytorch, pytorch-sdpa, inductor, inductor-graph, onnxruntime, onnxruntime-graph, tensorrt, tensorrt-graph or vllm$"
 run "torch.compile runtimes" 0 "$DIPPM" predict --runtime inductor "$S/tiny_cnn.json" &&
     check "inductor named" "$T/out" "inductor"
 run "reduce-overhead alias" 0 "$DIPPM" predict --runtime reduce-overhead --json "$S/tiny_cnn.json" &&
     check "alias is inductor-graph" "$T/out" '"runtime": "inductor-graph"'
 run "help lists inductor" 0 "$DIPPM" predict --help &&
     check "help inductor" "$T/out" "library GEMMs), inductor-graph (torch.compile"
+run "ONNX Runtime alias" 0 "$DIPPM" predict --runtime ort --json "$S/tiny_cnn.json" &&
+    check "ort is onnxruntime" "$T/out" '"runtime": "onnxruntime"'
+run "help lists onnxruntime" 0 "$DIPPM" predict --help &&
+    check "help onnxruntime" "$T/out" "onnxruntime (ONNX Runtime's CUDA execution provider"
+run "ONNX Runtime has no int8" 2 "$DIPPM" predict --runtime onnxruntime --precision int8 "$S/tiny_cnn.json" &&
+    check "ort int8 refused" "$T/err" "int8 needs runtime tensorrt: runtime onnxruntime (CUDA EP) has no int8 GPU path"
 # output that cannot be written is an I/O error (exit 3, a message), never a
 # silent exit 0: stdout on /dev/full or closed
 unwritable() {
@@ -488,8 +494,8 @@ run "generation json" 0 "$DIPPM" predict zoo:gpt --json --input-tokens 32 --outp
 }
 # the serving runtime: a decode step pays vLLM's step loop per sequence on top
 # of the graph-replayed engine's pass; a runtime dippm does not know is named
-run "bad runtime" 2 "$DIPPM" predict --runtime onnxruntime "$S/tiny_cnn.json" &&
-    check "bad runtime lists vllm" "$T/err" "expected pytorch, pytorch-sdpa, inductor, inductor-graph, tensorrt, tensorrt-graph or vllm"
+run "bad runtime" 2 "$DIPPM" predict --runtime openvino "$S/tiny_cnn.json" &&
+    check "bad runtime lists vllm" "$T/err" "expected pytorch, pytorch-sdpa, inductor, inductor-graph, onnxruntime, onnxruntime-graph, tensorrt, tensorrt-graph or vllm"
 run "vllm single pass" 0 "$DIPPM" predict --runtime vllm "$S/tiny_cnn.json" &&
     check "vllm single pass says where its loop cost shows" "$T/err" "serving loop's cost per sequence shows in a generation"
 tpot() {
