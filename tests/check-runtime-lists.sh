@@ -20,8 +20,8 @@ PY=/usr/bin/python3
 # FILE: RUNTIMES IT LACKS (space-separated) of blocks that are not meant whole
 allowed='src/core/config.h: pytorch vllm
 src/core/sim.c: pytorch-sdpa vllm
-src/core/eval_order.c: inductor inductor-graph onnxruntime onnxruntime-graph
-src/core/interval_gen.c: inductor inductor-graph onnxruntime onnxruntime-graph'
+src/lab/eval_order.c: inductor inductor-graph onnxruntime onnxruntime-graph
+src/lab/interval_gen.c: inductor inductor-graph onnxruntime onnxruntime-graph'
 
 files() {
     if git -C "$top" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
