@@ -78,7 +78,8 @@ def render(md):
                     rows.append(cells)
                 i += 1
             for r in rows[1:]:
-                out.append(".TP\n" + inline(r[0]) + "\n" + inline(" \u2014 ".join(r[1:]) if len(r) > 2 else r[-1] and inline(r[-1])))
+                desc = " \u2014 ".join(r[1:]) if len(r) > 2 else r[-1]
+                out.append(".TP\n" + inline(r[0]) + "\n" + inline(desc))
             continue
         elif not ln.strip():
             flush()
