@@ -200,8 +200,9 @@ void app_sweep_ensure(struct app *a)
     sw->cur = -1;
     sw->gen_max_batch = -1;
     snprintf(sw->gen_err, sizeof sw->gen_err, "%s",
-             a->is_decoder ? "TTFT and tokens/s are swept over the batch only"
-                           : "TTFT and tokens/s: only a decoder (with a KV cache) generates");
+             a->workload == WORKLOAD_GENERATION
+                 ? "TTFT and tokens/s are swept over the batch only"
+                 : "TTFT and tokens/s: only a decoder (with a KV cache) generates");
     snprintf(sw->over, sizeof sw->over, "%s", a->sweep_over[0] ? a->sweep_over : "batch");
     if (!a->g)
         return;
@@ -228,7 +229,7 @@ void app_sweep_ensure(struct app *a)
             sweep_point(a, a->g, i, what);
             sw->n = i + 1;
         }
-        if (a->is_decoder)
+        if (a->workload == WORKLOAD_GENERATION)
             sweep_generation(a);
     } else {
         bool want_sym = !strncmp(sw->over, "sym.", 4), tpl = false;
