@@ -9,6 +9,7 @@
 #include "cli/cli.h"
 #include "cli/cli_pred.h"
 #include "core/diffusion.h"
+#include "core/max_batch.h"
 #include "util/jsonw.h"
 #include "core/report.h"
 
@@ -163,45 +164,16 @@ static void header(FILE *f, struct jsonw *w, const struct cli_sweep_gen *s,
     }
 }
 
-/* Does the pipeline at batch b fit with the headroom? -1 on error. */
-static int fits_at(const struct cli_sweep_gen *s, struct diff_request *rq, int64_t b,
-                   struct diff_result *r, struct diag *d)
-{
-    rq->batch = b;
-    if (diff_run(s->p, s->g, s->cfg, rq, r, d))
-        return -1;
-    return r->fits;
-}
-
-/* The largest batch whose pipeline fits: doubling, then bisection (memory
- * grows with the batch). */
+/* The largest batch whose pipeline fits (max_batch_diffusion). */
 static int max_batch(const struct cli_sweep_gen *s, struct diff_request *rq)
 {
-    struct diff_result r, best = {0};
+    struct diff_result best;
     struct diag d = {0};
-    int64_t lo = 0, hi = 1;
-    int k;
-    while ((k = fits_at(s, rq, hi, &r, &d)) == 1 && hi < ((int64_t)1 << 20)) {
-        lo = hi, best = r;
-        hi *= 2;
-    }
-    if (k < 0)
-        return cli_fail(&d);
-    if (k == 1)
-        lo = hi, best = r;
-    while (k >= 0 && hi - lo > 1 && lo > 0) {
-        int64_t mid = lo + (hi - lo) / 2;
-        if ((k = fits_at(s, rq, mid, &r, &d)) == 1)
-            lo = mid, best = r;
-        else if (k == 0)
-            hi = mid;
-    }
-    if (k < 0)
+    int64_t lo;
+    if (max_batch_diffusion(s->p, s->g, s->cfg, rq, &lo, &best, &d))
         return cli_fail(&d);
     char hw[128], text[512];
     report_hw_label(s->cfg, hw, sizeof hw);
-    if (lo == 0 && fits_at(s, rq, 1, &best, &d) < 0)
-        return cli_fail(&d);
     int rc;
     if (s->co->json) {
         struct jsonw w;
