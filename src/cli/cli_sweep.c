@@ -18,6 +18,7 @@
 #include "graph/load.h"
 #include "graph/ops/tokens.h"
 #include "core/report.h"
+#include "core/sweep.h"
 #include "util/xalloc.h"
 
 #define MAX_POINTS 4096
@@ -310,6 +311,33 @@ static struct report_intervals grid_intervals(const struct sweep *s)
     return iv;
 }
 
+/* The rows of one value of --over as the sweep gives them. */
+struct rows {
+    const struct sweep *s;
+    FILE *f;
+    struct jsonw *w;
+    int64_t over;
+    int rc, n;
+};
+
+/* A row, a refused row (a point the model cannot take, e.g. a sequence
+ * beyond the position table) or, on any other error, the end. */
+static bool grid_point(void *ctx, const struct sweep_point *pt)
+{
+    struct rows *r = ctx;
+    if (pt->st && pt->why.code == ST_ERANGE) {
+        refused_row(r->f, r->w, r->s, r->over, pt->batch, pt->why.msg);
+        return true;
+    }
+    if (pt->st) {
+        r->rc = cli_fail(&pt->why);
+        return false;
+    }
+    row_out(r->f, r->w, r->s, r->over, pt->batch, &pt->pass);
+    r->n++;
+    return true;
+}
+
 static int run_grid(struct sweep *s, struct graph *base)
 {
     char *buf = NULL;
@@ -364,24 +392,11 @@ static int run_grid(struct sweep *s, struct graph *base)
         }
         if (!g)
             break;
-        for (int j = 0; j < s->n_batch; j++) {
-            struct config c = s->cfg;
-            c.batch = s->batches[j];
-            struct prediction pr;
-            struct diag d = {0};
-            if (predict_run(s->p, g, &c, &pr, &d)) {
-                prediction_fini(&pr);
-                if (d.code == ST_ERANGE) { /* e.g. a sequence beyond the position table */
-                    refused_row(f, &w, s, over, c.batch, d.msg);
-                            continue;
-                }
-                rc = cli_fail(&d);
-                break;
-            }
-            row_out(f, &w, s, over, c.batch, &pr);
-            n_rows++;
-            prediction_fini(&pr);
-        }
+        struct sweep_job job = {.w = WORKLOAD_PASS, .p = s->p, .g = g, .cfg = &s->cfg};
+        struct rows rows = {s, f, &w, over, 0, 0};
+        sweep_batches(&job, s->batches, s->n_batch, grid_point, &rows);
+        rc = rows.rc;
+        n_rows += rows.n;
         if (owned)
             graph_free(g);
     }
