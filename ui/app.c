@@ -189,11 +189,9 @@ enum status app_recompute(struct app *a, struct diag *d)
     a->mig_stale = true;
     a->have_mig = false;
     snprintf(a->mig_err, sizeof a->mig_err, "updating...");
-    a->is_decoder = gen_is_decoder(a->g);
+    a->workload = workload_of_model(a->g);
     a->have_gen = false;
     snprintf(a->gen_err, sizeof a->gen_err, "updating...");
-    char vae[192];
-    a->is_denoiser = a->g->path && diff_vae_spec(a->g->path, vae, sizeof vae, NULL) == ST_OK;
     a->have_diff = false;
     snprintf(a->diff_err, sizeof a->diff_err, "updating...");
     return ST_OK;
@@ -207,7 +205,7 @@ static void update_diff(struct app *a)
 {
     a->have_diff = false;
     a->diff_err[0] = 0;
-    if (!a->is_denoiser)
+    if (a->workload != WORKLOAD_DIFFUSION)
         return;
     struct diag d = {0};
     char text[DIFF_MAX_TEXT][DIFF_SPEC_MAX];
@@ -252,7 +250,7 @@ static void update_gen(struct app *a)
 {
     a->have_gen = false;
     a->gen_err[0] = 0;
-    if (!a->is_decoder)
+    if (a->workload != WORKLOAD_GENERATION)
         return;
     struct diag d = {0};
     struct gen_model *m;
@@ -432,7 +430,7 @@ static bool parse_i64(const char *s, int64_t *out)
 static enum status set_generation(struct app *a, const char *name, const char *value,
                                   struct diag *d)
 {
-    if (!a->is_decoder)
+    if (a->workload != WORKLOAD_GENERATION)
         return diag_set(d, ST_EUSAGE, "%s: only decoders (zoo gpt, llama, moe, or an export "
                         "with a KV cache) have a generation", name);
     if (!strcmp(name, "kv")) {
@@ -601,7 +599,7 @@ enum status app_set_param(struct app *a, const char *name, const char *value, st
     if (!strcmp(name, "input_tokens") || !strcmp(name, "output_tokens") || !strcmp(name, "kv") ||
         !strcmp(name, "tp"))
         return set_generation(a, name, value, d);
-    if (!strcmp(name, "steps") && a->is_denoiser)
+    if (!strcmp(name, "steps") && a->workload == WORKLOAD_DIFFUSION)
         return set_steps(a, value, d);
     if (!strcmp(name, "dispatch_us"))
         return set_dispatch(a, value, d);

@@ -20,6 +20,7 @@
 #include "core/mig.h"
 #include "core/predict.h"
 #include "core/price.h"
+#include "core/workload.h"
 #include "ui/ui_state.h"
 
 #define APP_SWEEP_MAX 11 /* batch 1, 2, 4, ... 1024 */
@@ -167,10 +168,12 @@ struct app {
     struct app_whatif saved;  /* as at start or the last session save/load */
     char session[64];         /* the session name, "" if none */
     bool quit_asked;          /* "unsaved changes" already said once */
+    /* What the model runs beside its single pass (workload_of_model): a
+     * decoder's generation or a denoiser's pipeline, else WORKLOAD_PASS. */
+    enum workload workload;
     /* Generation of a decoder (generation.h): prompt and output lengths and
      * the KV-cache precision (Setup fields, :set input_tokens=N
      * output_tokens=M kv=P), computed with the MIG advice after the redraw. */
-    bool is_decoder;
     int64_t gen_in, gen_out;
     bool kv_set;
     enum precision kv_prec;   /* when kv_set; else the model precision */
@@ -181,7 +184,6 @@ struct app {
     /* The pipeline of a diffusion denoiser (diffusion.h, zoo unet or dit):
      * denoising steps (Setup field, :set steps=N) with guidance and the
      * derived VAE, computed with the MIG advice after the redraw. */
-    bool is_denoiser;
     int64_t diff_steps;
     bool have_diff;
     struct diff_result diffr;

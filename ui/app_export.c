@@ -52,7 +52,7 @@ static void json_num_or_null(struct jsonw *w, const char *k, double v, bool ok)
 static char *sweep_csv(const struct app *a, size_t *len)
 {
     const struct app_sweep *sw = &a->sweep;
-    bool gen = a->is_decoder && !a->sweep_over[0];
+    bool gen = a->workload == WORKLOAD_GENERATION && !a->sweep_over[0];
     struct strbuf b = STRBUF_INIT;
     const char *hdr[] = {sw->over, "latency_ms", "throughput_per_s", "memory_mib", "fits",
                          "ttft_ms", "tokens_per_s", "generation_mib", "generation_fits"};
@@ -88,7 +88,7 @@ static void json_head(struct jsonw *w, const struct app *a, const char *table)
 static char *sweep_json(const struct app *a, size_t *len)
 {
     const struct app_sweep *sw = &a->sweep;
-    bool gen = a->is_decoder && !a->sweep_over[0];
+    bool gen = a->workload == WORKLOAD_GENERATION && !a->sweep_over[0];
     struct jsonw w;
     jsonw_init(&w, true);
     jsonw_obj_begin(&w);

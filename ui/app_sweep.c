@@ -8,6 +8,7 @@
 
 #include "core/fit.h"
 #include "core/gpu.h"
+#include "core/sweep.h"
 #include "graph/load.h"
 #include "graph/zoo/zoo.h"
 
@@ -38,25 +39,56 @@ enum status app_sweep_set(struct app *a, const char *name, struct diag *d)
     return ST_OK;
 }
 
-/* Predicts one point on graph g into slot i of the sweep. */
+/* Where a point of the sweep goes: slot i (-1: the point's own index)
+ * and, when it fails, what the first reason names ("seq=1024"; NULL: its
+ * batch). */
+struct slot {
+    struct app *a;
+    int i;
+    const char *what;
+};
+
+static bool store_point(void *ctx, const struct sweep_point *pt)
+{
+    const struct slot *sl = ctx;
+    struct app_sweep *sw = &sl->a->sweep;
+    int i = sl->i >= 0 ? sl->i : pt->i;
+    if (pt->st == ST_OK) {
+        sw->ok[i] = true;
+        sw->latency_ms[i] = pt->pass.latency_ms;
+        sw->throughput[i] = pt->pass.throughput;
+        sw->memory_mib[i] = pt->pass.memory_mib;
+    } else if (!sw->err[0] && sl->what) {
+        snprintf(sw->err, sizeof sw->err, "%s: %s", sl->what, pt->why.msg);
+    } else if (!sw->err[0]) {
+        snprintf(sw->err, sizeof sw->err, "batch %lld: %s", (long long)pt->batch, pt->why.msg);
+    }
+    return true;
+}
+
+/* Predicts the configuration on graph g (a symbol or hyperparameter's
+ * point) into slot i of the sweep. */
 static void sweep_point(struct app *a, struct graph *g, int i, const char *what)
 {
-    struct app_sweep *sw = &a->sweep;
-    struct prediction pr;
-    struct diag d = {0};
-    memset(&pr, 0, sizeof pr);
-    struct config c = a->cfg;
-    if (!strcmp(sw->over, "batch"))
-        c.batch = sw->batch[i];
-    if (predict_run(a->p, g, &c, &pr, &d) == ST_OK) {
-        sw->ok[i] = true;
-        sw->latency_ms[i] = pr.latency_ms;
-        sw->throughput[i] = pr.throughput;
-        sw->memory_mib[i] = pr.memory_mib;
-    } else if (!sw->err[0]) {
-        snprintf(sw->err, sizeof sw->err, "%s: %s", what, d.msg);
+    struct sweep_job job = {.w = WORKLOAD_PASS, .p = a->p, .g = g, .cfg = &a->cfg};
+    struct slot sl = {a, i, what};
+    sweep_batches(&job, &a->cfg.batch, 1, store_point, &sl);
+}
+
+static bool store_gen(void *ctx, const struct sweep_point *pt)
+{
+    struct app_sweep *sw = ctx;
+    if (pt->st == ST_OK) {
+        sw->gen_ok[pt->i] = true;
+        sw->ttft_ms[pt->i] = pt->gen.ttft_ms;
+        sw->tokens_s[pt->i] = pt->gen.output_tokens_per_s;
+        sw->gen_mib[pt->i] = pt->gen.mem.total_mib;
+        sw->gen_fits[pt->i] = pt->gen.mem.fits;
+    } else if (!sw->gen_err[0]) {
+        snprintf(sw->gen_err, sizeof sw->gen_err, "batch %lld: %.400s", (long long)pt->batch,
+                 pt->why.msg);
     }
-    prediction_fini(&pr);
+    return true;
 }
 
 /* A decoder's generation at every batch of the sweep: TTFT, output
@@ -65,30 +97,16 @@ static void sweep_generation(struct app *a)
 {
     struct app_sweep *sw = &a->sweep;
     struct diag d = {0};
-    struct gen_model *m;
+    struct sweep_job job = {.w = WORKLOAD_GENERATION, .p = a->p, .cfg = &a->cfg,
+                            .gen = app_gen_request(a, 0)};
     sw->gen_err[0] = 0;
     sw->gen_max_batch = a->have_gen ? a->genr.max_batch : -1;
-    if (app_gen_open(a, &m, &d)) {
+    if (app_gen_open(a, &job.gm, &d)) {
         snprintf(sw->gen_err, sizeof sw->gen_err, "%s", d.msg);
         return;
     }
-    for (int i = 0; i < sw->n; i++) {
-        struct gen_request rq = app_gen_request(a, sw->batch[i]);
-        struct gen_result r;
-        d = (struct diag){0};
-        if (gen_run_batch(a->p, m, &a->cfg, &rq, &r, &d)) {
-            if (!sw->gen_err[0])
-                snprintf(sw->gen_err, sizeof sw->gen_err, "batch %lld: %.400s",
-                         (long long)sw->batch[i], d.msg);
-            continue;
-        }
-        sw->gen_ok[i] = true;
-        sw->ttft_ms[i] = r.ttft_ms;
-        sw->tokens_s[i] = r.output_tokens_per_s;
-        sw->gen_mib[i] = r.mem.total_mib;
-        sw->gen_fits[i] = r.mem.fits;
-    }
-    gen_model_free(m);
+    sweep_batches(&job, sw->batch, sw->n, store_gen, sw);
+    gen_model_free(job.gm);
 }
 
 /* The values of template hyperparameter zp to sweep (choices, or an
@@ -200,8 +218,9 @@ void app_sweep_ensure(struct app *a)
     sw->cur = -1;
     sw->gen_max_batch = -1;
     snprintf(sw->gen_err, sizeof sw->gen_err, "%s",
-             a->is_decoder ? "TTFT and tokens/s are swept over the batch only"
-                           : "TTFT and tokens/s: only a decoder (with a KV cache) generates");
+             a->workload == WORKLOAD_GENERATION
+                 ? "TTFT and tokens/s are swept over the batch only"
+                 : "TTFT and tokens/s: only a decoder (with a KV cache) generates");
     snprintf(sw->over, sizeof sw->over, "%s", a->sweep_over[0] ? a->sweep_over : "batch");
     if (!a->g)
         return;
@@ -223,12 +242,12 @@ void app_sweep_ensure(struct app *a)
             snprintf(sw->label[i], sizeof sw->label[0], "%lld", (long long)sw->batch[i]);
             if (sw->batch[i] == a->cfg.batch)
                 sw->cur = i;
-            char what[48];
-            snprintf(what, sizeof what, "batch %lld", (long long)sw->batch[i]);
-            sweep_point(a, a->g, i, what);
-            sw->n = i + 1;
         }
-        if (a->is_decoder)
+        sw->n = APP_SWEEP_MAX;
+        struct sweep_job job = {.w = WORKLOAD_PASS, .p = a->p, .g = a->g, .cfg = &a->cfg};
+        struct slot sl = {a, -1, NULL};
+        sweep_batches(&job, sw->batch, sw->n, store_point, &sl);
+        if (a->workload == WORKLOAD_GENERATION)
             sweep_generation(a);
     } else {
         bool want_sym = !strncmp(sw->over, "sym.", 4), tpl = false;

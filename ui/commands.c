@@ -425,7 +425,7 @@ static enum status do_sweep(struct app *a, int argc, char **argv, bool bang,
         a->st.metric = UI_METRIC_LATENCY;
     ui_state_message(&a->st, false, "sweeping %s (m: latency, throughput, memory, %sMIG table)",
                      argc > 1 ? argv[1] : "batch",
-                     a->is_decoder && over_batch ? "TTFT, tokens/s, " : "");
+                     a->workload == WORKLOAD_GENERATION && over_batch ? "TTFT, tokens/s, " : "");
     return ST_OK;
 }
 

@@ -574,7 +574,7 @@ static void draw_pred(struct app *a, struct ui_canvas *c, struct ui_rect r)
     bool wide = r.w >= 110; /* narrow terminals drop the labels the units make clear */
     draw_latency_line(a, c, r.y, r.x, xend, wide);
     draw_memory_line(a, c, r.y + 1, r.x, xend, r.w);
-    if (r.h >= 4 && a->is_denoiser)
+    if (r.h >= 4 && a->workload == WORKLOAD_DIFFUSION)
         draw_diff(a, c, r.y + 2, r.x, xend);
     else if (r.h >= 4)
         draw_gen(a, c, r.y + 2, r.x, xend);

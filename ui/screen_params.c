@@ -36,14 +36,14 @@ static int fields(const struct app *a, struct field *f)
     f[n++] = (struct field){F_RT, 0, NULL};
     f[n++] = (struct field){F_BATCH, 0, NULL};
     f[n++] = (struct field){F_SLO, 0, NULL};
-    if (a->is_decoder) {
+    if (a->workload == WORKLOAD_GENERATION) {
         f[n++] = (struct field){F_SECTION, 0, "Generation (decoder)"};
         f[n++] = (struct field){F_GEN_IN, 0, NULL};
         f[n++] = (struct field){F_GEN_OUT, 0, NULL};
         f[n++] = (struct field){F_GEN_KV, 0, NULL};
         f[n++] = (struct field){F_GEN_TP, 0, NULL};
     }
-    if (a->is_denoiser) {
+    if (a->workload == WORKLOAD_DIFFUSION) {
         f[n++] = (struct field){F_SECTION, 0, "Diffusion pipeline (denoiser)"};
         f[n++] = (struct field){F_DIFF_STEPS, 0, NULL};
     }

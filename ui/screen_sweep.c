@@ -113,7 +113,8 @@ static void chart_title(const struct app *a, enum ui_sweep_metric m, int n_bad, 
             snprintf(mb, sizeof mb, "; no batch fits");
         snprintf(gen, sizeof gen, ", %lld+%lld tokens%s", (long long)a->gen_in,
                  (long long)a->gen_out, mb);
-    } else if (a->is_decoder && a->g) { /* the header's pass, not the Generation line's */
+    } else if (a->workload == WORKLOAD_GENERATION && a->g) {
+        /* the header's pass, not the Generation line's */
         int s = graph_sym_find(a->g, "seq");
         if (s >= 0)
             snprintf(gen, sizeof gen, ", one pass at seq=%lld", (long long)a->g->syms[s].val);
@@ -261,7 +262,7 @@ static enum ui_sweep_metric next_metric(const struct app *a, enum ui_sweep_metri
 {
     do
         m = (enum ui_sweep_metric)((m + UI_METRIC__COUNT + dir) % UI_METRIC__COUNT);
-    while (is_gen_metric(m) && !a->is_decoder);
+    while (is_gen_metric(m) && a->workload != WORKLOAD_GENERATION);
     return m;
 }
 

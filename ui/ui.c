@@ -59,7 +59,7 @@ static void render(struct ui *u)
         draw_canvas_resize(&u->canvas, rows, cols);
     struct ui_layout_opts opts = {
         .side_pane = u->a.st.tab == UI_TAB_LAYERS || u->a.st.tab == UI_TAB_GRAPH,
-        .decoder = u->a.is_decoder || u->a.is_denoiser};
+        .decoder = u->a.workload != WORKLOAD_PASS};
     ui_layout_compute(rows, cols, &opts, &u->layout);
     draw_clear(&u->canvas, (struct ui_rect){0, 0, rows, cols}, UI_STYLE_NORMAL);
     u->canvas.n_cuts = 0;

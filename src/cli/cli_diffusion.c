@@ -9,6 +9,8 @@
 #include "cli/cli.h"
 #include "cli/cli_pred.h"
 #include "core/diffusion.h"
+#include "core/max_batch.h"
+#include "core/sweep.h"
 #include "util/jsonw.h"
 #include "core/report.h"
 
@@ -163,45 +165,16 @@ static void header(FILE *f, struct jsonw *w, const struct cli_sweep_gen *s,
     }
 }
 
-/* Does the pipeline at batch b fit with the headroom? -1 on error. */
-static int fits_at(const struct cli_sweep_gen *s, struct diff_request *rq, int64_t b,
-                   struct diff_result *r, struct diag *d)
-{
-    rq->batch = b;
-    if (diff_run(s->p, s->g, s->cfg, rq, r, d))
-        return -1;
-    return r->fits;
-}
-
-/* The largest batch whose pipeline fits: doubling, then bisection (memory
- * grows with the batch). */
+/* The largest batch whose pipeline fits (max_batch_diffusion). */
 static int max_batch(const struct cli_sweep_gen *s, struct diff_request *rq)
 {
-    struct diff_result r, best = {0};
+    struct diff_result best;
     struct diag d = {0};
-    int64_t lo = 0, hi = 1;
-    int k;
-    while ((k = fits_at(s, rq, hi, &r, &d)) == 1 && hi < ((int64_t)1 << 20)) {
-        lo = hi, best = r;
-        hi *= 2;
-    }
-    if (k < 0)
-        return cli_fail(&d);
-    if (k == 1)
-        lo = hi, best = r;
-    while (k >= 0 && hi - lo > 1 && lo > 0) {
-        int64_t mid = lo + (hi - lo) / 2;
-        if ((k = fits_at(s, rq, mid, &r, &d)) == 1)
-            lo = mid, best = r;
-        else if (k == 0)
-            hi = mid;
-    }
-    if (k < 0)
+    int64_t lo;
+    if (max_batch_diffusion(s->p, s->g, s->cfg, rq, &lo, &best, &d))
         return cli_fail(&d);
     char hw[128], text[512];
     report_hw_label(s->cfg, hw, sizeof hw);
-    if (lo == 0 && fits_at(s, rq, 1, &best, &d) < 0)
-        return cli_fail(&d);
     int rc;
     if (s->co->json) {
         struct jsonw w;
@@ -228,6 +201,31 @@ static int max_batch(const struct cli_sweep_gen *s, struct diff_request *rq)
     return rc ? rc : lo > 0 ? 0 : 1;
 }
 
+/* The rows as the sweep gives them, the header before the first. */
+struct diff_rows {
+    const struct cli_sweep_gen *s;
+    FILE *f;
+    struct jsonw *w;
+    const struct diff_request *rq;
+    int rc;
+    bool first;
+};
+
+/* A row or, on an error, the end. */
+static bool diff_point(void *ctx, const struct sweep_point *pt)
+{
+    struct diff_rows *r = ctx;
+    if (pt->st) {
+        r->rc = cli_fail(&pt->why);
+        return false;
+    }
+    if (r->first)
+        header(r->f, r->w, r->s, r->rq, &pt->diff);
+    r->first = false;
+    row(r->f, r->w, r->s, &pt->diff);
+    return true;
+}
+
 int cli_sweep_diff(const struct cli_sweep_gen *s, const struct cli_diff *df)
 {
     bool over_steps = s->over_name && !strcmp(s->over_name, "steps");
@@ -248,22 +246,15 @@ int cli_sweep_diff(const struct cli_sweep_gen *s, const struct cli_diff *df)
         return status_exit_code(ST_ENOMEM);
     struct jsonw w;
     jsonw_init(&w, true);
-    int rc = 0, n_over = over_steps ? s->n_over : 1;
-    for (int i = 0; i < n_over && !rc; i++) {
+    int n_over = over_steps ? s->n_over : 1;
+    struct diff_rows rows = {s, f, &w, NULL, 0, true};
+    for (int i = 0; i < n_over && !rows.rc; i++) {
+        struct sweep_job job = {.w = WORKLOAD_DIFFUSION, .p = s->p, .g = s->g, .cfg = s->cfg,
+                                .diff = rq};
         if (over_steps)
-            rq.steps = s->over_vals[i];
-        for (int j = 0; j < s->n_batch && !rc; j++) {
-            struct diff_result r;
-            struct diag d = {0};
-            rq.batch = s->batches[j];
-            if (diff_run(s->p, s->g, s->cfg, &rq, &r, &d)) {
-                rc = cli_fail(&d);
-                break;
-            }
-            if (i == 0 && j == 0)
-                header(f, &w, s, &rq, &r);
-            row(f, &w, s, &r);
-        }
+            job.diff.steps = s->over_vals[i];
+        rows.rq = &job.diff;
+        sweep_batches(&job, s->batches, s->n_batch, diff_point, &rows);
     }
-    return cli_sweep_rows_emit(s, f, &w, &buf, &len, rc);
+    return cli_sweep_rows_emit(s, f, &w, &buf, &len, rows.rc);
 }

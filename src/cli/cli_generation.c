@@ -9,6 +9,7 @@
 #include "cli/cli_pred.h"
 #include "util/jsonw.h"
 #include "core/report.h"
+#include "core/sweep.h"
 #include "core/tp.h"
 
 const struct cli_opt cli_gen_opts[] = {
@@ -166,6 +167,38 @@ static void gen_row(FILE *f, struct jsonw *w, const struct cli_sweep_gen *s,
     cli_cost_cell(f, w, co, s->price, "", r->output_tokens_per_s, 1e6);
 }
 
+/* The rows of one value of --over as the sweep gives them. */
+struct gen_rows {
+    const struct cli_sweep_gen *s;
+    FILE *f;
+    struct jsonw *w;
+    const struct gen_request *rq;
+    int64_t over;
+    int rc, n;
+};
+
+/* A row, a refused row (with --over: beyond the context) or, on any other
+ * error, the end. */
+static bool gen_point(void *ctx, const struct sweep_point *pt)
+{
+    struct gen_rows *r = ctx;
+    const struct cli_sweep_gen *s = r->s;
+    if (pt->st == ST_OK) {
+        gen_row(r->f, r->w, s, &pt->gen);
+        r->n++;
+    } else if (pt->why.code == ST_ERANGE && s->over_name) {
+        char prefix[32];
+        snprintf(prefix, sizeof prefix, "%8lld %8lld %7lld", (long long)r->rq->input_tokens,
+                 (long long)r->rq->output_tokens, (long long)pt->batch);
+        cli_sweep_refused(r->f, r->w, s->co, s->over_name, r->over, pt->batch, prefix,
+                          pt->why.msg);
+    } else {
+        r->rc = cli_fail(&pt->why);
+        return false;
+    }
+    return true;
+}
+
 static int sweep_max_batch(const struct cli_sweep_gen *s, struct gen_model *m,
                            struct gen_request *rq)
 {
@@ -290,28 +323,16 @@ int cli_sweep_gen(const struct cli_sweep_gen *s)
     }
     int n_over = s->over_name ? s->n_over : 1, n_rows = 0;
     for (int i = 0; i < n_over && !rc; i++) {
-        struct gen_request r = rq;
+        struct sweep_job job = {.w = WORKLOAD_GENERATION, .p = s->p, .cfg = s->cfg, .gm = m,
+                                .gen = rq};
         if (over_in)
-            r.input_tokens = s->over_vals[i];
+            job.gen.input_tokens = s->over_vals[i];
         if (over_out)
-            r.output_tokens = s->over_vals[i];
-        for (int j = 0; j < s->n_batch && !rc; j++) {
-            r.batch = s->batches[j];
-            struct gen_result res;
-            struct diag d = {0};
-            if (gen_run_batch(s->p, m, s->cfg, &r, &res, &d) == ST_OK) {
-                gen_row(f, &w, s, &res);
-                n_rows++;
-            } else if (d.code == ST_ERANGE && s->over_name) { /* beyond the context */
-                char prefix[32];
-                snprintf(prefix, sizeof prefix, "%8lld %8lld %7lld", (long long)r.input_tokens,
-                         (long long)r.output_tokens, (long long)r.batch);
-                cli_sweep_refused(f, &w, s->co, s->over_name, s->over_vals[i], r.batch, prefix,
-                                  d.msg);
-            } else {
-                rc = cli_fail(&d);
-            }
-        }
+            job.gen.output_tokens = s->over_vals[i];
+        struct gen_rows rows = {s, f, &w, &job.gen, s->over_name ? s->over_vals[i] : 0, 0, 0};
+        sweep_batches(&job, s->batches, s->n_batch, gen_point, &rows);
+        rc = rows.rc;
+        n_rows += rows.n;
     }
     if (!rc && !n_rows) {
         cli_error("sweep: the model takes none of the points");

@@ -12,6 +12,7 @@
 #include "core/price.h"
 #include "core/report.h"
 #include "core/tp.h"
+#include "core/workload.h"
 #include "graph/ops/tokens.h"
 #include "util/fmt.h"
 
@@ -221,7 +222,7 @@ static int predict_pass(struct graph *g, struct tp_pass *t, struct predictor *p,
 
 /* Generation (when asked), MIG advice and the prediction of g, reported. */
 static int run(struct predict_cli *a, struct predictor *p, struct graph *g, struct tp_pass *t,
-               const struct config *cfg, bool want_gen, const char *model)
+               const struct config *cfg, enum workload wl, const char *model)
 {
     struct price price;
     int rc = cli_pred_price(&a->co, cfg, "predict", &price);
@@ -230,7 +231,7 @@ static int run(struct predict_cli *a, struct predictor *p, struct graph *g, stru
     struct diag d = {0};
     /* generation first: an export's graph is re-bound per pass */
     struct gen_result gr;
-    if (want_gen) {
+    if (wl == WORKLOAD_GENERATION) {
         struct gen_model *gm;
         struct gen_request rq;
         if ((rc = cli_gen_prepare(&a->gen, g, cfg, a->headroom, &gm, &rq)))
@@ -241,7 +242,7 @@ static int run(struct predict_cli *a, struct predictor *p, struct graph *g, stru
             return cli_fail(&d);
     }
     struct diff_result dr;
-    if (a->diff.steps) {
+    if (wl == WORKLOAD_DIFFUSION) {
         struct diff_request rq = cli_diff_request(&a->diff, cfg->batch);
         rq.headroom = a->headroom;
         if (diff_run(p, g, cfg, &rq, &dr, &d) || diff_mig(p, g, cfg, &rq, &dr, &d))
@@ -271,8 +272,8 @@ static int run(struct predict_cli *a, struct predictor *p, struct graph *g, stru
     if ((rc = predict_pass(g, t, p, cfg, &pr)))
         return rc;
     struct report_ctx ctx = {t->shard ? t->shard : g, cfg, &pr, have_mig ? &adv : NULL, p,
-                             model, want_gen ? &gr : NULL, a->headroom,
-                             a->diff.steps ? &dr : NULL, &price,
+                             model, wl == WORKLOAD_GENERATION ? &gr : NULL, a->headroom,
+                             wl == WORKLOAD_DIFFUSION ? &dr : NULL, &price,
                              t->shard ? &t->group : NULL};
     rc = render(a, &ctx);
     prediction_fini(&pr);
@@ -287,13 +288,13 @@ int cli_predict(int argc, char **argv)
     if (rc >= 0)
         return rc;
     rc = 0;
-    bool want_gen = cli_gen_wanted(&a.gen, "predict", &rc);
+    enum workload wl = workload_asked(cli_gen_wanted(&a.gen, "predict", &rc), a.diff.steps);
     if (rc)
         return rc;
     struct graph *g = cli_load_model(argv[optind], &a.co, &rc);
     if (!g)
         return rc;
-    if (g->tokens > 0 && (want_gen || a.diff.steps)) {
+    if (g->tokens > 0 && wl != WORKLOAD_PASS) {
         graph_free(g);
         return cli_usage_error("predict", "--set %s is the padding of an encoder's batch; a "
                                "generation or a diffusion pipeline has none", GRAPH_TOKENS_NAME);
@@ -302,14 +303,14 @@ int cli_predict(int argc, char **argv)
     bool seq_set = false;
     for (int i = 0; i < a.co.n_sets; i++)
         seq_set |= strcmp(a.co.set_name[i], "seq") == 0;
-    if (want_gen && !seq_set && strcmp(g->format, "zoo") == 0 && graph_sym_find(g, "seq") >= 0)
+    if (wl == WORKLOAD_GENERATION && !seq_set && strcmp(g->format, "zoo") == 0 && graph_sym_find(g, "seq") >= 0)
         g->syms[graph_sym_find(g, "seq")].val = a.gen.in;
     struct config cfg;
     struct predictor *p = NULL;
     if (!(rc = cli_config(&a.co, g, &cfg)))
         p = cli_pred_predictor(&a.co, &rc);
     /* vLLM's own cost is its decode loop: one pass alone is the engine's */
-    if (!rc && cfg.rt == RT_VLLM && !want_gen)
+    if (!rc && cfg.rt == RT_VLLM && wl != WORKLOAD_GENERATION)
         fprintf(stderr, "dippm: note: vllm: one forward pass, as the engine replayed as a CUDA "
                         "graph runs it; the serving loop's cost per sequence shows in a "
                         "generation (--input-tokens and --output-tokens)\n");
@@ -321,7 +322,7 @@ int cli_predict(int argc, char **argv)
             rc = cli_fail(&d);
     }
     if (!rc)
-        rc = run(&a, p, g, &t, &cfg, want_gen, argv[optind]);
+        rc = run(&a, p, g, &t, &cfg, wl, argv[optind]);
     predictor_free(p);
     graph_free(t.shard);
     graph_free(g);

@@ -12,11 +12,13 @@
 #include "core/gpu.h"
 #include "core/max_batch.h"
 #include "core/price.h"
+#include "core/workload.h"
 #include "util/fmt.h"
 #include "util/jsonw.h"
 #include "graph/load.h"
 #include "graph/ops/tokens.h"
 #include "core/report.h"
+#include "core/sweep.h"
 #include "util/xalloc.h"
 
 #define MAX_POINTS 4096
@@ -149,7 +151,8 @@ struct sweep {
     struct price price; /* the cost column's */
     /* the options */
     const char *batch_arg;
-    bool max_batch, want_gen;
+    bool max_batch;
+    enum workload workload;
     double slo, headroom;
     char over_buf[64];
     struct cli_gen gen;
@@ -308,6 +311,33 @@ static struct report_intervals grid_intervals(const struct sweep *s)
     return iv;
 }
 
+/* The rows of one value of --over as the sweep gives them. */
+struct rows {
+    const struct sweep *s;
+    FILE *f;
+    struct jsonw *w;
+    int64_t over;
+    int rc, n;
+};
+
+/* A row, a refused row (a point the model cannot take, e.g. a sequence
+ * beyond the position table) or, on any other error, the end. */
+static bool grid_point(void *ctx, const struct sweep_point *pt)
+{
+    struct rows *r = ctx;
+    if (pt->st && pt->why.code == ST_ERANGE) {
+        refused_row(r->f, r->w, r->s, r->over, pt->batch, pt->why.msg);
+        return true;
+    }
+    if (pt->st) {
+        r->rc = cli_fail(&pt->why);
+        return false;
+    }
+    row_out(r->f, r->w, r->s, r->over, pt->batch, &pt->pass);
+    r->n++;
+    return true;
+}
+
 static int run_grid(struct sweep *s, struct graph *base)
 {
     char *buf = NULL;
@@ -362,24 +392,11 @@ static int run_grid(struct sweep *s, struct graph *base)
         }
         if (!g)
             break;
-        for (int j = 0; j < s->n_batch; j++) {
-            struct config c = s->cfg;
-            c.batch = s->batches[j];
-            struct prediction pr;
-            struct diag d = {0};
-            if (predict_run(s->p, g, &c, &pr, &d)) {
-                prediction_fini(&pr);
-                if (d.code == ST_ERANGE) { /* e.g. a sequence beyond the position table */
-                    refused_row(f, &w, s, over, c.batch, d.msg);
-                            continue;
-                }
-                rc = cli_fail(&d);
-                break;
-            }
-            row_out(f, &w, s, over, c.batch, &pr);
-            n_rows++;
-            prediction_fini(&pr);
-        }
+        struct sweep_job job = {.w = WORKLOAD_PASS, .p = s->p, .g = g, .cfg = &s->cfg};
+        struct rows rows = {s, f, &w, over, 0, 0};
+        sweep_batches(&job, s->batches, s->n_batch, grid_point, &rows);
+        rc = rows.rc;
+        n_rows += rows.n;
         if (owned)
             graph_free(g);
     }
@@ -522,14 +539,16 @@ static int sweep_opt(void *ctx, int id, const char *arg)
 /* A generation or diffusion sweep takes no latency target, and its batches
  * default to a range that fits such workloads: 0, or the usage error's
  * exit code. */
-static int workload_defaults(bool gen, bool diffusion, double slo, bool max_batch,
+static int workload_defaults(enum workload wl, double slo, bool max_batch,
                              const char **batch_arg)
 {
-    if ((gen || diffusion) && slo > 0)
+    if (wl == WORKLOAD_PASS)
+        return 0;
+    if (slo > 0)
         return cli_usage_error("sweep", "--slo-ms is not used with %s sweeps",
-                               gen ? "generation" : "diffusion");
-    if ((gen || diffusion) && !strcmp(*batch_arg, "1..1024") && !max_batch)
-        *batch_arg = gen ? "1..256" : "1..64";
+                               workload_name(wl));
+    if (!strcmp(*batch_arg, "1..1024") && !max_batch)
+        *batch_arg = wl == WORKLOAD_GENERATION ? "1..256" : "1..64";
     return 0;
 }
 
@@ -543,11 +562,11 @@ static int parse_args(struct sweep *s, int argc, char **argv)
         return cli_usage_error("sweep", "expected exactly one MODEL");
     if (s->co.json && s->co.csv)
         return cli_usage_error("sweep", "--json and --csv exclude each other");
-    s->want_gen = cli_gen_wanted(&s->gen, "sweep", &rc);
+    bool tokens = cli_gen_wanted(&s->gen, "sweep", &rc);
     if (rc || (rc = cli_diff_check(&s->diff, &s->gen, "sweep")))
         return rc;
-    if ((rc = workload_defaults(s->want_gen, s->diff.steps > 0, s->slo, s->max_batch,
-                                &s->batch_arg)))
+    s->workload = workload_asked(tokens, s->diff.steps);
+    if ((rc = workload_defaults(s->workload, s->slo, s->max_batch, &s->batch_arg)))
         return rc;
     s->n_batch = parse_range(s->batch_arg, 1, 1 << 20, s->batches, MAX_POINTS);
     if (s->n_batch < 0)
@@ -574,8 +593,8 @@ static int run(struct sweep *s)
                                    s->over_vals, s->batches, s->n_over, s->n_batch,
                                    s->max_batch, s->headroom, &s->price};
         if (!rc)
-            rc = s->want_gen ? cli_sweep_gen(&sg)
-                 : s->diff.steps ? cli_sweep_diff(&sg, &s->diff)
+            rc = s->workload == WORKLOAD_GENERATION ? cli_sweep_gen(&sg)
+                 : s->workload == WORKLOAD_DIFFUSION ? cli_sweep_diff(&sg, &s->diff)
                  : s->max_batch ? run_max_batch(s, g, s->headroom, s->slo) : run_grid(s, g);
         predictor_free(s->p);
     }
