@@ -27,14 +27,14 @@ static struct graph *fixture_build(const char *spec, int64_t batch, const char *
     return g;
 }
 
-/* The teacher on g in fp16 on the GPU named gpu with runtime rt. */
-static struct sim_result fixture_run(const struct graph *g, const char *gpu, enum runtime rt,
-                                     int64_t batch)
+/* The teacher on g in precision prec on the GPU named gpu with runtime rt. */
+static struct sim_result fixture_run_prec(const struct graph *g, const char *gpu,
+                                          enum runtime rt, int64_t batch, enum precision prec)
 {
     struct config c;
     config_default(&c);
     c.gpu = gpu_find(gpu);
-    c.prec = PREC_FP16;
+    c.prec = prec;
     c.rt = rt;
     c.batch = batch;
     struct sim_result r;
@@ -42,6 +42,13 @@ static struct sim_result fixture_run(const struct graph *g, const char *gpu, enu
     if (sim_run(g, &c, &r, &d))
         fail_msg("%s: %s", runtime_name(rt), d.msg);
     return r;
+}
+
+/* The same in fp16. */
+static struct sim_result fixture_run(const struct graph *g, const char *gpu, enum runtime rt,
+                                     int64_t batch)
+{
+    return fixture_run_prec(g, gpu, rt, batch, PREC_FP16);
 }
 
 static int fixture_node(const struct graph *g, const char *name)

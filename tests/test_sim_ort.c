@@ -17,22 +17,6 @@
 
 #define GPU "A100-SXM4-40GB"
 
-static struct sim_result run_prec(const struct graph *g, enum runtime rt, int64_t batch,
-                                  enum precision prec)
-{
-    struct config c;
-    config_default(&c);
-    c.gpu = gpu_find(GPU);
-    c.prec = prec;
-    c.rt = rt;
-    c.batch = batch;
-    struct sim_result r;
-    struct diag d = {0};
-    if (sim_run(g, &c, &r, &d))
-        fail_msg("%s: %s", runtime_name(rt), d.msg);
-    return r;
-}
-
 /* BERT-base at batch 1: eager PyTorch sits on its host (a Python dispatch
  * per op); ONNX Runtime launches fewer kernels, each from C++ at a fraction
  * of that cost, and is faster. Replayed as a CUDA graph it is faster still,
@@ -181,8 +165,8 @@ static void test_tf32_default(void **state)
 {
     (void)state;
     struct graph *g = fixture_build("zoo:bert:preset=bert-base", 8, "seq", 128);
-    struct sim_result e = run_prec(g, RT_PYTORCH, 8, PREC_FP32);
-    struct sim_result o = run_prec(g, RT_ONNXRUNTIME, 8, PREC_FP32);
+    struct sim_result e = fixture_run_prec(g, GPU, RT_PYTORCH, 8, PREC_FP32);
+    struct sim_result o = fixture_run_prec(g, GPU, RT_ONNXRUNTIME, 8, PREC_FP32);
     int ffn = fixture_node(g, "encoder.layer.0.intermediate.dense");
     assert_false(e.nodes[ffn].tensor_core);
     assert_true(o.nodes[ffn].tensor_core);
