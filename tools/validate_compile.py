@@ -28,7 +28,7 @@ intervals read every one of them from tests/data/neusight/models.jsonl.
 from collections import defaultdict
 
 from neusight_import import e2e_rows
-from validate_generation import options, rows_of, run, write_resid
+from validate_generation import options, rows_of, run, write_resid, report_families
 
 NEUSIGHT_FAMILY = "neusight"  # that of models.jsonl's rows in src/core/interval_gen.c
 
@@ -81,20 +81,6 @@ def report_speedups(pairs):
         print("  %-24s %3d pairs  MAPE %6.1f%%" % (s, len(e), sum(e) / len(e)))
 
 
-def report(errors):
-    print("\nMAPE per source (nothing fitted, so each is also its leave-one-source-out error):")
-    for fam in ("torch.compile", "eager"):
-        every = []
-        for (f, s), e in sorted(errors.items()):
-            if f != fam:
-                continue
-            every.extend(e)
-            print("  %-13s %-24s %3d rows  MAPE %6.1f%%" % (f, s, len(e), sum(e) / len(e)))
-        if every:
-            print("  %-13s %-24s %3d rows  MAPE %6.1f%%" % (fam, "all", len(every),
-                                                              sum(every) / len(every)))
-
-
 def main():
     path, dippm, teacher, resid = options(__doc__, "tests/data/torch_compile.jsonl")
     errors, held_out = defaultdict(list), []
@@ -114,7 +100,7 @@ def main():
             r["source_id"], r["spec"][:34], r["gpu"], r["precision"], r["runtime"], r["batch"],
             r["metric"], r["value"], pred, err))
     print("(%s)" % ("teacher" if teacher else "GNN"))
-    report(errors)
+    report_families(errors, ("torch.compile", "eager"))
     report_speedups(pairs)
     if resid:
         write_resid(resid, held_out)

@@ -131,6 +131,25 @@ def report_sources(per_source, teacher):
     return every
 
 
+def report_families(errors, families, teacher=None):
+    """Prints the MAPE of each (family, source) of errors ((family, source)
+    -> list of absolute % errors), family by family in the order of
+    families, each family's rows together after its sources."""
+    who = "" if teacher is None else "%s; " % ("teacher" if teacher else "GNN")
+    print("\nMAPE per source (%snothing fitted, so each is also its leave-one-source-out "
+          "error):" % who)
+    for fam in families:
+        every = []
+        for (f, s), e in sorted(errors.items()):
+            if f != fam:
+                continue
+            every.extend(e)
+            print("  %-13s %-24s %3d rows  MAPE %6.1f%%" % (f, s, len(e), sum(e) / len(e)))
+        if every:
+            print("  %-13s %-24s %3d rows  MAPE %6.1f%%" % (fam, "all", len(every),
+                                                              sum(every) / len(every)))
+
+
 RESID_DOC = """  --resid FILE  also write every row's held-out error for the prediction
                 intervals (dippm calibrate --intervals --resid FILE; make intervals)"""
 

@@ -26,7 +26,7 @@ Usage: tools/validate_ort.py [JSONL] [--dippm PATH] [--teacher] [--resid FILE]
 import sys
 from collections import defaultdict
 
-from validate_generation import options, run, write_resid
+from validate_generation import options, run, write_resid, report_families
 
 METRICS = ("latency_ms", "pipeline_ms")
 FIELDS = ("source_id", "model", "spec", "gpu", "precision", "runtime", "batch", "metric",
@@ -103,21 +103,6 @@ def check(path, dippm):
     return 0
 
 
-def report(errors, teacher):
-    print("\nMAPE per source (%s; nothing fitted, so each is also its leave-one-source-out "
-          "error):" % ("teacher" if teacher else "GNN"))
-    for fam in ("onnxruntime", "eager"):
-        every = []
-        for (f, s), e in sorted(errors.items()):
-            if f != fam:
-                continue
-            every.extend(e)
-            print("  %-12s %-20s %3d rows  MAPE %6.1f%%" % (f, s, len(e), sum(e) / len(e)))
-        if every:
-            print("  %-12s %-20s %3d rows  MAPE %6.1f%%" % (fam, "all", len(every),
-                                                             sum(every) / len(every)))
-
-
 def report_speedups(pairs):
     print("\nSpeed-up of ONNX Runtime over eager (same table, model, GPU, batch, precision):")
     per = defaultdict(list)
@@ -148,7 +133,7 @@ def main():
         print("%-18s %-32s %-14s %-4s %-17s b=%-2d %-11s pub %8.2f pred %8.2f %+7.1f%%" % (
             r["source_id"], r["spec"][5:37], r["gpu"], r["precision"], r["runtime"], r["batch"],
             r["metric"], r["value"], pred, err))
-    report(errors, teacher)
+    report_families(errors, ("onnxruntime", "eager"), teacher)
     report_speedups(pairs)
     if resid:
         write_resid(resid, held_out)
