@@ -135,11 +135,138 @@ double sim_row_miss(const struct hw *hw, const struct sim_params *p, double shar
     return l1 * l2;
 }
 
+/* What a matrix product or convolution runs at: the peak it runs on
+ * (tensor cores, or the CUDA cores' FP32 or vector peak), its efficiency
+ * against that peak and the share of in->flops its algorithm executes. */
+struct gemm_rate {
+    double peak, eff, algo;
+    bool tc;
+};
+
+static struct gemm_rate gemm_rate(const struct hw *hw, const struct config *cfg,
+                                  const struct sim_params *p, const struct sim_kernel_in *in,
+                                  double vec_peak, bool half)
+{
+    const struct sim_fixed *f = &sim_fixed;
+    const struct sim_board *board = sim_board_of(hw);
+    struct gemm_rate r = {.algo = 1};
+    double peak, eff;
+    /* "fp32" is each runtime's default, not strict FP32. Eager PyTorch
+     * lets cuDNN convolutions use TF32 tensor cores
+     * (torch.backends.cudnn.allow_tf32 = True) and keeps matrix products
+     * in FP32 (torch.backends.cuda.matmul.allow_tf32 = False); TensorRT
+     * builds FP32 engines with TF32 allowed (BuilderFlag kTF32 is on by
+     * default), so every GEMM and convolution may run TF32; so does
+     * ONNX Runtime's CUDA execution provider (use_tf32 is on by
+     * default; before that option its float GEMMs set cuBLAS's TF32
+     * math mode on Ampere and newer). A GPU without TF32 tensor cores
+     * (T4, V100) runs them on CUDA cores. */
+    bool tf32_conv = cfg->prec == PREC_FP32 && hw->peak_tf32_flops > 0 &&
+                     (runtime_engine(cfg->rt) || runtime_onnxruntime(cfg->rt) ||
+                      in->cls == OPC_CONV);
+    bool tc = cfg->prec != PREC_FP32 || tf32_conv;
+    /* An FP32 batched matrix product on CUDA cores: the family's
+     * library may run one tile whatever the shape (sim_board). */
+    int simt_tile = in->batches > 1 && in->cls != OPC_CONV ? board->batched_sgemm_tile : -1;
+    double simt_keep = simt_tile >= 0 ? p->batched_sgemm_eff : 1.0;
+    double size = in->attention && in->m > f->skinny_m
+                      ? attention_size_eff(in, hw->sms)
+                      : gemm_size_eff(in->m, in->n, in->k, in->batches, hw->sms, !tc,
+                                      tc ? p->k_half : p->simt_k_half, tc ? -1 : simt_tile);
+    if (tc) {
+        enum precision ep = tf32_conv ? PREC_TF32 : cfg->prec;
+        r.tc = true;
+        peak = tf32_conv ? hw->peak_tf32_flops : hw->peak_flops;
+        eff = p->tc_eff[runtime_base(cfg->rt)] * size;
+        int al = f->align_elems[ep];
+        if (!aligned(in->k, al) || !aligned(in->n, al))
+            eff *= f->misalign_eff;
+        if (in->grouped)
+            eff *= f->grouped_eff;
+        if (in->cls == OPC_CONV)
+            eff *= p->conv_eff[runtime_base(cfg->rt)];
+        /* A few rows: a CUDA-core matrix-vector kernel (half2 math for
+         * 16-bit types) beats tensor cores padded to 16 rows. More rows:
+         * a 16-bit matrix product is never slower than the FP32 one on
+         * the CUDA cores (cuBLAS can run it so, FP32 compute), which
+         * matters where tensor cores are only a few times the CUDA
+         * cores and the product is small and misaligned (L4: 121 vs 30
+         * TFLOPS; an N=10 head). */
+        bool skinny = in->m <= f->skinny_m && !in->grouped;
+        bool sgemm = !skinny && half && !in->attention && in->cls != OPC_CONV;
+        double simt = skinny || sgemm
+                          ? p->cuda_eff * board->fp32_keep * simt_keep *
+                                gemm_size_eff(in->m, in->n, in->k, in->batches,
+                                              hw->sms, true, p->simt_k_half, simt_tile)
+                          : 0;
+        double simt_peak = sgemm ? hw->peak_fp32_flops : vec_peak;
+        if (sgemm && in->grouped)
+            simt *= f->grouped_eff;
+        if (simt_peak * simt > peak * eff) {
+            r.tc = false;
+            peak = simt_peak;
+            eff = simt;
+        }
+    } else if (in->cls == OPC_CONV) {
+        /* An FP32 convolution on CUDA cores. cuDNN runs it as an
+         * implicit SGEMM (its kernels are the volta/ampere sgemm ones
+         * cuBLAS runs), or, for a 3x3 stride-1 kernel, with Winograd's
+         * or FFT's transforms, which do a fraction of the direct
+         * convolution's multiplications: that rate, in direct FLOPs,
+         * is simt_winograd against cuda_eff (sim_params.c). conv_eff
+         * is the tensor-core convolutions' loss against their GEMMs
+         * and does not apply here; neither does fp32_keep, each
+         * family's SGEMM share, which its Winograd rows do not show. */
+        peak = hw->peak_fp32_flops;
+        eff = p->cuda_eff * size;
+        if (in->winograd)
+            r.algo = 1.0 / f->simt_winograd;
+        else
+            eff *= board->fp32_keep;
+        if (in->grouped)
+            eff *= f->grouped_eff;
+    } else {
+        peak = hw->peak_fp32_flops;
+        eff = p->cuda_eff * size * board->fp32_keep * simt_keep;
+        if (in->grouped)
+            eff *= f->grouped_eff;
+    }
+    r.peak = peak;
+    r.eff = eff;
+    return r;
+}
+
+/* The share of the DRAM bandwidth a kernel of in's class keeps, from the
+ * runtime's streaming share bw_eff. */
+static double kernel_bw_eff(const struct hw *hw, const struct sim_params *p,
+                            const struct sim_kernel_in *in, double bw_eff)
+{
+    const struct sim_fixed *f = &sim_fixed;
+    const struct sim_board *board = sim_board_of(hw);
+    switch (in->cls) {
+    case OPC_REDUCE: bw_eff *= f->reduce_bw_eff; break;
+    case OPC_NORM: bw_eff *= p->norm_bw_eff; break;
+    case OPC_GATHER: bw_eff *= f->gather_bw_eff; break;
+    default: break;
+    }
+    bw_eff *= board->bw_keep;
+    if (bw_eff > 1)
+        bw_eff = 1;
+    /* a block softmax's scalar tail: as many bytes as its resident threads
+     * keep in flight (sim_params.c softmax_thread_bpc) */
+    if (in->row_tail && hw->gpu) {
+        double supply = hw->sms * board->sm_threads * hw->gpu->clock_mhz * 1e6 *
+                        p->softmax_thread_bpc;
+        if (supply < hw->bw_bytes * bw_eff)
+            bw_eff = supply / hw->bw_bytes;
+    }
+    return bw_eff;
+}
+
 void sim_kernel_time(const struct hw *hw, const struct config *cfg, const struct sim_params *p,
                      const struct sim_kernel_in *in, struct sim_kernel_out *out)
 {
     const struct sim_fixed *f = &sim_fixed;
-    const struct sim_board *board = sim_board_of(hw);
     bool half = cfg->prec == PREC_FP16 || cfg->prec == PREC_BF16 || cfg->prec == PREC_INT8 ||
                 cfg->prec == PREC_FP8;
     /* CUDA-core vector peak: packed half2 math doubles FP32's rate. */
@@ -153,93 +280,12 @@ void sim_kernel_time(const struct hw *hw, const struct config *cfg, const struct
         eff = f->dw_eff;
         bw_eff *= p->dw_bw_eff[runtime_base(cfg->rt)];
     } else if (in->gemm) {
-        /* "fp32" is each runtime's default, not strict FP32. Eager PyTorch
-         * lets cuDNN convolutions use TF32 tensor cores
-         * (torch.backends.cudnn.allow_tf32 = True) and keeps matrix products
-         * in FP32 (torch.backends.cuda.matmul.allow_tf32 = False); TensorRT
-         * builds FP32 engines with TF32 allowed (BuilderFlag kTF32 is on by
-         * default), so every GEMM and convolution may run TF32; so does
-         * ONNX Runtime's CUDA execution provider (use_tf32 is on by
-         * default; before that option its float GEMMs set cuBLAS's TF32
-         * math mode on Ampere and newer). A GPU without TF32 tensor cores
-         * (T4, V100) runs them on CUDA cores. */
-        bool tf32_conv = cfg->prec == PREC_FP32 && hw->peak_tf32_flops > 0 &&
-                         (runtime_engine(cfg->rt) || runtime_onnxruntime(cfg->rt) ||
-                          in->cls == OPC_CONV);
-        bool tc = cfg->prec != PREC_FP32 || tf32_conv;
-        /* An FP32 batched matrix product on CUDA cores: the family's
-         * library may run one tile whatever the shape (sim_board). */
-        int simt_tile = in->batches > 1 && in->cls != OPC_CONV ? board->batched_sgemm_tile : -1;
-        double simt_keep = simt_tile >= 0 ? p->batched_sgemm_eff : 1.0;
-        double size = in->attention && in->m > f->skinny_m
-                          ? attention_size_eff(in, hw->sms)
-                          : gemm_size_eff(in->m, in->n, in->k, in->batches, hw->sms, !tc,
-                                          tc ? p->k_half : p->simt_k_half, tc ? -1 : simt_tile);
-        if (tc) {
-            enum precision ep = tf32_conv ? PREC_TF32 : cfg->prec;
-            out->tc = true;
-            peak = tf32_conv ? hw->peak_tf32_flops : hw->peak_flops;
-            eff = p->tc_eff[runtime_base(cfg->rt)] * size;
-            int al = f->align_elems[ep];
-            if (!aligned(in->k, al) || !aligned(in->n, al))
-                eff *= f->misalign_eff;
-            if (in->grouped)
-                eff *= f->grouped_eff;
-            if (in->cls == OPC_CONV)
-                eff *= p->conv_eff[runtime_base(cfg->rt)];
-            /* A few rows: a CUDA-core matrix-vector kernel (half2 math for
-             * 16-bit types) beats tensor cores padded to 16 rows. More rows:
-             * a 16-bit matrix product is never slower than the FP32 one on
-             * the CUDA cores (cuBLAS can run it so, FP32 compute), which
-             * matters where tensor cores are only a few times the CUDA
-             * cores and the product is small and misaligned (L4: 121 vs 30
-             * TFLOPS; an N=10 head). */
-            bool skinny = in->m <= f->skinny_m && !in->grouped;
-            bool sgemm = !skinny && half && !in->attention && in->cls != OPC_CONV;
-            double simt = skinny || sgemm
-                              ? p->cuda_eff * board->fp32_keep * simt_keep *
-                                    gemm_size_eff(in->m, in->n, in->k, in->batches,
-                                                  hw->sms, true, p->simt_k_half, simt_tile)
-                              : 0;
-            double simt_peak = sgemm ? hw->peak_fp32_flops : vec_peak;
-            if (sgemm && in->grouped)
-                simt *= f->grouped_eff;
-            if (simt_peak * simt > peak * eff) {
-                out->tc = false;
-                peak = simt_peak;
-                eff = simt;
-            }
-        } else if (in->cls == OPC_CONV) {
-            /* An FP32 convolution on CUDA cores. cuDNN runs it as an
-             * implicit SGEMM (its kernels are the volta/ampere sgemm ones
-             * cuBLAS runs), or, for a 3x3 stride-1 kernel, with Winograd's
-             * or FFT's transforms, which do a fraction of the direct
-             * convolution's multiplications: that rate, in direct FLOPs,
-             * is simt_winograd against cuda_eff (sim_params.c). conv_eff
-             * is the tensor-core convolutions' loss against their GEMMs
-             * and does not apply here; neither does fp32_keep, each
-             * family's SGEMM share, which its Winograd rows do not show. */
-            peak = hw->peak_fp32_flops;
-            eff = p->cuda_eff * size;
-            if (in->winograd)
-                algo = 1.0 / f->simt_winograd;
-            else
-                eff *= board->fp32_keep;
-            if (in->grouped)
-                eff *= f->grouped_eff;
-        } else {
-            peak = hw->peak_fp32_flops;
-            eff = p->cuda_eff * size * board->fp32_keep * simt_keep;
-            if (in->grouped)
-                eff *= f->grouped_eff;
-        }
+        struct gemm_rate g = gemm_rate(hw, cfg, p, in, vec_peak, half);
+        peak = g.peak;
+        eff = g.eff;
+        algo = g.algo;
+        out->tc = g.tc;
         out->eff = eff;
-    }
-    switch (in->cls) {
-    case OPC_REDUCE: bw_eff *= f->reduce_bw_eff; break;
-    case OPC_NORM: bw_eff *= p->norm_bw_eff; break;
-    case OPC_GATHER: bw_eff *= f->gather_bw_eff; break;
-    default: break;
     }
     /* No kernel beats the roofline: a family's fitted share (sim_board) may
      * exceed 1 where its table peak underrates the board (V100 PCIe holds
@@ -248,17 +294,7 @@ void sim_kernel_time(const struct hw *hw, const struct config *cfg, const struct
         eff = 1e-6;
     if (eff > 1)
         eff = 1;
-    bw_eff *= board->bw_keep;
-    if (bw_eff > 1)
-        bw_eff = 1;
-    /* a block softmax's scalar tail: as many bytes as its resident threads
-     * keep in flight (sim_params.c softmax_thread_bpc) */
-    if (in->row_tail && hw->gpu) {
-        double supply = hw->sms * board->sm_threads * hw->gpu->clock_mhz * 1e6 *
-                        p->softmax_thread_bpc;
-        if (supply < hw->bw_bytes * bw_eff)
-            bw_eff = supply / hw->bw_bytes;
-    }
+    bw_eff = kernel_bw_eff(hw, p, in, bw_eff);
     /* Fused epilogue math (bias, activation) runs on the CUDA cores while
      * other tiles' main loops keep the tensor cores busy: the two overlap as
      * compute and memory do (sim_overlap). */
