@@ -17,13 +17,13 @@ import subprocess
 import sys
 import tempfile
 
-DEFAULT_GPUS = "A100-PCIe-40GB,A100-PCIe-80GB,H100-SXM5-80GB,L4"
+GOAL_GPU_SET = "A100-PCIe-40GB,A100-PCIe-80GB,H100-SXM5-80GB,L4"
 CLASSES = {"matmul": "matmul", "bmm": "matmul", "linear": "linear",
            "layernorm": "layernorm", "softmax": "softmax"}
 
 
 def args_of(argv):
-    dippm, gpus = "build/dippm", DEFAULT_GPUS
+    dippm, gpus = "build/dippm", GOAL_GPU_SET
     for i, a in enumerate(argv):
         if a in ("--dippm", "--gpus") and i + 1 >= len(argv):
             sys.exit(f"{a} needs a value\n{__doc__}")
