@@ -71,9 +71,6 @@ struct  Onnx__AttributeProto
   protobuf_c_boolean has_s;
   ProtobufCBinaryData s;
   Onnx__TensorProto *t;
-  /*
-   * contents dropped before unpacking
-   */
   Onnx__GraphProto *g;
   size_t n_floats;
   float *floats;
@@ -83,9 +80,6 @@ struct  Onnx__AttributeProto
   ProtobufCBinaryData *strings;
   size_t n_tensors;
   Onnx__TensorProto **tensors;
-  /*
-   * contents dropped before unpacking
-   */
   size_t n_graphs;
   Onnx__GraphProto **graphs;
   protobuf_c_boolean has_type;

@@ -1,7 +1,7 @@
 /*
- * onnx_load.c - ONNX ModelProto -> IR. The file is mapped, validated and
- * compacted by onnx_wire.c (payloads left out), unpacked by protobuf-c, and
- * copied into the graph's arena; the protobuf-c tree is freed before return.
+ * onnx_load.c - ONNX ModelProto -> IR. The file is mapped, decoded and
+ * validated by onnx_wire.c into protobuf-c's structures (payloads left out)
+ * and copied into the graph's arena; the tree is freed before return.
  *
  * Dims: dim_value -> fixed; dim_param on a graph input -> graph symbol (the
  * same name everywhere is the same symbol); dim_param elsewhere -> that
@@ -184,7 +184,7 @@ static enum status tensor_to_tconst(struct lctx *c, const char *what, const char
     if (have == 0 || n == 0)
         return ST_OK; /* payload stripped, external, or empty */
     if (is_int ? n > ONNX_KEEP_INT_MAX : n > ONNX_KEEP_FLOAT_MAX)
-        return ST_OK; /* not kept (onnx_wire drops such payloads already) */
+        return ST_OK; /* not kept (onnx_wire leaves such payloads out) */
     if (!is_int && dt != DT_FLOAT && dt != DT_DOUBLE && !is_half)
         return ST_OK; /* complex, string, float8: contents never folded */
 
@@ -575,10 +575,10 @@ static const char *stem(struct arena *a, const char *path)
     return arena_strndup(a, b, n ? n : strlen(b));
 }
 
-/* ---- protobuf-c allocator ------------------------------------------------ */
+/* ---- the decoder's allocator --------------------------------------------- */
 
-/* protobuf-c makes several small allocations per node; a bump pool makes them
- * cheap and frees the whole tree at once. */
+/* The decoder (onnx_wire.c) makes several small allocations per node and
+ * frees none; a bump pool makes them cheap and frees the whole tree at once. */
 struct bump_chunk {
     struct bump_chunk *next;
     size_t used, cap;
@@ -587,7 +587,6 @@ struct bump_chunk {
 
 struct bump {
     struct bump_chunk *head;
-    bool oom;
 };
 
 static void *bump_alloc(void *pool_data, size_t size)
@@ -598,10 +597,8 @@ static void *bump_alloc(void *pool_data, size_t size)
     if (!c || c->cap - c->used < size) {
         size_t cap = size > ((size_t)1 << 16) ? size : (size_t)1 << 16;
         c = malloc(sizeof *c + cap);
-        if (!c) {
-            b->oom = true;
+        if (!c)
             return NULL;
-        }
         c->cap = cap;
         c->used = 0;
         c->next = b->head;
@@ -610,12 +607,6 @@ static void *bump_alloc(void *pool_data, size_t size)
     void *p = c->data + c->used;
     c->used += size;
     return p;
-}
-
-static void bump_free(void *pool_data, void *p)
-{
-    (void)pool_data;
-    (void)p; /* released with the pool */
 }
 
 static void bump_release(struct bump *b)
@@ -627,48 +618,15 @@ static void bump_release(struct bump *b)
     }
 }
 
-/* Decodes the walk's copy of the file without payloads into *out (NULL
- * where decoding failed); the walk's status, with d set, where it refuses
- * the file. */
-static enum status unpack_compact(const void *buf, size_t len, const char *name,
-                                  ProtobufCAllocator *alloc, struct bump *pool, struct diag *d,
-                                  Onnx__ModelProto **out)
-{
-    struct onnx_compact cp;
-    *out = NULL;
-    enum status st = onnx_wire_compact(buf, len, name, &cp, d);
-    if (st)
-        return st;
-    static const uint8_t empty[1];
-    bool fallback;
-    *out = onnx_wire_unpack(cp.buf ? cp.buf : empty, cp.len, alloc, &fallback);
-    if (fallback) { /* rare shapes only protobuf-c decodes exactly as before */
-        bump_release(pool);
-        pool->oom = false;
-        *out = onnx__model_proto__unpack(alloc, cp.len, cp.buf ? cp.buf : empty);
-    }
-    free(cp.buf);
-    return ST_OK;
-}
-
 struct graph *onnx_load_buffer(const void *buf, size_t len, const char *name, struct diag *d)
 {
     if (!name)
         name = "<buffer>";
     struct bump pool = {0};
-    ProtobufCAllocator alloc = {.alloc = bump_alloc, .free = bump_free, .allocator_data = &pool};
-    Onnx__ModelProto *m = onnx_wire_unpack_direct(buf, len, &alloc);
-    if (!m) { /* the two-step path: validate into a compact copy, decode it */
-        bump_release(&pool);
-        pool.oom = false;
-        if (unpack_compact(buf, len, name, &alloc, &pool, d, &m))
-            return NULL;
-    }
+    ProtobufCAllocator alloc = {.alloc = bump_alloc, .allocator_data = &pool}; /* no free */
+    Onnx__ModelProto *m = onnx_wire_decode(buf, len, name, &alloc, d);
     if (!m) {
         bump_release(&pool);
-        diag_set(d, pool.oom ? ST_ENOMEM : ST_EPARSE,
-                 "%s: protobuf-c could not decode the model after validation (%s)", name,
-                 pool.oom ? "out of memory" : "a field holds a value of the wrong form");
         return NULL;
     }
     struct graph *g = graph_new(NULL);
@@ -680,7 +638,7 @@ struct graph *onnx_load_buffer(const void *buf, size_t len, const char *name, st
     enum status st = convert(&c, m);
     strmap_free(c.node_names);
     strmap_free(c.name_next);
-    bump_release(&pool); /* frees the whole protobuf-c tree at once */
+    bump_release(&pool); /* frees the whole decoded tree at once */
     if (!st && (st = graph_finalize(g, d)))
         diag_prefix(d, "%s", name);
     if (st) {
