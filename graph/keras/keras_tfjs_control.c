@@ -41,9 +41,9 @@
 #define NOFRAME (-2)
 #define MAX_FRAMES 1024
 
-static bool is(const struct gnode *g, const char *op)
+static bool is(const struct gnode *node, const char *op)
 {
-    return g && !strcmp(g->op, op);
+    return node && !strcmp(node->op, op);
 }
 
 static const char *where(struct gctx *G, int f)
@@ -53,74 +53,74 @@ static const char *where(struct gctx *G, int f)
 
 /* ---- frames -------------------------------------------------------------- */
 
-static enum status frame_named(struct gctx *G, struct gnode *g)
+static enum status frame_named(struct gctx *G, struct gnode *node)
 {
     char buf[512];
-    if (g->n_in != 1)
-        return kerr(G->c, g->path, "input: Enter '%s' has %d data inputs, expected 1", g->name,
-                    g->n_in);
-    const char *nm = tg_attr_s(g, "frame_name", NULL, buf, sizeof buf);
+    if (node->n_in != 1)
+        return kerr(G->c, node->path, "input: Enter '%s' has %d data inputs, expected 1",
+                    node->name, node->n_in);
+    const char *nm = tg_attr_s(node, "frame_name", NULL, buf, sizeof buf);
     if (!nm || !nm[0])
-        return kerr(G->c, g->path, "attr.frame_name: missing (Enter '%s' names no while-loop "
-                    "frame)", g->name);
+        return kerr(G->c, node->path, "attr.frame_name: missing (Enter '%s' names no while-loop "
+                    "frame)", node->name);
     for (int f = 0; f < G->nfr; f++)
         if (!strcmp(G->fr[f].name, nm)) {
-            g->frame = f;
+            node->frame = f;
             return ST_OK;
         }
     if (G->nfr >= MAX_FRAMES)
-        return kerr(G->c, g->path, "more than %d while-loop frames", MAX_FRAMES);
+        return kerr(G->c, node->path, "more than %d while-loop frames", MAX_FRAMES);
     G->fr = xreallocarray(G->fr, (size_t)G->nfr + 1, sizeof *G->fr);
     G->fr[G->nfr] = (struct tframe){.name = xstrdup(nm), .parent = NOFRAME,
-                                    .enter = (int)(g - G->n)};
-    g->frame = G->nfr++;
+                                    .enter = (int)(node - G->n)};
+    node->frame = G->nfr++;
     return ST_OK;
 }
 
-/* The frame node g runs in given its inputs' (NOFRAME: not known yet). */
-static enum status place(struct gctx *G, struct gnode *g, int *want, bool *parent_set)
+/* The frame node runs in given its inputs' (NOFRAME: not known yet). */
+static enum status place(struct gctx *G, struct gnode *node, int *want, bool *parent_set)
 {
     *want = NOFRAME;
-    if (g->is_const || is(g, "NoOp"))
+    if (node->is_const || is(node, "NoOp"))
         return ST_OK;
-    if (is(g, "Placeholder")) {
+    if (is(node, "Placeholder")) {
         *want = -1;
         return ST_OK;
     }
-    struct gnode *s0 = tg_raw_input(G, g, 0);
-    if (is(g, "Enter")) {
-        *want = g->frame;
-        struct tframe *F = &G->fr[g->frame];
+    struct gnode *s0 = tg_raw_input(G, node, 0);
+    if (is(node, "Enter")) {
+        *want = node->frame;
+        struct tframe *F = &G->fr[node->frame];
         if (s0 && !s0->is_const && s0->frame != NOFRAME) {
             if (F->parent == NOFRAME)
                 F->parent = s0->frame, *parent_set = true;
             else if (F->parent != s0->frame)
-                return kerr(G->c, g->path, "Enter '%s' enters frame '%s' from %s, another Enter "
-                            "of that frame from %s", g->name, F->name, where(G, s0->frame),
+                return kerr(G->c, node->path, "Enter '%s' enters frame '%s' from %s, another Enter "
+                            "of that frame from %s", node->name, F->name, where(G, s0->frame),
                             where(G, F->parent));
         }
         return ST_OK;
     }
-    if (is(g, "Exit")) {
+    if (is(node, "Exit")) {
         if (!s0 || s0->is_const || s0->frame == -1)
-            return kerr(G->c, g->path, "input[0]: Exit '%s' reads '%s', which is in no "
-                        "while-loop frame (no Enter leads to it)", g->name,
-                        g->n_in ? g->in[0] : "nothing");
+            return kerr(G->c, node->path, "input[0]: Exit '%s' reads '%s', which is in no "
+                        "while-loop frame (no Enter leads to it)", node->name,
+                        node->n_in ? node->in[0] : "nothing");
         if (s0->frame >= 0 && G->fr[s0->frame].parent != NOFRAME)
             *want = G->fr[s0->frame].parent;
         return ST_OK;
     }
     const struct gnode *from = NULL;
-    for (int k = 0; k < g->n_in; k++) {
-        struct gnode *s = tg_raw_input(G, g, k);
+    for (int k = 0; k < node->n_in; k++) {
+        struct gnode *s = tg_raw_input(G, node, k);
         if (s->is_const || s->frame == NOFRAME)
             continue;
         if (!from) {
             from = s;
             *want = s->frame;
         } else if (s->frame != *want) {
-            return kerr(G->c, g->path, "node '%s' (op %s) reads '%s' in %s%s%s and '%s' in "
-                        "%s%s%s: a node runs in one while-loop frame", g->name, g->op,
+            return kerr(G->c, node->path, "node '%s' (op %s) reads '%s' in %s%s%s and '%s' in "
+                        "%s%s%s: a node runs in one while-loop frame", node->name, node->op,
                         from->name, *want >= 0 ? "frame '" : "", where(G, *want),
                         *want >= 0 ? "'" : "", s->name, s->frame >= 0 ? "frame '" : "",
                         where(G, s->frame), s->frame >= 0 ? "'" : "");
@@ -177,20 +177,20 @@ static enum status drain(struct gctx *G, struct work *w)
         w->head = (w->head + 1) % w->cap;
         w->count--;
         w->in[i] = 0;
-        struct gnode *g = &G->n[i];
+        struct gnode *node = &G->n[i];
         int want;
         bool parent_set = false;
-        enum status st = place(G, g, &want, &parent_set);
+        enum status st = place(G, node, &want, &parent_set);
         if (st)
             return st;
         if (parent_set)
             push_exits(G, w); /* a frame's parent became known */
-        if (want == NOFRAME || g->frame == want)
+        if (want == NOFRAME || node->frame == want)
             continue;
-        if (g->frame != NOFRAME)
-            return kerr(G->c, g->path, "node '%s' (op %s) runs in %s and in %s", g->name, g->op,
-                        where(G, g->frame), where(G, want));
-        g->frame = want;
+        if (node->frame != NOFRAME)
+            return kerr(G->c, node->path, "node '%s' (op %s) runs in %s and in %s", node->name,
+                        node->op, where(G, node->frame), where(G, want));
+        node->frame = want;
         push_consumers(G, w, i);
     }
     return ST_OK;
@@ -202,10 +202,10 @@ static bool settle(struct gctx *G, struct work *w)
 {
     bool moved = false;
     for (int i = 0; i < G->nn; i++) {
-        struct gnode *g = &G->n[i];
-        struct gnode *c = g->ctl ? tg_node_named(G, g->ctl) : NULL;
-        if (g->frame == NOFRAME && !g->is_const && c && c->frame != NOFRAME) {
-            g->frame = c->frame;
+        struct gnode *node = &G->n[i];
+        struct gnode *c = node->ctl ? tg_node_named(G, node->ctl) : NULL;
+        if (node->frame == NOFRAME && !node->is_const && c && c->frame != NOFRAME) {
+            node->frame = c->frame;
             push_consumers(G, w, i);
             moved = true;
         }
@@ -263,12 +263,13 @@ static enum status assign_frames(struct gctx *G)
 
 /* ---- structure ----------------------------------------------------------- */
 
-/* The value g passes on through Identity and Switch nodes. */
-struct gnode *tg_through(struct gctx *G, struct gnode *g)
+/* The value node passes on through Identity and Switch nodes. */
+struct gnode *tg_through(struct gctx *G, struct gnode *node)
 {
-    for (int k = 0; k < 64 && g && g->n_in >= 1 && (is(g, "Identity") || is(g, "Switch")); k++)
-        g = tg_raw_input(G, g, 0);
-    return g;
+    for (int k = 0;
+         k < 64 && node && node->n_in >= 1 && (is(node, "Identity") || is(node, "Switch")); k++)
+        node = tg_raw_input(G, node, 0);
+    return node;
 }
 
 /* A loop value's Merge: its Enter (*e) and NextIteration (*ni) inputs. */
@@ -287,35 +288,35 @@ bool tg_loop_merge(struct gctx *G, struct gnode *m, struct gnode **e, struct gno
     return is(a, "Enter") && is(b, "NextIteration");
 }
 
-static enum status check_merge(struct gctx *G, struct gnode *g)
+static enum status check_merge(struct gctx *G, struct gnode *node)
 {
-    if (g->n_in != 2)
-        return kerr(G->c, g->path, "Merge '%s' has %d input%s; expected 2 (a loop value's Enter "
-                    "and NextIteration, or the two branches of a cond)", g->name, g->n_in,
-                    g->n_in == 1 ? "" : "s");
-    struct gnode *a = tg_raw_input(G, g, 0), *b = tg_raw_input(G, g, 1), *e, *ni;
+    if (node->n_in != 2)
+        return kerr(G->c, node->path, "Merge '%s' has %d input%s; expected 2 (a loop value's Enter "
+                    "and NextIteration, or the two branches of a cond)", node->name, node->n_in,
+                    node->n_in == 1 ? "" : "s");
+    struct gnode *a = tg_raw_input(G, node, 0), *b = tg_raw_input(G, node, 1), *e, *ni;
     bool loopish = is(a, "Enter") || is(b, "Enter") || is(a, "NextIteration") ||
                    is(b, "NextIteration");
-    if (loopish && !tg_loop_merge(G, g, &e, &ni))
-        return kerr(G->c, g->path, "Merge '%s' reads '%s' (op %s) and '%s' (op %s); a loop "
-                    "value's Merge reads one Enter and one NextIteration", g->name, a->name,
+    if (loopish && !tg_loop_merge(G, node, &e, &ni))
+        return kerr(G->c, node->path, "Merge '%s' reads '%s' (op %s) and '%s' (op %s); a loop "
+                    "value's Merge reads one Enter and one NextIteration", node->name, a->name,
                     a->op, b->name, b->op);
     return ST_OK;
 }
 
-static enum status check_next(struct gctx *G, struct gnode *g)
+static enum status check_next(struct gctx *G, struct gnode *node)
 {
-    int i = (int)(g - G->n);
-    if (g->frame < 0)
-        return kerr(G->c, g->path, "NextIteration '%s' is in no while-loop frame", g->name);
+    int i = (int)(node - G->n);
+    if (node->frame < 0)
+        return kerr(G->c, node->path, "NextIteration '%s' is in no while-loop frame", node->name);
     if (G->cons_off[i + 1] == G->cons_off[i])
-        return kerr(G->c, g->path, "NextIteration '%s' feeds no Merge: its value never reaches "
-                    "the next iteration", g->name);
+        return kerr(G->c, node->path, "NextIteration '%s' feeds no Merge: its value never reaches "
+                    "the next iteration", node->name);
     for (int e = G->cons_off[i]; e < G->cons_off[i + 1]; e++) {
         struct gnode *c = &G->n[G->cons[e]];
         if (!is(c, "Merge"))
-            return kerr(G->c, g->path, "NextIteration '%s' feeds '%s' (op %s); it may feed only "
-                        "a Merge", g->name, c->name, c->op);
+            return kerr(G->c, node->path, "NextIteration '%s' feeds '%s' (op %s); it may feed only "
+                        "a Merge", node->name, c->name, c->op);
     }
     return ST_OK;
 }
@@ -398,15 +399,15 @@ enum status tg_frames(struct gctx *G)
     enum status st = assign_frames(G);
     int *conds = xcalloc((size_t)G->nfr + 1, sizeof *conds);
     for (int i = 0; i < G->nn && !st; i++) {
-        struct gnode *g = &G->n[i];
-        if (is(g, "Merge"))
-            st = check_merge(G, g);
-        else if (is(g, "NextIteration"))
-            st = check_next(G, g);
-        else if (is(g, "LoopCond") && g->frame < 0)
-            st = kerr(G->c, g->path, "LoopCond '%s' is in no while-loop frame", g->name);
-        else if (is(g, "LoopCond"))
-            conds[g->frame]++;
+        struct gnode *node = &G->n[i];
+        if (is(node, "Merge"))
+            st = check_merge(G, node);
+        else if (is(node, "NextIteration"))
+            st = check_next(G, node);
+        else if (is(node, "LoopCond") && node->frame < 0)
+            st = kerr(G->c, node->path, "LoopCond '%s' is in no while-loop frame", node->name);
+        else if (is(node, "LoopCond"))
+            conds[node->frame]++;
     }
     for (int f = 0; f < G->nfr && !st; f++)
         if (conds[f] != 1)
@@ -432,57 +433,59 @@ static bool const_scalar(struct gctx *G, struct gnode *k, int64_t *v)
 }
 
 /* A value of frame f that is the same constant every iteration. */
-static bool invariant(struct gctx *G, int f, struct gnode *g, int64_t *v)
+static bool invariant(struct gctx *G, int f, struct gnode *node, int64_t *v)
 {
     struct gnode *e, *ni;
-    g = tg_through(G, g);
-    if (g && g->is_const)
-        return const_scalar(G, g, v);
-    if (is(g, "Enter") && g->frame == f)
-        return const_scalar(G, tg_raw_input(G, g, 0), v);
-    if (tg_loop_merge(G, g, &e, &ni) && g->frame == f && tg_through(G, tg_raw_input(G, ni, 0)) == g)
+    node = tg_through(G, node);
+    if (node && node->is_const)
+        return const_scalar(G, node, v);
+    if (is(node, "Enter") && node->frame == f)
+        return const_scalar(G, tg_raw_input(G, node, 0), v);
+    if (tg_loop_merge(G, node, &e, &ni) && node->frame == f &&
+        tg_through(G, tg_raw_input(G, ni, 0)) == node)
         return const_scalar(G, tg_raw_input(G, e, 0), v);
     return false;
 }
 
 /* A loop value of frame f starting at constant *c0, plus constant *step
  * each iteration. */
-static bool counter(struct gctx *G, int f, struct gnode *g, int64_t *c0, int64_t *step)
+static bool counter(struct gctx *G, int f, struct gnode *node, int64_t *c0, int64_t *step)
 {
     struct gnode *e, *ni;
-    g = tg_through(G, g);
-    if (!tg_loop_merge(G, g, &e, &ni) || g->frame != f || !const_scalar(G, tg_raw_input(G, e, 0), c0))
+    node = tg_through(G, node);
+    if (!tg_loop_merge(G, node, &e, &ni) || node->frame != f ||
+        !const_scalar(G, tg_raw_input(G, e, 0), c0))
         return false;
     struct gnode *add = tg_through(G, tg_raw_input(G, ni, 0));
     if (!(is(add, "Add") || is(add, "AddV2")) || add->n_in != 2)
         return false;
     for (int k = 0; k < 2; k++)
-        if (tg_through(G, tg_raw_input(G, add, k)) == g &&
+        if (tg_through(G, tg_raw_input(G, add, k)) == node &&
             invariant(G, f, tg_raw_input(G, add, 1 - k), step))
             return *step > 0;
     return false;
 }
 
-/* Folds loop condition g of frame f: true if it folds to a trip count
+/* Folds loop condition node of frame f: true if it folds to a trip count
  * (*bound); otherwise *bound is a known upper bound or -1. */
-bool tg_fold_trips(struct gctx *G, int f, struct gnode *g, int64_t *bound, int depth)
+bool tg_fold_trips(struct gctx *G, int f, struct gnode *node, int64_t *bound, int depth)
 {
     *bound = -1;
-    g = tg_through(G, g);
-    if (!g || depth > 16)
+    node = tg_through(G, node);
+    if (!node || depth > 16)
         return false;
-    if (is(g, "LogicalAnd") && g->n_in == 2) {
+    if (is(node, "LogicalAnd") && node->n_in == 2) {
         int64_t a, b;
-        bool fa = tg_fold_trips(G, f, tg_raw_input(G, g, 0), &a, depth + 1);
-        bool fb = tg_fold_trips(G, f, tg_raw_input(G, g, 1), &b, depth + 1);
+        bool fa = tg_fold_trips(G, f, tg_raw_input(G, node, 0), &a, depth + 1);
+        bool fb = tg_fold_trips(G, f, tg_raw_input(G, node, 1), &b, depth + 1);
         *bound = a < 0 ? b : b < 0 || a < b ? a : b;
         return fa && fb;
     }
-    bool less = is(g, "Less"), greater = is(g, "Greater");
+    bool less = is(node, "Less"), greater = is(node, "Greater");
     int64_t c0, step, n;
-    if ((!less && !greater) || g->n_in != 2 ||
-        !counter(G, f, tg_raw_input(G, g, less ? 0 : 1), &c0, &step) ||
-        !invariant(G, f, tg_raw_input(G, g, less ? 1 : 0), &n))
+    if ((!less && !greater) || node->n_in != 2 ||
+        !counter(G, f, tg_raw_input(G, node, less ? 0 : 1), &c0, &step) ||
+        !invariant(G, f, tg_raw_input(G, node, less ? 1 : 0), &n))
         return false;
     *bound = n <= c0 ? 0 : (n - c0 + step - 1) / step;
     return true;

@@ -77,21 +77,21 @@ void tg_funcs_free(struct gctx *G)
     G->funcs = NULL;
 }
 
-/* Function attr key of g ({"func": {"name"}}) looked up in the library. */
-static enum status find_func(struct gctx *G, struct gnode *g, const char *key,
+/* Function attr key of node ({"func": {"name"}}) looked up in the library. */
+static enum status find_func(struct gctx *G, struct gnode *node, const char *key,
                              const cJSON **out)
 {
     const cJSON *nm = cJSON_GetObjectItemCaseSensitive(
-        cJSON_GetObjectItemCaseSensitive(tg_gattr(g, key), "func"), "name");
+        cJSON_GetObjectItemCaseSensitive(tg_gattr(node, key), "func"), "name");
     if (!cJSON_IsString(nm))
-        return kerr(G->c, g->path, "attr.%s.func.name: missing (node '%s', op %s names no "
-                    "function)", key, g->name, g->op);
+        return kerr(G->c, node->path, "attr.%s.func.name: missing (node '%s', op %s names no "
+                    "function)", key, node->name, node->op);
     int i;
     if (G->funcs && strmap_get(G->funcs->byname, nm->valuestring, &i)) {
         *out = G->funcs->f[i];
         return ST_OK;
     }
-    return kerr(G->c, g->path, "attr.%s: function '%s' is not in "
+    return kerr(G->c, node->path, "attr.%s: function '%s' is not in "
                 "modelTopology.library.function", key, nm->valuestring);
 }
 
@@ -119,17 +119,17 @@ static enum status bind_args(struct gctx *G, struct gctx *S, const cJSON *f, con
         if (!cJSON_IsString(nm) || strmap_get(S->byname, nm->valuestring, &dup))
             return kerr(G->c, "modelTopology.library.function", "function '%s': inputArg[%d] "
                         "has no name or one of its nodes' names", fname, k);
-        struct gnode *g = &S->n[S->nn];
-        *g = (struct gnode){.name = nm->valuestring, .op = "_Arg", .mw = -1, .done = true,
+        struct gnode *node = &S->n[S->nn];
+        *node = (struct gnode){.name = nm->valuestring, .op = "_Arg", .mw = -1, .done = true,
                             .frame = -1, .t = args[k]};
-        snprintf(g->path, sizeof g->path, "%s.inputArg[%d]", fname, k);
-        strmap_put(S->byname, g->name, S->nn++);
+        snprintf(node->path, sizeof node->path, "%s.inputArg[%d]", fname, k);
+        strmap_put(S->byname, node->name, S->nn++);
         if (consts && consts[k]) { /* named like the Const: one IR value for both */
-            g->name = consts[k]->name;
-            g->op = "Const";
-            g->is_const = true;
-            g->float_const = consts[k]->float_const;
-            g->mw = consts[k]->mw;
+            node->name = consts[k]->name;
+            node->op = "Const";
+            node->is_const = true;
+            node->float_const = consts[k]->float_const;
+            node->mw = consts[k]->mw;
         }
     }
     return ST_OK;
@@ -213,56 +213,56 @@ static void claim(struct gctx *G, int ctl, int br, int start)
             graph_body_node(G->c->g, ctl, br, ni);
 }
 
-static const char *pre_of(struct gctx *G, struct gnode *g, const char *label)
+static const char *pre_of(struct gctx *G, struct gnode *node, const char *label)
 {
     char buf[600];
-    snprintf(buf, sizeof buf, "%s%s/%s/", G->prefix ? G->prefix : "", g->name, label);
+    snprintf(buf, sizeof buf, "%s%s/%s/", G->prefix ? G->prefix : "", node->name, label);
     return graph_strdup(G->c->g, buf);
 }
 
-/* Node outputs: out[k] as output k of g, made IR values vals[k]. */
-static void set_outputs(struct gnode *g, const struct ktensor *like, const int *vals, int n)
+/* Node outputs: out[k] as output k of node, made IR values vals[k]. */
+static void set_outputs(struct gnode *node, const struct ktensor *like, const int *vals, int n)
 {
     for (int k = 0; k < n; k++) {
-        struct ktensor *o = tg_out(g, k);
+        struct ktensor *o = tg_out(node, k);
         *o = like[k];
         o->vn = vals[k];
         o->vcf = -1;
     }
 }
 
-static int new_values(struct gctx *G, struct gnode *g, int *v, int n)
+static int new_values(struct gctx *G, struct gnode *node, int *v, int n)
 {
     for (int k = 0; k < n; k++) {
         char sfx[24];
         snprintf(sfx, sizeof sfx, "out%d", k);
-        v[k] = graph_value_get(G->c->g, tg_gname(G, g, k ? sfx : NULL));
+        v[k] = graph_value_get(G->c->g, tg_gname(G, node, k ? sfx : NULL));
     }
     return n;
 }
 
-static enum status emit_while(struct gctx *G, struct gnode *g, struct ktensor *a, int n)
+static enum status emit_while(struct gctx *G, struct gnode *node, struct ktensor *a, int n)
 {
     const cJSON *body, *cond;
-    enum status st = find_func(G, g, "body", &body);
+    enum status st = find_func(G, node, "body", &body);
     if (!st)
-        st = find_func(G, g, "cond", &cond);
+        st = find_func(G, node, "cond", &cond);
     if (st)
         return st;
     int in[MAX_ARGS + 2], outs[MAX_ARGS], n_out;
     int64_t one = 1;
     in[0] = -1;
-    in[1] = kx_const_i64(G->c, tg_gname(G, g, "cond_init"), &one, 1);
+    in[1] = kx_const_i64(G->c, tg_gname(G, node, "cond_init"), &one, 1);
     for (int k = 0; k < n; k++)
         in[2 + k] = a[k].vn;
-    new_values(G, g, outs, n);
+    new_values(G, node, outs, n);
     char nm[640];
-    snprintf(nm, sizeof nm, "%s%s", G->prefix ? G->prefix : "", g->name);
+    snprintf(nm, sizeof nm, "%s%s", G->prefix ? G->prefix : "", node->name);
     int ln = graph_node_add(G->c->g, OP_Loop, graph_strdup(G->c->g, nm), in, n + 2, outs, n);
     graph_body_add(G->c->g, ln, "body", "body");
-    const char *pre = pre_of(G, g, "body");
+    const char *pre = pre_of(G, node, "body");
     for (int k = -2; k < n; k++) { /* ':' is in no TF node name */
-        snprintf(nm, sizeof nm, "%s%s:%s%d", G->prefix ? G->prefix : "", g->name,
+        snprintf(nm, sizeof nm, "%s%s:%s%d", G->prefix ? G->prefix : "", node->name,
                  k == -2 ? "iteration" : k == -1 ? "cond" : "in", k < 0 ? 0 : k);
         int v = graph_value_get(G->c->g, graph_strdup(G->c->g, nm));
         graph_body_input(G->c->g, ln, 0, v);
@@ -273,18 +273,18 @@ static enum status emit_while(struct gctx *G, struct gnode *g, struct ktensor *a
     int start = G->c->g->n_nodes, nc;
     st = instantiate(G, body, pre, a, NULL, n, r, &n_out);
     if (!st && n_out != n)
-        st = kerr(G->c, g->path, "attr.body: the body function gives %d values for %d loop "
+        st = kerr(G->c, node->path, "attr.body: the body function gives %d values for %d loop "
                   "values", n_out, n);
     if (!st)
         st = instantiate(G, cond, pre, r, NULL, n, &c1, &nc);
     if (!st && nc != 1)
-        st = kerr(G->c, g->path, "attr.cond: the cond function gives %d values, expected 1", nc);
+        st = kerr(G->c, node->path, "attr.cond: the cond function gives %d values, expected 1", nc);
     if (!st) {
         graph_body_output(G->c->g, ln, 0, kx_val(G->c, &c1, false, pre));
         for (int k = 0; k < n; k++)
             graph_body_output(G->c->g, ln, 0, kx_val(G->c, &r[k], false, pre));
         claim(G, ln, 0, start);
-        set_outputs(g, r, outs, n);
+        set_outputs(node, r, outs, n);
         snprintf(nm, sizeof nm, "%s.trips", G->c->g->nodes[ln].name);
         graph_sym_add(G->c->g, graph_strdup(G->c->g, nm), 1);
     }
@@ -292,31 +292,31 @@ static enum status emit_while(struct gctx *G, struct gnode *g, struct ktensor *a
     return st;
 }
 
-static enum status emit_if(struct gctx *G, struct gnode *g, struct ktensor *a,
+static enum status emit_if(struct gctx *G, struct gnode *node, struct ktensor *a,
                            struct gnode *const *consts, int n)
 {
     const cJSON *br[2];
-    enum status st = find_func(G, g, "then_branch", &br[0]);
+    enum status st = find_func(G, node, "then_branch", &br[0]);
     if (!st)
-        st = find_func(G, g, "else_branch", &br[1]);
+        st = find_func(G, node, "else_branch", &br[1]);
     if (st)
         return st;
     char nm[640];
-    snprintf(nm, sizeof nm, "%s%s", G->prefix ? G->prefix : "", g->name);
+    snprintf(nm, sizeof nm, "%s%s", G->prefix ? G->prefix : "", node->name);
     const cJSON *outs = sig_list(br[0], "outputArg");
     int n_out = outs ? cJSON_GetArraySize(outs) : 0, vals[MAX_ARGS], cond = a[0].vn;
     if (n_out > MAX_ARGS)
-        return kerr(G->c, g->path, "attr.then_branch: more than %d outputs", MAX_ARGS);
-    new_values(G, g, vals, n_out);
+        return kerr(G->c, node->path, "attr.then_branch: more than %d outputs", MAX_ARGS);
+    new_values(G, node, vals, n_out);
     int ni = graph_node_add(G->c->g, OP_If, graph_strdup(G->c->g, nm), &cond, 1, vals, n_out);
     struct ktensor *r = xmalloc(sizeof *r * (MAX_ARGS + 1));
     static const char *const attr[2] = {"then_branch", "else_branch"}, *label[2] = {"then", "else"};
     for (int b = 0; b < 2 && !st; b++) {
         int bi = graph_body_add(G->c->g, ni, attr[b], label[b]), start = G->c->g->n_nodes, got;
-        const char *pre = pre_of(G, g, label[b]);
+        const char *pre = pre_of(G, node, label[b]);
         st = instantiate(G, br[b], pre, a + 1, consts + 1, n - 1, r, &got);
         if (!st && got != n_out)
-            st = kerr(G->c, g->path, "attr.%s: the branch gives %d values, the then_branch %d",
+            st = kerr(G->c, node->path, "attr.%s: the branch gives %d values, the then_branch %d",
                       attr[b], got, n_out);
         for (int k = 0; k < got && !st; k++)
             graph_body_output(G->c->g, ni, bi, kx_val(G->c, &r[k], false, pre));
@@ -324,51 +324,51 @@ static enum status emit_if(struct gctx *G, struct gnode *g, struct ktensor *a,
             claim(G, ni, bi, start);
     }
     if (!st)
-        set_outputs(g, r, vals, n_out);
+        set_outputs(node, r, vals, n_out);
     free(r);
     return st;
 }
 
-static enum status emit_call(struct gctx *G, struct gnode *g, struct ktensor *a,
+static enum status emit_call(struct gctx *G, struct gnode *node, struct ktensor *a,
                              struct gnode *const *consts, int n)
 {
     const cJSON *f;
-    enum status st = find_func(G, g, "f", &f);
+    enum status st = find_func(G, node, "f", &f);
     if (st)
         return st;
     struct ktensor *r = xmalloc(sizeof *r * (MAX_ARGS + 1));
     int got, vals[MAX_ARGS];
     char pre[600];
-    snprintf(pre, sizeof pre, "%s%s/", G->prefix ? G->prefix : "", g->name);
+    snprintf(pre, sizeof pre, "%s%s/", G->prefix ? G->prefix : "", node->name);
     st = instantiate(G, f, graph_strdup(G->c->g, pre), a, consts, n, r, &got);
     for (int k = 0; k < got && !st; k++)
         vals[k] = kx_val(G->c, &r[k], false, pre);
     if (!st)
-        set_outputs(g, r, vals, got);
+        set_outputs(node, r, vals, got);
     free(r);
     return st;
 }
 
-enum status tg_emit_func(struct gctx *G, struct gnode *g)
+enum status tg_emit_func(struct gctx *G, struct gnode *node)
 {
-    if (tg_gattr(g, "_output_shapes") && !G->lib)
-        return tg_opaque(G, g);
+    if (tg_gattr(node, "_output_shapes") && !G->lib)
+        return tg_opaque(G, node);
     if (!G->lib)
-        return tg_unsupported(G, g, "its function bodies are not in the file (no "
+        return tg_unsupported(G, node, "its function bodies are not in the file (no "
                               "modelTopology.library.function)");
-    if (g->n_in > MAX_ARGS)
-        return kerr(G->c, g->path, "input: more than %d values", MAX_ARGS);
+    if (node->n_in > MAX_ARGS)
+        return kerr(G->c, node->path, "input: more than %d values", MAX_ARGS);
     struct ktensor a[MAX_ARGS];
     struct gnode *consts[MAX_ARGS];
-    for (int k = 0; k < g->n_in; k++) {
-        int v = tg_in_value(G, g, k);
-        a[k] = tg_in_tensor(G, g, k, v);
-        consts[k] = tg_input_node(G, g, k)->is_const ? tg_input_node(G, g, k) : NULL;
+    for (int k = 0; k < node->n_in; k++) {
+        int v = tg_in_value(G, node, k);
+        a[k] = tg_in_tensor(G, node, k, v);
+        consts[k] = tg_input_node(G, node, k)->is_const ? tg_input_node(G, node, k) : NULL;
     }
-    bool is_if = strstr(g->op, "If") != NULL, is_while = strstr(g->op, "While") != NULL;
-    if (is_if && g->n_in < 1)
-        return kerr(G->c, g->path, "input: op %s needs its condition", g->op);
-    return is_while ? emit_while(G, g, a, g->n_in)
-           : is_if  ? emit_if(G, g, a, consts, g->n_in)
-                    : emit_call(G, g, a, consts, g->n_in);
+    bool is_if = strstr(node->op, "If") != NULL, is_while = strstr(node->op, "While") != NULL;
+    if (is_if && node->n_in < 1)
+        return kerr(G->c, node->path, "input: op %s needs its condition", node->op);
+    return is_while ? emit_while(G, node, a, node->n_in)
+           : is_if  ? emit_if(G, node, a, consts, node->n_in)
+                    : emit_call(G, node, a, consts, node->n_in);
 }

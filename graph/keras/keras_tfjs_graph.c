@@ -46,9 +46,9 @@
 
 /* ---- attributes ---------------------------------------------------------------- */
 
-const cJSON *tg_gattr(const struct gnode *g, const char *key)
+const cJSON *tg_gattr(const struct gnode *node, const char *key)
 {
-    return cJSON_GetObjectItemCaseSensitive(g->attr, key);
+    return cJSON_GetObjectItemCaseSensitive(node->attr, key);
 }
 
 static int b64(int ch)
@@ -83,10 +83,10 @@ const char *tg_decode_s(const char *s, char *buf, size_t size)
     return buf;
 }
 
-const char *tg_attr_s(const struct gnode *g, const char *key, const char *def, char *buf,
+const char *tg_attr_s(const struct gnode *node, const char *key, const char *def, char *buf,
                           size_t size)
 {
-    const cJSON *s = cJSON_GetObjectItemCaseSensitive(tg_gattr(g, key), "s");
+    const cJSON *s = cJSON_GetObjectItemCaseSensitive(tg_gattr(node, key), "s");
     return cJSON_IsString(s) ? tg_decode_s(s->valuestring, buf, size) : def;
 }
 
@@ -108,44 +108,45 @@ static bool jint(const cJSON *e, int64_t *v)
     return false;
 }
 
-enum status tg_attr_ints(struct gctx *G, const struct gnode *g, const char *key, int want,
+enum status tg_attr_ints(struct gctx *G, const struct gnode *node, const char *key, int want,
                              int64_t *out, bool required)
 {
     const cJSON *l = cJSON_GetObjectItemCaseSensitive(
-        cJSON_GetObjectItemCaseSensitive(tg_gattr(g, key), "list"), "i");
-    if (!l && tg_gattr(g, key)) /* present in another form ("s": "zz"): not a default */
-        return kerr(G->c, g->path, "attr.%s: expected a list of %d integers (list.i)", key, want);
+        cJSON_GetObjectItemCaseSensitive(tg_gattr(node, key), "list"), "i");
+    if (!l && tg_gattr(node, key)) /* present in another form ("s": "zz"): not a default */
+        return kerr(G->c, node->path, "attr.%s: expected a list of %d integers (list.i)", key,
+                    want);
     if (!l) {
         if (required)
-            return kerr(G->c, g->path, "attr.%s: missing (node '%s', op %s)", key, g->name,
-                        g->op);
+            return kerr(G->c, node->path, "attr.%s: missing (node '%s', op %s)", key, node->name,
+                        node->op);
         return ST_OK;
     }
     if (!cJSON_IsArray(l) || cJSON_GetArraySize(l) != want)
-        return kerr(G->c, g->path, "attr.%s.list.i: expected %d integers", key, want);
+        return kerr(G->c, node->path, "attr.%s.list.i: expected %d integers", key, want);
     int i = 0;
     for (const cJSON *e = l->child; e; e = e->next, i++)
         if (!jint(e, &out[i]))
-            return kerr(G->c, g->path, "attr.%s.list.i[%d]: expected an integer, got %s", key,
+            return kerr(G->c, node->path, "attr.%s.list.i[%d]: expected an integer, got %s", key,
                         i, kjtype(e));
     return ST_OK;
 }
 
-bool tg_attr_b(const struct gnode *g, const char *key)
+bool tg_attr_b(const struct gnode *node, const char *key)
 {
-    return cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(tg_gattr(g, key), "b"));
+    return cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(tg_gattr(node, key), "b"));
 }
 
-double tg_attr_f(const struct gnode *g, const char *key, double def)
+double tg_attr_f(const struct gnode *node, const char *key, double def)
 {
-    const cJSON *f = cJSON_GetObjectItemCaseSensitive(tg_gattr(g, key), "f");
+    const cJSON *f = cJSON_GetObjectItemCaseSensitive(tg_gattr(node, key), "f");
     return cJSON_IsNumber(f) ? f->valuedouble : def;
 }
 
-enum status tg_unsupported(struct gctx *G, const struct gnode *g, const char *why)
+enum status tg_unsupported(struct gctx *G, const struct gnode *node, const char *why)
 {
     return diag_set(G->c->d, ST_EUNSUPPORTED, "%s: node '%s' (op %s) is not supported%s%s",
-                    G->c->file, g->name, g->op, why ? ": " : "", why ? why : "");
+                    G->c->file, node->name, node->op, why ? ": " : "", why ? why : "");
 }
 
 /* ---- tensors --------------------------------------------------------------------- */
@@ -182,16 +183,16 @@ struct gnode *tg_node_named(struct gctx *G, const char *s)
     return colon && strmap_get(G->byname, nm, &idx) ? &G->n[idx] : NULL;
 }
 
-struct gnode *tg_raw_input(struct gctx *G, const struct gnode *g, int i)
+struct gnode *tg_raw_input(struct gctx *G, const struct gnode *node, int i)
 {
-    return i < 0 || i >= g->n_in ? NULL : tg_node_named(G, g->in[i]);
+    return i < 0 || i >= node->n_in ? NULL : tg_node_named(G, node->in[i]);
 }
 
 /* An Enter of a Const (a loop invariant), or an Enter of such an Enter in
  * a nested loop, is read as the Const itself. */
-struct gnode *tg_input_node(struct gctx *G, const struct gnode *g, int i)
+struct gnode *tg_input_node(struct gctx *G, const struct gnode *node, int i)
 {
-    struct gnode *s = tg_raw_input(G, g, i), *e = s;
+    struct gnode *s = tg_raw_input(G, node, i), *e = s;
     for (int d = 0; d < 64 && e && e->n_in == 1 && !strcmp(e->op, "Enter") &&
                     tg_out_index(e->in[0]) == 0; d++) {
         e = tg_raw_input(G, e, 0);
@@ -271,43 +272,43 @@ int tg_const_bcast(struct gctx *G, struct gnode *k, int r, bool cf)
 
 /* A node of a loop body is named "<frame>/body/<node>" unless its name
  * already starts with the frame's. */
-const char *tg_gname(struct gctx *G, const struct gnode *g, const char *sfx)
+const char *tg_gname(struct gctx *G, const struct gnode *node, const char *sfx)
 {
     char pre[600] = "";
     if (G->prefix)
         snprintf(pre, sizeof pre, "%s", G->prefix);
-    if (g->frame >= 0) {
-        const char *f = G->fr[g->frame].name;
+    if (node->frame >= 0) {
+        const char *f = G->fr[node->frame].name;
         size_t n = strlen(f);
-        if (strncmp(g->name, f, n) || g->name[n] != '/')
+        if (strncmp(node->name, f, n) || node->name[n] != '/')
             snprintf(pre + strlen(pre), sizeof pre - strlen(pre), "%s/body/", f);
     }
-    struct klayer L = {.name = g->name, .cls = g->op, .cfg = NULL, .path = g->path,
+    struct klayer L = {.name = node->name, .cls = node->op, .cfg = NULL, .path = node->path,
                        .nprefix = pre, .wprefix = ""};
     return kx_name(G->c, &L, sfx);
 }
 
-/* The input tensor i of g (not a Const); the driver checked its index. */
-struct ktensor *tg_tin(struct gctx *G, struct gnode *g, int i)
+/* The input tensor i of node (not a Const); the driver checked its index. */
+struct ktensor *tg_tin(struct gctx *G, struct gnode *node, int i)
 {
-    struct gnode *s = tg_input_node(G, g, i);
-    int k = s ? tg_out_index(g->in[i]) : -1;
+    struct gnode *s = tg_input_node(G, node, i);
+    int k = s ? tg_out_index(node->in[i]) : -1;
     if (!s || k < 0 || k > s->n_xt)
         return NULL;
     return k == 0 ? &s->t : &s->xt[k - 1];
 }
 
-struct ktensor *tg_out(struct gnode *g, int k)
+struct ktensor *tg_out(struct gnode *node, int k)
 {
     if (k == 0)
-        return &g->t;
-    if (k > g->n_xt) {
-        g->xt = xreallocarray(g->xt, (size_t)k, sizeof *g->xt);
-        for (int i = g->n_xt; i < k; i++)
-            kx_tensor(&g->xt[i], 0, -1, false);
-        g->n_xt = k;
+        return &node->t;
+    if (k > node->n_xt) {
+        node->xt = xreallocarray(node->xt, (size_t)k, sizeof *node->xt);
+        for (int i = node->n_xt; i < k; i++)
+            kx_tensor(&node->xt[i], 0, -1, false);
+        node->n_xt = k;
     }
-    return &g->xt[k - 1];
+    return &node->xt[k - 1];
 }
 
 bool tg_is_cf(const struct ktensor *x)
@@ -328,10 +329,10 @@ int64_t tg_const_ints(struct gctx *G, struct gnode *k, const int64_t **vals)
     return k->iv_state > 0 ? G->c->w[k->mw].n : -1;
 }
 
-enum status tg_input_ints(struct gctx *G, struct gnode *g, int i, const char *what,
+enum status tg_input_ints(struct gctx *G, struct gnode *node, int i, const char *what,
                           int64_t max, int64_t *out, int64_t *n)
 {
-    struct gnode *k = i < g->n_in ? tg_input_node(G, g, i) : NULL;
+    struct gnode *k = i < node->n_in ? tg_input_node(G, node, i) : NULL;
     const int64_t *v;
     int64_t cnt = k ? tg_const_ints(G, k, &v) : -1;
     char why[600];
@@ -341,21 +342,21 @@ enum status tg_input_ints(struct gctx *G, struct gnode *g, int i, const char *wh
                      "be read beside the model file", what, kshard_name(G->c, k->mw));
         else
             snprintf(why, sizeof why, "%s is not a constant", what);
-        return tg_unsupported(G, g, why);
+        return tg_unsupported(G, node, why);
     }
     if (cnt > max) {
         snprintf(why, sizeof why, "%s has %lld values, expected at most %lld", what,
                  (long long)cnt, (long long)max);
-        return tg_unsupported(G, g, why);
+        return tg_unsupported(G, node, why);
     }
     memcpy(out, v, sizeof *out * (size_t)cnt);
     *n = cnt;
     return ST_OK;
 }
 
-void tg_set_out(struct gnode *g, int rank, int v, bool cf)
+void tg_set_out(struct gnode *node, int rank, int v, bool cf)
 {
-    kx_tensor(&g->t, rank, v, cf);
+    kx_tensor(&node->t, rank, v, cf);
 }
 
 /* ---- driver ---------------------------------------------------------------------------- */
@@ -368,62 +369,62 @@ enum status tg_parse_nodes(struct gctx *G, const cJSON *nodes, const char *path,
     G->byname = strmap_new();
     int i = 0;
     for (const cJSON *e = nodes->child; e; e = e->next, i++) {
-        struct gnode *g = &G->n[G->nn++];
-        snprintf(g->path, sizeof g->path, "%s.node[%d]", path, i);
-        g->j = e;
-        g->mw = -1;
-        g->frame = -1;
-        g->t.vn = g->t.vcf = -1;
+        struct gnode *node = &G->n[G->nn++];
+        snprintf(node->path, sizeof node->path, "%s.node[%d]", path, i);
+        node->j = e;
+        node->mw = -1;
+        node->frame = -1;
+        node->t.vn = node->t.vcf = -1;
         const cJSON *nm = cJSON_GetObjectItemCaseSensitive(e, "name");
         const cJSON *op = cJSON_GetObjectItemCaseSensitive(e, "op");
         const cJSON *in = cJSON_GetObjectItemCaseSensitive(e, "input");
         if (!cJSON_IsString(nm))
-            return kerr(c, g->path, "name: expected a string, got %s", kjtype(nm));
+            return kerr(c, node->path, "name: expected a string, got %s", kjtype(nm));
         if (!cJSON_IsString(op))
-            return kerr(c, g->path, "op: expected a string, got %s", kjtype(op));
+            return kerr(c, node->path, "op: expected a string, got %s", kjtype(op));
         if (in && !cJSON_IsArray(in))
-            return kerr(c, g->path, "input: expected an array of strings, got %s", kjtype(in));
-        g->name = nm->valuestring;
-        g->op = op->valuestring;
-        g->attr = cJSON_GetObjectItemCaseSensitive(e, "attr");
+            return kerr(c, node->path, "input: expected an array of strings, got %s", kjtype(in));
+        node->name = nm->valuestring;
+        node->op = op->valuestring;
+        node->attr = cJSON_GetObjectItemCaseSensitive(e, "attr");
         int k = 0;
         for (const cJSON *s = in ? in->child : NULL; s; s = s->next, k++) {
             if (!cJSON_IsString(s))
-                return kerr(c, g->path, "input[%d]: expected a string, got %s", k, kjtype(s));
+                return kerr(c, node->path, "input[%d]: expected a string, got %s", k, kjtype(s));
             if (s->valuestring[0] == '^') { /* control dependency: places a node in a frame */
-                if (!g->ctl)
-                    g->ctl = s->valuestring + 1;
+                if (!node->ctl)
+                    node->ctl = s->valuestring + 1;
                 continue;
             }
-            if (g->n_in >= 16)
-                return kerr(c, g->path, "input: more than 16 data inputs");
-            g->in[g->n_in++] = s->valuestring;
+            if (node->n_in >= 16)
+                return kerr(c, node->path, "input: more than 16 data inputs");
+            node->in[node->n_in++] = s->valuestring;
         }
         int dup;
-        if (strmap_get(G->byname, g->name, &dup))
-            return kerr(c, g->path, "name: node '%s' is defined twice", g->name);
-        strmap_put(G->byname, g->name, i);
-        if (!strcmp(g->op, "Const")) {
-            g->is_const = true;
-            g->mw = keras_manifest_find(c, g->name);
-            if (g->mw < 0 || strcmp(c->w[g->mw].name, g->name))
-                return kerr(c, g->path, "Const '%s' has no weightsManifest entry", g->name);
-            g->float_const = dtype_is_float(c->w[g->mw].dt);
-            g->done = true;
+        if (strmap_get(G->byname, node->name, &dup))
+            return kerr(c, node->path, "name: node '%s' is defined twice", node->name);
+        strmap_put(G->byname, node->name, i);
+        if (!strcmp(node->op, "Const")) {
+            node->is_const = true;
+            node->mw = keras_manifest_find(c, node->name);
+            if (node->mw < 0 || strcmp(c->w[node->mw].name, node->name))
+                return kerr(c, node->path, "Const '%s' has no weightsManifest entry", node->name);
+            node->float_const = dtype_is_float(c->w[node->mw].dt);
+            node->done = true;
         }
     }
     return ST_OK;
 }
 
-static enum status placeholder(struct gctx *G, struct gnode *g)
+static enum status placeholder(struct gctx *G, struct gnode *node)
 {
-    const cJSON *sh = cJSON_GetObjectItemCaseSensitive(tg_gattr(g, "shape"), "shape");
+    const cJSON *sh = cJSON_GetObjectItemCaseSensitive(tg_gattr(node, "shape"), "shape");
     const cJSON *dl = cJSON_GetObjectItemCaseSensitive(sh, "dim");
     if (!cJSON_IsArray(dl))
-        return kerr(G->c, g->path, "attr.shape.shape.dim: expected an array (the input's shape), "
-                                   "got %s", kjtype(dl));
+        return kerr(G->c, node->path, "attr.shape.shape.dim: expected an array (the input's "
+                                      "shape), got %s", kjtype(dl));
     struct ktensor t = {.dt = DT_FLOAT};
-    const cJSON *dt = cJSON_GetObjectItemCaseSensitive(tg_gattr(g, "dtype"), "type");
+    const cJSON *dt = cJSON_GetObjectItemCaseSensitive(tg_gattr(node, "dtype"), "type");
     if (cJSON_IsString(dt) && !strncmp(dt->valuestring, "DT_", 3)) {
         char low[32];
         size_t i = 0;
@@ -435,7 +436,7 @@ static enum status placeholder(struct gctx *G, struct gnode *g)
     }
     t.rank = cJSON_GetArraySize(dl);
     if (t.rank > IR_MAX_RANK)
-        return kerr(G->c, g->path, "attr.shape: rank %d exceeds %d", t.rank, IR_MAX_RANK);
+        return kerr(G->c, node->path, "attr.shape: rank %d exceeds %d", t.rank, IR_MAX_RANK);
     int i = 0;
     double numel = 1;
     static const char *const img[] = {"batch", "height", "width", "channels"};
@@ -443,11 +444,11 @@ static enum status placeholder(struct gctx *G, struct gnode *g)
         int64_t v = -1;
         const cJSON *sz = cJSON_GetObjectItemCaseSensitive(e, "size");
         if (sz && !jint(sz, &v))
-            return kerr(G->c, g->path, "attr.shape.shape.dim[%d].size: expected an integer, "
-                                       "got %s", i, kjtype(sz));
+            return kerr(G->c, node->path, "attr.shape.shape.dim[%d].size: expected an integer, "
+                                          "got %s", i, kjtype(sz));
         numel *= v > 0 ? (double)v : 1;
         if (numel > 0x1p40)
-            return kerr(G->c, g->path, "attr.shape.shape.dim[%d].size: %lld makes the input "
+            return kerr(G->c, node->path, "attr.shape.shape.dim[%d].size: %lld makes the input "
                         "hold more than 2^40 elements", i, (long long)v);
         if (v >= 0) {
             t.dims[i] = (struct dim){v, -1};
@@ -456,13 +457,13 @@ static enum status placeholder(struct gctx *G, struct gnode *g)
             t.dims[i] = (struct dim){-1, graph_sym_add(G->c->g, nm, i == 0 ? 1 : 224)};
         }
     }
-    int v = graph_value_get(G->c->g, graph_strdup(G->c->g, g->name));
+    int v = graph_value_get(G->c->g, graph_strdup(G->c->g, node->name));
     graph_value_set_type(G->c->g, v, t.dt, t.rank, t.dims);
     graph_input_add(G->c->g, v);
     t.vn = v;
     t.vcf = t.rank < 3 ? v : -1;
-    g->t = t;
-    g->done = true;
+    node->t = t;
+    node->done = true;
     return ST_OK;
 }
 
@@ -471,42 +472,42 @@ static bool is_identity(const char *op)
     return !strcmp(op, "Identity") || !strcmp(op, "StopGradient") || !strcmp(op, "Snapshot");
 }
 
-/* Maps g (its inputs done): an identity aliases its input, no node. */
-static enum status emit(struct gctx *G, struct gnode *g)
+/* Maps node (its inputs done): an identity aliases its input, no node. */
+static enum status emit(struct gctx *G, struct gnode *node)
 {
-    enum status st = tg_emit_control(G, g);
+    enum status st = tg_emit_control(G, node);
     if (st != ST_ENOTFOUND)
         return st;
-    if (is_identity(g->op)) {
-        struct gnode *s = g->n_in ? tg_input_node(G, g, 0) : NULL;
+    if (is_identity(node->op)) {
+        struct gnode *s = node->n_in ? tg_input_node(G, node, 0) : NULL;
         if (!s || s->is_const)
-            return tg_unsupported(G, g, "identity of a constant");
-        g->t = *tg_tin(G, g, 0);
+            return tg_unsupported(G, node, "identity of a constant");
+        node->t = *tg_tin(G, node, 0);
         return ST_OK;
     }
-    if (g->n_in < 1)
-        return kerr(G->c, g->path, "input: op %s needs inputs", g->op);
-    return keras_tfjs_emit_node(G, g);
+    if (node->n_in < 1)
+        return kerr(G->c, node->path, "input: op %s needs inputs", node->op);
+    return keras_tfjs_emit_node(G, node);
 }
 
-/* Every input of g names an output its producer (emitted before g) has. */
-enum status tg_check_outputs(struct gctx *G, struct gnode *g)
+/* Every input of node names an output its producer (emitted before node) has. */
+enum status tg_check_outputs(struct gctx *G, struct gnode *node)
 {
-    for (int k = 0; k < g->n_in; k++) {
-        struct gnode *s = tg_input_node(G, g, k);
-        int i = tg_out_index(g->in[k]);
+    for (int k = 0; k < node->n_in; k++) {
+        struct gnode *s = tg_input_node(G, node, k);
+        int i = tg_out_index(node->in[k]);
         if (i > 0 && (s->is_const || i > s->n_xt))
-            return kerr(G->c, g->path, "input[%d]: '%s' reads output %d of node '%s' (op %s), "
-                        "which has %d output%s", k, g->in[k], i, s->name, s->op,
+            return kerr(G->c, node->path, "input[%d]: '%s' reads output %d of node '%s' (op %s), "
+                        "which has %d output%s", k, node->in[k], i, s->name, s->op,
                         s->n_xt + 1, s->n_xt ? "s" : "");
     }
     return ST_OK;
 }
 
-enum status tg_emit_one(struct gctx *G, struct gnode *g)
+enum status tg_emit_one(struct gctx *G, struct gnode *node)
 {
-    enum status st = tg_check_outputs(G, g);
-    return st ? st : emit(G, g);
+    enum status st = tg_check_outputs(G, node);
+    return st ? st : emit(G, node);
 }
 
 /* Checks the inputs of G's nodes, builds their consumer lists, assigns
@@ -517,13 +518,14 @@ enum status tg_link(struct gctx *G)
     struct kctx *c = G->c;
     /* Validate the inputs, then build consumer lists (CSR) once. */
     for (int i = 0; !st && i < G->nn; i++) {
-        struct gnode *g = &G->n[i];
-        for (int k = 0; k < g->n_in && !st; k++) {
-            if (!tg_input_node(G, g, k))
-                st = kerr(c, g->path, "input[%d]: '%s' is not a node of the graph", k, g->in[k]);
-            else if (tg_out_index(g->in[k]) < 0)
-                st = kerr(c, g->path, "input[%d]: '%s' names no output index (expected "
-                          "NODE or NODE:INDEX)", k, g->in[k]);
+        struct gnode *node = &G->n[i];
+        for (int k = 0; k < node->n_in && !st; k++) {
+            if (!tg_input_node(G, node, k))
+                st = kerr(c, node->path, "input[%d]: '%s' is not a node of the graph", k,
+                          node->in[k]);
+            else if (tg_out_index(node->in[k]) < 0)
+                st = kerr(c, node->path, "input[%d]: '%s' names no output index (expected "
+                          "NODE or NODE:INDEX)", k, node->in[k]);
         }
     }
     /* Consumer lists (CSR) once, over the inputs as written. */
@@ -589,14 +591,15 @@ enum status keras_tfjs_graph_build(struct kctx *c, const cJSON *topo, const char
         st = tg_link(&G);
     /* Outputs: computed nodes that nothing reads. */
     for (int i = 0; !st && i < G.nn; i++) {
-        struct gnode *g = &G.n[i];
-        if (g->is_const || !strcmp(g->op, "NoOp") || !strcmp(g->op, "Placeholder") ||
-            G.cons_off[i + 1] > G.cons_off[i] || g->frame >= 0 || (g->t.vn < 0 && g->t.vcf < 0))
+        struct gnode *node = &G.n[i];
+        if (node->is_const || !strcmp(node->op, "NoOp") || !strcmp(node->op, "Placeholder") ||
+            G.cons_off[i + 1] > G.cons_off[i] || node->frame >= 0 ||
+            (node->t.vn < 0 && node->t.vcf < 0))
             continue;
-        int v = kx_val(c, &g->t, false, g->name);
+        int v = kx_val(c, &node->t, false, node->name);
         if (c->g->values[v].flags & (VAL_OUTPUT | VAL_INPUT) ||
-            graph_value_find(c->g, g->name) < 0)
-            v = kx_op(c, OP_Identity, graph_strdup(c->g, g->name), &v, 1);
+            graph_value_find(c->g, node->name) < 0)
+            v = kx_op(c, OP_Identity, graph_strdup(c->g, node->name), &v, 1);
         graph_output_add(c->g, v);
     }
     tg_free(&G);

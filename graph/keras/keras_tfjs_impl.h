@@ -61,33 +61,35 @@ struct gctx {
 };
 
 /* Attribute readers ("s" attributes are base64 in GraphDef JSON). */
-const struct cJSON *tg_gattr(const struct gnode *g, const char *key);
+const struct cJSON *tg_gattr(const struct gnode *node, const char *key);
 const char *tg_decode_s(const char *s, char *buf, size_t size);
-const char *tg_attr_s(const struct gnode *g, const char *key, const char *def, char *buf, size_t size);
-enum status tg_attr_ints(struct gctx *G, const struct gnode *g, const char *key, int want, int64_t *out, bool required);
-bool tg_attr_b(const struct gnode *g, const char *key);
-double tg_attr_f(const struct gnode *g, const char *key, double def);
-enum status tg_unsupported(struct gctx *G, const struct gnode *g, const char *why);
-struct gnode *tg_input_node(struct gctx *G, const struct gnode *g, int i);
+const char *tg_attr_s(const struct gnode *node, const char *key, const char *def, char *buf,
+                      size_t size);
+enum status tg_attr_ints(struct gctx *G, const struct gnode *node, const char *key, int want,
+                         int64_t *out, bool required);
+bool tg_attr_b(const struct gnode *node, const char *key);
+double tg_attr_f(const struct gnode *node, const char *key, double def);
+enum status tg_unsupported(struct gctx *G, const struct gnode *node, const char *why);
+struct gnode *tg_input_node(struct gctx *G, const struct gnode *node, int i);
 /* Input i as written (tg_input_node also sees through an Enter of a Const). */
-struct gnode *tg_raw_input(struct gctx *G, const struct gnode *g, int i);
+struct gnode *tg_raw_input(struct gctx *G, const struct gnode *node, int i);
 struct gnode *tg_node_named(struct gctx *G, const char *name);
 /* The output index an input string names, -1 if malformed. */
 int tg_out_index(const char *s);
 int tg_gweight(struct gctx *G, struct gnode *k, const int64_t *dims, int rank, const char *role);
 int tg_const_value(struct gctx *G, struct gnode *k);
 int tg_const_bcast(struct gctx *G, struct gnode *k, int r, bool cf);
-const char *tg_gname(struct gctx *G, const struct gnode *g, const char *sfx);
-struct ktensor *tg_tin(struct gctx *G, struct gnode *g, int i);
-void tg_set_out(struct gnode *g, int rank, int v, bool cf);
-/* Output k (0-based) of g as its consumers see it; grows g->xt. */
-struct ktensor *tg_out(struct gnode *g, int k);
+const char *tg_gname(struct gctx *G, const struct gnode *node, const char *sfx);
+struct ktensor *tg_tin(struct gctx *G, struct gnode *node, int i);
+void tg_set_out(struct gnode *node, int rank, int v, bool cf);
+/* Output k (0-based) of node as its consumers see it; grows node->xt. */
+struct ktensor *tg_out(struct gnode *node, int k);
 /* The values of integer Const k (read from the shards once): their count,
  * or -1 if k is not such a Const or they cannot be read. */
 int64_t tg_const_ints(struct gctx *G, struct gnode *k, const int64_t **vals);
-/* Input i of g as an integer constant with at most max values: ST_OK with
+/* Input i of node as an integer constant with at most max values: ST_OK with
  * out/n filled, else an "unsupported" error naming what (e.g. "its axis"). */
-enum status tg_input_ints(struct gctx *G, struct gnode *g, int i, const char *what,
+enum status tg_input_ints(struct gctx *G, struct gnode *node, int i, const char *what,
                           int64_t max, int64_t *out, int64_t *n);
 /* Layout a tensor is held in without a Transpose: channels-first only. */
 bool tg_is_cf(const struct ktensor *x);
@@ -98,13 +100,13 @@ bool tg_is_cf(const struct ktensor *x);
 enum status tg_parse_nodes(struct gctx *G, const struct cJSON *nodes, const char *path, int extra);
 enum status tg_link(struct gctx *G);
 void tg_free(struct gctx *G);
-/* Input i of g as an IR value in TF order (a Const's value or the tensor),
+/* Input i of node as an IR value in TF order (a Const's value or the tensor),
  * and its ktensor with vn = v (keras_tfjs_loop.c). */
-int tg_in_value(struct gctx *G, struct gnode *g, int i);
-struct ktensor tg_in_tensor(struct gctx *G, struct gnode *g, int i, int v);
+int tg_in_value(struct gctx *G, struct gnode *node, int i);
+struct ktensor tg_in_tensor(struct gctx *G, struct gnode *node, int i, int v);
 /* TF2 functional While/StatelessWhile and If/StatelessIf with bodies in
  * library.function (keras_tfjs_func.c). */
-enum status tg_emit_func(struct gctx *G, struct gnode *g);
+enum status tg_emit_func(struct gctx *G, struct gnode *node);
 /* Indexes G->lib by function name once (the first of equal names wins), so
  * a call finds its function without scanning the library; freed by
  * tg_funcs_free. */
@@ -120,35 +122,35 @@ unsigned long tg_funcs_looked_at(void);
  * IR Loop; tg_emit_control maps Switch, Merge, LoopCond, NextIteration and
  * the TensorList ops (ST_ENOTFOUND for other ops). */
 enum status tg_frames(struct gctx *G);
-/* The value g passes on through Identity and Switch nodes. */
-struct gnode *tg_through(struct gctx *G, struct gnode *g);
+/* The value node passes on through Identity and Switch nodes. */
+struct gnode *tg_through(struct gctx *G, struct gnode *node);
 /* A loop value's Merge: its Enter (*e) and NextIteration (*ni) inputs. */
 bool tg_loop_merge(struct gctx *G, struct gnode *m, struct gnode **e, struct gnode **ni);
-/* Folds the loop condition g of frame f: true if it folds to a trip count
+/* Folds the loop condition node of frame f: true if it folds to a trip count
  * (*bound); otherwise *bound is a known upper bound or -1. */
-bool tg_fold_trips(struct gctx *G, int f, struct gnode *g, int64_t *bound, int depth);
+bool tg_fold_trips(struct gctx *G, int f, struct gnode *node, int64_t *bound, int depth);
 enum status tg_emit_scope(struct gctx *G, int scope);
 /* Nodes the while-loop code has looked at so far in this process (a debug
  * counter: tests bound the work of many frames with it). */
 unsigned long tg_frame_visits(void);
 /* Counts n node visits (keras_tfjs_control.c and _loop.c). */
 void tg_frame_visit(unsigned long n);
-enum status tg_emit_control(struct gctx *G, struct gnode *g);
+enum status tg_emit_control(struct gctx *G, struct gnode *node);
 /* The driver's check and emission of one node (keras_tfjs_graph.c), and
  * the check alone: each input names an output its producer has. */
-enum status tg_emit_one(struct gctx *G, struct gnode *g);
-enum status tg_check_outputs(struct gctx *G, struct gnode *g);
+enum status tg_emit_one(struct gctx *G, struct gnode *node);
+enum status tg_check_outputs(struct gctx *G, struct gnode *node);
 
-/* Maps node g (inputs all done) to IR ops and sets g->t. */
-enum status keras_tfjs_emit_node(struct gctx *G, struct gnode *g);
+/* Maps node (inputs all done) to IR ops and sets node->t. */
+enum status keras_tfjs_emit_node(struct gctx *G, struct gnode *node);
 /* The shape, index and multi-output ops (keras_tfjs_shape.c): ST_ENOTFOUND
- * if g->op is not one of them. */
-enum status keras_tfjs_emit_shape(struct gctx *G, struct gnode *g);
+ * if node->op is not one of them. */
+enum status keras_tfjs_emit_shape(struct gctx *G, struct gnode *node);
 /* Detection and loop bookkeeping ops (keras_tfjs_detect.c): ST_ENOTFOUND
- * if g->op is not one of them. */
-enum status keras_tfjs_emit_detect(struct gctx *G, struct gnode *g);
+ * if node->op is not one of them. */
+enum status keras_tfjs_emit_detect(struct gctx *G, struct gnode *node);
 /* An op of no list: kept, uncovered, when it declares its output shapes
  * (attr _output_shapes); else the "not supported" error naming it. */
-enum status tg_opaque(struct gctx *G, struct gnode *g);
+enum status tg_opaque(struct gctx *G, struct gnode *node);
 
 #endif

@@ -12,9 +12,9 @@
 #include "graph/keras/keras_tfjs_impl.h"
 #include "util/xalloc.h"
 
-static bool is(const struct gnode *g, const char *op)
+static bool is(const struct gnode *node, const char *op)
 {
-    return g && !strcmp(g->op, op);
+    return node && !strcmp(node->op, op);
 }
 
 static enum status emit_frame(struct gctx *G, int f);
@@ -72,8 +72,8 @@ static bool live(struct gctx *G, const struct scope *sc, int u)
 {
     if (u >= sc->nm)
         return !G->fr[sc->kids[u - sc->nm]].emitted;
-    const struct gnode *g = &G->n[sc->mem[u]];
-    return !g->done && !is(g, "NoOp");
+    const struct gnode *node = &G->n[sc->mem[u]];
+    return !node->done && !is(node, "NoOp");
 }
 
 static enum status never_runs(struct gctx *G, const struct scope *sc, int u)
@@ -83,8 +83,8 @@ static enum status never_runs(struct gctx *G, const struct scope *sc, int u)
         return kerr(G->c, G->n[F->enter].path, "while-loop frame '%s' can never run: its "
                     "inputs form a cycle", F->name);
     }
-    const struct gnode *g = &G->n[sc->mem[u]];
-    return kerr(G->c, g->path, "node '%s' can never run: its inputs form a cycle", g->name);
+    const struct gnode *node = &G->n[sc->mem[u]];
+    return kerr(G->c, node->path, "node '%s' can never run: its inputs form a cycle", node->name);
 }
 
 /* Dependency edges between the units of scope sc (CSR by source). */
@@ -96,11 +96,11 @@ static enum status scope_edges(struct gctx *G, const struct scope *sc, int *inde
     for (int pass = 0; pass < 2; pass++) {
         for (int j = 0; j < sc->n; j++) {
             int i = sc->nodes[j];
-            struct gnode *g = &G->n[i];
-            if (g->done)
+            struct gnode *node = &G->n[i];
+            if (node->done)
                 continue;
-            for (int k = 0; k < g->n_in; k++) {
-                struct gnode *s = tg_raw_input(G, g, k);
+            for (int k = 0; k < node->n_in; k++) {
+                struct gnode *s = tg_raw_input(G, node, k);
                 int us = unit[s - G->n];
                 if (s->done || us == unit[i])
                     continue;
@@ -178,22 +178,22 @@ static const char *fname(struct gctx *G, int f, const char *sfx)
     return kx_name(G->c, &L, sfx);
 }
 
-/* The IR value of input i of g: a Const's value or the tensor. */
-int tg_in_value(struct gctx *G, struct gnode *g, int i)
+/* The IR value of input i of node: a Const's value or the tensor. */
+int tg_in_value(struct gctx *G, struct gnode *node, int i)
 {
-    struct gnode *s = tg_input_node(G, g, i);
+    struct gnode *s = tg_input_node(G, node, i);
     if (s->is_const)
         return tg_const_value(G, s);
-    return kx_val(G->c, tg_tin(G, g, i), false, tg_gname(G, g, NULL));
+    return kx_val(G->c, tg_tin(G, node, i), false, tg_gname(G, node, NULL));
 }
 
 /* The ktensor of input i (a Const: its manifest shape). */
-struct ktensor tg_in_tensor(struct gctx *G, struct gnode *g, int i, int v)
+struct ktensor tg_in_tensor(struct gctx *G, struct gnode *node, int i, int v)
 {
-    struct gnode *s = tg_input_node(G, g, i);
+    struct gnode *s = tg_input_node(G, node, i);
     struct ktensor t;
     if (!s->is_const) {
-        t = *tg_tin(G, g, i);
+        t = *tg_tin(G, node, i);
     } else {
         const struct kweight *w = &G->c->w[s->mw];
         kx_tensor(&t, w->rank, v, false);
@@ -370,16 +370,16 @@ static enum status emit_frame(struct gctx *G, int f)
     int nm;
     const int *mem = members(G, f, &nm);
     for (int k = 0; k < nm && !st; k++) {
-        struct gnode *g = &G->n[mem[k]];
-        if (is(g, "LoopCond"))
-            lc = g;
-        if (!is(g, "Enter") || (st = tg_check_outputs(G, g)))
+        struct gnode *node = &G->n[mem[k]];
+        if (is(node, "LoopCond"))
+            lc = node;
+        if (!is(node, "Enter") || (st = tg_check_outputs(G, node)))
             continue;
-        if (!g->done && !g->scan_var) {
-            struct gnode *s = tg_input_node(G, g, 0); /* an invariant: the outer value */
+        if (!node->done && !node->scan_var) {
+            struct gnode *s = tg_input_node(G, node, 0); /* an invariant: the outer value */
             if (!s->is_const)
-                g->t = *tg_tin(G, g, 0);
-            g->done = true;
+                node->t = *tg_tin(G, node, 0);
+            node->done = true;
         }
     }
     if (st) {
@@ -414,62 +414,66 @@ static enum status emit_frame(struct gctx *G, int f)
 
 /* ---- control and TensorList ops ----------------------------------------------- */
 
-/* g passes input i on unchanged. */
-static enum status pass_on(struct gctx *G, struct gnode *g, int i)
+/* The node passes on its input i unchanged. */
+static enum status pass_on(struct gctx *G, struct gnode *node, int i)
 {
-    struct gnode *s = i < g->n_in ? tg_input_node(G, g, i) : NULL;
+    struct gnode *s = i < node->n_in ? tg_input_node(G, node, i) : NULL;
     if (!s)
-        return kerr(G->c, g->path, "input: op %s needs %d input%s", g->op, i + 1, i ? "s" : "");
+        return kerr(G->c, node->path, "input: op %s needs %d input%s", node->op, i + 1,
+                    i ? "s" : "");
     if (s->is_const)
-        return tg_unsupported(G, g, "its input is a constant");
-    g->t = *tg_tin(G, g, i);
+        return tg_unsupported(G, node, "its input is a constant");
+    node->t = *tg_tin(G, node, i);
     return ST_OK;
 }
 
-static enum status list_get(struct gctx *G, struct gnode *g)
+static enum status list_get(struct gctx *G, struct gnode *node)
 {
-    if (g->n_in < 2)
-        return kerr(G->c, g->path, "input: op %s needs 2 data inputs, got %d", g->op, g->n_in);
-    struct gnode *l = tg_input_node(G, g, 0);
-    if (l->is_const || tg_tin(G, g, 0)->rank < 1)
-        return tg_unsupported(G, g, "the list is not a tensor list of known rank");
-    struct ktensor *x = tg_tin(G, g, 0);
-    int in[2] = {kx_val(G->c, x, false, tg_gname(G, g, NULL)), tg_in_value(G, g, 1)};
-    int v = kx_op(G->c, OP_Gather, tg_gname(G, g, NULL), in, 2);
+    if (node->n_in < 2)
+        return kerr(G->c, node->path, "input: op %s needs 2 data inputs, got %d", node->op,
+                    node->n_in);
+    struct gnode *l = tg_input_node(G, node, 0);
+    if (l->is_const || tg_tin(G, node, 0)->rank < 1)
+        return tg_unsupported(G, node, "the list is not a tensor list of known rank");
+    struct ktensor *x = tg_tin(G, node, 0);
+    int in[2] = {kx_val(G->c, x, false, tg_gname(G, node, NULL)), tg_in_value(G, node, 1)};
+    int v = kx_op(G->c, OP_Gather, tg_gname(G, node, NULL), in, 2);
     graph_attr_int(G->c->g, kx_producer(G->c, v), "axis", 0);
     struct ktensor t = *x;
-    tg_set_out(g, x->rank - 1, v, false);
-    memcpy(g->t.dims, t.dims + 1, sizeof t.dims[0] * (size_t)(t.rank - 1));
-    g->t.dt = t.dt;
+    tg_set_out(node, x->rank - 1, v, false);
+    memcpy(node->t.dims, t.dims + 1, sizeof t.dims[0] * (size_t)(t.rank - 1));
+    node->t.dt = t.dt;
     return ST_OK;
 }
 
-enum status tg_emit_control(struct gctx *G, struct gnode *g)
+enum status tg_emit_control(struct gctx *G, struct gnode *node)
 {
-    if (is(g, "Switch")) {
-        enum status st = pass_on(G, g, 0);
+    if (is(node, "Switch")) {
+        enum status st = pass_on(G, node, 0);
         if (!st)
-            *tg_out(g, 1) = g->t;
+            *tg_out(node, 1) = node->t;
         return st;
     }
-    if (is(g, "LoopCond") || is(g, "NextIteration") || is(g, "Merge") ||
-        is(g, "TensorListFromTensor") || is(g, "TensorListStack"))
-        return pass_on(G, g, 0); /* Merge: of a cond, both branches costed */
-    if (is(g, "While") || is(g, "StatelessWhile") || is(g, "If") || is(g, "StatelessIf") ||
-        is(g, "PartitionedCall") || is(g, "StatefulPartitionedCall"))
-        return tg_emit_func(G, g);
-    if (is(g, "Enter") || is(g, "Exit"))
-        return kerr(G->c, g->path, "%s '%s' is not part of a while loop", g->op, g->name);
-    if (is(g, "TensorListGetItem"))
-        return list_get(G, g);
-    if (is(g, "TensorListSetItem") || is(g, "TensorListReserve")) {
-        if (!g->scan_var)
-            return tg_unsupported(G, g, "a TensorList is covered only as a while loop's output, "
+    if (is(node, "LoopCond") || is(node, "NextIteration") || is(node, "Merge") ||
+        is(node, "TensorListFromTensor") || is(node, "TensorListStack"))
+        return pass_on(G, node, 0); /* Merge: of a cond, both branches costed */
+    if (is(node, "While") || is(node, "StatelessWhile") || is(node, "If") ||
+        is(node, "StatelessIf") || is(node, "PartitionedCall") ||
+        is(node, "StatefulPartitionedCall"))
+        return tg_emit_func(G, node);
+    if (is(node, "Enter") || is(node, "Exit"))
+        return kerr(G->c, node->path, "%s '%s' is not part of a while loop", node->op, node->name);
+    if (is(node, "TensorListGetItem"))
+        return list_get(G, node);
+    if (is(node, "TensorListSetItem") || is(node, "TensorListReserve")) {
+        if (!node->scan_var)
+            return tg_unsupported(G, node, "a TensorList is covered only as a while loop's output, "
                                   "set once per iteration");
-        if (is(g, "TensorListSetItem"))
-            return g->n_in < 3 ? kerr(G->c, g->path, "input: expected 3 inputs, got %d", g->n_in)
-                               : ST_OK; /* the item is the body's scan output */
-        g->t.vn = g->t.vcf = -1;
+        if (is(node, "TensorListSetItem"))
+            return node->n_in < 3
+                       ? kerr(G->c, node->path, "input: expected 3 inputs, got %d", node->n_in)
+                       : ST_OK; /* the item is the body's scan output */
+        node->t.vn = node->t.vcf = -1;
         return ST_OK;
     }
     return ST_ENOTFOUND;

@@ -16,8 +16,8 @@
 #include "lab/sim_fitted_write.h"
 #include "util/textsafe.h"
 
-enum { OPT_DATA = CLI_OPT__OWN, OPT_SAMPLES, OPT_NO_FIT, OPT_NO_LOMO, OPT_EXPORT, OPT_INTERVALS,
-       OPT_NEUSIGHT, OPT_RESID, OPT_WRITE_PARAMS };
+enum { OPT_DATA = CLI_OPT__OWN, OPT_SAMPLES, OPT_NO_FIT, OPT_NO_LOMO, OPT_EXPORT_ROWS,
+       OPT_INTERVALS, OPT_NEUSIGHT, OPT_RESID, OPT_WRITE_PARAMS };
 #define MAX_RESID 8
 
 static const struct cli_opt calibrate_opts[] = {
@@ -34,7 +34,7 @@ static const struct cli_opt calibrate_opts[] = {
     {"export-rows", 0, "FILE", "instead, write the fitted rows that are one teacher run each "
      "(latency or memory of one configuration) as dataset JSONL labelled measured, to "
      "fine-tune the GNN on (dippm train) and to evaluate it leaving one model out (dippm "
-     "eval); refuses to overwrite without --force", OPT_EXPORT},
+     "eval); refuses to overwrite without --force", OPT_EXPORT_ROWS},
     {"intervals", 0, "DIR", "instead, write the prediction-interval table DIR/" INTERVAL_FILE
      " and its check DIR/intervals.md from the held-out errors of the measured rows (the "
      "leave-one-source-family-out folds from the compiled-in constants, and --neusight); refuses to "
@@ -91,7 +91,7 @@ static int calibrate_opt(void *ctx, int id, const char *arg)
     case OPT_SAMPLES: a->samples = arg; return -1;
     case OPT_NO_FIT: a->fit = false; return -1;
     case OPT_NO_LOMO: a->lomo = false; return -1;
-    case OPT_EXPORT: a->export = arg; return -1;
+    case OPT_EXPORT_ROWS: a->export = arg; return -1;
     case OPT_INTERVALS: a->intervals = arg; return -1;
     case OPT_NEUSIGHT: a->neusight = arg; return -1;
     case OPT_RESID:

@@ -12,7 +12,7 @@
 #include "util/fileio.h"
 
 enum { OPT_N = CLI_OPT__OWN, OPT_SEED, OPT_SHARD, OPT_FAMILIES, OPT_SAMPLES, OPT_CONFIGS,
-       OPT_JSONL, OPT_QUIET, OPT_KERNELS, OPT_KSPLIT, OPT_EXCLUDE_GPU };
+       OPT_JSONL, OPT_QUIET, OPT_KERNELS, OPT_KERNEL_SPLIT, OPT_EXCLUDE_GPU };
 
 static const struct cli_opt dataset_opts[] = {
     {"n", 0, "N", "rows before sharding (default 1000)", OPT_N},
@@ -29,7 +29,7 @@ static const struct cli_opt dataset_opts[] = {
     {"kernels", 0, "TSV", "instead, convert measured single kernels (dippm eval --kernels' "
      "format) into measured rows of zoo:kernel graphs", OPT_KERNELS},
     {"kernel-split", 0, "train|test", "with --kernels: which of NeuSight's splits (default "
-     "train)", OPT_KSPLIT},
+     "train)", OPT_KERNEL_SPLIT},
     {"exclude-gpu", 0, "GPU", "with --kernels: leave that GPU's rows out (leave-one-GPU-out "
      "training)", OPT_EXCLUDE_GPU},
     {"output", 'o', "FILE", "where the records go (required; '-o -': standard output)", 'o'},
@@ -98,7 +98,7 @@ static int dataset_opt(void *ctx, int id, const char *arg)
     case OPT_JSONL: a->o.jsonl = true; return -1;
     case OPT_QUIET: a->o.progress = false; return -1;
     case OPT_KERNELS: a->kernels = arg; return -1;
-    case OPT_KSPLIT:
+    case OPT_KERNEL_SPLIT:
         if (strcmp(arg, "train") && strcmp(arg, "test"))
             return cli_usage_error("dataset", "--kernel-split: expected train or test");
         a->kernel_test = !strcmp(arg, "test");

@@ -20,25 +20,25 @@
 #include "core/weights.h"
 #include "util/xalloc.h"
 
-enum { OPT_DATA = CLI_OPT__OWN, OPT_LOFO, OPT_LTRAIN, OPT_LTEST, OPT_LEPOCHS, OPT_QUIET,
-       OPT_ALL, OPT_ROWS, OPT_LOFO_ONLY, OPT_ORDER, OPT_ORDER_FAM, OPT_ORDER_TOL, OPT_LOMO,
-       OPT_LOMO_EPOCHS, OPT_LOMO_LR, OPT_LOMO_HOLD, OPT_KERNELS, OPT_TEACHER, OPT_KFIT,
-       OPT_WRITE_PARAMS };
+enum { OPT_DATA = CLI_OPT__OWN, OPT_LOFO, OPT_LOFO_TRAIN, OPT_LOFO_TEST, OPT_LOFO_EPOCHS,
+       OPT_QUIET, OPT_ALL_ROWS, OPT_ROWS, OPT_LOFO_ONLY, OPT_ORDERINGS, OPT_ORDER_FAMILIES,
+       OPT_ORDER_TOL, OPT_LOMO, OPT_LOMO_EPOCHS, OPT_LOMO_LR, OPT_LOMO_HOLD, OPT_KERNELS,
+       OPT_TEACHER, OPT_FIT, OPT_WRITE_PARAMS };
 
 static const struct cli_opt eval_opts[] = {
     {"data", 0, "FILE", "the dataset rows to evaluate on (default: 400 freshly sampled "
      "teacher-labelled rows, seed 4242)", OPT_DATA},
     {"all-rows", 0, NULL, "evaluate every row of FILE (e.g. measured data), not the split",
-     OPT_ALL},
+     OPT_ALL_ROWS},
     {"rows", 0, "CSV", "also write every evaluated row with its prediction (replaces an "
      "existing file only with --force)", OPT_ROWS},
     {"lofo", 0, NULL, "also (b), leave-one-family-out", OPT_LOFO},
     {"lofo-only", 0, NULL, "only (b); no weights needed", OPT_LOFO_ONLY},
     {"lofo-train", 0, "N", "(b) trains on at most N rows of the other families (default 3000)",
-     OPT_LTRAIN},
+     OPT_LOFO_TRAIN},
     {"lofo-test", 0, "N", "(b) tests on at most N rows of the held-out family (default 400)",
-     OPT_LTEST},
-    {"lofo-epochs", 0, "E", "(b) trains for E epochs (default 12)", OPT_LEPOCHS},
+     OPT_LOFO_TEST},
+    {"lofo-epochs", 0, "E", "(b) trains for E epochs (default 12)", OPT_LOFO_EPOCHS},
     {"lomo", 0, NULL, "leave-one-model-out on the measured rows of FILE: for each model the "
      "weights are fine-tuned on every other row (teacher rows as the regulariser) and tested "
      "on that model's rows, beside the teacher alone", OPT_LOMO},
@@ -50,9 +50,9 @@ static const struct cli_opt eval_opts[] = {
     {"orderings", 0, NULL, "also count ordering violations of the weights and of the teacher "
      "over a grid: each zoo family x batch 1..1024 x every GPU and MIG slice x every supported "
      "precision and runtime (pairs that differ in batch, slice, GPU generation, precision or "
-     "runtime)", OPT_ORDER},
+     "runtime)", OPT_ORDERINGS},
     {"order-families", 0, "L", "comma list of zoo families for the grid (default all)",
-     OPT_ORDER_FAM},
+     OPT_ORDER_FAMILIES},
     {"order-tol", 0, "PCT", "violations are counted beyond PCT percent (default 1)",
      OPT_ORDER_TOL},
     {"kernels", 0, "TSV", "instead, predict the measured single kernels of TSV (split gpu op b "
@@ -61,7 +61,7 @@ static const struct cli_opt eval_opts[] = {
     {"teacher", 0, NULL, "with --kernels: the teacher alone, no weights", OPT_TEACHER},
     {"fit", 0, NULL, "with --kernels: first fit the teacher's FP32 matrix-product constants "
      "(cuda_eff, simt_k_half) to the train split and use them; the values go to stderr",
-     OPT_KFIT},
+     OPT_FIT},
     {"write-params", 0, "FILE", "with --kernels --fit: write the fitted constants, every other "
      "one at its compiled-in value, as the teacher's src/core/sim_fitted.h to FILE (refuses to "
      "overwrite without --force)", OPT_WRITE_PARAMS},
@@ -198,7 +198,7 @@ struct eval_cli {
     struct cli_training tr;                /* training of --lofo and --lomo */
     double lomo_lr;                        /* fine-tuning of --lomo */
     double order_tol;
-    int64_t ltrain, ltest, lepochs, lomo_epochs;
+    int64_t lofo_train, lofo_test, lofo_epochs, lomo_epochs;
     struct dataset ds;
     struct train_set ts;
     struct gnn_model m;
@@ -220,16 +220,16 @@ static int eval_opt(void *ctx, int c, const char *arg)
     case OPT_LOFO: e->lofo = true; return -1;
     case OPT_LOFO_ONLY: e->lofo = e->lofo_only = true; return -1;
     case OPT_QUIET: e->quiet = true; return -1;
-    case OPT_ALL: e->all_rows = true; return -1;
+    case OPT_ALL_ROWS: e->all_rows = true; return -1;
     case OPT_ROWS: e->rows_csv = arg; return -1;
-    case OPT_ORDER: e->orderings = true; return -1;
+    case OPT_ORDERINGS: e->orderings = true; return -1;
     case OPT_KERNELS: e->kernels = arg; return -1;
     case OPT_TEACHER: e->teacher_only = true; return -1;
-    case OPT_KFIT: e->kfit = true; return -1;
+    case OPT_FIT: e->kfit = true; return -1;
     case OPT_WRITE_PARAMS: e->params_out = arg; return -1;
     case OPT_LOMO: e->lomo = true; return -1;
     case OPT_LOMO_HOLD: e->lomo_hold = arg; return -1;
-    case OPT_ORDER_FAM: e->order_fams = arg; return -1;
+    case OPT_ORDER_FAMILIES: e->order_fams = arg; return -1;
     case OPT_LOMO_LR: {
         char *end;
         e->lomo_lr = strtod(arg, &end);
@@ -246,12 +246,14 @@ static int eval_opt(void *ctx, int c, const char *arg)
                                    "100", arg);
         return -1;
     }
-    case OPT_LTRAIN:
-    case OPT_LTEST:
-    case OPT_LEPOCHS:
+    case OPT_LOFO_TRAIN:
+    case OPT_LOFO_TEST:
+    case OPT_LOFO_EPOCHS:
     case OPT_LOMO_EPOCHS: {
-        int64_t *dst = c == OPT_LTRAIN ? &e->ltrain : c == OPT_LTEST ? &e->ltest
-                       : c == OPT_LEPOCHS ? &e->lepochs : &e->lomo_epochs;
+        int64_t *dst = c == OPT_LOFO_TRAIN    ? &e->lofo_train
+                       : c == OPT_LOFO_TEST   ? &e->lofo_test
+                       : c == OPT_LOFO_EPOCHS ? &e->lofo_epochs
+                                              : &e->lomo_epochs;
         if (cli_parse_int(arg, 1, 100000000, dst))
             return cli_usage_error("eval", "'%s': expected a positive integer", arg);
         return -1;
@@ -390,8 +392,8 @@ static int run_weights(struct eval_cli *e, struct diag *d)
 static void lofo_json(struct jsonw *w, const struct eval_cli *e)
 {
     jsonw_obj_begin(w);
-    jsonw_key_int(w, "train_rows_max", e->ltrain);
-    jsonw_key_int(w, "epochs", e->lepochs);
+    jsonw_key_int(w, "train_rows_max", e->lofo_train);
+    jsonw_key_int(w, "epochs", e->lofo_epochs);
     jsonw_key(w, "families");
     jsonw_arr_begin(w, false);
     for (int i = 0; i < e->n_lr; i++) {
@@ -465,7 +467,7 @@ static void render_text(const struct eval_cli *e, const char *split, FILE *f)
     }
     if (e->lofo)
         fprintf(f, "(leave-one-family-out: at most %lld training rows, %lld epochs each)\n",
-                (long long)e->ltrain, (long long)e->lepochs);
+                (long long)e->lofo_train, (long long)e->lofo_epochs);
     if (e->orderings)
         order_print(f, &e->ord);
     if (e->lomo) {
@@ -521,11 +523,11 @@ static int run(struct eval_cli *e)
         train_opts_default(&o);
         if (!e->lofo_only)
             o.arch = e->m.arch;
-        o.epochs = (int)e->lepochs;
+        o.epochs = (int)e->lofo_epochs;
         o.seed = e->tr.o.seed; /* from scratch: not --teacher-weight's or --only's */
         o.order_weight = e->tr.o.order_weight;
         o.progress = !e->quiet;
-        if (eval_lofo_run(&e->ds, &e->ts, &o, (int)e->ltrain, (int)e->ltest, 20, &e->lr,
+        if (eval_lofo_run(&e->ds, &e->ts, &o, (int)e->lofo_train, (int)e->lofo_test, 20, &e->lr,
                           &e->n_lr, &d))
             return cli_fail(&d);
     }
@@ -534,8 +536,8 @@ static int run(struct eval_cli *e)
 
 int cli_eval(int argc, char **argv)
 {
-    struct eval_cli e = {.order_tol = 0.01, .ltrain = 3000, .ltest = 400, .lepochs = 12,
-                         .lomo_epochs = 20, .lomo_lr = 3e-4};
+    struct eval_cli e = {.order_tol = 0.01, .lofo_train = 3000, .lofo_test = 400,
+                         .lofo_epochs = 12, .lomo_epochs = 20, .lomo_lr = 3e-4};
     cli_common_init(&e.co);
     cli_training_init(&e.tr);
     dataset_init(&e.ds);

@@ -16,11 +16,11 @@
 #include "graph/ops/tokens.h"
 #include "util/fmt.h"
 
-enum { OPT_SLO = CLI_OPT__OWN, OPT_SLO_UPPER, OPT_HEADROOM };
+enum { OPT_SLO_MS = CLI_OPT__OWN, OPT_SLO_UPPER, OPT_HEADROOM };
 
 static const struct cli_opt predict_opts[] = {
     {"slo-ms", 0, "X", "the latency target in milliseconds: the MIG suggestion must meet it",
-     OPT_SLO},
+     OPT_SLO_MS},
     {"slo-upper", 0, NULL, "with --slo-ms: the upper bound of the latency's 80% interval must "
      "meet the target, not the prediction itself", OPT_SLO_UPPER},
     {"headroom", 0, "PCT", "percent of the memory to keep spare (default 10)", OPT_HEADROOM},
@@ -126,7 +126,7 @@ struct predict_cli {
 static int predict_opt(void *ctx, int id, const char *arg)
 {
     struct predict_cli *a = ctx;
-    if (id == OPT_SLO) {
+    if (id == OPT_SLO_MS) {
         if (cli_pred_parse_ms(arg, &a->slo))
             return cli_usage_error("predict", "--slo-ms '%s': expected milliseconds > 0", arg);
         return -1;

@@ -23,7 +23,7 @@
 
 #define MAX_POINTS 4096
 
-enum { OPT_BATCH = CLI_OPT__OWN, OPT_OVER, OPT_MAXB, OPT_SLO, OPT_HEADROOM };
+enum { OPT_BATCH = CLI_OPT__OWN, OPT_OVER, OPT_MAX_BATCH, OPT_SLO_MS, OPT_HEADROOM };
 
 static const struct cli_opt sweep_opts[] = {
     {"batch", 0, "RANGE", "the batch sizes (default 1..1024; 1..256 for a generation, 1..64 "
@@ -31,8 +31,8 @@ static const struct cli_opt sweep_opts[] = {
     {"over", 0, "NAME=RANGE", "also sweep a graph symbol (e.g. seq, height), a zoo: template's "
      "hyperparameter, input_tokens, output_tokens or steps", OPT_OVER},
     {"max-batch", 0, NULL, "the largest batch that fits the GPU or MIG profile (and meets "
-     "--slo-ms) instead of rows", OPT_MAXB},
-    {"slo-ms", 0, "X", "the latency target of --max-batch in milliseconds", OPT_SLO},
+     "--slo-ms) instead of rows", OPT_MAX_BATCH},
+    {"slo-ms", 0, "X", "the latency target of --max-batch in milliseconds", OPT_SLO_MS},
     {"headroom", 0, "PCT",
      "percent of the memory kept spare by the fits column and --max-batch (default 10)",
      OPT_HEADROOM},
@@ -508,8 +508,8 @@ static int sweep_opt(void *ctx, int id, const char *arg)
     struct sweep *s = ctx;
     switch (id) {
     case OPT_BATCH: s->batch_arg = arg; return -1;
-    case OPT_MAXB: s->max_batch = true; return -1;
-    case OPT_SLO:
+    case OPT_MAX_BATCH: s->max_batch = true; return -1;
+    case OPT_SLO_MS:
         if (cli_pred_parse_ms(arg, &s->slo))
             return cli_usage_error("sweep", "--slo-ms '%s': expected milliseconds > 0", arg);
         return -1;

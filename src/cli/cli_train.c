@@ -21,8 +21,8 @@
 #define MAX_DATA 16
 #define TEACHER_SOURCE "teacher: analytic model calibrated on published A100, MIG, H100 and H200 measurements"
 
-enum { OPT_DATA = CLI_OPT__OWN, OPT_EPOCHS, OPT_INIT, OPT_LR, OPT_BG, OPT_HIDDEN,
-       OPT_LAYERS, OPT_HEAD, OPT_SHW, OPT_ALL, OPT_QUIET };
+enum { OPT_DATA = CLI_OPT__OWN, OPT_EPOCHS, OPT_INIT, OPT_LR, OPT_BATCH_GRAPHS, OPT_HIDDEN,
+       OPT_LAYERS, OPT_HEAD, OPT_SHARE_WEIGHT, OPT_ALL, OPT_QUIET };
 
 static const struct cli_opt train_opts[] = {
     {"data", 0, "FILE", "dataset rows to train on (dippm dataset, or measured JSONL rows); "
@@ -31,11 +31,12 @@ static const struct cli_opt train_opts[] = {
     {"init", 0, "W", "fine-tune the weights in W (keeps its architecture and normalisation; "
      "default lr 3e-4)", OPT_INIT},
     {"lr", 0, "LR", "learning rate (default 3e-3)", OPT_LR},
-    {"batch-graphs", 0, "B", "graphs per mini-batch (default 8)", OPT_BG},
+    {"batch-graphs", 0, "B", "graphs per mini-batch (default 8)", OPT_BATCH_GRAPHS},
     {"hidden", 0, "H", "width of the node embeddings (default 24)", OPT_HIDDEN},
     {"layers", 0, "L", "message-passing layers (default 2)", OPT_LAYERS},
     {"head", 0, "H", "width of the head MLP (default 32)", OPT_HEAD},
-    {"share-weight", 0, "W", "loss weight of the per-node time shares (default 0.2)", OPT_SHW},
+    {"share-weight", 0, "W", "loss weight of the per-node time shares (default 0.2)",
+     OPT_SHARE_WEIGHT},
     {"all", 0, NULL, "train on every row: no test split is held out", OPT_ALL},
     {"quiet", 0, NULL, "no progress messages", OPT_QUIET},
     {"output", 'o', "OUT.dpw", "the weight file (required); its manifest goes to OUT.json", 'o'},
@@ -229,13 +230,13 @@ static int train_opt(void *ctx, int c, const char *arg)
         FIELD = (int)v;                                                                       \
         return -1;
         INTOPT(OPT_EPOCHS, t->tr.o.epochs, 1, 100000)
-        INTOPT(OPT_BG, t->tr.o.batch_graphs, 1, 4096)
+        INTOPT(OPT_BATCH_GRAPHS, t->tr.o.batch_graphs, 1, 4096)
         INTOPT(OPT_HIDDEN, t->tr.o.arch.hidden, 1, GNN_MAX_WIDTH)
         INTOPT(OPT_LAYERS, t->tr.o.arch.layers, 0, GNN_MAX_LAYERS)
         INTOPT(OPT_HEAD, t->tr.o.arch.head_hidden, 1, GNN_MAX_WIDTH)
 #undef INTOPT
     case OPT_LR:
-    case OPT_SHW: return real_opt(t, c, opt_name(c), arg);
+    case OPT_SHARE_WEIGHT: return real_opt(t, c, opt_name(c), arg);
     case OPT_INIT: t->init = arg; return -1;
     case OPT_ALL: t->all = true; return -1;
     case OPT_QUIET: t->tr.o.progress = false; return -1;

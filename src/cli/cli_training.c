@@ -21,12 +21,14 @@
 #define CLI_TRAINING_NUMBERS(X)                                                                \
     X(CLI_OPT_TRAIN_SEED, "seed", "S", true, 0, 100000000, TRAIN_DEFAULT_SEED,                 \
       "random seed of the training")                                                           \
-    X(CLI_OPT_TRAIN_TW, "teacher-weight", "W", false, 0, 10, TRAIN_DEFAULT_TEACHER_WEIGHT,     \
+    X(CLI_OPT_TRAIN_TEACHER_WEIGHT, "teacher-weight", "W", false, 0, 10,                       \
+      TRAIN_DEFAULT_TEACHER_WEIGHT,                                                            \
       "loss weight of teacher-labelled rows when measured rows are present: the teacher as "   \
       "a regulariser")                                                                         \
-    X(CLI_OPT_TRAIN_OW, "order-weight", "W", false, 0, 1000, TRAIN_DEFAULT_ORDER_WEIGHT,       \
+    X(CLI_OPT_TRAIN_ORDER_WEIGHT, "order-weight", "W", false, 0, 1000,                         \
+      TRAIN_DEFAULT_ORDER_WEIGHT,                                                              \
       "weight of the ordering penalty, 0 to leave it out")                                     \
-    X(CLI_OPT_TRAIN_OPAIRS, "order-pairs", "F", false, 0, 1, PAIRS_DEFAULT,                    \
+    X(CLI_OPT_TRAIN_ORDER_PAIRS, "order-pairs", "F", false, 0, 1, PAIRS_DEFAULT,               \
       "fraction of rows given an ordering partner: the same model at half the batch, the "     \
       "whole GPU or the next bigger slice, a lower precision, the next faster runtime or a "   \
       "newer GPU, which must not be predicted slower")
@@ -38,7 +40,7 @@ const struct cli_opt cli_training_opts[] = {
 #undef X
     {"order-kinds", 0, "K", "basic (default: half the batch, the whole GPU, a lower "
      "precision, TensorRT) or all (also the next bigger slice, the next faster runtime, a "
-     "newer GPU, and the next higher precision for int8 and fp8 rows)", CLI_OPT_TRAIN_OKINDS},
+     "newer GPU, and the next higher precision for int8 and fp8 rows)", CLI_OPT_TRAIN_ORDER_KINDS},
     {"only", 0, "TARGET", "fine-tune only TARGET's output weights (latency, energy or "
      "memory); the rest of the network is frozen, so the other figures stay exactly as they "
      "were", CLI_OPT_TRAIN_ONLY},
@@ -80,7 +82,7 @@ static bool parse_number(const struct number *n, const char *arg, double *x)
 
 int cli_training_opt(struct cli_training *t, const char *sub, int c, const char *arg)
 {
-    if (c == CLI_OPT_TRAIN_OKINDS) {
+    if (c == CLI_OPT_TRAIN_ORDER_KINDS) {
         if (strcmp(arg, "basic") && strcmp(arg, "all"))
             return cli_usage_error(sub, "--order-kinds '%s': expected basic or all", arg);
         t->all_kinds = !strcmp(arg, "all");
@@ -101,8 +103,8 @@ int cli_training_opt(struct cli_training *t, const char *sub, int c, const char 
                                    arg, n->integer ? "an integer" : "a number", n->lo, n->hi);
         switch (c) {
         case CLI_OPT_TRAIN_SEED: t->o.seed = (uint64_t)x; break;
-        case CLI_OPT_TRAIN_TW: t->o.teacher_weight = (float)x; break;
-        case CLI_OPT_TRAIN_OW: t->o.order_weight = (float)x; break;
+        case CLI_OPT_TRAIN_TEACHER_WEIGHT: t->o.teacher_weight = (float)x; break;
+        case CLI_OPT_TRAIN_ORDER_WEIGHT: t->o.order_weight = (float)x; break;
         default: t->pair_frac = x; break;
         }
         return -1;

@@ -14,8 +14,8 @@
 #include "cli/cli_opts.h"
 #include "lab/train.h"
 
-enum { CLI_OPT_TRAIN_SEED = 1400, CLI_OPT_TRAIN_TW, CLI_OPT_TRAIN_OW, CLI_OPT_TRAIN_OPAIRS,
-       CLI_OPT_TRAIN_OKINDS, CLI_OPT_TRAIN_ONLY };
+enum { CLI_OPT_TRAIN_SEED = 1400, CLI_OPT_TRAIN_TEACHER_WEIGHT, CLI_OPT_TRAIN_ORDER_WEIGHT,
+       CLI_OPT_TRAIN_ORDER_PAIRS, CLI_OPT_TRAIN_ORDER_KINDS, CLI_OPT_TRAIN_ONLY };
 
 /* The option group (struct cli_cmd's groups). */
 extern const struct cli_opt cli_training_opts[];

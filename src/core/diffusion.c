@@ -38,13 +38,28 @@ static bool arg_is(const struct zoo_args *a, const char *name, const char *value
     return i >= 0 && !strcmp(zoo_args_value(a, i, v, sizeof v), value);
 }
 
-static const char *const known_text[] = {
-    "zoo:gpt:preset=clip-l", "zoo:gpt:preset=openclip-h", "zoo:gpt:preset=openclip-bigg",
-    "zoo:t5:preset=t5-v1_1-xxl-encoder", "zoo:gpt:preset=clip-l:head=projection"};
+/* The text encoders diff_text_specs picks, in diff_text_known's order. */
+enum text_encoder {
+    TEXT_CLIP_L,        /* CLIP ViT-L/14: SD 1.x, SDXL's first */
+    TEXT_OPENCLIP_H,    /* OpenCLIP ViT-H/14: SD 2.x */
+    TEXT_OPENCLIP_BIGG, /* OpenCLIP ViT-bigG/14: SDXL's second, SD3 */
+    TEXT_T5_XXL,        /* T5 v1.1 XXL's encoder: PixArt, SD3 */
+    TEXT_CLIP_L_PROJ,   /* CLIP ViT-L/14 with its projection: SD3 */
+    TEXT__COUNT
+};
+
+/* Each one's zoo spec. */
+static const char *const text_encoder_spec[TEXT__COUNT] = {
+    [TEXT_CLIP_L] = "zoo:gpt:preset=clip-l",
+    [TEXT_OPENCLIP_H] = "zoo:gpt:preset=openclip-h",
+    [TEXT_OPENCLIP_BIGG] = "zoo:gpt:preset=openclip-bigg",
+    [TEXT_T5_XXL] = "zoo:t5:preset=t5-v1_1-xxl-encoder",
+    [TEXT_CLIP_L_PROJ] = "zoo:gpt:preset=clip-l:head=projection",
+};
 
 const char *diff_text_known(int i)
 {
-    return i >= 0 && i < (int)(sizeof known_text / sizeof known_text[0]) ? known_text[i] : NULL;
+    return i >= 0 && i < TEXT__COUNT ? text_encoder_spec[i] : NULL;
 }
 
 /* SD3's text encoders for the MMDiT a into specs (their number; 0 when a
@@ -57,9 +72,9 @@ static int mmdit_text(const struct zoo_args *a, char (*specs)[DIFF_SPEC_MAX])
     long t5 = arg_long(a, "tokens") - 77;
     if (arg_long(a, "caption_dim") != 4096 || arg_long(a, "pooled_dim") != 2048 || t5 <= 0)
         return 0;
-    snprintf(specs[0], DIFF_SPEC_MAX, "%s", known_text[4]);
-    snprintf(specs[1], DIFF_SPEC_MAX, "%s", known_text[2]);
-    snprintf(specs[2], DIFF_SPEC_MAX, "%s:seq=%ld", known_text[3], t5);
+    snprintf(specs[0], DIFF_SPEC_MAX, "%s", text_encoder_spec[TEXT_CLIP_L_PROJ]);
+    snprintf(specs[1], DIFF_SPEC_MAX, "%s", text_encoder_spec[TEXT_OPENCLIP_BIGG]);
+    snprintf(specs[2], DIFF_SPEC_MAX, "%s:seq=%ld", text_encoder_spec[TEXT_T5_XXL], t5);
     return 3;
 }
 
@@ -72,13 +87,13 @@ enum status diff_text_specs(const char *denoiser_spec, char (*specs)[DIFF_SPEC_M
     bool unet = fam && !strcmp(fam, "unet"), mmdit = fam && arg_is(&a, "arch", "mmdit");
     *n = mmdit ? mmdit_text(&a, specs) : 0;
     if (unet && (width == 768 || width == 2048))
-        snprintf(specs[(*n)++], DIFF_SPEC_MAX, "%s", known_text[0]);
+        snprintf(specs[(*n)++], DIFF_SPEC_MAX, "%s", text_encoder_spec[TEXT_CLIP_L]);
     if (unet && width == 1024)
-        snprintf(specs[(*n)++], DIFF_SPEC_MAX, "%s", known_text[1]);
+        snprintf(specs[(*n)++], DIFF_SPEC_MAX, "%s", text_encoder_spec[TEXT_OPENCLIP_H]);
     if (unet && width == 2048)
-        snprintf(specs[(*n)++], DIFF_SPEC_MAX, "%s", known_text[2]);
+        snprintf(specs[(*n)++], DIFF_SPEC_MAX, "%s", text_encoder_spec[TEXT_OPENCLIP_BIGG]);
     if (fam && !unet && !mmdit && width == 4096) /* the caption tokens */
-        snprintf(specs[(*n)++], DIFF_SPEC_MAX, "%s:seq=%ld", known_text[3],
+        snprintf(specs[(*n)++], DIFF_SPEC_MAX, "%s:seq=%ld", text_encoder_spec[TEXT_T5_XXL],
                  arg_long(&a, "tokens"));
     if (*n)
         return ST_OK;

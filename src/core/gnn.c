@@ -51,6 +51,7 @@ static enum status layout(struct gnn_model *m, const struct gnn_arch *a, struct 
                         GNN_MAX_LAYERS);
     m->arch = *a;
     int H = a->hidden, F = a->fn + a->fg, Hh = a->head_hidden;
+    /* in the order of gnn_impl.h's tensor enums */
     add_tensor(m, "emb.w", F, H);
     add_tensor(m, "emb.b", 1, H);
     for (int l = 0; l < a->layers; l++) {
@@ -279,8 +280,9 @@ static void forward_embed(const struct gnn_model *m, const struct gnn_batch *b,
     const struct gnn_arch *a = &m->arch;
     const struct gnn_classes *cl = &w->cl;
     int G = b->n_graphs, H = a->hidden, U = cl->n_cls[0];
-    const float *we = P(m, T_EMB_W), *x = b->xn;
-    fwd_gemm(fast, G, H, a->fg, b->xg, we + (size_t)a->fn * H, P(m, T_EMB_B), w->gb);
+    const float *we = tensor_values(m, TENSOR_EMBED_W), *x = b->xn;
+    fwd_gemm(fast, G, H, a->fg, b->xg, we + (size_t)a->fn * H, tensor_values(m, TENSOR_EMBED_B),
+             w->gb);
     if (U < b->n_nodes) { /* the classes' rows, contiguous */
         for (int k = 0; k < U; k++)
             memcpy(w->xc + (size_t)k * a->fn, b->xn + (size_t)cl->rep[k] * a->fn,
@@ -328,7 +330,8 @@ static void forward_layer(const struct gnn_model *m, const struct gnn_batch *b,
             gk_scale_row(agg, 1.0f / (float)deg, H);
         }
     }
-    fwd_gemm(fast, U, H, 3 * H, mm, P(m, T_L0 + 2 * l), P(m, T_L0 + 2 * l + 1), z);
+    fwd_gemm(fast, U, H, 3 * H, mm, tensor_values(m, layer_tensor(l)),
+             tensor_values(m, layer_tensor(l) + 1), z);
     /* relu plus the residual: the class's own previous row, the first H
      * floats of its mm row */
     for (int k = 0; k < U; k++)
@@ -344,16 +347,16 @@ static void forward_node_head(const struct gnn_model *m, const struct gnn_batch 
     int N = b->n_nodes, H = m->arch.hidden, L = m->arch.layers, U = cl->n_cls[L];
     const float *hL = w->h + (size_t)L * N * H;
     const int *cls = cl->cls + (size_t)L * cl->cap_n;
-    fwd_gemm(fast, U, H, H, hL, P(m, head_idx(m, H_N1W)), P(m, head_idx(m, H_N1B)), w->u);
+    fwd_gemm(fast, U, H, H, hL, head_values(m, NODE_MLP_W1), head_values(m, NODE_MLP_B1), w->u);
     /* u is kept after the relu (u > 0 exactly where the pre-activation was,
      * which is all the backward pass needs). */
     gk_relu_inplace(w->u, (size_t)U * H);
-    float bn2 = P(m, head_idx(m, H_N2B))[0], nb = m->node_bound;
+    float bn2 = head_values(m, NODE_MLP_B2)[0], nb = m->node_bound;
     for (int k = 0; k < U; k++)
         w->s[k] = bn2;
     if (U > 0)
-        cblas_sgemv(CblasRowMajor, CblasNoTrans, U, H, 1.0f, w->u, H, P(m, head_idx(m, H_N2W)), 1,
-                    1.0f, w->s, 1);
+        cblas_sgemv(CblasRowMajor, CblasNoTrans, U, H, 1.0f, w->u, H, head_values(m, NODE_MLP_W2),
+                    1, 1.0f, w->s, 1);
     for (int k = 0; k < U; k++) { /* s becomes the class's c */
         w->s[k] = nb * tanhf(w->s[k] / nb);
         w->ec[k] = exp(w->s[k]);
@@ -398,14 +401,16 @@ static void forward_graph_head(const struct gnn_model *m, const struct gnn_batch
 {
     const struct gnn_arch *a = &m->arch;
     int G = b->n_graphs, H = a->hidden, Hh = a->head_hidden, R = readout_dim(a);
-    fwd_gemm(fast, G, Hh, R, w->r, P(m, head_idx(m, H_1W)), P(m, head_idx(m, H_1B)), w->z1);
+    fwd_gemm(fast, G, Hh, R, w->r, head_values(m, GRAPH_MLP_W1), head_values(m, GRAPH_MLP_B1),
+             w->z1);
     gk_relu_to(w->z1, w->a1, (size_t)G * Hh);
-    fwd_gemm(fast, G, Hh, Hh, w->a1, P(m, head_idx(m, H_2W)), P(m, head_idx(m, H_2B)), w->z2);
+    fwd_gemm(fast, G, Hh, Hh, w->a1, head_values(m, GRAPH_MLP_W2), head_values(m, GRAPH_MLP_B2),
+             w->z2);
     gk_relu_to(w->z2, w->a2, (size_t)G * Hh);
-    fwd_gemm(fast, G, GNN_T__COUNT, Hh, w->a2, P(m, head_idx(m, H_3W)), P(m, head_idx(m, H_3B)),
-             w->o);
+    fwd_gemm(fast, G, GNN_T__COUNT, Hh, w->a2, head_values(m, GRAPH_MLP_W3),
+             head_values(m, GRAPH_MLP_B3), w->o);
     /* Linear skip from the readout. */
-    fwd_gemm(fast, G, GNN_T__COUNT, R, w->r, P(m, head_idx(m, H_SKIP)), NULL, w->o);
+    fwd_gemm(fast, G, GNN_T__COUNT, R, w->r, head_values(m, SKIP_W), NULL, w->o);
     for (int g = 0; g < G; g++) {
         float S = w->r[(size_t)g * R + 2 * H];
         for (int t = 0; t < GNN_T__COUNT; t++) {

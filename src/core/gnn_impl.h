@@ -12,18 +12,53 @@
 
 #include "core/gnn.h"
 
-/* Tensor order (fixed; the weight file stores them in this order). */
-enum { T_EMB_W, T_EMB_B, T_L0 }; /* then 2 per layer, then the heads */
-enum { H_N1W, H_N1B, H_N2W, H_N2B, H_1W, H_1B, H_2W, H_2B, H_3W, H_3B, H_SKIP, H__COUNT };
+/* The tensors in the weight file's order, which is fixed (layout() in
+ * gnn.c adds them in this order and names them): the embedding's weight
+ * and bias, a weight and a bias per message-passing layer, then the
+ * heads' tensors (enum gnn_head_tensor). */
+enum { TENSOR_EMBED_W, TENSOR_EMBED_B, TENSOR_LAYERS };
 
-static inline int head_idx(const struct gnn_model *m, int h)
+/* The heads' tensors after the layers', in order: the node head's MLP (a
+ * score per node: H to H, relu, H to 1), the graph head's MLP (readout to
+ * head_hidden, relu, head_hidden to head_hidden, relu, to one output per
+ * target) and the linear skip from the readout to the outputs. */
+enum gnn_head_tensor {
+    NODE_MLP_W1,  /* node1.w */
+    NODE_MLP_B1,  /* node1.b */
+    NODE_MLP_W2,  /* node2.w */
+    NODE_MLP_B2,  /* node2.b */
+    GRAPH_MLP_W1, /* head1.w */
+    GRAPH_MLP_B1, /* head1.b */
+    GRAPH_MLP_W2, /* head2.w */
+    GRAPH_MLP_B2, /* head2.b */
+    GRAPH_MLP_W3, /* head3.w: the output layer */
+    GRAPH_MLP_B3, /* head3.b */
+    SKIP_W,       /* skip.w: the linear skip, no bias */
+};
+
+/* The tensor index of message-passing layer l's weight (mp<l>.w); its
+ * bias (mp<l>.b) is the next. */
+static inline int layer_tensor(int l)
 {
-    return T_L0 + 2 * m->arch.layers + h;
+    return TENSOR_LAYERS + 2 * l;
 }
 
-static inline const float *P(const struct gnn_model *m, int ti)
+/* The tensor index of head tensor h. */
+static inline int head_tensor(const struct gnn_model *m, enum gnn_head_tensor h)
+{
+    return layer_tensor(m->arch.layers) + (int)h;
+}
+
+/* Tensor ti's values in m->w (rows x cols, row-major). */
+static inline const float *tensor_values(const struct gnn_model *m, int ti)
 {
     return m->w + m->t[ti].off;
+}
+
+/* Head tensor h's values. */
+static inline const float *head_values(const struct gnn_model *m, enum gnn_head_tensor h)
+{
+    return tensor_values(m, head_tensor(m, h));
 }
 
 /* Readout width: mean, max, summed node correction S, graph features. */

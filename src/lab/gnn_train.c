@@ -64,7 +64,17 @@ static void loss_terms(const struct gnn_batch *b, const struct gnn_targets *tg,
     *lsh_out = lsh;
 }
 
-#define GP(ti) (grad + m->t[(ti)].off)
+/* Tensor ti's part of grad, which is laid out as m->w. */
+static float *tensor_grad(const struct gnn_model *m, float *grad, int ti)
+{
+    return grad + m->t[ti].off;
+}
+
+/* Head tensor h's part of grad. */
+static float *head_grad(const struct gnn_model *m, float *grad, enum gnn_head_tensor h)
+{
+    return tensor_grad(m, grad, head_tensor(m, h));
+}
 
 /* Through the output bounds, the head MLP and the skip to dL/d(readout). */
 static void back_head(const struct gnn_model *m, const struct gnn_batch *b, struct gnn_work *w,
@@ -78,21 +88,21 @@ static void back_head(const struct gnn_model *m, const struct gnn_batch *b, stru
             float B = m->bound[t], th = tanhf(w->o[g * GNN_T__COUNT + t] / B);
             w->dO[g * GNN_T__COUNT + t] = w->dout[g * GNN_T__COUNT + t] * (1 - th * th);
         }
-    gk_dense_back(G, GNN_T__COUNT, Hh, w->a2, P(m, head_idx(m, H_3W)), w->dO,
-               GP(head_idx(m, H_3W)), GP(head_idx(m, H_3B)), w->da);
+    gk_dense_back(G, GNN_T__COUNT, Hh, w->a2, head_values(m, GRAPH_MLP_W3), w->dO,
+                  head_grad(m, grad, GRAPH_MLP_W3), head_grad(m, grad, GRAPH_MLP_B3), w->da);
     for (size_t k = 0; k < (size_t)G * Hh; k++)
         w->dz2[k] = w->z2[k] > 0 ? w->da[k] : 0;
-    gk_dense_back(G, Hh, Hh, w->a1, P(m, head_idx(m, H_2W)), w->dz2, GP(head_idx(m, H_2W)),
-               GP(head_idx(m, H_2B)), w->da);
+    gk_dense_back(G, Hh, Hh, w->a1, head_values(m, GRAPH_MLP_W2), w->dz2,
+                  head_grad(m, grad, GRAPH_MLP_W2), head_grad(m, grad, GRAPH_MLP_B2), w->da);
     for (size_t k = 0; k < (size_t)G * Hh; k++)
         w->dz1[k] = w->z1[k] > 0 ? w->da[k] : 0;
-    gk_dense_back(G, Hh, R, w->r, P(m, head_idx(m, H_1W)), w->dz1, GP(head_idx(m, H_1W)),
-               GP(head_idx(m, H_1B)), w->dr);
+    gk_dense_back(G, Hh, R, w->r, head_values(m, GRAPH_MLP_W1), w->dz1,
+                  head_grad(m, grad, GRAPH_MLP_W1), head_grad(m, grad, GRAPH_MLP_B1), w->dr);
     /* Skip: dWskip += r^T dout; dr += dout Wskip^T. */
-    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, R, GNN_T__COUNT, G, 1.0f, w->r, R,
-                w->dO, GNN_T__COUNT, 1.0f, GP(head_idx(m, H_SKIP)), GNN_T__COUNT);
+    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, R, GNN_T__COUNT, G, 1.0f, w->r, R, w->dO,
+                GNN_T__COUNT, 1.0f, head_grad(m, grad, SKIP_W), GNN_T__COUNT);
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, G, R, GNN_T__COUNT, 1.0f, w->dO,
-                GNN_T__COUNT, P(m, head_idx(m, H_SKIP)), GNN_T__COUNT, 1.0f, w->dr, R);
+                GNN_T__COUNT, head_values(m, SKIP_W), GNN_T__COUNT, 1.0f, w->dr, R);
     for (int g = 0; g < G; g++)
         w->dr[(size_t)g * R + 2 * H] +=
             w->dout[g * GNN_T__COUNT + GNN_T_LATENCY] + w->dout[g * GNN_T__COUNT + GNN_T_ENERGY];
@@ -136,20 +146,20 @@ static void back_readout(const struct gnn_model *m, const struct gnn_batch *b,
     }
     /* Node head. */
     const float *hL = w->h + (size_t)a->layers * NH;
-    const float *wn2 = P(m, head_idx(m, H_N2W));
-    float *gwn2 = GP(head_idx(m, H_N2W));
+    const float *wn2 = head_values(m, NODE_MLP_W2);
+    float *gwn2 = head_grad(m, grad, NODE_MLP_W2);
     for (int i = 0; i < N; i++) {
         const float *u = w->u + (size_t)i * H;
         float *du = w->du + (size_t)i * H;
         float ds = w->ds[i];
-        GP(head_idx(m, H_N2B))[0] += ds;
+        head_grad(m, grad, NODE_MLP_B2)[0] += ds;
         for (int k = 0; k < H; k++) {
             gwn2[k] += ds * (u[k] > 0 ? u[k] : 0);
             du[k] = u[k] > 0 ? ds * wn2[k] : 0;
         }
     }
-    gk_dense_back(N, H, H, hL, P(m, head_idx(m, H_N1W)), w->du, GP(head_idx(m, H_N1W)),
-               GP(head_idx(m, H_N1B)), w->dhp);
+    gk_dense_back(N, H, H, hL, head_values(m, NODE_MLP_W1), w->du, head_grad(m, grad, NODE_MLP_W1),
+                  head_grad(m, grad, NODE_MLP_B1), w->dhp);
     for (size_t k = 0; k < NH; k++)
         dh[k] += w->dhp[k];
 }
@@ -167,8 +177,9 @@ static void back_layers(const struct gnn_model *m, const struct gnn_batch *b,
         const float *z = w->z + (size_t)l * NH, *mm = w->m + (size_t)l * NH * 3;
         for (size_t k = 0; k < NH; k++)
             w->dz[k] = z[k] > 0 ? dh[k] : 0;
-        gk_dense_back(N, H, 3 * H, mm, P(m, T_L0 + 2 * l), w->dz, GP(T_L0 + 2 * l),
-                   GP(T_L0 + 2 * l + 1), w->dm);
+        gk_dense_back(N, H, 3 * H, mm, tensor_values(m, layer_tensor(l)), w->dz,
+                      tensor_grad(m, grad, layer_tensor(l)),
+                      tensor_grad(m, grad, layer_tensor(l) + 1), w->dm);
         /* dh stays as the residual path; add the self and neighbour parts. */
         for (int i = 0; i < N; i++)
             gk_add_row(dh + (size_t)i * H, w->dm + (size_t)i * 3 * H, H);
@@ -193,7 +204,8 @@ static void back_layers(const struct gnn_model *m, const struct gnn_batch *b,
     /* Embedding. */
     for (size_t k = 0; k < NH; k++)
         w->dz[k] = w->a0[k] > 0 ? dh[k] : 0;
-    gk_dense_back(N, H, a->fn, b->xn, P(m, T_EMB_W), w->dz, GP(T_EMB_W), GP(T_EMB_B), NULL);
+    gk_dense_back(N, H, a->fn, b->xn, tensor_values(m, TENSOR_EMBED_W), w->dz,
+                  tensor_grad(m, grad, TENSOR_EMBED_W), tensor_grad(m, grad, TENSOR_EMBED_B), NULL);
     /* Graph part: dWe[fn:] += xg^T (per-graph sums of dz). */
     float *dgb = w->dgb;
     memset(dgb, 0, sizeof(float) * (size_t)G * H);
@@ -201,9 +213,8 @@ static void back_layers(const struct gnn_model *m, const struct gnn_batch *b,
         for (int i = b->goff[g]; i < b->goff[g + 1]; i++)
             gk_add_row(dgb + (size_t)g * H, w->dz + (size_t)i * H, H);
     cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, a->fg, H, G, 1.0f, b->xg, a->fg, dgb, H,
-                1.0f, GP(T_EMB_W) + (size_t)a->fn * H, H);
+                1.0f, tensor_grad(m, grad, TENSOR_EMBED_W) + (size_t)a->fn * H, H);
 }
-#undef GP
 
 double gnn_loss(const struct gnn_model *m, const struct gnn_batch *b,
                 const struct gnn_targets *tg, struct gnn_work *w, float *grad,
@@ -255,7 +266,8 @@ void gnn_adam_step(struct gnn_adam *a, float *w, const float *g)
 
 void gnn_grad_keep_target(const struct gnn_model *m, int t, float *grad)
 {
-    int outs[3] = {head_idx(m, H_3W), head_idx(m, H_3B), head_idx(m, H_SKIP)};
+    int outs[3] = {head_tensor(m, GRAPH_MLP_W3), head_tensor(m, GRAPH_MLP_B3),
+                   head_tensor(m, SKIP_W)};
     for (int ti = 0; ti < m->n_tensors; ti++) {
         float *gt = grad + m->t[ti].off;
         size_t n = (size_t)m->t[ti].rows * (size_t)m->t[ti].cols;
