@@ -1,6 +1,7 @@
 #!/bin/sh
-# accuracy_tables.sh - the accuracy tables of README.md and weights/README.md
-# are exactly what tools/accuracy_tables.py writes from the files that
+# accuracy_tables.sh - the accuracy tables of README.md and weights/README.md,
+# and weights/accuracy.tsv (the About screen's figures), are exactly what
+# tools/accuracy_tables.py writes from the files that
 # measure accuracy (weights/*.json, weights/kernels.md, weights/calibration.md,
 # NeuSight's baselines), and the check notices a hand-edited figure or a
 # measurement file that changed under the tables. Needs python3.
@@ -13,7 +14,7 @@ trap 'rm -rf "$tmp"' EXIT
 copy() {
     rm -rf "$tmp/t" && mkdir -p "$tmp/t/weights" "$tmp/t/tests/data/neusight" &&
     cp "$TOP/README.md" "$tmp/t/" &&
-    cp "$TOP"/weights/*.json "$TOP"/weights/*.csv "$TOP"/weights/*.md \
+    cp "$TOP"/weights/*.json "$TOP"/weights/*.csv "$TOP"/weights/*.md "$TOP/weights/accuracy.tsv" \
         "$tmp/t/weights/" &&
     cp "$TOP/tests/data/neusight/baselines.tsv" "$tmp/t/tests/data/neusight/"
 }
@@ -35,4 +36,24 @@ grep -q 'latency_ms 99.9%' "$tmp/t/weights/calibration.md" || { echo "FAIL: test
 if "$PY" "$TOP/tools/accuracy_tables.py" --top="$tmp/t" --check 2>/dev/null; then
     echo "FAIL: --check accepted tables older than calibration.md"; exit 1
 fi
-echo "PASS: the accuracy tables are the measurement files' figures; --check catches edits"
+# a figure edited by hand in accuracy.tsv, and the file missing
+copy && sed -i 's/^\(measured\tNeuSight.s end-to-end[^\t]*\tdippm\t40\t\)[0-9.]*/\11.0/' \
+    "$tmp/t/weights/accuracy.tsv"
+grep -q '	dippm	40	1.0	' "$tmp/t/weights/accuracy.tsv" || { echo "FAIL: test edit did not apply"; exit 1; }
+if "$PY" "$TOP/tools/accuracy_tables.py" --top="$tmp/t" --check 2>"$tmp/err"; then
+    echo "FAIL: --check accepted a hand-edited accuracy.tsv figure"; exit 1
+fi
+grep -q 'weights/accuracy.tsv' "$tmp/err" || { echo "FAIL: accuracy.tsv not named"; cat "$tmp/err"; exit 1; }
+copy && rm "$tmp/t/weights/accuracy.tsv"
+if "$PY" "$TOP/tools/accuracy_tables.py" --top="$tmp/t" --check 2>/dev/null; then
+    echo "FAIL: --check accepted a missing accuracy.tsv"; exit 1
+fi
+# the calibration goals changed under accuracy.tsv (its goals come from there)
+copy && sed -i 's/^\(| energy per image [^|]*| 5 | \)10\.0%/\19.0%/' "$tmp/t/weights/calibration.md"
+grep -q '| energy per image [^|]*| 5 | 9.0%' "$tmp/t/weights/calibration.md" ||
+    { echo "FAIL: test edit did not apply"; exit 1; }
+if "$PY" "$TOP/tools/accuracy_tables.py" --top="$tmp/t" --check 2>"$tmp/err"; then
+    echo "FAIL: --check accepted an accuracy.tsv older than calibration.md's goals"; exit 1
+fi
+grep -q 'weights/accuracy.tsv' "$tmp/err" || { echo "FAIL: accuracy.tsv not named"; cat "$tmp/err"; exit 1; }
+echo "PASS: the accuracy tables are the measurement files' figures; --check catches edits and a missing accuracy.tsv"

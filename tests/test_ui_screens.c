@@ -2,8 +2,8 @@
  * what-if changes on samples/tiny_cnn.json (expected shapes and MACs worked
  * out by hand from the file), last-good-configuration on errors, sorting,
  * filtering, commands, export, the graph lanes of the skip connection, the
- * chart widget (positions worked out by hand), and
- * a headless run of the whole explorer with a key script and :dump-screen. */
+ * chart widget (positions worked out by hand), the strict reader of the
+ * About screen's weights/accuracy.tsv, and a headless run of the whole explorer with a key script and :dump-screen. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -15,6 +15,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "ui/accuracy.h"
 #include "ui/app.h"
 #include "ui/commands.h"
 #include "ui/draw.h"
@@ -623,6 +624,61 @@ static void test_gpu_targets(void **state)
     assert_int_equal(app_set_config(a, &saved, &d), ST_OK);
 }
 
+/* acc_read on text written here: a good file's figures field by field, and
+ * each kind of malformed file refused with its line and field named. */
+static void test_accuracy_read(void **state)
+{
+    (void)state;
+    char path[] = "/tmp/dippm-acc-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    close(fd);
+    const char *head = "# comment\ntable\tlabel\tmethod\trows\tmape\tlow\thigh\tgoal\n";
+    struct acc_file f;
+    char err[512], text[1024];
+    snprintf(text, sizeof text, "%s%s", head,
+             "measured\tNeuSight rows\tdippm\t40\t4.4\t3.1\t6.2\t-\n"
+             "goals\tlatency\tLOMO\t446\t9.6\t-\t-\t15.0\n");
+    assert_int_equal(file_write_atomic(path, text, strlen(text), true, NULL), ST_OK);
+    assert_int_equal(acc_read(path, &f, err, sizeof err), 0);
+    assert_int_equal(f.n, 2);
+    assert_string_equal(f.fig[0].table, "measured");
+    assert_string_equal(f.fig[0].label, "NeuSight rows");
+    assert_string_equal(f.fig[0].method, "dippm");
+    assert_int_equal(f.fig[0].rows, 40);
+    assert_true(f.fig[0].mape == 4.4 && f.fig[0].low == 3.1 && f.fig[0].high == 6.2);
+    assert_true(f.fig[0].goal == ACC_NONE);
+    assert_true(f.fig[1].low == ACC_NONE && f.fig[1].high == ACC_NONE && f.fig[1].goal == 15.0);
+    acc_free(&f);
+    static const struct {
+        const char *body, *says;
+    } bad[] = {
+        {"m\tl\tdippm\t40\t4.4\t3.1\t6.2\n", ":3: 7 tab-separated fields, not 8"},
+        {"m\tl\tdippm\t40\t4.4\t3.1\t6.2\t-\t-\n", ":3: more than 8 tab-separated fields"},
+        {"m\tl\tdippm\t40\tx4.4\t3.1\t6.2\t-\n", ":3: field mape is not a percentage: 'x4.4'"},
+        {"m\tl\tdippm\t40\t-\t3.1\t6.2\t-\n", ":3: field mape is not a percentage: '-'"},
+        {"m\tl\tdippm\t4o\t4.4\t3.1\t6.2\t-\n", ":3: field rows is not a row count: '4o'"},
+        {"m\tl\tdippm\t40\t4.4\t3.1\t-\t-\n", ":3: field high is not a percentage: '-'"},
+        {"m\t\tdippm\t40\t4.4\t3.1\t6.2\t-\n", ":3: field label is empty"},
+        {"", ":2: no figures"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        snprintf(text, sizeof text, "%s%s", head, bad[i].body);
+        assert_int_equal(file_write_atomic(path, text, strlen(text), true, NULL), ST_OK);
+        assert_int_equal(acc_read(path, &f, err, sizeof err), -1);
+        assert_int_equal(f.n, 0);
+        if (!strstr(err, bad[i].says) || strncmp(err, path, strlen(path)))
+            fail_msg("case %zu: '%s' does not say '%s'", i, err, bad[i].says);
+    }
+    const char *nohead = "measured\tl\tdippm\t40\t4.4\t3.1\t6.2\t-\n";
+    assert_int_equal(file_write_atomic(path, nohead, strlen(nohead), true, NULL), ST_OK);
+    assert_int_equal(acc_read(path, &f, err, sizeof err), -1);
+    assert_non_null(strstr(err, ":1: the header is not"));
+    unlink(path);
+    assert_int_equal(acc_read(path, &f, err, sizeof err), -1);
+    assert_non_null(strstr(err, "cannot be read"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -633,6 +689,7 @@ int main(void)
         cmocka_unit_test(test_plot),         cmocka_unit_test(test_cut_record),
         cmocka_unit_test(test_screens_draw), cmocka_unit_test(test_mouse),
         cmocka_unit_test(test_headless_run), cmocka_unit_test(test_gpu_targets),
+        cmocka_unit_test(test_accuracy_read),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """accuracy_tables.py - writes the accuracy tables of README.md and
-weights/README.md from the files the commands that measure accuracy write,
-so that no figure in them is a hand copy.
+weights/README.md, and weights/accuracy.tsv (the figures the explorer's
+About screen shows: the summary, the fine-tuning and calibration.md's goals
+tables, one line per figure), from the files the commands that measure
+accuracy write, so that no figure in them is a hand copy.
 
 Sources (all committed, all written by a dippm command):
   weights/dippm-gnn.neusight.json      `make weights-neusight`: the shipped GNN
@@ -24,8 +26,8 @@ in its file. MAPE intervals are the percentile bootstrap of src/util/stats.c
 (the same generator, 400 resamples), so a figure computed here from rows equals
 the one dippm prints.
 
-    python3 tools/accuracy_tables.py           # rewrite the tables
-    python3 tools/accuracy_tables.py --check   # exit 1 if a committed table differs
+    python3 tools/accuracy_tables.py           # rewrite the tables and accuracy.tsv
+    python3 tools/accuracy_tables.py --check   # exit 1 if a committed one differs
     (--top=DIR: the source tree to read and write, default this script's)
 
 Standard library only.
@@ -138,28 +140,37 @@ def check_rows(rows, js):
                  "with make weights-neusight" % (len(rows), ci[0], js["n"], js["gnn"][0]))
 
 
-def summary_table(rows, js):
+def summary_figures(rows, js):
+    """[(label, rows, {method: MAPE with its interval})] of the summary table."""
     sub = [r for r in rows if r[0] in ("A100-PCIe-40GB", "H100-SXM5-80GB")]
     nrows, kci = kernels_line("all", "all")
     losfo, n_losfo = calib_line("family")
     lomo, n_lomo = calib_line("model")
-    base = lambda rs, m: fmt(mean_ci95([r[4][m] for r in rs]))
+    base = lambda rs: {"NeuSight": mean_ci95([r[4]["NeuSight"] for r in rs]),
+                       "roofline": mean_ci95([r[4]["Roofline"] for r in rs])}
+    return [
+        ("published rows, each **source family** left out of the fit", n_losfo,
+         {"dippm": losfo}),
+        ("published rows, each model left out of the fit", n_lomo, {"dippm": lomo}),
+        ("NeuSight's end-to-end benchmark (5 transformers, eager FP32, 5 GPUs)", len(rows),
+         dict({"dippm": js["gnn"]}, **base(rows))),
+        ("the same, A100 PCIe and H100 only", len(sub),
+         dict({"dippm": mean_ci95([r[3] for r in sub])}, **base(sub))),
+        ("NeuSight's single kernels, test split (A100, H100, L4, T4, V100)", nrows,
+         {"dippm": kci}),
+    ]
+
+
+def summary_table(figs):
     lines = [
         "| measurements no fit used (MAPE, bootstrap 95% interval) | rows | dippm | "
         "NeuSight | roofline |",
         "|---|---|---|---|---|",
-        "| published rows, each **source family** left out of the fit | %d | %s | - | - |" %
-        (n_losfo, fmt(losfo)),
-        "| published rows, each model left out of the fit | %d | %s | - | - |" %
-        (n_lomo, fmt(lomo)),
-        "| NeuSight's end-to-end benchmark (5 transformers, eager FP32, 5 GPUs) | %d | %s | %s "
-        "| %s |" % (len(rows), fmt(js["gnn"]), base(rows, "NeuSight"), base(rows, "Roofline")),
-        "| the same, A100 PCIe and H100 only | %d | %s | %s | %s |" %
-        (len(sub), fmt(mean_ci95([r[3] for r in sub])), base(sub, "NeuSight"),
-         base(sub, "Roofline")),
-        "| NeuSight's single kernels, test split (A100, H100, L4, T4, V100) | {:,} | {} | - "
-        "| - |".format(nrows, fmt(kci)),
     ]
+    for label, n, f in figs:
+        lines.append("| %s | %s | %s | %s | %s |" % (
+            label, "{:,}".format(n), fmt(f["dippm"]), fmt(f.get("NeuSight")),
+            fmt(f.get("roofline"))))
     return "\n".join(lines)
 
 
@@ -183,21 +194,82 @@ def lat_ci(block):
     return lat["n"], (lat["mape_pct"], lat["mape_ci95_low_pct"], lat["mape_ci95_high_pct"])
 
 
-def finetune_table():
-    lines = ["| held out in turn | rows | fine-tuned GNN | teacher |", "|---|---|---|---|"]
+def finetune_figures():
+    """[(label, rows, {"fine-tuned GNN": .., "teacher": ..})], each model
+    held out in turn: NeuSight's five pooled and one by one, then every
+    measured model pooled."""
+    figs = []
     for path, what in (("weights/dippm-gnn.neusight-lomo.json", "NeuSight's five models"),
                        ("weights/dippm-gnn.lomo.json", "every measured model")):
         lomo = json.loads(read(path))["leave_one_model_out"]
         n, gnn = lat_ci(lomo["pooled_gnn"])
         _, teacher = lat_ci(lomo["pooled_teacher"])
-        lines.append("| %s (`%s`) | %d | %s | %s |" % (what, path, n, fmt(gnn), fmt(teacher)))
+        figs.append(("%s (`%s`)" % (what, path), n, {"fine-tuned GNN": gnn, "teacher": teacher}))
         if "neusight" not in path:
             continue
         for m in lomo["models"]:
             n, gnn = lat_ci(m["gnn"])
             _, teacher = lat_ci(m["teacher"])
-            lines.append("| %s | %d | %s | %s |" % (m["model"], n, fmt(gnn), fmt(teacher)))
+            figs.append((m["model"], n, {"fine-tuned GNN": gnn, "teacher": teacher}))
+    return figs
+
+
+def finetune_table(figs):
+    lines = ["| held out in turn | rows | fine-tuned GNN | teacher |", "|---|---|---|---|"]
+    for label, n, f in figs:
+        lines.append("| %s | %d | %s | %s |" % (label, n, fmt(f["fine-tuned GNN"]),
+                                                 fmt(f["teacher"])))
     return "\n".join(lines)
+
+
+def goal_figures():
+    """[(label, rows, {"in-sample": MAPE, "LOMO": MAPE}, goal %)] of
+    weights/calibration.md's goals table (`dippm calibrate` writes it;
+    "met" there is LOMO <= goal, checked here on the printed figures)."""
+    text = read("weights/calibration.md")
+    i = text.find("\n## Goals")
+    j = text.find("\n## ", i + 1)
+    pat = re.compile(r"^\| ([^|]+) \| (\d+) \| (-|[0-9.]+%) \| (-|[0-9.]+%) \| "
+                     r"<= ([0-9.]+)% \| (yes|\*\*no\*\*|-) \|$", re.M)
+    figs = []
+    for m in pat.finditer(text, i, j) if i >= 0 else []:
+        pct = lambda c: None if c == "-" else (float(c[:-1]), None, None)
+        f = {"in-sample": pct(m.group(3)), "LOMO": pct(m.group(4))}
+        goal = float(m.group(5))
+        met = f["LOMO"] is not None and f["LOMO"][0] <= goal
+        if m.group(6) != "-" and met != (m.group(6) == "yes"):
+            sys.exit("accuracy_tables: weights/calibration.md's goals row '%s' says met %s, "
+                     "its printed figures do not" % (m.group(1), m.group(6)))
+        figs.append((m.group(1), int(m.group(2)), f, goal))
+    if not figs:
+        sys.exit("accuracy_tables: weights/calibration.md has no goals table")
+    return figs
+
+
+def num(x):
+    return "-" if x is None else "%.1f" % x
+
+
+def tsv(tables):
+    """weights/accuracy.tsv: every figure the explorer's About screen shows,
+    one line each (ui/screen_about.c reads it)."""
+    out = ["# weights/accuracy.tsv: the accuracy figures of the explorer's About screen,",
+           "# written by tools/accuracy_tables.py with the tables of weights/README.md",
+           "# (same figures); do not edit. MAPE, low, high and goal in percent;",
+           "# low and high are the bootstrap 95% interval ('-': none); goal: the",
+           "# calibration goal the figure is held to ('-': none).",
+           "table\tlabel\tmethod\trows\tmape\tlow\thigh\tgoal"]
+    for name, figs in tables:
+        for fig in figs:
+            label, n, f = fig[:3]
+            goal = fig[3] if len(fig) > 3 else None
+            for method, ci in f.items():
+                if ci is None:
+                    continue
+                out.append("\t".join([name, label.replace("**", "").replace("`", ""), method,
+                                      str(n), num(ci[0]), num(ci[1]), num(ci[2]),
+                                      num(goal if method == "LOMO" else None)]))
+    return "\n".join(out) + "\n"
 
 
 def cell(m):
@@ -248,16 +320,21 @@ def main():
         sys.exit("usage: accuracy_tables.py [--top=DIR] [--check]")
     rows, js = neusight_rows(), neusight_json()
     check_rows(rows, js)
-    tables = {"summary": summary_table(rows, js), "per-gpu": per_gpu_table(rows),
-              "finetune": finetune_table(), "labels": labels_table()}
+    summary, finetune = summary_figures(rows, js), finetune_figures()
+    tables = {"summary": summary_table(summary), "per-gpu": per_gpu_table(rows),
+              "finetune": finetune_table(finetune), "labels": labels_table()}
     targets = {"README.md": ["summary"],
-               "weights/README.md": ["summary", "per-gpu", "finetune", "labels"]}
+               "weights/README.md": ["summary", "per-gpu", "finetune", "labels"],
+               "weights/accuracy.tsv": None}
+    figures = tsv([("measured", summary), ("finetune", finetune), ("goals", goal_figures())])
     stale = []
     for path, names in targets.items():
-        old = read(path)
+        old = read(path) if names or os.path.exists(os.path.join(TOP, path)) else ""
         new = old
-        for name in names:
+        for name in names or []:
             new = replace(new, name, tables[name], path)
+        if names is None:
+            new = figures
         if new == old:
             continue
         if check:
@@ -269,7 +346,7 @@ def main():
             os.replace(tmp, os.path.join(TOP, path))
             print("accuracy_tables: rewrote %s" % path)
     if stale:
-        sys.exit("accuracy_tables: the accuracy tables of %s differ from the measurement "
+        sys.exit("accuracy_tables: the accuracy figures of %s differ from the measurement "
                  "files; run python3 tools/accuracy_tables.py" % ", ".join(stale))
 
 

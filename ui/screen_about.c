@@ -1,7 +1,8 @@
 /* screen_about.c - where the figures come from: the weights (or their
  * absence), how their labels were made (the calibrated analytic teacher,
  * simulated, not measured) and their accuracy against measurements, from
- * predictor_describe, the weights' manifest and the reports beside it. */
+ * predictor_describe, weights/accuracy.tsv (tools/accuracy_tables.py writes
+ * it with weights/README.md's tables) and the weights' manifest. */
 #include "ui/screen.h"
 
 #include <stdio.h>
@@ -11,44 +12,70 @@
 #include "util/datafile.h"
 #include "util/fileio.h"
 #include "core/predict.h"
-#include "ui/md_text.h"
+#include "ui/accuracy.h"
 
-/* The body of section `heading` ("## Summary", or the start of one) of
- * the markdown file dir/name, up to the next "## " heading: malloc'd
- * markdown, or NULL. */
-static char *read_section(const char *dir, const char *name, const char *heading)
-{
-    char path[1200];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    char *text;
-    size_t len;
-    if (file_read_all(path, 4 << 20, &text, &len, NULL) != ST_OK)
-        return NULL;
-    char *start = strstr(text, heading);
-    if (!start) {
-        free(text);
-        return NULL;
-    }
-    start = strchr(start, '\n');
-    char *end = start ? strstr(start, "\n## ") : NULL;
-    if (end)
-        *end = '\0';
-    char *out = start ? strdup(start + 1) : NULL;
-    free(text);
-    return out;
-}
+#define ACC_FILE "accuracy.tsv"
+
+/* The tables of weights/accuracy.tsv the screen shows, in order. */
+static const struct {
+    const char *name, *title;
+} tables[] = {
+    {"measured", "Accuracy on measurements no fit used (MAPE, bootstrap 95% interval):"},
+    {"finetune", "Fine-tuned GNN vs the teacher, each model held out in turn (MAPE):"},
+    {"goals", "Calibration goals: teacher vs published rows (MAPE; LOMO: model left out):"},
+};
+#define N_TABLES ((int)(sizeof tables / sizeof tables[0]))
 
 /* What the screen shows from files, read once for the weights in use (and
  * again only when other weights are loaded): the manifest beside the .dpw
  * file ("dippm-gnn.json" for "dippm-gnn.dpw", as `make weights` and
  * `dippm train` write it; without weights, the shipped weights' manifest),
- * and the calibration summary and accuracy table of the reports beside it. */
+ * and the shipped accuracy figures (weights/accuracy.tsv, found as the
+ * other data files are). */
 static struct {
     bool loaded;
-    char key[1100];                /* the manifest's path, "" if there is none */
-    char dir[1100];                /* its directory */
-    char *manifest, *cal, *acc, *tuned; /* malloc'd, NULL when missing */
+    char key[1100];      /* the manifest's path, "" if there is none */
+    char *manifest;      /* malloc'd, NULL when missing */
+    char acc_path[1100]; /* accuracy.tsv's path, "" when not found */
+    struct acc_file acc; /* empty when missing or malformed (acc_err says why) */
+    char acc_err[1400];
 } about;
+
+/* about.acc read, each figure's table one the screen knows and each table
+ * there; else acc_err says why and about.acc is empty. */
+static void figures_load(void)
+{
+    acc_free(&about.acc);
+    about.acc_err[0] = '\0';
+    if (!datafile_find(DATAFILE_WEIGHTS, ACC_FILE, about.acc_path, sizeof about.acc_path)) {
+        char where[1000];
+        snprintf(about.acc_err, sizeof about.acc_err, "%s not found (searched %s)", ACC_FILE,
+                 datafile_searched(DATAFILE_WEIGHTS, ACC_FILE, where, sizeof where));
+        return;
+    }
+    if (acc_read(about.acc_path, &about.acc, about.acc_err, sizeof about.acc_err))
+        return;
+    int seen[N_TABLES] = {0};
+    for (int i = 0; i < about.acc.n; i++) {
+        int t = 0;
+        while (t < N_TABLES && strcmp(tables[t].name, about.acc.fig[i].table))
+            t++;
+        if (t == N_TABLES) {
+            snprintf(about.acc_err, sizeof about.acc_err, "%s: unknown table '%.40s'",
+                     about.acc_path, about.acc.fig[i].table);
+            acc_free(&about.acc);
+            return;
+        }
+        seen[t] = 1;
+    }
+    for (int t = 0; t < N_TABLES; t++)
+        if (!seen[t]) {
+            snprintf(about.acc_err, sizeof about.acc_err, "%s: no figures of table '%s'",
+                     about.acc_path, tables[t].name);
+            acc_free(&about.acc);
+            return;
+        }
+}
 
 static void about_load(const struct predictor *p)
 {
@@ -66,24 +93,13 @@ static void about_load(const struct predictor *p)
     if (about.loaded && !strcmp(path, about.key))
         return;
     free(about.manifest);
-    free(about.cal);
-    free(about.acc);
-    free(about.tuned);
-    about.manifest = about.cal = about.acc = about.tuned = NULL;
+    about.manifest = NULL;
     about.loaded = true;
     snprintf(about.key, sizeof about.key, "%s", path);
+    figures_load();
     size_t len;
-    if (!path[0] || file_read_all(path, 1 << 16, &about.manifest, &len, NULL) != ST_OK) {
+    if (!path[0] || file_read_all(path, 1 << 16, &about.manifest, &len, NULL) != ST_OK)
         about.manifest = NULL;
-        return;
-    }
-    snprintf(about.dir, sizeof about.dir, "%s", path);
-    char *slash = strrchr(about.dir, '/');
-    if (slash)
-        *slash = '\0';
-    about.cal = read_section(about.dir, "calibration.md", "## Goals");
-    about.acc = read_section(about.dir, "README.md", "## Accuracy on measurements");
-    about.tuned = read_section(about.dir, "README.md", "### Fine-tuned on measured end-to-end rows");
 }
 
 /* Draws text line by line, indented. */
@@ -100,19 +116,104 @@ static void about_load(const struct predictor *p)
         }                                                               \
     } while (0)
 
-/* A title (format and arguments) over the markdown text as plain text
- * (md_plain) drawn as LINES_OF does, or the dim note missing where there
- * is no text. */
-#define SECTION(text, missing, ...)                                     \
-    do {                                                                \
-        char *t_ = (text) ? md_plain(text, r.w - 2) : NULL;             \
-        LINE(UI_STYLE_TITLE, __VA_ARGS__);                              \
-        if (t_)                                                         \
-            LINES_OF(t_, UI_STYLE_NORMAL);                              \
-        else                                                            \
-            LINE(UI_STYLE_DIM, "%s", missing);                          \
-        free(t_);                                                       \
-    } while (0)
+#define MAX_ROWS 64
+#define MAX_COLS 8 /* rows, the methods, then goal and met */
+#define CELL 40
+
+/* The figures of one table as a grid of cell texts. */
+struct acc_grid {
+    const char *label[MAX_ROWS], *head[MAX_COLS];
+    char cell[MAX_ROWS][MAX_COLS][CELL], goal[MAX_ROWS][CELL], met[MAX_ROWS][CELL];
+    int nr, nc;
+    bool goals;
+};
+
+/* Table `name`'s figures into g: a row per label in file order, a column
+ * per method in order of appearance; a figure's MAPE with its interval
+ * ("4.4% [3.1, 6.2]") or alone ("9.6%"), and where it has a goal, the goal
+ * and whether the figure meets it. */
+static void grid_fill(struct acc_grid *g, const char *name)
+{
+    memset(g, 0, sizeof *g);
+    g->head[g->nc++] = "rows";
+    for (int i = 0; i < about.acc.n; i++) {
+        const struct acc_figure *f = &about.acc.fig[i];
+        if (strcmp(f->table, name))
+            continue;
+        int r = 0, c = 1;
+        while (r < g->nr && strcmp(g->label[r], f->label))
+            r++;
+        while (c < g->nc && strcmp(g->head[c], f->method))
+            c++;
+        if (r == MAX_ROWS || c == MAX_COLS - 2)
+            continue; /* more than the screen lays out: the shipped file has fewer */
+        if (r == g->nr)
+            g->label[g->nr++] = f->label;
+        if (c == g->nc)
+            g->head[g->nc++] = f->method;
+        snprintf(g->cell[r][0], CELL, "%ld", f->rows);
+        if (f->low == ACC_NONE)
+            snprintf(g->cell[r][c], CELL, "%.1f%%", f->mape);
+        else
+            snprintf(g->cell[r][c], CELL, "%.1f%% [%.1f, %.1f]", f->mape, f->low, f->high);
+        if (f->goal != ACC_NONE) {
+            g->goals = true;
+            snprintf(g->goal[r], CELL, "<= %.0f%%", f->goal);
+            snprintf(g->met[r], CELL, "%s", f->mape <= f->goal ? "yes" : "NO");
+        }
+    }
+    if (g->goals) {
+        g->head[g->nc++] = "goal";
+        g->head[g->nc++] = "met";
+        for (int r = 0; r < g->nr; r++) {
+            memcpy(g->cell[r][g->nc - 2], g->goal[r], CELL);
+            memcpy(g->cell[r][g->nc - 1], g->met[r], CELL);
+        }
+    }
+    for (int r = 0; r < g->nr; r++)
+        for (int c = 0; c < g->nc; c++)
+            if (!g->cell[r][c][0])
+                snprintf(g->cell[r][c], CELL, "-");
+}
+
+/* Table `name` as plain text lines ('\n'-separated, malloc'd) in aligned
+ * columns under their heads. A row whose label does not fit beside its
+ * cells in width columns puts the label on a line of its own, the cells
+ * under it. */
+static char *table_text(const char *name, int width)
+{
+    static struct acc_grid g;
+    grid_fill(&g, name);
+    int lw = 0, cw[MAX_COLS], total = 0;
+    for (int r = 0; r < g.nr; r++)
+        lw = (int)strlen(g.label[r]) > lw ? (int)strlen(g.label[r]) : lw;
+    for (int c = 0; c < g.nc; c++) {
+        cw[c] = (int)strlen(g.head[c]);
+        for (int r = 0; r < g.nr; r++)
+            cw[c] = (int)strlen(g.cell[r][c]) > cw[c] ? (int)strlen(g.cell[r][c]) : cw[c];
+        total += cw[c] + 2;
+    }
+    bool beside = lw + total <= width;
+    int indent = beside ? lw + 2 : 2;
+    size_t cap = (size_t)(2 * g.nr + 1) * (size_t)(lw + total + 8) + 1, len = 0;
+    char *out = malloc(cap);
+    if (!out)
+        return NULL;
+#define PUT(...) (len += (size_t)snprintf(out + len, cap - len, __VA_ARGS__))
+    PUT("%*s", indent, "");
+    for (int c = 0; c < g.nc; c++)
+        PUT("%-*s%s", cw[c], g.head[c], c + 1 < g.nc ? "  " : "\n");
+    for (int r = 0; r < g.nr; r++) {
+        if (beside)
+            PUT("%-*s  ", lw, g.label[r]);
+        else
+            PUT("%s\n%*s", g.label[r], indent, "");
+        for (int c = 0; c < g.nc; c++)
+            PUT("%-*s%s", cw[c], g.cell[r][c], c + 1 < g.nc ? "  " : "\n");
+    }
+#undef PUT
+    return out;
+}
 
 static void draw(struct app *a, struct ui_canvas *c, struct ui_rect r)
 {
@@ -143,29 +244,37 @@ static void draw(struct app *a, struct ui_canvas *c, struct ui_rect r)
     LINE(UI_STYLE_NORMAL, "are fitted to published measurements (A100, A100 MIG slices, H100, H200)");
     LINE(UI_STYLE_NORMAL, "and to NeuSight's measured single kernels (A100 PCIe, T4, V100). The GNN");
     LINE(UI_STYLE_NORMAL, "reproduces the teacher, so against real GPUs its error is the teacher's:");
-    LINE(UI_STYLE_NORMAL, "the first table below, on measurements no fit used. How the GNN fine-tuned");
-    LINE(UI_STYLE_NORMAL, "on measured rows compares with the teacher, and why the shipped weights are");
-    LINE(UI_STYLE_NORMAL, "the teacher-trained ones, follows in weights/README.md's own words.");
+    LINE(UI_STYLE_NORMAL, "the first table below, on measurements no fit used. Fine-tuned on measured");
+    LINE(UI_STYLE_NORMAL, "rows, the GNN is no closer than the teacher on models it never saw (the");
+    LINE(UI_STYLE_NORMAL, "second table), so the shipped weights are the teacher-trained ones");
+    LINE(UI_STYLE_NORMAL, "(weights/README.md says why). The third: the teacher's calibration goals.");
     LINE(UI_STYLE_NORMAL, "The roofline bound beside the latency is the sum of per-layer ideal times.");
     LINE(UI_STYLE_NORMAL, " ");
     about_load(a->p);
+    if (about.acc.n) {
+        for (int t = 0; t < N_TABLES; t++) {
+            char *text = table_text(tables[t].name, r.w - 2);
+            LINE(UI_STYLE_TITLE, "%s", tables[t].title);
+            LINES_OF(text, UI_STYLE_NORMAL);
+            free(text);
+            LINE(UI_STYLE_NORMAL, " ");
+        }
+        LINE(UI_STYLE_DIM, "Written by tools/accuracy_tables.py with weights/README.md's tables:");
+        LINE(UI_STYLE_DIM, "  %s", about.acc_path);
+    } else {
+        LINE(UI_STYLE_WARN, "No accuracy figures to show:");
+        int used = draw_text_wrap(c, y, r.x + 2, r.w - 2, y >= r.y ? yend - y : 0, UI_STYLE_DIM,
+                                  about.acc_err);
+        y += used ? used : 1;
+    }
+    LINE(UI_STYLE_NORMAL, " ");
     if (about.manifest) {
-        SECTION(about.acc, "  accuracy table not found",
-                "Accuracy on measurements (%s/README.md):", about.dir);
-        LINE(UI_STYLE_NORMAL, " ");
-        SECTION(about.tuned, "  the fine-tuning experiment's section was not found",
-                "Fine-tuned on measured end-to-end rows (%s/README.md):", about.dir);
-        LINE(UI_STYLE_NORMAL, " ");
-        SECTION(about.cal, "  calibration report not found",
-                "Teacher vs published measurements (%s/calibration.md):", about.dir);
-        LINE(UI_STYLE_NORMAL, " ");
         LINE(UI_STYLE_TITLE, "Weights manifest: %s", about.key);
         char *m = strdup(about.manifest); /* LINES_OF cuts the text it draws into lines */
         LINES_OF(m, UI_STYLE_NORMAL);
         free(m);
     } else {
-        LINE(UI_STYLE_DIM, "No weights manifest found (a .json file beside the .dpw file),");
-        LINE(UI_STYLE_DIM, "so there is no measured accuracy to show.");
+        LINE(UI_STYLE_DIM, "No weights manifest found (a .json file beside the .dpw file).");
     }
 #undef LINE
 }

@@ -574,27 +574,46 @@ grep -q "MIG 2g.10gb" "$TMPD/t.10" || bad "the MIG step did not choose a slice"
 grep -q "tour ended" "$TMPD/t.end" || bad "Esc did not end the tour"
 end
 
-begin "37: About shows the reports as plain text, the fine-tuning result in the README's words"
-run 200 140 '7@1' zoo:resnet:depth=18
-hasnt 1 '**'
-hasnt 1 '|---'
-hasnt 1 '| rows |'
-hasnt 1 '`'
-hasnt 1 '<!--'
-# the report's last goals row, its cells as aligned columns (no pipes, no stars)
-cells=$(grep '^| energy per image' "$here/../../weights/calibration.md" | head -1 |
-    awk -F'|' '{ for (i = 2; i < NF; i++) { c = $i; gsub(/^ +| +$|\*/, "", c); printf "%s%s", (i > 2 ? " +" : ""), c } }' |
-    sed 's/[][().]/\\&/g')
-[ -n "$cells" ] || bad "weights/calibration.md lacks the energy-per-image goals row"
-dump 1 | grep -Eq "^  $cells *\$" || bad "the goals table's last row is not plain aligned columns"
-joined=$(dump 1 | tr '\n' ' ' | sed 's/  */ /g')
-readme=$(sed -n '/^### Fine-tuned on measured end-to-end rows/,/^## /p' "$here/../../weights/README.md" |
-    tr '\n' ' ' | sed 's/  */ /g' | grep -o 'The shipped weights stay [^.]*\.')
-[ -n "$readme" ] || bad "weights/README.md lacks the sentence this test quotes"
-case $joined in *"$readme"*) ;; *) bad "About does not say, as weights/README.md does: $readme" ;; esac
-long=$(grep -o 'memory_mb [0-9.]*% \[[0-9.]*, [0-9.]*\] ([0-9]* rows)\.' "$here/../../weights/calibration.md" | head -1)
-[ -n "$long" ] || bad "weights/calibration.md lacks the leave-one-model-out memory figure"
-case $joined in *"$long"*) ;; *) bad "a long report line is cut" ;; esac
+begin "38: About shows weights/accuracy.tsv's figures as aligned columns at 160 and 80"
+run 200 160 '7@1' zoo:resnet:depth=18
+run 200 80 '7@2' zoo:resnet:depth=18
+for d in 1 2; do    # the screen's body above the manifest (a JSON file cut to fit)
+    sed -n '/^Where the numbers come from/,/^Weights manifest/p' "$TMPD/d.$d" >"$TMPD/body"
+    for m in '|' '**' '`' '<!--' '…'; do ! grep -qF -- "$m" "$TMPD/body" || bad "screen $d has '$m'"; done
+    awk -v w=$((d == 1 ? 160 : 80)) 'length($0) > w { exit 1 }' "$TMPD/body" ||
+        bad "screen $d has a line wider than its terminal"
+done
+# a row of a markdown table (its label and cells, no stars or backquotes),
+# as the regular expression of the screen's line: cells apart by spaces
+cells() {
+    awk -F'|' '{ for (i = 2; i < NF; i++) { c = $i; gsub(/^ +| +$|\*|`/, "", c)
+                 printf "%s%s", (i > 2 ? "\t" : ""), c } }' | sed 's/[][().]/\\&/g'
+}
+W=$here/../../weights
+for row in "$(grep "^| NeuSight's end-to-end benchmark" "$W/README.md" | head -1)" \
+           "$(grep '^| neusight:opt_13 ' "$W/README.md" | head -1)" \
+           "$(grep '^| energy per image' "$W/calibration.md" | head -1)"; do
+    c=$(printf '%s\n' "$row" | cells)
+    [ -n "$c" ] || { bad "a table row this test quotes is missing from weights/"; continue; }
+    label=${c%%	*} figs=$(printf '%s' "${c#*	}" | sed 's/	/  +/g')
+    dump 1 | grep -Eq "^  $label  +$figs *\$" || bad "160 columns: no aligned line for: $row"
+    # at 80 columns the label is a line of its own, its cells the next line
+    dump 2 | grep -A1 -E "^  $label *\$" | tail -1 | grep -Eq "^    $figs *\$" ||
+        bad "80 columns: no label line with the cells under it for: $row"
+done
+# a malformed file is named, with its line and field, and nothing breaks
+mkdir -p "$TMPD/w"
+sed 's/	9\.6	/	x9.6	/' "$W/accuracy.tsv" >"$TMPD/w/accuracy.tsv"
+cmp -s "$W/accuracy.tsv" "$TMPD/w/accuracy.tsv" && bad "the test's edit of accuracy.tsv did not apply"
+DIPPM_WEIGHTS_DIR=$TMPD/w; export DIPPM_WEIGHTS_DIR
+run 40 80 '7@3' zoo:resnet:depth=18
+unset DIPPM_WEIGHTS_DIR
+[ "$rc" = 0 ] || bad "the explorer exited $rc on a malformed accuracy.tsv"
+has 3 "No accuracy figures to show:"
+dump 3 | tr '\n' ' ' | sed 's/  */ /g' | grep -qF "$TMPD/w/accuracy.tsv:" ||
+    bad "the malformed file is not named"
+has 3 "field mape is not a percentage"
+hasnt 3 "Accuracy on measurements no fit used"
 end
 
 begin "37: Home/End sequences a TERM does not describe are keys, not tab switches"
