@@ -148,18 +148,19 @@ static bool get_f32s(struct rbuf *r, float *dst, size_t n)
     return true;
 }
 
-enum status weights_decode(const unsigned char *buf, size_t len, const char *name,
-                           uint64_t expect_schema, struct gnn_model *m, char *desc,
-                           size_t desc_size, struct diag *d)
+/* The header up to the tensor table: magic, version, checksum, schema and
+ * the architecture (into *a); r is left after it. */
+static enum status decode_header(const unsigned char *buf, size_t len, const char *name,
+                                 uint64_t expect_schema, struct rbuf *r, struct gnn_arch *a,
+                                 struct diag *d)
 {
-    memset(m, 0, sizeof *m);
     if (memcmp(buf, magic, len < 8 ? len : 8) != 0 || len == 0)
         return diag_set(d, ST_EWEIGHTS, "%s: not a dippm weight file (bad magic)", name);
     if (len < 8 + 4 + 8)
         return diag_set(d, ST_EWEIGHTS, "%s: truncated (%zu bytes, a weight file has at least "
                         "%d)", name, len, 8 + 4 + 8 + 8);
-    struct rbuf r = {buf, len - 8, 8, false};
-    uint32_t ver = get_u32(&r);
+    *r = (struct rbuf){buf, len - 8, 8, false};
+    uint32_t ver = get_u32(r);
     if (ver != WEIGHTS_VERSION)
         return diag_set(d, ST_EWEIGHTS,
                         "%s: weight file version %u, this dippm reads version %d", name, ver,
@@ -173,11 +174,11 @@ enum status weights_decode(const unsigned char *buf, size_t len, const char *nam
                         "%s: checksum mismatch (stored %016llx, computed %016llx): the file is "
                         "corrupt or truncated",
                         name, (unsigned long long)stored, (unsigned long long)actual);
-    uint64_t schema = get_u64(&r);
+    uint64_t schema = get_u64(r);
     uint32_t ar[6];
     for (int i = 0; i < 6; i++)
-        ar[i] = get_u32(&r);
-    if (r.short_read)
+        ar[i] = get_u32(r);
+    if (r->short_read)
         return diag_set(d, ST_EWEIGHTS, "%s: truncated header", name);
     if (ar[5] != GNN_T__COUNT)
         return diag_set(d, ST_EWEIGHTS, "%s: %u targets, expected %d", name, ar[5],
@@ -188,9 +189,73 @@ enum status weights_decode(const unsigned char *buf, size_t len, const char *nam
                         "(the weights were trained on different features; retrain with "
                         "'make weights' or use matching weights)",
                         name, (unsigned long long)schema, (unsigned long long)expect_schema);
-    struct gnn_arch a = {(int)(ar[0] & 0x7fffffff), (int)(ar[1] & 0x7fffffff),
-                         (int)(ar[2] & 0x7fffffff), (int)(ar[3] & 0x7fffffff),
-                         (int)(ar[4] & 0x7fffffff)};
+    *a = (struct gnn_arch){(int)(ar[0] & 0x7fffffff), (int)(ar[1] & 0x7fffffff),
+                           (int)(ar[2] & 0x7fffffff), (int)(ar[3] & 0x7fffffff),
+                           (int)(ar[4] & 0x7fffffff)};
+    return ST_OK;
+}
+
+/* The tensor table: each tensor's name and shape as m's architecture has them. */
+static enum status decode_tensor_table(struct rbuf *r, const struct gnn_model *m,
+                                       const char *name, struct diag *d)
+{
+    uint32_t nt = get_u32(r);
+    if (nt != (uint32_t)m->n_tensors)
+        return diag_set(d, ST_EWEIGHTS, "%s: %u tensors, the architecture needs %d", name, nt,
+                        m->n_tensors);
+    for (int i = 0; i < m->n_tensors; i++) {
+        unsigned char nl = 0;
+        char nm[256];
+        take(r, &nl, 1);
+        take(r, nm, nl);
+        nm[r->short_read ? 0 : nl] = 0;
+        uint32_t rows = get_u32(r), cols = get_u32(r);
+        if (r->short_read)
+            return diag_set(d, ST_EWEIGHTS, "%s: truncated tensor table", name);
+        if (strcmp(nm, m->t[i].name) || rows != (uint32_t)m->t[i].rows ||
+            cols != (uint32_t)m->t[i].cols)
+            return diag_set(d, ST_EWEIGHTS,
+                            "%s: tensor %d is '%s' [%u x %u], expected '%s' [%d x %d]", name, i,
+                            nm, rows, cols, m->t[i].name, m->t[i].rows, m->t[i].cols);
+    }
+    return ST_OK;
+}
+
+/* The feature normalisation statistics and the correction bounds. */
+static enum status decode_stats(struct rbuf *r, struct gnn_model *m, const struct gnn_arch *a,
+                                const char *name, struct diag *d)
+{
+    if (!get_f32s(r, m->node_mean, (size_t)a->fn) || !get_f32s(r, m->node_std, (size_t)a->fn) ||
+        !get_f32s(r, m->graph_mean, (size_t)a->fg) ||
+        !get_f32s(r, m->graph_std, (size_t)a->fg) ||
+        !get_f32s(r, m->bound, GNN_T__COUNT) || !get_f32s(r, &m->node_bound, 1))
+        return diag_set(d, ST_EWEIGHTS, "%s: normalisation statistics or bounds truncated, not "
+                        "finite or beyond +-%g", name, WEIGHTS_MAX_ABS);
+    for (int i = 0; i < a->fn + a->fg; i++) {
+        float s = i < a->fn ? m->node_std[i] : m->graph_std[i - a->fn];
+        if (!(s >= WEIGHTS_MIN_STD))
+            return diag_set(d, ST_EWEIGHTS, "%s: normalisation std %d is %g, expected >= %g",
+                            name, i, (double)s, WEIGHTS_MIN_STD);
+    }
+    for (int t = 0; t <= GNN_T__COUNT; t++) {
+        float bnd = t < GNN_T__COUNT ? m->bound[t] : m->node_bound;
+        if (!(bnd > 0 && bnd <= 10))
+            return diag_set(d, ST_EWEIGHTS, "%s: correction bound %d is %g, expected in (0, 10]",
+                            name, t, (double)bnd);
+    }
+    return ST_OK;
+}
+
+enum status weights_decode(const unsigned char *buf, size_t len, const char *name,
+                           uint64_t expect_schema, struct gnn_model *m, char *desc,
+                           size_t desc_size, struct diag *d)
+{
+    memset(m, 0, sizeof *m);
+    struct rbuf r;
+    struct gnn_arch a;
+    enum status st = decode_header(buf, len, name, expect_schema, &r, &a, d);
+    if (st)
+        return st;
     struct diag ad = {0};
     size_t np = gnn_arch_params(&a);
     if (np && np > len / 4)
@@ -200,54 +265,8 @@ enum status weights_decode(const unsigned char *buf, size_t len, const char *nam
         gnn_model_fini(m);
         return diag_set(d, ST_EWEIGHTS, "%s: bad architecture: %s", name, ad.msg);
     }
-    uint32_t nt = get_u32(&r);
-    if (nt != (uint32_t)m->n_tensors) {
-        diag_set(d, ST_EWEIGHTS, "%s: %u tensors, the architecture needs %d", name, nt,
-                 m->n_tensors);
+    if (decode_tensor_table(&r, m, name, d) || decode_stats(&r, m, &a, name, d))
         goto fail;
-    }
-    for (int i = 0; i < m->n_tensors; i++) {
-        unsigned char nl = 0;
-        char nm[256];
-        take(&r, &nl, 1);
-        take(&r, nm, nl);
-        nm[r.short_read ? 0 : nl] = 0;
-        uint32_t rows = get_u32(&r), cols = get_u32(&r);
-        if (r.short_read) {
-            diag_set(d, ST_EWEIGHTS, "%s: truncated tensor table", name);
-            goto fail;
-        }
-        if (strcmp(nm, m->t[i].name) || rows != (uint32_t)m->t[i].rows ||
-            cols != (uint32_t)m->t[i].cols) {
-            diag_set(d, ST_EWEIGHTS, "%s: tensor %d is '%s' [%u x %u], expected '%s' [%d x %d]",
-                     name, i, nm, rows, cols, m->t[i].name, m->t[i].rows, m->t[i].cols);
-            goto fail;
-        }
-    }
-    if (!get_f32s(&r, m->node_mean, (size_t)a.fn) || !get_f32s(&r, m->node_std, (size_t)a.fn) ||
-        !get_f32s(&r, m->graph_mean, (size_t)a.fg) ||
-        !get_f32s(&r, m->graph_std, (size_t)a.fg) ||
-        !get_f32s(&r, m->bound, GNN_T__COUNT) || !get_f32s(&r, &m->node_bound, 1)) {
-        diag_set(d, ST_EWEIGHTS, "%s: normalisation statistics or bounds truncated, not finite or "
-                 "beyond +-%g", name, WEIGHTS_MAX_ABS);
-        goto fail;
-    }
-    for (int i = 0; i < a.fn + a.fg; i++) {
-        float s = i < a.fn ? m->node_std[i] : m->graph_std[i - a.fn];
-        if (!(s >= WEIGHTS_MIN_STD)) {
-            diag_set(d, ST_EWEIGHTS, "%s: normalisation std %d is %g, expected >= %g", name, i,
-                     (double)s, WEIGHTS_MIN_STD);
-            goto fail;
-        }
-    }
-    for (int t = 0; t <= GNN_T__COUNT; t++) {
-        float bnd = t < GNN_T__COUNT ? m->bound[t] : m->node_bound;
-        if (!(bnd > 0 && bnd <= 10)) {
-            diag_set(d, ST_EWEIGHTS, "%s: correction bound %d is %g, expected in (0, 10]", name,
-                     t, (double)bnd);
-            goto fail;
-        }
-    }
     uint32_t dl = get_u32(&r);
     char dbuf[WEIGHTS_DESC_MAX];
     if (dl >= WEIGHTS_DESC_MAX || !take(&r, dbuf, dl)) {
