@@ -90,11 +90,10 @@ struct sim_kernel_in {
 
 /* The share of a row-wise kernel's re-reads that miss both the L1 and the
  * L2 of hw and go to DRAM: the rows in flight (the SM's resident blocks,
- * one row each) against share of each cache (row_cache), rising from 0 at
- * that share to 1 at
- * (1 + row_cache_soft) times it. */
-double sim_row_miss(const struct hw *hw, const struct sim_params *p, double share,
-                    double row_bytes, int block);
+ * one row each) against p->row_cache of each cache, rising from 0 at that
+ * share to 1 at (1 + row_cache_soft) times it. */
+double sim_row_miss(const struct hw *hw, const struct sim_params *p, double row_bytes,
+                    int block);
 
 struct sim_kernel_out {
     double compute_s, memory_s; /* modelled times with efficiencies (no overhead) */

@@ -122,16 +122,16 @@ static double over_share(double used, double cap, double share, double soft)
     return x < 1 ? x : 1.0;
 }
 
-double sim_row_miss(const struct hw *hw, const struct sim_params *p, double share,
-                    double row_bytes, int block)
+double sim_row_miss(const struct hw *hw, const struct sim_params *p, double row_bytes,
+                    int block)
 {
     const struct sim_board *board = sim_board_of(hw);
     if (!(row_bytes > 0) || block <= 0 || !(board->l1_kib > 0))
         return 0;
     int resident = board->sm_threads / block;
     double per_sm = (resident > 1 ? resident : 1) * row_bytes;
-    double l1 = over_share(per_sm, board->l1_kib * 1024, share, p->row_cache_soft);
-    double l2 = over_share(per_sm * hw->sms, hw->l2_bytes, share, p->row_cache_soft);
+    double l1 = over_share(per_sm, board->l1_kib * 1024, p->row_cache, p->row_cache_soft);
+    double l2 = over_share(per_sm * hw->sms, hw->l2_bytes, p->row_cache, p->row_cache_soft);
     return l1 * l2;
 }
 
@@ -306,7 +306,7 @@ void sim_kernel_time(const struct hw *hw, const struct config *cfg, const struct
     out->compute_s = sim_overlap(main_s, epi_s, p->overlap_p);
     double reread = in->reread_bytes > 0
                         ? in->reread_bytes *
-                              sim_row_miss(hw, p, p->row_cache, in->row_bytes, in->row_block)
+                              sim_row_miss(hw, p, in->row_bytes, in->row_block)
                         : 0;
     out->memory_s = (in->bytes + reread) / (hw->bw_bytes * bw_eff);
     /* the roofline of the arithmetic the algorithm does (a Winograd
